@@ -1,0 +1,25 @@
+/* The closed-form cost of one stage on one dimension (SPEC §3): time and bytes. */
+#ifndef THEMIS_COST_H
+#define THEMIS_COST_H
+
+#include "themis/system.h"
+
+typedef enum { TH_OP_RS, TH_OP_AG, TH_OP_A2A } th_op;
+
+const char *th_op_name(th_op op); /* "RS", "AG", "A2A" */
+
+/* L: link hops on the stage's critical path for p NPUs (SPEC §3 table). Returns -1 for
+ * a combination the spec rejects (direct or rhd on a ring). */
+double th_cost_hops(th_topology topo, th_algorithm alg, int64_t p);
+
+/* s(p) = floor(log2 p), plus 2 when p is not a power of two. */
+int th_cost_log_steps(int64_t p);
+
+/* Time in ns of a stage of full-vector size m bytes on dim d:
+ * alpha L + m (p-1)/(p B) [+ m (p-1)/p / reduce_bw for RS when reduce_bw > 0]. */
+double th_cost_time(const th_dim *d, double reduce_bw, th_op op, double m);
+
+/* Bytes one NPU sends in that stage: m (p-1)/p. */
+double th_cost_bytes(const th_dim *d, double m);
+
+#endif

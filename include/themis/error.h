@@ -1,0 +1,23 @@
+/* Errors as values: every fallible library call fills a th_error and returns non-zero. */
+#ifndef THEMIS_ERROR_H
+#define THEMIS_ERROR_H
+
+#define TH_ERROR_MAX 512
+
+/* Status codes returned by library calls (0 = success). */
+enum {
+    TH_OK = 0,
+    TH_EINPUT = 2,    /* bad input: file, JSON, option value; the CLI exits 2 */
+    TH_EINTERNAL = 1, /* out of memory, I/O failure; the CLI exits 1 */
+};
+
+typedef struct th_error {
+    int code;                /* TH_OK, TH_EINPUT or TH_EINTERNAL */
+    char msg[TH_ERROR_MAX];  /* one line for the user, no trailing newline */
+} th_error;
+
+/* Sets err (if not NULL) and returns code, so callers can `return th_error_set(...)`. */
+int th_error_set(th_error *err, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#endif

@@ -1,0 +1,27 @@
+/* Results out: the comparison as a table, JSON or CSV, and the per-stage trace CSV.
+ * Writes to a stream the caller opened; returns TH_EINTERNAL when writing fails. */
+#ifndef THEMIS_REPORT_H
+#define THEMIS_REPORT_H
+
+#include <stdio.h>
+
+#include "themis/run.h"
+
+typedef struct th_report {
+    const th_system *sys;
+    const th_collective *coll;
+    th_load_model model;
+    const th_pair *pairs;     /* npairs evaluated pairs */
+    const th_result *results; /* one per pair */
+    int npairs;
+} th_report;
+
+int th_report_table(FILE *out, const th_report *rep, th_error *err);
+int th_report_json(FILE *out, const th_report *rep, th_error *err);
+int th_report_csv(FILE *out, const th_report *rep, th_error *err);
+
+/* Trace CSV: header policy,intra,chunk,stage,op,dim,bytes,ready_us,start_us,end_us. */
+void th_report_trace_header(FILE *out);
+void th_report_trace_row(FILE *out, th_pair pair, const th_stage_rec *rec);
+
+#endif

@@ -1,0 +1,32 @@
+/* One evaluation = plan + emulate; a comparison = several (policy, intra) pairs plus the
+ * baseline+fifo reference that every speedup is measured against. */
+#ifndef THEMIS_RUN_H
+#define THEMIS_RUN_H
+
+#include "themis/emulate.h"
+
+typedef struct th_pair {
+    th_policy policy;
+    th_intra intra;
+} th_pair;
+
+/* Reusable state for evaluations: a plan and an emulator workspace. One per thread. */
+typedef struct th_runner th_runner;
+
+th_runner *th_runner_create(void);
+void th_runner_free(th_runner *r);
+
+/* Evaluates one pair; speedup is left at 0. `trace` may be NULL. */
+int th_run_eval(th_runner *r, const th_system *sys, const th_collective *coll,
+                th_pair pair, th_load_model model, th_trace_fn trace, void *trace_ctx,
+                th_result *res, th_error *err);
+
+/* Evaluates npairs pairs into out[0 .. npairs-1], with speedup against baseline+fifo
+ * (evaluated once, reused when it is one of the pairs). Before each pair runs, *cur_pair
+ * (when not NULL) is set to its index, so the trace callback knows whose stages it sees;
+ * the reference run is not traced unless it is one of the pairs. */
+int th_run_compare(th_runner *r, const th_system *sys, const th_collective *coll,
+                   const th_pair *pairs, int npairs, th_load_model model, th_trace_fn trace,
+                   void *trace_ctx, int *cur_pair, th_result *out, th_error *err);
+
+#endif

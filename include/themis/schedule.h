@@ -1,0 +1,75 @@
+/* Collectives (SPEC §4) and inter-dimension policies (SPEC §5): which dimensions each
+ * chunk visits, in which order, with which stage sizes. Knows nothing of queues or time. */
+#ifndef THEMIS_SCHEDULE_H
+#define THEMIS_SCHEDULE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "themis/cost.h"
+#include "themis/system.h"
+
+#define TH_MAX_CHUNKS 1000000
+
+typedef enum {
+    TH_COLL_ALLREDUCE,
+    TH_COLL_REDUCESCATTER,
+    TH_COLL_ALLGATHER,
+    TH_COLL_ALLTOALL,
+} th_coll_type;
+
+typedef enum { TH_POLICY_BASELINE, TH_POLICY_THEMIS, TH_POLICY_ROUNDROBIN } th_policy;
+typedef enum { TH_LOAD_ALPHA_BETA, TH_LOAD_BANDWIDTH } th_load_model;
+
+typedef struct th_collective {
+    th_coll_type type;
+    double size;        /* S: AR/RS input, AG output, A2A buffer; bytes */
+    int64_t chunks;     /* C: 1 .. TH_MAX_CHUNKS */
+    uint32_t dims_mask; /* involved dims, bit d for dim d; 0 means all dims */
+} th_collective;
+
+/* The chunk plan of one collective under one inter-dimension policy. Create/free in pairs;
+ * th_sched_plan reuses the buffers of an existing plan. */
+typedef struct th_plan {
+    th_coll_type type;
+    double size;                   /* S, bytes */
+    int64_t chunks;                /* C */
+    double chunk;                  /* c = S / C, bytes */
+    int n;                         /* number of active dims */
+    int active[TH_MAX_DIMS];       /* active dims, ascending index */
+    double active_npus;            /* P_a: product of the active dims' npus */
+    int nstages;                   /* stages per chunk: 2n for allreduce, n otherwise */
+    double npus[TH_MAX_DIMS];      /* p of each system dim (copied for speed) */
+    uint8_t *order;                /* chunks x n: RS order (AR, RS) or AG order (AG, A2A) */
+    size_t capacity;               /* bytes allocated for order */
+    double load[TH_MAX_DIMS];      /* themis: the tracker's final load per dim, ns */
+} th_plan;
+
+th_plan *th_plan_create(void);
+void th_plan_free(th_plan *plan);
+
+/* Checks a collective against a system: size, chunks, involved dims, at least one active
+ * dim. */
+int th_collective_validate(const th_system *sys, const th_collective *coll, th_error *err);
+
+/* Fills plan with the order of every chunk under `policy` (SPEC §5). */
+int th_sched_plan(th_plan *plan, const th_system *sys, const th_collective *coll,
+                  th_policy policy, th_load_model model, th_error *err);
+
+/* Stage j (0 .. nstages-1) of chunk i: its dim, operation and full-vector size m. */
+static inline const uint8_t *th_plan_order(const th_plan *plan, int64_t chunk) {
+    return plan->order + (size_t)chunk * (size_t)plan->n;
+}
+void th_plan_stage(const th_plan *plan, int64_t chunk, int j, int *dim, th_op *op, double *m);
+
+/* Parses a dim list "0,2" (indices, each < ndims, no repeats) into a bit mask. */
+int th_sched_parse_dims(const char *list, int ndims, uint32_t *mask, th_error *err);
+
+const char *th_coll_type_name(th_coll_type t);
+const char *th_policy_name(th_policy p);
+const char *th_load_model_name(th_load_model m);
+int th_coll_type_from_name(const char *s, th_coll_type *out);
+int th_policy_from_name(const char *s, th_policy *out);
+int th_load_model_from_name(const char *s, th_load_model *out);
+
+#endif

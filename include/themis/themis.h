@@ -1,0 +1,17 @@
+/* themis: closed-form cost model and chunk-schedule emulator for hierarchical collectives on
+ * multi-dimensional networks (Rashidi et al., ISCA 2022). One header for the whole library. */
+#ifndef THEMIS_THEMIS_H
+#define THEMIS_THEMIS_H
+
+#define TH_VERSION "0.1.0"
+
+#include "themis/error.h"
+#include "themis/units.h"
+#include "themis/system.h"
+#include "themis/cost.h"
+#include "themis/schedule.h"
+#include "themis/emulate.h"
+#include "themis/run.h"
+#include "themis/report.h"
+
+#endif

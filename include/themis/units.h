@@ -1,0 +1,19 @@
+/* Units of SPEC §1: parsing sizes ("64MiB", "1GB", "1e9") into bytes. */
+#ifndef THEMIS_UNITS_H
+#define THEMIS_UNITS_H
+
+#include "themis/error.h"
+
+/* Largest accepted size: 2^60 bytes (1 EiB). */
+#define TH_SIZE_MAX 1152921504606846976.0
+
+/* Parses a size: a decimal number (digits, '.', exponent) optionally followed by one of
+ * B KB MB GB TB (powers of 10^3) or KiB MiB GiB TiB (powers of 2^10), case-insensitive,
+ * with optional spaces between. The result must be >= 1 byte and <= TH_SIZE_MAX.
+ * `what` names the value in the error message (e.g. "--size"). */
+int th_units_parse_size(const char *text, const char *what, double *bytes, th_error *err);
+
+/* Checks a size given as a JSON number (bytes): finite, >= 1, <= TH_SIZE_MAX. */
+int th_units_check_size(double bytes, const char *what, th_error *err);
+
+#endif

@@ -1,0 +1,22 @@
+/* The command-line front end: the only code that prints to the user or chooses an exit
+ * status. Each subcommand lives in its own src/cli_*.c. */
+#ifndef THEMIS_CLI_H
+#define THEMIS_CLI_H
+
+#include "themis/themis.h"
+
+/* Exit statuses. */
+enum { CLI_OK = 0, CLI_INTERNAL = 1, CLI_USAGE = 2 };
+
+/* Prints "themis: <msg>" on stderr and returns the exit status for err->code. */
+int cli_fail(const th_error *err);
+
+/* Prints "themis <cmd>: <msg> (see 'themis <cmd> --help')" and returns CLI_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Parses a whole decimal integer in [lo, hi]; 0 on success. */
+int cli_parse_int(const char *s, long long lo, long long hi, long long *out);
+
+int cli_run(int argc, char **argv);
+
+#endif

@@ -1,0 +1,215 @@
+/* `themis run`: evaluate one collective on one system under each requested policy pair and
+ * print the comparison (table, JSON or CSV), optionally with the per-stage trace. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static void usage(FILE *out) {
+    fputs("usage: themis run [OPTIONS]\n"
+          "\n"
+          "Evaluate one collective under each inter-dimension policy (baseline, themis,\n"
+          "roundrobin) and intra-dimension policy (fifo, scf); speedups are against\n"
+          "baseline+fifo on the same system, collective and chunk count.\n"
+          "\n"
+          "options:\n"
+          "  -s, --system FILE       system JSON (default: built-in default-3d, 512 NPUs)\n"
+          "  -c, --collective TYPE   allreduce | reducescatter | allgather | alltoall\n"
+          "                          (default allreduce)\n"
+          "  -b, --size SIZE         collective size: 4096, 1e9, 64MiB, 1GB (default 1GiB)\n"
+          "  -n, --chunks N          chunks, 1 to 1000000 (default 64)\n"
+          "  -p, --policy P          baseline | themis | roundrobin | all (default all)\n"
+          "  -q, --intra Q           fifo | scf | all (default all)\n"
+          "      --dims LIST         involved dims, e.g. 0,2 (default: all)\n"
+          "      --load-model M      themis load model: alpha_beta | bandwidth\n"
+          "                          (default alpha_beta)\n"
+          "  -f, --format F          table | json | csv (default table)\n"
+          "  -o, --output FILE       write results to FILE ('-' = stdout, the default)\n"
+          "      --trace FILE        write the per-stage trace CSV to FILE ('-' = stdout)\n"
+          "  -h, --help              this text\n"
+          "  -V, --version           print the version\n"
+          "\n"
+          "examples:\n"
+          "  themis run\n"
+          "  themis run -s models/systems/default-3d.json -b 64MiB -n 16 -p themis -q scf\n"
+          "  themis run -c reducescatter --dims 0,2 -f csv -o out.csv --trace trace.csv\n",
+          out);
+}
+
+enum { OPT_DIMS = 256, OPT_LOAD_MODEL, OPT_TRACE };
+
+typedef struct options {
+    const char *system, *dims, *output, *trace;
+    th_collective coll;
+    int policy, intra; /* -1 = all */
+    th_load_model model;
+    int format;        /* 0 table, 1 json, 2 csv */
+} options;
+
+static int parse(int argc, char **argv, options *o) {
+    static const struct option longs[] = {
+        {"system", required_argument, 0, 's'},  {"collective", required_argument, 0, 'c'},
+        {"size", required_argument, 0, 'b'},    {"chunks", required_argument, 0, 'n'},
+        {"policy", required_argument, 0, 'p'},  {"intra", required_argument, 0, 'q'},
+        {"dims", required_argument, 0, OPT_DIMS},
+        {"load-model", required_argument, 0, OPT_LOAD_MODEL},
+        {"format", required_argument, 0, 'f'},  {"output", required_argument, 0, 'o'},
+        {"trace", required_argument, 0, OPT_TRACE},
+        {"help", no_argument, 0, 'h'},          {"version", no_argument, 0, 'V'},
+        {0, 0, 0, 0},
+    };
+    th_error err;
+    opterr = 0;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, ":s:c:b:n:p:q:f:o:hV", longs, NULL)) != -1) {
+        switch (c) {
+        case 's': o->system = optarg; break;
+        case 'c':
+            if (th_coll_type_from_name(optarg, &o->coll.type))
+                return cli_usage_error("run", "-c: unknown collective '%s' (expected allreduce, "
+                                       "reducescatter, allgather or alltoall)", optarg);
+            break;
+        case 'b':
+            if (th_units_parse_size(optarg, "--size", &o->coll.size, &err)) return cli_fail(&err);
+            break;
+        case 'n': {
+            long long v;
+            if (cli_parse_int(optarg, 1, TH_MAX_CHUNKS, &v))
+                return cli_usage_error("run", "-n: expected an integer from 1 to %d, got '%s'",
+                                       TH_MAX_CHUNKS, optarg);
+            o->coll.chunks = v;
+            break;
+        }
+        case 'p': {
+            th_policy p;
+            if (!strcmp(optarg, "all")) o->policy = -1;
+            else if (th_policy_from_name(optarg, &p) == 0) o->policy = (int)p;
+            else return cli_usage_error("run", "-p: unknown policy '%s' (expected baseline, "
+                                        "themis, roundrobin or all)", optarg);
+            break;
+        }
+        case 'q': {
+            th_intra q;
+            if (!strcmp(optarg, "all")) o->intra = -1;
+            else if (th_intra_from_name(optarg, &q) == 0) o->intra = (int)q;
+            else return cli_usage_error("run", "-q: unknown intra-dimension policy '%s' "
+                                        "(expected fifo, scf or all)", optarg);
+            break;
+        }
+        case OPT_DIMS: o->dims = optarg; break;
+        case OPT_LOAD_MODEL:
+            if (th_load_model_from_name(optarg, &o->model))
+                return cli_usage_error("run", "--load-model: unknown model '%s' (expected "
+                                       "alpha_beta or bandwidth)", optarg);
+            break;
+        case 'f':
+            if (!strcmp(optarg, "table")) o->format = 0;
+            else if (!strcmp(optarg, "json")) o->format = 1;
+            else if (!strcmp(optarg, "csv")) o->format = 2;
+            else return cli_usage_error("run", "-f: unknown format '%s' (expected table, json "
+                                        "or csv)", optarg);
+            break;
+        case 'o': o->output = optarg; break;
+        case OPT_TRACE: o->trace = optarg; break;
+        case 'h': usage(stdout); return -1;
+        case 'V': printf("themis %s\n", TH_VERSION); return -1;
+        case ':': return cli_usage_error("run", "option '%s' needs a value", argv[optind - 1]);
+        default: return cli_usage_error("run", "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc) return cli_usage_error("run", "unexpected argument '%s'", argv[optind]);
+    if (o->trace && !strcmp(o->trace, "-") && (!o->output || !strcmp(o->output, "-")))
+        return cli_usage_error("run", "--trace - needs -o FILE (results and trace cannot both "
+                               "go to stdout)");
+    return CLI_OK;
+}
+
+typedef struct trace_ctx {
+    FILE *out;
+    const th_pair *pairs;
+    int cur;
+} trace_ctx;
+
+static void trace_row(void *ctx, const th_stage_rec *rec) {
+    trace_ctx *t = ctx;
+    th_report_trace_row(t->out, t->pairs[t->cur], rec);
+}
+
+static FILE *open_out(const char *path, th_error *err) {
+    if (!strcmp(path, "-")) return stdout;
+    FILE *f = fopen(path, "w");
+    if (!f) th_error_set(err, TH_EINPUT, "%s: cannot open for writing: %s", path, strerror(errno));
+    return f;
+}
+
+static int close_out(FILE *f, const char *path, th_error *err) {
+    int bad = fflush(f) != 0 || ferror(f);
+    if (f != stdout) bad |= fclose(f) != 0;
+    if (bad) return th_error_set(err, TH_EINTERNAL, "%s: write error", path);
+    return TH_OK;
+}
+
+static int evaluate(const options *o, const th_system *sys, th_error *err) {
+    th_pair pairs[6];
+    int npairs = 0;
+    for (int p = 0; p < 3; p++)
+        for (int q = 0; q < 2; q++)
+            if ((o->policy < 0 || o->policy == p) && (o->intra < 0 || o->intra == q))
+                pairs[npairs++] = (th_pair){(th_policy)p, (th_intra)q};
+    th_result results[6];
+    th_runner *runner = th_runner_create();
+    if (!runner) return th_error_set(err, TH_EINTERNAL, "out of memory");
+    trace_ctx tc = {NULL, pairs, 0};
+    int rc = TH_OK;
+    if (o->trace) {
+        tc.out = open_out(o->trace, err);
+        if (!tc.out) rc = err->code;
+        else th_report_trace_header(tc.out);
+    }
+    if (rc == TH_OK)
+        rc = th_run_compare(runner, sys, &o->coll, pairs, npairs, o->model,
+                            tc.out ? trace_row : NULL, &tc, &tc.cur, results, err);
+    th_runner_free(runner);
+    if (tc.out) {
+        th_error cerr;
+        if (close_out(tc.out, o->trace, &cerr) && rc == TH_OK) *err = cerr, rc = cerr.code;
+    }
+    if (rc) return rc;
+
+    th_report rep = {sys, &o->coll, o->model, pairs, results, npairs};
+    const char *path = o->output ? o->output : "-";
+    FILE *out = open_out(path, err);
+    if (!out) return err->code;
+    if (o->format == 0) rc = th_report_table(out, &rep, err);
+    else if (o->format == 1) rc = th_report_json(out, &rep, err);
+    else rc = th_report_csv(out, &rep, err);
+    th_error cerr;
+    if (close_out(out, path, &cerr) && rc == TH_OK) *err = cerr, rc = cerr.code;
+    return rc;
+}
+
+int cli_run(int argc, char **argv) {
+    options o = {0};
+    o.coll = (th_collective){TH_COLL_ALLREDUCE, 1073741824.0, 64, 0};
+    o.policy = o.intra = -1;
+    o.model = TH_LOAD_ALPHA_BETA;
+    int rc = parse(argc, argv, &o);
+    if (rc) return rc < 0 ? CLI_OK : rc;
+
+    th_error err = {0};
+    th_system sys;
+    if (o.system) {
+        if (th_system_load(o.system, &sys, &err)) return cli_fail(&err);
+    } else {
+        th_system_default(&sys);
+    }
+    if (o.dims && th_sched_parse_dims(o.dims, sys.ndims, &o.coll.dims_mask, &err))
+        return cli_fail(&err);
+    if (th_collective_validate(&sys, &o.coll, &err)) return cli_fail(&err);
+    if (evaluate(&o, &sys, &err)) return cli_fail(&err);
+    return CLI_OK;
+}

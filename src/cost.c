@@ -1,0 +1,47 @@
+/* The closed-form alpha-beta(-gamma) cost of one stage on one dimension (SPEC §3). */
+#include "themis/cost.h"
+
+const char *th_op_name(th_op op) {
+    switch (op) {
+    case TH_OP_RS: return "RS";
+    case TH_OP_AG: return "AG";
+    case TH_OP_A2A: return "A2A";
+    }
+    return "?";
+}
+
+int th_cost_log_steps(int64_t p) {
+    int s = 0;
+    while (s < 62 && ((int64_t)1 << (s + 1)) <= p) s++;
+    return (p & (p - 1)) == 0 ? s : s + 2;
+}
+
+double th_cost_hops(th_topology topo, th_algorithm alg, int64_t p) {
+    double ring = (double)(p - 1);
+    switch (topo) {
+    case TH_TOPO_RING:
+        return alg == TH_ALG_RING ? ring : -1.0;
+    case TH_TOPO_FC:
+        if (alg == TH_ALG_RING) return ring;
+        if (alg == TH_ALG_DIRECT) return 1.0;
+        return (double)th_cost_log_steps(p);
+    case TH_TOPO_SWITCH:
+        if (alg == TH_ALG_RING) return 2.0 * ring;
+        if (alg == TH_ALG_DIRECT) return 2.0;
+        return 2.0 * th_cost_log_steps(p);
+    }
+    return -1.0;
+}
+
+double th_cost_bytes(const th_dim *d, double m) {
+    double p = (double)d->npus;
+    return m * (p - 1.0) / p;
+}
+
+double th_cost_time(const th_dim *d, double reduce_bw, th_op op, double m) {
+    double p = (double)d->npus;
+    double t = d->latency * th_cost_hops(d->topology, d->algorithm, d->npus) +
+               m * (p - 1.0) / (p * d->bw);
+    if (op == TH_OP_RS && reduce_bw > 0.0) t += m * (p - 1.0) / p / reduce_bw;
+    return t;
+}

@@ -1,0 +1,63 @@
+/* Evaluations: plan + emulate for one (policy, intra) pair, and comparisons of several pairs
+ * with every speedup measured against baseline+fifo on the same collective. */
+#include <stdlib.h>
+
+#include "themis/run.h"
+
+struct th_runner {
+    th_plan *plan;
+    th_emu *emu;
+};
+
+th_runner *th_runner_create(void) {
+    th_runner *r = calloc(1, sizeof *r);
+    if (!r) return NULL;
+    r->plan = th_plan_create();
+    r->emu = th_emu_create();
+    if (!r->plan || !r->emu) {
+        th_runner_free(r);
+        return NULL;
+    }
+    return r;
+}
+
+void th_runner_free(th_runner *r) {
+    if (!r) return;
+    th_plan_free(r->plan);
+    th_emu_free(r->emu);
+    free(r);
+}
+
+int th_run_eval(th_runner *r, const th_system *sys, const th_collective *coll, th_pair pair,
+                th_load_model model, th_trace_fn trace, void *trace_ctx, th_result *res,
+                th_error *err) {
+    if ((unsigned)pair.intra > TH_INTRA_SCF)
+        return th_error_set(err, TH_EINPUT, "unknown intra-dimension policy %d",
+                            (int)pair.intra);
+    if (th_sched_plan(r->plan, sys, coll, pair.policy, model, err)) return err->code;
+    return th_emu_run(r->emu, sys, r->plan, pair.intra, trace, trace_ctx, res, err);
+}
+
+int th_run_compare(th_runner *r, const th_system *sys, const th_collective *coll,
+                   const th_pair *pairs, int npairs, th_load_model model, th_trace_fn trace,
+                   void *trace_ctx, int *cur_pair, th_result *out, th_error *err) {
+    const th_pair ref = {TH_POLICY_BASELINE, TH_INTRA_FIFO};
+    int ref_index = -1;
+    for (int i = 0; i < npairs; i++) {
+        if (cur_pair) *cur_pair = i;
+        if (th_run_eval(r, sys, coll, pairs[i], model, trace, trace_ctx, &out[i], err))
+            return err->code;
+        if (ref_index < 0 && pairs[i].policy == ref.policy && pairs[i].intra == ref.intra)
+            ref_index = i;
+    }
+    double ref_time;
+    if (ref_index >= 0) {
+        ref_time = out[ref_index].time;
+    } else {
+        th_result base;
+        if (th_run_eval(r, sys, coll, ref, model, NULL, NULL, &base, err)) return err->code;
+        ref_time = base.time;
+    }
+    for (int i = 0; i < npairs; i++) out[i].speedup = ref_time / out[i].time;
+    return TH_OK;
+}

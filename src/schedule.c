@@ -1,0 +1,231 @@
+/* Collectives (SPEC §4) and inter-dimension policies (SPEC §5): the order in which every chunk
+ * visits the active dims, and the full-vector size of each of its stages. */
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "themis/schedule.h"
+#include "themis/units.h"
+
+static const char *const coll_names[] = {"allreduce", "reducescatter", "allgather", "alltoall",
+                                         NULL};
+static const char *const policy_names[] = {"baseline", "themis", "roundrobin", NULL};
+static const char *const model_names[] = {"alpha_beta", "bandwidth", NULL};
+
+static int lookup(const char *const *names, const char *s) {
+    for (int i = 0; names[i]; i++)
+        if (strcmp(names[i], s) == 0) return i;
+    return -1;
+}
+
+const char *th_coll_type_name(th_coll_type t) { return (unsigned)t < 4 ? coll_names[t] : "?"; }
+const char *th_policy_name(th_policy p) { return (unsigned)p < 3 ? policy_names[p] : "?"; }
+const char *th_load_model_name(th_load_model m) { return (unsigned)m < 2 ? model_names[m] : "?"; }
+
+int th_coll_type_from_name(const char *s, th_coll_type *out) {
+    int i = lookup(coll_names, s);
+    if (i >= 0) *out = (th_coll_type)i;
+    return i < 0 ? -1 : 0;
+}
+
+int th_policy_from_name(const char *s, th_policy *out) {
+    int i = lookup(policy_names, s);
+    if (i >= 0) *out = (th_policy)i;
+    return i < 0 ? -1 : 0;
+}
+
+int th_load_model_from_name(const char *s, th_load_model *out) {
+    int i = lookup(model_names, s);
+    if (i >= 0) *out = (th_load_model)i;
+    return i < 0 ? -1 : 0;
+}
+
+th_plan *th_plan_create(void) { return calloc(1, sizeof(th_plan)); }
+
+void th_plan_free(th_plan *plan) {
+    if (!plan) return;
+    free(plan->order);
+    free(plan);
+}
+
+int th_collective_validate(const th_system *sys, const th_collective *coll, th_error *err) {
+    if ((unsigned)coll->type > TH_COLL_ALLTOALL)
+        return th_error_set(err, TH_EINPUT, "collective: unknown type %d", (int)coll->type);
+    if (th_units_check_size(coll->size, "size", err)) return err->code;
+    if (coll->chunks < 1 || coll->chunks > TH_MAX_CHUNKS)
+        return th_error_set(err, TH_EINPUT,
+                            "chunks: expected an integer from 1 to %d, got %lld", TH_MAX_CHUNKS,
+                            (long long)coll->chunks);
+    uint32_t all = sys->ndims >= 32 ? 0xffffffffu : (1u << sys->ndims) - 1u;
+    if (coll->dims_mask & ~all) {
+        int bad = 0;
+        while (!((coll->dims_mask >> bad) & 1u) || bad < sys->ndims) bad++;
+        return th_error_set(err, TH_EINPUT,
+                            "dims: dim %d does not exist (system \"%s\" has dims 0..%d)", bad,
+                            sys->name, sys->ndims - 1);
+    }
+    uint32_t mask = coll->dims_mask ? coll->dims_mask : all;
+    for (int d = 0; d < sys->ndims; d++)
+        if (((mask >> d) & 1u) && sys->dims[d].npus > 1) return TH_OK;
+    return th_error_set(err, TH_EINPUT,
+                        "dims: no active dimension (every involved dim has npus = 1)");
+}
+
+/* The load model's estimate of a stage (SPEC §5). */
+static double estimate(const th_system *sys, th_load_model model, int d, th_op op, double m) {
+    const th_dim *dim = &sys->dims[d];
+    if (model == TH_LOAD_BANDWIDTH) {
+        double p = (double)dim->npus;
+        return m * (p - 1.0) / (p * dim->bw);
+    }
+    return th_cost_time(dim, sys->reduce_bw, op, m);
+}
+
+/* Sorts dims by load (ascending, or descending when `desc`), ties lower index first. */
+static void sort_by_load(int *dims, int n, const double *load, int desc) {
+    for (int i = 1; i < n; i++) {
+        int d = dims[i], j = i - 1;
+        while (j >= 0) {
+            double a = load[dims[j]], b = load[d];
+            int after = desc ? a < b : a > b;
+            if (!after && !(a == b && dims[j] > d)) break;
+            dims[j + 1] = dims[j];
+            j--;
+        }
+        dims[j + 1] = d;
+    }
+}
+
+/* Themis greedy (SPEC §5) for RS-first collectives (AR, RS) and for AG. */
+static void plan_themis(th_plan *plan, const th_system *sys, th_load_model model,
+                        const int *base) {
+    int n = plan->n, ag = plan->type == TH_COLL_ALLGATHER;
+    th_op op = ag ? TH_OP_AG : TH_OP_RS;
+    double c = plan->chunk, *load = plan->load;
+    for (int64_t i = 0; i < plan->chunks; i++) {
+        int ord[TH_MAX_DIMS];
+        memcpy(ord, plan->active, sizeof(int) * (size_t)n);
+        sort_by_load(ord, n, load, ag);
+        int first = ord[0], last = ord[n - 1];
+        double gap = fabs(load[last] - load[first]);
+        double threshold = estimate(sys, model, ag ? last : first, op, c / 16.0);
+        if (gap < threshold) memcpy(ord, base, sizeof(int) * (size_t)n);
+        uint8_t *o = plan->order + (size_t)i * (size_t)n;
+        for (int j = 0; j < n; j++) o[j] = (uint8_t)ord[j];
+        for (int j = 0; j < n; j++) {
+            double m;
+            int dim;
+            th_op sop;
+            th_plan_stage(plan, i, j, &dim, &sop, &m);
+            load[dim] += estimate(sys, model, dim, op, m);
+        }
+    }
+}
+
+int th_sched_plan(th_plan *plan, const th_system *sys, const th_collective *coll,
+                  th_policy policy, th_load_model model, th_error *err) {
+    if (th_collective_validate(sys, coll, err)) return err->code;
+    if ((unsigned)policy > TH_POLICY_ROUNDROBIN || (unsigned)model > TH_LOAD_BANDWIDTH)
+        return th_error_set(err, TH_EINPUT, "unknown policy or load model");
+    uint32_t mask = coll->dims_mask ? coll->dims_mask : 0xffffffffu;
+    plan->type = coll->type;
+    plan->size = coll->size;
+    plan->chunks = coll->chunks;
+    plan->chunk = coll->size / (double)coll->chunks;
+    plan->n = 0;
+    plan->active_npus = 1;
+    for (int d = 0; d < sys->ndims; d++) {
+        plan->npus[d] = (double)sys->dims[d].npus;
+        plan->load[d] = 0;
+        if (((mask >> d) & 1u) && sys->dims[d].npus > 1) {
+            plan->active[plan->n++] = d;
+            plan->active_npus *= (double)sys->dims[d].npus;
+        }
+    }
+    int n = plan->n;
+    plan->nstages = coll->type == TH_COLL_ALLREDUCE ? 2 * n : n;
+    size_t need = (size_t)coll->chunks * (size_t)n;
+    if (plan->capacity < need) {
+        uint8_t *o = realloc(plan->order, need);
+        if (!o) return th_error_set(err, TH_EINTERNAL, "out of memory planning %lld chunks",
+                                    (long long)coll->chunks);
+        plan->order = o;
+        plan->capacity = need;
+    }
+    int base[TH_MAX_DIMS];
+    int desc = coll->type == TH_COLL_ALLGATHER;
+    for (int j = 0; j < n; j++) base[j] = plan->active[desc ? n - 1 - j : j];
+
+    if (policy == TH_POLICY_THEMIS && coll->type != TH_COLL_ALLTOALL) {
+        plan_themis(plan, sys, model, base);
+        return TH_OK;
+    }
+    for (int64_t i = 0; i < coll->chunks; i++) {
+        uint8_t *o = plan->order + (size_t)i * (size_t)n;
+        int shift = policy == TH_POLICY_ROUNDROBIN && coll->type != TH_COLL_ALLTOALL
+                        ? (int)(i % n) : 0;
+        for (int j = 0; j < n; j++) o[j] = (uint8_t)base[(j + shift) % n];
+    }
+    return TH_OK;
+}
+
+void th_plan_stage(const th_plan *plan, int64_t chunk, int j, int *dim, th_op *op, double *m) {
+    const uint8_t *o = th_plan_order(plan, chunk);
+    int n = plan->n;
+    double div = 1;
+    switch (plan->type) {
+    case TH_COLL_ALLREDUCE:
+    case TH_COLL_REDUCESCATTER: {
+        int k = j < n ? j : 2 * n - 1 - j;
+        *op = j < n ? TH_OP_RS : TH_OP_AG;
+        *dim = o[k];
+        for (int l = 0; l < k; l++) div *= plan->npus[o[l]];
+        break;
+    }
+    case TH_COLL_ALLGATHER:
+        *op = TH_OP_AG;
+        *dim = o[j];
+        for (int l = j + 1; l < n; l++) div *= plan->npus[o[l]];
+        break;
+    case TH_COLL_ALLTOALL:
+        *op = TH_OP_A2A;
+        *dim = o[j];
+        break;
+    }
+    *m = plan->chunk / div;
+}
+
+int th_sched_parse_dims(const char *list, int ndims, uint32_t *mask, th_error *err) {
+    uint32_t out = 0;
+    const char *s = list;
+    if (strcmp(list, "all") == 0) {
+        *mask = 0;
+        return TH_OK;
+    }
+    for (;;) {
+        while (*s == ' ') s++;
+        if (!isdigit((unsigned char)*s))
+            return th_error_set(err, TH_EINPUT,
+                                "--dims: expected a list of dim indices such as 0,2, got \"%s\"",
+                                list);
+        long v = 0;
+        while (isdigit((unsigned char)*s) && v < 1000) v = v * 10 + (*s++ - '0');
+        while (*s == ' ') s++;
+        if (v >= ndims)
+            return th_error_set(err, TH_EINPUT,
+                                "--dims: dim %ld does not exist (the system has dims 0..%d)", v,
+                                ndims - 1);
+        if (out & (1u << v))
+            return th_error_set(err, TH_EINPUT, "--dims: dim %ld is listed twice in \"%s\"", v,
+                                list);
+        out |= 1u << v;
+        if (*s == '\0') break;
+        if (*s++ != ',')
+            return th_error_set(err, TH_EINPUT,
+                                "--dims: expected a list of dim indices such as 0,2, got \"%s\"",
+                                list);
+    }
+    *mask = out;
+    return TH_OK;
+}
