@@ -1,0 +1,27 @@
+/* The test runner: every module's Check suite in one SRunner, one summary line. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "check_themis.h"
+
+const char *test_data(const char *name) {
+    static char buf[4096];
+    const char *dir = getenv("THEMIS_SRCDIR");
+    snprintf(buf, sizeof buf, "%s/tests/data/%s", dir ? dir : ".", name);
+    return buf;
+}
+
+int main(void) {
+    SRunner *sr = srunner_create(units_suite());
+    srunner_add_suite(sr, system_suite());
+    srunner_add_suite(sr, cost_suite());
+    srunner_add_suite(sr, schedule_suite());
+    srunner_add_suite(sr, emulate_suite());
+    srunner_add_suite(sr, run_suite());
+    srunner_add_suite(sr, report_suite());
+    srunner_add_suite(sr, cli_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

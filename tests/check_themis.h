@@ -1,0 +1,28 @@
+/* Shared declarations for the Check test runner: one suite per module, plus the CLI. */
+#ifndef CHECK_THEMIS_H
+#define CHECK_THEMIS_H
+
+#include <check.h>
+#include <math.h>
+
+Suite *units_suite(void);
+Suite *system_suite(void);
+Suite *cost_suite(void);
+Suite *schedule_suite(void);
+Suite *emulate_suite(void);
+Suite *run_suite(void);
+Suite *report_suite(void);
+Suite *cli_suite(void);
+
+/* Relative comparison for hand-derived values: |got - want| <= 1e-9 * max(1, |want|). */
+#define ck_assert_rel(got, want)                                                         \
+    do {                                                                                 \
+        double g_ = (got), w_ = (want);                                                  \
+        double tol_ = 1e-9 * (fabs(w_) > 1.0 ? fabs(w_) : 1.0);                           \
+        ck_assert_msg(fabs(g_ - w_) <= tol_, "%s = %.17g, expected %.17g", #got, g_, w_); \
+    } while (0)
+
+/* Path of a file under tests/data/ (THEMIS_SRCDIR or "."); static buffer, one at a time. */
+const char *test_data(const char *name);
+
+#endif
