@@ -1,15 +1,7 @@
 /* The test runner: every module's Check suite in one SRunner, one summary line. */
-#include <stdio.h>
 #include <stdlib.h>
 
 #include "check_themis.h"
-
-const char *test_data(const char *name) {
-    static char buf[4096];
-    const char *dir = getenv("THEMIS_SRCDIR");
-    snprintf(buf, sizeof buf, "%s/tests/data/%s", dir ? dir : ".", name);
-    return buf;
-}
 
 int main(void) {
     SRunner *sr = srunner_create(units_suite());

@@ -5,6 +5,8 @@
 #include <check.h>
 #include <math.h>
 
+#include "themis/themis.h"
+
 Suite *units_suite(void);
 Suite *system_suite(void);
 Suite *cost_suite(void);
@@ -24,5 +26,16 @@ Suite *cli_suite(void);
 
 /* Path of a file under tests/data/ (THEMIS_SRCDIR or "."); static buffer, one at a time. */
 const char *test_data(const char *name);
+
+/* Appends a dim with its topology's default algorithm (SPEC §2) and efficiency 1. */
+void test_add_dim(th_system *s, th_topology topo, int64_t p, double bw, double lat);
+/* Names the system "test" and validates it (fills bw and npus); fails the test if invalid. */
+void test_finish(th_system *s);
+/* The worked example of the reference facts: p = (4, 8, 16), B = (300, 400, 100) GB/s,
+ * alpha 0, topologies ring, fc, switch. */
+th_system test_ref_system(void);
+th_collective test_coll(th_coll_type t, double size, int64_t chunks, uint32_t mask);
+/* Asserts two results are bit-identical. */
+void test_same_result(const th_result *a, const th_result *b);
 
 #endif

@@ -8,45 +8,13 @@
 
 #define MIB 1048576.0
 
-/* Appends a dim with its topology's default algorithm (SPEC §2) and efficiency 1. */
-static void add_dim(th_system *s, th_topology topo, int64_t p, double bw, double lat) {
-    th_dim *d = &s->dims[s->ndims];
-    snprintf(d->name, sizeof d->name, "dim%d", s->ndims);
-    d->topology = topo;
-    d->algorithm = topo == TH_TOPO_RING ? TH_ALG_RING
-                   : topo == TH_TOPO_FC ? TH_ALG_DIRECT
-                                        : TH_ALG_RHD;
-    d->npus = p;
-    d->bw_GBps = bw;
-    d->efficiency = 1.0;
-    d->latency = lat;
-    s->ndims++;
-}
-
-static void finish(th_system *s) {
-    th_error err = {0};
-    snprintf(s->name, sizeof s->name, "test");
-    ck_assert_msg(th_system_validate(s, "test", &err) == 0, "validate: %s", err.msg);
-}
-
-/* The worked example of reference/README.md: p = (4, 8, 16), B = (300, 400, 100), alpha 0. */
-static th_system ref_system(void) {
-    th_system s;
-    memset(&s, 0, sizeof s);
-    add_dim(&s, TH_TOPO_RING, 4, 300, 0);
-    add_dim(&s, TH_TOPO_FC, 8, 400, 0);
-    add_dim(&s, TH_TOPO_SWITCH, 16, 100, 0);
-    finish(&s);
-    return s;
-}
-
 /* 2-D heterogeneous with latency: ring 8 @ 100 (50 ns), switch 4 @ 25 (500 ns, rhd). */
 static th_system hetero2_system(void) {
     th_system s;
     memset(&s, 0, sizeof s);
-    add_dim(&s, TH_TOPO_RING, 8, 100, 50);
-    add_dim(&s, TH_TOPO_SWITCH, 4, 25, 500);
-    finish(&s);
+    test_add_dim(&s, TH_TOPO_RING, 8, 100, 50);
+    test_add_dim(&s, TH_TOPO_SWITCH, 4, 25, 500);
+    test_finish(&s);
     return s;
 }
 
@@ -54,19 +22,14 @@ static th_system hetero2_system(void) {
 static th_system odd4_system(void) {
     th_system s;
     memset(&s, 0, sizeof s);
-    add_dim(&s, TH_TOPO_FC, 2, 200, 10);
-    add_dim(&s, TH_TOPO_RING, 1, 100, 5);
-    add_dim(&s, TH_TOPO_SWITCH, 6, 75, 300);
-    add_dim(&s, TH_TOPO_RING, 3, 40, 30);
+    test_add_dim(&s, TH_TOPO_FC, 2, 200, 10);
+    test_add_dim(&s, TH_TOPO_RING, 1, 100, 5);
+    test_add_dim(&s, TH_TOPO_SWITCH, 6, 75, 300);
+    test_add_dim(&s, TH_TOPO_RING, 3, 40, 30);
     s.dims[2].efficiency = 0.8;
     s.reduce_bw = 500;
-    finish(&s);
+    test_finish(&s);
     return s;
-}
-
-static th_collective coll(th_coll_type t, double size, int64_t chunks, uint32_t mask) {
-    th_collective c = {t, size, chunks, mask};
-    return c;
 }
 
 /* A growable trace. */
@@ -109,21 +72,6 @@ static th_result run1(const th_system *s, th_collective c, th_policy pol, th_loa
     return res;
 }
 
-static void same_result(const th_result *a, const th_result *b) {
-    ck_assert(a->time == b->time);
-    ck_assert(a->ideal == b->ideal);
-    ck_assert(a->bw_util == b->bw_util);
-    ck_assert(a->algbw == b->algbw);
-    ck_assert(a->busbw == b->busbw);
-    ck_assert_int_eq(a->ndims, b->ndims);
-    ck_assert_int_eq(a->stages, b->stages);
-    for (int d = 0; d < a->ndims; d++) {
-        ck_assert(a->bytes[d] == b->bytes[d]);
-        ck_assert(a->busy[d] == b->busy[d]);
-        ck_assert(a->dim_util[d] == b->dim_util[d]);
-    }
-}
-
 /* ---- hand-computed times ---- */
 
 /* Default system, All-Reduce of 1 MiB in 1 chunk, baseline (0,1,2), no reduction cost:
@@ -134,7 +82,7 @@ static void same_result(const th_result *a, const th_result *b) {
 START_TEST(test_one_chunk_default) {
     th_system s;
     th_system_default(&s);
-    th_result r = run1(&s, coll(TH_COLL_ALLREDUCE, MIB, 1, 0), TH_POLICY_BASELINE,
+    th_result r = run1(&s, test_coll(TH_COLL_ALLREDUCE, MIB, 1, 0), TH_POLICY_BASELINE,
                        TH_LOAD_ALPHA_BETA, TH_INTRA_FIFO);
     ck_assert_rel(r.time, 26134.016);
     ck_assert_int_eq(r.stages, 6);
@@ -155,7 +103,7 @@ START_TEST(test_one_chunk_default) {
     /* All-to-All of 1 MiB in 1 chunk, m = c on every dim:
      * 60 + 1048576*3/4/250 = 3205.728; 100 + 917504/200 = 4687.52;
      * 8000 + 983040/50 = 27660.8; total 35554.048 */
-    r = run1(&s, coll(TH_COLL_ALLTOALL, MIB, 1, 0), TH_POLICY_BASELINE, TH_LOAD_ALPHA_BETA,
+    r = run1(&s, test_coll(TH_COLL_ALLTOALL, MIB, 1, 0), TH_POLICY_BASELINE, TH_LOAD_ALPHA_BETA,
              TH_INTRA_FIFO);
     ck_assert_rel(r.time, 35554.048);
     ck_assert_int_eq(r.stages, 3);
@@ -178,7 +126,7 @@ START_TEST(test_one_chunk_json) {
     th_system s;
     th_error err = {0};
     ck_assert_msg(th_system_parse(json, strlen(json), "test", &s, &err) == 0, "%s", err.msg);
-    th_result r = run1(&s, coll(TH_COLL_ALLREDUCE, 4000, 1, 0), TH_POLICY_BASELINE,
+    th_result r = run1(&s, test_coll(TH_COLL_ALLREDUCE, 4000, 1, 0), TH_POLICY_BASELINE,
                        TH_LOAD_ALPHA_BETA, TH_INTRA_SCF);
     ck_assert_rel(r.time, 355.0);
     ck_assert_rel(r.busy[0], 210.0);   /* 120 + 90 */
@@ -193,12 +141,12 @@ START_TEST(test_one_chunk_json) {
     ck_assert_rel(r.dim_util[1], 1000.0 / (50 * 355.0));
 
     /* Reduce-Scatter alone: 120 + 75 = 195; busbw = algbw * 7/8 */
-    r = run1(&s, coll(TH_COLL_REDUCESCATTER, 4000, 1, 0), TH_POLICY_BASELINE, TH_LOAD_ALPHA_BETA,
+    r = run1(&s, test_coll(TH_COLL_REDUCESCATTER, 4000, 1, 0), TH_POLICY_BASELINE, TH_LOAD_ALPHA_BETA,
              TH_INTRA_FIFO);
     ck_assert_rel(r.time, 195.0);
     ck_assert_rel(r.busbw, 4000.0 / 195.0 * 7 / 8);
     /* All-Gather of output 4000, baseline (1,0): dim1 m = 1000: 70; dim0 m = 4000: 90 */
-    r = run1(&s, coll(TH_COLL_ALLGATHER, 4000, 1, 0), TH_POLICY_BASELINE, TH_LOAD_ALPHA_BETA,
+    r = run1(&s, test_coll(TH_COLL_ALLGATHER, 4000, 1, 0), TH_POLICY_BASELINE, TH_LOAD_ALPHA_BETA,
              TH_INTRA_FIFO);
     ck_assert_rel(r.time, 160.0);
     ck_assert_rel(r.bytes[0], 3000.0);
@@ -211,19 +159,19 @@ END_TEST
 START_TEST(test_one_dim_c_chunks) {
     th_system s;
     memset(&s, 0, sizeof s);
-    add_dim(&s, TH_TOPO_RING, 8, 100, 50);
-    finish(&s);
+    test_add_dim(&s, TH_TOPO_RING, 8, 100, 50);
+    test_finish(&s);
     for (int q = 0; q < 2; q++) {
-        th_result r = run1(&s, coll(TH_COLL_REDUCESCATTER, 8000, 4, 0), TH_POLICY_THEMIS,
+        th_result r = run1(&s, test_coll(TH_COLL_REDUCESCATTER, 8000, 4, 0), TH_POLICY_THEMIS,
                            TH_LOAD_ALPHA_BETA, (th_intra)q);
         ck_assert_rel(r.time, 4 * 367.5); /* 1470 */
         ck_assert_rel(r.busy[0], 1470.0);
-        r = run1(&s, coll(TH_COLL_ALLREDUCE, 8000, 4, 0), TH_POLICY_BASELINE, TH_LOAD_ALPHA_BETA,
+        r = run1(&s, test_coll(TH_COLL_ALLREDUCE, 8000, 4, 0), TH_POLICY_BASELINE, TH_LOAD_ALPHA_BETA,
                  (th_intra)q);
         ck_assert_rel(r.time, 8 * 367.5); /* 2C stages: 2940 */
         ck_assert_int_eq(r.stages, 8);
         /* 1000 chunks of c = 2: 350 + 2*7/8/100 = 350.0175 each */
-        r = run1(&s, coll(TH_COLL_ALLGATHER, 2000, 1000, 0), TH_POLICY_ROUNDROBIN,
+        r = run1(&s, test_coll(TH_COLL_ALLGATHER, 2000, 1000, 0), TH_POLICY_ROUNDROBIN,
                  TH_LOAD_ALPHA_BETA, (th_intra)q);
         ck_assert_rel(r.time, 1000 * 350.0175);
     }
@@ -236,8 +184,8 @@ END_TEST
  * dim2 is busy all the time; per-dim bytes = final load x B (alpha 0):
  * 73564.16*300 = 22069248, 88309.76*400 = 35323904, 95846.4*100 = 9584640. */
 START_TEST(test_reference_reducescatter) {
-    th_system s = ref_system();
-    th_collective c = coll(TH_COLL_REDUCESCATTER, 64 * MIB, 8, 0);
+    th_system s = test_ref_system();
+    th_collective c = test_coll(TH_COLL_REDUCESCATTER, 64 * MIB, 8, 0);
     th_result r = run1(&s, c, TH_POLICY_BASELINE, TH_LOAD_BANDWIDTH, TH_INTRA_FIFO);
     ck_assert_rel(r.time, 174817.28);
     for (int lm = 0; lm < 2; lm++) {
@@ -253,7 +201,7 @@ START_TEST(test_reference_reducescatter) {
     }
     /* All-Gather baseline (2,1,0): dim2 2457.6, dim1 4587.52, dim0 20971.52 per chunk; dim0
      * starts at 2457.6 + 4587.52 = 7045.12 and never idles: 7045.12 + 8*20971.52 */
-    r = run1(&s, coll(TH_COLL_ALLGATHER, 64 * MIB, 8, 0), TH_POLICY_BASELINE, TH_LOAD_BANDWIDTH,
+    r = run1(&s, test_coll(TH_COLL_ALLGATHER, 64 * MIB, 8, 0), TH_POLICY_BASELINE, TH_LOAD_BANDWIDTH,
              TH_INTRA_FIFO);
     ck_assert_rel(r.time, 174817.28);
 }
@@ -265,8 +213,8 @@ END_TEST
  * 335544.32. Bytes: 2*S*3/4 = 100663296, 2*S/4*7/8 = 29360128, 2*S/32*15/16 = 3932160;
  * total 133955584 = 2S(1-1/512); ideal = 133955584/800 = 167444.48, bw_util = 511/1024. */
 START_TEST(test_reference_allreduce) {
-    th_system s = ref_system();
-    th_collective c = coll(TH_COLL_ALLREDUCE, 64 * MIB, 8, 0);
+    th_system s = test_ref_system();
+    th_collective c = test_coll(TH_COLL_ALLREDUCE, 64 * MIB, 8, 0);
     th_result r = run1(&s, c, TH_POLICY_BASELINE, TH_LOAD_BANDWIDTH, TH_INTRA_FIFO);
     ck_assert_rel(r.time, 335544.32);
     ck_assert_rel(r.bw_util, 0.4990234375);
@@ -313,10 +261,10 @@ static void check_trace_starts(const recbuf *b, const double want[3][2]) {
 START_TEST(test_scf_vs_fifo) {
     th_system s;
     memset(&s, 0, sizeof s);
-    add_dim(&s, TH_TOPO_RING, 2, 1, 0);
-    add_dim(&s, TH_TOPO_RING, 2, 1, 0);
-    finish(&s);
-    th_collective c = coll(TH_COLL_REDUCESCATTER, 24, 3, 0);
+    test_add_dim(&s, TH_TOPO_RING, 2, 1, 0);
+    test_add_dim(&s, TH_TOPO_RING, 2, 1, 0);
+    test_finish(&s);
+    th_collective c = test_coll(TH_COLL_REDUCESCATTER, 24, 3, 0);
     th_plan *plan = th_plan_create();
     th_emu *emu = th_emu_create();
     recbuf b = {0};
@@ -483,7 +431,7 @@ static void check_run(const th_system *s, const th_plan *plan, th_intra q, const
 START_TEST(test_invariants) {
     th_system sys[4];
     th_system_default(&sys[0]);
-    sys[1] = ref_system();
+    sys[1] = test_ref_system();
     sys[2] = hetero2_system();
     sys[3] = odd4_system();
     const double sizes[4] = {1024 * MIB, 64 * MIB, 123456789.0, 1e6};
@@ -504,7 +452,7 @@ START_TEST(test_invariants) {
                                         : pm == 3 ? TH_POLICY_ROUNDROBIN
                                                   : TH_POLICY_THEMIS;
                         th_load_model lm = pm == 2 ? TH_LOAD_BANDWIDTH : TH_LOAD_ALPHA_BETA;
-                        th_collective c = coll(types[ti], sizes[si], chunks[ci], 0);
+                        th_collective c = test_coll(types[ti], sizes[si], chunks[ci], 0);
                         th_result r;
                         run(&sys[si], c, pol, lm, (th_intra)q, plan, emu, &b, &r);
                         snprintf(what, sizeof what, "sys %d %s C=%lld %s/%s/%s", si,
@@ -531,7 +479,7 @@ START_TEST(test_invariants_subset) {
     th_result r;
     for (int pol = 0; pol < 3; pol++)
         for (int q = 0; q < 2; q++) {
-            run(&s, coll(TH_COLL_ALLREDUCE, 256 * MIB, 16, 5), (th_policy)pol, TH_LOAD_ALPHA_BETA,
+            run(&s, test_coll(TH_COLL_ALLREDUCE, 256 * MIB, 16, 5), (th_policy)pol, TH_LOAD_ALPHA_BETA,
                 (th_intra)q, plan, emu, &b, &r);
             check_run(&s, plan, (th_intra)q, &r, &b, "subset");
             ck_assert(r.bytes[1] == 0.0 && r.busy[1] == 0.0);
@@ -564,7 +512,7 @@ START_TEST(test_determinism) {
     th_system s;
     th_system_default(&s);
     th_system o = odd4_system();
-    th_collective c = coll(TH_COLL_ALLREDUCE, 1024 * MIB, 64, 0);
+    th_collective c = test_coll(TH_COLL_ALLREDUCE, 1024 * MIB, 64, 0);
     for (int q = 0; q < 2; q++) {
         th_plan *plan = th_plan_create();
         th_emu *emu = th_emu_create();
@@ -572,19 +520,19 @@ START_TEST(test_determinism) {
         th_result r1, r2, r3, big;
         run(&s, c, TH_POLICY_THEMIS, TH_LOAD_ALPHA_BETA, (th_intra)q, plan, emu, &b1, &r1);
         run(&s, c, TH_POLICY_THEMIS, TH_LOAD_ALPHA_BETA, (th_intra)q, plan, emu, &b2, &r2);
-        same_result(&r1, &r2);
+        test_same_result(&r1, &r2);
         ck_assert(same_trace(&b1, &b2));
         /* reuse the workspace after a larger run on another system, then a smaller one */
-        run(&o, coll(TH_COLL_REDUCESCATTER, 1e9, 20000, 0), TH_POLICY_ROUNDROBIN,
+        run(&o, test_coll(TH_COLL_REDUCESCATTER, 1e9, 20000, 0), TH_POLICY_ROUNDROBIN,
             TH_LOAD_ALPHA_BETA, (th_intra)q, plan, emu, NULL, &big);
-        run(&o, coll(TH_COLL_ALLGATHER, 1e6, 2, 0), TH_POLICY_BASELINE, TH_LOAD_ALPHA_BETA,
+        run(&o, test_coll(TH_COLL_ALLGATHER, 1e6, 2, 0), TH_POLICY_BASELINE, TH_LOAD_ALPHA_BETA,
             (th_intra)q, plan, emu, NULL, &big);
         run(&s, c, TH_POLICY_THEMIS, TH_LOAD_ALPHA_BETA, (th_intra)q, plan, emu, &b3, &r3);
-        same_result(&r1, &r3);
+        test_same_result(&r1, &r3);
         ck_assert(same_trace(&b1, &b3));
         /* a fresh workspace, without a trace, agrees */
         th_result r4 = run1(&s, c, TH_POLICY_THEMIS, TH_LOAD_ALPHA_BETA, (th_intra)q);
-        same_result(&r1, &r4);
+        test_same_result(&r1, &r4);
         free(b1.r);
         free(b2.r);
         free(b3.r);

@@ -7,53 +7,9 @@
 
 #define MIB 1048576.0
 
-/* The worked example of reference/README.md: p = (4, 8, 16), B = (300, 400, 100), alpha 0. */
-static th_system ref_system(void) {
-    th_system s;
-    memset(&s, 0, sizeof s);
-    const th_topology topo[3] = {TH_TOPO_RING, TH_TOPO_FC, TH_TOPO_SWITCH};
-    const th_algorithm alg[3] = {TH_ALG_RING, TH_ALG_DIRECT, TH_ALG_RHD};
-    const int64_t p[3] = {4, 8, 16};
-    const double bw[3] = {300, 400, 100};
-    for (int d = 0; d < 3; d++) {
-        snprintf(s.dims[d].name, sizeof s.dims[d].name, "dim%d", d);
-        s.dims[d].topology = topo[d];
-        s.dims[d].algorithm = alg[d];
-        s.dims[d].npus = p[d];
-        s.dims[d].bw_GBps = bw[d];
-        s.dims[d].efficiency = 1;
-        s.dims[d].latency = 0;
-    }
-    s.ndims = 3;
-    snprintf(s.name, sizeof s.name, "ref");
-    th_error err = {0};
-    ck_assert_msg(th_system_validate(&s, "test", &err) == 0, "validate: %s", err.msg);
-    return s;
-}
-
-static th_collective coll(th_coll_type t, double size, int64_t chunks, uint32_t mask) {
-    th_collective c = {t, size, chunks, mask};
-    return c;
-}
-
 static th_pair pair(th_policy p, th_intra q) {
     th_pair x = {p, q};
     return x;
-}
-
-static void same_result(const th_result *a, const th_result *b) {
-    ck_assert(a->time == b->time);
-    ck_assert(a->ideal == b->ideal);
-    ck_assert(a->bw_util == b->bw_util);
-    ck_assert(a->algbw == b->algbw);
-    ck_assert(a->busbw == b->busbw);
-    ck_assert_int_eq(a->ndims, b->ndims);
-    ck_assert_int_eq(a->stages, b->stages);
-    for (int d = 0; d < a->ndims; d++) {
-        ck_assert(a->bytes[d] == b->bytes[d]);
-        ck_assert(a->busy[d] == b->busy[d]);
-        ck_assert(a->dim_util[d] == b->dim_util[d]);
-    }
 }
 
 static th_result eval(th_runner *r, const th_system *s, th_collective c, th_pair p,
@@ -84,10 +40,10 @@ static void count_cb(void *ctx, const th_stage_rec *rec) {
  * then 4587.52 + 2457.6 for the last chunk); Themis + FIFO = 95846.4 (reference/README.md).
  * speedup = 174817.28 / 95846.4. */
 START_TEST(test_compare_reference) {
-    th_system s = ref_system();
+    th_system s = test_ref_system();
     th_runner *r = th_runner_create();
     ck_assert_ptr_nonnull(r);
-    th_collective c = coll(TH_COLL_REDUCESCATTER, 64 * MIB, 8, 0);
+    th_collective c = test_coll(TH_COLL_REDUCESCATTER, 64 * MIB, 8, 0);
     th_pair pairs[2] = {pair(TH_POLICY_BASELINE, TH_INTRA_FIFO),
                         pair(TH_POLICY_THEMIS, TH_INTRA_FIFO)};
     th_result out[2];
@@ -100,7 +56,7 @@ START_TEST(test_compare_reference) {
     ck_assert_rel(out[1].speedup, 174817.28 / 95846.4);
 
     /* All-Reduce: 335544.32 / 254279.68 */
-    c = coll(TH_COLL_ALLREDUCE, 64 * MIB, 8, 0);
+    c = test_coll(TH_COLL_ALLREDUCE, 64 * MIB, 8, 0);
     ck_assert_int_eq(
         th_run_compare(r, &s, &c, pairs, 2, TH_LOAD_BANDWIDTH, NULL, NULL, NULL, out, &err), 0);
     ck_assert_rel(out[0].time, 335544.32);
@@ -115,7 +71,7 @@ START_TEST(test_compare_speedup_definition) {
     th_system s;
     th_system_default(&s);
     th_runner *r = th_runner_create();
-    th_collective c = coll(TH_COLL_ALLREDUCE, 1024 * MIB, 64, 0);
+    th_collective c = test_coll(TH_COLL_ALLREDUCE, 1024 * MIB, 64, 0);
     th_pair pairs[2] = {pair(TH_POLICY_BASELINE, TH_INTRA_FIFO),
                         pair(TH_POLICY_THEMIS, TH_INTRA_SCF)};
     th_result out[2];
@@ -130,8 +86,8 @@ START_TEST(test_compare_speedup_definition) {
     ck_assert(base.speedup == 0.0); /* th_run_eval leaves speedup at 0 */
     base.speedup = out[0].speedup;
     them.speedup = out[1].speedup;
-    same_result(&out[0], &base);
-    same_result(&out[1], &them);
+    test_same_result(&out[0], &base);
+    test_same_result(&out[1], &them);
     th_runner_free(r);
 }
 END_TEST
@@ -141,7 +97,7 @@ START_TEST(test_compare_without_baseline_pair) {
     th_system s;
     th_system_default(&s);
     th_runner *r = th_runner_create();
-    th_collective c = coll(TH_COLL_REDUCESCATTER, 256 * MIB, 16, 0);
+    th_collective c = test_coll(TH_COLL_REDUCESCATTER, 256 * MIB, 16, 0);
     th_pair pairs[3] = {pair(TH_POLICY_THEMIS, TH_INTRA_FIFO),
                         pair(TH_POLICY_ROUNDROBIN, TH_INTRA_SCF),
                         pair(TH_POLICY_BASELINE, TH_INTRA_SCF)};
@@ -157,8 +113,8 @@ START_TEST(test_compare_without_baseline_pair) {
     }
 
     /* the reference worked example with only themis/fifo: 174817.28 / 95846.4 */
-    th_system ref = ref_system();
-    c = coll(TH_COLL_REDUCESCATTER, 64 * MIB, 8, 0);
+    th_system ref = test_ref_system();
+    c = test_coll(TH_COLL_REDUCESCATTER, 64 * MIB, 8, 0);
     th_pair only = pair(TH_POLICY_THEMIS, TH_INTRA_FIFO);
     ck_assert_int_eq(
         th_run_compare(r, &ref, &c, &only, 1, TH_LOAD_BANDWIDTH, NULL, NULL, NULL, out, &err), 0);
@@ -180,7 +136,7 @@ START_TEST(test_eval_equals_plan_and_emulate) {
         for (int p = 0; p < 3; p++)
             for (int q = 0; q < 2; q++)
                 for (int lm = 0; lm < 2; lm++) {
-                    th_collective c = coll(types[t], 100e6, 24, t == 2 ? 6 : 0);
+                    th_collective c = test_coll(types[t], 100e6, 24, t == 2 ? 6 : 0);
                     th_result a =
                         eval(r, &s, c, pair((th_policy)p, (th_intra)q), (th_load_model)lm);
                     th_result b;
@@ -188,7 +144,7 @@ START_TEST(test_eval_equals_plan_and_emulate) {
                         th_sched_plan(plan, &s, &c, (th_policy)p, (th_load_model)lm, &err), 0);
                     ck_assert_int_eq(th_emu_run(emu, &s, plan, (th_intra)q, NULL, NULL, &b, &err),
                                      0);
-                    same_result(&a, &b);
+                    test_same_result(&a, &b);
                     ck_assert(a.speedup == 0.0);
                 }
     th_plan_free(plan);
@@ -201,7 +157,7 @@ START_TEST(test_compare_trace_cur_pair) {
     th_system s;
     th_system_default(&s);
     th_runner *r = th_runner_create();
-    th_collective c = coll(TH_COLL_ALLREDUCE, 64 * MIB, 8, 0); /* 8 x 6 = 48 stages a run */
+    th_collective c = test_coll(TH_COLL_ALLREDUCE, 64 * MIB, 8, 0); /* 8 x 6 = 48 stages a run */
     th_error err = {0};
     th_result out[3];
     int cur = -1;
@@ -240,19 +196,19 @@ START_TEST(test_run_errors) {
     th_runner *r = th_runner_create();
     th_result res, out[1];
     th_error err = {0};
-    th_collective bad = coll(TH_COLL_ALLREDUCE, 1024, 0, 0);
+    th_collective bad = test_coll(TH_COLL_ALLREDUCE, 1024, 0, 0);
     ck_assert_int_ne(th_run_eval(r, &s, &bad, pair(TH_POLICY_THEMIS, TH_INTRA_SCF),
                                  TH_LOAD_ALPHA_BETA, NULL, NULL, &res, &err),
                      0);
     ck_assert_int_eq(err.code, TH_EINPUT);
-    bad = coll(TH_COLL_ALLREDUCE, 1024, 4, 1u << 9);
+    bad = test_coll(TH_COLL_ALLREDUCE, 1024, 4, 1u << 9);
     th_pair p = pair(TH_POLICY_BASELINE, TH_INTRA_FIFO);
     err.code = 0;
     ck_assert_int_ne(
         th_run_compare(r, &s, &bad, &p, 1, TH_LOAD_ALPHA_BETA, NULL, NULL, NULL, out, &err), 0);
     ck_assert_int_eq(err.code, TH_EINPUT);
     /* the runner still works after an error */
-    th_collective ok = coll(TH_COLL_ALLREDUCE, MIB, 1, 0);
+    th_collective ok = test_coll(TH_COLL_ALLREDUCE, MIB, 1, 0);
     res = eval(r, &s, ok, p, TH_LOAD_ALPHA_BETA);
     ck_assert_rel(res.time, 26134.016); /* see test_emulate.c: test_one_chunk_default */
     th_runner_free(r);
@@ -263,17 +219,17 @@ START_TEST(test_runner_reuse) {
     /* a runner reused across sizes and systems gives what a fresh one gives */
     th_system s;
     th_system_default(&s);
-    th_system ref = ref_system();
-    th_collective c = coll(TH_COLL_ALLREDUCE, 1024 * MIB, 64, 0);
+    th_system ref = test_ref_system();
+    th_collective c = test_coll(TH_COLL_ALLREDUCE, 1024 * MIB, 64, 0);
     th_pair p = pair(TH_POLICY_THEMIS, TH_INTRA_SCF);
     th_runner *fresh = th_runner_create();
     th_result want = eval(fresh, &s, c, p, TH_LOAD_ALPHA_BETA);
     th_runner_free(fresh);
     th_runner *r = th_runner_create();
-    eval(r, &ref, coll(TH_COLL_ALLGATHER, 1e9, 30000, 0), p, TH_LOAD_BANDWIDTH);
-    eval(r, &ref, coll(TH_COLL_REDUCESCATTER, 1e3, 1, 1), p, TH_LOAD_BANDWIDTH);
+    eval(r, &ref, test_coll(TH_COLL_ALLGATHER, 1e9, 30000, 0), p, TH_LOAD_BANDWIDTH);
+    eval(r, &ref, test_coll(TH_COLL_REDUCESCATTER, 1e3, 1, 1), p, TH_LOAD_BANDWIDTH);
     th_result got = eval(r, &s, c, p, TH_LOAD_ALPHA_BETA);
-    same_result(&got, &want);
+    test_same_result(&got, &want);
     th_runner_free(r);
 }
 END_TEST

@@ -7,43 +7,6 @@
 
 #define MIB 1048576.0
 
-/* Appends a dim with its topology's default algorithm (SPEC §2) and efficiency 1. */
-static void add_dim(th_system *s, th_topology topo, int64_t p, double bw, double lat) {
-    th_dim *d = &s->dims[s->ndims];
-    snprintf(d->name, sizeof d->name, "dim%d", s->ndims);
-    d->topology = topo;
-    d->algorithm = topo == TH_TOPO_RING ? TH_ALG_RING
-                   : topo == TH_TOPO_FC ? TH_ALG_DIRECT
-                                        : TH_ALG_RHD;
-    d->npus = p;
-    d->bw_GBps = bw;
-    d->efficiency = 1.0;
-    d->latency = lat;
-    s->ndims++;
-}
-
-static void finish(th_system *s) {
-    th_error err = {0};
-    snprintf(s->name, sizeof s->name, "test");
-    ck_assert_msg(th_system_validate(s, "test", &err) == 0, "validate: %s", err.msg);
-}
-
-/* The worked example of reference/README.md: p = (4, 8, 16), B = (300, 400, 100), alpha 0. */
-static th_system ref_system(void) {
-    th_system s;
-    memset(&s, 0, sizeof s);
-    add_dim(&s, TH_TOPO_RING, 4, 300, 0);
-    add_dim(&s, TH_TOPO_FC, 8, 400, 0);
-    add_dim(&s, TH_TOPO_SWITCH, 16, 100, 0);
-    finish(&s);
-    return s;
-}
-
-static th_collective coll(th_coll_type t, double size, int64_t chunks, uint32_t mask) {
-    th_collective c = {t, size, chunks, mask};
-    return c;
-}
-
 static th_plan *make_plan(const th_system *s, th_collective c, th_policy pol, th_load_model lm) {
     th_plan *plan = th_plan_create();
     th_error err = {0};
@@ -85,11 +48,11 @@ START_TEST(test_validate_ok) {
     th_system s;
     th_error err = {0};
     th_system_default(&s);
-    th_collective c = coll(TH_COLL_ALLREDUCE, 1024, 1, 0);
+    th_collective c = test_coll(TH_COLL_ALLREDUCE, 1024, 1, 0);
     ck_assert_int_eq(th_collective_validate(&s, &c, &err), 0);
-    c = coll(TH_COLL_ALLGATHER, 1e9, TH_MAX_CHUNKS, 5); /* 1,000,000 chunks is the top */
+    c = test_coll(TH_COLL_ALLGATHER, 1e9, TH_MAX_CHUNKS, 5); /* 1,000,000 chunks is the top */
     ck_assert_int_eq(th_collective_validate(&s, &c, &err), 0);
-    c = coll(TH_COLL_REDUCESCATTER, 1e9, 64, 4);
+    c = test_coll(TH_COLL_REDUCESCATTER, 1e9, 64, 4);
     ck_assert_int_eq(th_collective_validate(&s, &c, &err), 0);
 }
 END_TEST
@@ -97,51 +60,51 @@ END_TEST
 START_TEST(test_validate_chunks) {
     th_system s;
     th_system_default(&s);
-    expect_invalid(&s, coll(TH_COLL_ALLREDUCE, 1024, 0, 0));
-    expect_invalid(&s, coll(TH_COLL_ALLREDUCE, 1024, -3, 0));
-    expect_invalid(&s, coll(TH_COLL_ALLREDUCE, 1024, 1000001, 0));
+    expect_invalid(&s, test_coll(TH_COLL_ALLREDUCE, 1024, 0, 0));
+    expect_invalid(&s, test_coll(TH_COLL_ALLREDUCE, 1024, -3, 0));
+    expect_invalid(&s, test_coll(TH_COLL_ALLREDUCE, 1024, 1000001, 0));
 }
 END_TEST
 
 START_TEST(test_validate_size) {
     th_system s;
     th_system_default(&s);
-    expect_invalid(&s, coll(TH_COLL_ALLREDUCE, 0, 4, 0));
-    expect_invalid(&s, coll(TH_COLL_REDUCESCATTER, -1024, 4, 0));
-    expect_invalid(&s, coll(TH_COLL_ALLGATHER, NAN, 4, 0));
-    expect_invalid(&s, coll(TH_COLL_ALLGATHER, INFINITY, 4, 0));
+    expect_invalid(&s, test_coll(TH_COLL_ALLREDUCE, 0, 4, 0));
+    expect_invalid(&s, test_coll(TH_COLL_REDUCESCATTER, -1024, 4, 0));
+    expect_invalid(&s, test_coll(TH_COLL_ALLGATHER, NAN, 4, 0));
+    expect_invalid(&s, test_coll(TH_COLL_ALLGATHER, INFINITY, 4, 0));
 }
 END_TEST
 
 START_TEST(test_validate_dims_mask) {
     th_system s;
     th_system_default(&s); /* 3 dims: bit 3 names a dim that does not exist */
-    expect_invalid(&s, coll(TH_COLL_ALLREDUCE, 1024, 4, 1u << 3));
-    expect_invalid(&s, coll(TH_COLL_ALLREDUCE, 1024, 4, 1u | (1u << 5)));
-    expect_invalid(&s, coll(TH_COLL_ALLREDUCE, 1024, 4, 1u << 31));
+    expect_invalid(&s, test_coll(TH_COLL_ALLREDUCE, 1024, 4, 1u << 3));
+    expect_invalid(&s, test_coll(TH_COLL_ALLREDUCE, 1024, 4, 1u | (1u << 5)));
+    expect_invalid(&s, test_coll(TH_COLL_ALLREDUCE, 1024, 4, 1u << 31));
 }
 END_TEST
 
 START_TEST(test_validate_no_active_dim) {
     th_system s;
     memset(&s, 0, sizeof s);
-    add_dim(&s, TH_TOPO_RING, 4, 100, 10);
-    add_dim(&s, TH_TOPO_FC, 1, 100, 10);
-    add_dim(&s, TH_TOPO_SWITCH, 1, 100, 10);
-    finish(&s);
+    test_add_dim(&s, TH_TOPO_RING, 4, 100, 10);
+    test_add_dim(&s, TH_TOPO_FC, 1, 100, 10);
+    test_add_dim(&s, TH_TOPO_SWITCH, 1, 100, 10);
+    test_finish(&s);
     /* dims 1 and 2 have p = 1: involving only them leaves no stage at all */
-    expect_invalid(&s, coll(TH_COLL_ALLREDUCE, 1024, 4, 2));
-    expect_invalid(&s, coll(TH_COLL_ALLGATHER, 1024, 4, 6));
+    expect_invalid(&s, test_coll(TH_COLL_ALLREDUCE, 1024, 4, 2));
+    expect_invalid(&s, test_coll(TH_COLL_ALLGATHER, 1024, 4, 6));
     th_error err = {0};
-    th_collective c = coll(TH_COLL_ALLREDUCE, 1024, 4, 3); /* dim 0 is active */
+    th_collective c = test_coll(TH_COLL_ALLREDUCE, 1024, 4, 3); /* dim 0 is active */
     ck_assert_int_eq(th_collective_validate(&s, &c, &err), 0);
 
     /* a 1-dim system with p = 1 has no active dim either */
     th_system one;
     memset(&one, 0, sizeof one);
-    add_dim(&one, TH_TOPO_RING, 1, 100, 10);
-    finish(&one);
-    expect_invalid(&one, coll(TH_COLL_ALLREDUCE, 1024, 4, 0));
+    test_add_dim(&one, TH_TOPO_RING, 1, 100, 10);
+    test_finish(&one);
+    expect_invalid(&one, test_coll(TH_COLL_ALLREDUCE, 1024, 4, 0));
 }
 END_TEST
 
@@ -150,10 +113,10 @@ START_TEST(test_plan_rejects_invalid) {
     th_system_default(&s);
     th_plan *plan = th_plan_create();
     th_error err = {0};
-    th_collective c = coll(TH_COLL_ALLREDUCE, 1024, 0, 0);
+    th_collective c = test_coll(TH_COLL_ALLREDUCE, 1024, 0, 0);
     ck_assert_int_ne(th_sched_plan(plan, &s, &c, TH_POLICY_THEMIS, TH_LOAD_ALPHA_BETA, &err), 0);
     ck_assert_int_eq(err.code, TH_EINPUT);
-    c = coll(TH_COLL_ALLREDUCE, 1024, 4, 1u << 7);
+    c = test_coll(TH_COLL_ALLREDUCE, 1024, 4, 1u << 7);
     ck_assert_int_ne(th_sched_plan(plan, &s, &c, TH_POLICY_BASELINE, TH_LOAD_BANDWIDTH, &err), 0);
     th_plan_free(plan);
 }
@@ -164,12 +127,12 @@ END_TEST
 START_TEST(test_active_skips_p1) {
     th_system s;
     memset(&s, 0, sizeof s);
-    add_dim(&s, TH_TOPO_RING, 4, 100, 0);
-    add_dim(&s, TH_TOPO_FC, 1, 100, 0);
-    add_dim(&s, TH_TOPO_SWITCH, 8, 50, 0);
-    finish(&s);
+    test_add_dim(&s, TH_TOPO_RING, 4, 100, 0);
+    test_add_dim(&s, TH_TOPO_FC, 1, 100, 0);
+    test_add_dim(&s, TH_TOPO_SWITCH, 8, 50, 0);
+    test_finish(&s);
     th_plan *plan =
-        make_plan(&s, coll(TH_COLL_ALLREDUCE, 3200, 2, 0), TH_POLICY_BASELINE, TH_LOAD_ALPHA_BETA);
+        make_plan(&s, test_coll(TH_COLL_ALLREDUCE, 3200, 2, 0), TH_POLICY_BASELINE, TH_LOAD_ALPHA_BETA);
     ck_assert_int_eq(plan->n, 2);
     ck_assert_int_eq(plan->active[0], 0);
     ck_assert_int_eq(plan->active[1], 2);
@@ -191,7 +154,7 @@ END_TEST
 START_TEST(test_active_mask_subset) {
     th_system s;
     th_system_default(&s); /* p = 4, 8, 16 */
-    th_plan *plan = make_plan(&s, coll(TH_COLL_REDUCESCATTER, 6400, 1, 5), TH_POLICY_BASELINE,
+    th_plan *plan = make_plan(&s, test_coll(TH_COLL_REDUCESCATTER, 6400, 1, 5), TH_POLICY_BASELINE,
                               TH_LOAD_ALPHA_BETA);
     ck_assert_int_eq(plan->n, 2);
     ck_assert_int_eq(plan->active[0], 0);
@@ -203,7 +166,7 @@ START_TEST(test_active_mask_subset) {
     th_plan_free(plan);
 
     /* mask 0 means all dims */
-    plan = make_plan(&s, coll(TH_COLL_REDUCESCATTER, 6400, 1, 0), TH_POLICY_BASELINE,
+    plan = make_plan(&s, test_coll(TH_COLL_REDUCESCATTER, 6400, 1, 0), TH_POLICY_BASELINE,
                      TH_LOAD_ALPHA_BETA);
     ck_assert_int_eq(plan->n, 3);
     ck_assert_rel(plan->active_npus, 512.0);
@@ -242,9 +205,9 @@ END_TEST
 /* ---- stage sizes, baseline ---- */
 
 START_TEST(test_stages_allreduce_baseline) {
-    th_system s = ref_system();
+    th_system s = test_ref_system();
     /* S = 64 MiB, C = 8: c = 8388608 */
-    th_plan *plan = make_plan(&s, coll(TH_COLL_ALLREDUCE, 64 * MIB, 8, 0), TH_POLICY_BASELINE,
+    th_plan *plan = make_plan(&s, test_coll(TH_COLL_ALLREDUCE, 64 * MIB, 8, 0), TH_POLICY_BASELINE,
                               TH_LOAD_ALPHA_BETA);
     double c = 8388608.0;
     ck_assert_rel(plan->chunk, c);
@@ -268,9 +231,9 @@ START_TEST(test_stages_allreduce_baseline) {
 END_TEST
 
 START_TEST(test_stages_reducescatter_baseline) {
-    th_system s = ref_system();
+    th_system s = test_ref_system();
     /* S = 1000, C = 3: c = 333.33..., not an integer (no rounding, SPEC §1) */
-    th_plan *plan = make_plan(&s, coll(TH_COLL_REDUCESCATTER, 1000, 3, 0), TH_POLICY_BASELINE,
+    th_plan *plan = make_plan(&s, test_coll(TH_COLL_REDUCESCATTER, 1000, 3, 0), TH_POLICY_BASELINE,
                               TH_LOAD_BANDWIDTH);
     double c = 1000.0 / 3.0;
     ck_assert_rel(plan->chunk, c);
@@ -285,8 +248,8 @@ START_TEST(test_stages_reducescatter_baseline) {
 END_TEST
 
 START_TEST(test_stages_allgather_baseline) {
-    th_system s = ref_system();
-    th_plan *plan = make_plan(&s, coll(TH_COLL_ALLGATHER, 64 * MIB, 8, 0), TH_POLICY_BASELINE,
+    th_system s = test_ref_system();
+    th_plan *plan = make_plan(&s, test_coll(TH_COLL_ALLGATHER, 64 * MIB, 8, 0), TH_POLICY_BASELINE,
                               TH_LOAD_ALPHA_BETA);
     double c = 8388608.0;
     ck_assert_int_eq(plan->nstages, 3);
@@ -303,9 +266,9 @@ START_TEST(test_stages_allgather_baseline) {
 END_TEST
 
 START_TEST(test_stages_alltoall_baseline) {
-    th_system s = ref_system();
+    th_system s = test_ref_system();
     th_plan *plan =
-        make_plan(&s, coll(TH_COLL_ALLTOALL, 4096, 4, 0), TH_POLICY_BASELINE, TH_LOAD_ALPHA_BETA);
+        make_plan(&s, test_coll(TH_COLL_ALLTOALL, 4096, 4, 0), TH_POLICY_BASELINE, TH_LOAD_ALPHA_BETA);
     ck_assert_int_eq(plan->nstages, 3);
     int want[] = {0, 1, 2};
     for (int64_t i = 0; i < 4; i++) {
@@ -316,7 +279,7 @@ START_TEST(test_stages_alltoall_baseline) {
     th_plan_free(plan);
 
     /* Themis does not reorder an All-to-All */
-    plan = make_plan(&s, coll(TH_COLL_ALLTOALL, 4096, 4, 0), TH_POLICY_THEMIS, TH_LOAD_BANDWIDTH);
+    plan = make_plan(&s, test_coll(TH_COLL_ALLTOALL, 4096, 4, 0), TH_POLICY_THEMIS, TH_LOAD_BANDWIDTH);
     for (int64_t i = 0; i < 4; i++)
         check_order(plan, i, want, 3);
     th_plan_free(plan);
@@ -326,8 +289,8 @@ END_TEST
 /* ---- roundrobin ---- */
 
 START_TEST(test_roundrobin_allreduce) {
-    th_system s = ref_system();
-    th_plan *plan = make_plan(&s, coll(TH_COLL_ALLREDUCE, 64 * MIB, 5, 0), TH_POLICY_ROUNDROBIN,
+    th_system s = test_ref_system();
+    th_plan *plan = make_plan(&s, test_coll(TH_COLL_ALLREDUCE, 64 * MIB, 5, 0), TH_POLICY_ROUNDROBIN,
                               TH_LOAD_ALPHA_BETA);
     /* baseline (0,1,2) rotated left by i mod 3 */
     int o0[] = {0, 1, 2}, o1[] = {1, 2, 0}, o2[] = {2, 0, 1};
@@ -353,8 +316,8 @@ START_TEST(test_roundrobin_allreduce) {
 END_TEST
 
 START_TEST(test_roundrobin_allgather_and_mask) {
-    th_system s = ref_system();
-    th_plan *plan = make_plan(&s, coll(TH_COLL_ALLGATHER, 6400, 4, 0), TH_POLICY_ROUNDROBIN,
+    th_system s = test_ref_system();
+    th_plan *plan = make_plan(&s, test_coll(TH_COLL_ALLGATHER, 6400, 4, 0), TH_POLICY_ROUNDROBIN,
                               TH_LOAD_ALPHA_BETA);
     /* AG baseline (2,1,0) rotated left by i mod 3 */
     int o0[] = {2, 1, 0}, o1[] = {1, 0, 2}, o2[] = {0, 2, 1};
@@ -369,7 +332,7 @@ START_TEST(test_roundrobin_allgather_and_mask) {
     th_plan_free(plan);
 
     /* over dims {0, 2} only: baseline (0,2), rotated: (2,0) for odd chunks */
-    plan = make_plan(&s, coll(TH_COLL_REDUCESCATTER, 6400, 3, 5), TH_POLICY_ROUNDROBIN,
+    plan = make_plan(&s, test_coll(TH_COLL_REDUCESCATTER, 6400, 3, 5), TH_POLICY_ROUNDROBIN,
                      TH_LOAD_ALPHA_BETA);
     int m0[] = {0, 2}, m1[] = {2, 0};
     check_order(plan, 0, m0, 2);
@@ -400,9 +363,9 @@ END_TEST
  *  chunk 6: (0,1,2): -> (70942.72, 69959.68, 93388.8)
  *  chunk 7: (1,0,2): -> (73564.16, 88309.76, 95846.4) */
 static void check_worked_example(th_load_model lm) {
-    th_system s = ref_system();
+    th_system s = test_ref_system();
     th_plan *plan =
-        make_plan(&s, coll(TH_COLL_REDUCESCATTER, 64 * MIB, 8, 0), TH_POLICY_THEMIS, lm);
+        make_plan(&s, test_coll(TH_COLL_REDUCESCATTER, 64 * MIB, 8, 0), TH_POLICY_THEMIS, lm);
     static const int want[8][3] = {{0, 1, 2}, {2, 1, 0}, {1, 0, 2}, {0, 1, 2},
                                    {1, 0, 2}, {1, 0, 2}, {0, 1, 2}, {1, 0, 2}};
     for (int64_t i = 0; i < 8; i++)
@@ -422,7 +385,7 @@ static void check_worked_example(th_load_model lm) {
     th_plan_free(plan);
 
     /* All-Reduce: same RS orders (only the RS half is counted in the load) */
-    plan = make_plan(&s, coll(TH_COLL_ALLREDUCE, 64 * MIB, 8, 0), TH_POLICY_THEMIS, lm);
+    plan = make_plan(&s, test_coll(TH_COLL_ALLREDUCE, 64 * MIB, 8, 0), TH_POLICY_THEMIS, lm);
     for (int64_t i = 0; i < 8; i++)
         check_order(plan, i, want[i], 3);
     ck_assert_rel(plan->load[0], 73564.16);
@@ -450,22 +413,22 @@ START_TEST(test_themis_first_chunk_baseline) {
     /* all loads are 0 for chunk 0: gap 0 < est(c/16) > 0, so the baseline order */
     th_system s;
     memset(&s, 0, sizeof s);
-    add_dim(&s, TH_TOPO_SWITCH, 8, 10, 0); /* slow: would sort anywhere under ties */
-    add_dim(&s, TH_TOPO_FC, 4, 500, 0);
-    add_dim(&s, TH_TOPO_RING, 2, 50, 0);
-    finish(&s);
+    test_add_dim(&s, TH_TOPO_SWITCH, 8, 10, 0); /* slow: would sort anywhere under ties */
+    test_add_dim(&s, TH_TOPO_FC, 4, 500, 0);
+    test_add_dim(&s, TH_TOPO_RING, 2, 50, 0);
+    test_finish(&s);
     int asc[] = {0, 1, 2}, desc[] = {2, 1, 0};
     for (int lm = 0; lm < 2; lm++) {
-        th_plan *plan = make_plan(&s, coll(TH_COLL_REDUCESCATTER, 1e6, 1, 0), TH_POLICY_THEMIS,
+        th_plan *plan = make_plan(&s, test_coll(TH_COLL_REDUCESCATTER, 1e6, 1, 0), TH_POLICY_THEMIS,
                                   (th_load_model)lm);
         check_order(plan, 0, asc, 3);
         th_plan_free(plan);
         plan =
-            make_plan(&s, coll(TH_COLL_ALLREDUCE, 1e6, 1, 0), TH_POLICY_THEMIS, (th_load_model)lm);
+            make_plan(&s, test_coll(TH_COLL_ALLREDUCE, 1e6, 1, 0), TH_POLICY_THEMIS, (th_load_model)lm);
         check_order(plan, 0, asc, 3);
         th_plan_free(plan);
         plan =
-            make_plan(&s, coll(TH_COLL_ALLGATHER, 1e6, 1, 0), TH_POLICY_THEMIS, (th_load_model)lm);
+            make_plan(&s, test_coll(TH_COLL_ALLGATHER, 1e6, 1, 0), TH_POLICY_THEMIS, (th_load_model)lm);
         check_order(plan, 0, desc, 3);
         th_plan_free(plan);
     }
@@ -481,19 +444,19 @@ END_TEST
 START_TEST(test_themis_threshold_latency) {
     th_system s;
     memset(&s, 0, sizeof s);
-    add_dim(&s, TH_TOPO_RING, 2, 1, 0);
-    add_dim(&s, TH_TOPO_RING, 2, 1, 200);
-    finish(&s);
+    test_add_dim(&s, TH_TOPO_RING, 2, 1, 0);
+    test_add_dim(&s, TH_TOPO_RING, 2, 1, 200);
+    test_finish(&s);
     int o01[] = {0, 1}, o10[] = {1, 0};
     th_plan *plan =
-        make_plan(&s, coll(TH_COLL_REDUCESCATTER, 2048, 2, 0), TH_POLICY_THEMIS, TH_LOAD_BANDWIDTH);
+        make_plan(&s, test_coll(TH_COLL_REDUCESCATTER, 2048, 2, 0), TH_POLICY_THEMIS, TH_LOAD_BANDWIDTH);
     check_order(plan, 0, o01, 2);
     check_order(plan, 1, o10, 2);
     ck_assert_rel(plan->load[0], 768.0);
     ck_assert_rel(plan->load[1], 768.0);
     th_plan_free(plan);
 
-    plan = make_plan(&s, coll(TH_COLL_REDUCESCATTER, 2048, 2, 0), TH_POLICY_THEMIS,
+    plan = make_plan(&s, test_coll(TH_COLL_REDUCESCATTER, 2048, 2, 0), TH_POLICY_THEMIS,
                      TH_LOAD_ALPHA_BETA);
     check_order(plan, 0, o01, 2);
     check_order(plan, 1, o01, 2);
@@ -512,12 +475,12 @@ END_TEST
 START_TEST(test_themis_tie_break_rs) {
     th_system s;
     memset(&s, 0, sizeof s);
-    add_dim(&s, TH_TOPO_RING, 2, 1, 0);
-    add_dim(&s, TH_TOPO_RING, 2, 1, 0);
-    add_dim(&s, TH_TOPO_RING, 2, 0.5, 0);
-    finish(&s);
+    test_add_dim(&s, TH_TOPO_RING, 2, 1, 0);
+    test_add_dim(&s, TH_TOPO_RING, 2, 1, 0);
+    test_add_dim(&s, TH_TOPO_RING, 2, 0.5, 0);
+    test_finish(&s);
     for (int lm = 0; lm < 2; lm++) {
-        th_plan *plan = make_plan(&s, coll(TH_COLL_REDUCESCATTER, 2048, 2, 0), TH_POLICY_THEMIS,
+        th_plan *plan = make_plan(&s, test_coll(TH_COLL_REDUCESCATTER, 2048, 2, 0), TH_POLICY_THEMIS,
                                   (th_load_model)lm);
         int o0[] = {0, 1, 2}, o1[] = {1, 2, 0};
         check_order(plan, 0, o0, 3);
@@ -537,9 +500,9 @@ END_TEST
  *   81100.8). Every later step is the RS example mirrored (no ties): sigma_i =
  *   reverse(pi_i) and the same loads, 73564.16, 88309.76, 95846.4. */
 START_TEST(test_themis_allgather) {
-    th_system s = ref_system();
+    th_system s = test_ref_system();
     th_plan *plan =
-        make_plan(&s, coll(TH_COLL_ALLGATHER, 64 * MIB, 8, 0), TH_POLICY_THEMIS, TH_LOAD_BANDWIDTH);
+        make_plan(&s, test_coll(TH_COLL_ALLGATHER, 64 * MIB, 8, 0), TH_POLICY_THEMIS, TH_LOAD_BANDWIDTH);
     static const int want[8][3] = {{2, 1, 0}, {0, 1, 2}, {2, 0, 1}, {2, 1, 0},
                                    {2, 0, 1}, {2, 0, 1}, {2, 1, 0}, {2, 0, 1}};
     for (int64_t i = 0; i < 8; i++)
@@ -567,12 +530,12 @@ END_TEST
 START_TEST(test_themis_tie_break_ag) {
     th_system s;
     memset(&s, 0, sizeof s);
-    add_dim(&s, TH_TOPO_RING, 2, 2, 0);
-    add_dim(&s, TH_TOPO_RING, 2, 1, 0);
-    add_dim(&s, TH_TOPO_RING, 2, 1, 0);
-    finish(&s);
+    test_add_dim(&s, TH_TOPO_RING, 2, 2, 0);
+    test_add_dim(&s, TH_TOPO_RING, 2, 1, 0);
+    test_add_dim(&s, TH_TOPO_RING, 2, 1, 0);
+    test_finish(&s);
     th_plan *plan =
-        make_plan(&s, coll(TH_COLL_ALLGATHER, 2048, 2, 0), TH_POLICY_THEMIS, TH_LOAD_BANDWIDTH);
+        make_plan(&s, test_coll(TH_COLL_ALLGATHER, 2048, 2, 0), TH_POLICY_THEMIS, TH_LOAD_BANDWIDTH);
     int o0[] = {2, 1, 0}, o1[] = {0, 1, 2};
     check_order(plan, 0, o0, 3);
     check_order(plan, 1, o1, 3);
@@ -585,11 +548,11 @@ END_TEST
 
 START_TEST(test_themis_plan_reuse_resets_load) {
     /* the load tracker is reset for every collective, and a reused plan grows and shrinks */
-    th_system s = ref_system();
+    th_system s = test_ref_system();
     th_plan *plan = th_plan_create();
     th_error err = {0};
-    th_collective small = coll(TH_COLL_REDUCESCATTER, 64 * MIB, 8, 0);
-    th_collective big = coll(TH_COLL_ALLREDUCE, 64 * MIB, 5000, 0);
+    th_collective small = test_coll(TH_COLL_REDUCESCATTER, 64 * MIB, 8, 0);
+    th_collective big = test_coll(TH_COLL_ALLREDUCE, 64 * MIB, 5000, 0);
     static const int want[8][3] = {{0, 1, 2}, {2, 1, 0}, {1, 0, 2}, {0, 1, 2},
                                    {1, 0, 2}, {1, 0, 2}, {0, 1, 2}, {1, 0, 2}};
     for (int rep = 0; rep < 2; rep++) {
