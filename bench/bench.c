@@ -43,8 +43,8 @@ static void bench_eval(const th_system *sys, th_runner *r, th_pair pair, const c
             }
         t = now_s() - t0;
     } while (t < 1.0);
-    printf("%-44s %10.0f evaluations/s  %7.1f ns per stage event  (target >= 20000/s)\n",
-           label, (double)n / t, t * 1e9 / ((double)n * (double)res.stages));
+    printf("%-44s %10.0f evaluations/s  %7.1f ns per stage event  (target >= 20000/s)\n", label,
+           (double)n / t, t * 1e9 / ((double)n * (double)res.stages));
 }
 
 static void bench_million(const th_system *sys, th_runner *r) {

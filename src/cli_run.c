@@ -46,19 +46,24 @@ typedef struct options {
     th_collective coll;
     int policy, intra; /* -1 = all */
     th_load_model model;
-    int format;        /* 0 table, 1 json, 2 csv */
+    int format; /* 0 table, 1 json, 2 csv */
 } options;
 
 static int parse(int argc, char **argv, options *o) {
     static const struct option longs[] = {
-        {"system", required_argument, 0, 's'},  {"collective", required_argument, 0, 'c'},
-        {"size", required_argument, 0, 'b'},    {"chunks", required_argument, 0, 'n'},
-        {"policy", required_argument, 0, 'p'},  {"intra", required_argument, 0, 'q'},
+        {"system", required_argument, 0, 's'},
+        {"collective", required_argument, 0, 'c'},
+        {"size", required_argument, 0, 'b'},
+        {"chunks", required_argument, 0, 'n'},
+        {"policy", required_argument, 0, 'p'},
+        {"intra", required_argument, 0, 'q'},
         {"dims", required_argument, 0, OPT_DIMS},
         {"load-model", required_argument, 0, OPT_LOAD_MODEL},
-        {"format", required_argument, 0, 'f'},  {"output", required_argument, 0, 'o'},
+        {"format", required_argument, 0, 'f'},
+        {"output", required_argument, 0, 'o'},
         {"trace", required_argument, 0, OPT_TRACE},
-        {"help", no_argument, 0, 'h'},          {"version", no_argument, 0, 'V'},
+        {"help", no_argument, 0, 'h'},
+        {"version", no_argument, 0, 'V'},
         {0, 0, 0, 0},
     };
     th_error err;
@@ -70,8 +75,10 @@ static int parse(int argc, char **argv, options *o) {
         case 's': o->system = optarg; break;
         case 'c':
             if (th_coll_type_from_name(optarg, &o->coll.type))
-                return cli_usage_error("run", "-c: unknown collective '%s' (expected allreduce, "
-                                       "reducescatter, allgather or alltoall)", optarg);
+                return cli_usage_error("run",
+                                       "-c: unknown collective '%s' (expected allreduce, "
+                                       "reducescatter, allgather or alltoall)",
+                                       optarg);
             break;
         case 'b':
             if (th_units_parse_size(optarg, "--size", &o->coll.size, &err)) return cli_fail(&err);
@@ -86,32 +93,50 @@ static int parse(int argc, char **argv, options *o) {
         }
         case 'p': {
             th_policy p;
-            if (!strcmp(optarg, "all")) o->policy = -1;
-            else if (th_policy_from_name(optarg, &p) == 0) o->policy = (int)p;
-            else return cli_usage_error("run", "-p: unknown policy '%s' (expected baseline, "
-                                        "themis, roundrobin or all)", optarg);
+            if (!strcmp(optarg, "all"))
+                o->policy = -1;
+            else if (th_policy_from_name(optarg, &p) == 0)
+                o->policy = (int)p;
+            else
+                return cli_usage_error("run",
+                                       "-p: unknown policy '%s' (expected baseline, "
+                                       "themis, roundrobin or all)",
+                                       optarg);
             break;
         }
         case 'q': {
             th_intra q;
-            if (!strcmp(optarg, "all")) o->intra = -1;
-            else if (th_intra_from_name(optarg, &q) == 0) o->intra = (int)q;
-            else return cli_usage_error("run", "-q: unknown intra-dimension policy '%s' "
-                                        "(expected fifo, scf or all)", optarg);
+            if (!strcmp(optarg, "all"))
+                o->intra = -1;
+            else if (th_intra_from_name(optarg, &q) == 0)
+                o->intra = (int)q;
+            else
+                return cli_usage_error("run",
+                                       "-q: unknown intra-dimension policy '%s' "
+                                       "(expected fifo, scf or all)",
+                                       optarg);
             break;
         }
         case OPT_DIMS: o->dims = optarg; break;
         case OPT_LOAD_MODEL:
             if (th_load_model_from_name(optarg, &o->model))
-                return cli_usage_error("run", "--load-model: unknown model '%s' (expected "
-                                       "alpha_beta or bandwidth)", optarg);
+                return cli_usage_error("run",
+                                       "--load-model: unknown model '%s' (expected "
+                                       "alpha_beta or bandwidth)",
+                                       optarg);
             break;
         case 'f':
-            if (!strcmp(optarg, "table")) o->format = 0;
-            else if (!strcmp(optarg, "json")) o->format = 1;
-            else if (!strcmp(optarg, "csv")) o->format = 2;
-            else return cli_usage_error("run", "-f: unknown format '%s' (expected table, json "
-                                        "or csv)", optarg);
+            if (!strcmp(optarg, "table"))
+                o->format = 0;
+            else if (!strcmp(optarg, "json"))
+                o->format = 1;
+            else if (!strcmp(optarg, "csv"))
+                o->format = 2;
+            else
+                return cli_usage_error("run",
+                                       "-f: unknown format '%s' (expected table, json "
+                                       "or csv)",
+                                       optarg);
             break;
         case 'o': o->output = optarg; break;
         case OPT_TRACE: o->trace = optarg; break;
@@ -124,7 +149,7 @@ static int parse(int argc, char **argv, options *o) {
     if (optind < argc) return cli_usage_error("run", "unexpected argument '%s'", argv[optind]);
     if (o->trace && !strcmp(o->trace, "-") && (!o->output || !strcmp(o->output, "-")))
         return cli_usage_error("run", "--trace - needs -o FILE (results and trace cannot both "
-                               "go to stdout)");
+                                      "go to stdout)");
     return CLI_OK;
 }
 
@@ -167,8 +192,10 @@ static int evaluate(const options *o, const th_system *sys, th_error *err) {
     int rc = TH_OK;
     if (o->trace) {
         tc.out = open_out(o->trace, err);
-        if (!tc.out) rc = err->code;
-        else th_report_trace_header(tc.out);
+        if (!tc.out)
+            rc = err->code;
+        else
+            th_report_trace_header(tc.out);
     }
     if (rc == TH_OK)
         rc = th_run_compare(runner, sys, &o->coll, pairs, npairs, o->model,
@@ -184,9 +211,12 @@ static int evaluate(const options *o, const th_system *sys, th_error *err) {
     const char *path = o->output ? o->output : "-";
     FILE *out = open_out(path, err);
     if (!out) return err->code;
-    if (o->format == 0) rc = th_report_table(out, &rep, err);
-    else if (o->format == 1) rc = th_report_json(out, &rep, err);
-    else rc = th_report_csv(out, &rep, err);
+    if (o->format == 0)
+        rc = th_report_table(out, &rep, err);
+    else if (o->format == 1)
+        rc = th_report_json(out, &rep, err);
+    else
+        rc = th_report_csv(out, &rep, err);
     th_error cerr;
     if (close_out(out, path, &cerr) && rc == TH_OK) *err = cerr, rc = cerr.code;
     return rc;

@@ -12,15 +12,15 @@ const char *th_op_name(th_op op) {
 
 int th_cost_log_steps(int64_t p) {
     int s = 0;
-    while (s < 62 && ((int64_t)1 << (s + 1)) <= p) s++;
+    while (s < 62 && ((int64_t)1 << (s + 1)) <= p)
+        s++;
     return (p & (p - 1)) == 0 ? s : s + 2;
 }
 
 double th_cost_hops(th_topology topo, th_algorithm alg, int64_t p) {
     double ring = (double)(p - 1);
     switch (topo) {
-    case TH_TOPO_RING:
-        return alg == TH_ALG_RING ? ring : -1.0;
+    case TH_TOPO_RING: return alg == TH_ALG_RING ? ring : -1.0;
     case TH_TOPO_FC:
         if (alg == TH_ALG_RING) return ring;
         if (alg == TH_ALG_DIRECT) return 1.0;
@@ -40,8 +40,8 @@ double th_cost_bytes(const th_dim *d, double m) {
 
 double th_cost_time(const th_dim *d, double reduce_bw, th_op op, double m) {
     double p = (double)d->npus;
-    double t = d->latency * th_cost_hops(d->topology, d->algorithm, d->npus) +
-               m * (p - 1.0) / (p * d->bw);
+    double t =
+        d->latency * th_cost_hops(d->topology, d->algorithm, d->npus) + m * (p - 1.0) / (p * d->bw);
     if (op == TH_OP_RS && reduce_bw > 0.0) t += m * (p - 1.0) / p / reduce_bw;
     return t;
 }

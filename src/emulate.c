@@ -8,7 +8,9 @@
 
 static const char *const intra_names[] = {"fifo", "scf", NULL};
 
-const char *th_intra_name(th_intra q) { return (unsigned)q < 2 ? intra_names[q] : "?"; }
+const char *th_intra_name(th_intra q) {
+    return (unsigned)q < 2 ? intra_names[q] : "?";
+}
 
 int th_intra_from_name(const char *s, th_intra *out) {
     for (int i = 0; intra_names[i]; i++)
@@ -32,16 +34,19 @@ typedef struct heap {
 } heap;
 
 struct th_emu {
-    heap q[TH_MAX_DIMS];     /* ready stages per dim */
-    uint8_t *next;           /* per chunk: index of its next stage */
-    size_t next_cap;         /* chunks `next` can hold */
+    heap q[TH_MAX_DIMS]; /* ready stages per dim */
+    uint8_t *next;       /* per chunk: index of its next stage */
+    size_t next_cap;     /* chunks `next` can hold */
 };
 
-th_emu *th_emu_create(void) { return calloc(1, sizeof(th_emu)); }
+th_emu *th_emu_create(void) {
+    return calloc(1, sizeof(th_emu));
+}
 
 void th_emu_free(th_emu *emu) {
     if (!emu) return;
-    for (int d = 0; d < TH_MAX_DIMS; d++) free(emu->q[d].e);
+    for (int d = 0; d < TH_MAX_DIMS; d++)
+        free(emu->q[d].e);
     free(emu->next);
     free(emu);
 }
@@ -93,8 +98,7 @@ typedef struct server {
     double end; /* ns */
 } server;
 
-static void finish_result(const th_system *sys, const th_plan *plan, double end,
-                          th_result *res) {
+static void finish_result(const th_system *sys, const th_plan *plan, double end, th_result *res) {
     double total = 0, bw_sum = 0;
     res->time = end;
     res->ndims = sys->ndims;
@@ -123,7 +127,8 @@ int th_emu_run(th_emu *emu, const th_system *sys, const th_plan *plan, th_intra 
         if (!nx) return th_error_set(err, TH_EINTERNAL, "out of memory for %zu chunks", chunks);
         emu->next = nx, emu->next_cap = chunks;
     }
-    for (int d = 0; d < TH_MAX_DIMS; d++) emu->q[d].n = 0;
+    for (int d = 0; d < TH_MAX_DIMS; d++)
+        emu->q[d].n = 0;
     memset(emu->next, 0, chunks);
     for (size_t i = 0; i < chunks; i++) {
         int dim;
@@ -156,8 +161,8 @@ int th_emu_run(th_emu *emu, const th_system *sys, const th_plan *plan, th_intra 
             res->bytes[d] += th_cost_bytes(dd, m);
             res->stages++;
             if (trace) {
-                th_stage_rec rec = {e.chunk, stage, op, d, m, th_cost_bytes(dd, m),
-                                    e.ready, t, t + dur};
+                th_stage_rec rec = {e.chunk, stage, op,     d, m, th_cost_bytes(dd, m),
+                                    e.ready, t,     t + dur};
                 trace(trace_ctx, &rec);
             }
         }
@@ -190,7 +195,8 @@ int th_emu_run(th_emu *emu, const th_system *sys, const th_plan *plan, th_intra 
     if (!(isfinite(last) && last > 0))
         return th_error_set(err, TH_EINPUT,
                             "the collective's time is not a finite positive number (%g ns): "
-                            "sizes, bandwidths or latencies are out of range", last);
+                            "sizes, bandwidths or latencies are out of range",
+                            last);
     finish_result(sys, plan, last, res);
     return TH_OK;
 }

@@ -69,13 +69,12 @@ int th_report_table(FILE *out, const th_report *rep, th_error *err) {
     if (rep->npairs > 0)
         fprintf(out, "ideal (every involved dim busy all the time): %s us\n\n",
                 cell(a, rep->results[0].ideal / 1000.0));
-    fprintf(out, "%-11s %-5s %14s %14s %14s\n", "policy", "intra", "time_us", "bw_util",
-            "speedup");
+    fprintf(out, "%-11s %-5s %14s %14s %14s\n", "policy", "intra", "time_us", "bw_util", "speedup");
     for (int i = 0; i < rep->npairs; i++) {
         const th_result *r = &rep->results[i];
         fprintf(out, "%-11s %-5s %14s %14s %14s\n", th_policy_name(rep->pairs[i].policy),
-                th_intra_name(rep->pairs[i].intra), cell(a, r->time / 1000.0),
-                cell(b, r->bw_util), cell(c, r->speedup));
+                th_intra_name(rep->pairs[i].intra), cell(a, r->time / 1000.0), cell(b, r->bw_util),
+                cell(c, r->speedup));
     }
     fprintf(out, "\nper-dim bw_util (bytes / (B * time)):\n%-11s %-5s", "policy", "intra");
     uint32_t mask = involved(rep);
@@ -166,7 +165,8 @@ int th_report_json(FILE *out, const th_report *rep, th_error *err) {
 int th_report_csv(FILE *out, const th_report *rep, th_error *err) {
     const th_system *sys = rep->sys;
     fputs("system,type,size_bytes,chunks,dims,load_model,policy,intra,time_us,ideal_us,bw_util,"
-          "speedup,algbw_GBps,busbw_GBps", out);
+          "speedup,algbw_GBps,busbw_GBps",
+          out);
     for (int d = 0; d < sys->ndims; d++)
         fprintf(out, ",dim%d_bytes,dim%d_busy_us,dim%d_bw_util", d, d, d);
     fputc('\n', out);
@@ -181,7 +181,8 @@ int th_report_csv(FILE *out, const th_report *rep, th_error *err) {
     for (int i = 0; i < rep->npairs; i++) {
         const th_result *r = &rep->results[i];
         csv_field(out, sys->name);
-        fprintf(out, ",%s,%s,%lld,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s", th_coll_type_name(rep->coll->type), num(a, rep->coll->size),
+        fprintf(out, ",%s,%s,%lld,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s",
+                th_coll_type_name(rep->coll->type), num(a, rep->coll->size),
                 (long long)rep->coll->chunks, dims, th_load_model_name(rep->model),
                 th_policy_name(rep->pairs[i].policy), th_intra_name(rep->pairs[i].intra),
                 num(b, r->time / 1000.0), num(c, r->ideal / 1000.0), num(e, r->bw_util),
@@ -202,6 +203,6 @@ void th_report_trace_row(FILE *out, th_pair pair, const th_stage_rec *rec) {
     char a[32], b[32], c[32], d[32];
     fprintf(out, "%s,%s,%lld,%d,%s,%d,%s,%s,%s,%s\n", th_policy_name(pair.policy),
             th_intra_name(pair.intra), (long long)rec->chunk, rec->stage, th_op_name(rec->op),
-            rec->dim, num(a, rec->m), num(b, rec->ready / 1000.0),
-            num(c, rec->start / 1000.0), num(d, rec->end / 1000.0));
+            rec->dim, num(a, rec->m), num(b, rec->ready / 1000.0), num(c, rec->start / 1000.0),
+            num(d, rec->end / 1000.0));
 }

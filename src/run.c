@@ -32,8 +32,7 @@ int th_run_eval(th_runner *r, const th_system *sys, const th_collective *coll, t
                 th_load_model model, th_trace_fn trace, void *trace_ctx, th_result *res,
                 th_error *err) {
     if ((unsigned)pair.intra > TH_INTRA_SCF)
-        return th_error_set(err, TH_EINPUT, "unknown intra-dimension policy %d",
-                            (int)pair.intra);
+        return th_error_set(err, TH_EINPUT, "unknown intra-dimension policy %d", (int)pair.intra);
     if (th_sched_plan(r->plan, sys, coll, pair.policy, model, err)) return err->code;
     return th_emu_run(r->emu, sys, r->plan, pair.intra, trace, trace_ctx, res, err);
 }
@@ -58,6 +57,7 @@ int th_run_compare(th_runner *r, const th_system *sys, const th_collective *coll
         if (th_run_eval(r, sys, coll, ref, model, NULL, NULL, &base, err)) return err->code;
         ref_time = base.time;
     }
-    for (int i = 0; i < npairs; i++) out[i].speedup = ref_time / out[i].time;
+    for (int i = 0; i < npairs; i++)
+        out[i].speedup = ref_time / out[i].time;
     return TH_OK;
 }

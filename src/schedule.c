@@ -19,9 +19,15 @@ static int lookup(const char *const *names, const char *s) {
     return -1;
 }
 
-const char *th_coll_type_name(th_coll_type t) { return (unsigned)t < 4 ? coll_names[t] : "?"; }
-const char *th_policy_name(th_policy p) { return (unsigned)p < 3 ? policy_names[p] : "?"; }
-const char *th_load_model_name(th_load_model m) { return (unsigned)m < 2 ? model_names[m] : "?"; }
+const char *th_coll_type_name(th_coll_type t) {
+    return (unsigned)t < 4 ? coll_names[t] : "?";
+}
+const char *th_policy_name(th_policy p) {
+    return (unsigned)p < 3 ? policy_names[p] : "?";
+}
+const char *th_load_model_name(th_load_model m) {
+    return (unsigned)m < 2 ? model_names[m] : "?";
+}
 
 int th_coll_type_from_name(const char *s, th_coll_type *out) {
     int i = lookup(coll_names, s);
@@ -41,7 +47,9 @@ int th_load_model_from_name(const char *s, th_load_model *out) {
     return i < 0 ? -1 : 0;
 }
 
-th_plan *th_plan_create(void) { return calloc(1, sizeof(th_plan)); }
+th_plan *th_plan_create(void) {
+    return calloc(1, sizeof(th_plan));
+}
 
 void th_plan_free(th_plan *plan) {
     if (!plan) return;
@@ -54,13 +62,13 @@ int th_collective_validate(const th_system *sys, const th_collective *coll, th_e
         return th_error_set(err, TH_EINPUT, "collective: unknown type %d", (int)coll->type);
     if (th_units_check_size(coll->size, "size", err)) return err->code;
     if (coll->chunks < 1 || coll->chunks > TH_MAX_CHUNKS)
-        return th_error_set(err, TH_EINPUT,
-                            "chunks: expected an integer from 1 to %d, got %lld", TH_MAX_CHUNKS,
-                            (long long)coll->chunks);
+        return th_error_set(err, TH_EINPUT, "chunks: expected an integer from 1 to %d, got %lld",
+                            TH_MAX_CHUNKS, (long long)coll->chunks);
     uint32_t all = sys->ndims >= 32 ? 0xffffffffu : (1u << sys->ndims) - 1u;
     if (coll->dims_mask & ~all) {
         int bad = 0;
-        while (!((coll->dims_mask >> bad) & 1u) || bad < sys->ndims) bad++;
+        while (!((coll->dims_mask >> bad) & 1u) || bad < sys->ndims)
+            bad++;
         return th_error_set(err, TH_EINPUT,
                             "dims: dim %d does not exist (system \"%s\" has dims 0..%d)", bad,
                             sys->name, sys->ndims - 1);
@@ -98,8 +106,7 @@ static void sort_by_load(int *dims, int n, const double *load, int desc) {
 }
 
 /* Themis greedy (SPEC §5) for RS-first collectives (AR, RS) and for AG. */
-static void plan_themis(th_plan *plan, const th_system *sys, th_load_model model,
-                        const int *base) {
+static void plan_themis(th_plan *plan, const th_system *sys, th_load_model model, const int *base) {
     int n = plan->n, ag = plan->type == TH_COLL_ALLGATHER;
     th_op op = ag ? TH_OP_AG : TH_OP_RS;
     double c = plan->chunk, *load = plan->load;
@@ -112,7 +119,8 @@ static void plan_themis(th_plan *plan, const th_system *sys, th_load_model model
         double threshold = estimate(sys, model, ag ? last : first, op, c / 16.0);
         if (gap < threshold) memcpy(ord, base, sizeof(int) * (size_t)n);
         uint8_t *o = plan->order + (size_t)i * (size_t)n;
-        for (int j = 0; j < n; j++) o[j] = (uint8_t)ord[j];
+        for (int j = 0; j < n; j++)
+            o[j] = (uint8_t)ord[j];
         for (int j = 0; j < n; j++) {
             double m;
             int dim;
@@ -123,8 +131,8 @@ static void plan_themis(th_plan *plan, const th_system *sys, th_load_model model
     }
 }
 
-int th_sched_plan(th_plan *plan, const th_system *sys, const th_collective *coll,
-                  th_policy policy, th_load_model model, th_error *err) {
+int th_sched_plan(th_plan *plan, const th_system *sys, const th_collective *coll, th_policy policy,
+                  th_load_model model, th_error *err) {
     if (th_collective_validate(sys, coll, err)) return err->code;
     if ((unsigned)policy > TH_POLICY_ROUNDROBIN || (unsigned)model > TH_LOAD_BANDWIDTH)
         return th_error_set(err, TH_EINPUT, "unknown policy or load model");
@@ -148,14 +156,16 @@ int th_sched_plan(th_plan *plan, const th_system *sys, const th_collective *coll
     size_t need = (size_t)coll->chunks * (size_t)n;
     if (plan->capacity < need) {
         uint8_t *o = realloc(plan->order, need);
-        if (!o) return th_error_set(err, TH_EINTERNAL, "out of memory planning %lld chunks",
-                                    (long long)coll->chunks);
+        if (!o)
+            return th_error_set(err, TH_EINTERNAL, "out of memory planning %lld chunks",
+                                (long long)coll->chunks);
         plan->order = o;
         plan->capacity = need;
     }
     int base[TH_MAX_DIMS];
     int desc = coll->type == TH_COLL_ALLGATHER;
-    for (int j = 0; j < n; j++) base[j] = plan->active[desc ? n - 1 - j : j];
+    for (int j = 0; j < n; j++)
+        base[j] = plan->active[desc ? n - 1 - j : j];
 
     if (policy == TH_POLICY_THEMIS && coll->type != TH_COLL_ALLTOALL) {
         plan_themis(plan, sys, model, base);
@@ -163,9 +173,10 @@ int th_sched_plan(th_plan *plan, const th_system *sys, const th_collective *coll
     }
     for (int64_t i = 0; i < coll->chunks; i++) {
         uint8_t *o = plan->order + (size_t)i * (size_t)n;
-        int shift = policy == TH_POLICY_ROUNDROBIN && coll->type != TH_COLL_ALLTOALL
-                        ? (int)(i % n) : 0;
-        for (int j = 0; j < n; j++) o[j] = (uint8_t)base[(j + shift) % n];
+        int shift =
+            policy == TH_POLICY_ROUNDROBIN && coll->type != TH_COLL_ALLTOALL ? (int)(i % n) : 0;
+        for (int j = 0; j < n; j++)
+            o[j] = (uint8_t)base[(j + shift) % n];
     }
     return TH_OK;
 }
@@ -180,13 +191,15 @@ void th_plan_stage(const th_plan *plan, int64_t chunk, int j, int *dim, th_op *o
         int k = j < n ? j : 2 * n - 1 - j;
         *op = j < n ? TH_OP_RS : TH_OP_AG;
         *dim = o[k];
-        for (int l = 0; l < k; l++) div *= plan->npus[o[l]];
+        for (int l = 0; l < k; l++)
+            div *= plan->npus[o[l]];
         break;
     }
     case TH_COLL_ALLGATHER:
         *op = TH_OP_AG;
         *dim = o[j];
-        for (int l = j + 1; l < n; l++) div *= plan->npus[o[l]];
+        for (int l = j + 1; l < n; l++)
+            div *= plan->npus[o[l]];
         break;
     case TH_COLL_ALLTOALL:
         *op = TH_OP_A2A;
@@ -204,14 +217,17 @@ int th_sched_parse_dims(const char *list, int ndims, uint32_t *mask, th_error *e
         return TH_OK;
     }
     for (;;) {
-        while (*s == ' ') s++;
+        while (*s == ' ')
+            s++;
         if (!isdigit((unsigned char)*s))
             return th_error_set(err, TH_EINPUT,
                                 "--dims: expected a list of dim indices such as 0,2, got \"%s\"",
                                 list);
         long v = 0;
-        while (isdigit((unsigned char)*s) && v < 1000) v = v * 10 + (*s++ - '0');
-        while (*s == ' ') s++;
+        while (isdigit((unsigned char)*s) && v < 1000)
+            v = v * 10 + (*s++ - '0');
+        while (*s == ' ')
+            s++;
         if (v >= ndims)
             return th_error_set(err, TH_EINPUT,
                                 "--dims: dim %ld does not exist (the system has dims 0..%d)", v,

@@ -11,24 +11,18 @@ static const struct {
     const char *suffix;
     double scale;
 } suffixes[] = {
-    {"B", 1.0},
-    {"KB", 1e3},
-    {"MB", 1e6},
-    {"GB", 1e9},
-    {"TB", 1e12},
-    {"KiB", 1024.0},
-    {"MiB", 1048576.0},
-    {"GiB", 1073741824.0},
-    {"TiB", 1099511627776.0},
+    {"B", 1.0},         {"KB", 1e3},           {"MB", 1e6},
+    {"GB", 1e9},        {"TB", 1e12},          {"KiB", 1024.0},
+    {"MiB", 1048576.0}, {"GiB", 1073741824.0}, {"TiB", 1099511627776.0},
 };
 
 int th_units_check_size(double bytes, const char *what, th_error *err) {
     if (!isfinite(bytes) || bytes < 1.0)
-        return th_error_set(err, TH_EINPUT, "%s: expected a size of at least 1 byte, got %g",
-                            what, bytes);
+        return th_error_set(err, TH_EINPUT, "%s: expected a size of at least 1 byte, got %g", what,
+                            bytes);
     if (bytes > TH_SIZE_MAX)
-        return th_error_set(err, TH_EINPUT, "%s: expected a size of at most 1 EiB, got %g",
-                            what, bytes);
+        return th_error_set(err, TH_EINPUT, "%s: expected a size of at most 1 EiB, got %g", what,
+                            bytes);
     return TH_OK;
 }
 
@@ -36,17 +30,20 @@ int th_units_check_size(double bytes, const char *what, th_error *err) {
 static size_t number_span(const char *s) {
     size_t i = 0, digits = 0;
     if (s[i] == '+') i++;
-    while (isdigit((unsigned char)s[i])) i++, digits++;
+    while (isdigit((unsigned char)s[i]))
+        i++, digits++;
     if (s[i] == '.') {
         i++;
-        while (isdigit((unsigned char)s[i])) i++, digits++;
+        while (isdigit((unsigned char)s[i]))
+            i++, digits++;
     }
     if (digits == 0) return 0;
     if (s[i] == 'e' || s[i] == 'E') {
         size_t j = i + 1;
         if (s[j] == '+' || s[j] == '-') j++;
         if (isdigit((unsigned char)s[j])) {
-            while (isdigit((unsigned char)s[j])) j++;
+            while (isdigit((unsigned char)s[j]))
+                j++;
             i = j;
         }
     }
@@ -55,12 +52,13 @@ static size_t number_span(const char *s) {
 
 int th_units_parse_size(const char *text, const char *what, double *bytes, th_error *err) {
     const char *s = text;
-    while (isspace((unsigned char)*s)) s++;
+    while (isspace((unsigned char)*s))
+        s++;
     size_t n = number_span(s);
     if (n == 0)
         return th_error_set(err, TH_EINPUT,
-                            "%s: expected a size such as 4096, 1e9, 64MiB or 1GB, got \"%s\"",
-                            what, text);
+                            "%s: expected a size such as 4096, 1e9, 64MiB or 1GB, got \"%s\"", what,
+                            text);
     char num[64];
     if (n >= sizeof num)
         return th_error_set(err, TH_EINPUT, "%s: number too long in \"%s\"", what, text);
@@ -68,9 +66,11 @@ int th_units_parse_size(const char *text, const char *what, double *bytes, th_er
     num[n] = '\0';
     double v = strtod(num, NULL);
     const char *rest = s + n;
-    while (isspace((unsigned char)*rest)) rest++;
+    while (isspace((unsigned char)*rest))
+        rest++;
     size_t rlen = strlen(rest);
-    while (rlen > 0 && isspace((unsigned char)rest[rlen - 1])) rlen--;
+    while (rlen > 0 && isspace((unsigned char)rest[rlen - 1]))
+        rlen--;
     double scale = 1.0;
     if (rlen > 0) {
         int found = 0;
@@ -90,8 +90,8 @@ int th_units_parse_size(const char *text, const char *what, double *bytes, th_er
     }
     v *= scale;
     if (th_units_check_size(v, what, err) != TH_OK) {
-        return th_error_set(err, TH_EINPUT,
-                            "%s: expected a size from 1 byte to 1 EiB, got \"%s\"", what, text);
+        return th_error_set(err, TH_EINPUT, "%s: expected a size from 1 byte to 1 EiB, got \"%s\"",
+                            what, text);
     }
     *bytes = v;
     return TH_OK;

@@ -13,31 +13,31 @@ int th_intra_from_name(const char *s, th_intra *out);
 
 /* One executed stage, handed to the trace callback when the stage starts. */
 typedef struct th_stage_rec {
-    int64_t chunk;  /* chunk index */
-    int stage;      /* stage index within the chunk */
-    th_op op;       /* RS, AG or A2A */
-    int dim;        /* system dim index */
-    double m;       /* full-vector size, bytes */
-    double bytes;   /* bytes one NPU sends, m (p-1)/p */
-    double ready;   /* ns */
-    double start;   /* ns */
-    double end;     /* ns */
+    int64_t chunk; /* chunk index */
+    int stage;     /* stage index within the chunk */
+    th_op op;      /* RS, AG or A2A */
+    int dim;       /* system dim index */
+    double m;      /* full-vector size, bytes */
+    double bytes;  /* bytes one NPU sends, m (p-1)/p */
+    double ready;  /* ns */
+    double start;  /* ns */
+    double end;    /* ns */
 } th_stage_rec;
 
 typedef void (*th_trace_fn)(void *ctx, const th_stage_rec *rec);
 
 typedef struct th_result {
-    double time;                   /* end of the last stage - issue time, ns */
-    double ideal;                  /* total bytes / sum of active B, ns */
-    double bw_util;                /* ideal / time */
-    double algbw;                  /* S / time, bytes per ns (= GB/s) */
-    double busbw;                  /* algbw scaled by the nccl-tests factor, bytes per ns */
-    double speedup;                /* time(baseline+fifo) / time; set by th_run_compare */
-    int ndims;                     /* the system's dim count */
-    double bytes[TH_MAX_DIMS];     /* bytes one NPU sends on each dim */
-    double busy[TH_MAX_DIMS];      /* sum of stage times on each dim, ns */
-    double dim_util[TH_MAX_DIMS];  /* bytes / (B * time) */
-    int64_t stages;                /* stage events executed */
+    double time;                  /* end of the last stage - issue time, ns */
+    double ideal;                 /* total bytes / sum of active B, ns */
+    double bw_util;               /* ideal / time */
+    double algbw;                 /* S / time, bytes per ns (= GB/s) */
+    double busbw;                 /* algbw scaled by the nccl-tests factor, bytes per ns */
+    double speedup;               /* time(baseline+fifo) / time; set by th_run_compare */
+    int ndims;                    /* the system's dim count */
+    double bytes[TH_MAX_DIMS];    /* bytes one NPU sends on each dim */
+    double busy[TH_MAX_DIMS];     /* sum of stage times on each dim, ns */
+    double dim_util[TH_MAX_DIMS]; /* bytes / (B * time) */
+    int64_t stages;               /* stage events executed */
 } th_result;
 
 /* Reusable workspace (queues, per-chunk state); one per thread. */

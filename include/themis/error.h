@@ -12,8 +12,8 @@ enum {
 };
 
 typedef struct th_error {
-    int code;                /* TH_OK, TH_EINPUT or TH_EINTERNAL */
-    char msg[TH_ERROR_MAX];  /* one line for the user, no trailing newline */
+    int code;               /* TH_OK, TH_EINPUT or TH_EINTERNAL */
+    char msg[TH_ERROR_MAX]; /* one line for the user, no trailing newline */
 } th_error;
 
 /* Sets err (if not NULL) and returns code, so callers can `return th_error_set(...)`. */

@@ -17,9 +17,9 @@ th_runner *th_runner_create(void);
 void th_runner_free(th_runner *r);
 
 /* Evaluates one pair; speedup is left at 0. `trace` may be NULL. */
-int th_run_eval(th_runner *r, const th_system *sys, const th_collective *coll,
-                th_pair pair, th_load_model model, th_trace_fn trace, void *trace_ctx,
-                th_result *res, th_error *err);
+int th_run_eval(th_runner *r, const th_system *sys, const th_collective *coll, th_pair pair,
+                th_load_model model, th_trace_fn trace, void *trace_ctx, th_result *res,
+                th_error *err);
 
 /* Evaluates npairs pairs into out[0 .. npairs-1], with speedup against baseline+fifo
  * (evaluated once, reused when it is one of the pairs). Before each pair runs, *cur_pair

@@ -32,17 +32,17 @@ typedef struct th_collective {
  * th_sched_plan reuses the buffers of an existing plan. */
 typedef struct th_plan {
     th_coll_type type;
-    double size;                   /* S, bytes */
-    int64_t chunks;                /* C */
-    double chunk;                  /* c = S / C, bytes */
-    int n;                         /* number of active dims */
-    int active[TH_MAX_DIMS];       /* active dims, ascending index */
-    double active_npus;            /* P_a: product of the active dims' npus */
-    int nstages;                   /* stages per chunk: 2n for allreduce, n otherwise */
-    double npus[TH_MAX_DIMS];      /* p of each system dim (copied for speed) */
-    uint8_t *order;                /* chunks x n: RS order (AR, RS) or AG order (AG, A2A) */
-    size_t capacity;               /* bytes allocated for order */
-    double load[TH_MAX_DIMS];      /* themis: the tracker's final load per dim, ns */
+    double size;              /* S, bytes */
+    int64_t chunks;           /* C */
+    double chunk;             /* c = S / C, bytes */
+    int n;                    /* number of active dims */
+    int active[TH_MAX_DIMS];  /* active dims, ascending index */
+    double active_npus;       /* P_a: product of the active dims' npus */
+    int nstages;              /* stages per chunk: 2n for allreduce, n otherwise */
+    double npus[TH_MAX_DIMS]; /* p of each system dim (copied for speed) */
+    uint8_t *order;           /* chunks x n: RS order (AR, RS) or AG order (AG, A2A) */
+    size_t capacity;          /* bytes allocated for order */
+    double load[TH_MAX_DIMS]; /* themis: the tracker's final load per dim, ns */
 } th_plan;
 
 th_plan *th_plan_create(void);
@@ -53,8 +53,8 @@ void th_plan_free(th_plan *plan);
 int th_collective_validate(const th_system *sys, const th_collective *coll, th_error *err);
 
 /* Fills plan with the order of every chunk under `policy` (SPEC §5). */
-int th_sched_plan(th_plan *plan, const th_system *sys, const th_collective *coll,
-                  th_policy policy, th_load_model model, th_error *err);
+int th_sched_plan(th_plan *plan, const th_system *sys, const th_collective *coll, th_policy policy,
+                  th_load_model model, th_error *err);
 
 /* Stage j (0 .. nstages-1) of chunk i: its dim, operation and full-vector size m. */
 static inline const uint8_t *th_plan_order(const th_plan *plan, int64_t chunk) {

@@ -16,23 +16,23 @@ typedef enum { TH_TOPO_RING, TH_TOPO_FC, TH_TOPO_SWITCH } th_topology;
 typedef enum { TH_ALG_RING, TH_ALG_DIRECT, TH_ALG_RHD } th_algorithm;
 
 typedef struct th_dim {
-    char name[TH_NAME_MAX];  /* label, e.g. "node"; default "dimK" */
-    th_topology topology;    /* ring, fully connected or switch */
-    th_algorithm algorithm;  /* collective algorithm used on this dim */
-    int64_t npus;            /* p: NPUs along this dim, >= 1 */
-    double bw_GBps;          /* bandwidth as written in the file, GB/s */
-    double efficiency;       /* in (0, 1]; default 1 */
-    double bw;               /* effective B = bw_GBps * efficiency, bytes per ns */
-    double latency;          /* alpha: one link hop, ns */
+    char name[TH_NAME_MAX]; /* label, e.g. "node"; default "dimK" */
+    th_topology topology;   /* ring, fully connected or switch */
+    th_algorithm algorithm; /* collective algorithm used on this dim */
+    int64_t npus;           /* p: NPUs along this dim, >= 1 */
+    double bw_GBps;         /* bandwidth as written in the file, GB/s */
+    double efficiency;      /* in (0, 1]; default 1 */
+    double bw;              /* effective B = bw_GBps * efficiency, bytes per ns */
+    double latency;         /* alpha: one link hop, ns */
 } th_dim;
 
 typedef struct th_system {
-    char name[TH_NAME_MAX];  /* system name; default: the file's base name */
-    char description[256];   /* free text, may be empty */
-    int ndims;               /* 1 .. TH_MAX_DIMS, dim 0 innermost */
+    char name[TH_NAME_MAX]; /* system name; default: the file's base name */
+    char description[256];  /* free text, may be empty */
+    int ndims;              /* 1 .. TH_MAX_DIMS, dim 0 innermost */
     th_dim dims[TH_MAX_DIMS];
-    double reduce_bw;        /* reduction throughput, bytes per ns; 0 = reduction is free */
-    double npus;             /* P = product of all npus (exact: <= 2^40) */
+    double reduce_bw; /* reduction throughput, bytes per ns; 0 = reduction is free */
+    double npus;      /* P = product of all npus (exact: <= 2^40) */
 } th_system;
 
 /* Reads and validates a system file. `path` "-" reads stdin. */

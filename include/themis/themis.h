@@ -5,13 +5,13 @@
 
 #define TH_VERSION "0.1.0"
 
-#include "themis/error.h"
-#include "themis/units.h"
-#include "themis/system.h"
 #include "themis/cost.h"
-#include "themis/schedule.h"
 #include "themis/emulate.h"
-#include "themis/run.h"
+#include "themis/error.h"
 #include "themis/report.h"
+#include "themis/run.h"
+#include "themis/schedule.h"
+#include "themis/system.h"
+#include "themis/units.h"
 
 #endif
