@@ -3,9 +3,9 @@ CC      ?= gcc
 PREFIX  ?= /usr/local
 PKGS    := libcjson
 CFLAGS  ?= -O2
-CFLAGS  += -std=c11 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -Iinclude
+CFLAGS  += -std=c11 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -pthread -Iinclude
 CFLAGS  += $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-LDLIBS  := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
+LDLIBS  := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -pthread
 
 ifeq ($(SANITIZE),1)
 BUILD   := build/sanitize

@@ -3,9 +3,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "themis/sweep.h"
 #include "themis/themis.h"
 
 static double now_s(void) {
@@ -66,17 +70,84 @@ static void bench_million(const th_system *sys, th_runner *r) {
            (double)ru.ru_maxrss / 1024.0);
 }
 
+/* A sweep of 3-dim All-Reduce points with 64 chunks on the default system: 4 policies x
+ * intra pairs x bandwidth x size values. */
+static const char *sweep_spec =
+    "{\"name\": \"bench\", \"collective\": {\"type\": \"allreduce\", \"chunks\": 64},"
+    " \"axes\": {\"dims[2].bw_GBps\": {\"from\": 10, \"to\": %d, \"step\": 1},"
+    " \"size\": [\"1MiB\", \"64MiB\", \"1GiB\"], \"policy\": [\"baseline\", \"themis\"],"
+    " \"intra\": [\"fifo\", \"scf\"]}}";
+
+/* Runs a sweep into /dev/null with `threads`; returns points per second. */
+static double run_sweep(int top, int threads, int64_t *points) {
+    char json[1024];
+    snprintf(json, sizeof json, sweep_spec, top);
+    th_sweep *sw;
+    th_error err;
+    if (th_sweep_parse(json, strlen(json), "bench", ".", &sw, &err)) {
+        fprintf(stderr, "bench: %s\n", err.msg);
+        exit(1);
+    }
+    int fd = open("/dev/null", O_WRONLY);
+    th_sweep_opts o = {threads, {0, 1}, 0, fd, NULL, NULL, NULL};
+    int64_t done;
+    double t0 = now_s();
+    if (th_sweep_run(sw, &o, &done, &err)) {
+        fprintf(stderr, "bench: %s\n", err.msg);
+        exit(1);
+    }
+    double t = now_s() - t0;
+    close(fd);
+    *points = th_sweep_points(sw);
+    th_sweep_free(sw);
+    return (double)done / t;
+}
+
+static void bench_sweep(void) {
+    int64_t n;
+    double one = run_sweep(2509, 1, &n); /* 2500 x 3 x 2 x 2 = 30,000 points */
+    printf("%-44s %10.0f points/s  (%lld points; target >= 10000/s per core)\n",
+           "sweep, 3-dim AR 64 chunks, -j 1", one, (long long)n);
+    double two = run_sweep(2509, 2, &n);
+    printf("%-44s %10.0f points/s  (%.2fx of -j 1)\n", "sweep, 3-dim AR 64 chunks, -j 2", two,
+           two / one);
+}
+
+/* A 1,000,000-point sweep in a child process, to read its own peak memory. */
+static void bench_sweep_memory(void) {
+    double t0 = now_s();
+    pid_t pid = fork();
+    if (pid == 0) {
+        int64_t n;
+        run_sweep(83342, 2, &n); /* 83333 x 12 = 999,996 points */
+        _exit(0);
+    }
+    int status;
+    struct rusage ru;
+    if (pid < 0 || waitpid(pid, &status, 0) < 0 || getrusage(RUSAGE_CHILDREN, &ru) ||
+        !WIFEXITED(status) ||
+        WEXITSTATUS(status) != 0) {
+        fprintf(stderr, "bench: the sweep child failed\n");
+        exit(1);
+    }
+    printf("%-44s %10.3f s  peak RSS %.1f MiB  (target < 100 MiB)\n",
+           "sweep of 999,996 points, -j 2", now_s() - t0, (double)ru.ru_maxrss / 1024.0);
+}
+
 int main(void) {
     th_system sys;
     system_4d(&sys);
+    printf("themis %s benchmarks\n", TH_VERSION);
+    fflush(stdout);
+    bench_sweep_memory(); /* first, so the child starts from a small process */
     th_runner *r = th_runner_create();
     if (!r) return 1;
-    printf("themis %s benchmarks (one core)\n", TH_VERSION);
     bench_eval(&sys, r, (th_pair){TH_POLICY_THEMIS, TH_INTRA_SCF},
                "4-dim AR 1 GiB, 64 chunks, themis+scf");
     bench_eval(&sys, r, (th_pair){TH_POLICY_BASELINE, TH_INTRA_FIFO},
                "4-dim AR 1 GiB, 64 chunks, baseline+fifo");
     bench_million(&sys, r);
+    bench_sweep();
     th_runner_free(r);
     return 0;
 }

@@ -41,6 +41,8 @@ static void usage(FILE *out) {
           "\n"
           "commands:\n"
           "  run        evaluate one collective under each scheduling policy (the default)\n"
+          "  sweep      evaluate every point of a sweep spec into a CSV\n"
+          "  merge      join the shard files of a sweep\n"
           "\n"
           "options:\n"
           "  -h, --help     this text; 'themis COMMAND --help' for a command's options\n"
@@ -65,6 +67,8 @@ int main(int argc, char **argv) {
     }
     const char *cmd = argv[1];
     if (!strcmp(cmd, "run")) return cli_run(argc - 1, argv + 1);
+    if (!strcmp(cmd, "sweep")) return cli_sweep(argc - 1, argv + 1);
+    if (!strcmp(cmd, "merge")) return cli_merge(argc - 1, argv + 1);
     if (!strcmp(cmd, "help")) {
         usage(stdout);
         return CLI_OK;

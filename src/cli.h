@@ -18,5 +18,7 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
 int cli_parse_int(const char *s, long long lo, long long hi, long long *out);
 
 int cli_run(int argc, char **argv);
+int cli_sweep(int argc, char **argv);
+int cli_merge(int argc, char **argv);
 
 #endif

@@ -7,8 +7,7 @@
 
 #include "themis/report.h"
 
-/* Shortest of %.15g / %.17g that round-trips. */
-static const char *num(char *buf, double v) {
+const char *th_report_num(char *buf, double v) {
     snprintf(buf, 32, "%.15g", v);
     if (strtod(buf, NULL) != v) snprintf(buf, 32, "%.17g", v);
     return buf;
@@ -63,8 +62,8 @@ int th_report_table(FILE *out, const th_report *rep, th_error *err) {
     char a[32], b[32], c[32], pretty[48];
     pretty_size(pretty, sizeof pretty, rep->coll->size);
     fprintf(out, "%s of %s bytes%s in %lld chunks on %s (%d dims, %s NPUs), load model %s\n",
-            th_coll_type_name(rep->coll->type), num(a, rep->coll->size), pretty,
-            (long long)rep->coll->chunks, sys->name, sys->ndims, num(b, sys->npus),
+            th_coll_type_name(rep->coll->type), th_report_num(a, rep->coll->size), pretty,
+            (long long)rep->coll->chunks, sys->name, sys->ndims, th_report_num(b, sys->npus),
             th_load_model_name(rep->model));
     if (rep->npairs > 0)
         fprintf(out, "ideal (every involved dim busy all the time): %s us\n\n",
@@ -182,14 +181,14 @@ int th_report_csv(FILE *out, const th_report *rep, th_error *err) {
         const th_result *r = &rep->results[i];
         csv_field(out, sys->name);
         fprintf(out, ",%s,%s,%lld,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s",
-                th_coll_type_name(rep->coll->type), num(a, rep->coll->size),
+                th_coll_type_name(rep->coll->type), th_report_num(a, rep->coll->size),
                 (long long)rep->coll->chunks, dims, th_load_model_name(rep->model),
                 th_policy_name(rep->pairs[i].policy), th_intra_name(rep->pairs[i].intra),
-                num(b, r->time / 1000.0), num(c, r->ideal / 1000.0), num(e, r->bw_util),
-                num(f, r->speedup), num(g, r->algbw), num(h, r->busbw));
+                th_report_num(b, r->time / 1000.0), th_report_num(c, r->ideal / 1000.0), th_report_num(e, r->bw_util),
+                th_report_num(f, r->speedup), th_report_num(g, r->algbw), th_report_num(h, r->busbw));
         for (int d = 0; d < sys->ndims; d++)
-            fprintf(out, ",%s,%s,%s", num(a, r->bytes[d]), num(b, r->busy[d] / 1000.0),
-                    num(c, r->dim_util[d]));
+            fprintf(out, ",%s,%s,%s", th_report_num(a, r->bytes[d]), th_report_num(b, r->busy[d] / 1000.0),
+                    th_report_num(c, r->dim_util[d]));
         fputc('\n', out);
     }
     return done(out, err);
@@ -203,6 +202,6 @@ void th_report_trace_row(FILE *out, th_pair pair, const th_stage_rec *rec) {
     char a[32], b[32], c[32], d[32];
     fprintf(out, "%s,%s,%lld,%d,%s,%d,%s,%s,%s,%s\n", th_policy_name(pair.policy),
             th_intra_name(pair.intra), (long long)rec->chunk, rec->stage, th_op_name(rec->op),
-            rec->dim, num(a, rec->m), num(b, rec->ready / 1000.0), num(c, rec->start / 1000.0),
-            num(d, rec->end / 1000.0));
+            rec->dim, th_report_num(a, rec->m), th_report_num(b, rec->ready / 1000.0), th_report_num(c, rec->start / 1000.0),
+            th_report_num(d, rec->end / 1000.0));
 }

@@ -15,6 +15,8 @@ Suite *emulate_suite(void);
 Suite *run_suite(void);
 Suite *report_suite(void);
 Suite *cli_suite(void);
+Suite *sweep_suite(void);
+Suite *cli_sweep_suite(void);
 
 /* Relative comparison for hand-derived values: |got - want| <= 1e-9 * max(1, |want|). */
 #define ck_assert_rel(got, want)                                                         \

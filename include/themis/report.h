@@ -20,6 +20,10 @@ int th_report_table(FILE *out, const th_report *rep, th_error *err);
 int th_report_json(FILE *out, const th_report *rep, th_error *err);
 int th_report_csv(FILE *out, const th_report *rep, th_error *err);
 
+/* Formats v into buf (at least 32 bytes) with the fewest digits, 15 or 17 significant, that
+ * read back to the same double. Returns buf. */
+const char *th_report_num(char *buf, double v);
+
 /* Trace CSV: header policy,intra,chunk,stage,op,dim,bytes,ready_us,start_us,end_us. */
 void th_report_trace_header(FILE *out);
 void th_report_trace_row(FILE *out, th_pair pair, const th_stage_rec *rec);

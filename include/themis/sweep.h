@@ -1,0 +1,92 @@
+/* The sweep engine: a spec expands into a deterministic sequence of points (the cartesian
+ * product of its axes, with zipped axes advancing together); each point is one evaluation
+ * written as one CSV row. Runs in parallel threads with byte-identical output, resumes from
+ * a partial CSV, splits into interleaved shards, and merges shard files back into one. */
+#ifndef THEMIS_SWEEP_H
+#define THEMIS_SWEEP_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "themis/run.h"
+
+#define TH_SWEEP_MAX_POINTS 100000000LL /* 10^8 */
+#define TH_SWEEP_MAX_VALUES 1000000     /* values of one axis */
+
+typedef struct th_sweep th_sweep; /* a parsed, validated spec */
+
+/* Reads a spec file; relative paths inside it resolve against the file's folder. */
+int th_sweep_load(const char *path, th_sweep **out, th_error *err);
+/* Parses spec text; `source` names it in errors, `base_dir` resolves relative paths. */
+int th_sweep_parse(const char *json, size_t len, const char *source, const char *base_dir,
+                   th_sweep **out, th_error *err);
+void th_sweep_free(th_sweep *sw);
+
+int64_t th_sweep_points(const th_sweep *sw);   /* all points of the spec */
+const char *th_sweep_name(const th_sweep *sw);
+const char *th_sweep_output(const th_sweep *sw); /* resolved "output", or NULL */
+
+/* Checks every point's system and collective (the product of the axes that can make a point
+ * invalid), naming the point and axis of the first invalid one. th_sweep_load calls it. */
+int th_sweep_validate(const th_sweep *sw, th_error *err);
+
+/* A shard: the points i with i mod n == k (k from 0 to n - 1); {0, 1} is the whole sweep. */
+typedef struct th_shard {
+    int64_t k, n;
+} th_shard;
+
+/* Parses "K/N" (0 <= K < N). */
+int th_shard_parse(const char *text, th_shard *out, th_error *err);
+/* Points in the shard, and the global point index of its j-th point. */
+int64_t th_shard_points(const th_sweep *sw, th_shard shard);
+static inline int64_t th_shard_point(th_shard shard, int64_t j) { return shard.k + j * shard.n; }
+
+/* A growing text buffer for CSV rows. */
+typedef struct th_buf {
+    char *p;
+    size_t len, cap;
+} th_buf;
+void th_buf_free(th_buf *b);
+
+/* The CSV header line (with its newline): point, every axis, then the results. */
+int th_sweep_header(const th_sweep *sw, th_buf *out, th_error *err);
+/* The first columns of a point's row: "point,axis values" (no newline). */
+int th_sweep_prefix(const th_sweep *sw, int64_t point, th_buf *out, th_error *err);
+
+/* Per-thread evaluation state. */
+typedef struct th_sweep_worker th_sweep_worker;
+th_sweep_worker *th_sweep_worker_create(const th_sweep *sw);
+void th_sweep_worker_free(th_sweep_worker *w);
+/* Evaluates one point and appends its row (with newline). */
+int th_sweep_row(th_sweep_worker *w, int64_t point, th_buf *out, th_error *err);
+
+typedef void (*th_progress_fn)(void *ctx, int64_t done, int64_t total);
+
+typedef struct th_sweep_opts {
+    int threads;                  /* worker threads, >= 1 */
+    th_shard shard;               /* which points */
+    int64_t start;                /* shard-local index of the first point to compute (resume) */
+    int fd;                       /* rows are written here, in order, whole rows per write */
+    volatile sig_atomic_t *stop;  /* when it becomes non-zero: finish, write the prefix, return */
+    th_progress_fn progress;      /* may be NULL; called from the calling thread */
+    void *progress_ctx;
+} th_sweep_opts;
+
+/* Computes the shard's points from opts->start on; *done = shard-local points written in
+ * total (start included). Returns TH_OK when finished or stopped (check *done). */
+int th_sweep_run(const th_sweep *sw, const th_sweep_opts *opts, int64_t *done, th_error *err);
+
+/* Scans an existing output for --resume: checks its header and that its last row is the
+ * expected point; *rows = complete rows, *keep = bytes to keep (a partial last line is
+ * dropped). A file without a complete header gives rows = 0, keep = 0. */
+int th_sweep_resume_scan(const th_sweep *sw, th_shard shard, const char *path, int64_t *rows,
+                         off_t *keep, th_error *err);
+
+/* Merges shard files into `out` (written whole or not at all): identical headers, rows
+ * ordered by point, no point twice, no point missing; `expect` = total points or -1. */
+int th_sweep_merge(const char *out, const char *const *parts, int nparts, int64_t expect,
+                   th_error *err);
+
+#endif

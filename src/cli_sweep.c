@@ -1,0 +1,292 @@
+/* `themis sweep` (run a spec into a CSV: threads, progress, resume, shards, dry run) and
+ * `themis merge` (join shard files). */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "themis/sweep.h"
+
+static volatile sig_atomic_t stop_signal = 0;
+
+static void on_signal(int sig) { stop_signal = sig; }
+
+static void sweep_usage(FILE *out) {
+    fputs("usage: themis sweep SPEC.json [OPTIONS]\n"
+          "\n"
+          "Evaluate every point of a sweep spec (the product of its axes) and write one CSV row\n"
+          "per point, in order. Rows are written as they complete; an interrupted sweep leaves\n"
+          "a valid CSV of the finished points, and --resume finishes it.\n"
+          "\n"
+          "options:\n"
+          "  -o, --output FILE   CSV to write ('-' = stdout; default: the spec's \"output\")\n"
+          "  -j, --jobs N        worker threads (default: all cores); output is identical\n"
+          "      --shard K/N     compute only points i with i mod N == K (0 <= K < N)\n"
+          "      --resume        continue an interrupted output file from its last row\n"
+          "      --force         overwrite an existing output file\n"
+          "      --dry-run       print the number of points and the first few, compute nothing\n"
+          "      --quiet         no progress bar (it is shown only on a terminal anyway)\n"
+          "  -h, --help          this text\n"
+          "  -V, --version       print the version\n"
+          "\n"
+          "examples:\n"
+          "  themis sweep sweeps/chunks-vs-policy.json -o out/chunks.csv\n"
+          "  themis sweep sweeps/chunks-vs-policy.json --dry-run\n"
+          "  themis sweep SPEC.json --shard 0/4 -o part0.csv && themis merge all.csv part*.csv\n",
+          out);
+}
+
+typedef struct progress {
+    int on;
+    double t0, last;
+} progress;
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void show_progress(void *ctx, int64_t done, int64_t total) {
+    progress *p = ctx;
+    double t = now_s();
+    if (!p->on || (t - p->last < 0.1 && done < total)) return;
+    p->last = t;
+    double rate = done / (t - p->t0 > 1e-9 ? t - p->t0 : 1e-9);
+    double eta = rate > 0 ? (double)(total - done) / rate : 0;
+    int width = 30, fill = total ? (int)((double)width * (double)done / (double)total) : width;
+    fprintf(stderr, "\r[%.*s%*s] %lld/%lld points  %.0f/s  ETA %.0fs  ", fill,
+            "##############################", width - fill, "", (long long)done,
+            (long long)total, rate, eta);
+    fflush(stderr);
+}
+
+typedef struct sweep_opts {
+    const char *spec, *output;
+    int jobs, resume, force, dry_run, quiet;
+    th_shard shard;
+} sweep_opts;
+
+static int parse_sweep(int argc, char **argv, sweep_opts *o) {
+    enum { O_SHARD = 256, O_RESUME, O_FORCE, O_DRY, O_QUIET };
+    static const struct option longs[] = {
+        {"output", required_argument, 0, 'o'}, {"jobs", required_argument, 0, 'j'},
+        {"shard", required_argument, 0, O_SHARD}, {"resume", no_argument, 0, O_RESUME},
+        {"force", no_argument, 0, O_FORCE},    {"dry-run", no_argument, 0, O_DRY},
+        {"quiet", no_argument, 0, O_QUIET},    {"help", no_argument, 0, 'h'},
+        {"version", no_argument, 0, 'V'},      {0, 0, 0, 0},
+    };
+    opterr = 0;
+    optind = 1;
+    int c;
+    th_error err;
+    while ((c = getopt_long(argc, argv, ":o:j:hV", longs, NULL)) != -1) {
+        long long v;
+        switch (c) {
+        case 'o': o->output = optarg; break;
+        case 'j':
+            if (cli_parse_int(optarg, 1, 1024, &v))
+                return cli_usage_error("sweep", "-j: expected a thread count from 1 to 1024, got "
+                                       "'%s'", optarg);
+            o->jobs = (int)v;
+            break;
+        case O_SHARD:
+            if (th_shard_parse(optarg, &o->shard, &err)) return cli_fail(&err);
+            break;
+        case O_RESUME: o->resume = 1; break;
+        case O_FORCE: o->force = 1; break;
+        case O_DRY: o->dry_run = 1; break;
+        case O_QUIET: o->quiet = 1; break;
+        case 'h': sweep_usage(stdout); return -1;
+        case 'V': printf("themis %s\n", TH_VERSION); return -1;
+        case ':': return cli_usage_error("sweep", "option '%s' needs a value", argv[optind - 1]);
+        default: return cli_usage_error("sweep", "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind >= argc) return cli_usage_error("sweep", "missing the spec file");
+    o->spec = argv[optind++];
+    if (optind < argc) return cli_usage_error("sweep", "unexpected argument '%s'", argv[optind]);
+    if (o->resume && o->force)
+        return cli_usage_error("sweep", "--resume and --force contradict each other");
+    return CLI_OK;
+}
+
+static int dry_run(const th_sweep *sw, const sweep_opts *o) {
+    int64_t n = th_shard_points(sw, o->shard);
+    printf("%s: %lld points", th_sweep_name(sw), (long long)th_sweep_points(sw));
+    if (o->shard.n > 1)
+        printf(" (shard %lld/%lld: %lld)", (long long)o->shard.k, (long long)o->shard.n,
+               (long long)n);
+    printf("\n");
+    th_buf b = {0};
+    th_error err;
+    int rc = th_sweep_header(sw, &b, &err);
+    /* The header's axis columns end where the results begin. */
+    char *cut = rc == TH_OK ? strstr(b.p, ",time_us,") : NULL;
+    if (cut) printf("%.*s\n", (int)(cut - b.p), b.p);
+    for (int64_t j = 0; j < n && j < 5 && rc == TH_OK; j++) {
+        b.len = 0;
+        rc = th_sweep_prefix(sw, th_shard_point(o->shard, j), &b, &err);
+        if (rc == TH_OK) printf("%s\n", b.p);
+    }
+    if (rc == TH_OK && n > 5) printf("...\n");
+    th_buf_free(&b);
+    return rc ? cli_fail(&err) : CLI_OK;
+}
+
+/* Opens the output for a fresh run or a resume; *start = shard-local points already done. */
+static int open_output(const th_sweep *sw, const sweep_opts *o, const char *path, int *fd,
+                       int64_t *start, th_error *err) {
+    *start = 0;
+    if (!strcmp(path, "-")) {
+        if (o->resume) return th_error_set(err, TH_EINPUT, "--resume needs an output file");
+        *fd = STDOUT_FILENO;
+    } else {
+        struct stat st;
+        int exists = stat(path, &st) == 0;
+        off_t keep = 0;
+        if (exists && o->resume) {
+            if (th_sweep_resume_scan(sw, o->shard, path, start, &keep, err)) return err->code;
+        } else if (exists && !o->force) {
+            return th_error_set(err, TH_EINPUT,
+                                "%s: already exists; --resume continues it, --force overwrites",
+                                path);
+        }
+        int flags = O_WRONLY | O_CREAT | (exists && o->resume ? 0 : O_TRUNC);
+        *fd = open(path, flags, 0644);
+        if (*fd < 0)
+            return th_error_set(err, TH_EINPUT, "%s: cannot open for writing: %s", path,
+                                strerror(errno));
+        if (exists && o->resume &&
+            (ftruncate(*fd, keep) || lseek(*fd, 0, SEEK_END) < 0)) {
+            close(*fd);
+            return th_error_set(err, TH_EINPUT, "%s: cannot truncate to the last complete row: "
+                                "%s", path, strerror(errno));
+        }
+        if (keep > 0) return TH_OK;
+    }
+    th_buf h = {0};
+    int rc = th_sweep_header(sw, &h, err);
+    if (rc == TH_OK && write(*fd, h.p, h.len) != (ssize_t)h.len)
+        rc = th_error_set(err, TH_EINPUT, "%s: write error: %s", path, strerror(errno));
+    th_buf_free(&h);
+    return rc;
+}
+
+int cli_sweep(int argc, char **argv) {
+    sweep_opts o = {0};
+    o.shard = (th_shard){0, 1};
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    o.jobs = cores > 0 ? (int)cores : 1;
+    int rc = parse_sweep(argc, argv, &o);
+    if (rc) return rc < 0 ? CLI_OK : rc;
+
+    th_error err = {0};
+    th_sweep *sw;
+    if (th_sweep_load(o.spec, &sw, &err)) return cli_fail(&err);
+    if (o.dry_run) {
+        rc = dry_run(sw, &o);
+        th_sweep_free(sw);
+        return rc;
+    }
+    const char *path = o.output ? o.output : th_sweep_output(sw);
+    if (!path) {
+        th_sweep_free(sw);
+        return cli_usage_error("sweep", "no output: give -o FILE or \"output\" in the spec");
+    }
+    int fd = -1;
+    int64_t start = 0, done = 0, total = th_shard_points(sw, o.shard);
+    if (open_output(sw, &o, path, &fd, &start, &err)) {
+        th_sweep_free(sw);
+        return cli_fail(&err);
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    progress pr = {isatty(STDERR_FILENO) && !o.quiet, now_s(), 0};
+    th_sweep_opts so = {o.jobs, o.shard, start, fd, &stop_signal, show_progress, &pr};
+    rc = th_sweep_run(sw, &so, &done, &err);
+    if (fd != STDOUT_FILENO && close(fd) && rc == TH_OK)
+        rc = th_error_set(&err, TH_EINTERNAL, "%s: write error: %s", path, strerror(errno));
+    th_sweep_free(sw);
+    if (pr.on) fputc('\n', stderr);
+    if (rc) return cli_fail(&err);
+    if (done < total) {
+        fprintf(stderr, "themis: interrupted: %lld of %lld points are in %s; run again with "
+                "--resume to finish\n", (long long)done, (long long)total, path);
+        return 128 + (stop_signal ? stop_signal : SIGINT);
+    }
+    return CLI_OK;
+}
+
+static void merge_usage(FILE *out) {
+    fputs("usage: themis merge OUT.csv PART.csv... [--spec SPEC.json] [--force]\n"
+          "\n"
+          "Join the shard files of one sweep (themis sweep --shard K/N) into the file a single\n"
+          "run would have written. Headers must match; every point must be in exactly one part.\n"
+          "\n"
+          "options:\n"
+          "      --spec SPEC   also check that no point of the spec is missing at the end\n"
+          "      --force       overwrite OUT.csv if it exists\n"
+          "  -h, --help        this text\n"
+          "\n"
+          "example:\n"
+          "  themis merge out/all.csv out/part0.csv out/part1.csv --spec sweeps/x.json\n",
+          out);
+}
+
+int cli_merge(int argc, char **argv) {
+    enum { O_SPEC = 256, O_FORCE };
+    static const struct option longs[] = {
+        {"spec", required_argument, 0, O_SPEC}, {"force", no_argument, 0, O_FORCE},
+        {"help", no_argument, 0, 'h'},          {"version", no_argument, 0, 'V'},
+        {0, 0, 0, 0},
+    };
+    const char *spec = NULL;
+    int force = 0, c;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":hV", longs, NULL)) != -1) {
+        switch (c) {
+        case O_SPEC: spec = optarg; break;
+        case O_FORCE: force = 1; break;
+        case 'h': merge_usage(stdout); return CLI_OK;
+        case 'V': printf("themis %s\n", TH_VERSION); return CLI_OK;
+        case ':': return cli_usage_error("merge", "option '%s' needs a value", argv[optind - 1]);
+        default: return cli_usage_error("merge", "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (argc - optind < 2) return cli_usage_error("merge", "expected OUT.csv and at least one part");
+    const char *out = argv[optind];
+    th_error err = {0};
+    int64_t expect = -1;
+    if (spec) {
+        th_sweep *sw;
+        if (th_sweep_load(spec, &sw, &err)) return cli_fail(&err);
+        expect = th_sweep_points(sw);
+        th_sweep_free(sw);
+    }
+    struct stat st;
+    if (!force && stat(out, &st) == 0) {
+        th_error_set(&err, TH_EINPUT, "%s: already exists; --force overwrites it", out);
+        return cli_fail(&err);
+    }
+    for (int i = optind + 1; i < argc; i++)
+        if (!strcmp(argv[i], out)) {
+            th_error_set(&err, TH_EINPUT, "%s: the output is also a part", out);
+            return cli_fail(&err);
+        }
+    if (th_sweep_merge(out, (const char *const *)argv + optind + 1, argc - optind - 1, expect,
+                       &err))
+        return cli_fail(&err);
+    return CLI_OK;
+}

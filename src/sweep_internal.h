@@ -1,0 +1,80 @@
+/* The parsed sweep spec, shared by the sweep's source files (spec, point, run, merge). */
+#ifndef THEMIS_SWEEP_INTERNAL_H
+#define THEMIS_SWEEP_INTERNAL_H
+
+#include "themis/sweep.h"
+
+typedef enum {
+    AX_CHUNKS,
+    AX_POLICY,
+    AX_INTRA,
+    AX_SIZE,
+    AX_TYPE,
+    AX_DIMS,
+    AX_LOAD_MODEL,
+    AX_SYSTEM,
+    AX_REDUCE,
+    AX_DIM_FIELD,
+} ax_kind;
+
+typedef enum { F_NPUS, F_BW, F_LATENCY, F_TOPOLOGY, F_ALGORITHM, F_EFFICIENCY } dim_field;
+
+/* One value of an axis, decoded for applying and pre-formatted for the CSV. */
+typedef struct ax_value {
+    double num;    /* numeric axes; sizes in bytes */
+    int64_t i;     /* integers, enum values, system index */
+    uint32_t mask; /* dims axis; 0 = all */
+    char *text;    /* CSV field, already quoted when needed */
+} ax_value;
+
+typedef struct ax {
+    char *name;      /* as written in the spec: the CSV column name */
+    ax_kind kind;
+    int dim;         /* AX_DIM_FIELD: which dim */
+    dim_field field; /* AX_DIM_FIELD: which field */
+    ax_value *v;
+    int64_t n;       /* number of values */
+    int group;       /* index into groups */
+} ax;
+
+typedef struct ax_group {
+    int64_t len;      /* values (equal for every axis of a zip group) */
+    int structural;   /* holds an axis that can make a point invalid */
+    int baseline_key; /* holds an axis that changes the baseline+fifo time */
+} ax_group;
+
+struct th_sweep {
+    char *name, *source, *dir, *output;
+    th_system base;       /* the spec's system, before axes */
+    th_collective coll;   /* the spec's collective, before axes */
+    th_pair pair;         /* the spec's policy and intra, before axes */
+    th_load_model model;
+    th_system *systems;   /* values of the system axis */
+    int nsystems;
+    ax *axes;
+    int naxes;
+    ax_group *groups;
+    int ngroups;
+    int64_t points;
+    int maxdims;          /* most dims of any system: the dimK columns */
+};
+
+/* One point's inputs. */
+typedef struct sw_point {
+    th_system sys;
+    th_collective coll;
+    th_pair pair;
+    th_load_model model;
+} sw_point;
+
+/* Mixed-radix digits of a point, one per group (group 0 most significant). */
+void sw_digits(const th_sweep *sw, int64_t point, int64_t *digits);
+/* Builds and validates a point's inputs; errors name the point and its axis values. */
+int sw_apply(const th_sweep *sw, const int64_t *digits, int64_t point, sw_point *pt,
+             th_error *err);
+
+int th_buf_reserve(th_buf *b, size_t extra);
+int th_buf_add(th_buf *b, const char *s, size_t n);
+int th_buf_printf(th_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,244 @@
+/* Sweep points: decoding a point index into axis values, building its system and collective,
+ * and formatting the CSV header and rows (with the baseline+fifo reference per point). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sweep_internal.h"
+#include "themis/report.h"
+
+int th_buf_reserve(th_buf *b, size_t extra) {
+    if (b->len + extra + 1 <= b->cap) return 0;
+    size_t cap = b->cap ? b->cap : 4096;
+    while (cap < b->len + extra + 1) cap *= 2;
+    char *p = realloc(b->p, cap);
+    if (!p) return -1;
+    b->p = p, b->cap = cap;
+    return 0;
+}
+
+int th_buf_add(th_buf *b, const char *s, size_t n) {
+    if (th_buf_reserve(b, n)) return -1;
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+    return 0;
+}
+
+int th_buf_printf(th_buf *b, const char *fmt, ...) {
+    for (;;) {
+        size_t room = b->cap > b->len ? b->cap - b->len : 0;
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(room ? b->p + b->len : NULL, room, fmt, ap);
+        va_end(ap);
+        if (n < 0) return -1;
+        if ((size_t)n < room) {
+            b->len += (size_t)n;
+            return 0;
+        }
+        if (th_buf_reserve(b, (size_t)n)) return -1;
+    }
+}
+
+void th_buf_free(th_buf *b) {
+    free(b->p);
+    b->p = NULL;
+    b->len = b->cap = 0;
+}
+
+void sw_digits(const th_sweep *sw, int64_t point, int64_t *digits) {
+    for (int g = sw->ngroups - 1; g >= 0; g--) {
+        digits[g] = point % sw->groups[g].len;
+        point /= sw->groups[g].len;
+    }
+}
+
+/* "axis=value, ..." of the axes that shape the system, for error messages. */
+static void describe_point(const th_sweep *sw, const int64_t *digits, char *buf, size_t n) {
+    buf[0] = '\0';
+    for (int a = 0; a < sw->naxes; a++) {
+        const ax *x = &sw->axes[a];
+        if (!sw->groups[x->group].structural) continue;
+        size_t len = strlen(buf);
+        snprintf(buf + len, n - len, "%s%s=%s", len ? ", " : "", x->name,
+                 x->v[digits[x->group]].text);
+    }
+}
+
+static void set_field(th_dim *d, dim_field f, const ax_value *v) {
+    switch (f) {
+    case F_NPUS: d->npus = v->i; break;
+    case F_BW: d->bw_GBps = v->num; break;
+    case F_LATENCY: d->latency = v->num; break;
+    case F_TOPOLOGY: d->topology = (th_topology)v->i; break;
+    case F_ALGORITHM: d->algorithm = (th_algorithm)v->i; break;
+    case F_EFFICIENCY: d->efficiency = v->num; break;
+    }
+}
+
+int sw_apply(const th_sweep *sw, const int64_t *digits, int64_t point, sw_point *pt,
+             th_error *err) {
+    const th_system *sys = &sw->base;
+    for (int a = 0; a < sw->naxes; a++)
+        if (sw->axes[a].kind == AX_SYSTEM)
+            sys = &sw->systems[sw->axes[a].v[digits[sw->axes[a].group]].i];
+    pt->sys = *sys;
+    pt->coll = sw->coll;
+    pt->pair = sw->pair;
+    pt->model = sw->model;
+    int structural = 0;
+    for (int a = 0; a < sw->naxes; a++) {
+        const ax *x = &sw->axes[a];
+        const ax_value *v = &x->v[digits[x->group]];
+        switch (x->kind) {
+        case AX_CHUNKS: pt->coll.chunks = v->i; break;
+        case AX_SIZE: pt->coll.size = v->num; break;
+        case AX_TYPE: pt->coll.type = (th_coll_type)v->i; break;
+        case AX_POLICY: pt->pair.policy = (th_policy)v->i; break;
+        case AX_INTRA: pt->pair.intra = (th_intra)v->i; break;
+        case AX_LOAD_MODEL: pt->model = (th_load_model)v->i; break;
+        case AX_DIMS: pt->coll.dims_mask = v->mask; break;
+        case AX_SYSTEM: break;
+        case AX_REDUCE:
+            pt->sys.reduce_bw = v->num;
+            structural = 1;
+            break;
+        case AX_DIM_FIELD:
+            if (x->dim >= pt->sys.ndims) {
+                char where[512];
+                describe_point(sw, digits, where, sizeof where);
+                return th_error_set(err, TH_EINPUT,
+                                    "%s: axes.%s: system \"%s\" has no dim %d (it has %d) at "
+                                    "point %lld (%s)",
+                                    sw->source, x->name, pt->sys.name, x->dim, pt->sys.ndims,
+                                    (long long)point, where);
+            }
+            set_field(&pt->sys.dims[x->dim], x->field, v);
+            structural = 1;
+            break;
+        }
+    }
+    th_error e;
+    int rc = structural ? th_system_validate(&pt->sys, pt->sys.name, &e) : TH_OK;
+    if (rc == TH_OK) rc = th_collective_validate(&pt->sys, &pt->coll, &e);
+    if (rc != TH_OK) {
+        char where[512];
+        describe_point(sw, digits, where, sizeof where);
+        return th_error_set(err, rc, "%s: point %lld%s%s%s: %s", sw->source, (long long)point,
+                            where[0] ? " (" : "", where, where[0] ? ")" : "", e.msg);
+    }
+    return TH_OK;
+}
+
+int th_sweep_header(const th_sweep *sw, th_buf *out, th_error *err) {
+    int bad = th_buf_printf(out, "point");
+    for (int a = 0; a < sw->naxes && !bad; a++) bad = th_buf_printf(out, ",%s", sw->axes[a].name);
+    bad |= th_buf_printf(out, ",time_us,ideal_us,bw_util,speedup,algbw_GBps,busbw_GBps");
+    for (int d = 0; d < sw->maxdims && !bad; d++)
+        bad = th_buf_printf(out, ",dim%d_bw_util,dim%d_busy_us", d, d);
+    bad |= th_buf_printf(out, ",npus\n");
+    return bad ? th_error_set(err, TH_EINTERNAL, "out of memory") : TH_OK;
+}
+
+static int prefix(const th_sweep *sw, int64_t point, const int64_t *digits, th_buf *out) {
+    int bad = th_buf_printf(out, "%lld", (long long)point);
+    for (int a = 0; a < sw->naxes && !bad; a++)
+        bad = th_buf_printf(out, ",%s", sw->axes[a].v[digits[sw->axes[a].group]].text);
+    return bad;
+}
+
+int th_sweep_prefix(const th_sweep *sw, int64_t point, th_buf *out, th_error *err) {
+    int64_t *digits = calloc((size_t)(sw->ngroups ? sw->ngroups : 1), sizeof *digits);
+    if (!digits) return th_error_set(err, TH_EINTERNAL, "out of memory");
+    sw_digits(sw, point, digits);
+    int bad = prefix(sw, point, digits, out);
+    free(digits);
+    return bad ? th_error_set(err, TH_EINTERNAL, "out of memory") : TH_OK;
+}
+
+struct th_sweep_worker {
+    const th_sweep *sw;
+    th_runner *runner;
+    int64_t *digits;   /* this point's */
+    int64_t *key;      /* digits of the baseline-shaping groups of the cached reference */
+    int have_key;
+    double base_time;  /* cached baseline+fifo time, ns */
+};
+
+th_sweep_worker *th_sweep_worker_create(const th_sweep *sw) {
+    th_sweep_worker *w = calloc(1, sizeof *w);
+    size_t n = (size_t)(sw->ngroups ? sw->ngroups : 1);
+    if (!w) return NULL;
+    w->sw = sw;
+    w->runner = th_runner_create();
+    w->digits = calloc(n, sizeof *w->digits);
+    w->key = calloc(n, sizeof *w->key);
+    if (!w->runner || !w->digits || !w->key) {
+        th_sweep_worker_free(w);
+        return NULL;
+    }
+    return w;
+}
+
+void th_sweep_worker_free(th_sweep_worker *w) {
+    if (!w) return;
+    th_runner_free(w->runner);
+    free(w->digits);
+    free(w->key);
+    free(w);
+}
+
+/* The baseline+fifo time at this point; reused while only policy, intra and load model
+ * change (they do not change that reference). */
+static int reference(th_sweep_worker *w, const sw_point *pt, const th_result *res,
+                     double *time, th_error *err) {
+    const th_sweep *sw = w->sw;
+    if (pt->pair.policy == TH_POLICY_BASELINE && pt->pair.intra == TH_INTRA_FIFO) {
+        *time = res->time;
+        return TH_OK;
+    }
+    int same = w->have_key;
+    for (int g = 0; g < sw->ngroups && same; g++)
+        if (sw->groups[g].baseline_key && w->key[g] != w->digits[g]) same = 0;
+    if (!same) {
+        th_result base;
+        th_pair ref = {TH_POLICY_BASELINE, TH_INTRA_FIFO};
+        if (th_run_eval(w->runner, &pt->sys, &pt->coll, ref, pt->model, NULL, NULL, &base, err))
+            return err->code;
+        w->base_time = base.time;
+        memcpy(w->key, w->digits, sizeof *w->key * (size_t)sw->ngroups);
+        w->have_key = 1;
+    }
+    *time = w->base_time;
+    return TH_OK;
+}
+
+int th_sweep_row(th_sweep_worker *w, int64_t point, th_buf *out, th_error *err) {
+    const th_sweep *sw = w->sw;
+    sw_point pt;
+    sw_digits(sw, point, w->digits);
+    if (sw_apply(sw, w->digits, point, &pt, err)) return err->code;
+    th_result res;
+    if (th_run_eval(w->runner, &pt.sys, &pt.coll, pt.pair, pt.model, NULL, NULL, &res, err))
+        return err->code;
+    double base = 0;
+    if (reference(w, &pt, &res, &base, err)) return err->code;
+    res.speedup = base / res.time;
+    char a[32], b[32], c[32], d[32], e[32], f[32];
+    int bad = prefix(sw, point, w->digits, out);
+    bad |= th_buf_printf(out, ",%s,%s,%s,%s,%s,%s", th_report_num(a, res.time / 1000.0),
+                         th_report_num(b, res.ideal / 1000.0), th_report_num(c, res.bw_util),
+                         th_report_num(d, res.speedup), th_report_num(e, res.algbw),
+                         th_report_num(f, res.busbw));
+    for (int k = 0; k < sw->maxdims && !bad; k++) {
+        if (k < pt.sys.ndims)
+            bad = th_buf_printf(out, ",%s,%s", th_report_num(a, res.dim_util[k]),
+                                th_report_num(b, res.busy[k] / 1000.0));
+        else
+            bad = th_buf_add(out, ",,", 2);
+    }
+    bad |= th_buf_printf(out, ",%s\n", th_report_num(a, pt.sys.npus));
+    return bad ? th_error_set(err, TH_EINTERNAL, "out of memory") : TH_OK;
+}

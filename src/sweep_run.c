@@ -1,0 +1,240 @@
+/* Running a sweep: worker threads compute blocks of points, the calling thread writes the
+ * blocks in point order (whole rows per write, so an interrupted file holds a valid prefix);
+ * shards, and the scan of a partial output for --resume. */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sweep_internal.h"
+
+#define BLOCK 128 /* points per block */
+
+int th_shard_parse(const char *text, th_shard *out, th_error *err) {
+    long long k, n;
+    char tail;
+    if (sscanf(text, "%lld/%lld%c", &k, &n, &tail) != 2 || n < 1 || k < 0 || k >= n ||
+        n > TH_SWEEP_MAX_POINTS)
+        return th_error_set(err, TH_EINPUT,
+                            "--shard: expected K/N with 0 <= K < N (e.g. 0/4), got \"%s\"", text);
+    out->k = k;
+    out->n = n;
+    return TH_OK;
+}
+
+int64_t th_shard_points(const th_sweep *sw, th_shard shard) {
+    if (shard.k >= sw->points) return 0;
+    return (sw->points - shard.k + shard.n - 1) / shard.n;
+}
+
+typedef struct slot {
+    int ready;      /* computed, waiting to be written */
+    th_buf rows;
+    int rc;         /* error of the block, if any (rows hold the points before it) */
+    th_error err;
+} slot;
+
+typedef struct shared {
+    const th_sweep *sw;
+    const th_sweep_opts *opts;
+    int64_t total;     /* points of the shard */
+    int64_t nblocks;
+    int64_t next;      /* next block to claim */
+    int64_t written;   /* blocks written */
+    int window;        /* blocks in flight at most */
+    slot *slots;       /* window slots, block b in slots[b % window] */
+    int failed;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+} shared;
+
+static int stopped(const shared *s) { return s->opts->stop && *s->opts->stop; }
+
+static void *worker(void *arg) {
+    shared *s = arg;
+    th_sweep_worker *w = th_sweep_worker_create(s->sw);
+    th_buf local = {0};
+    for (;;) {
+        pthread_mutex_lock(&s->mu);
+        while (!s->failed && !stopped(s) && s->next < s->nblocks &&
+               s->next >= s->written + s->window)
+            pthread_cond_wait(&s->cv, &s->mu);
+        if (s->failed || stopped(s) || s->next >= s->nblocks) {
+            pthread_mutex_unlock(&s->mu);
+            break;
+        }
+        int64_t b = s->next++;
+        pthread_mutex_unlock(&s->mu);
+
+        int rc = TH_OK;
+        th_error err = {0};
+        local.len = 0;
+        if (!w) rc = th_error_set(&err, TH_EINTERNAL, "out of memory");
+        int64_t lo = s->opts->start + b * BLOCK, hi = lo + BLOCK;
+        if (hi > s->total) hi = s->total;
+        for (int64_t j = lo; j < hi && rc == TH_OK; j++)
+            rc = th_sweep_row(w, th_shard_point(s->opts->shard, j), &local, &err);
+
+        pthread_mutex_lock(&s->mu);
+        slot *sl = &s->slots[b % s->window];
+        th_buf t = sl->rows;
+        sl->rows = local;
+        local = t;
+        sl->rc = rc;
+        sl->err = err;
+        sl->ready = 1;
+        if (rc) s->failed = 1;
+        pthread_cond_broadcast(&s->cv);
+        pthread_mutex_unlock(&s->mu);
+        if (rc) break;
+    }
+    th_buf_free(&local);
+    th_sweep_worker_free(w);
+    return NULL;
+}
+
+static int write_all(int fd, const char *p, size_t n) {
+    while (n > 0) {
+        ssize_t k = write(fd, p, n);
+        if (k < 0) {
+            if (errno == EINTR) continue;
+            return -1;
+        }
+        p += k, n -= (size_t)k;
+    }
+    return 0;
+}
+
+int th_sweep_run(const th_sweep *sw, const th_sweep_opts *opts, int64_t *done, th_error *err) {
+    shared s = {0};
+    s.sw = sw;
+    s.opts = opts;
+    s.total = th_shard_points(sw, opts->shard);
+    *done = opts->start < s.total ? opts->start : s.total;
+    if (opts->start >= s.total) return TH_OK;
+    s.nblocks = (s.total - opts->start + BLOCK - 1) / BLOCK;
+    int threads = opts->threads < 1 ? 1 : opts->threads;
+    if (threads > s.nblocks) threads = (int)s.nblocks;
+    s.window = 4 * threads;
+    s.slots = calloc((size_t)s.window, sizeof *s.slots);
+    pthread_t *tid = calloc((size_t)threads, sizeof *tid);
+    if (!s.slots || !tid) {
+        free(s.slots);
+        free(tid);
+        return th_error_set(err, TH_EINTERNAL, "out of memory");
+    }
+    pthread_mutex_init(&s.mu, NULL);
+    pthread_cond_init(&s.cv, NULL);
+    int started = 0, rc = TH_OK;
+    for (; started < threads; started++)
+        if (pthread_create(&tid[started], NULL, worker, &s)) break;
+    if (started == 0) rc = th_error_set(err, TH_EINTERNAL, "cannot start a worker thread");
+
+    /* The writer: blocks in order, as soon as each is ready. */
+    pthread_mutex_lock(&s.mu);
+    while (rc == TH_OK && s.written < s.nblocks) {
+        slot *sl = &s.slots[s.written % s.window];
+        if (!sl->ready) {
+            if (stopped(&s) && s.next <= s.written) break; /* nothing more will come */
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            ts.tv_nsec += 100000000L;
+            if (ts.tv_nsec >= 1000000000L) ts.tv_sec++, ts.tv_nsec -= 1000000000L;
+            pthread_cond_timedwait(&s.cv, &s.mu, &ts);
+            if (stopped(&s)) pthread_cond_broadcast(&s.cv);
+            continue;
+        }
+        pthread_mutex_unlock(&s.mu);
+        int wrc = write_all(opts->fd, sl->rows.p, sl->rows.len);
+        int64_t rows = 0;
+        for (size_t i = 0; i < sl->rows.len; i++) rows += sl->rows.p[i] == '\n';
+        pthread_mutex_lock(&s.mu);
+        *done += rows;
+        if (wrc) {
+            rc = th_error_set(err, TH_EINPUT, "write error on the output: %s", strerror(errno));
+            s.failed = 1;
+        } else if (sl->rc) {
+            rc = sl->rc;
+            *err = sl->err;
+        }
+        sl->ready = 0;
+        s.written++;
+        pthread_cond_broadcast(&s.cv);
+        if (opts->progress) {
+            pthread_mutex_unlock(&s.mu);
+            opts->progress(opts->progress_ctx, *done, s.total);
+            pthread_mutex_lock(&s.mu);
+        }
+    }
+    s.failed |= rc != TH_OK;
+    pthread_cond_broadcast(&s.cv);
+    pthread_mutex_unlock(&s.mu);
+    for (int t = 0; t < started; t++) pthread_join(tid[t], NULL);
+    for (int i = 0; i < s.window; i++) th_buf_free(&s.slots[i].rows);
+    pthread_mutex_destroy(&s.mu);
+    pthread_cond_destroy(&s.cv);
+    free(s.slots);
+    free(tid);
+    return rc;
+}
+
+int th_sweep_resume_scan(const th_sweep *sw, th_shard shard, const char *path, int64_t *rows,
+                         off_t *keep, th_error *err) {
+    *rows = 0;
+    *keep = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f) return th_error_set(err, TH_EINPUT, "%s: cannot open: %s", path, strerror(errno));
+    th_buf header = {0}, last = {0}, want = {0};
+    int rc = th_sweep_header(sw, &header, err);
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    off_t pos = 0;
+    int64_t count = -1; /* the header is line 0 */
+    while (rc == TH_OK && (n = getline(&line, &cap, f)) > 0) {
+        if (line[n - 1] != '\n') break; /* an incomplete last line: dropped */
+        if (count < 0 && ((size_t)n != header.len || memcmp(line, header.p, header.len))) {
+            rc = th_error_set(err, TH_EINPUT,
+                              "%s: its header is not this sweep's (another spec or version?); "
+                              "not resuming: use --force to start over", path);
+            break;
+        }
+        pos += n;
+        count++;
+        if (count > 0) {
+            last.len = 0;
+            if (th_buf_add(&last, line, (size_t)n))
+                rc = th_error_set(err, TH_EINTERNAL, "out of memory");
+        }
+    }
+    if (rc == TH_OK && ferror(f)) rc = th_error_set(err, TH_EINPUT, "%s: read error", path);
+    fclose(f);
+    free(line);
+    int64_t total = th_shard_points(sw, shard);
+    if (rc == TH_OK && count > total)
+        rc = th_error_set(err, TH_EINPUT, "%s: has %" PRId64 " rows, more than the %" PRId64
+                          " points of this sweep%s", path, count, total,
+                          shard.n > 1 ? " shard" : "");
+    if (rc == TH_OK && count > 0) {
+        rc = th_sweep_prefix(sw, th_shard_point(shard, count - 1), &want, err);
+        if (rc == TH_OK && (last.len <= want.len || memcmp(last.p, want.p, want.len) ||
+                            last.p[want.len] != ','))
+            rc = th_error_set(err, TH_EINPUT,
+                              "%s: row %" PRId64 " is not point %" PRId64 " of this sweep%s; not "
+                              "resuming: use --force to start over", path, count,
+                              th_shard_point(shard, count - 1),
+                              shard.n > 1 ? " shard" : "");
+    }
+    if (rc == TH_OK) {
+        *rows = count > 0 ? count : 0;
+        *keep = count >= 0 ? pos : 0;
+    }
+    th_buf_free(&header);
+    th_buf_free(&last);
+    th_buf_free(&want);
+    return rc;
+}
