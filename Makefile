@@ -1,7 +1,7 @@
 # themis build: library, CLI, tests, benchmarks. GNU make; dependencies through pkg-config.
 CC      ?= gcc
 PREFIX  ?= /usr/local
-PKGS    := libcjson
+PKGS    := libcjson gsl yaml-0.1
 CFLAGS  ?= -O2
 CFLAGS  += -std=c11 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -pthread -Iinclude
 CFLAGS  += $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
