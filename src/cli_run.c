@@ -47,6 +47,7 @@ typedef struct options {
     int policy, intra; /* -1 = all */
     th_load_model model;
     int format; /* 0 table, 1 json, 2 csv */
+    int set_chunks, set_policy, set_intra; /* given on the command line */
 } options;
 
 static int parse(int argc, char **argv, options *o) {
@@ -89,9 +90,11 @@ static int parse(int argc, char **argv, options *o) {
                 return cli_usage_error("run", "-n: expected an integer from 1 to %d, got '%s'",
                                        TH_MAX_CHUNKS, optarg);
             o->coll.chunks = v;
+            o->set_chunks = 1;
             break;
         }
         case 'p': {
+            o->set_policy = 1;
             th_policy p;
             if (!strcmp(optarg, "all"))
                 o->policy = -1;
@@ -105,6 +108,7 @@ static int parse(int argc, char **argv, options *o) {
             break;
         }
         case 'q': {
+            o->set_intra = 1;
             th_intra q;
             if (!strcmp(optarg, "all"))
                 o->intra = -1;
@@ -237,6 +241,10 @@ int cli_run(int argc, char **argv) {
     } else {
         th_system_default(&sys);
     }
+    /* A system file's "run" defaults (e.g. from import-astra) stand in for absent options. */
+    if (!o.set_chunks && sys.run_chunks) o.coll.chunks = sys.run_chunks;
+    if (!o.set_policy && sys.run_policy) o.policy = sys.run_policy - 1;
+    if (!o.set_intra && sys.run_intra) o.intra = sys.run_intra - 1;
     if (o.dims && th_sched_parse_dims(o.dims, sys.ndims, &o.coll.dims_mask, &err))
         return cli_fail(&err);
     if (th_collective_validate(&sys, &o.coll, &err)) return cli_fail(&err);

@@ -31,6 +31,7 @@ typedef struct entry {
 typedef struct heap {
     entry *e;
     size_t n, cap;
+    size_t head; /* astra-sim lists: index of the first waiting entry (heaps: 0) */
 } heap;
 
 struct th_emu {
@@ -95,8 +96,89 @@ static entry heap_pop(heap *h, int scf) {
 typedef struct server {
     int busy;
     uint32_t chunk;
-    double end; /* ns */
+    double end;   /* ns */
+    uint64_t seq; /* start order, for the astra-sim completion order */
 } server;
+
+/* One run's state, so the helpers below share it. */
+typedef struct run {
+    th_emu *emu;
+    const th_system *sys;
+    const th_plan *plan;
+    int scf, astra;
+    th_trace_fn trace;
+    void *trace_ctx;
+    th_result *res;
+    server srv[TH_MAX_DIMS];
+    int nbusy;
+    uint64_t seq;
+    double t; /* now, ns */
+} run;
+
+/* Astra-sim queues are lists: FIFO appends; SCF inserts before the first waiting stage whose
+ * key max(in, out) is >= its own, but appends a stage with one phase left after it and an AR
+ * phase (SPEC §9). Waiting entries are e[head .. n). */
+static int list_insert(heap *h, entry x, int append) {
+    if (h->n == h->cap) {
+        if (h->head > 0) {
+            memmove(h->e, h->e + h->head, (h->n - h->head) * sizeof *h->e);
+            h->n -= h->head, h->head = 0;
+        } else {
+            size_t cap = h->cap ? h->cap * 2 : 64;
+            entry *e = realloc(h->e, cap * sizeof *e);
+            if (!e) return -1;
+            h->e = e, h->cap = cap;
+        }
+    }
+    size_t at = h->n;
+    if (!append)
+        for (at = h->head; at < h->n && h->e[at].m < x.m; at++) {
+        }
+    memmove(h->e + at + 1, h->e + at, (h->n - at) * sizeof *h->e);
+    h->e[at] = x;
+    h->n++;
+    return 0;
+}
+
+/* Queues chunk c's stage `stage` (ready at r->t) at its dim; returns the dim, or -1 when out of
+ * memory. */
+static int enqueue(run *r, uint32_t c, int stage) {
+    int dim;
+    th_op op;
+    double m;
+    th_plan_stage(r->plan, c, stage, &dim, &op, &m);
+    heap *q = &r->emu->q[dim];
+    if (!r->astra) return heap_push(q, (entry){r->t, m, c}, r->scf) ? -1 : dim;
+    double key = op == TH_OP_AG ? m * r->plan->npus[dim] : m;
+    int append = !r->scf || op == TH_OP_AR || stage == r->plan->nstages - 2;
+    return list_insert(q, (entry){r->t, key, c}, append) ? -1 : dim;
+}
+
+static int waiting(const heap *q) { return q->n > q->head; }
+
+/* Dim d takes its next waiting stage and runs it from now. */
+static void start(run *r, int d) {
+    heap *q = &r->emu->q[d];
+    entry e = r->astra ? q->e[q->head++] : heap_pop(q, r->scf);
+    if (r->astra && q->head == q->n) q->head = q->n = 0;
+    int stage = r->emu->next[e.chunk], dim;
+    th_op op;
+    double m;
+    th_plan_stage(r->plan, e.chunk, stage, &dim, &op, &m);
+    const th_dim *dd = &r->sys->dims[d];
+    double dur = r->astra ? th_cost_astra_time(r->sys, dd, op, m)
+                          : th_cost_time(dd, r->sys->reduce_bw, op, m);
+    double bytes = r->astra ? th_cost_astra_bytes(dd, op, m) : th_cost_bytes(dd, m);
+    r->srv[d] = (server){1, e.chunk, r->t + dur, r->seq++};
+    r->nbusy++;
+    r->res->busy[d] += dur;
+    r->res->bytes[d] += bytes;
+    r->res->stages++;
+    if (r->trace) {
+        th_stage_rec rec = {e.chunk, stage, op, d, m, bytes, e.ready, r->t, r->t + dur};
+        r->trace(r->trace_ctx, &rec);
+    }
+}
 
 static void finish_result(const th_system *sys, const th_plan *plan, double end, th_result *res) {
     double total = 0, bw_sum = 0;
@@ -120,7 +202,6 @@ static void finish_result(const th_system *sys, const th_plan *plan, double end,
 int th_emu_run(th_emu *emu, const th_system *sys, const th_plan *plan, th_intra intra,
                th_trace_fn trace, void *trace_ctx, th_result *res, th_error *err) {
     memset(res, 0, sizeof *res);
-    int scf = intra == TH_INTRA_SCF;
     size_t chunks = (size_t)plan->chunks;
     if (emu->next_cap < chunks) {
         uint8_t *nx = realloc(emu->next, chunks);
@@ -128,68 +209,63 @@ int th_emu_run(th_emu *emu, const th_system *sys, const th_plan *plan, th_intra 
         emu->next = nx, emu->next_cap = chunks;
     }
     for (int d = 0; d < TH_MAX_DIMS; d++)
-        emu->q[d].n = 0;
+        emu->q[d].n = emu->q[d].head = 0;
     memset(emu->next, 0, chunks);
+    run r = {0};
+    r.emu = emu, r.sys = sys, r.plan = plan, r.res = res;
+    r.scf = intra == TH_INTRA_SCF;
+    r.astra = plan->model == TH_MODEL_ASTRA;
+    r.trace = trace, r.trace_ctx = trace_ctx;
     for (size_t i = 0; i < chunks; i++) {
-        int dim;
-        th_op op;
-        double m;
-        th_plan_stage(plan, (int64_t)i, 0, &dim, &op, &m);
-        entry e = {0.0, m, (uint32_t)i};
-        if (heap_push(&emu->q[dim], e, scf))
-            return th_error_set(err, TH_EINTERNAL, "out of memory queueing %zu chunks", chunks);
+        int dim = enqueue(&r, (uint32_t)i, 0);
+        if (dim < 0) return th_error_set(err, TH_EINTERNAL, "out of memory queueing %zu chunks", chunks);
+        if (r.astra && !r.srv[dim].busy) start(&r, dim);
     }
-
-    server srv[TH_MAX_DIMS] = {{0}};
-    double t = 0, last = 0;
-    int nbusy = 0, n = plan->n;
+    double last = 0;
+    int n = plan->n;
     for (;;) {
-        /* Every idle dimension with ready stages starts one, in dim-index order. */
-        for (int j = 0; j < n; j++) {
+        /* Ours: every idle dimension with ready stages starts one, in dim-index order. */
+        for (int j = 0; j < n && !r.astra; j++) {
             int d = plan->active[j];
-            if (srv[d].busy || emu->q[d].n == 0) continue;
-            entry e = heap_pop(&emu->q[d], scf);
-            int stage = emu->next[e.chunk], dim;
-            th_op op;
-            double m;
-            th_plan_stage(plan, e.chunk, stage, &dim, &op, &m);
-            const th_dim *dd = &sys->dims[d];
-            double dur = th_cost_time(dd, sys->reduce_bw, op, m);
-            srv[d] = (server){1, e.chunk, t + dur};
-            nbusy++;
-            res->busy[d] += dur;
-            res->bytes[d] += th_cost_bytes(dd, m);
-            res->stages++;
-            if (trace) {
-                th_stage_rec rec = {e.chunk, stage, op,     d, m, th_cost_bytes(dd, m),
-                                    e.ready, t,     t + dur};
-                trace(trace_ctx, &rec);
-            }
+            if (!r.srv[d].busy && waiting(&emu->q[d])) start(&r, d);
         }
-        if (nbusy == 0) break;
-        /* Advance to the earliest completion; every stage ending then ends first. */
-        t = INFINITY;
+        if (r.nbusy == 0) break;
+        /* The stages ending first: ours by dim index; astra-sim's in the order they started. */
+        r.t = INFINITY;
         for (int j = 0; j < n; j++) {
             int d = plan->active[j];
-            if (srv[d].busy && srv[d].end < t) t = srv[d].end;
+            if (r.srv[d].busy && r.srv[d].end < r.t) r.t = r.srv[d].end;
         }
+        int ending[TH_MAX_DIMS], nend = 0;
         for (int j = 0; j < n; j++) {
-            int d = plan->active[j];
-            if (!srv[d].busy || srv[d].end != t) continue;
-            srv[d].busy = 0;
-            nbusy--;
-            uint32_t c = srv[d].chunk;
-            int stage = ++emu->next[c];
-            if (stage >= plan->nstages) {
-                last = t;
+            int d = plan->active[j], k = nend++;
+            if (!r.srv[d].busy || r.srv[d].end != r.t) {
+                nend--;
                 continue;
             }
-            int dim;
-            th_op op;
-            double m;
-            th_plan_stage(plan, c, stage, &dim, &op, &m);
-            if (heap_push(&emu->q[dim], (entry){t, m, c}, scf))
-                return th_error_set(err, TH_EINTERNAL, "out of memory in a dimension queue");
+            while (r.astra && k > 0 && r.srv[ending[k - 1]].seq > r.srv[d].seq) {
+                ending[k] = ending[k - 1];
+                k--;
+            }
+            ending[k] = d;
+        }
+        /* Ours: all of them end, then the idle dims pick (above). Astra-sim: each in turn
+         * queues its chunk's next phase (starting it if that dim is idle), then frees its
+         * dim, which takes its next waiting phase. */
+        for (int k = 0; k < nend; k++) {
+            int d = ending[k];
+            uint32_t c = r.srv[d].chunk;
+            int stage = ++emu->next[c];
+            if (stage < plan->nstages) {
+                int dim = enqueue(&r, c, stage);
+                if (dim < 0) return th_error_set(err, TH_EINTERNAL, "out of memory in a queue");
+                if (r.astra && !r.srv[dim].busy) start(&r, dim);
+            } else {
+                last = r.t;
+            }
+            r.srv[d].busy = 0;
+            r.nbusy--;
+            if (r.astra && waiting(&emu->q[d])) start(&r, d);
         }
     }
     if (!(isfinite(last) && last > 0))

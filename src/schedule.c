@@ -73,6 +73,15 @@ int th_collective_validate(const th_system *sys, const th_collective *coll, th_e
                             "dims: dim %d does not exist (system \"%s\" has dims 0..%d)", bad,
                             sys->name, sys->ndims - 1);
     }
+    if (sys->model == TH_MODEL_ASTRA && coll->type != TH_COLL_ALLREDUCE)
+        return th_error_set(err, TH_EINPUT,
+                            "collective: the astra-sim preset models allreduce only, got %s",
+                            th_coll_type_name(coll->type));
+    if (sys->model == TH_MODEL_ASTRA && floor(coll->size / (double)coll->chunks) < 1)
+        return th_error_set(err, TH_EINPUT,
+                            "chunks: the astra-sim preset needs whole-byte chunks, and %.17g "
+                            "bytes in %lld chunks is less than 1 byte each",
+                            coll->size, (long long)coll->chunks);
     uint32_t mask = coll->dims_mask ? coll->dims_mask : all;
     for (int d = 0; d < sys->ndims; d++)
         if (((mask >> d) & 1u) && sys->dims[d].npus > 1) return TH_OK;
@@ -131,16 +140,52 @@ static void plan_themis(th_plan *plan, const th_system *sys, th_load_model model
     }
 }
 
+/* The astra-sim preset's Themis (SPEC §9): loads in MiB scaled by dim 0's bandwidth, a
+ * persistent dim list stably re-sorted per chunk, reset to index order on a fallback. */
+static void plan_astra_themis(th_plan *plan, const th_system *sys, const int *base) {
+    int n = plan->n, list[TH_MAX_DIMS];
+    memcpy(list, base, sizeof(int) * (size_t)n);
+    double *load = plan->load, b0 = sys->dims[0].bw, c = plan->chunk;
+    for (int64_t i = 0; i < plan->chunks; i++) {
+        for (int a = 1; a < n; a++) { /* stable: equal loads keep their places */
+            int d = list[a], j = a - 1;
+            while (j >= 0 && load[list[j]] > load[d]) {
+                list[j + 1] = list[j];
+                j--;
+            }
+            list[j + 1] = d;
+        }
+        int lo = list[0], hi = list[n - 1];
+        double plo = plan->npus[lo];
+        double gap = floor((load[hi] - load[lo]) * (sys->dims[lo].bw / b0) / ((plo - 1) / plo) *
+                           1048576.0);
+        if (gap < floor(c / 16)) memcpy(list, base, sizeof(int) * (size_t)n);
+        uint8_t *o = plan->order + (size_t)i * (size_t)n;
+        double s = c;
+        for (int j = 0; j < n; j++) {
+            int d = list[j];
+            double p = plan->npus[d];
+            o[j] = (uint8_t)d;
+            load[d] += s / 1048576.0 * ((p - 1) / p) / (sys->dims[d].bw / b0);
+            s = floor(s / p);
+        }
+    }
+}
+
 int th_sched_plan(th_plan *plan, const th_system *sys, const th_collective *coll, th_policy policy,
                   th_load_model model, th_error *err) {
     if (th_collective_validate(sys, coll, err)) return err->code;
     if ((unsigned)policy > TH_POLICY_ROUNDROBIN || (unsigned)model > TH_LOAD_BANDWIDTH)
         return th_error_set(err, TH_EINPUT, "unknown policy or load model");
     uint32_t mask = coll->dims_mask ? coll->dims_mask : 0xffffffffu;
+    int astra = sys->model == TH_MODEL_ASTRA;
     plan->type = coll->type;
+    plan->model = sys->model;
+    plan->policy = policy;
     plan->size = coll->size;
     plan->chunks = coll->chunks;
-    plan->chunk = coll->size / (double)coll->chunks;
+    plan->chunk = astra ? floor(coll->size / (double)coll->chunks)
+                        : coll->size / (double)coll->chunks;
     plan->n = 0;
     plan->active_npus = 1;
     for (int d = 0; d < sys->ndims; d++) {
@@ -153,6 +198,7 @@ int th_sched_plan(th_plan *plan, const th_system *sys, const th_collective *coll
     }
     int n = plan->n;
     plan->nstages = coll->type == TH_COLL_ALLREDUCE ? 2 * n : n;
+    if (astra && policy == TH_POLICY_BASELINE) plan->nstages = 2 * n - 1;
     size_t need = (size_t)coll->chunks * (size_t)n;
     if (plan->capacity < need) {
         uint8_t *o = realloc(plan->order, need);
@@ -167,6 +213,10 @@ int th_sched_plan(th_plan *plan, const th_system *sys, const th_collective *coll
     for (int j = 0; j < n; j++)
         base[j] = plan->active[desc ? n - 1 - j : j];
 
+    if (policy == TH_POLICY_THEMIS && astra) {
+        plan_astra_themis(plan, sys, base);
+        return TH_OK;
+    }
     if (policy == TH_POLICY_THEMIS && coll->type != TH_COLL_ALLTOALL) {
         plan_themis(plan, sys, model, base);
         return TH_OK;
@@ -181,10 +231,33 @@ int th_sched_plan(th_plan *plan, const th_system *sys, const th_collective *coll
     return TH_OK;
 }
 
+/* Astra-sim phases: RS over the order with integer sizes s_0 = c, s_{j+1} = floor(s_j / p),
+ * then AG back with input s_{k+1}; the baseline runs the last dim as one AR phase. */
+static void astra_stage(const th_plan *plan, const uint8_t *o, int j, int *dim, th_op *op,
+                        double *m) {
+    int n = plan->n, k;
+    if (plan->policy == TH_POLICY_BASELINE) {
+        k = j < n ? j : 2 * n - 2 - j;
+        *op = j < n - 1 ? TH_OP_RS : j == n - 1 ? TH_OP_AR : TH_OP_AG;
+    } else {
+        k = j < n ? j : 2 * n - 1 - j;
+        *op = j < n ? TH_OP_RS : TH_OP_AG;
+    }
+    *dim = o[k];
+    int upto = *op == TH_OP_AG ? k + 1 : k; /* an AG takes the size after its dim's RS */
+    double s = plan->chunk;
+    for (int l = 0; l < upto; l++) s = floor(s / plan->npus[o[l]]);
+    *m = s;
+}
+
 void th_plan_stage(const th_plan *plan, int64_t chunk, int j, int *dim, th_op *op, double *m) {
     const uint8_t *o = th_plan_order(plan, chunk);
     int n = plan->n;
     double div = 1;
+    if (plan->model == TH_MODEL_ASTRA) {
+        astra_stage(plan, o, j, dim, op, m);
+        return;
+    }
     switch (plan->type) {
     case TH_COLL_ALLREDUCE:
     case TH_COLL_REDUCESCATTER: {

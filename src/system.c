@@ -18,11 +18,19 @@
 #define BW_MAX      1e9  /* GB/s */
 #define LATENCY_MAX 1e12 /* ns (1000 s) */
 
-static const char *const top_keys[] = {"name", "description", "dims", "reduce_GBps", NULL};
+static const char *const top_keys[] = {"name",           "description", "dims", "reduce_GBps",
+                                       "model",          "endpoint_ns", "local_mem_GBps",
+                                       "run",            NULL};
+static const char *const run_keys[] = {"chunks", "policy", "intra", NULL};
+static const char *const policy_names[] = {"baseline", "themis", "roundrobin", NULL};
+static const char *const intra_names[] = {"fifo", "scf", NULL};
+static const char *const model_names[] = {"analytical", "astra-sim", NULL};
 static const char *const dim_keys[] = {"name",       "topology",  "npus",       "bw_GBps",
                                        "latency_ns", "algorithm", "efficiency", NULL};
 static const char *const topo_names[] = {"ring", "fc", "switch", NULL};
 static const char *const alg_names[] = {"ring", "direct", "rhd", NULL};
+
+const char *th_model_name(th_model m) { return (unsigned)m < 2 ? model_names[m] : "?"; }
 
 const char *th_topology_name(th_topology t) {
     return (unsigned)t < 3 ? topo_names[t] : "?";
@@ -46,7 +54,8 @@ int th_algorithm_from_name(const char *s, th_algorithm *out) {
     return 0;
 }
 
-static int parse_dim(const cJSON *d, int k, th_dim *dim, const char *src, th_error *err) {
+static int parse_dim(const cJSON *d, int k, th_dim *dim, th_model model, const char *src,
+                     th_error *err) {
     char path[32];
     snprintf(path, sizeof path, "dims[%d]", k);
     if (!cJSON_IsObject(d)) return th_json_bad(err, src, path, "an object", d);
@@ -63,7 +72,9 @@ static int parse_dim(const cJSON *d, int k, th_dim *dim, const char *src, th_err
     if (th_json_enum(d, "algorithm", alg_names, &alg, src, path, err)) return err->code;
     dim->topology = (th_topology)topo;
     static const th_algorithm defaults[] = {TH_ALG_RING, TH_ALG_DIRECT, TH_ALG_RHD};
-    dim->algorithm = alg < 0 ? defaults[topo] : (th_algorithm)alg;
+    dim->algorithm = alg >= 0                  ? (th_algorithm)alg
+                     : model == TH_MODEL_ASTRA ? TH_ALG_RING
+                                               : defaults[topo];
 
     double npus = 0;
     if (th_json_number(d, "npus", 1, &npus, src, path, err)) return err->code;
@@ -78,6 +89,26 @@ static int parse_dim(const cJSON *d, int k, th_dim *dim, const char *src, th_err
     if (th_json_number(d, "latency_ns", 1, &dim->latency, src, path, err)) return err->code;
     dim->efficiency = 1.0;
     if (th_json_number(d, "efficiency", 0, &dim->efficiency, src, path, err)) return err->code;
+    return TH_OK;
+}
+
+/* "run": defaults for `themis run` (set by imported ASTRA-sim configurations). */
+static int parse_run(const cJSON *run, th_system *sys, const char *src, th_error *err) {
+    if (!cJSON_IsObject(run)) return th_json_bad(err, src, "run", "an object", run);
+    if (th_json_check_keys(run, run_keys, src, "run", err)) return err->code;
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(run, "chunks");
+    if (c) {
+        if (!cJSON_IsNumber(c) || c->valuedouble < 1 || c->valuedouble > 1000000 ||
+            c->valuedouble != floor(c->valuedouble))
+            return th_json_bad(err, src, "run.chunks", "an integer from 1 to 1000000", c);
+        sys->run_chunks = (int64_t)c->valuedouble;
+    }
+    int v = -1;
+    if (th_json_enum(run, "policy", policy_names, &v, src, "run", err)) return err->code;
+    sys->run_policy = v + 1;
+    v = -1;
+    if (th_json_enum(run, "intra", intra_names, &v, src, "run", err)) return err->code;
+    sys->run_intra = v + 1;
     return TH_OK;
 }
 
@@ -96,6 +127,31 @@ static int parse_tree(const cJSON *root, const char *src, th_system *sys, th_err
         reduce = r->valuedouble;
     }
     sys->reduce_bw = reduce;
+    int model = TH_MODEL_ANALYTICAL;
+    if (th_json_enum(root, "model", model_names, &model, src, "", err)) return err->code;
+    sys->model = (th_model)model;
+    int astra = sys->model == TH_MODEL_ASTRA;
+    static const char *const astra_keys[] = {"endpoint_ns", "local_mem_GBps"};
+    for (int i = 0; i < 2; i++) {
+        int has = cJSON_GetObjectItemCaseSensitive(root, astra_keys[i]) != NULL;
+        if (has && !astra)
+            return th_error_set(err, TH_EINPUT,
+                                "%s: %s: only used with \"model\": \"astra-sim\"", src,
+                                astra_keys[i]);
+        if (!has && astra)
+            return th_error_set(err, TH_EINPUT,
+                                "%s: %s: missing (a number is required with \"model\": "
+                                "\"astra-sim\")", src, astra_keys[i]);
+    }
+    if (astra && r)
+        return th_error_set(err, TH_EINPUT,
+                            "%s: reduce_GBps: not used with \"model\": \"astra-sim\" "
+                            "(reductions cost local_mem_GBps there)", src);
+    if (th_json_number(root, "endpoint_ns", 0, &sys->endpoint, src, "", err)) return err->code;
+    if (th_json_number(root, "local_mem_GBps", 0, &sys->local_mem_GBps, src, "", err))
+        return err->code;
+    const cJSON *run = cJSON_GetObjectItemCaseSensitive(root, "run");
+    if (run && parse_run(run, sys, src, err)) return err->code;
     const cJSON *dims = cJSON_GetObjectItemCaseSensitive(root, "dims");
     if (!dims)
         return th_error_set(err, TH_EINPUT,
@@ -111,7 +167,7 @@ static int parse_tree(const cJSON *root, const char *src, th_system *sys, th_err
     sys->ndims = n;
     int k = 0;
     for (const cJSON *d = dims->child; d; d = d->next, k++)
-        if (parse_dim(d, k, &sys->dims[k], src, err)) return err->code;
+        if (parse_dim(d, k, &sys->dims[k], sys->model, src, err)) return err->code;
     return th_system_validate(sys, src, err);
 }
 
@@ -153,6 +209,22 @@ int th_system_validate(th_system *sys, const char *src, th_error *err) {
     if (!isfinite(sys->reduce_bw) || sys->reduce_bw < 0)
         return th_error_set(err, TH_EINPUT, "%s: reduce_GBps: expected a number > 0, got %g", src,
                             sys->reduce_bw);
+    if (sys->model == TH_MODEL_ASTRA) {
+        if (!(sys->endpoint >= 0 && sys->endpoint <= LATENCY_MAX))
+            return th_error_set(err, TH_EINPUT,
+                                "%s: endpoint_ns: expected a number >= 0 (at most %g), got %.17g",
+                                src, LATENCY_MAX, sys->endpoint);
+        if (!(sys->local_mem_GBps >= BW_MIN && sys->local_mem_GBps <= BW_MAX))
+            return th_error_set(err, TH_EINPUT,
+                                "%s: local_mem_GBps: expected a number > 0 (from %g to %g), got "
+                                "%.17g",
+                                src, BW_MIN, BW_MAX, sys->local_mem_GBps);
+        if (sys->reduce_bw != 0)
+            return th_error_set(err, TH_EINPUT,
+                                "%s: reduce_GBps: not used under the astra-sim preset", src);
+    } else if ((unsigned)sys->model != TH_MODEL_ANALYTICAL) {
+        return th_error_set(err, TH_EINPUT, "%s: model: unknown model %d", src, (int)sys->model);
+    }
     double total = 1;
     for (int k = 0; k < sys->ndims; k++) {
         th_dim *d = &sys->dims[k];
@@ -182,7 +254,21 @@ int th_system_validate(th_system *sys, const char *src, th_error *err) {
                                 "%s: dims[%d].algorithm: expected ring on a ring topology, got %s "
                                 "(not bandwidth-optimal on a ring)",
                                 src, k, th_algorithm_name(d->algorithm));
-        d->bw = d->bw_GBps * d->efficiency;
+        if (sys->model == TH_MODEL_ASTRA) {
+            if (d->algorithm != TH_ALG_RING)
+                return th_error_set(err, TH_EINPUT,
+                                    "%s: dims[%d].algorithm: expected ring under the astra-sim "
+                                    "preset, got %s",
+                                    src, k, th_algorithm_name(d->algorithm));
+            if (d->efficiency != 1)
+                return th_error_set(err, TH_EINPUT,
+                                    "%s: dims[%d].efficiency: not used under the astra-sim "
+                                    "preset (got %.17g)",
+                                    src, k, d->efficiency);
+            d->bw = d->bw_GBps * 1073741824.0 / 1e9;
+        } else {
+            d->bw = d->bw_GBps * d->efficiency;
+        }
         total *= (double)d->npus;
         if (total > TH_MAX_NPUS)
             return th_error_set(err, TH_EINPUT,

@@ -32,13 +32,16 @@ typedef struct th_collective {
  * th_sched_plan reuses the buffers of an existing plan. */
 typedef struct th_plan {
     th_coll_type type;
+    th_model model;           /* the system's model (astra-sim: integer phases) */
+    th_policy policy;         /* the inter-dimension policy of the plan */
     double size;              /* S, bytes */
     int64_t chunks;           /* C */
-    double chunk;             /* c = S / C, bytes */
+    double chunk;             /* c = S / C, bytes (astra-sim: floor(S / C)) */
     int n;                    /* number of active dims */
     int active[TH_MAX_DIMS];  /* active dims, ascending index */
     double active_npus;       /* P_a: product of the active dims' npus */
-    int nstages;              /* stages per chunk: 2n for allreduce, n otherwise */
+    int nstages;              /* stages per chunk: 2n for allreduce, n otherwise; astra-sim
+                                 baseline 2n - 1 (the last dim's halves as one AR phase) */
     double npus[TH_MAX_DIMS]; /* p of each system dim (copied for speed) */
     uint8_t *order;           /* chunks x n: RS order (AR, RS) or AG order (AG, A2A) */
     size_t capacity;          /* bytes allocated for order */
@@ -56,7 +59,8 @@ int th_collective_validate(const th_system *sys, const th_collective *coll, th_e
 int th_sched_plan(th_plan *plan, const th_system *sys, const th_collective *coll, th_policy policy,
                   th_load_model model, th_error *err);
 
-/* Stage j (0 .. nstages-1) of chunk i: its dim, operation and full-vector size m. */
+/* Stage j (0 .. nstages-1) of chunk i: its dim, operation and full-vector size m (under the
+ * astra-sim preset: the phase's integer input size). */
 static inline const uint8_t *th_plan_order(const th_plan *plan, int64_t chunk) {
     return plan->order + (size_t)chunk * (size_t)plan->n;
 }

@@ -15,6 +15,9 @@
 typedef enum { TH_TOPO_RING, TH_TOPO_FC, TH_TOPO_SWITCH } th_topology;
 typedef enum { TH_ALG_RING, TH_ALG_DIRECT, TH_ALG_RHD } th_algorithm;
 
+/* Which cost model and queue rules: ours (SPEC §3-§6), or the ASTRA-sim preset (§9). */
+typedef enum { TH_MODEL_ANALYTICAL, TH_MODEL_ASTRA } th_model;
+
 typedef struct th_dim {
     char name[TH_NAME_MAX]; /* label, e.g. "node"; default "dimK" */
     th_topology topology;   /* ring, fully connected or switch */
@@ -32,6 +35,12 @@ typedef struct th_system {
     int ndims;              /* 1 .. TH_MAX_DIMS, dim 0 innermost */
     th_dim dims[TH_MAX_DIMS];
     double reduce_bw; /* reduction throughput, bytes per ns; 0 = reduction is free */
+    th_model model;   /* analytical (default) or the astra-sim preset */
+    double endpoint;  /* astra-sim: endpoint delay per message, ns */
+    double local_mem_GBps; /* astra-sim: local memory bandwidth for reductions, GB/s */
+    int64_t run_chunks;    /* "run" defaults for `themis run`: chunks, 0 = not set */
+    int run_policy;        /* 1 + th_policy, 0 = not set */
+    int run_intra;         /* 1 + th_intra, 0 = not set */
     double npus;      /* P = product of all npus (exact: <= 2^40) */
 } th_system;
 
@@ -49,6 +58,7 @@ void th_system_default(th_system *sys);
  * edits a th_system by hand). Recomputes bw and npus. */
 int th_system_validate(th_system *sys, const char *source, th_error *err);
 
+const char *th_model_name(th_model m); /* "analytical", "astra-sim" */
 const char *th_topology_name(th_topology t);
 const char *th_algorithm_name(th_algorithm a);
 /* Name lookups: return 0 and set *out, or -1 when the name is unknown. */

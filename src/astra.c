@@ -1,0 +1,307 @@
+/* Importing ASTRA-sim 2.x configurations: the analytical network YAML (read with libyaml) and
+ * the system JSON become one themis system file under the astra-sim preset. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <yaml.h>
+
+#include "json.h"
+#include "themis/astra.h"
+#include "themis/system.h"
+
+#define MAX_KEYS 16
+
+/* One top-level entry of the network file: a scalar or a flow/block list of scalars. */
+typedef struct yentry {
+    char key[64];
+    int line;                /* 1-based, for messages */
+    int n;                   /* list length (1 for a scalar) */
+    char item[TH_MAX_DIMS][64];
+} yentry;
+
+static const char *const net_keys[] = {"topology", "npus_count", "bandwidth", "latency", NULL};
+
+/* Reads the top-level mapping of scalars and lists of scalars. */
+static int read_yaml(const char *path, yentry *e, int *ne, th_error *err) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return th_error_set(err, TH_EINPUT, "%s: cannot open: %s", path, strerror(errno));
+    yaml_parser_t p;
+    yaml_parser_initialize(&p);
+    yaml_parser_set_input_file(&p, f);
+    int depth = 0, in_seq = 0, rc = TH_OK, done = 0;
+    yentry *cur = NULL;
+    *ne = 0;
+    while (!done && rc == TH_OK) {
+        yaml_event_t ev;
+        if (!yaml_parser_parse(&p, &ev)) {
+            rc = th_error_set(err, TH_EINPUT, "%s:%lu:%lu: YAML syntax error: %s", path,
+                              (unsigned long)p.problem_mark.line + 1,
+                              (unsigned long)p.problem_mark.column + 1,
+                              p.problem ? p.problem : "unknown");
+            break;
+        }
+        int line = (int)ev.start_mark.line + 1;
+        switch (ev.type) {
+        case YAML_STREAM_END_EVENT: done = 1; break;
+        case YAML_MAPPING_START_EVENT:
+            if (depth++ > 0)
+                rc = th_error_set(err, TH_EINPUT, "%s:%d: nested mappings are not part of an "
+                                  "analytical network file", path, line);
+            break;
+        case YAML_MAPPING_END_EVENT: depth--; break;
+        case YAML_SEQUENCE_START_EVENT:
+            if (!cur || in_seq)
+                rc = th_error_set(err, TH_EINPUT, "%s:%d: expected KEY: [values]", path, line);
+            in_seq = 1;
+            break;
+        case YAML_SEQUENCE_END_EVENT:
+            in_seq = 0;
+            cur = NULL;
+            break;
+        case YAML_SCALAR_EVENT: {
+            const char *v = (const char *)ev.data.scalar.value;
+            if (depth != 1) {
+                rc = th_error_set(err, TH_EINPUT, "%s:%d: expected a mapping of KEY: [values]",
+                                  path, line);
+            } else if (!cur) { /* a key */
+                if (*ne >= MAX_KEYS) {
+                    rc = th_error_set(err, TH_EINPUT, "%s:%d: too many keys", path, line);
+                    break;
+                }
+                for (int i = 0; i < *ne; i++)
+                    if (!strcmp(e[i].key, v))
+                        rc = th_error_set(err, TH_EINPUT, "%s:%d: %s: duplicate key", path, line,
+                                          v);
+                cur = &e[(*ne)++];
+                memset(cur, 0, sizeof *cur);
+                snprintf(cur->key, sizeof cur->key, "%s", v);
+                cur->line = line;
+            } else { /* a value */
+                if (cur->n >= TH_MAX_DIMS)
+                    rc = th_error_set(err, TH_EINPUT, "%s:%d: %s: more than %d dimensions", path,
+                                      line, cur->key, TH_MAX_DIMS);
+                else
+                    snprintf(cur->item[cur->n++], sizeof cur->item[0], "%s", v);
+                if (!in_seq) cur = NULL;
+            }
+            break;
+        }
+        default: break;
+        }
+        yaml_event_delete(&ev);
+    }
+    yaml_parser_delete(&p);
+    fclose(f);
+    return rc;
+}
+
+static const yentry *find(const yentry *e, int ne, const char *key) {
+    for (int i = 0; i < ne; i++)
+        if (!strcmp(e[i].key, key)) return &e[i];
+    return NULL;
+}
+
+/* A finite number from a YAML scalar. */
+static int yaml_number(const char *path, const yentry *y, int i, double *out, th_error *err) {
+    char *end;
+    errno = 0;
+    double v = strtod(y->item[i], &end);
+    if (end == y->item[i] || *end || errno || !isfinite(v))
+        return th_error_set(err, TH_EINPUT, "%s:%d: %s[%d]: expected a number, got \"%s\"", path,
+                            y->line, y->key, i, y->item[i]);
+    *out = v;
+    return TH_OK;
+}
+
+static int network_dims(const char *path, cJSON *dims, int *ndims, th_error *err) {
+    yentry e[MAX_KEYS];
+    int ne;
+    if (read_yaml(path, e, &ne, err)) return err->code;
+    for (int i = 0; i < ne; i++)
+        if (th_json_index(net_keys, e[i].key) < 0) {
+            char hint[256];
+            th_json_suggest(net_keys, e[i].key, hint, sizeof hint);
+            return th_error_set(err, TH_EINPUT, "%s:%d: %s: not modelled by themis; %s", path,
+                                e[i].line, e[i].key, hint);
+        }
+    const yentry *y[4];
+    for (int k = 0; k < 4; k++)
+        if (!(y[k] = find(e, ne, net_keys[k])))
+            return th_error_set(err, TH_EINPUT, "%s: %s: missing (a list, one value per "
+                                "dimension)", path, net_keys[k]);
+    int n = y[0]->n;
+    for (int k = 1; k < 4; k++)
+        if (y[k]->n != n)
+            return th_error_set(err, TH_EINPUT, "%s:%d: %s has %d values but topology has %d "
+                                "(one per dimension)", path, y[k]->line, y[k]->key, y[k]->n, n);
+    static const char *const topo_astra[] = {"Ring", "FullyConnected", "Switch", NULL};
+    static const char *const topo_ours[] = {"ring", "fc", "switch"};
+    for (int i = 0; i < n; i++) {
+        int t = th_json_index(topo_astra, y[0]->item[i]);
+        if (t < 0) {
+            char hint[256];
+            th_json_suggest(topo_astra, y[0]->item[i], hint, sizeof hint);
+            return th_error_set(err, TH_EINPUT, "%s:%d: topology[%d]: unknown topology \"%s\"; %s",
+                                path, y[0]->line, i, y[0]->item[i], hint);
+        }
+        double npus, bw, lat;
+        if (yaml_number(path, y[1], i, &npus, err) || yaml_number(path, y[2], i, &bw, err) ||
+            yaml_number(path, y[3], i, &lat, err))
+            return err->code;
+        if (npus < 2 || npus != floor(npus) || npus > TH_MAX_NPUS)
+            return th_error_set(err, TH_EINPUT, "%s:%d: npus_count[%d]: expected an integer >= 2, "
+                                "got %s", path, y[1]->line, i, y[1]->item[i]);
+        if (bw <= 0)
+            return th_error_set(err, TH_EINPUT, "%s:%d: bandwidth[%d]: expected a number > 0, "
+                                "got %s", path, y[2]->line, i, y[2]->item[i]);
+        if (lat < 0)
+            return th_error_set(err, TH_EINPUT, "%s:%d: latency[%d]: expected a number >= 0, "
+                                "got %s", path, y[3]->line, i, y[3]->item[i]);
+        cJSON *d = cJSON_CreateObject();
+        cJSON_AddStringToObject(d, "topology", topo_ours[t]);
+        cJSON_AddNumberToObject(d, "npus", npus);
+        cJSON_AddNumberToObject(d, "bw_GBps", bw);
+        cJSON_AddNumberToObject(d, "latency_ns", lat);
+        cJSON_AddItemToArray(dims, d);
+    }
+    *ndims = n;
+    return TH_OK;
+}
+
+/* Every entry of an implementation setting ("ring_ring" or ["ring", "ring"]) must be ring. */
+static int check_ring(const char *src, const cJSON *v, int ndims, th_error *err) {
+    const char *key = "all-reduce-implementation";
+    if (cJSON_IsString(v)) {
+        char buf[256];
+        snprintf(buf, sizeof buf, "%s", v->valuestring);
+        int n = 0;
+        char *save = NULL;
+        for (char *tok = strtok_r(buf, "_", &save); tok; tok = strtok_r(NULL, "_", &save), n++)
+            if (strcmp(tok, "ring"))
+                return th_error_set(err, TH_EINPUT, "%s: %s: only ring is modelled, got \"%s\"",
+                                    src, key, tok);
+        if (n != ndims)
+            return th_error_set(err, TH_EINPUT, "%s: %s: %d entries for %d dimensions", src, key,
+                                n, ndims);
+        return TH_OK;
+    }
+    if (!cJSON_IsArray(v)) return th_json_bad(err, src, key, "a list of implementations", v);
+    int n = 0;
+    for (const cJSON *x = v->child; x; x = x->next, n++)
+        if (!cJSON_IsString(x) || strcmp(x->valuestring, "ring"))
+            return th_json_bad(err, src, key, "\"ring\" for every dimension (the only "
+                               "implementation modelled)", x);
+    if (n != ndims)
+        return th_error_set(err, TH_EINPUT, "%s: %s: %d entries for %d dimensions", src, key, n,
+                            ndims);
+    return TH_OK;
+}
+
+static int system_settings(const char *path, int ndims, cJSON *sys, cJSON *run, th_error *err) {
+    static const char *const keys[] = {
+        "scheduling-policy", "endpoint-delay", "active-chunks-per-dimension",
+        "preferred-dataset-splits", "all-reduce-implementation", "all-gather-implementation",
+        "reduce-scatter-implementation", "all-to-all-implementation", "collective-optimization",
+        "local-mem-bw", "boost-mode", "inter-dimension-scheduling", "intra-dimension-scheduling",
+        "roofline-enabled", "peak-perf", "trace-enabled", "replay-only", NULL};
+    char *text;
+    size_t len;
+    if (th_json_read_file(path, &text, &len, err)) return err->code;
+    cJSON *root;
+    int rc = th_json_parse(text, len, path, &root, err);
+    free(text);
+    if (rc) return rc;
+    double v;
+    const cJSON *x;
+    if (!cJSON_IsObject(root)) rc = th_json_bad(err, path, "(top level)", "an object", root);
+    if (!rc) rc = th_json_check_keys(root, keys, path, "", err);
+    v = 10;
+    if (!rc) rc = th_json_number(root, "endpoint-delay", 0, &v, path, "", err);
+    if (!rc) cJSON_AddNumberToObject(sys, "endpoint_ns", v);
+    v = 0;
+    if (!rc) rc = th_json_number(root, "local-mem-bw", 1, &v, path, "", err);
+    if (!rc) cJSON_AddNumberToObject(sys, "local_mem_GBps", v);
+    v = 1;
+    if (!rc) rc = th_json_number(root, "active-chunks-per-dimension", 0, &v, path, "", err);
+    if (!rc && v != 1)
+        rc = th_error_set(err, TH_EINPUT, "%s: active-chunks-per-dimension: only 1 is modelled, "
+                          "got %g", path, v);
+    v = 0;
+    if (!rc) rc = th_json_number(root, "boost-mode", 0, &v, path, "", err);
+    if (!rc && v != 0)
+        rc = th_error_set(err, TH_EINPUT, "%s: boost-mode: only 0 is modelled, got %g", path, v);
+    if (!rc && (x = cJSON_GetObjectItemCaseSensitive(root, "all-reduce-implementation")))
+        rc = check_ring(path, x, ndims, err);
+    static const char *const opt[] = {"localBWAware", NULL};
+    int i = 0;
+    if (!rc) rc = th_json_enum(root, "collective-optimization", opt, &i, path, "", err);
+    if (!rc && (x = cJSON_GetObjectItemCaseSensitive(root, "preferred-dataset-splits"))) {
+        if (!cJSON_IsNumber(x) || x->valuedouble < 1 || x->valuedouble > 1000000 ||
+            x->valuedouble != floor(x->valuedouble))
+            rc = th_json_bad(err, path, "preferred-dataset-splits", "an integer from 1 to 1000000",
+                             x);
+        else
+            cJSON_AddNumberToObject(run, "chunks", x->valuedouble);
+    }
+    static const char *const inter[] = {"baseline", "themis", NULL};
+    static const char *const intra_astra[] = {"FIFO", "SCF", NULL};
+    static const char *const intra_ours[] = {"fifo", "scf"};
+    i = -1;
+    if (!rc) rc = th_json_enum(root, "inter-dimension-scheduling", inter, &i, path, "", err);
+    if (!rc && i >= 0) cJSON_AddStringToObject(run, "policy", inter[i]);
+    i = -1;
+    if (!rc) rc = th_json_enum(root, "intra-dimension-scheduling", intra_astra, &i, path, "", err);
+    if (!rc && i >= 0) cJSON_AddStringToObject(run, "intra", intra_ours[i]);
+    cJSON_Delete(root);
+    return rc;
+}
+
+int th_astra_import(const char *network_yml, const char *system_json, char **out,
+                    const char **note, th_error *err) {
+    *out = NULL;
+    *note = NULL;
+    cJSON *sys = cJSON_CreateObject();
+    char name[TH_NAME_MAX];
+    const char *b = strrchr(network_yml, '/');
+    snprintf(name, sizeof name, "%s", b ? b + 1 : network_yml);
+    char *dot = strrchr(name, '.');
+    if (dot && dot != name) *dot = '\0';
+    cJSON_AddStringToObject(sys, "name", name);
+    char desc[256];
+    snprintf(desc, sizeof desc, "imported from ASTRA-sim %.100s%s%.100s", network_yml,
+             system_json ? " and " : "", system_json ? system_json : "");
+    cJSON_AddStringToObject(sys, "description", desc);
+    cJSON_AddStringToObject(sys, "model", "astra-sim");
+    cJSON *run = cJSON_CreateObject();
+    cJSON *dims = cJSON_CreateArray();
+    int ndims = 0, rc = network_dims(network_yml, dims, &ndims, err);
+    if (rc == TH_OK && system_json) {
+        rc = system_settings(system_json, ndims, sys, run, err);
+    } else if (rc == TH_OK) {
+        cJSON_AddNumberToObject(sys, "endpoint_ns", 10);
+        cJSON_AddNumberToObject(sys, "local_mem_GBps", 50);
+        *note = "no system JSON given: endpoint_ns 10 and local_mem_GBps 50 (the values of "
+                "ASTRA-sim's sample system files); edit them or give SYSTEM.json";
+    }
+    cJSON_AddItemToObject(sys, "dims", dims);
+    if (cJSON_GetArraySize(run) > 0) cJSON_AddItemToObject(sys, "run", run);
+    else cJSON_Delete(run);
+    if (rc == TH_OK) {
+        *out = cJSON_Print(sys);
+        if (!*out) rc = th_error_set(err, TH_EINTERNAL, "out of memory");
+    }
+    cJSON_Delete(sys);
+    if (rc == TH_OK) { /* what we write must load */
+        th_system check;
+        th_error e;
+        if (th_system_parse(*out, strlen(*out), "imported system", &check, &e)) {
+            rc = th_error_set(err, e.code, "%s: %s", network_yml, e.msg);
+            free(*out);
+            *out = NULL;
+        }
+    }
+    return rc;
+}

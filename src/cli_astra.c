@@ -1,0 +1,87 @@
+/* `themis import-astra`: convert ASTRA-sim 2.x network YAML (+ system JSON) to a system file. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "themis/astra.h"
+
+static void usage(FILE *out) {
+    fputs("usage: themis import-astra NETWORK.yml [SYSTEM.json] [-o OUT.json] [--force]\n"
+          "\n"
+          "Convert an ASTRA-sim 2.x analytical network file (topology, npus_count, bandwidth,\n"
+          "latency) and, if given, its system JSON (endpoint-delay, local-mem-bw,\n"
+          "preferred-dataset-splits, inter-/intra-dimension-scheduling, ...) into a themis\n"
+          "system file under the astra-sim preset, whose numbers match ASTRA-sim's analytical\n"
+          "backend. Settings themis does not model (active-chunks-per-dimension > 1,\n"
+          "all-reduce implementations other than ring) are errors.\n"
+          "\n"
+          "options:\n"
+          "  -o, --output FILE   write the system file here ('-' = stdout, the default)\n"
+          "      --force         overwrite an existing OUT.json\n"
+          "  -h, --help          this text\n"
+          "\n"
+          "example:\n"
+          "  themis import-astra network.yml system.json -o astra.json && themis run -s astra.json\n",
+          out);
+}
+
+int cli_import_astra(int argc, char **argv) {
+    static const struct option longs[] = {
+        {"output", required_argument, 0, 'o'}, {"force", no_argument, 0, 'F'},
+        {"help", no_argument, 0, 'h'},         {"version", no_argument, 0, 'V'},
+        {0, 0, 0, 0},
+    };
+    const char *out_path = "-";
+    int force = 0, c;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":o:hV", longs, NULL)) != -1) {
+        switch (c) {
+        case 'o': out_path = optarg; break;
+        case 'F': force = 1; break;
+        case 'h': usage(stdout); return CLI_OK;
+        case 'V': printf("themis %s\n", TH_VERSION); return CLI_OK;
+        case ':':
+            return cli_usage_error("import-astra", "option '%s' needs a value", argv[optind - 1]);
+        default: return cli_usage_error("import-astra", "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    int n = argc - optind;
+    if (n < 1 || n > 2)
+        return cli_usage_error("import-astra", "expected NETWORK.yml and optionally SYSTEM.json");
+    th_error err = {0};
+    char *text;
+    const char *note;
+    if (th_astra_import(argv[optind], n == 2 ? argv[optind + 1] : NULL, &text, &note, &err))
+        return cli_fail(&err);
+    FILE *out = stdout;
+    struct stat st;
+    if (strcmp(out_path, "-")) {
+        if (!force && stat(out_path, &st) == 0) {
+            free(text);
+            th_error_set(&err, TH_EINPUT, "%s: already exists; --force overwrites it", out_path);
+            return cli_fail(&err);
+        }
+        if (!(out = fopen(out_path, "w"))) {
+            free(text);
+            th_error_set(&err, TH_EINPUT, "%s: cannot open for writing: %s", out_path,
+                         strerror(errno));
+            return cli_fail(&err);
+        }
+    }
+    fputs(text, out);
+    fputc('\n', out);
+    free(text);
+    int bad = fflush(out) != 0 || ferror(out);
+    if (out != stdout) bad |= fclose(out) != 0;
+    if (bad) {
+        th_error_set(&err, TH_EINTERNAL, "%s: write error", out_path);
+        return cli_fail(&err);
+    }
+    if (note) fprintf(stderr, "themis: note: %s\n", note);
+    return CLI_OK;
+}
