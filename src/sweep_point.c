@@ -221,10 +221,16 @@ int th_sweep_row(th_sweep_worker *w, int64_t point, th_buf *out, th_error *err) 
     sw_digits(sw, point, w->digits);
     if (sw_apply(sw, w->digits, point, &pt, err)) return err->code;
     th_result res;
-    if (th_run_eval(w->runner, &pt.sys, &pt.coll, pt.pair, pt.model, NULL, NULL, &res, err))
-        return err->code;
     double base = 0;
-    if (reference(w, &pt, &res, &base, err)) return err->code;
+    th_error fail;
+    if (th_run_eval(w->runner, &pt.sys, &pt.coll, pt.pair, pt.model, NULL, NULL, &res, &fail) ||
+        reference(w, &pt, &res, &base, &fail)) {
+        char where[512];
+        describe_point(sw, w->digits, where, sizeof where);
+        return th_error_set(err, fail.code, "%s: point %lld%s%s%s: %s", sw->source,
+                            (long long)point, where[0] ? " (" : "", where, where[0] ? ")" : "",
+                            fail.msg);
+    }
     res.speedup = base / res.time;
     char a[32], b[32], c[32], d[32], e[32], f[32];
     int bad = prefix(sw, point, w->digits, out);

@@ -159,6 +159,9 @@ static int add_number(ax *a, double x, const char *src, const char *path, th_err
             return th_error_set(err, TH_EINPUT, "%s: %s: expected an integer from 1 to %.0f, got "
                                 "%.17g", src, path, hi, x);
     }
+    if (a->kind == AX_REDUCE && !(x > 0))
+        return th_error_set(err, TH_EINPUT, "%s: %s: expected a number > 0, got %.17g", src,
+                            path, x);
     if (a->kind == AX_SIZE) {
         th_error e;
         if (th_units_check_size(x, path, &e))
@@ -215,6 +218,9 @@ static int expand_range(ax *a, const cJSON *r, const char *src, const char *path
     }
     for (int64_t k = 0;; k++) {
         double x = js ? from + (double)k * by : from * pow(by, (double)k);
+        char clean[32]; /* 0.3 - 0.1 is 0.19999999999999998: keep 15 digits, as written */
+        snprintf(clean, sizeof clean, "%.15g", x);
+        x = strtod(clean, NULL);
         if (fabs(x - to) <= tol) x = to;
         if (up ? x > to : x < to) break;
         if (a->n >= TH_SWEEP_MAX_VALUES)
@@ -337,6 +343,13 @@ static int parse_axis(th_sweep *sw, ax *a, const cJSON *j, const char *src, th_e
     return TH_OK;
 }
 
+static int any_astra(const th_sweep *sw) {
+    if (sw->base.model == TH_MODEL_ASTRA) return 1;
+    for (int i = 0; i < sw->nsystems; i++)
+        if (sw->systems[i].model == TH_MODEL_ASTRA) return 1;
+    return 0;
+}
+
 /* Assigns axes to groups: a zip group is one group; every other axis is its own. */
 static int parse_zip(th_sweep *sw, const cJSON *zip, const char *src, th_error *err) {
     int *zip_of = malloc(sizeof(int) * (size_t)(sw->naxes ? sw->naxes : 1));
@@ -390,6 +403,9 @@ static int parse_zip(th_sweep *sw, const cJSON *zip, const char *src, th_error *
         sw->axes[a].group = g;
         ax_kind k = sw->axes[a].kind;
         if (k == AX_SYSTEM || k == AX_DIM_FIELD || k == AX_REDUCE || k == AX_DIMS)
+            sw->groups[g].structural = 1;
+        /* Under the astra-sim preset the collective's type and chunk size can be invalid. */
+        if ((k == AX_TYPE || k == AX_SIZE || k == AX_CHUNKS) && any_astra(sw))
             sw->groups[g].structural = 1;
         if (k != AX_POLICY && k != AX_INTRA && k != AX_LOAD_MODEL) sw->groups[g].baseline_key = 1;
     }
@@ -487,7 +503,7 @@ static int parse_spec(th_sweep *sw, const cJSON *root, th_error *err) {
                                 TH_SWEEP_MAX_POINTS);
         sw->points *= sw->groups[g].len;
     }
-    sw->maxdims = sw->base.ndims;
+    sw->maxdims = sw->nsystems ? 0 : sw->base.ndims; /* a system axis replaces the base */
     for (int s = 0; s < sw->nsystems; s++)
         if (sw->systems[s].ndims > sw->maxdims) sw->maxdims = sw->systems[s].ndims;
     return TH_OK;
