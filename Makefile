@@ -28,7 +28,7 @@ BIN     := $(BUILD)/themis
 TESTBIN := $(BUILD)/check_themis
 BENCHBIN := $(BUILD)/bench_themis
 
-.PHONY: all run check bench install clean deps format
+.PHONY: all run check bench install clean deps format figures
 
 all: $(BIN) $(LIB)
 
@@ -68,6 +68,10 @@ check: deps
 bench: deps
 	@$(MAKE) --no-print-directory all $(BENCHBIN)
 	$(BENCHBIN)
+
+# Every sweep and plot into out/figures/*.png and *.pdf (needs gnuplot-nox); docs/REPRODUCTION.md.
+figures: all
+	@THEMIS_BIN=$(BIN) scripts/figures
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/themis

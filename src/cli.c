@@ -43,6 +43,8 @@ static void usage(FILE *out) {
           "  run        evaluate one collective under each scheduling policy (the default)\n"
           "  sweep      evaluate every point of a sweep spec into a CSV\n"
           "  merge      join the shard files of a sweep\n"
+          "  import-astra  convert ASTRA-sim network/system files to a system file\n"
+          "  summarize  mean, geometric mean, min and max of a CSV column, grouped\n"
           "\n"
           "options:\n"
           "  -h, --help     this text; 'themis COMMAND --help' for a command's options\n"
@@ -69,6 +71,8 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, "run")) return cli_run(argc - 1, argv + 1);
     if (!strcmp(cmd, "sweep")) return cli_sweep(argc - 1, argv + 1);
     if (!strcmp(cmd, "merge")) return cli_merge(argc - 1, argv + 1);
+    if (!strcmp(cmd, "import-astra")) return cli_import_astra(argc - 1, argv + 1);
+    if (!strcmp(cmd, "summarize")) return cli_summarize(argc - 1, argv + 1);
     if (!strcmp(cmd, "help")) {
         usage(stdout);
         return CLI_OK;

@@ -20,5 +20,7 @@ int cli_parse_int(const char *s, long long lo, long long hi, long long *out);
 int cli_run(int argc, char **argv);
 int cli_sweep(int argc, char **argv);
 int cli_merge(int argc, char **argv);
+int cli_import_astra(int argc, char **argv);
+int cli_summarize(int argc, char **argv);
 
 #endif

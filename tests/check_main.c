@@ -12,8 +12,11 @@ int main(void) {
     srunner_add_suite(sr, run_suite());
     srunner_add_suite(sr, report_suite());
     srunner_add_suite(sr, sweep_suite());
+    srunner_add_suite(sr, astra_suite());
     srunner_add_suite(sr, cli_suite());
     srunner_add_suite(sr, cli_sweep_suite());
+    srunner_add_suite(sr, summarize_suite());
+    srunner_add_suite(sr, figures_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

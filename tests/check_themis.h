@@ -16,7 +16,10 @@ Suite *run_suite(void);
 Suite *report_suite(void);
 Suite *cli_suite(void);
 Suite *sweep_suite(void);
+Suite *astra_suite(void);
 Suite *cli_sweep_suite(void);
+Suite *summarize_suite(void);
+Suite *figures_suite(void);
 
 /* Relative comparison for hand-derived values: |got - want| <= 1e-9 * max(1, |want|). */
 #define ck_assert_rel(got, want)                                                         \

@@ -944,6 +944,44 @@ START_TEST(bad_output_paths) {
 }
 END_TEST
 
+/* The astra-sim preset through the CLI: import ASTRA-sim files, then run them. */
+START_TEST(astra_import_and_run) {
+    char *out = tmp_file();
+    unlink(out);
+    cli_out r;
+    cli(&r, "import-astra '%s' '%s' -o '%s'", dpath("astra_net_3d.yml"),
+        dpath("astra_sys_3d.json"), out);
+    expect_ok(&r, "import-astra");
+    ck_assert_int_eq((int)r.out_len, 0);
+    cli_free(&r);
+    /* The imported run defaults (16 chunks, themis, scf) give ASTRA-sim's 8518008 ns. */
+    csv_t c;
+    cli_csv(&c, "-s '%s' -b 1GiB -f csv", out);
+    ck_assert_int_eq(c.nrows, 1);
+    ck_assert_str_eq(csv_s(&c, 0, "policy"), "themis");
+    ck_assert_str_eq(csv_s(&c, 0, "intra"), "scf");
+    ck_assert_str_eq(csv_s(&c, 0, "chunks"), "16");
+    ck_assert_str_eq(csv_s(&c, 0, "time_us"), "8518.008");
+    csv_free(&c);
+    /* Options still win over the imported defaults. */
+    cli_csv(&c, "-s '%s' -b 1GiB -p baseline -q fifo -f csv", out);
+    ck_assert_str_eq(csv_s(&c, 0, "time_us"), "9015.92");
+    csv_free(&c);
+    /* An existing output is not overwritten without --force. */
+    bad(out, "import-astra '%s' -o '%s'", dpath("astra_net_3d.yml"), out);
+    unlink(out);
+    free(out);
+    /* The public regression test: 4 * 29445 ns (see test_astra.c). */
+    cli_csv(&c, "-s '%s' -b 1MiB -n 4 -p baseline -q fifo -f csv",
+            dpath("astra_rt_template.json"));
+    ck_assert_str_eq(csv_s(&c, 0, "time_us"), "117.78");
+    csv_free(&c);
+    bad("YAML syntax error", "import-astra '%s'", dpath("astra_net_syntax.yml"));
+    bad("npus_count has 3 values", "import-astra '%s'", dpath("astra_net_mismatch.yml"));
+    bad("allreduce only", "run -s '%s' -c allgather", dpath("astra_2d.json"));
+}
+END_TEST
+
 Suite *cli_suite(void) {
     Suite *s = suite_create("cli");
     TCase *tc = tcase_create("cli");
@@ -967,6 +1005,7 @@ Suite *cli_suite(void) {
     tcase_add_test(tc, bad_system_files);
     tcase_add_test(tc, bad_options);
     tcase_add_test(tc, bad_output_paths);
+    tcase_add_test(tc, astra_import_and_run);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,0 +1,42 @@
+/* Summary statistics of one CSV column grouped by others (count, mean, geometric mean, min,
+ * max through GSL): how the docs quote "average and max speedup" from a sweep's CSV. */
+#ifndef THEMIS_SUMMARIZE_H
+#define THEMIS_SUMMARIZE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "themis/error.h"
+
+/* One group: the rows whose --by columns hold the same values. */
+typedef struct th_summary_group {
+    char **keys;  /* nby values of the --by columns, as written in the CSV */
+    size_t count; /* rows with a value of the metric (empty fields are skipped) */
+    double mean;  /* arithmetic mean; NaN when count is 0 */
+    double gmean; /* geometric mean; NaN when count is 0 or a value is <= 0 */
+    double min;   /* NaN when count is 0 */
+    double max;   /* NaN when count is 0 */
+} th_summary_group;
+
+/* The summary of a CSV: groups in the order their first row appears. */
+typedef struct th_summary {
+    char **by;    /* nby grouping column names */
+    size_t nby;   /* 0 = one group of every row */
+    char *metric; /* the summarized column */
+    th_summary_group *groups;
+    size_t ngroups;
+    size_t rows; /* data rows read */
+} th_summary;
+
+/* Reads a CSV (header row, then data rows; comma separated, no quoting) from in, named name
+ * in error messages, and summarizes column metric grouped by the nby columns of by. Errors
+ * (TH_EINPUT): empty input, a missing column, a row with the wrong number of fields, a
+ * metric value that is not a finite number. On success fills out; free with
+ * th_summary_free. */
+int th_summarize(FILE *in, const char *name, const char *const *by, size_t nby, const char *metric,
+                 th_summary *out, th_error *err);
+
+/* Frees what th_summarize allocated and zeroes s; safe on a zeroed summary. */
+void th_summary_free(th_summary *s);
+
+#endif

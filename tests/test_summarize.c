@@ -1,0 +1,175 @@
+/* Tests of th_summarize (grouped mean, geometric mean, min, max) and `themis summarize`. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "check_themis.h"
+#include "themis/summarize.h"
+
+static int summarize_file(const char *name, const char *const *by, size_t nby, const char *metric,
+                          th_summary *s, th_error *err) {
+    FILE *f = fopen(test_data(name), "r");
+    ck_assert_msg(f != NULL, "cannot open %s", test_data(name));
+    int rc = th_summarize(f, name, by, nby, metric, s, err);
+    fclose(f);
+    return rc;
+}
+
+/* summarize_small.csv: system a has speedups 1, 4, 1; b has 2, 8; c has only an empty field. */
+START_TEST(test_group_by_system) {
+    const char *by[] = {"system"};
+    th_summary s;
+    th_error err = {0};
+    ck_assert_int_eq(summarize_file("summarize_small.csv", by, 1, "speedup", &s, &err), 0);
+    ck_assert_uint_eq(s.rows, 6);
+    ck_assert_uint_eq(s.ngroups, 3);
+    ck_assert_str_eq(s.groups[0].keys[0], "a");
+    ck_assert_uint_eq(s.groups[0].count, 3);
+    ck_assert_rel(s.groups[0].mean, 2.0);        /* (1 + 4 + 1) / 3 */
+    ck_assert_rel(s.groups[0].gmean, cbrt(4.0)); /* (1 * 4 * 1)^(1/3) = 1.5874... */
+    ck_assert_rel(s.groups[0].min, 1.0);
+    ck_assert_rel(s.groups[0].max, 4.0);
+    ck_assert_str_eq(s.groups[1].keys[0], "b");
+    ck_assert_rel(s.groups[1].mean, 5.0);  /* (2 + 8) / 2 */
+    ck_assert_rel(s.groups[1].gmean, 4.0); /* sqrt(16) */
+    ck_assert_rel(s.groups[1].min, 2.0);
+    ck_assert_rel(s.groups[1].max, 8.0);
+    ck_assert_str_eq(s.groups[2].keys[0], "c"); /* empty field: skipped, no statistics */
+    ck_assert_uint_eq(s.groups[2].count, 0);
+    ck_assert(isnan(s.groups[2].mean) && isnan(s.groups[2].gmean));
+    th_summary_free(&s);
+}
+END_TEST
+
+START_TEST(test_group_by_two_and_none) {
+    const char *by[] = {"system", "policy"};
+    th_summary s;
+    th_error err = {0};
+    ck_assert_int_eq(summarize_file("summarize_small.csv", by, 2, "speedup", &s, &err), 0);
+    ck_assert_uint_eq(s.ngroups, 4); /* (a,themis) (b,themis) (a,baseline) (c,themis) */
+    ck_assert_str_eq(s.groups[0].keys[1], "themis");
+    ck_assert_rel(s.groups[0].mean, 2.5);  /* (1 + 4) / 2 */
+    ck_assert_rel(s.groups[0].gmean, 2.0); /* sqrt(4) */
+    ck_assert_str_eq(s.groups[2].keys[0], "a");
+    ck_assert_str_eq(s.groups[2].keys[1], "baseline");
+    ck_assert_uint_eq(s.groups[2].count, 1);
+    th_summary_free(&s);
+
+    ck_assert_int_eq(summarize_file("summarize_small.csv", NULL, 0, "speedup", &s, &err), 0);
+    ck_assert_uint_eq(s.ngroups, 1);
+    ck_assert_uint_eq(s.groups[0].count, 5);
+    ck_assert_rel(s.groups[0].mean, 3.2);             /* 16 / 5 */
+    ck_assert_rel(s.groups[0].gmean, pow(64.0, 0.2)); /* (1*4*2*1*8)^(1/5) */
+    ck_assert_rel(s.groups[0].max, 8.0);
+    th_summary_free(&s);
+}
+END_TEST
+
+START_TEST(test_nonpositive_has_no_gmean) {
+    th_summary s;
+    th_error err = {0};
+    ck_assert_int_eq(summarize_file("summarize_negative.csv", NULL, 0, "speedup", &s, &err), 0);
+    ck_assert_rel(s.groups[0].mean, 1.5); /* (-1 + 4) / 2 */
+    ck_assert(isnan(s.groups[0].gmean));
+    ck_assert_rel(s.groups[0].min, -1.0);
+    th_summary_free(&s);
+}
+END_TEST
+
+static void expect_error(const char *file, const char *by0, const char *metric, const char *msg) {
+    const char *by[] = {by0};
+    th_summary s;
+    th_error err = {0};
+    ck_assert_int_eq(summarize_file(file, by, by0 ? 1 : 0, metric, &s, &err), TH_EINPUT);
+    ck_assert_msg(strstr(err.msg, msg) != NULL, "'%s' lacks '%s'", err.msg, msg);
+    ck_assert_uint_eq(s.ngroups, 0);
+}
+
+START_TEST(test_errors) {
+    expect_error("summarize_small.csv", "system", "nope", "no column 'nope'");
+    expect_error("summarize_small.csv", "sytem", "speedup", "no column 'sytem' (columns: point,");
+    expect_error("summarize_nonnumeric.csv", "system", "speedup",
+                 "line 3: column 'speedup': expected a finite number, got 'fast'");
+    expect_error("summarize_empty.csv", "system", "speedup", "summarize_empty.csv: empty file");
+    expect_error("summarize_header_only.csv", NULL, "speedup", "no data rows");
+    expect_error("summarize_ragged.csv", NULL, "speedup", "line 3: 2 fields, the header has 3");
+}
+END_TEST
+
+/* Runs `themis ARGS` in the source folder; returns the exit status, fills out with stdout and
+ * stderr (merged, or stdout only when merge is 0). */
+static int run_cli(char *out, size_t size, int merge, const char *args) {
+    const char *bin = getenv("THEMIS_BIN");
+    const char *dir = getenv("THEMIS_SRCDIR");
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s %s", dir ? dir : ".",
+             bin && *bin ? bin : "build/themis", args, merge ? "2>&1" : "2>/dev/null");
+    FILE *p = popen(cmd, "r");
+    ck_assert_ptr_nonnull(p);
+    size_t n = fread(out, 1, size - 1, p);
+    out[n] = '\0';
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+START_TEST(test_cli_csv_and_text) {
+    char out[4096];
+    ck_assert_int_eq(
+        run_cli(out, sizeof out, 0, "summarize tests/data/summarize_small.csv --by system -f csv"),
+        0);
+    /* gmean of a = 4^(1/3) = 1.58740105196819947...: 15-17 digits, the last may vary with
+     * libm's exp/log, so only its first 14 are pinned. */
+    ck_assert_msg(strncmp(out, "system,count,mean,gmean,min,max\na,3,2,1.5874010519681", 48) == 0,
+                  "%s", out);
+    ck_assert_msg(strstr(out, ",1,4\nb,2,5,4,2,8\nc,0,,,,\n") != NULL, "%s", out);
+    ck_assert_int_eq(run_cli(out, sizeof out, 0,
+                             "summarize -g system,policy -m speedup "
+                             "tests/data/summarize_small.csv"),
+                     0);
+    ck_assert_msg(strstr(out, "# speedup over 6 rows\n"
+                              "system  policy    count  mean  gmean  min  max\n"
+                              "a       themis        2   2.5      2    1    4\n") != NULL,
+                  "text output:\n%s", out);
+    ck_assert_msg(strstr(out, "c       themis        0     -      -    -    -\n") != NULL,
+                  "text output:\n%s", out);
+    ck_assert_int_eq(run_cli(out, sizeof out, 0,
+                             "summarize - -f csv "
+                             "< tests/data/summarize_negative.csv"),
+                     0);
+    ck_assert_str_eq(out, "count,mean,gmean,min,max\n2,1.5,,-1,4\n");
+}
+END_TEST
+
+START_TEST(test_cli_errors) {
+    char out[4096];
+    ck_assert_int_eq(
+        run_cli(out, sizeof out, 1, "summarize tests/data/summarize_small.csv --metric nope"), 2);
+    ck_assert_msg(strstr(out, "themis: tests/data/summarize_small.csv: no column 'nope'"), "%s",
+                  out);
+    ck_assert_int_eq(run_cli(out, sizeof out, 1, "summarize tests/data/summarize_empty.csv"), 2);
+    ck_assert_msg(strstr(out, "empty file"), "%s", out);
+    ck_assert_int_eq(run_cli(out, sizeof out, 1, "summarize tests/data/no-such.csv"), 2);
+    ck_assert_msg(strstr(out, "cannot open"), "%s", out);
+    ck_assert_int_eq(run_cli(out, sizeof out, 1, "summarize"), 2);
+    ck_assert_msg(strstr(out, "missing the CSV file"), "%s", out);
+    ck_assert_int_eq(run_cli(out, sizeof out, 1, "summarize x.csv -f json"), 2);
+    ck_assert_int_eq(run_cli(out, sizeof out, 1, "summarize x.csv --by a,,b"), 2);
+    ck_assert_msg(strstr(out, "empty column name"), "%s", out);
+    ck_assert_int_eq(run_cli(out, sizeof out, 0, "summarize --help"), 0);
+    ck_assert_msg(strstr(out, "usage: themis summarize CSV"), "%s", out);
+}
+END_TEST
+
+Suite *summarize_suite(void) {
+    Suite *s = suite_create("summarize");
+    TCase *tc = tcase_create("summarize");
+    tcase_add_test(tc, test_group_by_system);
+    tcase_add_test(tc, test_group_by_two_and_none);
+    tcase_add_test(tc, test_nonpositive_has_no_gmean);
+    tcase_add_test(tc, test_errors);
+    tcase_add_test(tc, test_cli_csv_and_text);
+    tcase_add_test(tc, test_cli_errors);
+    suite_add_tcase(s, tc);
+    return s;
+}
