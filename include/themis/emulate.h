@@ -15,13 +15,14 @@ int th_intra_from_name(const char *s, th_intra *out);
 typedef struct th_stage_rec {
     int64_t chunk; /* chunk index */
     int stage;     /* stage index within the chunk */
-    th_op op;      /* RS, AG or A2A */
+    th_op op;      /* RS, AG, A2A (or AR under the astra-sim preset) */
     int dim;       /* system dim index */
     double m;      /* full-vector size, bytes */
     double bytes;  /* bytes one NPU sends, m (p-1)/p */
     double ready;  /* ns */
     double start;  /* ns */
     double end;    /* ns */
+    int coll;      /* collective id (issue order since the last reset) */
 } th_stage_rec;
 
 typedef void (*th_trace_fn)(void *ctx, const th_stage_rec *rec);
@@ -45,6 +46,30 @@ typedef struct th_emu th_emu;
 
 th_emu *th_emu_create(void);
 void th_emu_free(th_emu *emu);
+
+/* Priority between collectives in flight: older first (fifo) or newer first (lifo). */
+typedef enum { TH_PRIO_FIFO, TH_PRIO_LIFO } th_priority;
+
+const char *th_priority_name(th_priority p);
+int th_priority_from_name(const char *s, th_priority *out);
+
+/* Incremental use, several collectives in flight sharing the dims' queues:
+ * reset, then issue collectives at non-decreasing times, interleaved with steps. */
+void th_emu_reset(th_emu *emu, const th_system *sys, th_intra intra, th_priority prio,
+                  th_trace_fn trace, void *trace_ctx);
+/* Issues a planned collective at time t (>= now); the plan must stay alive and unchanged
+ * until the collective finishes. *id = its id (0, 1, ... in issue order). */
+int th_emu_issue(th_emu *emu, const th_plan *plan, double t, int *id, th_error *err);
+/* Time of the next stage completion; INFINITY when nothing runs. */
+double th_emu_next(const th_emu *emu);
+/* Processes every stage ending at th_emu_next(): they end, their chunks move on, idle dims
+ * pick. */
+int th_emu_step(th_emu *emu, th_error *err);
+/* The collectives that finished in the last step (ids; valid until the next step). */
+int th_emu_finished(const th_emu *emu, const int **ids);
+double th_emu_now(const th_emu *emu);
+/* A finished collective's result (time from its issue to its end). */
+int th_emu_result(const th_emu *emu, int id, th_result *res, th_error *err);
 
 /* Runs one planned collective issued at time 0. `trace` may be NULL. */
 int th_emu_run(th_emu *emu, const th_system *sys, const th_plan *plan, th_intra intra,
