@@ -41,6 +41,7 @@ static void usage(FILE *out) {
           "\n"
           "commands:\n"
           "  run        evaluate one collective under each scheduling policy (the default)\n"
+          "  train      replay training iterations of a workload (compute + collectives)\n"
           "  sweep      evaluate every point of a sweep spec into a CSV\n"
           "  merge      join the shard files of a sweep\n"
           "  import-astra  convert ASTRA-sim network/system files to a system file\n"
@@ -72,6 +73,7 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, "sweep")) return cli_sweep(argc - 1, argv + 1);
     if (!strcmp(cmd, "merge")) return cli_merge(argc - 1, argv + 1);
     if (!strcmp(cmd, "import-astra")) return cli_import_astra(argc - 1, argv + 1);
+    if (!strcmp(cmd, "train")) return cli_train(argc - 1, argv + 1);
     if (!strcmp(cmd, "summarize")) return cli_summarize(argc - 1, argv + 1);
     if (!strcmp(cmd, "help")) {
         usage(stdout);

@@ -21,6 +21,7 @@ int cli_run(int argc, char **argv);
 int cli_sweep(int argc, char **argv);
 int cli_merge(int argc, char **argv);
 int cli_import_astra(int argc, char **argv);
+int cli_train(int argc, char **argv);
 int cli_summarize(int argc, char **argv);
 
 #endif

@@ -5,7 +5,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "themis/report.h"
+#include "report_internal.h"
 
 const char *th_report_num(char *buf, double v) {
     snprintf(buf, 32, "%.15g", v);
@@ -94,7 +94,7 @@ int th_report_table(FILE *out, const th_report *rep, th_error *err) {
     return done(out, err);
 }
 
-static cJSON *system_json(const th_system *sys) {
+cJSON *th_report_system_json(const th_system *sys) {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "name", sys->name);
     cJSON_AddNumberToObject(o, "npus", sys->npus);
@@ -118,7 +118,7 @@ static cJSON *system_json(const th_system *sys) {
 int th_report_json(FILE *out, const th_report *rep, th_error *err) {
     const th_system *sys = rep->sys;
     cJSON *root = cJSON_CreateObject();
-    cJSON_AddItemToObject(root, "system", system_json(sys));
+    cJSON_AddItemToObject(root, "system", th_report_system_json(sys));
     cJSON *coll = cJSON_AddObjectToObject(root, "collective");
     cJSON_AddStringToObject(coll, "type", th_coll_type_name(rep->coll->type));
     cJSON_AddNumberToObject(coll, "size_bytes", rep->coll->size);

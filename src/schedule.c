@@ -174,6 +174,12 @@ static void plan_astra_themis(th_plan *plan, const th_system *sys, const int *ba
 
 int th_sched_plan(th_plan *plan, const th_system *sys, const th_collective *coll, th_policy policy,
                   th_load_model model, th_error *err) {
+    return th_sched_plan_from(plan, sys, coll, policy, model, NULL, err);
+}
+
+int th_sched_plan_from(th_plan *plan, const th_system *sys, const th_collective *coll,
+                       th_policy policy, th_load_model model, const double *init_load,
+                       th_error *err) {
     if (th_collective_validate(sys, coll, err)) return err->code;
     if ((unsigned)policy > TH_POLICY_ROUNDROBIN || (unsigned)model > TH_LOAD_BANDWIDTH)
         return th_error_set(err, TH_EINPUT, "unknown policy or load model");
@@ -190,7 +196,7 @@ int th_sched_plan(th_plan *plan, const th_system *sys, const th_collective *coll
     plan->active_npus = 1;
     for (int d = 0; d < sys->ndims; d++) {
         plan->npus[d] = (double)sys->dims[d].npus;
-        plan->load[d] = 0;
+        plan->load[d] = init_load ? init_load[d] : 0;
         if (((mask >> d) & 1u) && sys->dims[d].npus > 1) {
             plan->active[plan->n++] = d;
             plan->active_npus *= (double)sys->dims[d].npus;

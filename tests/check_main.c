@@ -13,6 +13,8 @@ int main(void) {
     srunner_add_suite(sr, report_suite());
     srunner_add_suite(sr, sweep_suite());
     srunner_add_suite(sr, astra_suite());
+    srunner_add_suite(sr, train_suite());
+    srunner_add_suite(sr, workloads_suite());
     srunner_add_suite(sr, cli_suite());
     srunner_add_suite(sr, cli_sweep_suite());
     srunner_add_suite(sr, summarize_suite());

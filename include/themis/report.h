@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "themis/run.h"
+#include "themis/train.h"
 
 typedef struct th_report {
     const th_system *sys;
@@ -27,5 +28,26 @@ const char *th_report_num(char *buf, double v);
 /* Trace CSV: header policy,intra,chunk,stage,op,dim,bytes,ready_us,start_us,end_us. */
 void th_report_trace_header(FILE *out);
 void th_report_trace_row(FILE *out, th_pair pair, const th_stage_rec *rec);
+
+/* One evaluated training configuration. */
+typedef struct th_train_row {
+    const char *policy;     /* "baseline", "themis", "themis-global", "roundrobin", "ideal" */
+    const char *intra;      /* "fifo", "scf", or "-" for the ideal network */
+    th_train_result res;
+    double speedup;         /* baseline+fifo iteration / this iteration */
+    double vs_ideal;        /* ideal iteration / this iteration */
+} th_train_row;
+
+typedef struct th_train_report {
+    const th_system *sys;
+    const th_workload *wl;
+    const th_train_opts *opts; /* priority, iterations, batch, chunks */
+    const th_train_row *rows;
+    int nrows;
+} th_train_report;
+
+int th_report_train_table(FILE *out, const th_train_report *rep, th_error *err);
+int th_report_train_json(FILE *out, const th_train_report *rep, th_error *err);
+int th_report_train_csv(FILE *out, const th_train_report *rep, th_error *err);
 
 #endif

@@ -59,6 +59,12 @@ int th_collective_validate(const th_system *sys, const th_collective *coll, th_e
 int th_sched_plan(th_plan *plan, const th_system *sys, const th_collective *coll, th_policy policy,
                   th_load_model model, th_error *err);
 
+/* The same, with the Themis tracker starting from init_load[d] (per system dim, ns) instead of
+ * zero: one tracker shared across collectives (themis-global). */
+int th_sched_plan_from(th_plan *plan, const th_system *sys, const th_collective *coll,
+                       th_policy policy, th_load_model model, const double *init_load,
+                       th_error *err);
+
 /* Stage j (0 .. nstages-1) of chunk i: its dim, operation and full-vector size m (under the
  * astra-sim preset: the phase's integer input size). */
 static inline const uint8_t *th_plan_order(const th_plan *plan, int64_t chunk) {

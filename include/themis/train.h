@@ -1,0 +1,57 @@
+/* End-to-end training iterations: a workload's compute stream on one NPU, overlapped with its
+ * collectives on the network (the emulator with several collectives in flight, or the ideal
+ * network), replayed for a few iterations to reach the steady state. */
+#ifndef THEMIS_TRAIN_H
+#define THEMIS_TRAIN_H
+
+#include "themis/emulate.h"
+#include "themis/workload.h"
+
+typedef struct th_train_opts {
+    th_policy policy;     /* inter-dimension policy */
+    int global;           /* themis-global: one Themis tracker across collectives in flight */
+    th_intra intra;
+    th_priority priority; /* between collectives in flight */
+    th_load_model model;
+    int ideal;            /* the ideal network instead of the emulator */
+    int iterations;       /* iterations replayed, >= 2; the last two give the period */
+    double batch;         /* samples per NPU; 0 = the workload's */
+    int64_t chunks;       /* chunks per collective; 0 = the workload's */
+} th_train_opts;
+
+/* One collective of the measured iteration. */
+typedef struct th_train_coll {
+    int layer;
+    th_phase phase;
+    th_coll_type type;
+    double size;          /* bytes */
+    uint32_t mask;        /* involved dims */
+    int blocking;
+    double issue, end;    /* ns from the measured iteration's start */
+} th_train_coll;
+
+typedef struct th_train_result {
+    double iteration;     /* steady-state iteration time, ns */
+    double compute;       /* compute time of one iteration, ns */
+    double exposed;       /* iteration - compute: communication not hidden by compute, ns */
+    th_train_coll *colls; /* the measured iteration's collectives, in issue order */
+    int ncolls;
+} th_train_result;
+
+/* One event of the replay, for the timeline trace. */
+typedef struct th_train_event {
+    int collective;       /* 0: compute, 1: a collective */
+    int iteration, layer;
+    th_phase phase;
+    double start, end;    /* ns (collective: issue and end) */
+} th_train_event;
+
+typedef void (*th_train_trace_fn)(void *ctx, const th_train_event *ev);
+
+/* Replays `opts->iterations` iterations. The measured iteration is the one before last: its
+ * period runs from the start of its first forward to the start of the next iteration's. */
+int th_train_run(const th_system *sys, const th_workload *wl, const th_train_opts *opts,
+                 th_train_trace_fn trace, void *trace_ctx, th_train_result *res, th_error *err);
+void th_train_result_free(th_train_result *res);
+
+#endif

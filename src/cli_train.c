@@ -1,0 +1,258 @@
+/* `themis train`: replay a training workload on a system under each policy (and the ideal
+ * network) and print the iteration breakdown. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "themis/workload.h"
+
+static void usage(FILE *out) {
+    fputs("usage: themis train WORKLOAD.json [OPTIONS]\n"
+          "\n"
+          "Replay training iterations of a workload (docs/WORKLOADS.md): compute overlapped\n"
+          "with its collectives, several collectives in flight sharing the network. Prints the\n"
+          "steady-state iteration time, compute, exposed communication and speedups against\n"
+          "baseline+fifo and against the ideal network (every collective at the summed\n"
+          "bandwidth of its dims).\n"
+          "\n"
+          "options:\n"
+          "  -s, --system FILE       system JSON (default: built-in default-3d)\n"
+          "  -p, --policy P          baseline | themis | themis-global | roundrobin | ideal | all\n"
+          "                          (default all: every policy and the ideal network)\n"
+          "  -q, --intra Q           fifo | scf | all (default all)\n"
+          "      --priority R        between collectives in flight: fifo (older first) or\n"
+          "                          lifo (newer first; default, as ASTRA-sim)\n"
+          "      --iterations N      iterations replayed, 2 to 1000 (default 3)\n"
+          "      --batch B           samples per NPU (default: the workload's); scales compute\n"
+          "                          and forward/input-gradient collectives\n"
+          "  -n, --chunks N          chunks per collective (default: the workload's)\n"
+          "      --load-model M      themis load model: alpha_beta | bandwidth\n"
+          "  -f, --format F          table | json | csv (default table)\n"
+          "  -o, --output FILE       results file ('-' = stdout, the default)\n"
+          "      --trace FILE        timeline CSV of compute and collectives\n"
+          "  -h, --help              this text\n"
+          "\n"
+          "examples:\n"
+          "  themis train models/workloads/resnet50.json\n"
+          "  themis train models/workloads/dlrm.json -s models/systems/hetero-4d.json -f json\n",
+          out);
+}
+
+typedef struct topts {
+    const char *workload, *system, *output, *trace;
+    int policy;  /* -1 all; 0..2 th_policy; 3 themis-global; 4 ideal */
+    int intra;   /* -1 all */
+    int format;
+    th_train_opts t;
+} topts;
+
+static int parse(int argc, char **argv, topts *o) {
+    enum { O_PRIO = 256, O_ITER, O_BATCH, O_MODEL, O_TRACE };
+    static const struct option longs[] = {
+        {"system", required_argument, 0, 's'},      {"policy", required_argument, 0, 'p'},
+        {"intra", required_argument, 0, 'q'},       {"priority", required_argument, 0, O_PRIO},
+        {"iterations", required_argument, 0, O_ITER}, {"batch", required_argument, 0, O_BATCH},
+        {"chunks", required_argument, 0, 'n'},      {"load-model", required_argument, 0, O_MODEL},
+        {"format", required_argument, 0, 'f'},      {"output", required_argument, 0, 'o'},
+        {"trace", required_argument, 0, O_TRACE},   {"help", no_argument, 0, 'h'},
+        {"version", no_argument, 0, 'V'},           {0, 0, 0, 0},
+    };
+    static const char *const policies[] = {"baseline", "themis", "roundrobin", "themis-global",
+                                           "ideal", NULL};
+    opterr = 0;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, ":s:p:q:n:f:o:hV", longs, NULL)) != -1) {
+        long long v;
+        switch (c) {
+        case 's': o->system = optarg; break;
+        case 'p': {
+            int i = -1;
+            for (int k = 0; policies[k]; k++)
+                if (!strcmp(policies[k], optarg)) i = k;
+            if (i < 0 && strcmp(optarg, "all"))
+                return cli_usage_error("train", "-p: unknown policy '%s' (expected baseline, "
+                                       "themis, themis-global, roundrobin, ideal or all)", optarg);
+            o->policy = i;
+            break;
+        }
+        case 'q': {
+            th_intra q;
+            if (!strcmp(optarg, "all")) o->intra = -1;
+            else if (th_intra_from_name(optarg, &q) == 0) o->intra = (int)q;
+            else return cli_usage_error("train", "-q: unknown intra-dimension policy '%s' "
+                                        "(expected fifo, scf or all)", optarg);
+            break;
+        }
+        case O_PRIO:
+            if (th_priority_from_name(optarg, &o->t.priority))
+                return cli_usage_error("train", "--priority: expected fifo or lifo, got '%s'",
+                                       optarg);
+            break;
+        case O_ITER:
+            if (cli_parse_int(optarg, 2, 1000, &v))
+                return cli_usage_error("train", "--iterations: expected 2 to 1000, got '%s'",
+                                       optarg);
+            o->t.iterations = (int)v;
+            break;
+        case O_BATCH: {
+            char *end;
+            errno = 0;
+            double b = strtod(optarg, &end);
+            if (end == optarg || *end || errno || !(b > 0) || b > 1e9)
+                return cli_usage_error("train", "--batch: expected a number > 0, got '%s'",
+                                       optarg);
+            o->t.batch = b;
+            break;
+        }
+        case 'n':
+            if (cli_parse_int(optarg, 1, TH_MAX_CHUNKS, &v))
+                return cli_usage_error("train", "-n: expected an integer from 1 to %d, got '%s'",
+                                       TH_MAX_CHUNKS, optarg);
+            o->t.chunks = v;
+            break;
+        case O_MODEL:
+            if (th_load_model_from_name(optarg, &o->t.model))
+                return cli_usage_error("train", "--load-model: expected alpha_beta or bandwidth, "
+                                       "got '%s'", optarg);
+            break;
+        case 'f':
+            if (!strcmp(optarg, "table")) o->format = 0;
+            else if (!strcmp(optarg, "json")) o->format = 1;
+            else if (!strcmp(optarg, "csv")) o->format = 2;
+            else return cli_usage_error("train", "-f: unknown format '%s' (expected table, json "
+                                        "or csv)", optarg);
+            break;
+        case 'o': o->output = optarg; break;
+        case O_TRACE: o->trace = optarg; break;
+        case 'h': usage(stdout); return -1;
+        case 'V': printf("themis %s\n", TH_VERSION); return -1;
+        case ':': return cli_usage_error("train", "option '%s' needs a value", argv[optind - 1]);
+        default: return cli_usage_error("train", "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind >= argc) return cli_usage_error("train", "missing the workload file");
+    o->workload = argv[optind++];
+    if (optind < argc) return cli_usage_error("train", "unexpected argument '%s'", argv[optind]);
+    if (o->trace && !strcmp(o->trace, "-") && (!o->output || !strcmp(o->output, "-")))
+        return cli_usage_error("train", "--trace - needs -o FILE");
+    return CLI_OK;
+}
+
+typedef struct tctx {
+    FILE *out;
+    const th_workload *wl;
+    const char *policy, *intra;
+} tctx;
+
+static void trace_row(void *ctx, const th_train_event *ev) {
+    tctx *t = ctx;
+    char a[32], b[32];
+    fprintf(t->out, "%s,%s,%s,%d,%s,%s,%s,%s\n", t->policy, t->intra,
+            ev->collective ? "collective" : "compute", ev->iteration,
+            t->wl->layers[ev->layer].name, th_phase_name(ev->phase),
+            th_report_num(a, ev->start / 1000.0), th_report_num(b, ev->end / 1000.0));
+}
+
+static const char *const pol_names[] = {"baseline", "themis", "roundrobin", "themis-global",
+                                        "ideal"};
+
+static int run_one(const th_system *sys, const th_workload *wl, const topts *o, int pol, int q,
+                   tctx *tc, th_train_row *row, th_error *err) {
+    th_train_opts t = o->t;
+    t.policy = pol == 3 ? TH_POLICY_THEMIS : pol == 4 ? TH_POLICY_BASELINE : (th_policy)pol;
+    t.global = pol == 3;
+    t.ideal = pol == 4;
+    t.intra = (th_intra)(q < 0 ? 0 : q);
+    row->policy = pol_names[pol];
+    row->intra = pol == 4 ? "-" : th_intra_name(t.intra);
+    if (tc) tc->policy = row->policy, tc->intra = row->intra;
+    return th_train_run(sys, wl, &t, tc ? trace_row : NULL, tc, &row->res, err);
+}
+
+static int evaluate(const topts *o, const th_system *sys, const th_workload *wl, th_error *err) {
+    th_train_row rows[16], base = {0}, ideal = {0};
+    int nrows = 0, rc = TH_OK;
+    tctx tc = {NULL, wl, NULL, NULL};
+    if (o->trace) {
+        tc.out = strcmp(o->trace, "-") ? fopen(o->trace, "w") : stdout;
+        if (!tc.out)
+            return th_error_set(err, TH_EINPUT, "%s: cannot open for writing: %s", o->trace,
+                                strerror(errno));
+        fputs("policy,intra,kind,iteration,layer,phase,start_us,end_us\n", tc.out);
+    }
+    for (int p = 0; p < 5 && rc == TH_OK; p++) {
+        if (o->policy >= 0 && o->policy != p) continue;
+        for (int q = 0; q < 2 && rc == TH_OK; q++) {
+            if (p == 4 && q > 0) break; /* the ideal network has no queues */
+            if (p != 4 && o->intra >= 0 && o->intra != q) continue;
+            rc = run_one(sys, wl, o, p, q, tc.out ? &tc : NULL, &rows[nrows], err);
+            if (rc == TH_OK) nrows++;
+        }
+    }
+    /* The references every speedup is measured against. */
+    int bi = -1, ii = -1;
+    for (int i = 0; i < nrows; i++) {
+        if (!strcmp(rows[i].policy, "baseline") && !strcmp(rows[i].intra, "fifo")) bi = i;
+        if (!strcmp(rows[i].policy, "ideal")) ii = i;
+    }
+    if (rc == TH_OK && bi < 0 && (rc = run_one(sys, wl, o, 0, 0, NULL, &base, err)) == TH_OK)
+        bi = -2;
+    if (rc == TH_OK && ii < 0 && (rc = run_one(sys, wl, o, 4, 0, NULL, &ideal, err)) == TH_OK)
+        ii = -2;
+    if (rc == TH_OK) {
+        double tb = bi >= 0 ? rows[bi].res.iteration : base.res.iteration;
+        double ti = ii >= 0 ? rows[ii].res.iteration : ideal.res.iteration;
+        for (int i = 0; i < nrows; i++) {
+            rows[i].speedup = tb / rows[i].res.iteration;
+            rows[i].vs_ideal = ti / rows[i].res.iteration;
+        }
+    }
+    th_train_result_free(&base.res);
+    th_train_result_free(&ideal.res);
+    if (tc.out && tc.out != stdout && fclose(tc.out) && rc == TH_OK)
+        rc = th_error_set(err, TH_EINTERNAL, "%s: write error", o->trace);
+    if (rc == TH_OK) {
+        th_train_report rep = {sys, wl, &o->t, rows, nrows};
+        const char *path = o->output ? o->output : "-";
+        FILE *out = strcmp(path, "-") ? fopen(path, "w") : stdout;
+        if (!out) {
+            rc = th_error_set(err, TH_EINPUT, "%s: cannot open for writing: %s", path,
+                              strerror(errno));
+        } else {
+            rc = o->format == 0   ? th_report_train_table(out, &rep, err)
+                 : o->format == 1 ? th_report_train_json(out, &rep, err)
+                                  : th_report_train_csv(out, &rep, err);
+            if (out != stdout && fclose(out) && rc == TH_OK)
+                rc = th_error_set(err, TH_EINTERNAL, "%s: write error", path);
+        }
+    }
+    for (int i = 0; i < nrows; i++) th_train_result_free(&rows[i].res);
+    return rc;
+}
+
+int cli_train(int argc, char **argv) {
+    topts o = {0};
+    o.policy = o.intra = -1;
+    o.t.priority = TH_PRIO_LIFO;
+    o.t.iterations = 3;
+    o.t.model = TH_LOAD_ALPHA_BETA;
+    int rc = parse(argc, argv, &o);
+    if (rc) return rc < 0 ? CLI_OK : rc;
+    th_error err = {0};
+    th_system sys;
+    if (o.system) {
+        if (th_system_load(o.system, &sys, &err)) return cli_fail(&err);
+    } else {
+        th_system_default(&sys);
+    }
+    th_workload *wl;
+    if (th_workload_load(o.workload, &wl, &err)) return cli_fail(&err);
+    rc = th_workload_check(wl, &sys, o.workload, &err) ? cli_fail(&err) : CLI_OK;
+    if (rc == CLI_OK && evaluate(&o, &sys, wl, &err)) rc = cli_fail(&err);
+    th_workload_free(wl);
+    return rc;
+}

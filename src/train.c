@@ -1,0 +1,360 @@
+/* Training iterations: the compute stream of one NPU (forward, then backward layer by layer)
+ * and its collectives, co-simulated with the emulator (several collectives in flight) or the
+ * ideal network (each collective at the summed bandwidth of its dims). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "themis/train.h"
+
+/* One collective instance: (iteration, layer, phase). */
+typedef struct inst {
+    int present;
+    int it, layer;
+    th_phase phase;
+    th_collective coll;
+    int blocking;
+    double issue, end;            /* ns; < 0 until issued / finished */
+    th_plan *plan;                /* emulator: while in flight */
+    double contrib[TH_MAX_DIMS];  /* themis-global: the loads it added to the tracker */
+    double remaining, rate;       /* ideal network: bytes left, bytes per ns over its dims */
+    int run;                      /* ideal network: holds its dims now */
+} inst;
+
+typedef struct trainer {
+    const th_system *sys;
+    const th_workload *wl;
+    const th_train_opts *o;
+    th_train_trace_fn trace;
+    void *trace_ctx;
+    int L, N;
+    inst *in;                     /* N * L * 3 */
+    th_emu *emu;
+    int *of_id;                   /* emulator id -> instance */
+    int nid, id_cap;
+    th_plan **pool;               /* free plans */
+    int npool, pool_cap;
+    double tracker[TH_MAX_DIMS];  /* themis-global */
+    /* ideal network: a fluid model with preemptive priority */
+    int *live, nlive;             /* instances in flight, in issue order */
+    double tl;                    /* when `remaining` was last brought up to date, ns */
+} trainer;
+
+static inst *at(trainer *tr, int it, int layer, int phase) {
+    return &tr->in[((size_t)it * (size_t)tr->L + (size_t)layer) * TH_NPHASES + (size_t)phase];
+}
+
+/* Task j of an iteration: forwards 0..L-1, then per layer from the last: input, weight. */
+static void task(const trainer *tr, int j, int *layer, th_phase *phase) {
+    if (j < tr->L) {
+        *layer = j, *phase = TH_PHASE_FWD;
+        return;
+    }
+    int k = j - tr->L;
+    *layer = tr->L - 1 - k / 2;
+    *phase = k % 2 ? TH_PHASE_WG : TH_PHASE_IG;
+}
+
+static double scale(const trainer *tr) {
+    return tr->o->batch > 0 ? tr->o->batch / tr->wl->batch : 1.0;
+}
+
+static double duration(const trainer *tr, int layer, th_phase p) {
+    return tr->wl->layers[layer].ph[p].ns * scale(tr);
+}
+
+/* Bytes one NPU sends for a collective, whatever the order (SPEC §4). */
+static double coll_bytes(const th_system *sys, const th_collective *c, double *bw_sum) {
+    double pa = 1, a2a = 0;
+    *bw_sum = 0;
+    for (int d = 0; d < sys->ndims; d++) {
+        if (!((c->dims_mask >> d) & 1u) || sys->dims[d].npus < 2) continue;
+        double p = (double)sys->dims[d].npus;
+        pa *= p;
+        a2a += (p - 1) / p;
+        *bw_sum += sys->dims[d].bw;
+    }
+    switch (c->type) {
+    case TH_COLL_ALLREDUCE: return 2 * c->size * (1 - 1 / pa);
+    case TH_COLL_REDUCESCATTER:
+    case TH_COLL_ALLGATHER: return c->size * (1 - 1 / pa);
+    case TH_COLL_ALLTOALL: return c->size * a2a;
+    }
+    return 0;
+}
+
+/* The ideal network: every collective moves its bytes at the summed bandwidth of its dims
+ * (all of them pooled, 100% utilization). In priority order, each collective in flight takes
+ * its dims when no higher-priority one holds any of them; the others wait (preempted). */
+static void ideal_advance(trainer *tr, double t) {
+    for (int i = 0; i < tr->nlive; i++) {
+        inst *x = &tr->in[tr->live[i]];
+        if (x->run) x->remaining -= x->rate * (t - tr->tl);
+    }
+    tr->tl = t;
+}
+
+static void ideal_assign(trainer *tr) {
+    int lifo = tr->o->priority == TH_PRIO_LIFO;
+    uint32_t taken = 0;
+    for (int i = 0; i < tr->nlive; i++) {
+        inst *x = &tr->in[tr->live[lifo ? tr->nlive - 1 - i : i]];
+        x->run = !(x->coll.dims_mask & taken);
+        if (x->run) taken |= x->coll.dims_mask;
+    }
+}
+
+static int net_issue(trainer *tr, int k, double t, th_error *err) {
+    inst *x = &tr->in[k];
+    x->issue = t;
+    if (tr->o->ideal) {
+        ideal_advance(tr, t);
+        x->remaining = coll_bytes(tr->sys, &x->coll, &x->rate);
+        tr->live[tr->nlive++] = k;
+        ideal_assign(tr);
+        return TH_OK;
+    }
+    th_plan *plan = tr->npool ? tr->pool[--tr->npool] : th_plan_create();
+    if (!plan) return th_error_set(err, TH_EINTERNAL, "out of memory");
+    x->plan = plan;
+    double before[TH_MAX_DIMS];
+    memcpy(before, tr->tracker, sizeof before);
+    if (th_sched_plan_from(plan, tr->sys, &x->coll, tr->o->policy, tr->o->model,
+                           tr->o->global ? tr->tracker : NULL, err))
+        return err->code;
+    if (tr->o->global)
+        for (int d = 0; d < tr->sys->ndims; d++) {
+            x->contrib[d] = plan->load[d] - before[d];
+            tr->tracker[d] = plan->load[d];
+        }
+    int id;
+    if (th_emu_issue(tr->emu, plan, t, &id, err)) return err->code;
+    if (id >= tr->id_cap) {
+        int cap = tr->id_cap ? 2 * tr->id_cap : 256;
+        int *o = realloc(tr->of_id, sizeof *o * (size_t)cap);
+        if (!o) return th_error_set(err, TH_EINTERNAL, "out of memory");
+        tr->of_id = o, tr->id_cap = cap;
+    }
+    tr->of_id[id] = k;
+    return TH_OK;
+}
+
+static double net_next(const trainer *tr) {
+    if (!tr->o->ideal) return th_emu_next(tr->emu);
+    double t = INFINITY;
+    for (int i = 0; i < tr->nlive; i++) {
+        const inst *x = &tr->in[tr->live[i]];
+        if (x->run && tr->tl + x->remaining / x->rate < t) t = tr->tl + x->remaining / x->rate;
+    }
+    return t;
+}
+
+static void finished(trainer *tr, int k, double t) {
+    inst *x = &tr->in[k];
+    x->end = t;
+    if (tr->trace) {
+        th_train_event ev = {1, x->it, x->layer, x->phase, x->issue, t};
+        tr->trace(tr->trace_ctx, &ev);
+    }
+}
+
+static int net_step(trainer *tr, th_error *err) {
+    if (tr->o->ideal) {
+        double t = net_next(tr);
+        int kept = 0, ndone = 0, *done = tr->live + tr->nlive; /* spare room after live */
+        for (int i = 0; i < tr->nlive; i++) {
+            int k = tr->live[i];
+            inst *x = &tr->in[k];
+            if (x->run && tr->tl + x->remaining / x->rate == t) done[ndone++] = k;
+        }
+        ideal_advance(tr, t);
+        for (int i = 0; i < tr->nlive; i++) {
+            int k = tr->live[i], gone = 0;
+            for (int j = 0; j < ndone; j++) gone |= done[j] == k;
+            if (!gone) tr->live[kept++] = k;
+        }
+        tr->nlive = kept;
+        for (int j = 0; j < ndone; j++) {
+            tr->in[done[j]].run = 0;
+            finished(tr, done[j], t);
+        }
+        ideal_assign(tr);
+        return TH_OK;
+    }
+    if (th_emu_step(tr->emu, err)) return err->code;
+    const int *ids;
+    int n = th_emu_finished(tr->emu, &ids);
+    for (int i = 0; i < n; i++) {
+        int k = tr->of_id[ids[i]];
+        inst *x = &tr->in[k];
+        if (tr->o->global)
+            for (int d = 0; d < tr->sys->ndims; d++) tr->tracker[d] -= x->contrib[d];
+        if (tr->npool == tr->pool_cap) {
+            int cap = tr->pool_cap ? 2 * tr->pool_cap : 64;
+            th_plan **p = realloc(tr->pool, sizeof *p * (size_t)cap);
+            if (!p) return th_error_set(err, TH_EINTERNAL, "out of memory");
+            tr->pool = p, tr->pool_cap = cap;
+        }
+        tr->pool[tr->npool++] = x->plan;
+        x->plan = NULL;
+        finished(tr, k, th_emu_now(tr->emu));
+    }
+    return TH_OK;
+}
+
+/* Can task j (over all iterations) start? The previous task's blocking collective, and for a
+ * forward the previous iteration's non-blocking collectives of the same layer, must be done. */
+static int ready(trainer *tr, int j) {
+    int per = TH_NPHASES * tr->L, it = j / per, layer;
+    th_phase phase;
+    if (j > 0) {
+        int pit = (j - 1) / per, pl;
+        th_phase pp;
+        task(tr, (j - 1) % per, &pl, &pp);
+        inst *x = at(tr, pit, pl, pp);
+        if (x->present && x->blocking && x->end < 0) return 0;
+    }
+    task(tr, j % per, &layer, &phase);
+    if (phase == TH_PHASE_FWD && it > 0)
+        for (int p = 0; p < TH_NPHASES; p++) {
+            inst *x = at(tr, it - 1, layer, p);
+            if (x->present && !x->blocking && x->end < 0) return 0;
+        }
+    return 1;
+}
+
+static int setup(trainer *tr, th_error *err) {
+    const th_workload *wl = tr->wl;
+    size_t n = (size_t)tr->N * (size_t)tr->L * TH_NPHASES;
+    tr->in = calloc(n, sizeof *tr->in);
+    tr->live = calloc(2 * n, sizeof(int));
+    if (!tr->in || !tr->live) return th_error_set(err, TH_EINTERNAL, "out of memory");
+    for (int it = 0; it < tr->N; it++)
+        for (int l = 0; l < tr->L; l++)
+            for (int p = 0; p < TH_NPHASES; p++) {
+                const th_wl_coll *c = &wl->layers[l].ph[p].coll;
+                inst *x = at(tr, it, l, p);
+                x->it = it, x->layer = l, x->phase = (th_phase)p;
+                x->issue = x->end = -1;
+                if (!c->present) continue;
+                x->present = 1;
+                x->blocking = c->blocking;
+                x->coll.type = c->type;
+                x->coll.size = c->size * (p == TH_PHASE_WG ? 1.0 : scale(tr));
+                x->coll.chunks = th_workload_chunks(wl, c, x->coll.size, tr->o->chunks);
+                if (th_workload_mask(wl, c, tr->sys, wl->name, &x->coll.dims_mask, err))
+                    return err->code;
+                th_error e;
+                if (th_collective_validate(tr->sys, &x->coll, &e))
+                    return th_error_set(err, TH_EINPUT, "%s: layers[%d].%s.collective: %s",
+                                        wl->name, l, th_phase_name((th_phase)p), e.msg);
+            }
+    if (!tr->o->ideal) {
+        if (!(tr->emu = th_emu_create())) return th_error_set(err, TH_EINTERNAL, "out of memory");
+        th_emu_reset(tr->emu, tr->sys, tr->o->intra, tr->o->priority, NULL, NULL);
+    }
+    return TH_OK;
+}
+
+static void teardown(trainer *tr) {
+    if (tr->in) {
+        size_t n = (size_t)tr->N * (size_t)tr->L * TH_NPHASES;
+        for (size_t i = 0; i < n; i++) th_plan_free(tr->in[i].plan);
+    }
+    for (int i = 0; i < tr->npool; i++) th_plan_free(tr->pool[i]);
+    free(tr->pool);
+    free(tr->in);
+    free(tr->live);
+    free(tr->of_id);
+    th_emu_free(tr->emu);
+}
+
+static int replay(trainer *tr, double *starts, th_error *err) {
+    int per = TH_NPHASES * tr->L, total = per * tr->N, cur = 0, running = 0;
+    double t = 0, tc = INFINITY;
+    for (;;) {
+        if (!running && cur < total && ready(tr, cur)) {
+            int layer;
+            th_phase phase;
+            task(tr, cur % per, &layer, &phase);
+            if (phase == TH_PHASE_FWD && layer == 0) starts[cur / per] = t;
+            tc = t + duration(tr, layer, phase);
+            running = 1;
+        }
+        double tn = net_next(tr);
+        if (!running && tn == INFINITY) {
+            if (cur >= total) return TH_OK;
+            return th_error_set(err, TH_EINTERNAL, "training replay stalled at task %d", cur);
+        }
+        if (running && tc <= tn) {
+            if (tn == tc && net_step(tr, err)) return err->code; /* completions first */
+            t = tc;
+            int it = cur / per, layer;
+            th_phase phase;
+            task(tr, cur % per, &layer, &phase);
+            if (tr->trace) {
+                th_train_event ev = {0, it, layer, phase, t - duration(tr, layer, phase), t};
+                tr->trace(tr->trace_ctx, &ev);
+            }
+            inst *x = at(tr, it, layer, phase);
+            if (x->present && net_issue(tr, (int)(x - tr->in), t, err)) return err->code;
+            running = 0;
+            tc = INFINITY;
+            cur++;
+        } else {
+            t = tn;
+            if (net_step(tr, err)) return err->code;
+        }
+    }
+}
+
+int th_train_run(const th_system *sys, const th_workload *wl, const th_train_opts *opts,
+                 th_train_trace_fn trace, void *trace_ctx, th_train_result *res, th_error *err) {
+    memset(res, 0, sizeof *res);
+    if (opts->iterations < 2 || opts->iterations > 1000)
+        return th_error_set(err, TH_EINPUT, "iterations: expected 2 to 1000, got %d",
+                            opts->iterations);
+    if (!(opts->batch >= 0) || !isfinite(opts->batch))
+        return th_error_set(err, TH_EINPUT, "batch: expected a number > 0");
+    if (sys->model == TH_MODEL_ASTRA)
+        return th_error_set(err, TH_EINPUT, "%s: the astra-sim preset runs single All-Reduces; "
+                            "train workloads on the analytical model", sys->name);
+    if (opts->global && opts->policy != TH_POLICY_THEMIS)
+        return th_error_set(err, TH_EINPUT, "themis-global needs the themis policy");
+    trainer tr = {0};
+    tr.sys = sys, tr.wl = wl, tr.o = opts, tr.trace = trace, tr.trace_ctx = trace_ctx;
+    tr.L = wl->nlayers, tr.N = opts->iterations;
+    double *starts = calloc((size_t)tr.N, sizeof *starts);
+    int rc = starts ? setup(&tr, err) : th_error_set(err, TH_EINTERNAL, "out of memory");
+    if (rc == TH_OK) rc = replay(&tr, starts, err);
+    if (rc == TH_OK) {
+        int m = tr.N - 2;
+        res->iteration = starts[m + 1] - starts[m];
+        for (int l = 0; l < tr.L; l++)
+            for (int p = 0; p < TH_NPHASES; p++) res->compute += duration(&tr, l, (th_phase)p);
+        res->exposed = res->iteration - res->compute;
+        res->colls = calloc((size_t)(unsigned)tr.L * TH_NPHASES, sizeof *res->colls);
+        if (!res->colls) rc = th_error_set(err, TH_EINTERNAL, "out of memory");
+        for (int j = 0; rc == TH_OK && j < TH_NPHASES * tr.L; j++) {
+            int layer;
+            th_phase phase;
+            task(&tr, j, &layer, &phase);
+            inst *x = at(&tr, m, layer, phase);
+            if (!x->present) continue;
+            res->colls[res->ncolls++] = (th_train_coll){layer,          phase,
+                                                        x->coll.type,   x->coll.size,
+                                                        x->coll.dims_mask, x->blocking,
+                                                        x->issue - starts[m], x->end - starts[m]};
+        }
+    }
+    teardown(&tr);
+    free(starts);
+    if (rc != TH_OK) th_train_result_free(res);
+    return rc;
+}
+
+void th_train_result_free(th_train_result *res) {
+    free(res->colls);
+    res->colls = NULL;
+    res->ncolls = 0;
+}

@@ -1,0 +1,241 @@
+/* Check suite for training replays: hand-traced iterations (overlap, blocking, priorities,
+ * the ideal network), one collective equal to themis run, and the error paths. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_themis.h"
+#include "themis/train.h"
+
+static th_workload *load_wl(const char *name) {
+    th_workload *wl;
+    th_error err = {0};
+    ck_assert_msg(th_workload_load(test_data(name), &wl, &err) == TH_OK, "%s", err.msg);
+    return wl;
+}
+
+static th_system load_sys(const char *name) {
+    th_system s;
+    th_error err = {0};
+    ck_assert_msg(th_system_load(test_data(name), &s, &err) == TH_OK, "%s", err.msg);
+    return s;
+}
+
+static th_train_opts opts(th_policy p, th_intra q, th_priority prio, int ideal) {
+    th_train_opts o = {0};
+    o.policy = p, o.intra = q, o.priority = prio, o.ideal = ideal;
+    o.model = TH_LOAD_ALPHA_BETA;
+    o.iterations = 3;
+    return o;
+}
+
+static th_train_result run(const th_system *s, const th_workload *wl, th_train_opts o) {
+    th_train_result r;
+    th_error err = {0};
+    ck_assert_msg(th_train_run(s, wl, &o, NULL, NULL, &r, &err) == TH_OK, "%s", err.msg);
+    return r;
+}
+
+/* Two data-parallel layers on one ring of 4 (100 GB/s, 10 ns), one chunk per All-Reduce:
+ * AR(1e6) = 2 (10*3 + 1e6*3/400) = 2 * 7530; AR(2e6) = 2 * (30 + 15000) = 2 * 15030.
+ * Iteration: F0 1000, F1 2000, IG1 1000, WG1 1500 -> AR1, IG0 500, WG0 800 -> AR0.
+ * Compute 6800 ns. */
+START_TEST(two_layer_lifo) {
+    th_system s = load_sys("cli_ring4.json");
+    th_workload *wl = load_wl("wl_two_layer.json");
+    th_train_result r = run(&s, wl, opts(TH_POLICY_BASELINE, TH_INTRA_FIFO, TH_PRIO_LIFO, 0));
+    /* it 0: AR1 issued 5500: RS 5500-20530; AR0 issued 6800 waits. At 20530 lifo prefers
+     * AR0 (newer): RS 20530-28060, AG 28060-35590; AR1's AG 35590-50620.
+     * it 1 starts when AR0 is done: S1 = 35590; F1 waits for AR1: 50620-52620; IG1 -53620,
+     * WG1 -55120 (AR1' issued), IG0 -55620, WG0 -56420 (AR0' issued). AR1' RS 55120-70150,
+     * AR0' RS 70150-77680, AG 77680-85210; AR1' AG 85210-100240. S2 = 85210.
+     * Iteration = 85210 - 35590 = 49620; exposed = 49620 - 6800 = 42820. */
+    ck_assert_rel(r.iteration, 49620);
+    ck_assert_rel(r.compute, 6800);
+    ck_assert_rel(r.exposed, 42820);
+    ck_assert_int_eq(r.ncolls, 2);
+    /* In issue order, relative to S1: AR1' 55120-100240, AR0' 56420-85210. */
+    ck_assert_int_eq(r.colls[0].layer, 1);
+    ck_assert_rel(r.colls[0].issue, 55120 - 35590);
+    ck_assert_rel(r.colls[0].end, 100240 - 35590);
+    ck_assert_int_eq(r.colls[1].layer, 0);
+    ck_assert_rel(r.colls[1].issue, 56420 - 35590);
+    ck_assert_rel(r.colls[1].end, 85210 - 35590);
+    ck_assert_int_eq(r.colls[1].blocking, 0);
+    th_train_result_free(&r);
+    th_workload_free(wl);
+}
+END_TEST
+
+START_TEST(two_layer_fifo) {
+    th_system s = load_sys("cli_ring4.json");
+    th_workload *wl = load_wl("wl_two_layer.json");
+    th_train_result r = run(&s, wl, opts(TH_POLICY_BASELINE, TH_INTRA_FIFO, TH_PRIO_FIFO, 0));
+    /* Older first: AR1 5500-35560, AR0 35560-50620 = S1. F0 50620-51620, F1 -53620 (AR1 was
+     * done), IG1 -54620, WG1 -56120 (AR1'), IG0 -56620, WG0 -57420 (AR0'). AR1' 56120-86180,
+     * AR0' 86180-101240 = S2. Iteration = 101240 - 50620 = 50620. */
+    ck_assert_rel(r.iteration, 50620);
+    ck_assert_rel(r.exposed, 50620 - 6800);
+    th_train_result_free(&r);
+    th_workload_free(wl);
+}
+END_TEST
+
+START_TEST(two_layer_ideal) {
+    th_system s = load_sys("cli_ring4.json");
+    th_workload *wl = load_wl("wl_two_layer.json");
+    th_train_result r = run(&s, wl, opts(TH_POLICY_BASELINE, TH_INTRA_FIFO, TH_PRIO_LIFO, 1));
+    /* Ideal: bytes / B, no latency: AR(1e6) = 2e6*3/4 / 100 = 15000, AR(2e6) = 30000, newer
+     * first and preemptive. it 0: AR1 5500-6800 (1300 done), AR0 6800-21800, AR1 21800-50500.
+     * S1 = 21800 (F0 needs AR0); F1 at 50500-52500, IG1 -53500, WG1 -55000 (AR1'), IG0 -55500,
+     * WG0 -56300 (AR0'). AR1' 55000-56300, AR0' 56300-71300 = S2, AR1' 71300-100000.
+     * Iteration = 71300 - 21800 = 49500. */
+    ck_assert_rel(r.iteration, 49500);
+    th_train_result_free(&r);
+    th_workload_free(wl);
+}
+END_TEST
+
+/* One blocking collective and no compute: an iteration is exactly that collective, and it
+ * equals themis run for every pair (issued at 0 in the first iteration). */
+START_TEST(single_collective_equals_run) {
+    th_system s;
+    th_system_default(&s);
+    th_workload *wl = load_wl("wl_single_ar.json");
+    th_runner *rr = th_runner_create();
+    th_collective c = {TH_COLL_ALLREDUCE, 1073741824.0, 64, 0};
+    for (int p = 0; p < 3; p++)
+        for (int q = 0; q < 2; q++) {
+            th_result want;
+            th_error err = {0};
+            ck_assert_int_eq(th_run_eval(rr, &s, &c, (th_pair){(th_policy)p, (th_intra)q},
+                                         TH_LOAD_ALPHA_BETA, NULL, NULL, &want, &err),
+                             TH_OK);
+            th_train_opts o = opts((th_policy)p, (th_intra)q, TH_PRIO_LIFO, 0);
+            o.iterations = 2;
+            th_train_result r = run(&s, wl, o);
+            /* S0 = 0, the collective runs 0..T, S1 = T: the period is T exactly. */
+            ck_assert_msg(r.iteration == want.time, "pair %d/%d: %.17g vs %.17g", p, q,
+                          r.iteration, want.time);
+            ck_assert(r.colls[0].end - r.colls[0].issue == want.time);
+            th_train_result_free(&r);
+        }
+    /* The ideal network: the run's ideal time (bytes / summed bandwidth). */
+    th_result want;
+    th_error err = {0};
+    ck_assert_int_eq(th_run_eval(rr, &s, &c, (th_pair){TH_POLICY_BASELINE, TH_INTRA_FIFO},
+                                 TH_LOAD_ALPHA_BETA, NULL, NULL, &want, &err),
+                     TH_OK);
+    th_train_result r = run(&s, wl, opts(TH_POLICY_BASELINE, TH_INTRA_FIFO, TH_PRIO_LIFO, 1));
+    ck_assert_rel(r.iteration, want.ideal);
+    th_train_result_free(&r);
+    th_runner_free(rr);
+    th_workload_free(wl);
+}
+END_TEST
+
+/* Hybrid: the forward All-Reduce over the model-parallel dim 0 blocks the next compute; the
+ * weight-gradient All-Reduce runs over the data-parallel dim 1, overlapped. */
+START_TEST(hybrid_blocking) {
+    th_system s = load_sys("wl_2d_ring.json");
+    th_workload *wl = load_wl("wl_hybrid.json");
+    th_train_result r = run(&s, wl, opts(TH_POLICY_BASELINE, TH_INTRA_FIFO, TH_PRIO_LIFO, 0));
+    /* MP AR(4e5) on dim 0: 2 (30 + 4e5*3/400) = 2 * 3030 = 6060. DP AR(8e5) on dim 1:
+     * 2 (30 + 6000) = 12060. it 0: F 0-1000, MP AR 1000-7060 (blocks), IG 7060-8060,
+     * WG 8060-9060, DP AR 9060-21120. it 1 waits for it: S1 = 21120; F -22120, MP AR -28180,
+     * IG -29180, WG -30180, DP AR 30180-42240 = S2. Iteration = 21120; compute 3000. */
+    ck_assert_rel(r.iteration, 21120);
+    ck_assert_rel(r.compute, 3000);
+    ck_assert_int_eq(r.ncolls, 2);
+    ck_assert_int_eq(r.colls[0].mask, 1);
+    ck_assert_int_eq(r.colls[0].blocking, 1);
+    ck_assert_rel(r.colls[0].end - r.colls[0].issue, 6060);
+    ck_assert_int_eq(r.colls[1].mask, 2);
+    ck_assert_rel(r.colls[1].end - r.colls[1].issue, 12060);
+    th_train_result_free(&r);
+    th_workload_free(wl);
+}
+END_TEST
+
+/* --batch doubles compute and the forward/input-gradient collectives, not the gradients. */
+START_TEST(batch_scaling) {
+    th_system s = load_sys("wl_2d_ring.json");
+    th_workload *wl = load_wl("wl_hybrid.json");
+    th_train_opts o = opts(TH_POLICY_BASELINE, TH_INTRA_FIFO, TH_PRIO_LIFO, 0);
+    o.batch = 2;
+    th_train_result r = run(&s, wl, o);
+    /* F 2000, MP AR(8e5) = 12060, IG 2000, WG 2000, DP AR(8e5) 12060:
+     * it 0: 0-2000, -14060, -16060, -18060, DP -30120 = S1; period 30120. */
+    ck_assert_rel(r.iteration, 30120);
+    ck_assert_rel(r.compute, 6000);
+    th_train_result_free(&r);
+    th_workload_free(wl);
+}
+END_TEST
+
+START_TEST(deterministic_and_global) {
+    th_system s;
+    th_system_default(&s);
+    th_workload *wl = load_wl("wl_two_layer.json");
+    th_train_opts o = opts(TH_POLICY_THEMIS, TH_INTRA_SCF, TH_PRIO_LIFO, 0);
+    o.chunks = 16;
+    th_train_result a = run(&s, wl, o), b = run(&s, wl, o);
+    ck_assert(a.iteration == b.iteration);
+    o.global = 1;
+    th_train_result g = run(&s, wl, o);
+    ck_assert(g.iteration > 0 && g.iteration >= g.compute);
+    th_train_result_free(&a);
+    th_train_result_free(&b);
+    th_train_result_free(&g);
+    th_workload_free(wl);
+}
+END_TEST
+
+START_TEST(errors) {
+    th_system s = load_sys("cli_ring4.json");
+    th_workload *wl = load_wl("wl_hybrid.json");
+    th_error err = {0};
+    /* mp_dims 1 on a 1-dim system leaves no data-parallel dim. */
+    ck_assert_int_eq(th_workload_check(wl, &s, "wl_hybrid.json", &err), TH_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "mp_dims"));
+    th_train_result r;
+    th_train_opts o = opts(TH_POLICY_BASELINE, TH_INTRA_FIFO, TH_PRIO_LIFO, 0);
+    ck_assert_int_eq(th_train_run(&s, wl, &o, NULL, NULL, &r, &err), TH_EINPUT);
+    th_workload_free(wl);
+    wl = load_wl("wl_two_layer.json");
+    o.iterations = 1;
+    ck_assert_int_eq(th_train_run(&s, wl, &o, NULL, NULL, &r, &err), TH_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "iterations"));
+    o.iterations = 3;
+    th_system astra = load_sys("astra_2d.json");
+    ck_assert_int_eq(th_train_run(&astra, wl, &o, NULL, NULL, &r, &err), TH_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "astra-sim"));
+    /* A collective over a dim the system does not have. */
+    static const char *bad =
+        "{\"parallelism\": \"data\", \"layers\": [{\"forward\": {\"ns\": 1, \"collective\": "
+        "{\"type\": \"allreduce\", \"size\": 100, \"dims\": [3]}}, \"input_grad\": {\"ns\": 1},"
+        " \"weight_grad\": {\"ns\": 1}}]}";
+    th_workload *w2;
+    ck_assert_int_eq(th_workload_parse(bad, strlen(bad), "w.json", &w2, &err), TH_OK);
+    ck_assert_int_eq(th_workload_check(w2, &s, "w.json", &err), TH_EINPUT);
+    ck_assert_msg(strstr(err.msg, "w.json: layers[0].forward.collective") &&
+                      strstr(err.msg, "dim 3 does not exist"),
+                  "%s", err.msg);
+    th_workload_free(w2);
+    th_workload_free(wl);
+}
+END_TEST
+
+Suite *train_suite(void) {
+    Suite *s = suite_create("train");
+    TCase *tc = tcase_create("train");
+    tcase_add_test(tc, two_layer_lifo);
+    tcase_add_test(tc, two_layer_fifo);
+    tcase_add_test(tc, two_layer_ideal);
+    tcase_add_test(tc, single_collective_equals_run);
+    tcase_add_test(tc, hybrid_blocking);
+    tcase_add_test(tc, batch_scaling);
+    tcase_add_test(tc, deterministic_and_global);
+    tcase_add_test(tc, errors);
+    suite_add_tcase(s, tc);
+    return s;
+}
