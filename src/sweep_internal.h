@@ -3,6 +3,7 @@
 #define THEMIS_SWEEP_INTERNAL_H
 
 #include "themis/sweep.h"
+#include "themis/train.h"
 
 typedef enum {
     AX_CHUNKS,
@@ -15,6 +16,9 @@ typedef enum {
     AX_SYSTEM,
     AX_REDUCE,
     AX_DIM_FIELD,
+    AX_WORKLOAD,
+    AX_PRIORITY,
+    AX_BATCH,
 } ax_kind;
 
 typedef enum { F_NPUS, F_BW, F_LATENCY, F_TOPOLOGY, F_ALGORITHM, F_EFFICIENCY } dim_field;
@@ -57,6 +61,14 @@ struct th_sweep {
     int ngroups;
     int64_t points;
     int maxdims;          /* most dims of any system: the dimK columns */
+    /* Workload sweeps (themis train at every point) */
+    int train;            /* the spec names a workload or has a workload axis */
+    th_workload **workloads;
+    int nworkloads;
+    int workload;         /* the spec's workload (index), or -1 */
+    th_priority priority; /* between collectives in flight */
+    int iterations;
+    int chunks_axis;      /* a chunks axis overrides the workload's chunks */
 };
 
 /* One point's inputs. */
@@ -65,6 +77,10 @@ typedef struct sw_point {
     th_collective coll;
     th_pair pair;
     th_load_model model;
+    int global;           /* policy themis-global (workload sweeps) */
+    const th_workload *wl;
+    th_priority priority;
+    double batch;         /* workload sweeps: samples per NPU, 0 = the workload's */
 } sw_point;
 
 /* Mixed-radix digits of a point, one per group (group 0 most significant). */

@@ -88,6 +88,10 @@ int sw_apply(const th_sweep *sw, const int64_t *digits, int64_t point, sw_point 
     pt->coll = sw->coll;
     pt->pair = sw->pair;
     pt->model = sw->model;
+    pt->global = 0;
+    pt->wl = sw->workload >= 0 ? sw->workloads[sw->workload] : NULL;
+    pt->priority = sw->priority;
+    pt->batch = 0;
     int structural = 0;
     for (int a = 0; a < sw->naxes; a++) {
         const ax *x = &sw->axes[a];
@@ -101,6 +105,9 @@ int sw_apply(const th_sweep *sw, const int64_t *digits, int64_t point, sw_point 
         case AX_LOAD_MODEL: pt->model = (th_load_model)v->i; break;
         case AX_DIMS: pt->coll.dims_mask = v->mask; break;
         case AX_SYSTEM: break;
+        case AX_WORKLOAD: pt->wl = sw->workloads[v->i]; break;
+        case AX_PRIORITY: pt->priority = (th_priority)v->i; break;
+        case AX_BATCH: pt->batch = v->num; break;
         case AX_REDUCE:
             pt->sys.reduce_bw = v->num;
             structural = 1;
@@ -120,9 +127,18 @@ int sw_apply(const th_sweep *sw, const int64_t *digits, int64_t point, sw_point 
             break;
         }
     }
+    if ((int)pt->pair.policy == 3) { /* themis-global */
+        pt->pair.policy = TH_POLICY_THEMIS;
+        pt->global = 1;
+    }
     th_error e;
     int rc = structural ? th_system_validate(&pt->sys, pt->sys.name, &e) : TH_OK;
-    if (rc == TH_OK) rc = th_collective_validate(&pt->sys, &pt->coll, &e);
+    if (rc == TH_OK && sw->train && pt->sys.model == TH_MODEL_ASTRA)
+        rc = th_error_set(&e, TH_EINPUT, "the astra-sim preset does not replay workloads");
+    if (rc == TH_OK && sw->train)
+        rc = th_workload_check(pt->wl, &pt->sys, pt->wl->name, &e);
+    else if (rc == TH_OK)
+        rc = th_collective_validate(&pt->sys, &pt->coll, &e);
     if (rc != TH_OK) {
         char where[512];
         describe_point(sw, digits, where, sizeof where);
@@ -135,9 +151,14 @@ int sw_apply(const th_sweep *sw, const int64_t *digits, int64_t point, sw_point 
 int th_sweep_header(const th_sweep *sw, th_buf *out, th_error *err) {
     int bad = th_buf_printf(out, "point");
     for (int a = 0; a < sw->naxes && !bad; a++) bad = th_buf_printf(out, ",%s", sw->axes[a].name);
-    bad |= th_buf_printf(out, ",time_us,ideal_us,bw_util,speedup,algbw_GBps,busbw_GBps");
-    for (int d = 0; d < sw->maxdims && !bad; d++)
-        bad = th_buf_printf(out, ",dim%d_bw_util,dim%d_busy_us", d, d);
+    if (sw->train) {
+        bad |= th_buf_printf(out, ",iteration_us,compute_us,exposed_comm_us,speedup,"
+                                  "ideal_speedup,speedup_vs_ideal");
+    } else {
+        bad |= th_buf_printf(out, ",time_us,ideal_us,bw_util,speedup,algbw_GBps,busbw_GBps");
+        for (int d = 0; d < sw->maxdims && !bad; d++)
+            bad = th_buf_printf(out, ",dim%d_bw_util,dim%d_busy_us", d, d);
+    }
     bad |= th_buf_printf(out, ",npus\n");
     return bad ? th_error_set(err, TH_EINTERNAL, "out of memory") : TH_OK;
 }
@@ -165,6 +186,7 @@ struct th_sweep_worker {
     int64_t *key;      /* digits of the baseline-shaping groups of the cached reference */
     int have_key;
     double base_time;  /* cached baseline+fifo time, ns */
+    double ideal_time; /* workload sweeps: cached ideal-network iteration, ns */
 };
 
 th_sweep_worker *th_sweep_worker_create(const th_sweep *sw) {
@@ -215,11 +237,79 @@ static int reference(th_sweep_worker *w, const sw_point *pt, const th_result *re
     return TH_OK;
 }
 
+/* One training replay at this point (policy -1: the ideal network). */
+static int train_time(const th_sweep *sw, const sw_point *pt, int policy, double *iter,
+                      double *compute, th_error *err) {
+    th_train_opts o = {0};
+    o.policy = policy < 0 ? TH_POLICY_BASELINE : (th_policy)policy;
+    o.global = policy == 3;
+    if (o.global) o.policy = TH_POLICY_THEMIS;
+    o.intra = pt->pair.intra;
+    o.priority = pt->priority;
+    o.model = pt->model;
+    o.ideal = policy < 0;
+    o.iterations = sw->iterations;
+    o.chunks = sw->chunks_axis ? pt->coll.chunks : 0;
+    o.batch = pt->batch;
+    th_train_result r;
+    if (th_train_run(&pt->sys, pt->wl, &o, NULL, NULL, &r, err)) return err->code;
+    *iter = r.iteration;
+    if (compute) *compute = r.compute;
+    th_train_result_free(&r);
+    return TH_OK;
+}
+
+/* A workload point: iteration, compute, exposed communication, and the speedups against
+ * baseline+fifo and of the ideal network (both cached while only the pair changes). */
+static int train_row(th_sweep_worker *w, const sw_point *pt, th_buf *out, th_error *err) {
+    const th_sweep *sw = w->sw;
+    double iter, compute;
+    int pol = pt->global ? 3 : (int)pt->pair.policy;
+    if (train_time(sw, pt, pol, &iter, &compute, err)) return err->code;
+    int same = w->have_key;
+    for (int g = 0; g < sw->ngroups && same; g++)
+        if (sw->groups[g].baseline_key && w->key[g] != w->digits[g]) same = 0;
+    if (!same) {
+        sw_point ref = *pt;
+        ref.pair = (th_pair){TH_POLICY_BASELINE, TH_INTRA_FIFO};
+        ref.global = 0;
+        if (pol == TH_POLICY_BASELINE && pt->pair.intra == TH_INTRA_FIFO)
+            w->base_time = iter;
+        else if (train_time(sw, &ref, TH_POLICY_BASELINE, &w->base_time, NULL, err))
+            return err->code;
+        if (train_time(sw, &ref, -1, &w->ideal_time, NULL, err)) return err->code;
+        memcpy(w->key, w->digits, sizeof *w->key * (size_t)sw->ngroups);
+        w->have_key = 1;
+    }
+    char a[32], b[32], c[32], d[32], e[32], f[32];
+    int bad = th_buf_printf(out, ",%s,%s,%s,%s,%s,%s", th_report_num(a, iter / 1000.0),
+                            th_report_num(b, compute / 1000.0),
+                            th_report_num(c, (iter - compute) / 1000.0),
+                            th_report_num(d, w->base_time / iter),
+                            th_report_num(e, w->base_time / w->ideal_time),
+                            th_report_num(f, w->ideal_time / iter));
+    bad |= th_buf_printf(out, ",%s\n", th_report_num(a, pt->sys.npus));
+    return bad ? th_error_set(err, TH_EINTERNAL, "out of memory") : TH_OK;
+}
+
 int th_sweep_row(th_sweep_worker *w, int64_t point, th_buf *out, th_error *err) {
     const th_sweep *sw = w->sw;
     sw_point pt;
     sw_digits(sw, point, w->digits);
     if (sw_apply(sw, w->digits, point, &pt, err)) return err->code;
+    if (sw->train) {
+        th_error fail;
+        if (prefix(sw, point, w->digits, out))
+            return th_error_set(err, TH_EINTERNAL, "out of memory");
+        if (train_row(w, &pt, out, &fail)) {
+            char where[512];
+            describe_point(sw, w->digits, where, sizeof where);
+            return th_error_set(err, fail.code, "%s: point %lld%s%s%s: %s", sw->source,
+                                (long long)point, where[0] ? " (" : "", where,
+                                where[0] ? ")" : "", fail.msg);
+        }
+        return TH_OK;
+    }
     th_result res;
     double base = 0;
     th_error fail;

@@ -10,16 +10,20 @@
 #include "themis/report.h"
 #include "themis/units.h"
 
-static const char *const top_keys[] = {"name",   "description", "system", "collective",
-                                       "policy", "intra",       "load_model", "axes",
-                                       "zip",    "output",      NULL};
+static const char *const top_keys[] = {"name",       "description", "system",     "collective",
+                                       "policy",     "intra",       "load_model", "axes",
+                                       "zip",        "output",      "workload",   "priority",
+                                       "iterations", NULL};
 static const char *const coll_keys[] = {"type", "size", "chunks", "dims", NULL};
 static const char *const range_keys[] = {"from", "to", "step", "times", NULL};
-static const char *const run_axes[] = {"chunks", "policy", "intra",      "size",   "type",
-                                       "dims",   "load_model", "system", "reduce_GBps", NULL};
+static const char *const run_axes[] = {"chunks", "policy",     "intra",  "size",
+                                       "type",   "dims",       "load_model", "system",
+                                       "reduce_GBps", "workload", "priority", "batch", NULL};
 static const char *const field_names[] = {"npus",      "bw_GBps",   "latency_ns",
                                           "topology",  "algorithm", "efficiency", NULL};
-static const char *const policy_names[] = {"baseline", "themis", "roundrobin", NULL};
+static const char *const policy_names[] = {"baseline", "themis", "roundrobin", "themis-global",
+                                           NULL};
+static const char *const priority_names[] = {"fifo", "lifo", NULL};
 static const char *const intra_names[] = {"fifo", "scf", NULL};
 static const char *const type_names[] = {"allreduce", "reducescatter", "allgather", "alltoall",
                                          NULL};
@@ -64,6 +68,8 @@ void th_sweep_free(th_sweep *sw) {
     free(sw->axes);
     free(sw->groups);
     free(sw->systems);
+    for (int i = 0; i < sw->nworkloads; i++) th_workload_free(sw->workloads[i]);
+    free(sw->workloads);
     free(sw->name);
     free(sw->source);
     free(sw->dir);
@@ -88,8 +94,9 @@ static char *resolve(const char *dir, const char *path) {
 static int parse_axis_name(const char *src, const char *name, ax *a, th_error *err) {
     int i = th_json_index(run_axes, name);
     if (i >= 0) {
-        static const ax_kind kinds[] = {AX_CHUNKS, AX_POLICY,     AX_INTRA,  AX_SIZE,  AX_TYPE,
-                                        AX_DIMS,   AX_LOAD_MODEL, AX_SYSTEM, AX_REDUCE};
+        static const ax_kind kinds[] = {AX_CHUNKS,     AX_POLICY, AX_INTRA,  AX_SIZE,
+                                        AX_TYPE,       AX_DIMS,   AX_LOAD_MODEL, AX_SYSTEM,
+                                        AX_REDUCE,     AX_WORKLOAD, AX_PRIORITY,   AX_BATCH};
         a->kind = kinds[i];
         return TH_OK;
     }
@@ -121,7 +128,8 @@ static int parse_axis_name(const char *src, const char *name, ax *a, th_error *e
 }
 
 static int is_numeric(const ax *a) {
-    if (a->kind == AX_CHUNKS || a->kind == AX_SIZE || a->kind == AX_REDUCE) return 1;
+    if (a->kind == AX_CHUNKS || a->kind == AX_SIZE || a->kind == AX_REDUCE || a->kind == AX_BATCH)
+        return 1;
     return a->kind == AX_DIM_FIELD && a->field != F_TOPOLOGY && a->field != F_ALGORITHM;
 }
 
@@ -159,7 +167,7 @@ static int add_number(ax *a, double x, const char *src, const char *path, th_err
             return th_error_set(err, TH_EINPUT, "%s: %s: expected an integer from 1 to %.0f, got "
                                 "%.17g", src, path, hi, x);
     }
-    if (a->kind == AX_REDUCE && !(x > 0))
+    if ((a->kind == AX_REDUCE || a->kind == AX_BATCH) && !(x > 0))
         return th_error_set(err, TH_EINPUT, "%s: %s: expected a number > 0, got %.17g", src,
                             path, x);
     if (a->kind == AX_SIZE) {
@@ -267,6 +275,23 @@ static int dims_value(const cJSON *v, uint32_t *mask, char *text, size_t n, cons
 }
 
 /* One list element of a non-numeric axis. */
+/* Loads a workload file (relative to the spec) into sw->workloads. */
+static int add_workload(th_sweep *sw, const char *rel, const char *src, const char *path,
+                        th_error *err) {
+    th_workload **w = realloc(sw->workloads, sizeof *w * (size_t)(sw->nworkloads + 1));
+    if (!w) return th_error_set(err, TH_EINTERNAL, "out of memory");
+    sw->workloads = w;
+    char *file = resolve(sw->dir, rel);
+    if (!file) return th_error_set(err, TH_EINTERNAL, "out of memory");
+    th_error e;
+    int rc = th_workload_load(file, &sw->workloads[sw->nworkloads], &e);
+    free(file);
+    if (rc) return th_error_set(err, rc, "%s: %s: %s", src, path, e.msg);
+    sw->nworkloads++;
+    sw->train = 1;
+    return TH_OK;
+}
+
 static int add_other(th_sweep *sw, ax *a, const cJSON *v, const char *src, const char *path,
                      th_error *err) {
     ax_value *x = &a->v[a->n];
@@ -279,6 +304,7 @@ static int add_other(th_sweep *sw, ax *a, const cJSON *v, const char *src, const
     case AX_INTRA: names = intra_names; break;
     case AX_TYPE: names = type_names; break;
     case AX_LOAD_MODEL: names = model_names; break;
+    case AX_PRIORITY: names = priority_names; break;
     case AX_DIM_FIELD: names = a->field == F_TOPOLOGY ? topo_names : alg_names; break;
     default: break;
     }
@@ -289,6 +315,11 @@ static int add_other(th_sweep *sw, ax *a, const cJSON *v, const char *src, const
     } else if (a->kind == AX_DIMS) {
         if (dims_value(v, &x->mask, text, sizeof text, src, path, err)) return err->code;
         x->text = dup(text);
+    } else if (a->kind == AX_WORKLOAD) {
+        if (!cJSON_IsString(v)) return th_json_bad(err, src, path, "a workload file path", v);
+        if (add_workload(sw, v->valuestring, src, path, err)) return err->code;
+        x->i = sw->nworkloads - 1;
+        x->text = csv_text(v->valuestring);
     } else { /* AX_SYSTEM */
         if (!cJSON_IsString(v)) return th_json_bad(err, src, path, "a system file path", v);
         char *file = resolve(sw->dir, v->valuestring);
@@ -402,7 +433,8 @@ static int parse_zip(th_sweep *sw, const cJSON *zip, const char *src, th_error *
         }
         sw->axes[a].group = g;
         ax_kind k = sw->axes[a].kind;
-        if (k == AX_SYSTEM || k == AX_DIM_FIELD || k == AX_REDUCE || k == AX_DIMS)
+        if (k == AX_SYSTEM || k == AX_DIM_FIELD || k == AX_REDUCE || k == AX_DIMS ||
+            k == AX_WORKLOAD)
             sw->groups[g].structural = 1;
         /* Under the astra-sim preset the collective's type and chunk size can be invalid. */
         if ((k == AX_TYPE || k == AX_SIZE || k == AX_CHUNKS) && any_astra(sw))
@@ -443,6 +475,33 @@ static int parse_collective(th_sweep *sw, const cJSON *c, const char *src, th_er
     return TH_OK;
 }
 
+/* A workload sweep replays training: collective axes do not apply, and themis-global and
+ * the priority exist only there. */
+static int check_train(th_sweep *sw, const cJSON *root, th_error *err) {
+    const char *src = sw->source;
+    for (int a = 0; a < sw->naxes; a++) {
+        const ax *x = &sw->axes[a];
+        if (x->kind == AX_CHUNKS) sw->chunks_axis = 1;
+        if (sw->train && (x->kind == AX_SIZE || x->kind == AX_TYPE || x->kind == AX_DIMS))
+            return th_error_set(err, TH_EINPUT, "%s: axes.%s: does not apply to a workload "
+                                "sweep (the workload sets its collectives)", src, x->name);
+        if (!sw->train && (x->kind == AX_PRIORITY || x->kind == AX_BATCH))
+            return th_error_set(err, TH_EINPUT, "%s: axes.%s: only for workload sweeps", src,
+                                x->name);
+        for (int64_t i = 0; !sw->train && x->kind == AX_POLICY && i < x->n; i++)
+            if (x->v[i].i == 3)
+                return th_error_set(err, TH_EINPUT, "%s: axes.policy[%lld]: themis-global only "
+                                    "applies to workload sweeps", src, (long long)i);
+    }
+    if (sw->train && cJSON_GetObjectItemCaseSensitive(root, "collective"))
+        return th_error_set(err, TH_EINPUT, "%s: collective: a workload sweep takes its "
+                            "collectives from the workload", src);
+    if (!sw->train && sw->pair.policy == 3)
+        return th_error_set(err, TH_EINPUT, "%s: policy: themis-global only applies to workload "
+                            "sweeps", src);
+    return TH_OK;
+}
+
 static int parse_spec(th_sweep *sw, const cJSON *root, th_error *err) {
     const char *src = sw->source;
     if (!cJSON_IsObject(root)) return th_json_bad(err, src, "(top level)", "an object", root);
@@ -467,6 +526,22 @@ static int parse_spec(th_sweep *sw, const cJSON *root, th_error *err) {
     }
     if (parse_collective(sw, cJSON_GetObjectItemCaseSensitive(root, "collective"), src, err))
         return err->code;
+    buf[0] = '\0';
+    if (th_json_string(root, "workload", buf, sizeof buf, src, "", err)) return err->code;
+    if (buf[0]) {
+        if (add_workload(sw, buf, src, "workload", err)) return err->code;
+        sw->workload = 0;
+    }
+    int pr = (int)sw->priority;
+    if (th_json_enum(root, "priority", priority_names, &pr, src, "", err)) return err->code;
+    sw->priority = (th_priority)pr;
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(root, "iterations");
+    if (it) {
+        if (!cJSON_IsNumber(it) || it->valuedouble < 2 || it->valuedouble > 1000 ||
+            it->valuedouble != floor(it->valuedouble))
+            return th_json_bad(err, src, "iterations", "an integer from 2 to 1000", it);
+        sw->iterations = (int)it->valuedouble;
+    }
     int v = (int)sw->pair.policy;
     if (th_json_enum(root, "policy", policy_names, &v, src, "", err)) return err->code;
     sw->pair.policy = (th_policy)v;
@@ -495,6 +570,7 @@ static int parse_spec(th_sweep *sw, const cJSON *root, th_error *err) {
         if (!(a->name = dup(j->string))) return th_error_set(err, TH_EINTERNAL, "out of memory");
         if (parse_axis(sw, a, j, src, err)) return err->code;
     }
+    if (check_train(sw, root, err)) return err->code;
     if (parse_zip(sw, cJSON_GetObjectItemCaseSensitive(root, "zip"), src, err)) return err->code;
     sw->points = 1;
     for (int g = 0; g < sw->ngroups; g++) {
@@ -517,6 +593,9 @@ int th_sweep_parse(const char *json, size_t len, const char *source, const char 
     sw->coll = (th_collective){TH_COLL_ALLREDUCE, 1073741824.0, 64, 0};
     sw->pair = (th_pair){TH_POLICY_THEMIS, TH_INTRA_SCF};
     sw->model = TH_LOAD_ALPHA_BETA;
+    sw->workload = -1;
+    sw->priority = TH_PRIO_LIFO;
+    sw->iterations = 3;
     sw->source = dup(source);
     sw->dir = dup(base_dir);
     if (!sw->source || !sw->dir) {
