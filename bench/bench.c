@@ -11,6 +11,7 @@
 
 #include "themis/sweep.h"
 #include "themis/themis.h"
+#include "themis/train.h"
 
 static double now_s(void) {
     struct timespec ts;
@@ -165,6 +166,37 @@ static void bench_astra(th_runner *r) {
            t * 1e6 / (double)n, (double)n / t);
 }
 
+/* Transformer-1T: every policy pair and the ideal network, one iteration replay each. */
+static void bench_train(const th_system *sys) {
+    th_workload *wl;
+    th_error err;
+    if (th_workload_load("models/workloads/transformer-1t.json", &wl, &err)) {
+        fprintf(stderr, "bench: %s\n", err.msg);
+        exit(1);
+    }
+    int ncolls = 0;
+    double t0 = now_s();
+    for (int p = 0; p < 5; p++)
+        for (int q = 0; q < 2; q++) {
+            if (p == 4 && q == 1) continue;
+            th_train_opts o = {0};
+            o.policy = p == 3 ? TH_POLICY_THEMIS : p == 4 ? TH_POLICY_BASELINE : (th_policy)p;
+            o.global = p == 3, o.ideal = p == 4, o.intra = (th_intra)q;
+            o.priority = TH_PRIO_LIFO, o.iterations = 3;
+            th_train_result r;
+            if (th_train_run(sys, wl, &o, NULL, NULL, &r, &err)) {
+                fprintf(stderr, "bench: %s\n", err.msg);
+                exit(1);
+            }
+            ncolls = r.ncolls;
+            th_train_result_free(&r);
+        }
+    printf("%-44s %10.3f s  (%d layers, %d collectives per iteration, 3 iterations, 9 runs; "
+           "target < 1 s)\n",
+           "Transformer-1T, 4-dim, every policy + ideal", now_s() - t0, wl->nlayers, ncolls);
+    th_workload_free(wl);
+}
+
 int main(void) {
     th_system sys;
     system_4d(&sys);
@@ -180,6 +212,7 @@ int main(void) {
     bench_million(&sys, r);
     bench_sweep();
     bench_astra(r);
+    bench_train(&sys);
     th_runner_free(r);
     return 0;
 }

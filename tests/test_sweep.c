@@ -1295,6 +1295,57 @@ START_TEST(merge) {
 }
 END_TEST
 
+/* Workload sweeps replay training at every point: the two-layer workload of test_train.c on
+ * one ring of 4, baseline+fifo, priority lifo then fifo: 49620 and 50620 ns per iteration,
+ * compute 6800 ns; the ideal network 49500 ns under lifo (hand-traced there). */
+START_TEST(workload_rows) {
+    th_sweep *sw = spec_ok("{'system': 'cli_ring4.json', 'workload': 'wl_two_layer.json', "
+                           "'policy': 'baseline', 'intra': 'fifo', "
+                           "'axes': {'priority': ['lifo', 'fifo']}}");
+    ck_assert_str_eq(header_of(sw), "point,priority,iteration_us,compute_us,exposed_comm_us,"
+                                    "speedup,ideal_speedup,speedup_vs_ideal,npus\n");
+    row_t r;
+    row_get(sw, 0, &r);
+    ck_assert_str_eq(r.f[1], "lifo");
+    ck_assert_rel(fnum(&r, 2), 49.62);
+    ck_assert_rel(fnum(&r, 3), 6.8);
+    ck_assert_rel(fnum(&r, 4), 42.82);
+    ck_assert_rel(fnum(&r, 5), 1);
+    ck_assert_rel(fnum(&r, 6), 49620.0 / 49500.0);
+    ck_assert_rel(fnum(&r, 7), 49500.0 / 49620.0);
+    ck_assert_rel(fnum(&r, 8), 4);
+    free(r.text);
+    row_get(sw, 1, &r);
+    ck_assert_str_eq(r.f[1], "fifo");
+    ck_assert_rel(fnum(&r, 2), 50.62);
+    free(r.text);
+    th_sweep_free(sw);
+    /* A workload axis with themis-global among the policies. */
+    sw = spec_ok("{'system': 'wl_2d_ring.json', 'axes': {'workload': ['wl_two_layer.json', "
+                 "'wl_hybrid.json'], 'policy': ['baseline', 'themis-global'], 'batch': [1, 2]}}");
+    ck_assert_int_eq(th_sweep_points(sw), 8);
+    /* The workload varies slowest: point 4 = (wl_hybrid, baseline, batch 1), whose period is
+     * 21120 ns (test_train.c hybrid_blocking); point 5 = batch 2: 30120 ns (batch_scaling). */
+    row_get(sw, 4, &r);
+    ck_assert_str_eq(r.f[1], "wl_hybrid.json");
+    ck_assert_rel(fnum(&r, 4), 21.12);
+    free(r.text);
+    row_get(sw, 5, &r);
+    ck_assert_rel(fnum(&r, 4), 30.12);
+    free(r.text);
+    th_sweep_free(sw);
+    spec_bad("{'workload': 'wl_two_layer.json', 'axes': {'size': [1, 2]}}", "axes.size",
+             "workload sweep");
+    spec_bad("{'axes': {'priority': ['fifo']}}", "axes.priority", "only for workload sweeps");
+    spec_bad("{'axes': {'policy': ['themis-global']}}", "themis-global", NULL);
+    spec_bad("{'workload': 'wl_two_layer.json', 'collective': {'type': 'allreduce'}}",
+             "collective", NULL);
+    spec_bad("{'system': 'cli_ring4.json', 'workload': 'wl_hybrid.json'}", "point 0",
+             "mp_dims");
+    spec_bad("{'workload': 'no_such_workload.json'}", "workload", "cannot open");
+}
+END_TEST
+
 Suite *sweep_suite(void) {
     Suite *s = suite_create("sweep");
     TCase *tc = tcase_create("spec");
@@ -1311,6 +1362,7 @@ Suite *sweep_suite(void) {
     tc = tcase_create("rows");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, ring4_rows);
+    tcase_add_test(tc, workload_rows);
     tcase_add_test(tc, speedup_reference);
     tcase_add_test(tc, system_axis_row);
     tcase_add_test(tc, csv_quoting);
