@@ -33,6 +33,14 @@ int cli_parse_int(const char *s, long long lo, long long hi, long long *out) {
     return 0;
 }
 
+int cli_load_system(const char *path, th_system *sys, th_error *err) {
+    if (!path) {
+        th_system_default(sys);
+        return TH_OK;
+    }
+    return th_system_load(path, sys, err);
+}
+
 static void usage(FILE *out) {
     fputs("usage: themis [COMMAND] [OPTIONS]\n"
           "\n"

@@ -17,6 +17,9 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
 /* Parses a whole decimal integer in [lo, hi]; 0 on success. */
 int cli_parse_int(const char *s, long long lo, long long hi, long long *out);
 
+/* The system of -s PATH, or the built-in default when path is NULL. */
+int cli_load_system(const char *path, th_system *sys, th_error *err);
+
 int cli_run(int argc, char **argv);
 int cli_sweep(int argc, char **argv);
 int cli_merge(int argc, char **argv);

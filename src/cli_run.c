@@ -236,11 +236,7 @@ int cli_run(int argc, char **argv) {
 
     th_error err = {0};
     th_system sys;
-    if (o.system) {
-        if (th_system_load(o.system, &sys, &err)) return cli_fail(&err);
-    } else {
-        th_system_default(&sys);
-    }
+    if (cli_load_system(o.system, &sys, &err)) return cli_fail(&err);
     /* A system file's "run" defaults (e.g. from import-astra) stand in for absent options. */
     if (!o.set_chunks && sys.run_chunks) o.coll.chunks = sys.run_chunks;
     if (!o.set_policy && sys.run_policy) o.policy = sys.run_policy - 1;

@@ -244,11 +244,7 @@ int cli_train(int argc, char **argv) {
     if (rc) return rc < 0 ? CLI_OK : rc;
     th_error err = {0};
     th_system sys;
-    if (o.system) {
-        if (th_system_load(o.system, &sys, &err)) return cli_fail(&err);
-    } else {
-        th_system_default(&sys);
-    }
+    if (cli_load_system(o.system, &sys, &err)) return cli_fail(&err);
     th_workload *wl;
     if (th_workload_load(o.workload, &wl, &err)) return cli_fail(&err);
     rc = th_workload_check(wl, &sys, o.workload, &err) ? cli_fail(&err) : CLI_OK;

@@ -32,7 +32,7 @@ static uint32_t involved(const th_report *rep) {
     return rep->coll->dims_mask ? rep->coll->dims_mask : all;
 }
 
-static int done(FILE *out, th_error *err) {
+int th_report_done(FILE *out, th_error *err) {
     if (fflush(out) != 0 || ferror(out))
         return th_error_set(err, TH_EINTERNAL, "write error on output");
     return TH_OK;
@@ -55,6 +55,16 @@ static void pretty_size(char *buf, size_t n, double s) {
         }
     }
     buf[0] = '\0';
+}
+
+int th_report_write_json(FILE *out, cJSON *root, th_error *err) {
+    char *text = cJSON_Print(root);
+    cJSON_Delete(root);
+    if (!text) return th_error_set(err, TH_EINTERNAL, "out of memory printing JSON");
+    fputs(text, out);
+    fputc('\n', out);
+    cJSON_free(text);
+    return th_report_done(out, err);
 }
 
 int th_report_table(FILE *out, const th_report *rep, th_error *err) {
@@ -91,7 +101,7 @@ int th_report_table(FILE *out, const th_report *rep, th_error *err) {
             if ((mask >> d) & 1u) fprintf(out, " %14s", cell(a, rep->results[i].dim_util[d]));
         fputc('\n', out);
     }
-    return done(out, err);
+    return th_report_done(out, err);
 }
 
 cJSON *th_report_system_json(const th_system *sys) {
@@ -152,13 +162,7 @@ int th_report_json(FILE *out, const th_report *rep, th_error *err) {
         }
         cJSON_AddItemToArray(results, o);
     }
-    char *text = cJSON_Print(root);
-    cJSON_Delete(root);
-    if (!text) return th_error_set(err, TH_EINTERNAL, "out of memory printing JSON");
-    fputs(text, out);
-    fputc('\n', out);
-    cJSON_free(text);
-    return done(out, err);
+    return th_report_write_json(out, root, err);
 }
 
 int th_report_csv(FILE *out, const th_report *rep, th_error *err) {
@@ -191,7 +195,7 @@ int th_report_csv(FILE *out, const th_report *rep, th_error *err) {
                     th_report_num(c, r->dim_util[d]));
         fputc('\n', out);
     }
-    return done(out, err);
+    return th_report_done(out, err);
 }
 
 void th_report_trace_header(FILE *out) {

@@ -4,12 +4,6 @@
 
 #include "report_internal.h"
 
-static int done(FILE *out, th_error *err) {
-    if (fflush(out) != 0 || ferror(out))
-        return th_error_set(err, TH_EINTERNAL, "write error on output");
-    return TH_OK;
-}
-
 static double batch(const th_train_report *rep) {
     return rep->opts->batch > 0 ? rep->opts->batch : rep->wl->batch;
 }
@@ -33,7 +27,7 @@ int th_report_train_table(FILE *out, const th_train_report *rep, th_error *err) 
         fprintf(out, "%-13s %-5s %14s %14s %15s %12s %12s\n", r->policy, r->intra, a, b, c, d,
                 e);
     }
-    return done(out, err);
+    return th_report_done(out, err);
 }
 
 int th_report_train_json(FILE *out, const th_train_report *rep, th_error *err) {
@@ -78,13 +72,7 @@ int th_report_train_json(FILE *out, const th_train_report *rep, th_error *err) {
         }
         cJSON_AddItemToArray(results, o);
     }
-    char *text = cJSON_Print(root);
-    cJSON_Delete(root);
-    if (!text) return th_error_set(err, TH_EINTERNAL, "out of memory printing JSON");
-    fputs(text, out);
-    fputc('\n', out);
-    cJSON_free(text);
-    return done(out, err);
+    return th_report_write_json(out, root, err);
 }
 
 int th_report_train_csv(FILE *out, const th_train_report *rep, th_error *err) {
@@ -101,5 +89,5 @@ int th_report_train_csv(FILE *out, const th_train_report *rep, th_error *err) {
                 th_report_num(d, r->res.exposed / 1000.0), th_report_num(e, r->speedup),
                 th_report_num(f, r->vs_ideal), r->res.ncolls);
     }
-    return done(out, err);
+    return th_report_done(out, err);
 }
