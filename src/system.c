@@ -1,13 +1,10 @@
 /* System files (SPEC §2): reading JSON with cJSON, validating every field, and the built-in
  * default system. Every error names the source, the JSON path, what was expected and what
  * was found. */
-#include <ctype.h>
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include <cjson/cJSON.h>
 
