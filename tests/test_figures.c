@@ -85,13 +85,14 @@ START_TEST(test_figures_without_gnuplot) {
 }
 END_TEST
 
-/* The table in docs/REPRODUCTION.md must be what scripts/reproduction-table makes from the
- * sweeps as they run now: it can be neither typed by hand nor left stale. */
+/* The tables in docs/REPRODUCTION.md (single All-Reduce and end-to-end training) must be what
+ * scripts/reproduction-table makes from the sweeps as they run now: they can be neither typed
+ * by hand nor left stale. */
 START_TEST(test_reproduction_table_current) {
     char out[16384];
     char *dir = tmp_dir();
     int rc = sh(out, sizeof out,
-                "for s in ar-bw-util ar-speedup-size ar-speedup-chunks; do "
+                "for s in ar-bw-util ar-speedup-size ar-speedup-chunks e2e-speedup; do "
                 "\"$THEMIS_BIN\" sweep sweeps/$s.json -o '%s'/$s.csv --quiet -j 2 || exit 9; "
                 "done && scripts/reproduction-table --check docs/REPRODUCTION.md '%s'",
                 dir, dir);
