@@ -1,9 +1,9 @@
 /* Benchmarks of the core: evaluations per second of a 4-dim All-Reduce, and a 1,000,000-chunk
  * run's time and peak memory. Prints its figures; the targets are in the issue tracker. */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -126,8 +126,7 @@ static void bench_sweep_memory(void) {
     int status;
     struct rusage ru;
     if (pid < 0 || waitpid(pid, &status, 0) < 0 || getrusage(RUSAGE_CHILDREN, &ru) ||
-        !WIFEXITED(status) ||
-        WEXITSTATUS(status) != 0) {
+        !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         fprintf(stderr, "bench: the sweep child failed\n");
         exit(1);
     }
@@ -162,8 +161,8 @@ static void bench_astra(th_runner *r) {
             }
         t = now_s() - t0;
     } while (t < 1.0);
-    printf("%-44s %10.2f us per evaluation (%.0f/s)\n", "astra-sim preset, 3-dim AR 1 GiB 64 chunks",
-           t * 1e6 / (double)n, (double)n / t);
+    printf("%-44s %10.2f us per evaluation (%.0f/s)\n",
+           "astra-sim preset, 3-dim AR 1 GiB 64 chunks", t * 1e6 / (double)n, (double)n / t);
 }
 
 /* Transformer-1T: every policy pair and the ideal network, one iteration replay each. */

@@ -17,8 +17,8 @@
 /* One top-level entry of the network file: a scalar or a flow/block list of scalars. */
 typedef struct yentry {
     char key[64];
-    int line;                /* 1-based, for messages */
-    int n;                   /* list length (1 for a scalar) */
+    int line; /* 1-based, for messages */
+    int n;    /* list length (1 for a scalar) */
     char item[TH_MAX_DIMS][64];
 } yentry;
 
@@ -48,8 +48,10 @@ static int read_yaml(const char *path, yentry *e, int *ne, th_error *err) {
         case YAML_STREAM_END_EVENT: done = 1; break;
         case YAML_MAPPING_START_EVENT:
             if (depth++ > 0)
-                rc = th_error_set(err, TH_EINPUT, "%s:%d: nested mappings are not part of an "
-                                  "analytical network file", path, line);
+                rc = th_error_set(err, TH_EINPUT,
+                                  "%s:%d: nested mappings are not part of an "
+                                  "analytical network file",
+                                  path, line);
             break;
         case YAML_MAPPING_END_EVENT: depth--; break;
         case YAML_SEQUENCE_START_EVENT:
@@ -73,8 +75,8 @@ static int read_yaml(const char *path, yentry *e, int *ne, th_error *err) {
                 }
                 for (int i = 0; i < *ne; i++)
                     if (!strcmp(e[i].key, v))
-                        rc = th_error_set(err, TH_EINPUT, "%s:%d: %s: duplicate key", path, line,
-                                          v);
+                        rc =
+                            th_error_set(err, TH_EINPUT, "%s:%d: %s: duplicate key", path, line, v);
                 cur = &e[(*ne)++];
                 memset(cur, 0, sizeof *cur);
                 snprintf(cur->key, sizeof cur->key, "%s", v);
@@ -130,13 +132,17 @@ static int network_dims(const char *path, cJSON *dims, int *ndims, th_error *err
     const yentry *y[4];
     for (int k = 0; k < 4; k++)
         if (!(y[k] = find(e, ne, net_keys[k])))
-            return th_error_set(err, TH_EINPUT, "%s: %s: missing (a list, one value per "
-                                "dimension)", path, net_keys[k]);
+            return th_error_set(err, TH_EINPUT,
+                                "%s: %s: missing (a list, one value per "
+                                "dimension)",
+                                path, net_keys[k]);
     int n = y[0]->n;
     for (int k = 1; k < 4; k++)
         if (y[k]->n != n)
-            return th_error_set(err, TH_EINPUT, "%s:%d: %s has %d values but topology has %d "
-                                "(one per dimension)", path, y[k]->line, y[k]->key, y[k]->n, n);
+            return th_error_set(err, TH_EINPUT,
+                                "%s:%d: %s has %d values but topology has %d "
+                                "(one per dimension)",
+                                path, y[k]->line, y[k]->key, y[k]->n, n);
     static const char *const topo_astra[] = {"Ring", "FullyConnected", "Switch", NULL};
     static const char *const topo_ours[] = {"ring", "fc", "switch"};
     for (int i = 0; i < n; i++) {
@@ -152,14 +158,20 @@ static int network_dims(const char *path, cJSON *dims, int *ndims, th_error *err
             yaml_number(path, y[3], i, &lat, err))
             return err->code;
         if (npus < 2 || npus != floor(npus) || npus > TH_MAX_NPUS)
-            return th_error_set(err, TH_EINPUT, "%s:%d: npus_count[%d]: expected an integer >= 2, "
-                                "got %s", path, y[1]->line, i, y[1]->item[i]);
+            return th_error_set(err, TH_EINPUT,
+                                "%s:%d: npus_count[%d]: expected an integer >= 2, "
+                                "got %s",
+                                path, y[1]->line, i, y[1]->item[i]);
         if (bw <= 0)
-            return th_error_set(err, TH_EINPUT, "%s:%d: bandwidth[%d]: expected a number > 0, "
-                                "got %s", path, y[2]->line, i, y[2]->item[i]);
+            return th_error_set(err, TH_EINPUT,
+                                "%s:%d: bandwidth[%d]: expected a number > 0, "
+                                "got %s",
+                                path, y[2]->line, i, y[2]->item[i]);
         if (lat < 0)
-            return th_error_set(err, TH_EINPUT, "%s:%d: latency[%d]: expected a number >= 0, "
-                                "got %s", path, y[3]->line, i, y[3]->item[i]);
+            return th_error_set(err, TH_EINPUT,
+                                "%s:%d: latency[%d]: expected a number >= 0, "
+                                "got %s",
+                                path, y[3]->line, i, y[3]->item[i]);
         cJSON *d = cJSON_CreateObject();
         cJSON_AddStringToObject(d, "topology", topo_ours[t]);
         cJSON_AddNumberToObject(d, "npus", npus);
@@ -184,16 +196,18 @@ static int check_ring(const char *src, const cJSON *v, int ndims, th_error *err)
                 return th_error_set(err, TH_EINPUT, "%s: %s: only ring is modelled, got \"%s\"",
                                     src, key, tok);
         if (n != ndims)
-            return th_error_set(err, TH_EINPUT, "%s: %s: %d entries for %d dimensions", src, key,
-                                n, ndims);
+            return th_error_set(err, TH_EINPUT, "%s: %s: %d entries for %d dimensions", src, key, n,
+                                ndims);
         return TH_OK;
     }
     if (!cJSON_IsArray(v)) return th_json_bad(err, src, key, "a list of implementations", v);
     int n = 0;
     for (const cJSON *x = v->child; x; x = x->next, n++)
         if (!cJSON_IsString(x) || strcmp(x->valuestring, "ring"))
-            return th_json_bad(err, src, key, "\"ring\" for every dimension (the only "
-                               "implementation modelled)", x);
+            return th_json_bad(err, src, key,
+                               "\"ring\" for every dimension (the only "
+                               "implementation modelled)",
+                               x);
     if (n != ndims)
         return th_error_set(err, TH_EINPUT, "%s: %s: %d entries for %d dimensions", src, key, n,
                             ndims);
@@ -201,12 +215,24 @@ static int check_ring(const char *src, const cJSON *v, int ndims, th_error *err)
 }
 
 static int system_settings(const char *path, int ndims, cJSON *sys, cJSON *run, th_error *err) {
-    static const char *const keys[] = {
-        "scheduling-policy", "endpoint-delay", "active-chunks-per-dimension",
-        "preferred-dataset-splits", "all-reduce-implementation", "all-gather-implementation",
-        "reduce-scatter-implementation", "all-to-all-implementation", "collective-optimization",
-        "local-mem-bw", "boost-mode", "inter-dimension-scheduling", "intra-dimension-scheduling",
-        "roofline-enabled", "peak-perf", "trace-enabled", "replay-only", NULL};
+    static const char *const keys[] = {"scheduling-policy",
+                                       "endpoint-delay",
+                                       "active-chunks-per-dimension",
+                                       "preferred-dataset-splits",
+                                       "all-reduce-implementation",
+                                       "all-gather-implementation",
+                                       "reduce-scatter-implementation",
+                                       "all-to-all-implementation",
+                                       "collective-optimization",
+                                       "local-mem-bw",
+                                       "boost-mode",
+                                       "inter-dimension-scheduling",
+                                       "intra-dimension-scheduling",
+                                       "roofline-enabled",
+                                       "peak-perf",
+                                       "trace-enabled",
+                                       "replay-only",
+                                       NULL};
     char *text;
     size_t len;
     if (th_json_read_file(path, &text, &len, err)) return err->code;
@@ -227,8 +253,10 @@ static int system_settings(const char *path, int ndims, cJSON *sys, cJSON *run, 
     v = 1;
     if (!rc) rc = th_json_number(root, "active-chunks-per-dimension", 0, &v, path, "", err);
     if (!rc && v != 1)
-        rc = th_error_set(err, TH_EINPUT, "%s: active-chunks-per-dimension: only 1 is modelled, "
-                          "got %g", path, v);
+        rc = th_error_set(err, TH_EINPUT,
+                          "%s: active-chunks-per-dimension: only 1 is modelled, "
+                          "got %g",
+                          path, v);
     v = 0;
     if (!rc) rc = th_json_number(root, "boost-mode", 0, &v, path, "", err);
     if (!rc && v != 0)
@@ -259,8 +287,8 @@ static int system_settings(const char *path, int ndims, cJSON *sys, cJSON *run, 
     return rc;
 }
 
-int th_astra_import(const char *network_yml, const char *system_json, char **out,
-                    const char **note, th_error *err) {
+int th_astra_import(const char *network_yml, const char *system_json, char **out, const char **note,
+                    th_error *err) {
     *out = NULL;
     *note = NULL;
     cJSON *sys = cJSON_CreateObject();
@@ -287,8 +315,10 @@ int th_astra_import(const char *network_yml, const char *system_json, char **out
                 "ASTRA-sim's sample system files); edit them or give SYSTEM.json";
     }
     cJSON_AddItemToObject(sys, "dims", dims);
-    if (cJSON_GetArraySize(run) > 0) cJSON_AddItemToObject(sys, "run", run);
-    else cJSON_Delete(run);
+    if (cJSON_GetArraySize(run) > 0)
+        cJSON_AddItemToObject(sys, "run", run);
+    else
+        cJSON_Delete(run);
     if (rc == TH_OK) {
         *out = cJSON_Print(sys);
         if (!*out) rc = th_error_set(err, TH_EINTERNAL, "out of memory");

@@ -46,7 +46,7 @@ typedef struct options {
     th_collective coll;
     int policy, intra; /* -1 = all */
     th_load_model model;
-    int format; /* 0 table, 1 json, 2 csv */
+    int format;                            /* 0 table, 1 json, 2 csv */
     int set_chunks, set_policy, set_intra; /* given on the command line */
 } options;
 

@@ -16,7 +16,9 @@
 
 static volatile sig_atomic_t stop_signal = 0;
 
-static void on_signal(int sig) { stop_signal = sig; }
+static void on_signal(int sig) {
+    stop_signal = sig;
+}
 
 static void sweep_usage(FILE *out) {
     fputs("usage: themis sweep SPEC.json [OPTIONS]\n"
@@ -63,8 +65,8 @@ static void show_progress(void *ctx, int64_t done, int64_t total) {
     double eta = rate > 0 ? (double)(total - done) / rate : 0;
     int width = 30, fill = total ? (int)((double)width * (double)done / (double)total) : width;
     fprintf(stderr, "\r[%.*s%*s] %lld/%lld points  %.0f/s  ETA %.0fs  ", fill,
-            "##############################", width - fill, "", (long long)done,
-            (long long)total, rate, eta);
+            "##############################", width - fill, "", (long long)done, (long long)total,
+            rate, eta);
     fflush(stderr);
 }
 
@@ -77,11 +79,11 @@ typedef struct sweep_opts {
 static int parse_sweep(int argc, char **argv, sweep_opts *o) {
     enum { O_SHARD = 256, O_RESUME, O_FORCE, O_DRY, O_QUIET };
     static const struct option longs[] = {
-        {"output", required_argument, 0, 'o'}, {"jobs", required_argument, 0, 'j'},
+        {"output", required_argument, 0, 'o'},    {"jobs", required_argument, 0, 'j'},
         {"shard", required_argument, 0, O_SHARD}, {"resume", no_argument, 0, O_RESUME},
-        {"force", no_argument, 0, O_FORCE},    {"dry-run", no_argument, 0, O_DRY},
-        {"quiet", no_argument, 0, O_QUIET},    {"help", no_argument, 0, 'h'},
-        {"version", no_argument, 0, 'V'},      {0, 0, 0, 0},
+        {"force", no_argument, 0, O_FORCE},       {"dry-run", no_argument, 0, O_DRY},
+        {"quiet", no_argument, 0, O_QUIET},       {"help", no_argument, 0, 'h'},
+        {"version", no_argument, 0, 'V'},         {0, 0, 0, 0},
     };
     opterr = 0;
     optind = 1;
@@ -93,8 +95,10 @@ static int parse_sweep(int argc, char **argv, sweep_opts *o) {
         case 'o': o->output = optarg; break;
         case 'j':
             if (cli_parse_int(optarg, 1, 1024, &v))
-                return cli_usage_error("sweep", "-j: expected a thread count from 1 to 1024, got "
-                                       "'%s'", optarg);
+                return cli_usage_error("sweep",
+                                       "-j: expected a thread count from 1 to 1024, got "
+                                       "'%s'",
+                                       optarg);
             o->jobs = (int)v;
             break;
         case O_SHARD:
@@ -164,11 +168,12 @@ static int open_output(const th_sweep *sw, const sweep_opts *o, const char *path
         if (*fd < 0)
             return th_error_set(err, TH_EINPUT, "%s: cannot open for writing: %s", path,
                                 strerror(errno));
-        if (exists && o->resume &&
-            (ftruncate(*fd, keep) || lseek(*fd, 0, SEEK_END) < 0)) {
+        if (exists && o->resume && (ftruncate(*fd, keep) || lseek(*fd, 0, SEEK_END) < 0)) {
             close(*fd);
-            return th_error_set(err, TH_EINPUT, "%s: cannot truncate to the last complete row: "
-                                "%s", path, strerror(errno));
+            return th_error_set(err, TH_EINPUT,
+                                "%s: cannot truncate to the last complete row: "
+                                "%s",
+                                path, strerror(errno));
         }
         if (keep > 0) return TH_OK;
     }
@@ -221,8 +226,10 @@ int cli_sweep(int argc, char **argv) {
     if (pr.on) fputc('\n', stderr);
     if (rc) return cli_fail(&err);
     if (done < total) {
-        fprintf(stderr, "themis: interrupted: %lld of %lld points are in %s; run again with "
-                "--resume to finish\n", (long long)done, (long long)total, path);
+        fprintf(stderr,
+                "themis: interrupted: %lld of %lld points are in %s; run again with "
+                "--resume to finish\n",
+                (long long)done, (long long)total, path);
         return 128 + (stop_signal ? stop_signal : SIGINT);
     }
     return CLI_OK;
@@ -247,8 +254,10 @@ static void merge_usage(FILE *out) {
 int cli_merge(int argc, char **argv) {
     enum { O_SPEC = 256, O_FORCE };
     static const struct option longs[] = {
-        {"spec", required_argument, 0, O_SPEC}, {"force", no_argument, 0, O_FORCE},
-        {"help", no_argument, 0, 'h'},          {"version", no_argument, 0, 'V'},
+        {"spec", required_argument, 0, O_SPEC},
+        {"force", no_argument, 0, O_FORCE},
+        {"help", no_argument, 0, 'h'},
+        {"version", no_argument, 0, 'V'},
         {0, 0, 0, 0},
     };
     const char *spec = NULL;
@@ -265,7 +274,8 @@ int cli_merge(int argc, char **argv) {
         default: return cli_usage_error("merge", "unknown option '%s'", argv[optind - 1]);
         }
     }
-    if (argc - optind < 2) return cli_usage_error("merge", "expected OUT.csv and at least one part");
+    if (argc - optind < 2)
+        return cli_usage_error("merge", "expected OUT.csv and at least one part");
     const char *out = argv[optind];
     th_error err = {0};
     int64_t expect = -1;

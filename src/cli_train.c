@@ -43,8 +43,8 @@ static void usage(FILE *out) {
 
 typedef struct topts {
     const char *workload, *system, *output, *trace;
-    int policy;  /* -1 all; 0..2 th_policy; 3 themis-global; 4 ideal */
-    int intra;   /* -1 all */
+    int policy; /* -1 all; 0..2 th_policy; 3 themis-global; 4 ideal */
+    int intra;  /* -1 all */
     int format;
     th_train_opts t;
 } topts;
@@ -52,16 +52,23 @@ typedef struct topts {
 static int parse(int argc, char **argv, topts *o) {
     enum { O_PRIO = 256, O_ITER, O_BATCH, O_MODEL, O_TRACE };
     static const struct option longs[] = {
-        {"system", required_argument, 0, 's'},      {"policy", required_argument, 0, 'p'},
-        {"intra", required_argument, 0, 'q'},       {"priority", required_argument, 0, O_PRIO},
-        {"iterations", required_argument, 0, O_ITER}, {"batch", required_argument, 0, O_BATCH},
-        {"chunks", required_argument, 0, 'n'},      {"load-model", required_argument, 0, O_MODEL},
-        {"format", required_argument, 0, 'f'},      {"output", required_argument, 0, 'o'},
-        {"trace", required_argument, 0, O_TRACE},   {"help", no_argument, 0, 'h'},
-        {"version", no_argument, 0, 'V'},           {0, 0, 0, 0},
+        {"system", required_argument, 0, 's'},
+        {"policy", required_argument, 0, 'p'},
+        {"intra", required_argument, 0, 'q'},
+        {"priority", required_argument, 0, O_PRIO},
+        {"iterations", required_argument, 0, O_ITER},
+        {"batch", required_argument, 0, O_BATCH},
+        {"chunks", required_argument, 0, 'n'},
+        {"load-model", required_argument, 0, O_MODEL},
+        {"format", required_argument, 0, 'f'},
+        {"output", required_argument, 0, 'o'},
+        {"trace", required_argument, 0, O_TRACE},
+        {"help", no_argument, 0, 'h'},
+        {"version", no_argument, 0, 'V'},
+        {0, 0, 0, 0},
     };
-    static const char *const policies[] = {"baseline", "themis", "roundrobin", "themis-global",
-                                           "ideal", NULL};
+    static const char *const policies[] = {"baseline",      "themis", "roundrobin",
+                                           "themis-global", "ideal",  NULL};
     opterr = 0;
     optind = 1;
     int c;
@@ -74,17 +81,24 @@ static int parse(int argc, char **argv, topts *o) {
             for (int k = 0; policies[k]; k++)
                 if (!strcmp(policies[k], optarg)) i = k;
             if (i < 0 && strcmp(optarg, "all"))
-                return cli_usage_error("train", "-p: unknown policy '%s' (expected baseline, "
-                                       "themis, themis-global, roundrobin, ideal or all)", optarg);
+                return cli_usage_error("train",
+                                       "-p: unknown policy '%s' (expected baseline, "
+                                       "themis, themis-global, roundrobin, ideal or all)",
+                                       optarg);
             o->policy = i;
             break;
         }
         case 'q': {
             th_intra q;
-            if (!strcmp(optarg, "all")) o->intra = -1;
-            else if (th_intra_from_name(optarg, &q) == 0) o->intra = (int)q;
-            else return cli_usage_error("train", "-q: unknown intra-dimension policy '%s' "
-                                        "(expected fifo, scf or all)", optarg);
+            if (!strcmp(optarg, "all"))
+                o->intra = -1;
+            else if (th_intra_from_name(optarg, &q) == 0)
+                o->intra = (int)q;
+            else
+                return cli_usage_error("train",
+                                       "-q: unknown intra-dimension policy '%s' "
+                                       "(expected fifo, scf or all)",
+                                       optarg);
             break;
         }
         case O_PRIO:
@@ -103,8 +117,7 @@ static int parse(int argc, char **argv, topts *o) {
             errno = 0;
             double b = strtod(optarg, &end);
             if (end == optarg || *end || errno || !(b > 0) || b > 1e9)
-                return cli_usage_error("train", "--batch: expected a number > 0, got '%s'",
-                                       optarg);
+                return cli_usage_error("train", "--batch: expected a number > 0, got '%s'", optarg);
             o->t.batch = b;
             break;
         }
@@ -116,15 +129,23 @@ static int parse(int argc, char **argv, topts *o) {
             break;
         case O_MODEL:
             if (th_load_model_from_name(optarg, &o->t.model))
-                return cli_usage_error("train", "--load-model: expected alpha_beta or bandwidth, "
-                                       "got '%s'", optarg);
+                return cli_usage_error("train",
+                                       "--load-model: expected alpha_beta or bandwidth, "
+                                       "got '%s'",
+                                       optarg);
             break;
         case 'f':
-            if (!strcmp(optarg, "table")) o->format = 0;
-            else if (!strcmp(optarg, "json")) o->format = 1;
-            else if (!strcmp(optarg, "csv")) o->format = 2;
-            else return cli_usage_error("train", "-f: unknown format '%s' (expected table, json "
-                                        "or csv)", optarg);
+            if (!strcmp(optarg, "table"))
+                o->format = 0;
+            else if (!strcmp(optarg, "json"))
+                o->format = 1;
+            else if (!strcmp(optarg, "csv"))
+                o->format = 2;
+            else
+                return cli_usage_error("train",
+                                       "-f: unknown format '%s' (expected table, json "
+                                       "or csv)",
+                                       optarg);
             break;
         case 'o': o->output = optarg; break;
         case O_TRACE: o->trace = optarg; break;
@@ -152,9 +173,9 @@ static void trace_row(void *ctx, const th_train_event *ev) {
     tctx *t = ctx;
     char a[32], b[32];
     fprintf(t->out, "%s,%s,%s,%d,%s,%s,%s,%s\n", t->policy, t->intra,
-            ev->collective ? "collective" : "compute", ev->iteration,
-            t->wl->layers[ev->layer].name, th_phase_name(ev->phase),
-            th_report_num(a, ev->start / 1000.0), th_report_num(b, ev->end / 1000.0));
+            ev->collective ? "collective" : "compute", ev->iteration, t->wl->layers[ev->layer].name,
+            th_phase_name(ev->phase), th_report_num(a, ev->start / 1000.0),
+            th_report_num(b, ev->end / 1000.0));
 }
 
 static const char *const pol_names[] = {"baseline", "themis", "roundrobin", "themis-global",
@@ -230,7 +251,8 @@ static int evaluate(const topts *o, const th_system *sys, const th_workload *wl,
                 rc = th_error_set(err, TH_EINTERNAL, "%s: write error", path);
         }
     }
-    for (int i = 0; i < nrows; i++) th_train_result_free(&rows[i].res);
+    for (int i = 0; i < nrows; i++)
+        th_train_result_free(&rows[i].res);
     return rc;
 }
 

@@ -65,7 +65,8 @@ double th_cost_astra_time(const th_system *sys, const th_dim *d, th_op op, doubl
     double p = (double)d->npus, ep = sys->endpoint;
     double part = floor(s / p);
     switch (op) {
-    case TH_OP_RS: return ep + (p - 1) * (astra_net(d, part) + ep) + (p - 1) * astra_proc(sys, part);
+    case TH_OP_RS:
+        return ep + (p - 1) * (astra_net(d, part) + ep) + (p - 1) * astra_proc(sys, part);
     case TH_OP_AG: return ep + (p - 1) * (astra_net(d, s) + ep);
     case TH_OP_AR:
         return ep + 2 * (p - 1) * (astra_net(d, part) + ep) + (p - 1) * astra_proc(sys, part);

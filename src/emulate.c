@@ -6,15 +6,15 @@
 
 #include "themis/emulate.h"
 
-static const char *const intra_names[] = {"fifo", "scf", NULL};
+const char *const th_intra_names[] = {"fifo", "scf", NULL};
 
 const char *th_intra_name(th_intra q) {
-    return (unsigned)q < 2 ? intra_names[q] : "?";
+    return (unsigned)q < 2 ? th_intra_names[q] : "?";
 }
 
 int th_intra_from_name(const char *s, th_intra *out) {
-    for (int i = 0; intra_names[i]; i++)
-        if (strcmp(intra_names[i], s) == 0) {
+    for (int i = 0; th_intra_names[i]; i++)
+        if (strcmp(th_intra_names[i], s) == 0) {
             *out = (th_intra)i;
             return 0;
         }
@@ -38,12 +38,12 @@ typedef struct heap {
 /* One collective in flight (or finished) since the last reset. */
 typedef struct coll_rec {
     const th_plan *plan;
-    double issue, end;            /* ns; end < 0 while running */
-    int64_t left;                 /* chunks not finished */
-    uint8_t *next;                /* per chunk: index of its next stage */
+    double issue, end; /* ns; end < 0 while running */
+    int64_t left;      /* chunks not finished */
+    uint8_t *next;     /* per chunk: index of its next stage */
     size_t next_cap;
-    double bytes[TH_MAX_DIMS];    /* bytes one NPU sent per dim */
-    double busy[TH_MAX_DIMS];     /* stage time per dim, ns */
+    double bytes[TH_MAX_DIMS]; /* bytes one NPU sent per dim */
+    double busy[TH_MAX_DIMS];  /* stage time per dim, ns */
     int64_t stages;
 } coll_rec;
 
@@ -66,8 +66,8 @@ struct th_emu {
     server srv[TH_MAX_DIMS];
     int nbusy;
     uint64_t seq;
-    double t;            /* now, ns */
-    int *done;           /* collectives that finished in the last step */
+    double t;  /* now, ns */
+    int *done; /* collectives that finished in the last step */
     int ndone, done_cap;
 };
 
@@ -86,15 +86,15 @@ void th_emu_free(th_emu *emu) {
     free(emu);
 }
 
-static const char *const prio_names[] = {"fifo", "lifo", NULL};
+const char *const th_priority_names[] = {"fifo", "lifo", NULL};
 
 const char *th_priority_name(th_priority p) {
-    return (unsigned)p < 2 ? prio_names[p] : "?";
+    return (unsigned)p < 2 ? th_priority_names[p] : "?";
 }
 
 int th_priority_from_name(const char *s, th_priority *out) {
-    for (int i = 0; prio_names[i]; i++)
-        if (strcmp(prio_names[i], s) == 0) {
+    for (int i = 0; th_priority_names[i]; i++)
+        if (strcmp(th_priority_names[i], s) == 0) {
             *out = (th_priority)i;
             return 0;
         }
@@ -238,11 +238,10 @@ void th_emu_reset(th_emu *emu, const th_system *sys, th_intra intra, th_priority
 
 int th_emu_issue(th_emu *emu, const th_plan *plan, double t, int *id, th_error *err) {
     if (t < emu->t)
-        return th_error_set(err, TH_EINTERNAL, "collective issued at %g ns, before now (%g ns)",
-                            t, emu->t);
+        return th_error_set(err, TH_EINTERNAL, "collective issued at %g ns, before now (%g ns)", t,
+                            emu->t);
     if (emu->astra && (emu->nbusy > 0 || emu->ncolls > 0))
-        return th_error_set(err, TH_EINPUT,
-                            "the astra-sim preset runs one collective at a time");
+        return th_error_set(err, TH_EINPUT, "the astra-sim preset runs one collective at a time");
     if (emu->ncolls == emu->cap) {
         int cap = emu->cap ? 2 * emu->cap : 16;
         coll_rec *c = realloc(emu->colls, sizeof *c * (size_t)cap);

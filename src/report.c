@@ -188,11 +188,12 @@ int th_report_csv(FILE *out, const th_report *rep, th_error *err) {
                 th_coll_type_name(rep->coll->type), th_report_num(a, rep->coll->size),
                 (long long)rep->coll->chunks, dims, th_load_model_name(rep->model),
                 th_policy_name(rep->pairs[i].policy), th_intra_name(rep->pairs[i].intra),
-                th_report_num(b, r->time / 1000.0), th_report_num(c, r->ideal / 1000.0), th_report_num(e, r->bw_util),
-                th_report_num(f, r->speedup), th_report_num(g, r->algbw), th_report_num(h, r->busbw));
+                th_report_num(b, r->time / 1000.0), th_report_num(c, r->ideal / 1000.0),
+                th_report_num(e, r->bw_util), th_report_num(f, r->speedup),
+                th_report_num(g, r->algbw), th_report_num(h, r->busbw));
         for (int d = 0; d < sys->ndims; d++)
-            fprintf(out, ",%s,%s,%s", th_report_num(a, r->bytes[d]), th_report_num(b, r->busy[d] / 1000.0),
-                    th_report_num(c, r->dim_util[d]));
+            fprintf(out, ",%s,%s,%s", th_report_num(a, r->bytes[d]),
+                    th_report_num(b, r->busy[d] / 1000.0), th_report_num(c, r->dim_util[d]));
         fputc('\n', out);
     }
     return th_report_done(out, err);
@@ -206,6 +207,6 @@ void th_report_trace_row(FILE *out, th_pair pair, const th_stage_rec *rec) {
     char a[32], b[32], c[32], d[32];
     fprintf(out, "%s,%s,%lld,%d,%s,%d,%s,%s,%s,%s\n", th_policy_name(pair.policy),
             th_intra_name(pair.intra), (long long)rec->chunk, rec->stage, th_op_name(rec->op),
-            rec->dim, th_report_num(a, rec->m), th_report_num(b, rec->ready / 1000.0), th_report_num(c, rec->start / 1000.0),
-            th_report_num(d, rec->end / 1000.0));
+            rec->dim, th_report_num(a, rec->m), th_report_num(b, rec->ready / 1000.0),
+            th_report_num(c, rec->start / 1000.0), th_report_num(d, rec->end / 1000.0));
 }

@@ -11,9 +11,11 @@ static double batch(const th_train_report *rep) {
 int th_report_train_table(FILE *out, const th_train_report *rep, th_error *err) {
     const th_workload *wl = rep->wl;
     char a[32], b[32], c[32], d[32], e[32];
-    fprintf(out, "%s on %s (%s NPUs): %d layers, %s, batch %s per NPU, priority %s, "
-            "%d iterations\n", wl->name, rep->sys->name, th_report_num(a, rep->sys->npus),
-            wl->nlayers, wl->hybrid ? "hybrid" : "data-parallel", th_report_num(b, batch(rep)),
+    fprintf(out,
+            "%s on %s (%s NPUs): %d layers, %s, batch %s per NPU, priority %s, "
+            "%d iterations\n",
+            wl->name, rep->sys->name, th_report_num(a, rep->sys->npus), wl->nlayers,
+            wl->hybrid ? "hybrid" : "data-parallel", th_report_num(b, batch(rep)),
             th_priority_name(rep->opts->priority), rep->opts->iterations);
     fprintf(out, "\n%-13s %-5s %14s %14s %15s %12s %12s\n", "policy", "intra", "iteration_us",
             "compute_us", "exposed_comm_us", "speedup", "vs_ideal");
@@ -24,8 +26,7 @@ int th_report_train_table(FILE *out, const th_train_report *rep, th_error *err) 
         snprintf(c, sizeof c, "%.10g", r->res.exposed / 1000.0);
         snprintf(d, sizeof d, "%.6g", r->speedup);
         snprintf(e, sizeof e, "%.6g", r->vs_ideal);
-        fprintf(out, "%-13s %-5s %14s %14s %15s %12s %12s\n", r->policy, r->intra, a, b, c, d,
-                e);
+        fprintf(out, "%-13s %-5s %14s %14s %15s %12s %12s\n", r->policy, r->intra, a, b, c, d, e);
     }
     return th_report_done(out, err);
 }
@@ -77,14 +78,14 @@ int th_report_train_json(FILE *out, const th_train_report *rep, th_error *err) {
 
 int th_report_train_csv(FILE *out, const th_train_report *rep, th_error *err) {
     fputs("workload,system,policy,intra,priority,iterations,batch,iteration_us,compute_us,"
-          "exposed_comm_us,speedup,speedup_vs_ideal,collectives\n", out);
+          "exposed_comm_us,speedup,speedup_vs_ideal,collectives\n",
+          out);
     char a[32], b[32], c[32], d[32], e[32], f[32];
     for (int i = 0; i < rep->nrows; i++) {
         const th_train_row *r = &rep->rows[i];
         fprintf(out, "%s,%s,%s,%s,%s,%d,%s,%s,%s,%s,%s,%s,%d\n", rep->wl->name, rep->sys->name,
-                r->policy, r->intra, th_priority_name(rep->opts->priority),
-                rep->opts->iterations, th_report_num(a, batch(rep)),
-                th_report_num(b, r->res.iteration / 1000.0),
+                r->policy, r->intra, th_priority_name(rep->opts->priority), rep->opts->iterations,
+                th_report_num(a, batch(rep)), th_report_num(b, r->res.iteration / 1000.0),
                 th_report_num(c, r->res.compute / 1000.0),
                 th_report_num(d, r->res.exposed / 1000.0), th_report_num(e, r->speedup),
                 th_report_num(f, r->vs_ideal), r->res.ncolls);

@@ -5,44 +5,39 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
 #include "themis/schedule.h"
 #include "themis/units.h"
 
-static const char *const coll_names[] = {"allreduce", "reducescatter", "allgather", "alltoall",
-                                         NULL};
-static const char *const policy_names[] = {"baseline", "themis", "roundrobin", NULL};
-static const char *const model_names[] = {"alpha_beta", "bandwidth", NULL};
-
-static int lookup(const char *const *names, const char *s) {
-    for (int i = 0; names[i]; i++)
-        if (strcmp(names[i], s) == 0) return i;
-    return -1;
-}
+const char *const th_coll_type_names[] = {"allreduce", "reducescatter", "allgather", "alltoall",
+                                          NULL};
+const char *const th_policy_names[] = {"baseline", "themis", "roundrobin", NULL};
+const char *const th_load_model_names[] = {"alpha_beta", "bandwidth", NULL};
 
 const char *th_coll_type_name(th_coll_type t) {
-    return (unsigned)t < 4 ? coll_names[t] : "?";
+    return (unsigned)t < 4 ? th_coll_type_names[t] : "?";
 }
 const char *th_policy_name(th_policy p) {
-    return (unsigned)p < 3 ? policy_names[p] : "?";
+    return (unsigned)p < 3 ? th_policy_names[p] : "?";
 }
 const char *th_load_model_name(th_load_model m) {
-    return (unsigned)m < 2 ? model_names[m] : "?";
+    return (unsigned)m < 2 ? th_load_model_names[m] : "?";
 }
 
 int th_coll_type_from_name(const char *s, th_coll_type *out) {
-    int i = lookup(coll_names, s);
+    int i = th_json_index(th_coll_type_names, s);
     if (i >= 0) *out = (th_coll_type)i;
     return i < 0 ? -1 : 0;
 }
 
 int th_policy_from_name(const char *s, th_policy *out) {
-    int i = lookup(policy_names, s);
+    int i = th_json_index(th_policy_names, s);
     if (i >= 0) *out = (th_policy)i;
     return i < 0 ? -1 : 0;
 }
 
 int th_load_model_from_name(const char *s, th_load_model *out) {
-    int i = lookup(model_names, s);
+    int i = th_json_index(th_load_model_names, s);
     if (i >= 0) *out = (th_load_model)i;
     return i < 0 ? -1 : 0;
 }
@@ -157,8 +152,8 @@ static void plan_astra_themis(th_plan *plan, const th_system *sys, const int *ba
         }
         int lo = list[0], hi = list[n - 1];
         double plo = plan->npus[lo];
-        double gap = floor((load[hi] - load[lo]) * (sys->dims[lo].bw / b0) / ((plo - 1) / plo) *
-                           1048576.0);
+        double gap =
+            floor((load[hi] - load[lo]) * (sys->dims[lo].bw / b0) / ((plo - 1) / plo) * 1048576.0);
         if (gap < floor(c / 16)) memcpy(list, base, sizeof(int) * (size_t)n);
         uint8_t *o = plan->order + (size_t)i * (size_t)n;
         double s = c;
@@ -190,8 +185,8 @@ int th_sched_plan_from(th_plan *plan, const th_system *sys, const th_collective 
     plan->policy = policy;
     plan->size = coll->size;
     plan->chunks = coll->chunks;
-    plan->chunk = astra ? floor(coll->size / (double)coll->chunks)
-                        : coll->size / (double)coll->chunks;
+    plan->chunk =
+        astra ? floor(coll->size / (double)coll->chunks) : coll->size / (double)coll->chunks;
     plan->n = 0;
     plan->active_npus = 1;
     for (int d = 0; d < sys->ndims; d++) {
@@ -252,7 +247,8 @@ static void astra_stage(const th_plan *plan, const uint8_t *o, int j, int *dim, 
     *dim = o[k];
     int upto = *op == TH_OP_AG ? k + 1 : k; /* an AG takes the size after its dim's RS */
     double s = plan->chunk;
-    for (int l = 0; l < upto; l++) s = floor(s / plan->npus[o[l]]);
+    for (int l = 0; l < upto; l++)
+        s = floor(s / plan->npus[o[l]]);
     *m = s;
 }
 

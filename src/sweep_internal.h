@@ -32,13 +32,13 @@ typedef struct ax_value {
 } ax_value;
 
 typedef struct ax {
-    char *name;      /* as written in the spec: the CSV column name */
+    char *name; /* as written in the spec: the CSV column name */
     ax_kind kind;
     int dim;         /* AX_DIM_FIELD: which dim */
     dim_field field; /* AX_DIM_FIELD: which field */
     ax_value *v;
-    int64_t n;       /* number of values */
-    int group;       /* index into groups */
+    int64_t n; /* number of values */
+    int group; /* index into groups */
 } ax;
 
 typedef struct ax_group {
@@ -49,26 +49,26 @@ typedef struct ax_group {
 
 struct th_sweep {
     char *name, *source, *dir, *output;
-    th_system base;       /* the spec's system, before axes */
-    th_collective coll;   /* the spec's collective, before axes */
-    th_pair pair;         /* the spec's policy and intra, before axes */
+    th_system base;     /* the spec's system, before axes */
+    th_collective coll; /* the spec's collective, before axes */
+    th_pair pair;       /* the spec's policy and intra, before axes */
     th_load_model model;
-    th_system *systems;   /* values of the system axis */
+    th_system *systems; /* values of the system axis */
     int nsystems;
     ax *axes;
     int naxes;
     ax_group *groups;
     int ngroups;
     int64_t points;
-    int maxdims;          /* most dims of any system: the dimK columns */
+    int maxdims; /* most dims of any system: the dimK columns */
     /* Workload sweeps (themis train at every point) */
-    int train;            /* the spec names a workload or has a workload axis */
+    int train; /* the spec names a workload or has a workload axis */
     th_workload **workloads;
     int nworkloads;
     int workload;         /* the spec's workload (index), or -1 */
     th_priority priority; /* between collectives in flight */
     int iterations;
-    int chunks_axis;      /* a chunks axis overrides the workload's chunks */
+    int chunks_axis; /* a chunks axis overrides the workload's chunks */
 };
 
 /* One point's inputs. */
@@ -77,17 +77,16 @@ typedef struct sw_point {
     th_collective coll;
     th_pair pair;
     th_load_model model;
-    int global;           /* policy themis-global (workload sweeps) */
+    int global; /* policy themis-global (workload sweeps) */
     const th_workload *wl;
     th_priority priority;
-    double batch;         /* workload sweeps: samples per NPU, 0 = the workload's */
+    double batch; /* workload sweeps: samples per NPU, 0 = the workload's */
 } sw_point;
 
 /* Mixed-radix digits of a point, one per group (group 0 most significant). */
 void sw_digits(const th_sweep *sw, int64_t point, int64_t *digits);
 /* Builds and validates a point's inputs; errors name the point and its axis values. */
-int sw_apply(const th_sweep *sw, const int64_t *digits, int64_t point, sw_point *pt,
-             th_error *err);
+int sw_apply(const th_sweep *sw, const int64_t *digits, int64_t point, sw_point *pt, th_error *err);
 
 int th_buf_reserve(th_buf *b, size_t extra);
 int th_buf_add(th_buf *b, const char *s, size_t n);

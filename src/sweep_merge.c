@@ -12,11 +12,11 @@
 typedef struct part {
     const char *path;
     FILE *f;
-    char *line;     /* current row */
+    char *line; /* current row */
     size_t cap;
     ssize_t len;
-    int64_t point;  /* of the current row; -1 at end */
-    int64_t row;    /* 1-based row number of the current row */
+    int64_t point; /* of the current row; -1 at end */
+    int64_t row;   /* 1-based row number of the current row */
 } part;
 
 /* Reads the next row of p; sets p->point (-1 at the end). */
@@ -32,7 +32,8 @@ static int next_row(part *p, th_error *err) {
     if (p->line[p->len - 1] != '\n')
         return th_error_set(err, TH_EINPUT,
                             "%s: row %" PRId64 " is incomplete (an interrupted shard? finish it "
-                            "with --resume)", p->path, p->row);
+                            "with --resume)",
+                            p->path, p->row);
     char *end;
     errno = 0;
     long long v = strtoll(p->line, &end, 10);
@@ -40,8 +41,10 @@ static int next_row(part *p, th_error *err) {
         return th_error_set(err, TH_EINPUT, "%s: row %" PRId64 ": expected a point number first",
                             p->path, p->row);
     if (v <= prev)
-        return th_error_set(err, TH_EINPUT, "%s: row %" PRId64 ": point %lld after point %" PRId64
-                            " (rows must be in point order)", p->path, p->row, v, prev);
+        return th_error_set(err, TH_EINPUT,
+                            "%s: row %" PRId64 ": point %lld after point %" PRId64
+                            " (rows must be in point order)",
+                            p->path, p->row, v, prev);
     p->point = v;
     return TH_OK;
 }
@@ -83,16 +86,19 @@ static int merge_into(FILE *out, part *parts, int n, int64_t expect, th_error *e
         }
         if (best < 0) break;
         if (parts[best].point != want)
-            return th_error_set(err, TH_EINPUT, "point %" PRId64 " is in no part (the next one, "
-                                "%" PRId64 ", is in %s)", want, parts[best].point,
-                                parts[best].path);
+            return th_error_set(err, TH_EINPUT,
+                                "point %" PRId64 " is in no part (the next one, "
+                                "%" PRId64 ", is in %s)",
+                                want, parts[best].point, parts[best].path);
         fwrite(parts[best].line, 1, (size_t)parts[best].len, out);
         want++;
         rc = next_row(&parts[best], err);
     }
     if (rc == TH_OK && expect >= 0 && want != expect)
-        rc = th_error_set(err, TH_EINPUT, "the parts hold points 0 to %" PRId64 ", but the sweep "
-                          "has %" PRId64 " points", want - 1, expect);
+        rc = th_error_set(err, TH_EINPUT,
+                          "the parts hold points 0 to %" PRId64 ", but the sweep "
+                          "has %" PRId64 " points",
+                          want - 1, expect);
     return rc;
 }
 

@@ -11,7 +11,8 @@
 int th_buf_reserve(th_buf *b, size_t extra) {
     if (b->len + extra + 1 <= b->cap) return 0;
     size_t cap = b->cap ? b->cap : 4096;
-    while (cap < b->len + extra + 1) cap *= 2;
+    while (cap < b->len + extra + 1)
+        cap *= 2;
     char *p = realloc(b->p, cap);
     if (!p) return -1;
     b->p = p, b->cap = cap;
@@ -150,7 +151,8 @@ int sw_apply(const th_sweep *sw, const int64_t *digits, int64_t point, sw_point 
 
 int th_sweep_header(const th_sweep *sw, th_buf *out, th_error *err) {
     int bad = th_buf_printf(out, "point");
-    for (int a = 0; a < sw->naxes && !bad; a++) bad = th_buf_printf(out, ",%s", sw->axes[a].name);
+    for (int a = 0; a < sw->naxes && !bad; a++)
+        bad = th_buf_printf(out, ",%s", sw->axes[a].name);
     if (sw->train) {
         bad |= th_buf_printf(out, ",iteration_us,compute_us,exposed_comm_us,speedup,"
                                   "ideal_speedup,speedup_vs_ideal");
@@ -182,8 +184,8 @@ int th_sweep_prefix(const th_sweep *sw, int64_t point, th_buf *out, th_error *er
 struct th_sweep_worker {
     const th_sweep *sw;
     th_runner *runner;
-    int64_t *digits;   /* this point's */
-    int64_t *key;      /* digits of the baseline-shaping groups of the cached reference */
+    int64_t *digits; /* this point's */
+    int64_t *key;    /* digits of the baseline-shaping groups of the cached reference */
     int have_key;
     double base_time;  /* cached baseline+fifo time, ns */
     double ideal_time; /* workload sweeps: cached ideal-network iteration, ns */
@@ -214,8 +216,8 @@ void th_sweep_worker_free(th_sweep_worker *w) {
 
 /* The baseline+fifo time at this point; reused while only policy, intra and load model
  * change (they do not change that reference). */
-static int reference(th_sweep_worker *w, const sw_point *pt, const th_result *res,
-                     double *time, th_error *err) {
+static int reference(th_sweep_worker *w, const sw_point *pt, const th_result *res, double *time,
+                     th_error *err) {
     const th_sweep *sw = w->sw;
     if (pt->pair.policy == TH_POLICY_BASELINE && pt->pair.intra == TH_INTRA_FIFO) {
         *time = res->time;
@@ -282,12 +284,11 @@ static int train_row(th_sweep_worker *w, const sw_point *pt, th_buf *out, th_err
         w->have_key = 1;
     }
     char a[32], b[32], c[32], d[32], e[32], f[32];
-    int bad = th_buf_printf(out, ",%s,%s,%s,%s,%s,%s", th_report_num(a, iter / 1000.0),
-                            th_report_num(b, compute / 1000.0),
-                            th_report_num(c, (iter - compute) / 1000.0),
-                            th_report_num(d, w->base_time / iter),
-                            th_report_num(e, w->base_time / w->ideal_time),
-                            th_report_num(f, w->ideal_time / iter));
+    int bad = th_buf_printf(
+        out, ",%s,%s,%s,%s,%s,%s", th_report_num(a, iter / 1000.0),
+        th_report_num(b, compute / 1000.0), th_report_num(c, (iter - compute) / 1000.0),
+        th_report_num(d, w->base_time / iter), th_report_num(e, w->base_time / w->ideal_time),
+        th_report_num(f, w->ideal_time / iter));
     bad |= th_buf_printf(out, ",%s\n", th_report_num(a, pt->sys.npus));
     return bad ? th_error_set(err, TH_EINTERNAL, "out of memory") : TH_OK;
 }
@@ -305,8 +306,8 @@ int th_sweep_row(th_sweep_worker *w, int64_t point, th_buf *out, th_error *err) 
             char where[512];
             describe_point(sw, w->digits, where, sizeof where);
             return th_error_set(err, fail.code, "%s: point %lld%s%s%s: %s", sw->source,
-                                (long long)point, where[0] ? " (" : "", where,
-                                where[0] ? ")" : "", fail.msg);
+                                (long long)point, where[0] ? " (" : "", where, where[0] ? ")" : "",
+                                fail.msg);
         }
         return TH_OK;
     }

@@ -32,27 +32,29 @@ int64_t th_shard_points(const th_sweep *sw, th_shard shard) {
 }
 
 typedef struct slot {
-    int ready;      /* computed, waiting to be written */
+    int ready; /* computed, waiting to be written */
     th_buf rows;
-    int rc;         /* error of the block, if any (rows hold the points before it) */
+    int rc; /* error of the block, if any (rows hold the points before it) */
     th_error err;
 } slot;
 
 typedef struct shared {
     const th_sweep *sw;
     const th_sweep_opts *opts;
-    int64_t total;     /* points of the shard */
+    int64_t total; /* points of the shard */
     int64_t nblocks;
-    int64_t next;      /* next block to claim */
-    int64_t written;   /* blocks written */
-    int window;        /* blocks in flight at most */
-    slot *slots;       /* window slots, block b in slots[b % window] */
+    int64_t next;    /* next block to claim */
+    int64_t written; /* blocks written */
+    int window;      /* blocks in flight at most */
+    slot *slots;     /* window slots, block b in slots[b % window] */
     int failed;
     pthread_mutex_t mu;
     pthread_cond_t cv;
 } shared;
 
-static int stopped(const shared *s) { return s->opts->stop && *s->opts->stop; }
+static int stopped(const shared *s) {
+    return s->opts->stop && *s->opts->stop;
+}
 
 static void *worker(void *arg) {
     shared *s = arg;
@@ -151,7 +153,8 @@ int th_sweep_run(const th_sweep *sw, const th_sweep_opts *opts, int64_t *done, t
         pthread_mutex_unlock(&s.mu);
         int wrc = write_all(opts->fd, sl->rows.p, sl->rows.len);
         int64_t rows = 0;
-        for (size_t i = 0; i < sl->rows.len; i++) rows += sl->rows.p[i] == '\n';
+        for (size_t i = 0; i < sl->rows.len; i++)
+            rows += sl->rows.p[i] == '\n';
         pthread_mutex_lock(&s.mu);
         *done += rows;
         if (wrc) {
@@ -173,8 +176,10 @@ int th_sweep_run(const th_sweep *sw, const th_sweep_opts *opts, int64_t *done, t
     s.failed |= rc != TH_OK;
     pthread_cond_broadcast(&s.cv);
     pthread_mutex_unlock(&s.mu);
-    for (int t = 0; t < started; t++) pthread_join(tid[t], NULL);
-    for (int i = 0; i < s.window; i++) th_buf_free(&s.slots[i].rows);
+    for (int t = 0; t < started; t++)
+        pthread_join(tid[t], NULL);
+    for (int i = 0; i < s.window; i++)
+        th_buf_free(&s.slots[i].rows);
     pthread_mutex_destroy(&s.mu);
     pthread_cond_destroy(&s.cv);
     free(s.slots);
@@ -200,7 +205,8 @@ int th_sweep_resume_scan(const th_sweep *sw, th_shard shard, const char *path, i
         if (count < 0 && ((size_t)n != header.len || memcmp(line, header.p, header.len))) {
             rc = th_error_set(err, TH_EINPUT,
                               "%s: its header is not this sweep's (another spec or version?); "
-                              "not resuming: use --force to start over", path);
+                              "not resuming: use --force to start over",
+                              path);
             break;
         }
         pos += n;
@@ -216,17 +222,18 @@ int th_sweep_resume_scan(const th_sweep *sw, th_shard shard, const char *path, i
     free(line);
     int64_t total = th_shard_points(sw, shard);
     if (rc == TH_OK && count > total)
-        rc = th_error_set(err, TH_EINPUT, "%s: has %" PRId64 " rows, more than the %" PRId64
-                          " points of this sweep%s", path, count, total,
-                          shard.n > 1 ? " shard" : "");
+        rc = th_error_set(err, TH_EINPUT,
+                          "%s: has %" PRId64 " rows, more than the %" PRId64
+                          " points of this sweep%s",
+                          path, count, total, shard.n > 1 ? " shard" : "");
     if (rc == TH_OK && count > 0) {
         rc = th_sweep_prefix(sw, th_shard_point(shard, count - 1), &want, err);
-        if (rc == TH_OK && (last.len <= want.len || memcmp(last.p, want.p, want.len) ||
-                            last.p[want.len] != ','))
+        if (rc == TH_OK &&
+            (last.len <= want.len || memcmp(last.p, want.p, want.len) || last.p[want.len] != ','))
             rc = th_error_set(err, TH_EINPUT,
                               "%s: row %" PRId64 " is not point %" PRId64 " of this sweep%s; not "
-                              "resuming: use --force to start over", path, count,
-                              th_shard_point(shard, count - 1),
+                              "resuming: use --force to start over",
+                              path, count, th_shard_point(shard, count - 1),
                               shard.n > 1 ? " shard" : "");
     }
     if (rc == TH_OK) {

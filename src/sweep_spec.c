@@ -10,26 +10,19 @@
 #include "themis/report.h"
 #include "themis/units.h"
 
-static const char *const top_keys[] = {"name",       "description", "system",     "collective",
-                                       "policy",     "intra",       "load_model", "axes",
-                                       "zip",        "output",      "workload",   "priority",
-                                       "iterations", NULL};
+static const char *const top_keys[] = {
+    "name", "description", "system", "collective", "policy",   "intra",      "load_model",
+    "axes", "zip",         "output", "workload",   "priority", "iterations", NULL};
 static const char *const coll_keys[] = {"type", "size", "chunks", "dims", NULL};
 static const char *const range_keys[] = {"from", "to", "step", "times", NULL};
-static const char *const run_axes[] = {"chunks", "policy",     "intra",  "size",
-                                       "type",   "dims",       "load_model", "system",
-                                       "reduce_GBps", "workload", "priority", "batch", NULL};
-static const char *const field_names[] = {"npus",      "bw_GBps",   "latency_ns",
-                                          "topology",  "algorithm", "efficiency", NULL};
+static const char *const run_axes[] = {
+    "chunks", "policy",      "intra",    "size",     "type",  "dims", "load_model",
+    "system", "reduce_GBps", "workload", "priority", "batch", NULL};
+static const char *const field_names[] = {"npus",      "bw_GBps",    "latency_ns", "topology",
+                                          "algorithm", "efficiency", NULL};
+/* Sweeps add themis-global (one tracker across collectives) for workload points. */
 static const char *const policy_names[] = {"baseline", "themis", "roundrobin", "themis-global",
                                            NULL};
-static const char *const priority_names[] = {"fifo", "lifo", NULL};
-static const char *const intra_names[] = {"fifo", "scf", NULL};
-static const char *const type_names[] = {"allreduce", "reducescatter", "allgather", "alltoall",
-                                         NULL};
-static const char *const model_names[] = {"alpha_beta", "bandwidth", NULL};
-static const char *const topo_names[] = {"ring", "fc", "switch", NULL};
-static const char *const alg_names[] = {"ring", "direct", "rhd", NULL};
 
 static char *dup(const char *s) {
     size_t n = strlen(s) + 1;
@@ -61,14 +54,16 @@ static char *num_text(double v) {
 void th_sweep_free(th_sweep *sw) {
     if (!sw) return;
     for (int a = 0; a < sw->naxes; a++) {
-        for (int64_t i = 0; i < sw->axes[a].n; i++) free(sw->axes[a].v[i].text);
+        for (int64_t i = 0; i < sw->axes[a].n; i++)
+            free(sw->axes[a].v[i].text);
         free(sw->axes[a].v);
         free(sw->axes[a].name);
     }
     free(sw->axes);
     free(sw->groups);
     free(sw->systems);
-    for (int i = 0; i < sw->nworkloads; i++) th_workload_free(sw->workloads[i]);
+    for (int i = 0; i < sw->nworkloads; i++)
+        th_workload_free(sw->workloads[i]);
     free(sw->workloads);
     free(sw->name);
     free(sw->source);
@@ -77,9 +72,15 @@ void th_sweep_free(th_sweep *sw) {
     free(sw);
 }
 
-int64_t th_sweep_points(const th_sweep *sw) { return sw->points; }
-const char *th_sweep_name(const th_sweep *sw) { return sw->name; }
-const char *th_sweep_output(const th_sweep *sw) { return sw->output; }
+int64_t th_sweep_points(const th_sweep *sw) {
+    return sw->points;
+}
+const char *th_sweep_name(const th_sweep *sw) {
+    return sw->name;
+}
+const char *th_sweep_output(const th_sweep *sw) {
+    return sw->output;
+}
 
 /* dir + "/" + path unless path is absolute (or dir is "."). */
 static char *resolve(const char *dir, const char *path) {
@@ -94,9 +95,9 @@ static char *resolve(const char *dir, const char *path) {
 static int parse_axis_name(const char *src, const char *name, ax *a, th_error *err) {
     int i = th_json_index(run_axes, name);
     if (i >= 0) {
-        static const ax_kind kinds[] = {AX_CHUNKS,     AX_POLICY, AX_INTRA,  AX_SIZE,
-                                        AX_TYPE,       AX_DIMS,   AX_LOAD_MODEL, AX_SYSTEM,
-                                        AX_REDUCE,     AX_WORKLOAD, AX_PRIORITY,   AX_BATCH};
+        static const ax_kind kinds[] = {AX_CHUNKS, AX_POLICY,   AX_INTRA,      AX_SIZE,
+                                        AX_TYPE,   AX_DIMS,     AX_LOAD_MODEL, AX_SYSTEM,
+                                        AX_REDUCE, AX_WORKLOAD, AX_PRIORITY,   AX_BATCH};
         a->kind = kinds[i];
         return TH_OK;
     }
@@ -105,14 +106,14 @@ static int parse_axis_name(const char *src, const char *name, ax *a, th_error *e
     if (sscanf(name, "dims[%d].%31[A-Za-z_]%n", &dim, field, &used) == 2 &&
         used == (int)strlen(name)) {
         if (dim < 0 || dim >= TH_MAX_DIMS)
-            return th_error_set(err, TH_EINPUT, "%s: axes.%s: dim index must be 0 to %d", src,
-                                name, TH_MAX_DIMS - 1);
+            return th_error_set(err, TH_EINPUT, "%s: axes.%s: dim index must be 0 to %d", src, name,
+                                TH_MAX_DIMS - 1);
         int f = th_json_index(field_names, field);
         if (f < 0) {
             char hint[256];
             th_json_suggest(field_names, field, hint, sizeof hint);
-            return th_error_set(err, TH_EINPUT, "%s: axes.%s: unknown dim field \"%s\"; %s",
-                                src, name, field, hint);
+            return th_error_set(err, TH_EINPUT, "%s: axes.%s: unknown dim field \"%s\"; %s", src,
+                                name, field, hint);
         }
         a->kind = AX_DIM_FIELD;
         a->dim = dim;
@@ -138,8 +139,8 @@ static int is_integer(const ax *a) {
 }
 
 /* A numeric value from a JSON number (or, for sizes, a size string). */
-static int number_of(const cJSON *v, const ax *a, double *out, const char *src,
-                     const char *path, th_error *err) {
+static int number_of(const cJSON *v, const ax *a, double *out, const char *src, const char *path,
+                     th_error *err) {
     if (a->kind == AX_SIZE && cJSON_IsString(v)) {
         if (th_units_parse_size(v->valuestring, path, out, err)) {
             char msg[TH_ERROR_MAX];
@@ -159,17 +160,19 @@ static int add_number(ax *a, double x, const char *src, const char *path, th_err
     if (is_integer(a)) {
         double r = nearbyint(x);
         if (fabs(x - r) > 1e-9 * fabs(r))
-            return th_error_set(err, TH_EINPUT, "%s: %s: expected an integer, got %.17g", src,
-                                path, x);
+            return th_error_set(err, TH_EINPUT, "%s: %s: expected an integer, got %.17g", src, path,
+                                x);
         x = r;
         double hi = a->kind == AX_CHUNKS ? TH_MAX_CHUNKS : TH_MAX_NPUS;
         if (x < 1 || x > hi)
-            return th_error_set(err, TH_EINPUT, "%s: %s: expected an integer from 1 to %.0f, got "
-                                "%.17g", src, path, hi, x);
+            return th_error_set(err, TH_EINPUT,
+                                "%s: %s: expected an integer from 1 to %.0f, got "
+                                "%.17g",
+                                src, path, hi, x);
     }
     if ((a->kind == AX_REDUCE || a->kind == AX_BATCH) && !(x > 0))
-        return th_error_set(err, TH_EINPUT, "%s: %s: expected a number > 0, got %.17g", src,
-                            path, x);
+        return th_error_set(err, TH_EINPUT, "%s: %s: expected a number > 0, got %.17g", src, path,
+                            x);
     if (a->kind == AX_SIZE) {
         th_error e;
         if (th_units_check_size(x, path, &e))
@@ -198,7 +201,8 @@ static int expand_range(ax *a, const cJSON *r, const char *src, const char *path
     if (!jf || !jt || (!js == !jx))
         return th_error_set(err, TH_EINPUT,
                             "%s: %s: a range needs \"from\", \"to\" and one of \"step\" or "
-                            "\"times\"", src, path);
+                            "\"times\"",
+                            src, path);
     double from, to, by;
     char p[200];
     snprintf(p, sizeof p, "%s.from", path);
@@ -214,15 +218,21 @@ static int expand_range(ax *a, const cJSON *r, const char *src, const char *path
     int up = to >= from;
     if (js) {
         if (from != to && (by == 0 || (by > 0) != up))
-            return th_error_set(err, TH_EINPUT, "%s: %s: a step of %.17g never gets from %.17g "
-                                "to %.17g", src, p, by, from, to);
+            return th_error_set(err, TH_EINPUT,
+                                "%s: %s: a step of %.17g never gets from %.17g "
+                                "to %.17g",
+                                src, p, by, from, to);
     } else {
         if (from <= 0 || to <= 0)
-            return th_error_set(err, TH_EINPUT, "%s: %s: a geometric range needs from > 0 and "
-                                "to > 0", src, path);
+            return th_error_set(err, TH_EINPUT,
+                                "%s: %s: a geometric range needs from > 0 and "
+                                "to > 0",
+                                src, path);
         if (from != to && (by <= 0 || by == 1 || (by > 1) != up))
-            return th_error_set(err, TH_EINPUT, "%s: %s: a factor of %.17g never gets from "
-                                "%.17g to %.17g", src, p, by, from, to);
+            return th_error_set(err, TH_EINPUT,
+                                "%s: %s: a factor of %.17g never gets from "
+                                "%.17g to %.17g",
+                                src, p, by, from, to);
     }
     for (int64_t k = 0;; k++) {
         double x = js ? from + (double)k * by : from * pow(by, (double)k);
@@ -232,8 +242,8 @@ static int expand_range(ax *a, const cJSON *r, const char *src, const char *path
         if (fabs(x - to) <= tol) x = to;
         if (up ? x > to : x < to) break;
         if (a->n >= TH_SWEEP_MAX_VALUES)
-            return th_error_set(err, TH_EINPUT, "%s: %s: the range has more than %d values",
-                                src, path, TH_SWEEP_MAX_VALUES);
+            return th_error_set(err, TH_EINPUT, "%s: %s: the range has more than %d values", src,
+                                path, TH_SWEEP_MAX_VALUES);
         char vp[220];
         snprintf(vp, sizeof vp, "%s[%lld]", path, (long long)k);
         if (add_number(a, x, src, vp, err)) return err->code;
@@ -301,11 +311,13 @@ static int add_other(th_sweep *sw, ax *a, const cJSON *v, const char *src, const
     const char *const *names = NULL;
     switch (a->kind) {
     case AX_POLICY: names = policy_names; break;
-    case AX_INTRA: names = intra_names; break;
-    case AX_TYPE: names = type_names; break;
-    case AX_LOAD_MODEL: names = model_names; break;
-    case AX_PRIORITY: names = priority_names; break;
-    case AX_DIM_FIELD: names = a->field == F_TOPOLOGY ? topo_names : alg_names; break;
+    case AX_INTRA: names = th_intra_names; break;
+    case AX_TYPE: names = th_coll_type_names; break;
+    case AX_LOAD_MODEL: names = th_load_model_names; break;
+    case AX_PRIORITY: names = th_priority_names; break;
+    case AX_DIM_FIELD:
+        names = a->field == F_TOPOLOGY ? th_topology_names : th_algorithm_names;
+        break;
     default: break;
     }
     if (names) {
@@ -367,8 +379,10 @@ static int parse_axis(th_sweep *sw, ax *a, const cJSON *j, const char *src, th_e
             }
         }
     } else {
-        return th_json_bad(err, src, path, "a list of values or a range {\"from\", \"to\", "
-                           "\"step\"|\"times\"}", j);
+        return th_json_bad(err, src, path,
+                           "a list of values or a range {\"from\", \"to\", "
+                           "\"step\"|\"times\"}",
+                           j);
     }
     if (a->n == 0) return th_error_set(err, TH_EINPUT, "%s: %s: the axis has no values", src, path);
     return TH_OK;
@@ -385,7 +399,8 @@ static int any_astra(const th_sweep *sw) {
 static int parse_zip(th_sweep *sw, const cJSON *zip, const char *src, th_error *err) {
     int *zip_of = malloc(sizeof(int) * (size_t)(sw->naxes ? sw->naxes : 1));
     if (!zip_of) return th_error_set(err, TH_EINTERNAL, "out of memory");
-    for (int a = 0; a < sw->naxes; a++) zip_of[a] = -1;
+    for (int a = 0; a < sw->naxes; a++)
+        zip_of[a] = -1;
     int rc = TH_OK, z = 0;
     if (zip && !cJSON_IsArray(zip)) rc = th_json_bad(err, src, "zip", "a list of axis lists", zip);
     for (const cJSON *g = zip && rc == TH_OK ? zip->child : NULL; g && rc == TH_OK;
@@ -403,18 +418,20 @@ static int parse_zip(th_sweep *sw, const cJSON *zip, const char *src, th_error *
                 for (int i = 0; i < sw->naxes; i++)
                     if (!strcmp(sw->axes[i].name, n->valuestring)) a = i;
             if (a < 0) {
-                rc = cJSON_IsString(n)
-                         ? th_error_set(err, TH_EINPUT, "%s: %s: \"%s\" is not an axis of this "
-                                        "spec", src, path, n->valuestring)
-                         : th_json_bad(err, src, path, "axis names", n);
+                rc = cJSON_IsString(n) ? th_error_set(err, TH_EINPUT,
+                                                      "%s: %s: \"%s\" is not an axis of this "
+                                                      "spec",
+                                                      src, path, n->valuestring)
+                                       : th_json_bad(err, src, path, "axis names", n);
             } else if (zip_of[a] >= 0) {
                 rc = th_error_set(err, TH_EINPUT, "%s: %s: axis %s is zipped twice", src, path,
                                   sw->axes[a].name);
             } else if (first >= 0 && sw->axes[a].n != sw->axes[first].n) {
-                rc = th_error_set(err, TH_EINPUT, "%s: %s: zipped axes need as many values: %s "
-                                  "has %lld, %s has %lld", src, path, sw->axes[first].name,
-                                  (long long)sw->axes[first].n, sw->axes[a].name,
-                                  (long long)sw->axes[a].n);
+                rc = th_error_set(err, TH_EINPUT,
+                                  "%s: %s: zipped axes need as many values: %s "
+                                  "has %lld, %s has %lld",
+                                  src, path, sw->axes[first].name, (long long)sw->axes[first].n,
+                                  sw->axes[a].name, (long long)sw->axes[a].n);
             } else {
                 zip_of[a] = z;
                 if (first < 0) first = a;
@@ -450,21 +467,21 @@ static int parse_collective(th_sweep *sw, const cJSON *c, const char *src, th_er
     if (!cJSON_IsObject(c)) return th_json_bad(err, src, "collective", "an object", c);
     if (th_json_check_keys(c, coll_keys, src, "collective", err)) return err->code;
     int type = (int)sw->coll.type;
-    if (th_json_enum(c, "type", type_names, &type, src, "collective", err)) return err->code;
+    if (th_json_enum(c, "type", th_coll_type_names, &type, src, "collective", err))
+        return err->code;
     sw->coll.type = (th_coll_type)type;
     ax size_axis = {.kind = AX_SIZE};
     const cJSON *s = cJSON_GetObjectItemCaseSensitive(c, "size");
     if (s) {
-        if (number_of(s, &size_axis, &sw->coll.size, src, "collective.size", err))
-            return err->code;
+        if (number_of(s, &size_axis, &sw->coll.size, src, "collective.size", err)) return err->code;
         th_error e;
         if (th_units_check_size(sw->coll.size, "collective.size", &e))
             return th_error_set(err, TH_EINPUT, "%s: %s", src, e.msg);
     }
     const cJSON *n = cJSON_GetObjectItemCaseSensitive(c, "chunks");
     if (n) {
-        if (!cJSON_IsNumber(n) || n->valuedouble != floor(n->valuedouble) ||
-            n->valuedouble < 1 || n->valuedouble > TH_MAX_CHUNKS)
+        if (!cJSON_IsNumber(n) || n->valuedouble != floor(n->valuedouble) || n->valuedouble < 1 ||
+            n->valuedouble > TH_MAX_CHUNKS)
             return th_json_bad(err, src, "collective.chunks", "an integer from 1 to 1000000", n);
         sw->coll.chunks = (int64_t)n->valuedouble;
     }
@@ -483,22 +500,30 @@ static int check_train(th_sweep *sw, const cJSON *root, th_error *err) {
         const ax *x = &sw->axes[a];
         if (x->kind == AX_CHUNKS) sw->chunks_axis = 1;
         if (sw->train && (x->kind == AX_SIZE || x->kind == AX_TYPE || x->kind == AX_DIMS))
-            return th_error_set(err, TH_EINPUT, "%s: axes.%s: does not apply to a workload "
-                                "sweep (the workload sets its collectives)", src, x->name);
+            return th_error_set(err, TH_EINPUT,
+                                "%s: axes.%s: does not apply to a workload "
+                                "sweep (the workload sets its collectives)",
+                                src, x->name);
         if (!sw->train && (x->kind == AX_PRIORITY || x->kind == AX_BATCH))
             return th_error_set(err, TH_EINPUT, "%s: axes.%s: only for workload sweeps", src,
                                 x->name);
         for (int64_t i = 0; !sw->train && x->kind == AX_POLICY && i < x->n; i++)
             if (x->v[i].i == 3)
-                return th_error_set(err, TH_EINPUT, "%s: axes.policy[%lld]: themis-global only "
-                                    "applies to workload sweeps", src, (long long)i);
+                return th_error_set(err, TH_EINPUT,
+                                    "%s: axes.policy[%lld]: themis-global only "
+                                    "applies to workload sweeps",
+                                    src, (long long)i);
     }
     if (sw->train && cJSON_GetObjectItemCaseSensitive(root, "collective"))
-        return th_error_set(err, TH_EINPUT, "%s: collective: a workload sweep takes its "
-                            "collectives from the workload", src);
+        return th_error_set(err, TH_EINPUT,
+                            "%s: collective: a workload sweep takes its "
+                            "collectives from the workload",
+                            src);
     if (!sw->train && sw->pair.policy == 3)
-        return th_error_set(err, TH_EINPUT, "%s: policy: themis-global only applies to workload "
-                            "sweeps", src);
+        return th_error_set(err, TH_EINPUT,
+                            "%s: policy: themis-global only applies to workload "
+                            "sweeps",
+                            src);
     return TH_OK;
 }
 
@@ -511,7 +536,8 @@ static int parse_spec(th_sweep *sw, const cJSON *root, th_error *err) {
     if (name && !cJSON_IsString(name)) return th_json_bad(err, src, "name", "a string", name);
     sw->name = dup(name ? name->valuestring : "sweep");
     const cJSON *desc = cJSON_GetObjectItemCaseSensitive(root, "description");
-    if (desc && !cJSON_IsString(desc)) return th_json_bad(err, src, "description", "a string", desc);
+    if (desc && !cJSON_IsString(desc))
+        return th_json_bad(err, src, "description", "a string", desc);
     buf[0] = '\0';
     if (th_json_string(root, "system", buf, sizeof buf, src, "", err)) return err->code;
     if (buf[0]) {
@@ -533,7 +559,7 @@ static int parse_spec(th_sweep *sw, const cJSON *root, th_error *err) {
         sw->workload = 0;
     }
     int pr = (int)sw->priority;
-    if (th_json_enum(root, "priority", priority_names, &pr, src, "", err)) return err->code;
+    if (th_json_enum(root, "priority", th_priority_names, &pr, src, "", err)) return err->code;
     sw->priority = (th_priority)pr;
     const cJSON *it = cJSON_GetObjectItemCaseSensitive(root, "iterations");
     if (it) {
@@ -546,10 +572,10 @@ static int parse_spec(th_sweep *sw, const cJSON *root, th_error *err) {
     if (th_json_enum(root, "policy", policy_names, &v, src, "", err)) return err->code;
     sw->pair.policy = (th_policy)v;
     v = (int)sw->pair.intra;
-    if (th_json_enum(root, "intra", intra_names, &v, src, "", err)) return err->code;
+    if (th_json_enum(root, "intra", th_intra_names, &v, src, "", err)) return err->code;
     sw->pair.intra = (th_intra)v;
     v = (int)sw->model;
-    if (th_json_enum(root, "load_model", model_names, &v, src, "", err)) return err->code;
+    if (th_json_enum(root, "load_model", th_load_model_names, &v, src, "", err)) return err->code;
     sw->model = (th_load_model)v;
     buf[0] = '\0';
     if (th_json_string(root, "output", buf, sizeof buf, src, "", err)) return err->code;
@@ -647,7 +673,8 @@ int th_sweep_validate(const th_sweep *sw, th_error *err) {
     for (int64_t visited = 0; visited < VALIDATE_MAX; visited++) {
         sw_point pt;
         int64_t point = 0;
-        for (int g = 0; g < sw->ngroups; g++) point = point * sw->groups[g].len + d[g];
+        for (int g = 0; g < sw->ngroups; g++)
+            point = point * sw->groups[g].len + d[g];
         if ((rc = sw_apply(sw, d, point, &pt, err))) break;
         int g = sw->ngroups - 1;
         for (; g >= 0; g--) {

@@ -15,37 +15,39 @@
 #define BW_MAX      1e9  /* GB/s */
 #define LATENCY_MAX 1e12 /* ns (1000 s) */
 
-static const char *const top_keys[] = {"name",           "description", "dims", "reduce_GBps",
-                                       "model",          "endpoint_ns", "local_mem_GBps",
-                                       "run",            NULL};
+static const char *const top_keys[] = {"name",           "description", "dims",
+                                       "reduce_GBps",    "model",       "endpoint_ns",
+                                       "local_mem_GBps", "run",         NULL};
 static const char *const run_keys[] = {"chunks", "policy", "intra", NULL};
 static const char *const policy_names[] = {"baseline", "themis", "roundrobin", NULL};
 static const char *const intra_names[] = {"fifo", "scf", NULL};
 static const char *const model_names[] = {"analytical", "astra-sim", NULL};
 static const char *const dim_keys[] = {"name",       "topology",  "npus",       "bw_GBps",
                                        "latency_ns", "algorithm", "efficiency", NULL};
-static const char *const topo_names[] = {"ring", "fc", "switch", NULL};
-static const char *const alg_names[] = {"ring", "direct", "rhd", NULL};
+const char *const th_topology_names[] = {"ring", "fc", "switch", NULL};
+const char *const th_algorithm_names[] = {"ring", "direct", "rhd", NULL};
 
-const char *th_model_name(th_model m) { return (unsigned)m < 2 ? model_names[m] : "?"; }
+const char *th_model_name(th_model m) {
+    return (unsigned)m < 2 ? model_names[m] : "?";
+}
 
 const char *th_topology_name(th_topology t) {
-    return (unsigned)t < 3 ? topo_names[t] : "?";
+    return (unsigned)t < 3 ? th_topology_names[t] : "?";
 }
 
 const char *th_algorithm_name(th_algorithm a) {
-    return (unsigned)a < 3 ? alg_names[a] : "?";
+    return (unsigned)a < 3 ? th_algorithm_names[a] : "?";
 }
 
 int th_topology_from_name(const char *s, th_topology *out) {
-    int i = th_json_index(topo_names, s);
+    int i = th_json_index(th_topology_names, s);
     if (i < 0) return -1;
     *out = (th_topology)i;
     return 0;
 }
 
 int th_algorithm_from_name(const char *s, th_algorithm *out) {
-    int i = th_json_index(alg_names, s);
+    int i = th_json_index(th_algorithm_names, s);
     if (i < 0) return -1;
     *out = (th_algorithm)i;
     return 0;
@@ -65,8 +67,8 @@ static int parse_dim(const cJSON *d, int k, th_dim *dim, th_model model, const c
                             "%s: %s.topology: missing (expected one of ring, fc, switch)", src,
                             path);
     int topo = 0, alg = -1;
-    if (th_json_enum(d, "topology", topo_names, &topo, src, path, err)) return err->code;
-    if (th_json_enum(d, "algorithm", alg_names, &alg, src, path, err)) return err->code;
+    if (th_json_enum(d, "topology", th_topology_names, &topo, src, path, err)) return err->code;
+    if (th_json_enum(d, "algorithm", th_algorithm_names, &alg, src, path, err)) return err->code;
     dim->topology = (th_topology)topo;
     static const th_algorithm defaults[] = {TH_ALG_RING, TH_ALG_DIRECT, TH_ALG_RHD};
     dim->algorithm = alg >= 0                  ? (th_algorithm)alg
@@ -132,18 +134,19 @@ static int parse_tree(const cJSON *root, const char *src, th_system *sys, th_err
     for (int i = 0; i < 2; i++) {
         int has = cJSON_GetObjectItemCaseSensitive(root, astra_keys[i]) != NULL;
         if (has && !astra)
-            return th_error_set(err, TH_EINPUT,
-                                "%s: %s: only used with \"model\": \"astra-sim\"", src,
-                                astra_keys[i]);
+            return th_error_set(err, TH_EINPUT, "%s: %s: only used with \"model\": \"astra-sim\"",
+                                src, astra_keys[i]);
         if (!has && astra)
             return th_error_set(err, TH_EINPUT,
                                 "%s: %s: missing (a number is required with \"model\": "
-                                "\"astra-sim\")", src, astra_keys[i]);
+                                "\"astra-sim\")",
+                                src, astra_keys[i]);
     }
     if (astra && r)
         return th_error_set(err, TH_EINPUT,
                             "%s: reduce_GBps: not used with \"model\": \"astra-sim\" "
-                            "(reductions cost local_mem_GBps there)", src);
+                            "(reductions cost local_mem_GBps there)",
+                            src);
     if (th_json_number(root, "endpoint_ns", 0, &sys->endpoint, src, "", err)) return err->code;
     if (th_json_number(root, "local_mem_GBps", 0, &sys->local_mem_GBps, src, "", err))
         return err->code;

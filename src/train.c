@@ -14,11 +14,11 @@ typedef struct inst {
     th_phase phase;
     th_collective coll;
     int blocking;
-    double issue, end;            /* ns; < 0 until issued / finished */
-    th_plan *plan;                /* emulator: while in flight */
-    double contrib[TH_MAX_DIMS];  /* themis-global: the loads it added to the tracker */
-    double remaining, rate;       /* ideal network: bytes left, bytes per ns over its dims */
-    int run;                      /* ideal network: holds its dims now */
+    double issue, end;           /* ns; < 0 until issued / finished */
+    th_plan *plan;               /* emulator: while in flight */
+    double contrib[TH_MAX_DIMS]; /* themis-global: the loads it added to the tracker */
+    double remaining, rate;      /* ideal network: bytes left, bytes per ns over its dims */
+    int run;                     /* ideal network: holds its dims now */
 } inst;
 
 typedef struct trainer {
@@ -28,16 +28,16 @@ typedef struct trainer {
     th_train_trace_fn trace;
     void *trace_ctx;
     int L, N;
-    inst *in;                     /* N * L * 3 */
+    inst *in; /* N * L * 3 */
     th_emu *emu;
-    int *of_id;                   /* emulator id -> instance */
+    int *of_id; /* emulator id -> instance */
     int nid, id_cap;
-    th_plan **pool;               /* free plans */
+    th_plan **pool; /* free plans */
     int npool, pool_cap;
-    double tracker[TH_MAX_DIMS];  /* themis-global */
+    double tracker[TH_MAX_DIMS]; /* themis-global */
     /* ideal network: a fluid model with preemptive priority */
-    int *live, nlive;             /* instances in flight, in issue order */
-    double tl;                    /* when `remaining` was last brought up to date, ns */
+    int *live, nlive; /* instances in flight, in issue order */
+    double tl;        /* when `remaining` was last brought up to date, ns */
 } trainer;
 
 static inst *at(trainer *tr, int it, int layer, int phase) {
@@ -170,7 +170,8 @@ static int net_step(trainer *tr, th_error *err) {
         ideal_advance(tr, t);
         for (int i = 0; i < tr->nlive; i++) {
             int k = tr->live[i], gone = 0;
-            for (int j = 0; j < ndone; j++) gone |= done[j] == k;
+            for (int j = 0; j < ndone; j++)
+                gone |= done[j] == k;
             if (!gone) tr->live[kept++] = k;
         }
         tr->nlive = kept;
@@ -188,7 +189,8 @@ static int net_step(trainer *tr, th_error *err) {
         int k = tr->of_id[ids[i]];
         inst *x = &tr->in[k];
         if (tr->o->global)
-            for (int d = 0; d < tr->sys->ndims; d++) tr->tracker[d] -= x->contrib[d];
+            for (int d = 0; d < tr->sys->ndims; d++)
+                tr->tracker[d] -= x->contrib[d];
         if (tr->npool == tr->pool_cap) {
             int cap = tr->pool_cap ? 2 * tr->pool_cap : 64;
             th_plan **p = realloc(tr->pool, sizeof *p * (size_t)cap);
@@ -259,9 +261,11 @@ static int setup(trainer *tr, th_error *err) {
 static void teardown(trainer *tr) {
     if (tr->in) {
         size_t n = (size_t)tr->N * (size_t)tr->L * TH_NPHASES;
-        for (size_t i = 0; i < n; i++) th_plan_free(tr->in[i].plan);
+        for (size_t i = 0; i < n; i++)
+            th_plan_free(tr->in[i].plan);
     }
-    for (int i = 0; i < tr->npool; i++) th_plan_free(tr->pool[i]);
+    for (int i = 0; i < tr->npool; i++)
+        th_plan_free(tr->pool[i]);
     free(tr->pool);
     free(tr->in);
     free(tr->live);
@@ -317,8 +321,10 @@ int th_train_run(const th_system *sys, const th_workload *wl, const th_train_opt
     if (!(opts->batch >= 0) || !isfinite(opts->batch))
         return th_error_set(err, TH_EINPUT, "batch: expected a number > 0");
     if (sys->model == TH_MODEL_ASTRA)
-        return th_error_set(err, TH_EINPUT, "%s: the astra-sim preset runs single All-Reduces; "
-                            "train workloads on the analytical model", sys->name);
+        return th_error_set(err, TH_EINPUT,
+                            "%s: the astra-sim preset runs single All-Reduces; "
+                            "train workloads on the analytical model",
+                            sys->name);
     if (opts->global && opts->policy != TH_POLICY_THEMIS)
         return th_error_set(err, TH_EINPUT, "themis-global needs the themis policy");
     trainer tr = {0};
@@ -331,7 +337,8 @@ int th_train_run(const th_system *sys, const th_workload *wl, const th_train_opt
         int m = tr.N - 2;
         res->iteration = starts[m + 1] - starts[m];
         for (int l = 0; l < tr.L; l++)
-            for (int p = 0; p < TH_NPHASES; p++) res->compute += duration(&tr, l, (th_phase)p);
+            for (int p = 0; p < TH_NPHASES; p++)
+                res->compute += duration(&tr, l, (th_phase)p);
         res->exposed = res->iteration - res->compute;
         res->colls = calloc((size_t)(unsigned)tr.L * TH_NPHASES, sizeof *res->colls);
         if (!res->colls) rc = th_error_set(err, TH_EINTERNAL, "out of memory");
@@ -341,10 +348,14 @@ int th_train_run(const th_system *sys, const th_workload *wl, const th_train_opt
             task(&tr, j, &layer, &phase);
             inst *x = at(&tr, m, layer, phase);
             if (!x->present) continue;
-            res->colls[res->ncolls++] = (th_train_coll){layer,          phase,
-                                                        x->coll.type,   x->coll.size,
-                                                        x->coll.dims_mask, x->blocking,
-                                                        x->issue - starts[m], x->end - starts[m]};
+            res->colls[res->ncolls++] = (th_train_coll){layer,
+                                                        phase,
+                                                        x->coll.type,
+                                                        x->coll.size,
+                                                        x->coll.dims_mask,
+                                                        x->blocking,
+                                                        x->issue - starts[m],
+                                                        x->end - starts[m]};
         }
     }
     teardown(&tr);

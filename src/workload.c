@@ -8,19 +8,19 @@
 #include "themis/units.h"
 #include "themis/workload.h"
 
-static const char *const top_keys[] = {"name",  "description", "source", "parallelism",
-                                       "mp_dims", "batch",     "npu_tflops", "chunks",
-                                       "min_chunk_bytes", "layers", NULL};
-static const char *const layer_keys[] = {"name", "params", "forward", "input_grad",
-                                         "weight_grad", NULL};
+static const char *const top_keys[] = {
+    "name",       "description", "source",          "parallelism", "mp_dims", "batch",
+    "npu_tflops", "chunks",      "min_chunk_bytes", "layers",      NULL};
+static const char *const layer_keys[] = {"name",       "params",      "forward",
+                                         "input_grad", "weight_grad", NULL};
 static const char *const phase_keys[] = {"ns", "flops", "collective", NULL};
 static const char *const coll_keys[] = {"type", "size", "dims", "blocking", "chunks", NULL};
 static const char *const phase_names[] = {"forward", "input_grad", "weight_grad", NULL};
 static const char *const par_names[] = {"data", "hybrid", NULL};
-static const char *const type_names[] = {"allreduce", "reducescatter", "allgather", "alltoall",
-                                         NULL};
 
-const char *th_phase_name(th_phase p) { return (unsigned)p < 3 ? phase_names[p] : "?"; }
+const char *th_phase_name(th_phase p) {
+    return (unsigned)p < 3 ? phase_names[p] : "?";
+}
 
 void th_workload_free(th_workload *wl) {
     if (!wl) return;
@@ -28,17 +28,19 @@ void th_workload_free(th_workload *wl) {
     free(wl);
 }
 
-static int parse_coll(const cJSON *c, th_wl_coll *out, int phase, const char *src,
-                      const char *path, th_error *err) {
+static int parse_coll(const cJSON *c, th_wl_coll *out, int phase, const char *src, const char *path,
+                      th_error *err) {
     if (!cJSON_IsObject(c)) return th_json_bad(err, src, path, "an object", c);
     if (th_json_check_keys(c, coll_keys, src, path, err)) return err->code;
     memset(out, 0, sizeof *out);
     out->present = 1;
     if (!cJSON_GetObjectItemCaseSensitive(c, "type"))
-        return th_error_set(err, TH_EINPUT, "%s: %s.type: missing (allreduce, reducescatter, "
-                            "allgather or alltoall)", src, path);
+        return th_error_set(err, TH_EINPUT,
+                            "%s: %s.type: missing (allreduce, reducescatter, "
+                            "allgather or alltoall)",
+                            src, path);
     int t = 0;
-    if (th_json_enum(c, "type", type_names, &t, src, path, err)) return err->code;
+    if (th_json_enum(c, "type", th_coll_type_names, &t, src, path, err)) return err->code;
     out->type = (th_coll_type)t;
     char p[256];
     th_json_path(p, sizeof p, path, "size");
@@ -93,19 +95,22 @@ static int parse_coll(const cJSON *c, th_wl_coll *out, int phase, const char *sr
     return TH_OK;
 }
 
-static int parse_phase(const cJSON *ph, th_wl_phase *out, int phase, double tflops,
-                       const char *src, const char *path, th_error *err) {
+static int parse_phase(const cJSON *ph, th_wl_phase *out, int phase, double tflops, const char *src,
+                       const char *path, th_error *err) {
     if (!ph)
-        return th_error_set(err, TH_EINPUT, "%s: %s: missing (every layer needs forward, "
-                            "input_grad and weight_grad, each with \"ns\" or \"flops\")", src,
-                            path);
+        return th_error_set(err, TH_EINPUT,
+                            "%s: %s: missing (every layer needs forward, "
+                            "input_grad and weight_grad, each with \"ns\" or \"flops\")",
+                            src, path);
     if (!cJSON_IsObject(ph)) return th_json_bad(err, src, path, "an object", ph);
     if (th_json_check_keys(ph, phase_keys, src, path, err)) return err->code;
     const cJSON *ns = cJSON_GetObjectItemCaseSensitive(ph, "ns");
     const cJSON *fl = cJSON_GetObjectItemCaseSensitive(ph, "flops");
     if (!ns == !fl)
-        return th_error_set(err, TH_EINPUT, "%s: %s: expected exactly one compute time, \"ns\" "
-                            "or \"flops\"", src, path);
+        return th_error_set(err, TH_EINPUT,
+                            "%s: %s: expected exactly one compute time, \"ns\" "
+                            "or \"flops\"",
+                            src, path);
     char p[256];
     th_json_path(p, sizeof p, path, ns ? "ns" : "flops");
     const cJSON *v = ns ? ns : fl;
@@ -113,8 +118,10 @@ static int parse_phase(const cJSON *ph, th_wl_phase *out, int phase, double tflo
         v->valuedouble > 1e21)
         return th_json_bad(err, src, p, "a finite number >= 0", v);
     if (fl && tflops <= 0)
-        return th_error_set(err, TH_EINPUT, "%s: %s: \"flops\" needs the top-level "
-                            "\"npu_tflops\" to become a time", src, p);
+        return th_error_set(err, TH_EINPUT,
+                            "%s: %s: \"flops\" needs the top-level "
+                            "\"npu_tflops\" to become a time",
+                            src, p);
     out->flops = fl ? v->valuedouble : 0;
     out->ns = ns ? v->valuedouble : v->valuedouble / (tflops * 1e3);
     const cJSON *c = cJSON_GetObjectItemCaseSensitive(ph, "collective");
@@ -127,8 +134,7 @@ static int parse_workload(const cJSON *root, th_workload *wl, const char *src, t
     if (!cJSON_IsObject(root)) return th_json_bad(err, src, "(top level)", "an object", root);
     if (th_json_check_keys(root, top_keys, src, "", err)) return err->code;
     if (th_json_string(root, "name", wl->name, sizeof wl->name, src, "", err)) return err->code;
-    if (th_json_string(root, "description", wl->description, sizeof wl->description, src, "",
-                       err))
+    if (th_json_string(root, "description", wl->description, sizeof wl->description, src, "", err))
         return err->code;
     char buf[1024];
     if (th_json_string(root, "source", buf, sizeof buf, src, "", err)) return err->code;
@@ -140,12 +146,16 @@ static int parse_workload(const cJSON *root, th_workload *wl, const char *src, t
     wl->hybrid = par;
     const cJSON *mp = cJSON_GetObjectItemCaseSensitive(root, "mp_dims");
     if (wl->hybrid) {
-        if (!mp || !cJSON_IsNumber(mp) || mp->valuedouble < 1 ||
-            mp->valuedouble >= TH_MAX_DIMS || mp->valuedouble != floor(mp->valuedouble))
-            return mp ? th_json_bad(err, src, "mp_dims", "an integer >= 1 (the inner dims that "
-                                    "are model-parallel)", mp)
-                      : th_error_set(err, TH_EINPUT, "%s: mp_dims: missing (a hybrid workload "
-                                     "names how many inner dims are model-parallel)", src);
+        if (!mp || !cJSON_IsNumber(mp) || mp->valuedouble < 1 || mp->valuedouble >= TH_MAX_DIMS ||
+            mp->valuedouble != floor(mp->valuedouble))
+            return mp ? th_json_bad(err, src, "mp_dims",
+                                    "an integer >= 1 (the inner dims that "
+                                    "are model-parallel)",
+                                    mp)
+                      : th_error_set(err, TH_EINPUT,
+                                     "%s: mp_dims: missing (a hybrid workload "
+                                     "names how many inner dims are model-parallel)",
+                                     src);
         wl->mp_dims = (int)mp->valuedouble;
     } else if (mp) {
         return th_error_set(err, TH_EINPUT, "%s: mp_dims: only for \"parallelism\": \"hybrid\"",
@@ -182,12 +192,13 @@ static int parse_workload(const cJSON *root, th_workload *wl, const char *src, t
         if (!cJSON_IsObject(l)) return th_json_bad(err, src, path, "a layer object", l);
         if (th_json_check_keys(l, layer_keys, src, path, err)) return err->code;
         snprintf(ly->name, sizeof ly->name, "layer%d", k);
-        if (th_json_string(l, "name", ly->name, sizeof ly->name, src, path, err))
-            return err->code;
+        if (th_json_string(l, "name", ly->name, sizeof ly->name, src, path, err)) return err->code;
         for (int j = 0; j < k; j++)
             if (!strcmp(wl->layers[j].name, ly->name))
-                return th_error_set(err, TH_EINPUT, "%s: %s.name: \"%s\" is also layers[%d]'s "
-                                    "name", src, path, ly->name, j);
+                return th_error_set(err, TH_EINPUT,
+                                    "%s: %s.name: \"%s\" is also layers[%d]'s "
+                                    "name",
+                                    src, path, ly->name, j);
         if (th_json_number(l, "params", 0, &ly->params, src, path, err)) return err->code;
         if (ly->params < 0)
             return th_error_set(err, TH_EINPUT, "%s: %s.params: expected >= 0", src, path);
@@ -257,9 +268,12 @@ int th_workload_mask(const th_workload *wl, const th_wl_coll *c, const th_system
     case TH_SEL_LIST:
         if (c->mask & ~all) {
             int d = 0;
-            while (!((c->mask >> d) & 1u) || d < sys->ndims) d++;
-            return th_error_set(err, TH_EINPUT, "%s: dims: dim %d does not exist (system \"%s\" "
-                                "has dims 0..%d)", where, d, sys->name, sys->ndims - 1);
+            while (!((c->mask >> d) & 1u) || d < sys->ndims)
+                d++;
+            return th_error_set(err, TH_EINPUT,
+                                "%s: dims: dim %d does not exist (system \"%s\" "
+                                "has dims 0..%d)",
+                                where, d, sys->name, sys->ndims - 1);
         }
         *mask = c->mask;
         break;

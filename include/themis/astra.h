@@ -10,7 +10,7 @@
  * (*out, NUL-terminated, caller frees). Unmodelled settings (more than one active chunk per
  * dimension, implementations other than ring, ...) are errors, not approximations. When
  * system_json is NULL, *note is set to a sentence about the defaults used (else NULL). */
-int th_astra_import(const char *network_yml, const char *system_json, char **out,
-                    const char **note, th_error *err);
+int th_astra_import(const char *network_yml, const char *system_json, char **out, const char **note,
+                    th_error *err);
 
 #endif

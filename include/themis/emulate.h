@@ -8,6 +8,8 @@
 
 typedef enum { TH_INTRA_FIFO, TH_INTRA_SCF } th_intra;
 
+extern const char *const th_intra_names[]; /* fifo, scf (NULL-terminated) */
+
 const char *th_intra_name(th_intra q);
 int th_intra_from_name(const char *s, th_intra *out);
 
@@ -49,6 +51,8 @@ void th_emu_free(th_emu *emu);
 
 /* Priority between collectives in flight: older first (fifo) or newer first (lifo). */
 typedef enum { TH_PRIO_FIFO, TH_PRIO_LIFO } th_priority;
+
+extern const char *const th_priority_names[]; /* fifo, lifo (NULL-terminated) */
 
 const char *th_priority_name(th_priority p);
 int th_priority_from_name(const char *s, th_priority *out);

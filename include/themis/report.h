@@ -31,11 +31,11 @@ void th_report_trace_row(FILE *out, th_pair pair, const th_stage_rec *rec);
 
 /* One evaluated training configuration. */
 typedef struct th_train_row {
-    const char *policy;     /* "baseline", "themis", "themis-global", "roundrobin", "ideal" */
-    const char *intra;      /* "fifo", "scf", or "-" for the ideal network */
+    const char *policy; /* "baseline", "themis", "themis-global", "roundrobin", "ideal" */
+    const char *intra;  /* "fifo", "scf", or "-" for the ideal network */
     th_train_result res;
-    double speedup;         /* baseline+fifo iteration / this iteration */
-    double vs_ideal;        /* ideal iteration / this iteration */
+    double speedup;  /* baseline+fifo iteration / this iteration */
+    double vs_ideal; /* ideal iteration / this iteration */
 } th_train_row;
 
 typedef struct th_train_report {

@@ -75,6 +75,11 @@ void th_plan_stage(const th_plan *plan, int64_t chunk, int j, int *dim, th_op *o
 /* Parses a dim list "0,2" (indices, each < ndims, no repeats) into a bit mask. */
 int th_sched_parse_dims(const char *list, int ndims, uint32_t *mask, th_error *err);
 
+/* Names in enum order, NULL-terminated (for parsers and messages). */
+extern const char *const th_coll_type_names[];  /* allreduce, reducescatter, ... */
+extern const char *const th_policy_names[];     /* baseline, themis, roundrobin */
+extern const char *const th_load_model_names[]; /* alpha_beta, bandwidth */
+
 const char *th_coll_type_name(th_coll_type t);
 const char *th_policy_name(th_policy p);
 const char *th_load_model_name(th_load_model m);

@@ -24,7 +24,7 @@ int th_sweep_parse(const char *json, size_t len, const char *source, const char 
                    th_sweep **out, th_error *err);
 void th_sweep_free(th_sweep *sw);
 
-int64_t th_sweep_points(const th_sweep *sw);   /* all points of the spec */
+int64_t th_sweep_points(const th_sweep *sw); /* all points of the spec */
 const char *th_sweep_name(const th_sweep *sw);
 const char *th_sweep_output(const th_sweep *sw); /* resolved "output", or NULL */
 
@@ -41,7 +41,9 @@ typedef struct th_shard {
 int th_shard_parse(const char *text, th_shard *out, th_error *err);
 /* Points in the shard, and the global point index of its j-th point. */
 int64_t th_shard_points(const th_sweep *sw, th_shard shard);
-static inline int64_t th_shard_point(th_shard shard, int64_t j) { return shard.k + j * shard.n; }
+static inline int64_t th_shard_point(th_shard shard, int64_t j) {
+    return shard.k + j * shard.n;
+}
 
 /* A growing text buffer for CSV rows. */
 typedef struct th_buf {
@@ -65,12 +67,12 @@ int th_sweep_row(th_sweep_worker *w, int64_t point, th_buf *out, th_error *err);
 typedef void (*th_progress_fn)(void *ctx, int64_t done, int64_t total);
 
 typedef struct th_sweep_opts {
-    int threads;                  /* worker threads, >= 1 */
-    th_shard shard;               /* which points */
-    int64_t start;                /* shard-local index of the first point to compute (resume) */
-    int fd;                       /* rows are written here, in order, whole rows per write */
-    volatile sig_atomic_t *stop;  /* when it becomes non-zero: finish, write the prefix, return */
-    th_progress_fn progress;      /* may be NULL; called from the calling thread */
+    int threads;                 /* worker threads, >= 1 */
+    th_shard shard;              /* which points */
+    int64_t start;               /* shard-local index of the first point to compute (resume) */
+    int fd;                      /* rows are written here, in order, whole rows per write */
+    volatile sig_atomic_t *stop; /* when it becomes non-zero: finish, write the prefix, return */
+    th_progress_fn progress;     /* may be NULL; called from the calling thread */
     void *progress_ctx;
 } th_sweep_opts;
 

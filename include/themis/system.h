@@ -34,14 +34,14 @@ typedef struct th_system {
     char description[256];  /* free text, may be empty */
     int ndims;              /* 1 .. TH_MAX_DIMS, dim 0 innermost */
     th_dim dims[TH_MAX_DIMS];
-    double reduce_bw; /* reduction throughput, bytes per ns; 0 = reduction is free */
-    th_model model;   /* analytical (default) or the astra-sim preset */
-    double endpoint;  /* astra-sim: endpoint delay per message, ns */
+    double reduce_bw;      /* reduction throughput, bytes per ns; 0 = reduction is free */
+    th_model model;        /* analytical (default) or the astra-sim preset */
+    double endpoint;       /* astra-sim: endpoint delay per message, ns */
     double local_mem_GBps; /* astra-sim: local memory bandwidth for reductions, GB/s */
     int64_t run_chunks;    /* "run" defaults for `themis run`: chunks, 0 = not set */
     int run_policy;        /* 1 + th_policy, 0 = not set */
     int run_intra;         /* 1 + th_intra, 0 = not set */
-    double npus;      /* P = product of all npus (exact: <= 2^40) */
+    double npus;           /* P = product of all npus (exact: <= 2^40) */
 } th_system;
 
 /* Reads and validates a system file. `path` "-" reads stdin. */
@@ -57,6 +57,10 @@ void th_system_default(th_system *sys);
 /* Checks the fields of an already-built system (the loaders call it; so should anyone who
  * edits a th_system by hand). Recomputes bw and npus. */
 int th_system_validate(th_system *sys, const char *source, th_error *err);
+
+/* Names in enum order, NULL-terminated (for parsers and messages). */
+extern const char *const th_topology_names[];  /* ring, fc, switch */
+extern const char *const th_algorithm_names[]; /* ring, direct, rhd */
 
 const char *th_model_name(th_model m); /* "analytical", "astra-sim" */
 const char *th_topology_name(th_topology t);

@@ -5,18 +5,18 @@
 
 #define TH_VERSION "0.1.0"
 
+#include "themis/astra.h"
 #include "themis/cost.h"
 #include "themis/emulate.h"
 #include "themis/error.h"
-#include "themis/workload.h"
-#include "themis/train.h"
 #include "themis/report.h"
-#include "themis/sweep.h"
-#include "themis/astra.h"
-#include "themis/summarize.h"
 #include "themis/run.h"
 #include "themis/schedule.h"
+#include "themis/summarize.h"
+#include "themis/sweep.h"
 #include "themis/system.h"
+#include "themis/train.h"
 #include "themis/units.h"
+#include "themis/workload.h"
 
 #endif

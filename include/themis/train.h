@@ -8,15 +8,15 @@
 #include "themis/workload.h"
 
 typedef struct th_train_opts {
-    th_policy policy;     /* inter-dimension policy */
-    int global;           /* themis-global: one Themis tracker across collectives in flight */
+    th_policy policy; /* inter-dimension policy */
+    int global;       /* themis-global: one Themis tracker across collectives in flight */
     th_intra intra;
     th_priority priority; /* between collectives in flight */
     th_load_model model;
-    int ideal;            /* the ideal network instead of the emulator */
-    int iterations;       /* iterations replayed, >= 2; the last two give the period */
-    double batch;         /* samples per NPU; 0 = the workload's */
-    int64_t chunks;       /* chunks per collective; 0 = the workload's */
+    int ideal;      /* the ideal network instead of the emulator */
+    int iterations; /* iterations replayed, >= 2; the last two give the period */
+    double batch;   /* samples per NPU; 0 = the workload's */
+    int64_t chunks; /* chunks per collective; 0 = the workload's */
 } th_train_opts;
 
 /* One collective of the measured iteration. */
@@ -24,10 +24,10 @@ typedef struct th_train_coll {
     int layer;
     th_phase phase;
     th_coll_type type;
-    double size;          /* bytes */
-    uint32_t mask;        /* involved dims */
+    double size;   /* bytes */
+    uint32_t mask; /* involved dims */
     int blocking;
-    double issue, end;    /* ns from the measured iteration's start */
+    double issue, end; /* ns from the measured iteration's start */
 } th_train_coll;
 
 typedef struct th_train_result {
@@ -40,10 +40,10 @@ typedef struct th_train_result {
 
 /* One event of the replay, for the timeline trace. */
 typedef struct th_train_event {
-    int collective;       /* 0: compute, 1: a collective */
+    int collective; /* 0: compute, 1: a collective */
     int iteration, layer;
     th_phase phase;
-    double start, end;    /* ns (collective: issue and end) */
+    double start, end; /* ns (collective: issue and end) */
 } th_train_event;
 
 typedef void (*th_train_trace_fn)(void *ctx, const th_train_event *ev);

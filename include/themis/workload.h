@@ -13,35 +13,35 @@ typedef enum { TH_PHASE_FWD, TH_PHASE_IG, TH_PHASE_WG } th_phase;
 typedef enum { TH_SEL_DP, TH_SEL_MP, TH_SEL_ALL, TH_SEL_LIST } th_dim_sel;
 
 typedef struct th_wl_coll {
-    int present;        /* 0: the phase has no collective */
+    int present; /* 0: the phase has no collective */
     th_coll_type type;
-    double size;        /* bytes at the workload's batch */
+    double size; /* bytes at the workload's batch */
     th_dim_sel sel;
-    uint32_t mask;      /* TH_SEL_LIST: the dims */
-    int blocking;       /* the next compute waits for it */
-    int64_t chunks;     /* 0: the workload's default */
+    uint32_t mask;  /* TH_SEL_LIST: the dims */
+    int blocking;   /* the next compute waits for it */
+    int64_t chunks; /* 0: the workload's default */
 } th_wl_coll;
 
 typedef struct th_wl_phase {
-    double ns;          /* compute time at the workload's batch, ns */
-    double flops;       /* as written (0 when given in ns) */
+    double ns;    /* compute time at the workload's batch, ns */
+    double flops; /* as written (0 when given in ns) */
     th_wl_coll coll;
 } th_wl_phase;
 
 typedef struct th_wl_layer {
     char name[64];
-    double params;      /* parameters (informational; totals are tested) */
+    double params; /* parameters (informational; totals are tested) */
     th_wl_phase ph[TH_NPHASES];
 } th_wl_layer;
 
 typedef struct th_workload {
     char name[64];
     char description[512];
-    int hybrid;         /* 0: data-parallel over every dim; 1: hybrid */
-    int mp_dims;        /* hybrid: dims 0 .. mp_dims-1 are model-parallel */
-    double batch;       /* samples per NPU the numbers are for */
-    double npu_tflops;  /* converts flops to ns; 0 when every phase gives ns */
-    int64_t chunks;     /* default chunks per collective (64) */
+    int hybrid;             /* 0: data-parallel over every dim; 1: hybrid */
+    int mp_dims;            /* hybrid: dims 0 .. mp_dims-1 are model-parallel */
+    double batch;           /* samples per NPU the numbers are for */
+    double npu_tflops;      /* converts flops to ns; 0 when every phase gives ns */
+    int64_t chunks;         /* default chunks per collective (64) */
     double min_chunk_bytes; /* default split: at most `chunks` chunks of at least this; 0 off */
     th_wl_layer *layers;
     int nlayers;
