@@ -1,9 +1,10 @@
-/* Shared declarations for the Check test runner: one suite per module, plus the CLI. */
+/* Shared declarations for the Check test runner: one suite per module, plus the helpers. */
 #ifndef CHECK_THEMIS_H
 #define CHECK_THEMIS_H
 
 #include <check.h>
 #include <math.h>
+#include <stddef.h>
 
 #include "themis/themis.h"
 
@@ -44,5 +45,90 @@ th_system test_ref_system(void);
 th_collective test_coll(th_coll_type t, double size, int64_t chunks, uint32_t mask);
 /* Asserts two results are bit-identical. */
 void test_same_result(const th_result *a, const th_result *b);
+
+/* ---- files and folders ---- */
+
+/* Absolute path of a tests/data file; four rotating buffers, so one command can name several. */
+const char *test_dpath(const char *name);
+/* A fresh empty folder under $TMPDIR (or /tmp); the caller removes it with test_rm_dir. */
+char *test_tmp_dir(void);
+/* A fresh empty file under $TMPDIR (or /tmp); the caller unlinks it and frees the path. */
+char *test_tmp_file(void);
+/* Removes the folder and all it holds (rm -rf), then frees the path. */
+void test_rm_dir(char *dir);
+/* Declares char var[] holding dir/name. */
+#define TEST_DIR_PATH(var, dir, name)                                                              \
+    char var[4200];                                                                                \
+    snprintf(var, sizeof var, "%s/%s", dir, name)
+/* Reads a whole file into a malloc'd NUL-terminated buffer (its length in *len unless NULL);
+ * fails the test when the file cannot be read. */
+char *test_slurp(const char *path, size_t *len);
+/* Writes len bytes of data to path (created or truncated); fails the test on error. */
+void test_spit(const char *path, const char *data, size_t len);
+/* True when path exists. */
+int test_exists(const char *path);
+/* A malloc'd copy of json with every ' turned into " (for specs written in C strings). */
+char *test_dq(const char *json);
+
+/* ---- running the themis binary ---- */
+
+/* One finished command: its ARGS, exit status (-1 when it did not exit normally), output. */
+typedef struct test_cli_out {
+    char *args; /* ARGS as run */
+    int status;
+    char *out; /* stdout, NUL-terminated */
+    size_t out_len;
+    char *err; /* stderr, NUL-terminated */
+    size_t err_len;
+} test_cli_out;
+
+/* The binary ($THEMIS_BIN or build/themis) as an absolute path, so commands may cd first. */
+const char *test_cli_bin(void);
+/* Runs `cd DIR && themis ARGS` (DIR NULL: here); ARGS is a shell fragment; stdin is /dev/null
+ * unless ARGS redirects it. Free r with test_cli_free. */
+void test_cli_in(test_cli_out *r, const char *dir, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* test_cli_in in the current folder. */
+void test_cli(test_cli_out *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Frees the output of a command. */
+void test_cli_free(test_cli_out *r);
+/* Asserts the command exited 0; `what` names it in the message. */
+void test_expect_ok(const test_cli_out *r, const char *what);
+/* Asserts the command exited 0 with nothing on stderr. */
+void test_expect_quiet(const test_cli_out *r, const char *what);
+/* Bad input: exit 2, nothing on stdout, exactly one line on stderr starting "themis: ". */
+void test_expect_bad(const test_cli_out *r, const char *what);
+/* Runs ARGS and expects the bad-input behaviour; the message holds `needle` (unless NULL). */
+void test_bad(const char *needle, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Runs a shell command in the source folder with THEMIS_BIN exported; returns its exit status
+ * (-1 when it did not exit) and fills out (size bytes) with its stdout and stderr merged. */
+int test_sh(char *out, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* ---- a small CSV reader (no quoting: the formats never need it) ---- */
+
+/* A parsed CSV: every data row as wide as the header. */
+typedef struct test_csv {
+    char *buf; /* the text, split in place */
+    char *raw; /* the text as parsed */
+    int ncols; /* header columns */
+    int nrows; /* data rows */
+    char **head;
+    char ***cell; /* nrows x ncols */
+} test_csv;
+
+/* Splits one line (no newline) at commas in place into at most max fields; returns the count. */
+int test_split(char *line, char **f, int max);
+/* Parses text (a header and rows, each ending in '\n'); free c with test_csv_free. */
+void test_csv_parse(test_csv *c, const char *text);
+/* Reads and parses the CSV file at path. */
+void test_csv_read(test_csv *c, const char *path);
+/* Frees a parsed CSV. */
+void test_csv_free(test_csv *c);
+/* Index of the named column; fails the test when there is none. */
+int test_csv_col(const test_csv *c, const char *name);
+/* The field of data row `row` in the named column. */
+const char *test_csv_s(const test_csv *c, int row, const char *name);
+/* The same field as a number; fails the test unless it is one in full. */
+double test_csv_d(const test_csv *c, int row, const char *name);
 
 #endif

@@ -1,22 +1,11 @@
 /* CLI tests: run the real `themis` binary and check exit status, stdout, stderr and files. */
 #include <cjson/cJSON.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check_themis.h"
-
-/* One finished command: exit status (-1 when it did not exit normally) and its output. */
-typedef struct cli_out {
-    int status;
-    char *out; /* stdout, NUL-terminated */
-    size_t out_len;
-    char *err; /* stderr, NUL-terminated */
-    size_t err_len;
-} cli_out;
 
 /* Path of a shipped workload file (models/workloads/NAME). */
 static const char *wl_path(const char *name) {
@@ -26,218 +15,21 @@ static const char *wl_path(const char *name) {
     return buf;
 }
 
-static const char *cli_bin(void) {
-    const char *b = getenv("THEMIS_BIN");
-    return b && *b ? b : "build/themis";
+/* Expects the command succeeded, parses its stdout into c and frees it. */
+static void csv_of(test_csv *c, test_cli_out *r) {
+    test_expect_ok(r, r->args);
+    test_csv_parse(c, r->out);
+    test_cli_free(r);
 }
 
-/* Path of a tests/data file; four rotating buffers so one command can name several. */
-static const char *dpath(const char *name) {
-    static char bufs[4][4096];
-    static int next;
-    char *b = bufs[next];
-    next = (next + 1) % 4;
-    snprintf(b, sizeof bufs[0], "%s", test_data(name));
-    return b;
-}
-
-/* A fresh empty temp file; the caller frees the returned path and unlinks the file. */
-static char *tmp_file(void) {
-    const char *dir = getenv("TMPDIR");
-    char buf[4096];
-    snprintf(buf, sizeof buf, "%s/themis-cli-XXXXXX", dir && *dir ? dir : "/tmp");
-    int fd = mkstemp(buf);
-    ck_assert_msg(fd >= 0, "mkstemp failed in %s", buf);
-    close(fd);
-    char *p = malloc(strlen(buf) + 1);
-    ck_assert_ptr_nonnull(p);
-    strcpy(p, buf);
-    return p;
-}
-
-/* Reads a whole file into a NUL-terminated buffer; NULL when it cannot be opened. */
-static char *slurp(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        return NULL;
-    }
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    ck_assert_ptr_nonnull(buf);
-    size_t got;
-    while ((got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
-        n += got;
-        if (cap - n - 1 == 0) {
-            cap *= 2;
-            buf = realloc(buf, cap);
-            ck_assert_ptr_nonnull(buf);
-        }
-    }
-    fclose(f);
-    buf[n] = '\0';
-    if (len) {
-        *len = n;
-    }
-    return buf;
-}
-
-/* Runs `themis ARGS` (ARGS is a shell fragment, may hold redirections of stdin). */
-static void cli(cli_out *r, const char *fmt, ...) {
-    char args[8192], cmd[16384];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(args, sizeof args, fmt, ap);
-    va_end(ap);
-    char *o = tmp_file(), *e = tmp_file();
-    snprintf(cmd, sizeof cmd, "'%s' %s >'%s' 2>'%s'", cli_bin(), args, o, e);
-    int st = system(cmd);
-    r->status = (st != -1 && WIFEXITED(st)) ? WEXITSTATUS(st) : -1;
-    r->out = slurp(o, &r->out_len);
-    r->err = slurp(e, &r->err_len);
-    ck_assert_ptr_nonnull(r->out);
-    ck_assert_ptr_nonnull(r->err);
-    unlink(o);
-    unlink(e);
-    free(o);
-    free(e);
-}
-
-static void cli_free(cli_out *r) {
-    free(r->out);
-    free(r->err);
-}
-
-static void expect_ok(const cli_out *r, const char *what) {
-    ck_assert_msg(r->status == 0, "%s: exit %d, stderr: %s", what, r->status, r->err);
-}
-
-/* Bad input: exit 2, nothing on stdout, exactly one line on stderr starting "themis: ". */
-static void expect_bad(const cli_out *r, const char *what) {
-    ck_assert_msg(r->status == 2, "%s: exit %d (want 2), stderr: %s", what, r->status, r->err);
-    ck_assert_msg(r->out_len == 0, "%s: stdout not empty: %s", what, r->out);
-    ck_assert_msg(strncmp(r->err, "themis: ", 8) == 0, "%s: stderr is '%s'", what, r->err);
-    const char *nl = strchr(r->err, '\n');
-    ck_assert_msg(nl != NULL && nl[1] == '\0', "%s: stderr is not one line: '%s'", what, r->err);
-    ck_assert_msg(r->err_len > 9, "%s: empty message", what);
-}
-
-/* Runs ARGS and expects the bad-input behaviour; `needle` (if not NULL) is in the message. */
-static void bad(const char *needle, const char *fmt, ...) {
-    char args[8192];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(args, sizeof args, fmt, ap);
-    va_end(ap);
-    cli_out r;
-    cli(&r, "%s", args);
-    expect_bad(&r, args);
-    if (needle) {
-        ck_assert_msg(strstr(r.err, needle) != NULL, "%s: message '%s' lacks '%s'", args, r.err,
-                      needle);
-    }
-    cli_free(&r);
-}
-
-/* ---- a small CSV reader (no quoting: the formats never need it) ---- */
-
-#define CSV_ROWS 256
-#define CSV_COLS 128
-
-typedef struct csv_t {
-    char *buf;
-    char *raw; /* the text as parsed */
-    int ncols; /* header columns */
-    int nrows; /* data rows */
-    char *head[CSV_COLS];
-    char *cell[CSV_ROWS][CSV_COLS];
-    int width[CSV_ROWS]; /* fields in each data row */
-} csv_t;
-
-static int csv_split(char *line, char **fields) {
-    int n = 0;
-    fields[n++] = line;
-    for (char *p = line; *p; p++) {
-        if (*p == ',') {
-            *p = '\0';
-            ck_assert_int_lt(n, CSV_COLS);
-            fields[n++] = p + 1;
-        }
-    }
-    return n;
-}
-
-/* Parses text (header + rows, each ending in '\n') into c; checks every row is as wide. */
-static void csv_parse(csv_t *c, const char *text) {
-    memset(c, 0, sizeof *c);
-    size_t len = strlen(text);
-    c->buf = malloc(len + 1);
-    ck_assert_ptr_nonnull(c->buf);
-    memcpy(c->buf, text, len + 1);
-    c->raw = malloc(len + 1);
-    ck_assert_ptr_nonnull(c->raw);
-    memcpy(c->raw, text, len + 1);
-    ck_assert_msg(len > 0 && text[len - 1] == '\n', "CSV does not end in a newline");
-    char *line = c->buf;
-    int idx = 0;
-    while (*line) {
-        char *nl = strchr(line, '\n');
-        ck_assert_ptr_nonnull(nl);
-        *nl = '\0';
-        if (idx == 0) {
-            c->ncols = csv_split(line, c->head);
-        } else {
-            ck_assert_int_le(idx, CSV_ROWS);
-            c->width[idx - 1] = csv_split(line, c->cell[idx - 1]);
-            ck_assert_msg(c->width[idx - 1] == c->ncols, "row %d has %d fields, header %d", idx,
-                          c->width[idx - 1], c->ncols);
-        }
-        idx++;
-        line = nl + 1;
-    }
-    c->nrows = idx - 1;
-}
-
-static void csv_free(csv_t *c) {
-    free(c->buf);
-    free(c->raw);
-}
-
-static int csv_col(const csv_t *c, const char *name) {
-    for (int i = 0; i < c->ncols; i++) {
-        if (strcmp(c->head[i], name) == 0) {
-            return i;
-        }
-    }
-    ck_abort_msg("CSV has no column %s", name);
-    return -1;
-}
-
-static const char *csv_s(const csv_t *c, int row, const char *name) {
-    ck_assert_int_lt(row, c->nrows);
-    return c->cell[row][csv_col(c, name)];
-}
-
-static double csv_d(const csv_t *c, int row, const char *name) {
-    const char *s = csv_s(c, row, name);
-    char *end;
-    double v = strtod(s, &end);
-    ck_assert_msg(*s && *end == '\0', "column %s row %d is not a number: '%s'", name, row, s);
-    return v;
-}
-
-/* Runs ARGS (which should not set -f) with `-f csv` and parses stdout. */
-static void cli_csv(csv_t *c, const char *fmt, ...) {
-    char args[8192];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(args, sizeof args, fmt, ap);
-    va_end(ap);
-    cli_out r;
-    cli(&r, "run -f csv %s", args);
-    expect_ok(&r, args);
-    csv_parse(c, r.out);
-    cli_free(&r);
-}
+/* Runs `run -f csv ARGS` (a format string literal and its arguments; ARGS should not set -f)
+ * and parses stdout into c. */
+#define cli_csv(c, ...)                                                                            \
+    do {                                                                                           \
+        test_cli_out r_;                                                                           \
+        test_cli(&r_, "run -f csv " __VA_ARGS__);                                                  \
+        csv_of(c, &r_);                                                                            \
+    } while (0)
 
 /* The result columns of /tmp/formats.md, before the per-dim ones. */
 static const char *const CSV_HEAD =
@@ -265,11 +57,11 @@ static const char *const INTRAS[2] = {"fifo", "scf"};
 START_TEST(version) {
     const char *forms[] = {"--version", "-V", "run --version", "run -V"};
     for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
-        cli_out r;
-        cli(&r, "%s", forms[i]);
-        expect_ok(&r, forms[i]);
+        test_cli_out r;
+        test_cli(&r, "%s", forms[i]);
+        test_expect_ok(&r, forms[i]);
         ck_assert_msg(strncmp(r.out, "themis 0.1.0", 12) == 0, "%s printed '%s'", forms[i], r.out);
-        cli_free(&r);
+        test_cli_free(&r);
     }
 }
 END_TEST
@@ -277,21 +69,21 @@ END_TEST
 START_TEST(help) {
     const char *forms[] = {"run --help", "run -h", "--help"};
     for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
-        cli_out r;
-        cli(&r, "%s", forms[i]);
-        expect_ok(&r, forms[i]);
+        test_cli_out r;
+        test_cli(&r, "%s", forms[i]);
+        test_expect_ok(&r, forms[i]);
         ck_assert_msg(strstr(r.out, "xample") != NULL, "%s has no example: %s", forms[i], r.out);
         ck_assert_msg(strstr(r.out, "themis run") != NULL, "%s lacks 'themis run'", forms[i]);
-        cli_free(&r);
+        test_cli_free(&r);
     }
-    cli_out r;
-    cli(&r, "run --help");
+    test_cli_out r;
+    test_cli(&r, "run --help");
     const char *opts[] = {"--system", "--collective", "--size",   "--chunks", "--policy", "--intra",
                           "--dims",   "--load-model", "--format", "--output", "--trace"};
     for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++) {
         ck_assert_msg(strstr(r.out, opts[i]) != NULL, "run --help does not mention %s", opts[i]);
     }
-    cli_free(&r);
+    test_cli_free(&r);
 }
 END_TEST
 
@@ -323,9 +115,9 @@ static int has_pair_line(const char *text, const char *pol, const char *intra) {
 }
 
 START_TEST(noargs_table) {
-    cli_out r;
-    cli(&r, "%s", "");
-    expect_ok(&r, "themis");
+    test_cli_out r;
+    test_cli(&r, "%s", "");
+    test_expect_ok(&r, "themis");
     for (int p = 0; p < 3; p++) {
         for (int q = 0; q < 2; q++) {
             ck_assert_msg(has_pair_line(r.out, POLICIES[p], INTRAS[q]),
@@ -333,25 +125,25 @@ START_TEST(noargs_table) {
         }
     }
     /* `themis` = `themis run` = `themis run -f table`. */
-    cli_out r2, r3;
-    cli(&r2, "run");
-    cli(&r3, "run -f table");
-    expect_ok(&r2, "run");
+    test_cli_out r2, r3;
+    test_cli(&r2, "run");
+    test_cli(&r3, "run -f table");
+    test_expect_ok(&r2, "run");
     ck_assert_str_eq(r.out, r2.out);
     ck_assert_str_eq(r.out, r3.out);
-    cli_free(&r);
-    cli_free(&r2);
-    cli_free(&r3);
+    test_cli_free(&r);
+    test_cli_free(&r2);
+    test_cli_free(&r3);
 }
 END_TEST
 
 START_TEST(default_csv) {
-    cli_out r;
-    cli(&r, "run -f csv");
-    expect_ok(&r, "run -f csv");
+    test_cli_out r;
+    test_cli(&r, "run -f csv");
+    test_expect_ok(&r, "run -f csv");
     expect_header(r.out, 3);
-    csv_t c;
-    csv_parse(&c, r.out);
+    test_csv c;
+    test_csv_parse(&c, r.out);
     ck_assert_int_eq(c.nrows, 6);
     ck_assert_int_eq(c.ncols, 14 + 3 * 3);
     /* S = 1 GiB = 1073741824, P = 4*8*16 = 512. Ideal: every order moves 2 S (1 - 1/512)
@@ -359,38 +151,39 @@ START_TEST(default_csv) {
      * ideal = 2143289344 / 500 = 4286578.688 ns = 4286.578688 us. */
     const double S = 1073741824.0, total = 2143289344.0, ideal_us = 4286.578688;
     const double B[3] = {250, 200, 50};
-    double t_ref = csv_d(&c, 0, "time_us");
+    double t_ref = test_csv_d(&c, 0, "time_us");
     for (int i = 0; i < 6; i++) {
-        ck_assert_str_eq(csv_s(&c, i, "system"), "default-3d");
-        ck_assert_str_eq(csv_s(&c, i, "type"), "allreduce");
-        ck_assert_str_eq(csv_s(&c, i, "size_bytes"), "1073741824");
-        ck_assert_str_eq(csv_s(&c, i, "chunks"), "64");
-        ck_assert_str_eq(csv_s(&c, i, "dims"), "0;1;2");
-        ck_assert_str_eq(csv_s(&c, i, "load_model"), "alpha_beta");
-        ck_assert_str_eq(csv_s(&c, i, "policy"), POLICIES[i / 2]);
-        ck_assert_str_eq(csv_s(&c, i, "intra"), INTRAS[i % 2]);
-        double t = csv_d(&c, i, "time_us");
-        ck_assert_rel(csv_d(&c, i, "ideal_us"), ideal_us);
+        ck_assert_str_eq(test_csv_s(&c, i, "system"), "default-3d");
+        ck_assert_str_eq(test_csv_s(&c, i, "type"), "allreduce");
+        ck_assert_str_eq(test_csv_s(&c, i, "size_bytes"), "1073741824");
+        ck_assert_str_eq(test_csv_s(&c, i, "chunks"), "64");
+        ck_assert_str_eq(test_csv_s(&c, i, "dims"), "0;1;2");
+        ck_assert_str_eq(test_csv_s(&c, i, "load_model"), "alpha_beta");
+        ck_assert_str_eq(test_csv_s(&c, i, "policy"), POLICIES[i / 2]);
+        ck_assert_str_eq(test_csv_s(&c, i, "intra"), INTRAS[i % 2]);
+        double t = test_csv_d(&c, i, "time_us");
+        ck_assert_rel(test_csv_d(&c, i, "ideal_us"), ideal_us);
         ck_assert_msg(t >= ideal_us, "row %d: time %.17g < ideal", i, t);
-        ck_assert_rel(csv_d(&c, i, "bw_util"), ideal_us / t);
-        ck_assert_rel(csv_d(&c, i, "speedup"), t_ref / t);
+        ck_assert_rel(test_csv_d(&c, i, "bw_util"), ideal_us / t);
+        ck_assert_rel(test_csv_d(&c, i, "speedup"), t_ref / t);
         /* algbw = S / time (bytes/ns = GB/s); busbw = algbw * 2 (512-1)/512. */
-        ck_assert_rel(csv_d(&c, i, "algbw_GBps"), S / (t * 1000.0));
-        ck_assert_rel(csv_d(&c, i, "busbw_GBps"), S / (t * 1000.0) * 2.0 * 511.0 / 512.0);
+        ck_assert_rel(test_csv_d(&c, i, "algbw_GBps"), S / (t * 1000.0));
+        ck_assert_rel(test_csv_d(&c, i, "busbw_GBps"), S / (t * 1000.0) * 2.0 * 511.0 / 512.0);
         double sum = 0;
         for (int k = 0; k < 3; k++) {
             char name[64];
             snprintf(name, sizeof name, "dim%d_bytes", k);
-            double bytes = csv_d(&c, i, name);
+            double bytes = test_csv_d(&c, i, name);
             sum += bytes;
             snprintf(name, sizeof name, "dim%d_busy_us", k);
-            ck_assert_msg(csv_d(&c, i, name) <= t * (1 + 1e-12), "row %d dim %d busy > time", i, k);
+            ck_assert_msg(test_csv_d(&c, i, name) <= t * (1 + 1e-12), "row %d dim %d busy > time",
+                          i, k);
             snprintf(name, sizeof name, "dim%d_bw_util", k);
-            ck_assert_rel(csv_d(&c, i, name), bytes / (B[k] * t * 1000.0));
+            ck_assert_rel(test_csv_d(&c, i, name), bytes / (B[k] * t * 1000.0));
         }
         ck_assert_rel(sum, total);
     }
-    ck_assert_str_eq(csv_s(&c, 0, "speedup"), "1");
+    ck_assert_str_eq(test_csv_s(&c, 0, "speedup"), "1");
     /* Baseline (rows 0, 1), c = S/64 = 16777216:
      * dim0 ring 4:   bytes 2*S*3/4 = 1610612736; stage 20*3 + c*3/(4*250) = 50391.648 ns,
      *                128 stages = 6450130.944 ns
@@ -399,63 +192,63 @@ START_TEST(default_csv) {
      * dim2 switch16: m = c/32 = 524288 (rhd, s(16)=4, L=8); bytes 2*(S/32)*15/16 = 62914560;
      *                stage 1000*8 + 524288*15/(16*50) = 17830.4 ns, x128 = 2282291.2 ns */
     for (int i = 0; i < 2; i++) {
-        ck_assert_rel(csv_d(&c, i, "dim0_bytes"), 1610612736.0);
-        ck_assert_rel(csv_d(&c, i, "dim1_bytes"), 469762048.0);
-        ck_assert_rel(csv_d(&c, i, "dim2_bytes"), 62914560.0);
-        ck_assert_rel(csv_d(&c, i, "dim0_busy_us"), 6450.130944);
-        ck_assert_rel(csv_d(&c, i, "dim1_busy_us"), 2361.61024);
-        ck_assert_rel(csv_d(&c, i, "dim2_busy_us"), 2282.2912);
-        ck_assert(csv_d(&c, i, "time_us") >= 6450.130944);
+        ck_assert_rel(test_csv_d(&c, i, "dim0_bytes"), 1610612736.0);
+        ck_assert_rel(test_csv_d(&c, i, "dim1_bytes"), 469762048.0);
+        ck_assert_rel(test_csv_d(&c, i, "dim2_bytes"), 62914560.0);
+        ck_assert_rel(test_csv_d(&c, i, "dim0_busy_us"), 6450.130944);
+        ck_assert_rel(test_csv_d(&c, i, "dim1_busy_us"), 2361.61024);
+        ck_assert_rel(test_csv_d(&c, i, "dim2_busy_us"), 2282.2912);
+        ck_assert(test_csv_d(&c, i, "time_us") >= 6450.130944);
     }
-    csv_free(&c);
-    cli_free(&r);
+    test_csv_free(&c);
+    test_cli_free(&r);
 }
 END_TEST
 
 START_TEST(pair_selection) {
-    csv_t c;
+    test_csv c;
     cli_csv(&c, "-p baseline -q fifo");
     ck_assert_int_eq(c.nrows, 1);
-    ck_assert_str_eq(csv_s(&c, 0, "policy"), "baseline");
-    ck_assert_str_eq(csv_s(&c, 0, "intra"), "fifo");
-    ck_assert_str_eq(csv_s(&c, 0, "speedup"), "1");
-    double t_ref = csv_d(&c, 0, "time_us");
-    csv_free(&c);
+    ck_assert_str_eq(test_csv_s(&c, 0, "policy"), "baseline");
+    ck_assert_str_eq(test_csv_s(&c, 0, "intra"), "fifo");
+    ck_assert_str_eq(test_csv_s(&c, 0, "speedup"), "1");
+    double t_ref = test_csv_d(&c, 0, "time_us");
+    test_csv_free(&c);
 
     cli_csv(&c, "-p themis -q scf");
     ck_assert_int_eq(c.nrows, 1);
-    ck_assert_str_eq(csv_s(&c, 0, "policy"), "themis");
-    ck_assert_str_eq(csv_s(&c, 0, "intra"), "scf");
+    ck_assert_str_eq(test_csv_s(&c, 0, "policy"), "themis");
+    ck_assert_str_eq(test_csv_s(&c, 0, "intra"), "scf");
     /* The speedup is still measured against baseline+fifo, which is not printed. */
-    ck_assert_rel(csv_d(&c, 0, "speedup"), t_ref / csv_d(&c, 0, "time_us"));
-    csv_free(&c);
+    ck_assert_rel(test_csv_d(&c, 0, "speedup"), t_ref / test_csv_d(&c, 0, "time_us"));
+    test_csv_free(&c);
 
     cli_csv(&c, "--policy all --intra fifo");
     ck_assert_int_eq(c.nrows, 3);
     for (int i = 0; i < 3; i++) {
-        ck_assert_str_eq(csv_s(&c, i, "policy"), POLICIES[i]);
-        ck_assert_str_eq(csv_s(&c, i, "intra"), "fifo");
+        ck_assert_str_eq(test_csv_s(&c, i, "policy"), POLICIES[i]);
+        ck_assert_str_eq(test_csv_s(&c, i, "intra"), "fifo");
     }
-    csv_free(&c);
+    test_csv_free(&c);
 
     cli_csv(&c, "-p roundrobin -q all");
     ck_assert_int_eq(c.nrows, 2);
-    ck_assert_str_eq(csv_s(&c, 0, "intra"), "fifo");
-    ck_assert_str_eq(csv_s(&c, 1, "intra"), "scf");
-    ck_assert_str_eq(csv_s(&c, 1, "policy"), "roundrobin");
-    csv_free(&c);
+    ck_assert_str_eq(test_csv_s(&c, 0, "intra"), "fifo");
+    ck_assert_str_eq(test_csv_s(&c, 1, "intra"), "scf");
+    ck_assert_str_eq(test_csv_s(&c, 1, "policy"), "roundrobin");
+    test_csv_free(&c);
 
     cli_csv(&c, "-p themis --load-model bandwidth");
     ck_assert_int_eq(c.nrows, 2);
-    ck_assert_str_eq(csv_s(&c, 0, "load_model"), "bandwidth");
-    csv_free(&c);
+    ck_assert_str_eq(test_csv_s(&c, 0, "load_model"), "bandwidth");
+    test_csv_free(&c);
 }
 END_TEST
 
 START_TEST(json_format) {
-    cli_out r;
-    cli(&r, "run -f json");
-    expect_ok(&r, "run -f json");
+    test_cli_out r;
+    test_cli(&r, "run -f json");
+    test_expect_ok(&r, "run -f json");
     cJSON *root = cJSON_Parse(r.out);
     ck_assert_msg(root != NULL, "JSON does not parse:\n%s", r.out);
     cJSON *sys = cJSON_GetObjectItemCaseSensitive(root, "system");
@@ -494,7 +287,7 @@ START_TEST(json_format) {
     ck_assert_int_eq(cJSON_GetArraySize(results), 6);
 
     /* The same numbers as the CSV. */
-    csv_t c;
+    test_csv c;
     cli_csv(&c, "%s", "");
     const char *keys[] = {"time_us", "ideal_us", "bw_util", "speedup", "algbw_GBps", "busbw_GBps"};
     for (int i = 0; i < 6; i++) {
@@ -506,7 +299,7 @@ START_TEST(json_format) {
         for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
             cJSON *v = cJSON_GetObjectItemCaseSensitive(res, keys[k]);
             ck_assert_msg(cJSON_IsNumber(v), "results[%d].%s missing", i, keys[k]);
-            ck_assert_rel(v->valuedouble, csv_d(&c, i, keys[k]));
+            ck_assert_rel(v->valuedouble, test_csv_d(&c, i, keys[k]));
         }
         cJSON *dims = cJSON_GetObjectItemCaseSensitive(res, "dims");
         ck_assert_int_eq(cJSON_GetArraySize(dims), 3);
@@ -517,30 +310,30 @@ START_TEST(json_format) {
             ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(d, "name")->valuestring, dname[k]);
             snprintf(name, sizeof name, "dim%d_bytes", k);
             ck_assert_rel(cJSON_GetObjectItemCaseSensitive(d, "bytes")->valuedouble,
-                          csv_d(&c, i, name));
+                          test_csv_d(&c, i, name));
             snprintf(name, sizeof name, "dim%d_busy_us", k);
             ck_assert_rel(cJSON_GetObjectItemCaseSensitive(d, "busy_us")->valuedouble,
-                          csv_d(&c, i, name));
+                          test_csv_d(&c, i, name));
             snprintf(name, sizeof name, "dim%d_bw_util", k);
             ck_assert_rel(cJSON_GetObjectItemCaseSensitive(d, "bw_util")->valuedouble,
-                          csv_d(&c, i, name));
+                          test_csv_d(&c, i, name));
         }
     }
-    csv_free(&c);
+    test_csv_free(&c);
     cJSON_Delete(root);
-    cli_free(&r);
+    test_cli_free(&r);
 
     /* reduce_GBps appears when the system sets it; --dims shows in collective.dims. */
-    cli(&r, "run -f json -s '%s' -b 1e6 -n 1", dpath("cli_eff.json"));
-    expect_ok(&r, "json cli_eff");
+    test_cli(&r, "run -f json -s '%s' -b 1e6 -n 1", test_dpath("cli_eff.json"));
+    test_expect_ok(&r, "json cli_eff");
     root = cJSON_Parse(r.out);
     ck_assert_ptr_nonnull(root);
     sys = cJSON_GetObjectItemCaseSensitive(root, "system");
     ck_assert_rel(cJSON_GetObjectItemCaseSensitive(sys, "reduce_GBps")->valuedouble, 200.0);
     cJSON_Delete(root);
-    cli_free(&r);
-    cli(&r, "run -f json -s '%s' --dims 0,2", dpath("cli_3d.json"));
-    expect_ok(&r, "json --dims");
+    test_cli_free(&r);
+    test_cli(&r, "run -f json -s '%s' --dims 0,2", test_dpath("cli_3d.json"));
+    test_expect_ok(&r, "json --dims");
     root = cJSON_Parse(r.out);
     ck_assert_ptr_nonnull(root);
     cdims = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "collective"),
@@ -553,43 +346,43 @@ START_TEST(json_format) {
                          cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(results, 0), "dims")),
                      3);
     cJSON_Delete(root);
-    cli_free(&r);
+    test_cli_free(&r);
 }
 END_TEST
 
 /* ---- output files ---- */
 
 START_TEST(output_file) {
-    cli_out ref, r;
-    cli(&ref, "run -f csv -n 8");
-    expect_ok(&ref, "csv to stdout");
-    char *path = tmp_file();
-    cli(&r, "run -f csv -n 8 -o '%s'", path);
-    expect_ok(&r, "-o FILE");
+    test_cli_out ref, r;
+    test_cli(&ref, "run -f csv -n 8");
+    test_expect_ok(&ref, "csv to stdout");
+    char *path = test_tmp_file();
+    test_cli(&r, "run -f csv -n 8 -o '%s'", path);
+    test_expect_ok(&r, "-o FILE");
     ck_assert_msg(r.out_len == 0, "-o FILE printed on stdout: %s", r.out);
-    char *got = slurp(path, NULL);
+    char *got = test_slurp(path, NULL);
     ck_assert_ptr_nonnull(got);
     ck_assert_str_eq(got, ref.out);
     free(got);
-    cli_free(&r);
+    test_cli_free(&r);
     unlink(path);
-    cli(&r, "run -f json --output '%s'", path);
-    expect_ok(&r, "--output FILE");
+    test_cli(&r, "run -f json --output '%s'", path);
+    test_expect_ok(&r, "--output FILE");
     ck_assert_int_eq(r.out_len, 0);
-    got = slurp(path, NULL);
+    got = test_slurp(path, NULL);
     cJSON *root = cJSON_Parse(got);
     ck_assert_ptr_nonnull(root);
     cJSON_Delete(root);
     free(got);
-    cli_free(&r);
+    test_cli_free(&r);
     unlink(path);
     free(path);
     /* "-" is stdout. */
-    cli(&r, "run -f csv -n 8 -o -");
-    expect_ok(&r, "-o -");
+    test_cli(&r, "run -f csv -n 8 -o -");
+    test_expect_ok(&r, "-o -");
     ck_assert_str_eq(r.out, ref.out);
-    cli_free(&r);
-    cli_free(&ref);
+    test_cli_free(&r);
+    test_cli_free(&ref);
 }
 END_TEST
 
@@ -597,19 +390,19 @@ static const char *const TRACE_HEAD =
     "policy,intra,chunk,stage,op,dim,bytes,ready_us,start_us,end_us\n";
 
 START_TEST(trace_one_chunk) {
-    char *path = tmp_file();
-    cli_out r;
-    cli(&r, "run -s '%s' -b 1e6 -n 1 -p baseline -q fifo -f csv --trace '%s'", dpath("cli_3d.json"),
-        path);
-    expect_ok(&r, "--trace");
-    csv_t res;
-    csv_parse(&res, r.out);
+    char *path = test_tmp_file();
+    test_cli_out r;
+    test_cli(&r, "run -s '%s' -b 1e6 -n 1 -p baseline -q fifo -f csv --trace '%s'",
+             test_dpath("cli_3d.json"), path);
+    test_expect_ok(&r, "--trace");
+    test_csv res;
+    test_csv_parse(&res, r.out);
     ck_assert_int_eq(res.nrows, 1);
-    char *text = slurp(path, NULL);
+    char *text = test_slurp(path, NULL);
     ck_assert_ptr_nonnull(text);
     ck_assert_msg(strncmp(text, TRACE_HEAD, strlen(TRACE_HEAD)) == 0, "trace header: %s", text);
-    csv_t t;
-    csv_parse(&t, text);
+    test_csv t;
+    test_csv_parse(&t, text);
     ck_assert_int_eq(t.nrows, 6);
     /* cli_3d: ring 4 @100 GB/s 10 ns; fc 2 @50 100 ns (direct, L=1); switch 8 @25 1000 ns
      * (rhd, s(8)=3, L=6). c = 1e6, baseline RS order 0,1,2 then AG 2,1,0:
@@ -624,63 +417,63 @@ START_TEST(trace_one_chunk) {
     const double ends[6] = {7530, 10130, 20505, 30880, 33480, 41010};
     for (int i = 0; i < 6; i++) {
         double start = i == 0 ? 0 : ends[i - 1];
-        ck_assert_str_eq(csv_s(&t, i, "policy"), "baseline");
-        ck_assert_str_eq(csv_s(&t, i, "intra"), "fifo");
-        ck_assert_str_eq(csv_s(&t, i, "chunk"), "0");
-        ck_assert_int_eq((int)csv_d(&t, i, "stage"), i);
-        ck_assert_str_eq(csv_s(&t, i, "op"), op[i]);
-        ck_assert_str_eq(csv_s(&t, i, "dim"), dim[i]);
+        ck_assert_str_eq(test_csv_s(&t, i, "policy"), "baseline");
+        ck_assert_str_eq(test_csv_s(&t, i, "intra"), "fifo");
+        ck_assert_str_eq(test_csv_s(&t, i, "chunk"), "0");
+        ck_assert_int_eq((int)test_csv_d(&t, i, "stage"), i);
+        ck_assert_str_eq(test_csv_s(&t, i, "op"), op[i]);
+        ck_assert_str_eq(test_csv_s(&t, i, "dim"), dim[i]);
         /* SPEC §7: the trace carries m, the stage's full-vector size (docs/MODEL.md). */
-        ck_assert_rel(csv_d(&t, i, "bytes"), m[i]);
-        ck_assert_rel(csv_d(&t, i, "ready_us"), start / 1000.0);
-        ck_assert_rel(csv_d(&t, i, "start_us"), start / 1000.0);
-        ck_assert_rel(csv_d(&t, i, "end_us"), ends[i] / 1000.0);
+        ck_assert_rel(test_csv_d(&t, i, "bytes"), m[i]);
+        ck_assert_rel(test_csv_d(&t, i, "ready_us"), start / 1000.0);
+        ck_assert_rel(test_csv_d(&t, i, "start_us"), start / 1000.0);
+        ck_assert_rel(test_csv_d(&t, i, "end_us"), ends[i] / 1000.0);
     }
-    ck_assert_rel(csv_d(&res, 0, "time_us"), 41.01);
-    csv_free(&t);
-    csv_free(&res);
+    ck_assert_rel(test_csv_d(&res, 0, "time_us"), 41.01);
+    test_csv_free(&t);
+    test_csv_free(&res);
     free(text);
-    cli_free(&r);
+    test_cli_free(&r);
     unlink(path);
     free(path);
 }
 END_TEST
 
 START_TEST(trace_all_pairs) {
-    char *path = tmp_file();
-    cli_out r;
-    cli(&r, "run -n 4 -f csv --trace '%s'", path);
-    expect_ok(&r, "--trace all pairs");
-    csv_t res;
-    csv_parse(&res, r.out);
-    char *text = slurp(path, NULL);
-    csv_t t;
-    csv_parse(&t, text);
+    char *path = test_tmp_file();
+    test_cli_out r;
+    test_cli(&r, "run -n 4 -f csv --trace '%s'", path);
+    test_expect_ok(&r, "--trace all pairs");
+    test_csv res;
+    test_csv_parse(&res, r.out);
+    char *text = test_slurp(path, NULL);
+    test_csv t;
+    test_csv_parse(&t, text);
     /* 6 pairs x 4 chunks x 6 stages (3 RS + 3 AG) = 144 rows, pair by pair. */
     ck_assert_int_eq(t.nrows, 144);
     for (int pair = 0; pair < 6; pair++) {
         double last_start = 0, last_end = 0;
         int rs = 0, ag = 0;
         for (int i = pair * 24; i < pair * 24 + 24; i++) {
-            ck_assert_str_eq(csv_s(&t, i, "policy"), POLICIES[pair / 2]);
-            ck_assert_str_eq(csv_s(&t, i, "intra"), INTRAS[pair % 2]);
-            double ready = csv_d(&t, i, "ready_us"), start = csv_d(&t, i, "start_us");
-            double end = csv_d(&t, i, "end_us");
+            ck_assert_str_eq(test_csv_s(&t, i, "policy"), POLICIES[pair / 2]);
+            ck_assert_str_eq(test_csv_s(&t, i, "intra"), INTRAS[pair % 2]);
+            double ready = test_csv_d(&t, i, "ready_us"), start = test_csv_d(&t, i, "start_us");
+            double end = test_csv_d(&t, i, "end_us");
             ck_assert(ready <= start && start < end);
             ck_assert_msg(start >= last_start, "pair %d row %d: rows not in start order", pair, i);
             last_start = start;
             last_end = end > last_end ? end : last_end;
-            rs += strcmp(csv_s(&t, i, "op"), "RS") == 0;
-            ag += strcmp(csv_s(&t, i, "op"), "AG") == 0;
+            rs += strcmp(test_csv_s(&t, i, "op"), "RS") == 0;
+            ag += strcmp(test_csv_s(&t, i, "op"), "AG") == 0;
         }
         ck_assert_int_eq(rs, 12);
         ck_assert_int_eq(ag, 12);
-        ck_assert_rel(last_end, csv_d(&res, pair, "time_us"));
+        ck_assert_rel(last_end, test_csv_d(&res, pair, "time_us"));
     }
-    csv_free(&t);
-    csv_free(&res);
+    test_csv_free(&t);
+    test_csv_free(&res);
     free(text);
-    cli_free(&r);
+    test_cli_free(&r);
     unlink(path);
     free(path);
 }
@@ -689,78 +482,78 @@ END_TEST
 /* ---- hand-derived numbers through the CLI ---- */
 
 START_TEST(ring4_allreduce) {
-    csv_t c;
-    cli_csv(&c, "-s '%s' -b 1e6 -n 1", dpath("cli_ring4.json"));
+    test_csv c;
+    cli_csv(&c, "-s '%s' -b 1e6 -n 1", test_dpath("cli_ring4.json"));
     expect_header(c.raw, 1);
     ck_assert_int_eq(c.nrows, 6);
     /* ring 4, B = 100 bytes/ns, alpha = 10: RS of m = 1e6 takes 10*3 + 1e6*3/(4*100) = 7530,
      * AG the same: 15060 ns = 15.06 us under every policy (one chunk, one dim).
      * bytes = 2 * 1e6 * 3/4 = 1.5e6; ideal = 1.5e6 / 100 = 15000 ns = 15 us. */
     for (int i = 0; i < 6; i++) {
-        ck_assert_str_eq(csv_s(&c, i, "system"), "cli-ring4");
-        ck_assert_str_eq(csv_s(&c, i, "size_bytes"), "1000000");
-        ck_assert_str_eq(csv_s(&c, i, "chunks"), "1");
-        ck_assert_str_eq(csv_s(&c, i, "dims"), "0");
-        ck_assert_rel(csv_d(&c, i, "time_us"), 15.06);
-        ck_assert_rel(csv_d(&c, i, "ideal_us"), 15.0);
-        ck_assert_rel(csv_d(&c, i, "bw_util"), 15.0 / 15.06);
-        ck_assert_rel(csv_d(&c, i, "speedup"), 1.0);
-        ck_assert_rel(csv_d(&c, i, "algbw_GBps"), 1e6 / 15060.0);
-        ck_assert_rel(csv_d(&c, i, "busbw_GBps"), 1e6 / 15060.0 * 2.0 * 3.0 / 4.0);
-        ck_assert_rel(csv_d(&c, i, "dim0_bytes"), 1.5e6);
-        ck_assert_rel(csv_d(&c, i, "dim0_busy_us"), 15.06);
-        ck_assert_rel(csv_d(&c, i, "dim0_bw_util"), 1.5e6 / (100.0 * 15060.0));
+        ck_assert_str_eq(test_csv_s(&c, i, "system"), "cli-ring4");
+        ck_assert_str_eq(test_csv_s(&c, i, "size_bytes"), "1000000");
+        ck_assert_str_eq(test_csv_s(&c, i, "chunks"), "1");
+        ck_assert_str_eq(test_csv_s(&c, i, "dims"), "0");
+        ck_assert_rel(test_csv_d(&c, i, "time_us"), 15.06);
+        ck_assert_rel(test_csv_d(&c, i, "ideal_us"), 15.0);
+        ck_assert_rel(test_csv_d(&c, i, "bw_util"), 15.0 / 15.06);
+        ck_assert_rel(test_csv_d(&c, i, "speedup"), 1.0);
+        ck_assert_rel(test_csv_d(&c, i, "algbw_GBps"), 1e6 / 15060.0);
+        ck_assert_rel(test_csv_d(&c, i, "busbw_GBps"), 1e6 / 15060.0 * 2.0 * 3.0 / 4.0);
+        ck_assert_rel(test_csv_d(&c, i, "dim0_bytes"), 1.5e6);
+        ck_assert_rel(test_csv_d(&c, i, "dim0_busy_us"), 15.06);
+        ck_assert_rel(test_csv_d(&c, i, "dim0_bw_util"), 1.5e6 / (100.0 * 15060.0));
     }
-    csv_free(&c);
+    test_csv_free(&c);
     /* The same size written with a unit, and the system read from stdin. */
-    cli_csv(&c, "-s '%s' -b 1MB -n 1 -p baseline -q fifo", dpath("cli_ring4.json"));
-    ck_assert_rel(csv_d(&c, 0, "time_us"), 15.06);
-    csv_free(&c);
-    cli_csv(&c, "-s - -b 1e6 -n 1 -p themis -q scf < '%s'", dpath("cli_ring4.json"));
+    cli_csv(&c, "-s '%s' -b 1MB -n 1 -p baseline -q fifo", test_dpath("cli_ring4.json"));
+    ck_assert_rel(test_csv_d(&c, 0, "time_us"), 15.06);
+    test_csv_free(&c);
+    cli_csv(&c, "-s - -b 1e6 -n 1 -p themis -q scf < '%s'", test_dpath("cli_ring4.json"));
     ck_assert_int_eq(c.nrows, 1);
-    ck_assert_rel(csv_d(&c, 0, "time_us"), 15.06);
-    csv_free(&c);
+    ck_assert_rel(test_csv_d(&c, 0, "time_us"), 15.06);
+    test_csv_free(&c);
 }
 END_TEST
 
 START_TEST(ring4_chunks) {
-    csv_t c;
+    test_csv c;
     /* One dim, FIFO: the server is never idle, so time = 2 C stage(c).
      * C = 4: c = 250000, stage = 30 + 250000*3/400 = 1905 ns; 8 stages = 15240 ns. */
-    cli_csv(&c, "-s '%s' -b 1e6 -n 4 -p baseline -q fifo", dpath("cli_ring4.json"));
-    ck_assert_rel(csv_d(&c, 0, "time_us"), 15.24);
-    ck_assert_rel(csv_d(&c, 0, "dim0_busy_us"), 15.24);
-    ck_assert_rel(csv_d(&c, 0, "dim0_bytes"), 1.5e6);
-    csv_free(&c);
+    cli_csv(&c, "-s '%s' -b 1e6 -n 4 -p baseline -q fifo", test_dpath("cli_ring4.json"));
+    ck_assert_rel(test_csv_d(&c, 0, "time_us"), 15.24);
+    ck_assert_rel(test_csv_d(&c, 0, "dim0_busy_us"), 15.24);
+    ck_assert_rel(test_csv_d(&c, 0, "dim0_bytes"), 1.5e6);
+    test_csv_free(&c);
     /* C = 1,000,000 (the maximum): c = 1 byte, stage = 30 + 3/400 = 30.0075 ns;
      * 2e6 stages = 60015000 ns = 60015 us. */
-    cli_csv(&c, "-s '%s' -b 1e6 -n 1000000 -p baseline -q fifo", dpath("cli_ring4.json"));
-    ck_assert_str_eq(csv_s(&c, 0, "chunks"), "1000000");
-    ck_assert_rel(csv_d(&c, 0, "time_us"), 60015.0);
-    csv_free(&c);
+    cli_csv(&c, "-s '%s' -b 1e6 -n 1000000 -p baseline -q fifo", test_dpath("cli_ring4.json"));
+    ck_assert_str_eq(test_csv_s(&c, 0, "chunks"), "1000000");
+    ck_assert_rel(test_csv_d(&c, 0, "time_us"), 60015.0);
+    test_csv_free(&c);
 }
 END_TEST
 
 START_TEST(efficiency_reduce) {
-    csv_t c;
+    test_csv c;
     /* cli_eff: ring 4, B = 100 * 0.5 = 50 bytes/ns, alpha 10, reduce 200 bytes/ns.
      * RS 1e6: 10*3 + 1e6*3/(4*50) + 1e6*(3/4)/200 = 30 + 15000 + 3750 = 18780 ns
      * AG 1e6: 30 + 15000 = 15030 ns; total 33810 ns = 33.81 us.
      * ideal = 1.5e6 / 50 = 30000 ns = 30 us. */
-    cli_csv(&c, "-s '%s' -b 1e6 -n 1", dpath("cli_eff.json"));
+    cli_csv(&c, "-s '%s' -b 1e6 -n 1", test_dpath("cli_eff.json"));
     ck_assert_int_eq(c.nrows, 6);
     for (int i = 0; i < 6; i++) {
-        ck_assert_rel(csv_d(&c, i, "time_us"), 33.81);
-        ck_assert_rel(csv_d(&c, i, "ideal_us"), 30.0);
-        ck_assert_rel(csv_d(&c, i, "dim0_bw_util"), 1.5e6 / (50.0 * 33810.0));
+        ck_assert_rel(test_csv_d(&c, i, "time_us"), 33.81);
+        ck_assert_rel(test_csv_d(&c, i, "ideal_us"), 30.0);
+        ck_assert_rel(test_csv_d(&c, i, "dim0_bw_util"), 1.5e6 / (50.0 * 33810.0));
     }
-    csv_free(&c);
+    test_csv_free(&c);
 }
 END_TEST
 
 START_TEST(dims_subset) {
-    csv_t c;
-    cli_csv(&c, "-s '%s' -b 1e6 -n 1 --dims 0,2", dpath("cli_3d.json"));
+    test_csv c;
+    cli_csv(&c, "-s '%s' -b 1e6 -n 1 --dims 0,2", test_dpath("cli_3d.json"));
     expect_header(c.raw, 3);
     ck_assert_int_eq(c.nrows, 6);
     /* Active dims 0 and 2 (P_a = 4*8 = 32), c = 1e6:
@@ -770,74 +563,74 @@ START_TEST(dims_subset) {
      * bytes: dim0 2*1e6*3/4 = 1.5e6; dim2 2*250000*7/8 = 437500; dim1 0.
      * ideal = 1937500 / (100 + 25) = 15500 ns = 15.5 us. */
     for (int i = 0; i < 6; i++) {
-        ck_assert_str_eq(csv_s(&c, i, "dims"), "0;2");
-        ck_assert_rel(csv_d(&c, i, "time_us"), 44.56);
-        ck_assert_rel(csv_d(&c, i, "ideal_us"), 15.5);
-        ck_assert_rel(csv_d(&c, i, "bw_util"), 15.5 / 44.56);
-        ck_assert_rel(csv_d(&c, i, "busbw_GBps"), 1e6 / 44560.0 * 2.0 * 31.0 / 32.0);
-        ck_assert_rel(csv_d(&c, i, "dim0_bytes"), 1.5e6);
-        ck_assert_rel(csv_d(&c, i, "dim1_bytes"), 0.0);
-        ck_assert_rel(csv_d(&c, i, "dim2_bytes"), 437500.0);
-        ck_assert_rel(csv_d(&c, i, "dim0_busy_us"), 15.06);
-        ck_assert_rel(csv_d(&c, i, "dim1_busy_us"), 0.0);
-        ck_assert_rel(csv_d(&c, i, "dim2_busy_us"), 29.5);
-        ck_assert_rel(csv_d(&c, i, "dim1_bw_util"), 0.0);
-        ck_assert_rel(csv_d(&c, i, "dim2_bw_util"), 437500.0 / (25.0 * 44560.0));
+        ck_assert_str_eq(test_csv_s(&c, i, "dims"), "0;2");
+        ck_assert_rel(test_csv_d(&c, i, "time_us"), 44.56);
+        ck_assert_rel(test_csv_d(&c, i, "ideal_us"), 15.5);
+        ck_assert_rel(test_csv_d(&c, i, "bw_util"), 15.5 / 44.56);
+        ck_assert_rel(test_csv_d(&c, i, "busbw_GBps"), 1e6 / 44560.0 * 2.0 * 31.0 / 32.0);
+        ck_assert_rel(test_csv_d(&c, i, "dim0_bytes"), 1.5e6);
+        ck_assert_rel(test_csv_d(&c, i, "dim1_bytes"), 0.0);
+        ck_assert_rel(test_csv_d(&c, i, "dim2_bytes"), 437500.0);
+        ck_assert_rel(test_csv_d(&c, i, "dim0_busy_us"), 15.06);
+        ck_assert_rel(test_csv_d(&c, i, "dim1_busy_us"), 0.0);
+        ck_assert_rel(test_csv_d(&c, i, "dim2_busy_us"), 29.5);
+        ck_assert_rel(test_csv_d(&c, i, "dim1_bw_util"), 0.0);
+        ck_assert_rel(test_csv_d(&c, i, "dim2_bw_util"), 437500.0 / (25.0 * 44560.0));
     }
-    csv_free(&c);
+    test_csv_free(&c);
     /* A single dim: --dims 1 on cli_3d, fc 2 direct: 100 + 1e6/(2*50) = 10100 per stage. */
-    cli_csv(&c, "-s '%s' -b 1e6 -n 1 --dims 1 -p baseline -q fifo", dpath("cli_3d.json"));
-    ck_assert_str_eq(csv_s(&c, 0, "dims"), "1");
-    ck_assert_rel(csv_d(&c, 0, "time_us"), 20.2);
-    csv_free(&c);
+    cli_csv(&c, "-s '%s' -b 1e6 -n 1 --dims 1 -p baseline -q fifo", test_dpath("cli_3d.json"));
+    ck_assert_str_eq(test_csv_s(&c, 0, "dims"), "1");
+    ck_assert_rel(test_csv_d(&c, 0, "time_us"), 20.2);
+    test_csv_free(&c);
 }
 END_TEST
 
 START_TEST(rs_ag_a2a) {
-    csv_t c;
+    test_csv c;
     /* reducescatter of 1e6 over all of cli_3d (P_a = 64), baseline order 0,1,2:
      *   dim0 m=1e6 7530 + dim1 m=250000 2600 + dim2 m=125000 10375 = 20505 ns.
      * bytes 750000 + 125000 + 109375 = 984375 = 1e6 (1 - 1/64); ideal 984375/175 = 5625 ns. */
-    cli_csv(&c, "-s '%s' -c reducescatter -b 1e6 -n 1", dpath("cli_3d.json"));
+    cli_csv(&c, "-s '%s' -c reducescatter -b 1e6 -n 1", test_dpath("cli_3d.json"));
     ck_assert_int_eq(c.nrows, 6);
     for (int i = 0; i < 6; i++) {
-        ck_assert_str_eq(csv_s(&c, i, "type"), "reducescatter");
-        ck_assert_rel(csv_d(&c, i, "time_us"), 20.505);
-        ck_assert_rel(csv_d(&c, i, "ideal_us"), 5.625);
-        ck_assert_rel(csv_d(&c, i, "busbw_GBps"), 1e6 / 20505.0 * 63.0 / 64.0);
-        ck_assert_rel(csv_d(&c, i, "dim0_bytes"), 750000.0);
-        ck_assert_rel(csv_d(&c, i, "dim1_bytes"), 125000.0);
-        ck_assert_rel(csv_d(&c, i, "dim2_bytes"), 109375.0);
+        ck_assert_str_eq(test_csv_s(&c, i, "type"), "reducescatter");
+        ck_assert_rel(test_csv_d(&c, i, "time_us"), 20.505);
+        ck_assert_rel(test_csv_d(&c, i, "ideal_us"), 5.625);
+        ck_assert_rel(test_csv_d(&c, i, "busbw_GBps"), 1e6 / 20505.0 * 63.0 / 64.0);
+        ck_assert_rel(test_csv_d(&c, i, "dim0_bytes"), 750000.0);
+        ck_assert_rel(test_csv_d(&c, i, "dim1_bytes"), 125000.0);
+        ck_assert_rel(test_csv_d(&c, i, "dim2_bytes"), 109375.0);
     }
-    csv_free(&c);
+    test_csv_free(&c);
     /* allgather of output 1e6, baseline order 2,1,0: dim2 m = 1e6/(4*2) = 125000 (10375),
      * dim1 m = 1e6/4 = 250000 (2600), dim0 m = 1e6 (7530): 20505 ns, same bytes. */
-    cli_csv(&c, "-s '%s' --collective allgather -b 1e6 -n 1", dpath("cli_3d.json"));
+    cli_csv(&c, "-s '%s' --collective allgather -b 1e6 -n 1", test_dpath("cli_3d.json"));
     ck_assert_int_eq(c.nrows, 6);
     for (int i = 0; i < 6; i++) {
-        ck_assert_str_eq(csv_s(&c, i, "type"), "allgather");
-        ck_assert_rel(csv_d(&c, i, "time_us"), 20.505);
-        ck_assert_rel(csv_d(&c, i, "dim0_bytes"), 750000.0);
-        ck_assert_rel(csv_d(&c, i, "dim1_bytes"), 125000.0);
-        ck_assert_rel(csv_d(&c, i, "dim2_bytes"), 109375.0);
+        ck_assert_str_eq(test_csv_s(&c, i, "type"), "allgather");
+        ck_assert_rel(test_csv_d(&c, i, "time_us"), 20.505);
+        ck_assert_rel(test_csv_d(&c, i, "dim0_bytes"), 750000.0);
+        ck_assert_rel(test_csv_d(&c, i, "dim1_bytes"), 125000.0);
+        ck_assert_rel(test_csv_d(&c, i, "dim2_bytes"), 109375.0);
     }
-    csv_free(&c);
+    test_csv_free(&c);
     /* reducescatter and allgather with --dims 0,2: 7530 + 14750 = 22280 ns. */
     cli_csv(&c, "-s '%s' -c reducescatter -b 1e6 -n 1 --dims 0,2 -p baseline -q fifo",
-            dpath("cli_3d.json"));
-    ck_assert_rel(csv_d(&c, 0, "time_us"), 22.28);
-    csv_free(&c);
+            test_dpath("cli_3d.json"));
+    ck_assert_rel(test_csv_d(&c, 0, "time_us"), 22.28);
+    test_csv_free(&c);
     cli_csv(&c, "-s '%s' -c allgather -b 1e6 -n 1 --dims 2,0 -p themis -q scf",
-            dpath("cli_3d.json"));
-    ck_assert_str_eq(csv_s(&c, 0, "dims"), "0;2");
-    ck_assert_rel(csv_d(&c, 0, "time_us"), 22.28);
-    csv_free(&c);
+            test_dpath("cli_3d.json"));
+    ck_assert_str_eq(test_csv_s(&c, 0, "dims"), "0;2");
+    ck_assert_rel(test_csv_d(&c, 0, "time_us"), 22.28);
+    test_csv_free(&c);
     /* alltoall, m = c on every dim: dim0 30 + 1e6*3/400 = 7530; dim1 100 + 1e6/100 = 10100;
      * dim2 6000 + 1e6*7/200 = 41000; one chunk: 58630 ns. */
-    cli_csv(&c, "-s '%s' -c alltoall -b 1e6 -n 1 -p baseline -q fifo", dpath("cli_3d.json"));
-    ck_assert_str_eq(csv_s(&c, 0, "type"), "alltoall");
-    ck_assert_rel(csv_d(&c, 0, "time_us"), 58.63);
-    csv_free(&c);
+    cli_csv(&c, "-s '%s' -c alltoall -b 1e6 -n 1 -p baseline -q fifo", test_dpath("cli_3d.json"));
+    ck_assert_str_eq(test_csv_s(&c, 0, "type"), "alltoall");
+    ck_assert_rel(test_csv_d(&c, 0, "time_us"), 58.63);
+    test_csv_free(&c);
 }
 END_TEST
 
@@ -847,19 +640,19 @@ START_TEST(shipped_systems) {
                            "fc-ring-switch-3d.json", "hetero-4d.json"};
     const char *dir = getenv("THEMIS_SRCDIR");
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
-        csv_t c;
+        test_csv c;
         cli_csv(&c, "-s '%s/models/systems/%s' -n 16", dir ? dir : ".", files[i]);
         ck_assert_int_eq(c.nrows, 6);
-        csv_free(&c);
+        test_csv_free(&c);
     }
     /* models/systems/default-3d.json is the built-in default: identical output. */
-    cli_out a, b;
-    cli(&a, "run -f csv -n 16");
-    cli(&b, "run -f csv -n 16 -s '%s/models/systems/default-3d.json'", dir ? dir : ".");
-    expect_ok(&b, "default-3d.json");
+    test_cli_out a, b;
+    test_cli(&a, "run -f csv -n 16");
+    test_cli(&b, "run -f csv -n 16 -s '%s/models/systems/default-3d.json'", dir ? dir : ".");
+    test_expect_ok(&b, "default-3d.json");
     ck_assert_str_eq(a.out, b.out);
-    cli_free(&a);
-    cli_free(&b);
+    test_cli_free(&a);
+    test_cli_free(&b);
 }
 END_TEST
 
@@ -871,29 +664,30 @@ START_TEST(deterministic) {
     for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
         char args[4096];
         if (strstr(forms[i], "SYS")) {
-            snprintf(args, sizeof args, "run -f csv -s '%s' -n 37 -b 3MiB", dpath("cli_3d.json"));
+            snprintf(args, sizeof args, "run -f csv -s '%s' -n 37 -b 3MiB",
+                     test_dpath("cli_3d.json"));
         } else {
             snprintf(args, sizeof args, "%s", forms[i]);
         }
-        cli_out a, b;
-        cli(&a, "%s", args);
-        cli(&b, "%s", args);
-        expect_ok(&a, args);
+        test_cli_out a, b;
+        test_cli(&a, "%s", args);
+        test_cli(&b, "%s", args);
+        test_expect_ok(&a, args);
         ck_assert_int_eq(a.out_len, b.out_len);
         ck_assert_msg(memcmp(a.out, b.out, a.out_len) == 0, "'%s' differs between runs", args);
-        cli_free(&a);
-        cli_free(&b);
+        test_cli_free(&a);
+        test_cli_free(&b);
     }
-    char *p1 = tmp_file(), *p2 = tmp_file();
-    cli_out a, b;
-    cli(&a, "run -n 16 --trace '%s'", p1);
-    cli(&b, "run -n 16 --trace '%s'", p2);
-    char *t1 = slurp(p1, NULL), *t2 = slurp(p2, NULL);
+    char *p1 = test_tmp_file(), *p2 = test_tmp_file();
+    test_cli_out a, b;
+    test_cli(&a, "run -n 16 --trace '%s'", p1);
+    test_cli(&b, "run -n 16 --trace '%s'", p2);
+    char *t1 = test_slurp(p1, NULL), *t2 = test_slurp(p2, NULL);
     ck_assert_str_eq(t1, t2);
     free(t1);
     free(t2);
-    cli_free(&a);
-    cli_free(&b);
+    test_cli_free(&a);
+    test_cli_free(&b);
     unlink(p1);
     unlink(p2);
     free(p1);
@@ -904,125 +698,125 @@ END_TEST
 /* ---- bad input: exit 2, one line on stderr, nothing on stdout ---- */
 
 START_TEST(bad_system_files) {
-    bad("/nonexistent/themis-missing.json", "run -s /nonexistent/themis-missing.json");
-    bad("cli_broken.json", "run -s '%s'", dpath("cli_broken.json"));
-    bad("cli_badtopo.json", "run -s '%s'", dpath("cli_badtopo.json"));
-    bad("topology", "run -s '%s'", dpath("cli_badtopo.json"));
-    bad("cli_ringdirect.json", "run -s '%s'", dpath("cli_ringdirect.json"));
-    bad("dims[1].bw_GBps", "run -s '%s'", dpath("cli_badbw.json"));
-    bad("bw_GBPS", "run -s '%s'", dpath("cli_typo.json"));
-    bad(NULL, "run -s - < '%s'", dpath("cli_broken.json"));
-    bad(NULL, "run -s - < /dev/null");
+    test_bad("/nonexistent/themis-missing.json", "run -s /nonexistent/themis-missing.json");
+    test_bad("cli_broken.json", "run -s '%s'", test_dpath("cli_broken.json"));
+    test_bad("cli_badtopo.json", "run -s '%s'", test_dpath("cli_badtopo.json"));
+    test_bad("topology", "run -s '%s'", test_dpath("cli_badtopo.json"));
+    test_bad("cli_ringdirect.json", "run -s '%s'", test_dpath("cli_ringdirect.json"));
+    test_bad("dims[1].bw_GBps", "run -s '%s'", test_dpath("cli_badbw.json"));
+    test_bad("bw_GBPS", "run -s '%s'", test_dpath("cli_typo.json"));
+    test_bad(NULL, "run -s - < '%s'", test_dpath("cli_broken.json"));
+    test_bad(NULL, "run -s - < /dev/null");
 }
 END_TEST
 
 START_TEST(bad_options) {
-    bad(NULL, "run -n 0");
-    bad(NULL, "run -n 1000001");
-    bad(NULL, "run -n -3");
-    bad(NULL, "run -n abc");
-    bad(NULL, "run --chunks 12x");
-    bad(NULL, "run -b 0");
-    bad(NULL, "run -b abc");
-    bad(NULL, "run -b -5MB");
-    bad(NULL, "run --size 1QB");
-    bad(NULL, "run --dims 5");
-    bad(NULL, "run --dims 3");
-    bad(NULL, "run --dims 0,0");
-    bad(NULL, "run --dims 0,x");
-    bad(NULL, "run -s '%s' --dims 1", dpath("cli_ring4.json"));
-    bad(NULL, "run -p bogus");
-    bad(NULL, "run -q bogus");
-    bad(NULL, "run -f bogus");
-    bad(NULL, "run -c bogus");
-    bad(NULL, "run --load-model bogus");
-    bad(NULL, "run --bogus");
-    bad(NULL, "--bogus");
-    bad(NULL, "run -Z");
-    bad(NULL, "run -n");
-    bad(NULL, "run -s");
-    bad(NULL, "frobnicate");
-    bad(NULL, "run stray-argument");
+    test_bad(NULL, "run -n 0");
+    test_bad(NULL, "run -n 1000001");
+    test_bad(NULL, "run -n -3");
+    test_bad(NULL, "run -n abc");
+    test_bad(NULL, "run --chunks 12x");
+    test_bad(NULL, "run -b 0");
+    test_bad(NULL, "run -b abc");
+    test_bad(NULL, "run -b -5MB");
+    test_bad(NULL, "run --size 1QB");
+    test_bad(NULL, "run --dims 5");
+    test_bad(NULL, "run --dims 3");
+    test_bad(NULL, "run --dims 0,0");
+    test_bad(NULL, "run --dims 0,x");
+    test_bad(NULL, "run -s '%s' --dims 1", test_dpath("cli_ring4.json"));
+    test_bad(NULL, "run -p bogus");
+    test_bad(NULL, "run -q bogus");
+    test_bad(NULL, "run -f bogus");
+    test_bad(NULL, "run -c bogus");
+    test_bad(NULL, "run --load-model bogus");
+    test_bad(NULL, "run --bogus");
+    test_bad(NULL, "--bogus");
+    test_bad(NULL, "run -Z");
+    test_bad(NULL, "run -n");
+    test_bad(NULL, "run -s");
+    test_bad(NULL, "frobnicate");
+    test_bad(NULL, "run stray-argument");
 }
 END_TEST
 
 START_TEST(bad_output_paths) {
-    bad(NULL, "run -f csv -o /nonexistent/dir/x.csv");
-    bad(NULL, "run -n 1 --trace /nonexistent/dir/t.csv");
+    test_bad(NULL, "run -f csv -o /nonexistent/dir/x.csv");
+    test_bad(NULL, "run -n 1 --trace /nonexistent/dir/t.csv");
 }
 END_TEST
 
 /* The astra-sim preset through the CLI: import ASTRA-sim files, then run them. */
 START_TEST(astra_import_and_run) {
-    char *out = tmp_file();
+    char *out = test_tmp_file();
     unlink(out);
-    cli_out r;
-    cli(&r, "import-astra '%s' '%s' -o '%s'", dpath("astra_net_3d.yml"),
-        dpath("astra_sys_3d.json"), out);
-    expect_ok(&r, "import-astra");
+    test_cli_out r;
+    test_cli(&r, "import-astra '%s' '%s' -o '%s'", test_dpath("astra_net_3d.yml"),
+             test_dpath("astra_sys_3d.json"), out);
+    test_expect_ok(&r, "import-astra");
     ck_assert_int_eq((int)r.out_len, 0);
-    cli_free(&r);
+    test_cli_free(&r);
     /* The imported run defaults (16 chunks, themis, scf) give ASTRA-sim's 8518008 ns. */
-    csv_t c;
+    test_csv c;
     cli_csv(&c, "-s '%s' -b 1GiB -f csv", out);
     ck_assert_int_eq(c.nrows, 1);
-    ck_assert_str_eq(csv_s(&c, 0, "policy"), "themis");
-    ck_assert_str_eq(csv_s(&c, 0, "intra"), "scf");
-    ck_assert_str_eq(csv_s(&c, 0, "chunks"), "16");
-    ck_assert_str_eq(csv_s(&c, 0, "time_us"), "8518.008");
-    csv_free(&c);
+    ck_assert_str_eq(test_csv_s(&c, 0, "policy"), "themis");
+    ck_assert_str_eq(test_csv_s(&c, 0, "intra"), "scf");
+    ck_assert_str_eq(test_csv_s(&c, 0, "chunks"), "16");
+    ck_assert_str_eq(test_csv_s(&c, 0, "time_us"), "8518.008");
+    test_csv_free(&c);
     /* Options still win over the imported defaults. */
     cli_csv(&c, "-s '%s' -b 1GiB -p baseline -q fifo -f csv", out);
-    ck_assert_str_eq(csv_s(&c, 0, "time_us"), "9015.92");
-    csv_free(&c);
+    ck_assert_str_eq(test_csv_s(&c, 0, "time_us"), "9015.92");
+    test_csv_free(&c);
     /* An existing output is not overwritten without --force. */
-    bad(out, "import-astra '%s' -o '%s'", dpath("astra_net_3d.yml"), out);
+    test_bad(out, "import-astra '%s' -o '%s'", test_dpath("astra_net_3d.yml"), out);
     unlink(out);
     free(out);
     /* The public regression test: 4 * 29445 ns (see test_astra.c). */
     cli_csv(&c, "-s '%s' -b 1MiB -n 4 -p baseline -q fifo -f csv",
-            dpath("astra_rt_template.json"));
-    ck_assert_str_eq(csv_s(&c, 0, "time_us"), "117.78");
-    csv_free(&c);
-    bad("YAML syntax error", "import-astra '%s'", dpath("astra_net_syntax.yml"));
-    bad("npus_count has 3 values", "import-astra '%s'", dpath("astra_net_mismatch.yml"));
-    bad("allreduce only", "run -s '%s' -c allgather", dpath("astra_2d.json"));
+            test_dpath("astra_rt_template.json"));
+    ck_assert_str_eq(test_csv_s(&c, 0, "time_us"), "117.78");
+    test_csv_free(&c);
+    test_bad("YAML syntax error", "import-astra '%s'", test_dpath("astra_net_syntax.yml"));
+    test_bad("npus_count has 3 values", "import-astra '%s'", test_dpath("astra_net_mismatch.yml"));
+    test_bad("allreduce only", "run -s '%s' -c allgather", test_dpath("astra_2d.json"));
 }
 END_TEST
 
 /* themis train through the CLI: the hand-traced two-layer workload (see test_train.c). */
 START_TEST(train_cli) {
-    cli_out r;
-    cli(&r, "train '%s' -s '%s' -p baseline -q fifo -f csv", dpath("wl_two_layer.json"),
-        dpath("cli_ring4.json"));
-    expect_ok(&r, "train csv");
-    csv_t c;
-    csv_parse(&c, r.out);
-    cli_free(&r);
+    test_cli_out r;
+    test_cli(&r, "train '%s' -s '%s' -p baseline -q fifo -f csv", test_dpath("wl_two_layer.json"),
+             test_dpath("cli_ring4.json"));
+    test_expect_ok(&r, "train csv");
+    test_csv c;
+    test_csv_parse(&c, r.out);
+    test_cli_free(&r);
     /* baseline+fifo with lifo priority: 49620 ns; compute 6800; exposed 42820. The ideal
      * network is not listed (not requested) but still gives vs_ideal = 49500 / 49620. */
     ck_assert_int_eq(c.nrows, 1);
-    ck_assert_str_eq(csv_s(&c, 0, "iteration_us"), "49.62");
-    ck_assert_str_eq(csv_s(&c, 0, "compute_us"), "6.8");
-    ck_assert_rel(csv_d(&c, 0, "exposed_comm_us"), 42.82);
-    ck_assert_str_eq(csv_s(&c, 0, "speedup"), "1");
-    ck_assert_rel(csv_d(&c, 0, "speedup_vs_ideal"), 49500.0 / 49620.0);
-    ck_assert_str_eq(csv_s(&c, 0, "priority"), "lifo");
-    csv_free(&c);
+    ck_assert_str_eq(test_csv_s(&c, 0, "iteration_us"), "49.62");
+    ck_assert_str_eq(test_csv_s(&c, 0, "compute_us"), "6.8");
+    ck_assert_rel(test_csv_d(&c, 0, "exposed_comm_us"), 42.82);
+    ck_assert_str_eq(test_csv_s(&c, 0, "speedup"), "1");
+    ck_assert_rel(test_csv_d(&c, 0, "speedup_vs_ideal"), 49500.0 / 49620.0);
+    ck_assert_str_eq(test_csv_s(&c, 0, "priority"), "lifo");
+    test_csv_free(&c);
     /* -p all -q all: 4 policies x 2 intras + the ideal network. */
-    cli(&r, "train '%s' -s '%s' -f csv --priority fifo", dpath("wl_two_layer.json"),
-        dpath("cli_ring4.json"));
-    expect_ok(&r, "train all");
-    csv_parse(&c, r.out);
+    test_cli(&r, "train '%s' -s '%s' -f csv --priority fifo", test_dpath("wl_two_layer.json"),
+             test_dpath("cli_ring4.json"));
+    test_expect_ok(&r, "train all");
+    test_csv_parse(&c, r.out);
     ck_assert_int_eq(c.nrows, 9);
-    ck_assert_str_eq(csv_s(&c, 8, "policy"), "ideal");
-    ck_assert_str_eq(csv_s(&c, 0, "iteration_us"), "50.62");
-    csv_free(&c);
-    cli_free(&r);
+    ck_assert_str_eq(test_csv_s(&c, 8, "policy"), "ideal");
+    ck_assert_str_eq(test_csv_s(&c, 0, "iteration_us"), "50.62");
+    test_csv_free(&c);
+    test_cli_free(&r);
     /* JSON: the shape of themis run's, with each collective of the measured iteration. */
-    cli(&r, "train '%s' -s '%s' -p themis -q scf -f json", dpath("wl_two_layer.json"),
-        dpath("cli_ring4.json"));
-    expect_ok(&r, "train json");
+    test_cli(&r, "train '%s' -s '%s' -p themis -q scf -f json", test_dpath("wl_two_layer.json"),
+             test_dpath("cli_ring4.json"));
+    test_expect_ok(&r, "train json");
     cJSON *root = cJSON_Parse(r.out);
     ck_assert_ptr_nonnull(root);
     cJSON *res = cJSON_GetObjectItem(root, "results");
@@ -1036,19 +830,20 @@ START_TEST(train_cli) {
                          ->valuestring,
                      "two-layer");
     cJSON_Delete(root);
-    cli_free(&r);
+    test_cli_free(&r);
     /* The shipped workloads run on the default system. */
-    cli(&r, "train '%s' -p baseline -q fifo", wl_path("resnet50.json"));
-    expect_ok(&r, "train resnet50");
+    test_cli(&r, "train '%s' -p baseline -q fifo", wl_path("resnet50.json"));
+    test_expect_ok(&r, "train resnet50");
     ck_assert_ptr_nonnull(strstr(r.out, "iteration_us"));
-    cli_free(&r);
+    test_cli_free(&r);
     /* Bad input: exit 2, one line. */
-    bad("mp_dims", "train '%s' -s '%s'", dpath("wl_hybrid.json"), dpath("cli_ring4.json"));
-    bad("missing the workload", "train");
-    bad("--iterations", "train '%s' --iterations 1", dpath("wl_two_layer.json"));
-    bad("-p: unknown policy", "train '%s' -p best", dpath("wl_two_layer.json"));
-    bad("cannot open", "train /nonexistent/w.json");
-    bad("dims: unknown key", "train '%s'", dpath("cli_ring4.json"));
+    test_bad("mp_dims", "train '%s' -s '%s'", test_dpath("wl_hybrid.json"),
+             test_dpath("cli_ring4.json"));
+    test_bad("missing the workload", "train");
+    test_bad("--iterations", "train '%s' --iterations 1", test_dpath("wl_two_layer.json"));
+    test_bad("-p: unknown policy", "train '%s' -p best", test_dpath("wl_two_layer.json"));
+    test_bad("cannot open", "train /nonexistent/w.json");
+    test_bad("dims: unknown key", "train '%s'", test_dpath("cli_ring4.json"));
 }
 END_TEST
 

@@ -1,42 +1,11 @@
 /* Tests of the figure tooling: scripts/plot column checks and output, scripts/figures without
  * gnuplot, and that docs/REPRODUCTION.md's table is the one the sweeps give today. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check_themis.h"
-
-/* Runs a shell command in the source folder with THEMIS_BIN set; returns its exit status and
- * fills out with its stdout and stderr. */
-static int sh(char *out, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int sh(char *out, size_t size, const char *fmt, ...) {
-    const char *bin = getenv("THEMIS_BIN");
-    const char *dir = getenv("THEMIS_SRCDIR");
-    char body[4096], cmd[8192];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(body, sizeof body, fmt, ap);
-    va_end(ap);
-    snprintf(cmd, sizeof cmd, "cd '%s' && THEMIS_BIN='%s' && export THEMIS_BIN && { %s; } 2>&1",
-             dir ? dir : ".", bin && *bin ? bin : "build/themis", body);
-    FILE *p = popen(cmd, "r");
-    ck_assert_ptr_nonnull(p);
-    size_t n = fread(out, 1, size - 1, p);
-    out[n] = '\0';
-    int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-static char *tmp_dir(void) {
-    const char *t = getenv("TMPDIR");
-    static char buf[4096];
-    snprintf(buf, sizeof buf, "%s/themis-fig-XXXXXX", t && *t ? t : "/tmp");
-    ck_assert_ptr_nonnull(mkdtemp(buf));
-    return buf;
-}
 
 static int has_gnuplot(void) {
     return system("command -v gnuplot >/dev/null 2>&1") == 0;
@@ -44,16 +13,16 @@ static int has_gnuplot(void) {
 
 START_TEST(test_plot_missing_columns) {
     char out[8192];
-    ck_assert_int_eq(sh(out, sizeof out,
-                        "scripts/plot plots/ar-speedup-chunks.gp "
-                        "tests/data/plot_nospeedup.csv /tmp/never"),
+    ck_assert_int_eq(test_sh(out, sizeof out,
+                             "scripts/plot plots/ar-speedup-chunks.gp "
+                             "tests/data/plot_nospeedup.csv /tmp/never"),
                      2);
     ck_assert_msg(strstr(out, "plot: tests/data/plot_nospeedup.csv: missing column(s) intra "
                               "speedup needed by ar-speedup-chunks.gp"),
                   "%s", out);
-    ck_assert_int_eq(sh(out, sizeof out,
-                        "scripts/plot plots/timeline.gp "
-                        "tests/data/summarize_empty.csv /tmp/never"),
+    ck_assert_int_eq(test_sh(out, sizeof out,
+                             "scripts/plot plots/timeline.gp "
+                             "tests/data/summarize_empty.csv /tmp/never"),
                      2);
     ck_assert_msg(strstr(out, "empty file"), "%s", out);
     ck_assert_int_eq(access("/tmp/never.png", F_OK), -1);
@@ -64,22 +33,22 @@ END_TEST
 START_TEST(test_plot_tiny) {
     if (!has_gnuplot()) return;
     char out[8192];
-    char *dir = tmp_dir();
-    ck_assert_int_eq(sh(out, sizeof out,
-                        "scripts/plot plots/ar-speedup-chunks.gp "
-                        "tests/data/plot_tiny.csv %s/tiny && "
-                        "head -c 8 %s/tiny.png | od -An -tx1 && "
-                        "head -c 5 %s/tiny.pdf",
-                        dir, dir, dir),
+    char *dir = test_tmp_dir();
+    ck_assert_int_eq(test_sh(out, sizeof out,
+                             "scripts/plot plots/ar-speedup-chunks.gp "
+                             "tests/data/plot_tiny.csv %s/tiny && "
+                             "head -c 8 %s/tiny.png | od -An -tx1 && "
+                             "head -c 5 %s/tiny.pdf",
+                             dir, dir, dir),
                      0);
     ck_assert_msg(strstr(out, "89 50 4e 47 0d 0a 1a 0a") && strstr(out, "%PDF-"), "%s", out);
-    sh(out, sizeof out, "rm -rf '%s'", dir);
+    test_rm_dir(dir);
 }
 END_TEST
 
 START_TEST(test_figures_without_gnuplot) {
     char out[8192];
-    ck_assert_int_eq(sh(out, sizeof out, "env PATH=/nonexistent /bin/sh scripts/figures"), 2);
+    ck_assert_int_eq(test_sh(out, sizeof out, "env PATH=/nonexistent /bin/sh scripts/figures"), 2);
     ck_assert_msg(strstr(out, "gnuplot not found; install the Debian package gnuplot-nox"), "%s",
                   out);
 }
@@ -90,13 +59,13 @@ END_TEST
  * by hand nor left stale. */
 START_TEST(test_reproduction_table_current) {
     char out[16384];
-    char *dir = tmp_dir();
-    int rc = sh(out, sizeof out,
-                "for s in ar-bw-util ar-speedup-size ar-speedup-chunks e2e-speedup; do "
-                "\"$THEMIS_BIN\" sweep sweeps/$s.json -o '%s'/$s.csv --quiet -j 2 || exit 9; "
-                "done && scripts/reproduction-table --check docs/REPRODUCTION.md '%s'",
-                dir, dir);
-    sh(out + strlen(out), sizeof out - strlen(out), "rm -rf '%s'", dir);
+    char *dir = test_tmp_dir();
+    int rc = test_sh(out, sizeof out,
+                     "for s in ar-bw-util ar-speedup-size ar-speedup-chunks e2e-speedup; do "
+                     "\"$THEMIS_BIN\" sweep sweeps/$s.json -o '%s'/$s.csv --quiet -j 2 || exit 9; "
+                     "done && scripts/reproduction-table --check docs/REPRODUCTION.md '%s'",
+                     dir, dir);
+    test_rm_dir(dir);
     ck_assert_msg(rc == 0, "status %d:\n%s", rc, out);
 }
 END_TEST

@@ -85,20 +85,6 @@ static char *render(report_fn fn, const th_report *rep) {
     return buf;
 }
 
-/* Splits one line (no newline) at commas, in place; returns the field count. */
-static int split(char *line, char **f, int max) {
-    int n = 0;
-    f[n++] = line;
-    for (char *p = line; *p; p++) {
-        if (*p == ',') {
-            *p = '\0';
-            ck_assert_int_lt(n, max);
-            f[n++] = p + 1;
-        }
-    }
-    return n;
-}
-
 /* Splits text into lines in place; returns the line count. Every line must end in '\n'. */
 static int lines(char *text, char **l, int max) {
     int n = 0;
@@ -142,7 +128,7 @@ static void check_csv(const fixture *f, const char *sysname, const char *type, c
     ck_assert_str_eq(l[0], head);
     for (int i = 0; i < f->rep.npairs; i++) {
         const th_result *r = &f->res[i];
-        int w = split(l[i + 1], c, 128);
+        int w = test_split(l[i + 1], c, 128);
         ck_assert_int_eq(w, 14 + 3 * f->sys.ndims);
         ck_assert_str_eq(c[0], sysname);
         ck_assert_str_eq(c[1], type);
@@ -265,7 +251,7 @@ START_TEST(csv_default) {
     char *text = render(th_report_csv, &f.rep), *l[16], *c[128];
     ck_assert_int_eq(lines(text, l, 16), 7);
     for (int i = 0; i < 6; i++) {
-        split(l[i + 1], c, 128);
+        test_split(l[i + 1], c, 128);
         ck_assert_str_eq(c[6], POL[i]);
         ck_assert_str_eq(c[7], INTRA[i]);
     }
@@ -282,7 +268,7 @@ START_TEST(csv_hand) {
     char *text = render(th_report_csv, &f.rep), *l[16], *c[128];
     ck_assert_int_eq(lines(text, l, 16), 7);
     for (int i = 0; i < 6; i++) {
-        split(l[i + 1], c, 128);
+        test_split(l[i + 1], c, 128);
         ck_assert_str_eq(c[2], "1000000");
         ck_assert_str_eq(c[3], "1");
         ck_assert_rel(num(c[8]), 15.06);
@@ -390,7 +376,7 @@ START_TEST(trace_rows) {
     for (int pair = 0; pair < 6; pair++) {
         double last_end = 0, prev_start = 0;
         for (int i = 1 + 24 * pair; i < 1 + 24 * (pair + 1); i++) {
-            ck_assert_int_eq(split(l[i], c, 16), 10);
+            ck_assert_int_eq(test_split(l[i], c, 16), 10);
             ck_assert_str_eq(c[0], POL[pair]);
             ck_assert_str_eq(c[1], INTRA[pair]);
             ck_assert(num(c[2]) >= 0 && num(c[2]) < 4);
@@ -430,7 +416,7 @@ START_TEST(trace_row_format) {
     fclose(out);
     char *l[4], *c[16];
     ck_assert_int_eq(lines(buf, l, 4), 2);
-    ck_assert_int_eq(split(l[0], c, 16), 10);
+    ck_assert_int_eq(test_split(l[0], c, 16), 10);
     ck_assert_str_eq(c[0], "roundrobin");
     ck_assert_str_eq(c[1], "scf");
     ck_assert_str_eq(c[2], "123456789012");
@@ -442,7 +428,7 @@ START_TEST(trace_row_format) {
     ck_assert_rel(num(c[7]), 1.2345);
     ck_assert_rel(num(c[8]), 2.00025);
     ck_assert_rel(num(c[9]), 1e9 / 3.0);
-    ck_assert_int_eq(split(l[1], c, 16), 10);
+    ck_assert_int_eq(test_split(l[1], c, 16), 10);
     ck_assert_str_eq(c[2], "0");
     ck_assert_str_eq(c[4], "A2A");
     free(buf);

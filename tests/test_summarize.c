@@ -2,7 +2,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 
 #include "check_themis.h"
 #include "themis/summarize.h"
@@ -100,17 +99,7 @@ END_TEST
 /* Runs `themis ARGS` in the source folder; returns the exit status, fills out with stdout and
  * stderr (merged, or stdout only when merge is 0). */
 static int run_cli(char *out, size_t size, int merge, const char *args) {
-    const char *bin = getenv("THEMIS_BIN");
-    const char *dir = getenv("THEMIS_SRCDIR");
-    char cmd[4096];
-    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s %s", dir ? dir : ".",
-             bin && *bin ? bin : "build/themis", args, merge ? "2>&1" : "2>/dev/null");
-    FILE *p = popen(cmd, "r");
-    ck_assert_ptr_nonnull(p);
-    size_t n = fread(out, 1, size - 1, p);
-    out[n] = '\0';
-    int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    return test_sh(out, size, "\"$THEMIS_BIN\" %s %s", args, merge ? "2>&1" : "2>/dev/null");
 }
 
 START_TEST(test_cli_csv_and_text) {

@@ -23,22 +23,9 @@ static const char *data_dir(void) {
     return buf;
 }
 
-/* The spec text with every ' turned into " (the specs below hold no apostrophes). */
-static char *dq(const char *json) {
-    char *s = malloc(strlen(json) + 1);
-    ck_assert_ptr_nonnull(s);
-    for (size_t i = 0;; i++) {
-        s[i] = json[i] == '\'' ? '"' : json[i];
-        if (!json[i]) {
-            break;
-        }
-    }
-    return s;
-}
-
 /* Parses a spec (written with ' for ") that must be valid. */
 static th_sweep *spec_ok(const char *json) {
-    char *text = dq(json);
+    char *text = test_dq(json);
     th_sweep *sw = NULL;
     th_error err = {0};
     int rc = th_sweep_parse(text, strlen(text), "spec.json", data_dir(), &sw, &err);
@@ -50,7 +37,7 @@ static th_sweep *spec_ok(const char *json) {
 
 /* Parses a spec that must be rejected as bad input; the message holds both needles. */
 static void spec_bad(const char *json, const char *needle1, const char *needle2) {
-    char *text = dq(json);
+    char *text = test_dq(json);
     static char sentinel;
     th_sweep *sw = (th_sweep *)(void *)&sentinel; /* must be reset to NULL */
     th_error err = {0};
@@ -131,15 +118,7 @@ static void row_get(const th_sweep *sw, int64_t point, row_t *r) {
     ck_assert_msg(strchr(b.p, '\n') == b.p + b.len - 1, "row holds more than one line");
     b.p[b.len - 1] = '\0';
     r->text = b.p;
-    r->n = 0;
-    r->f[r->n++] = r->text;
-    for (char *p = r->text; *p; p++) {
-        if (*p == ',') {
-            *p = '\0';
-            ck_assert_int_lt(r->n, 64);
-            r->f[r->n++] = p + 1;
-        }
-    }
+    r->n = test_split(r->text, r->f, 64);
 }
 
 static double fnum(const row_t *r, int i) {
@@ -150,29 +129,6 @@ static double fnum(const row_t *r, int i) {
     return v;
 }
 
-static char *tmp_dir(void) {
-    const char *t = getenv("TMPDIR");
-    char buf[4096];
-    snprintf(buf, sizeof buf, "%s/themis-sweep-XXXXXX", t && *t ? t : "/tmp");
-    ck_assert_ptr_nonnull(mkdtemp(buf));
-    char *d = malloc(strlen(buf) + 1);
-    ck_assert_ptr_nonnull(d);
-    strcpy(d, buf);
-    return d;
-}
-
-static void rm_dir(char *dir) {
-    char cmd[4200];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    ck_assert_int_eq(system(cmd), 0);
-    free(dir);
-}
-
-/* Declares char var[] = dir/name. */
-#define DIR_PATH(var, dir, name)                                                                   \
-    char var[4200];                                                                                \
-    snprintf(var, sizeof var, "%s/%s", dir, name)
-
 /* dir/name in one of four rotating buffers, for a path used at once. */
 static const char *in_dir(const char *dir, const char *name) {
     static char bufs[4][4200];
@@ -181,39 +137,6 @@ static const char *in_dir(const char *dir, const char *name) {
     next = (next + 1) % 4;
     snprintf(b, sizeof bufs[0], "%s/%s", dir, name);
     return b;
-}
-
-static char *slurp(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "cannot open %s", path);
-    size_t cap = 1 << 16, n = 0, got;
-    char *buf = malloc(cap);
-    ck_assert_ptr_nonnull(buf);
-    while ((got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
-        n += got;
-        if (cap - n - 1 == 0) {
-            cap *= 2;
-            buf = realloc(buf, cap);
-            ck_assert_ptr_nonnull(buf);
-        }
-    }
-    fclose(f);
-    buf[n] = '\0';
-    if (len) {
-        *len = n;
-    }
-    return buf;
-}
-
-static void spit(const char *path, const char *data, size_t len) {
-    FILE *f = fopen(path, "wb");
-    ck_assert_msg(f != NULL, "cannot create %s", path);
-    ck_assert_uint_eq(fwrite(data, 1, len, f), len);
-    ck_assert_int_eq(fclose(f), 0);
-}
-
-static int exists(const char *path) {
-    return access(path, F_OK) == 0;
 }
 
 /* Runs (a shard of) the sweep with th_sweep_run into path (created or truncated); writes the
@@ -672,13 +595,13 @@ END_TEST
 
 START_TEST(csv_quoting) {
     /* system values are printed as written, quoted when they hold a comma or a quote */
-    char *dir = tmp_dir();
+    char *dir = test_tmp_dir();
     size_t len;
-    char *ring = slurp(test_data("cli_ring4.json"), &len);
-    DIR_PATH(comma, dir, "ring,4.json");
-    DIR_PATH(quote, dir, "ring\"4.json");
-    spit(comma, ring, len);
-    spit(quote, ring, len);
+    char *ring = test_slurp(test_data("cli_ring4.json"), &len);
+    TEST_DIR_PATH(comma, dir, "ring,4.json");
+    TEST_DIR_PATH(quote, dir, "ring\"4.json");
+    test_spit(comma, ring, len);
+    test_spit(quote, ring, len);
     free(ring);
     const char *json = "{\"system\": \"ring,4.json\", \"axes\": {\"system\": [\"ring,4.json\","
                        " \"ring\\\"4.json\"]}}";
@@ -694,19 +617,19 @@ START_TEST(csv_quoting) {
     ck_assert_int_eq(r.n, 12);
     free(r.text);
     /* a run, a resume scan and a merge all read these rows */
-    DIR_PATH(full, dir, "full.csv");
+    TEST_DIR_PATH(full, dir, "full.csv");
     run_into(sw, 2, WHOLE, 0, 1, full);
-    char *text = slurp(full, &len);
+    char *text = test_slurp(full, &len);
     scan_ok_fwd(sw, WHOLE, full, 2, (off_t)len);
-    DIR_PATH(out, dir, "all.csv");
+    TEST_DIR_PATH(out, dir, "all.csv");
     const char *parts[1] = {full};
     ck_assert_int_eq(th_sweep_merge(out, parts, 1, 2, &err), TH_OK);
-    char *merged = slurp(out, NULL);
+    char *merged = test_slurp(out, NULL);
     ck_assert_str_eq(merged, text);
     free(merged);
     free(text);
     th_sweep_free(sw);
-    rm_dir(dir);
+    test_rm_dir(dir);
 }
 END_TEST
 
@@ -805,7 +728,7 @@ END_TEST
 
 /* A spec must be either rejected up front, naming the point, or computable at every point. */
 static void checked_up_front(const char *json, const char *needle) {
-    char *text = dq(json);
+    char *text = test_dq(json);
     th_sweep *sw = NULL;
     th_error err = {0};
     int rc = th_sweep_parse(text, strlen(text), "spec.json", data_dir(), &sw, &err);
@@ -932,16 +855,16 @@ static void on_progress(void *ctx, int64_t done, int64_t total) {
 START_TEST(threads_identical) {
     th_sweep *sw = spec_ok(MID_SPEC);
     ck_assert_int_eq(th_sweep_points(sw), 450);
-    char *dir = tmp_dir();
+    char *dir = test_tmp_dir();
     size_t want_len;
     char *rows = rows_by_worker(sw, &want_len);
     char *files[4];
     size_t lens[4];
     const int threads[4] = {1, 2, 3, 8};
     for (int i = 0; i < 4; i++) {
-        DIR_PATH(path, dir, "run.csv");
+        TEST_DIR_PATH(path, dir, "run.csv");
         ck_assert_int_eq(run_into(sw, threads[i], WHOLE, 0, 0, path), 450);
-        files[i] = slurp(path, &lens[i]);
+        files[i] = test_slurp(path, &lens[i]);
         ck_assert_msg(lens[i] == want_len && memcmp(files[i], rows, want_len) == 0,
                       "-j %d differs from the rows computed one by one", threads[i]);
     }
@@ -969,17 +892,17 @@ START_TEST(threads_identical) {
     ck_assert(*line == '\0');
 
     /* A resumed run (start = 300) writes exactly the rest. */
-    DIR_PATH(path, dir, "rest.csv");
+    TEST_DIR_PATH(path, dir, "rest.csv");
     ck_assert_int_eq(run_into(sw, 2, WHOLE, 300, 0, path), 450);
     size_t len;
-    char *rest = slurp(path, &len);
+    char *rest = test_slurp(path, &len);
     size_t off = line_start(rows, 300);
     ck_assert_uint_eq(len, want_len - off);
     ck_assert(memcmp(rest, rows + off, len) == 0);
     free(rest);
     /* start = total: nothing to do */
     ck_assert_int_eq(run_into(sw, 2, WHOLE, 450, 0, path), 450);
-    rest = slurp(path, &len);
+    rest = test_slurp(path, &len);
     ck_assert_uint_eq(len, 0);
     free(rest);
 
@@ -987,7 +910,7 @@ START_TEST(threads_identical) {
     th_shard sh = {1, 3};
     ck_assert_int_eq(th_shard_points(sw, sh), 150);
     ck_assert_int_eq(run_into(sw, 2, sh, 0, 0, path), 150);
-    char *part = slurp(path, &len);
+    char *part = test_slurp(path, &len);
     const char *pl = part;
     for (int64_t j = 0; j < 150; j++) {
         size_t a = line_start(rows, th_shard_point(sh, j));
@@ -998,7 +921,7 @@ START_TEST(threads_identical) {
     ck_assert(*pl == '\0');
     free(part);
     ck_assert_int_eq(run_into(sw, 1, sh, 140, 0, path), 150);
-    part = slurp(path, &len);
+    part = test_slurp(path, &len);
     ck_assert_int_eq(atoi(part), 1 + 140 * 3);
     free(part);
 
@@ -1023,12 +946,12 @@ START_TEST(threads_identical) {
     ck_assert_int_eq(th_sweep_run(sw, &so, &done, &err), TH_OK);
     close(fd);
     ck_assert_int_eq(done, 0);
-    rest = slurp(path, &len);
+    rest = test_slurp(path, &len);
     ck_assert_uint_eq(len, 0);
     free(rest);
 
     free(rows);
-    rm_dir(dir);
+    test_rm_dir(dir);
     th_sweep_free(sw);
 }
 END_TEST
@@ -1056,12 +979,12 @@ START_TEST(resume_scan) {
     th_sweep *sw = spec_ok("{'system': 'cli_ring4.json', 'axes': {'chunks': {'from': 1, 'to':"
                            " 50, 'step': 1}, 'policy': ['baseline', 'themis']}}");
     ck_assert_int_eq(th_sweep_points(sw), 100);
-    char *dir = tmp_dir();
-    DIR_PATH(full, dir, "full.csv");
+    char *dir = test_tmp_dir();
+    TEST_DIR_PATH(full, dir, "full.csv");
     run_into(sw, 2, WHOLE, 0, 1, full);
     size_t len;
-    char *text = slurp(full, &len);
-    DIR_PATH(cut, dir, "cut.csv");
+    char *text = test_slurp(full, &len);
+    TEST_DIR_PATH(cut, dir, "cut.csv");
     size_t hlen = line_start(text, 1);
 
     /* the whole file */
@@ -1069,20 +992,20 @@ START_TEST(resume_scan) {
     /* cut in the middle of row 37 (line 38): rows 0..36 kept, the partial line dropped */
     size_t r37 = line_start(text, 38), r38 = line_start(text, 39);
     ck_assert_uint_gt(r38 - r37, 4);
-    spit(cut, text, r37 + 3);
+    test_spit(cut, text, r37 + 3);
     scan_ok(sw, WHOLE, cut, 37, (off_t)r37);
     /* cut just before row 37's newline */
-    spit(cut, text, r38 - 1);
+    test_spit(cut, text, r38 - 1);
     scan_ok(sw, WHOLE, cut, 37, (off_t)r37);
     /* cut at a line boundary */
-    spit(cut, text, r38);
+    test_spit(cut, text, r38);
     scan_ok(sw, WHOLE, cut, 38, (off_t)r38);
     /* only the header; part of the header; nothing */
-    spit(cut, text, hlen);
+    test_spit(cut, text, hlen);
     scan_ok(sw, WHOLE, cut, 0, (off_t)hlen);
-    spit(cut, text, hlen - 5);
+    test_spit(cut, text, hlen - 5);
     scan_ok(sw, WHOLE, cut, 0, 0);
-    spit(cut, text, 0);
+    test_spit(cut, text, 0);
     scan_ok(sw, WHOLE, cut, 0, 0);
 
     /* a wrong header */
@@ -1090,7 +1013,7 @@ START_TEST(resume_scan) {
     ck_assert_ptr_nonnull(bad);
     memcpy(bad, text, len + 1);
     memcpy(bad, "pxint", 5);
-    spit(cut, bad, r37 + 3);
+    test_spit(cut, bad, r37 + 3);
     scan_bad(sw, WHOLE, cut, cut);
     /* a header of another spec (another axis) */
     th_sweep *other = spec_ok("{'system': 'cli_ring4.json', 'axes': {'chunks': {'from': 1, 'to':"
@@ -1101,7 +1024,7 @@ START_TEST(resume_scan) {
     other = spec_ok("{'system': 'cli_ring4.json', 'axes': {'chunks': {'from': 2, 'to': 100,"
                     " 'step': 2}, 'policy': ['baseline', 'themis']}}");
     ck_assert_str_eq(header_of(other), header_of(sw));
-    spit(cut, text, r38);
+    test_spit(cut, text, r38);
     scan_bad(other, WHOLE, cut, "point 37");
     th_sweep_free(other);
     /* more rows than the spec has points */
@@ -1113,23 +1036,23 @@ START_TEST(resume_scan) {
     scan_bad(sw, WHOLE, in_dir(dir, "none.csv"), "none.csv");
     /* a shard file is checked against the shard's points: 100 points, shard 1/3 holds 33 */
     th_shard sh = {1, 3};
-    DIR_PATH(part, dir, "part.csv");
+    TEST_DIR_PATH(part, dir, "part.csv");
     run_into(sw, 1, sh, 0, 1, part);
     size_t plen;
-    char *ptext = slurp(part, &plen);
+    char *ptext = test_slurp(part, &plen);
     scan_ok(sw, sh, part, 33, (off_t)plen);
     size_t p10 = line_start(ptext, 11);
-    spit(cut, ptext, p10 + 2);
+    test_spit(cut, ptext, p10 + 2);
     scan_ok(sw, sh, cut, 10, (off_t)p10);
     th_shard sh2 = {2, 3};
     scan_bad(sw, sh2, cut, "not point");
     /* the whole-sweep file is not shard 1/3's */
-    spit(cut, text, r38);
+    test_spit(cut, text, r38);
     scan_bad(sw, sh, cut, cut);
     free(ptext);
     free(bad);
     free(text);
-    rm_dir(dir);
+    test_rm_dir(dir);
     th_sweep_free(sw);
 }
 END_TEST
@@ -1153,22 +1076,22 @@ static int no_tmp_left(const char *dir) {
 
 static void merge_bad(const char *dir, const char *const *parts, int n, int64_t expect,
                       const char *needle) {
-    DIR_PATH(out, dir, "bad.csv");
+    TEST_DIR_PATH(out, dir, "bad.csv");
     th_error err = {0};
     ck_assert_int_eq(th_sweep_merge(out, parts, n, expect, &err), TH_EINPUT);
     ck_assert_msg(strstr(err.msg, needle) != NULL, "merge message '%s' lacks '%s'", err.msg,
                   needle);
-    ck_assert_msg(!exists(out), "a failed merge created %s", out);
+    ck_assert_msg(!test_exists(out), "a failed merge created %s", out);
     ck_assert_msg(no_tmp_left(dir), "a failed merge left a temporary file");
 }
 
 START_TEST(merge) {
     th_sweep *sw = spec_ok(MID_SPEC);
-    char *dir = tmp_dir();
-    DIR_PATH(full, dir, "full.csv");
+    char *dir = test_tmp_dir();
+    TEST_DIR_PATH(full, dir, "full.csv");
     run_into(sw, 2, WHOLE, 0, 1, full);
     size_t len;
-    char *text = slurp(full, &len);
+    char *text = test_slurp(full, &len);
     char names[3][4200];
     for (int k = 0; k < 3; k++) {
         char name[32];
@@ -1181,32 +1104,32 @@ START_TEST(merge) {
     const char *shuffled[3] = {names[2], names[0], names[1]};
     th_error err = {0};
     /* a good merge equals the single run, in any order of the parts, with or without expect */
-    DIR_PATH(out, dir, "all.csv");
+    TEST_DIR_PATH(out, dir, "all.csv");
     ck_assert_msg(th_sweep_merge(out, parts, 3, 450, &err) == TH_OK, "merge: %s", err.msg);
     size_t mlen;
-    char *merged = slurp(out, &mlen);
+    char *merged = test_slurp(out, &mlen);
     ck_assert_uint_eq(mlen, len);
     ck_assert(memcmp(merged, text, len) == 0);
     free(merged);
     unlink(out);
     ck_assert_msg(th_sweep_merge(out, shuffled, 3, -1, &err) == TH_OK, "merge: %s", err.msg);
-    merged = slurp(out, &mlen);
+    merged = test_slurp(out, &mlen);
     ck_assert(mlen == len && memcmp(merged, text, len) == 0);
     free(merged);
     unlink(out);
     /* one part = the whole file */
     const char *one[1] = {full};
     ck_assert_msg(th_sweep_merge(out, one, 1, 450, &err) == TH_OK, "merge: %s", err.msg);
-    merged = slurp(out, &mlen);
+    merged = test_slurp(out, &mlen);
     ck_assert(mlen == len && memcmp(merged, text, len) == 0);
     free(merged);
     unlink(out);
     ck_assert(no_tmp_left(dir));
 
     /* overlap: part 0 again under another name; and the whole file with a part */
-    DIR_PATH(copy, dir, "copy0.csv");
-    char *p0 = slurp(names[0], &mlen);
-    spit(copy, p0, mlen);
+    TEST_DIR_PATH(copy, dir, "copy0.csv");
+    char *p0 = test_slurp(names[0], &mlen);
+    test_spit(copy, p0, mlen);
     const char *overlap[4] = {names[0], names[1], names[2], copy};
     merge_bad(dir, overlap, 4, -1, "point 0");
     const char *overlap2[2] = {full, names[1]};
@@ -1218,29 +1141,29 @@ START_TEST(merge) {
     merge_bad(dir, gap, 2, -1, "point 1");
     merge_bad(dir, gap, 2, 450, "point 1");
     /* header mismatch */
-    DIR_PATH(odd, dir, "odd.csv");
-    char *p1 = slurp(names[1], &mlen);
+    TEST_DIR_PATH(odd, dir, "odd.csv");
+    char *p1 = test_slurp(names[1], &mlen);
     char *nl = strchr(p1, '\n');
     ck_assert_ptr_nonnull(nl);
     nl[-1] = 'z'; /* "npus" -> "npuz" */
-    spit(odd, p1, mlen);
+    test_spit(odd, p1, mlen);
     const char *hdr[3] = {names[0], odd, names[2]};
     merge_bad(dir, hdr, 3, -1, "header");
     free(p1);
     /* incomplete last row (an interrupted shard) */
-    DIR_PATH(cutp, dir, "cut2.csv");
-    char *p2 = slurp(names[2], &mlen);
-    spit(cutp, p2, mlen - 3);
+    TEST_DIR_PATH(cutp, dir, "cut2.csv");
+    char *p2 = test_slurp(names[2], &mlen);
+    test_spit(cutp, p2, mlen - 3);
     const char *inc[3] = {names[0], names[1], cutp};
     merge_bad(dir, inc, 3, -1, "incomplete");
     /* expect mismatch: the last point (449 = 2 mod 3) dropped from part 2 */
     size_t last = line_start(p2, 150);
-    spit(cutp, p2, last);
+    test_spit(cutp, p2, last);
     const char *tail[3] = {names[0], names[1], cutp};
     merge_bad(dir, tail, 3, 450, "450");
     /* ... which without expect is a valid merge of points 0..448 */
     ck_assert_int_eq(th_sweep_merge(out, tail, 3, -1, &err), TH_OK);
-    merged = slurp(out, &mlen);
+    merged = test_slurp(out, &mlen);
     ck_assert_uint_eq(mlen, line_start(text, 450));
     free(merged);
     unlink(out);
@@ -1252,12 +1175,12 @@ START_TEST(merge) {
     memcpy(twice_row, p0, c);
     memcpy(twice_row + c, p0 + b, c - b);
     strcpy(twice_row + c + (c - b), p0 + c);
-    spit(copy, twice_row, strlen(twice_row));
+    test_spit(copy, twice_row, strlen(twice_row));
     const char *order[3] = {copy, names[1], names[2]};
     merge_bad(dir, order, 3, -1, copy);
     merge_bad(dir, order, 3, -1, "point 3");
     /* not a sweep CSV; a missing part */
-    spit(odd, "hello\n", 6);
+    test_spit(odd, "hello\n", 6);
     const char *junk[2] = {names[0], odd};
     merge_bad(dir, junk, 2, -1, odd);
     const char *missing[2] = {names[0], in_dir(dir, "none.csv")};
@@ -1270,27 +1193,27 @@ START_TEST(merge) {
         th_shard sh = {k, 3};
         ck_assert_int_eq(run_into(two, 1, sh, 0, 1, tn[k]), k < 2 ? 1 : 0);
     }
-    char *h2 = slurp(tn[2], NULL);
+    char *h2 = test_slurp(tn[2], NULL);
     ck_assert_str_eq(h2, header_of(two));
     free(h2);
-    DIR_PATH(two_all, dir, "two_all.csv");
-    DIR_PATH(two_ref, dir, "two_ref.csv");
+    TEST_DIR_PATH(two_all, dir, "two_all.csv");
+    TEST_DIR_PATH(two_ref, dir, "two_ref.csv");
     run_into(two, 1, WHOLE, 0, 1, two_ref);
     ck_assert_int_eq(
         th_sweep_merge(two_all, (const char *const[]){tn[0], tn[1], tn[2]}, 3, 2, &err), TH_OK);
-    char *x = slurp(two_all, NULL), *y = slurp(two_ref, NULL);
+    char *x = test_slurp(two_all, NULL), *y = test_slurp(two_ref, NULL);
     ck_assert_str_eq(x, y);
     free(x);
     free(y);
     th_sweep_free(two);
     /* no parts */
     ck_assert_int_eq(th_sweep_merge(out, parts, 0, -1, &err), TH_EINPUT);
-    ck_assert(!exists(out));
+    ck_assert(!test_exists(out));
     free(twice_row);
     free(p0);
     free(p2);
     free(text);
-    rm_dir(dir);
+    test_rm_dir(dir);
     th_sweep_free(sw);
 }
 END_TEST
