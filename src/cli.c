@@ -41,6 +41,30 @@ int cli_load_system(const char *path, th_system *sys, th_error *err) {
     return th_system_load(path, sys, err);
 }
 
+int cli_parse_format(const char *cmd, const char *arg, int *format) {
+    static const char *const names[] = {"table", "json", "csv"};
+    for (int i = 0; i < 3; i++)
+        if (!strcmp(arg, names[i])) {
+            *format = i;
+            return CLI_OK;
+        }
+    return cli_usage_error(cmd, "-f: unknown format '%s' (expected table, json or csv)", arg);
+}
+
+FILE *cli_open_out(const char *path, th_error *err) {
+    if (!strcmp(path, "-")) return stdout;
+    FILE *f = fopen(path, "w");
+    if (!f) th_error_set(err, TH_EINPUT, "%s: cannot open for writing: %s", path, strerror(errno));
+    return f;
+}
+
+int cli_close_out(FILE *f, const char *path, th_error *err) {
+    int bad = fflush(f) != 0 || ferror(f);
+    if (f != stdout) bad |= fclose(f) != 0;
+    if (bad) return th_error_set(err, TH_EINTERNAL, "%s: write error", path);
+    return TH_OK;
+}
+
 static void usage(FILE *out) {
     fputs("usage: themis [COMMAND] [OPTIONS]\n"
           "\n"

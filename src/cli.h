@@ -3,6 +3,8 @@
 #ifndef THEMIS_CLI_H
 #define THEMIS_CLI_H
 
+#include <stdio.h>
+
 #include "themis/themis.h"
 
 /* Exit statuses. */
@@ -16,6 +18,13 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
 
 /* Parses a whole decimal integer in [lo, hi]; 0 on success. */
 int cli_parse_int(const char *s, long long lo, long long hi, long long *out);
+
+/* -f table|json|csv into 0, 1, 2; a usage error otherwise. */
+int cli_parse_format(const char *cmd, const char *arg, int *format);
+
+/* Opens an output ("-" = stdout) / flushes and closes it, reporting write errors. */
+FILE *cli_open_out(const char *path, th_error *err);
+int cli_close_out(FILE *f, const char *path, th_error *err);
 
 /* The system of -s PATH, or the built-in default when path is NULL. */
 int cli_load_system(const char *path, th_system *sys, th_error *err);

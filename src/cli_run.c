@@ -130,17 +130,7 @@ static int parse(int argc, char **argv, options *o) {
                                        optarg);
             break;
         case 'f':
-            if (!strcmp(optarg, "table"))
-                o->format = 0;
-            else if (!strcmp(optarg, "json"))
-                o->format = 1;
-            else if (!strcmp(optarg, "csv"))
-                o->format = 2;
-            else
-                return cli_usage_error("run",
-                                       "-f: unknown format '%s' (expected table, json "
-                                       "or csv)",
-                                       optarg);
+            if (cli_parse_format("run", optarg, &o->format)) return CLI_USAGE;
             break;
         case 'o': o->output = optarg; break;
         case OPT_TRACE: o->trace = optarg; break;
@@ -168,20 +158,6 @@ static void trace_row(void *ctx, const th_stage_rec *rec) {
     th_report_trace_row(t->out, t->pairs[t->cur], rec);
 }
 
-static FILE *open_out(const char *path, th_error *err) {
-    if (!strcmp(path, "-")) return stdout;
-    FILE *f = fopen(path, "w");
-    if (!f) th_error_set(err, TH_EINPUT, "%s: cannot open for writing: %s", path, strerror(errno));
-    return f;
-}
-
-static int close_out(FILE *f, const char *path, th_error *err) {
-    int bad = fflush(f) != 0 || ferror(f);
-    if (f != stdout) bad |= fclose(f) != 0;
-    if (bad) return th_error_set(err, TH_EINTERNAL, "%s: write error", path);
-    return TH_OK;
-}
-
 static int evaluate(const options *o, const th_system *sys, th_error *err) {
     th_pair pairs[6];
     int npairs = 0;
@@ -195,7 +171,7 @@ static int evaluate(const options *o, const th_system *sys, th_error *err) {
     trace_ctx tc = {NULL, pairs, 0};
     int rc = TH_OK;
     if (o->trace) {
-        tc.out = open_out(o->trace, err);
+        tc.out = cli_open_out(o->trace, err);
         if (!tc.out)
             rc = err->code;
         else
@@ -207,13 +183,13 @@ static int evaluate(const options *o, const th_system *sys, th_error *err) {
     th_runner_free(runner);
     if (tc.out) {
         th_error cerr;
-        if (close_out(tc.out, o->trace, &cerr) && rc == TH_OK) *err = cerr, rc = cerr.code;
+        if (cli_close_out(tc.out, o->trace, &cerr) && rc == TH_OK) *err = cerr, rc = cerr.code;
     }
     if (rc) return rc;
 
     th_report rep = {sys, &o->coll, o->model, pairs, results, npairs};
     const char *path = o->output ? o->output : "-";
-    FILE *out = open_out(path, err);
+    FILE *out = cli_open_out(path, err);
     if (!out) return err->code;
     if (o->format == 0)
         rc = th_report_table(out, &rep, err);
@@ -222,7 +198,7 @@ static int evaluate(const options *o, const th_system *sys, th_error *err) {
     else
         rc = th_report_csv(out, &rep, err);
     th_error cerr;
-    if (close_out(out, path, &cerr) && rc == TH_OK) *err = cerr, rc = cerr.code;
+    if (cli_close_out(out, path, &cerr) && rc == TH_OK) *err = cerr, rc = cerr.code;
     return rc;
 }
 

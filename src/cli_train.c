@@ -135,17 +135,7 @@ static int parse(int argc, char **argv, topts *o) {
                                        optarg);
             break;
         case 'f':
-            if (!strcmp(optarg, "table"))
-                o->format = 0;
-            else if (!strcmp(optarg, "json"))
-                o->format = 1;
-            else if (!strcmp(optarg, "csv"))
-                o->format = 2;
-            else
-                return cli_usage_error("train",
-                                       "-f: unknown format '%s' (expected table, json "
-                                       "or csv)",
-                                       optarg);
+            if (cli_parse_format("train", optarg, &o->format)) return CLI_USAGE;
             break;
         case 'o': o->output = optarg; break;
         case O_TRACE: o->trace = optarg; break;
@@ -199,10 +189,7 @@ static int evaluate(const topts *o, const th_system *sys, const th_workload *wl,
     int nrows = 0, rc = TH_OK;
     tctx tc = {NULL, wl, NULL, NULL};
     if (o->trace) {
-        tc.out = strcmp(o->trace, "-") ? fopen(o->trace, "w") : stdout;
-        if (!tc.out)
-            return th_error_set(err, TH_EINPUT, "%s: cannot open for writing: %s", o->trace,
-                                strerror(errno));
+        if (!(tc.out = cli_open_out(o->trace, err))) return err->code;
         fputs("policy,intra,kind,iteration,layer,phase,start_us,end_us\n", tc.out);
     }
     for (int p = 0; p < 5 && rc == TH_OK; p++) {
@@ -234,21 +221,20 @@ static int evaluate(const topts *o, const th_system *sys, const th_workload *wl,
     }
     th_train_result_free(&base.res);
     th_train_result_free(&ideal.res);
-    if (tc.out && tc.out != stdout && fclose(tc.out) && rc == TH_OK)
-        rc = th_error_set(err, TH_EINTERNAL, "%s: write error", o->trace);
+    th_error cerr;
+    if (tc.out && cli_close_out(tc.out, o->trace, &cerr) && rc == TH_OK)
+        *err = cerr, rc = cerr.code;
     if (rc == TH_OK) {
         th_train_report rep = {sys, wl, &o->t, rows, nrows};
         const char *path = o->output ? o->output : "-";
-        FILE *out = strcmp(path, "-") ? fopen(path, "w") : stdout;
+        FILE *out = cli_open_out(path, err);
         if (!out) {
-            rc = th_error_set(err, TH_EINPUT, "%s: cannot open for writing: %s", path,
-                              strerror(errno));
+            rc = err->code;
         } else {
             rc = o->format == 0   ? th_report_train_table(out, &rep, err)
                  : o->format == 1 ? th_report_train_json(out, &rep, err)
                                   : th_report_train_csv(out, &rep, err);
-            if (out != stdout && fclose(out) && rc == TH_OK)
-                rc = th_error_set(err, TH_EINTERNAL, "%s: write error", path);
+            if (cli_close_out(out, path, &cerr) && rc == TH_OK) *err = cerr, rc = cerr.code;
         }
     }
     for (int i = 0; i < nrows; i++)
