@@ -13,18 +13,22 @@ const char *th_report_num(char *buf, double v) {
     return buf;
 }
 
-/* A CSV field, quoted when it holds a comma, quote or line break. */
-static void csv_field(FILE *out, const char *s) {
+char *th_report_csv_text(const char *s) {
+    size_t n = strlen(s);
+    char *d = malloc(2 * n + 3), *o = d;
+    if (!d) return NULL;
     if (!strpbrk(s, ",\"\r\n")) {
-        fputs(s, out);
-        return;
+        memcpy(d, s, n + 1);
+        return d;
     }
-    fputc('"', out);
+    *o++ = '"';
     for (; *s; s++) {
-        if (*s == '"') fputc('"', out);
-        fputc(*s, out);
+        if (*s == '"') *o++ = '"';
+        *o++ = *s;
     }
-    fputc('"', out);
+    *o++ = '"';
+    *o = '\0';
+    return d;
 }
 
 static uint32_t involved(const th_report *rep) {
@@ -183,7 +187,10 @@ int th_report_csv(FILE *out, const th_report *rep, th_error *err) {
     char a[32], b[32], c[32], e[32], f[32], g[32], h[32];
     for (int i = 0; i < rep->npairs; i++) {
         const th_result *r = &rep->results[i];
-        csv_field(out, sys->name);
+        char *name = th_report_csv_text(sys->name);
+        if (!name) return th_error_set(err, TH_EINTERNAL, "out of memory");
+        fputs(name, out);
+        free(name);
         fprintf(out, ",%s,%s,%lld,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s",
                 th_coll_type_name(rep->coll->type), th_report_num(a, rep->coll->size),
                 (long long)rep->coll->chunks, dims, th_load_model_name(rep->model),

@@ -71,6 +71,9 @@ struct th_sweep {
     int chunks_axis; /* a chunks axis overrides the workload's chunks */
 };
 
+/* The policy value themis-global (after the th_policy values) in workload sweeps. */
+#define SW_POLICY_GLOBAL 3
+
 /* One point's inputs. */
 typedef struct sw_point {
     th_system sys;

@@ -128,7 +128,7 @@ int sw_apply(const th_sweep *sw, const int64_t *digits, int64_t point, sw_point 
             break;
         }
     }
-    if ((int)pt->pair.policy == 3) { /* themis-global */
+    if ((int)pt->pair.policy == SW_POLICY_GLOBAL) {
         pt->pair.policy = TH_POLICY_THEMIS;
         pt->global = 1;
     }
@@ -214,26 +214,35 @@ void th_sweep_worker_free(th_sweep_worker *w) {
     free(w);
 }
 
-/* The baseline+fifo time at this point; reused while only policy, intra and load model
- * change (they do not change that reference). */
+/* The references (baseline+fifo, and the ideal network in workload sweeps) are kept while
+ * only the groups that cannot change them (policy, intra, load model) move. */
+static int reference_cached(const th_sweep_worker *w) {
+    const th_sweep *sw = w->sw;
+    if (!w->have_key) return 0;
+    for (int g = 0; g < sw->ngroups; g++)
+        if (sw->groups[g].baseline_key && w->key[g] != w->digits[g]) return 0;
+    return 1;
+}
+
+static void reference_remember(th_sweep_worker *w) {
+    memcpy(w->key, w->digits, sizeof *w->key * (size_t)w->sw->ngroups);
+    w->have_key = 1;
+}
+
+/* The baseline+fifo time at this point. */
 static int reference(th_sweep_worker *w, const sw_point *pt, const th_result *res, double *time,
                      th_error *err) {
-    const th_sweep *sw = w->sw;
     if (pt->pair.policy == TH_POLICY_BASELINE && pt->pair.intra == TH_INTRA_FIFO) {
         *time = res->time;
         return TH_OK;
     }
-    int same = w->have_key;
-    for (int g = 0; g < sw->ngroups && same; g++)
-        if (sw->groups[g].baseline_key && w->key[g] != w->digits[g]) same = 0;
-    if (!same) {
+    if (!reference_cached(w)) {
         th_result base;
         th_pair ref = {TH_POLICY_BASELINE, TH_INTRA_FIFO};
         if (th_run_eval(w->runner, &pt->sys, &pt->coll, ref, pt->model, NULL, NULL, &base, err))
             return err->code;
         w->base_time = base.time;
-        memcpy(w->key, w->digits, sizeof *w->key * (size_t)sw->ngroups);
-        w->have_key = 1;
+        reference_remember(w);
     }
     *time = w->base_time;
     return TH_OK;
@@ -244,7 +253,7 @@ static int train_time(const th_sweep *sw, const sw_point *pt, int policy, double
                       double *compute, th_error *err) {
     th_train_opts o = {0};
     o.policy = policy < 0 ? TH_POLICY_BASELINE : (th_policy)policy;
-    o.global = policy == 3;
+    o.global = policy == SW_POLICY_GLOBAL;
     if (o.global) o.policy = TH_POLICY_THEMIS;
     o.intra = pt->pair.intra;
     o.priority = pt->priority;
@@ -266,12 +275,9 @@ static int train_time(const th_sweep *sw, const sw_point *pt, int policy, double
 static int train_row(th_sweep_worker *w, const sw_point *pt, th_buf *out, th_error *err) {
     const th_sweep *sw = w->sw;
     double iter, compute;
-    int pol = pt->global ? 3 : (int)pt->pair.policy;
+    int pol = pt->global ? SW_POLICY_GLOBAL : (int)pt->pair.policy;
     if (train_time(sw, pt, pol, &iter, &compute, err)) return err->code;
-    int same = w->have_key;
-    for (int g = 0; g < sw->ngroups && same; g++)
-        if (sw->groups[g].baseline_key && w->key[g] != w->digits[g]) same = 0;
-    if (!same) {
+    if (!reference_cached(w)) {
         sw_point ref = *pt;
         ref.pair = (th_pair){TH_POLICY_BASELINE, TH_INTRA_FIFO};
         ref.global = 0;
@@ -280,8 +286,7 @@ static int train_row(th_sweep_worker *w, const sw_point *pt, th_buf *out, th_err
         else if (train_time(sw, &ref, TH_POLICY_BASELINE, &w->base_time, NULL, err))
             return err->code;
         if (train_time(sw, &ref, -1, &w->ideal_time, NULL, err)) return err->code;
-        memcpy(w->key, w->digits, sizeof *w->key * (size_t)sw->ngroups);
-        w->have_key = 1;
+        reference_remember(w);
     }
     char a[32], b[32], c[32], d[32], e[32], f[32];
     int bad = th_buf_printf(

@@ -31,21 +31,6 @@ static char *dup(const char *s) {
     return d;
 }
 
-/* A CSV field for s, quoted when it holds a comma, quote or line break. */
-static char *csv_text(const char *s) {
-    if (!strpbrk(s, ",\"\r\n")) return dup(s);
-    char *d = malloc(2 * strlen(s) + 3), *o = d;
-    if (!d) return NULL;
-    *o++ = '"';
-    for (; *s; s++) {
-        if (*s == '"') *o++ = '"';
-        *o++ = *s;
-    }
-    *o++ = '"';
-    *o = '\0';
-    return d;
-}
-
 static char *num_text(double v) {
     char buf[32];
     return dup(th_report_num(buf, v));
@@ -331,7 +316,7 @@ static int add_other(th_sweep *sw, ax *a, const cJSON *v, const char *src, const
         if (!cJSON_IsString(v)) return th_json_bad(err, src, path, "a workload file path", v);
         if (add_workload(sw, v->valuestring, src, path, err)) return err->code;
         x->i = sw->nworkloads - 1;
-        x->text = csv_text(v->valuestring);
+        x->text = th_report_csv_text(v->valuestring);
     } else { /* AX_SYSTEM */
         if (!cJSON_IsString(v)) return th_json_bad(err, src, path, "a system file path", v);
         char *file = resolve(sw->dir, v->valuestring);
@@ -341,7 +326,7 @@ static int add_other(th_sweep *sw, ax *a, const cJSON *v, const char *src, const
         free(file);
         if (rc) return th_error_set(err, rc, "%s: %s: %s", src, path, e.msg);
         x->i = sw->nsystems++;
-        x->text = csv_text(v->valuestring);
+        x->text = th_report_csv_text(v->valuestring);
     }
     if (!x->text) return th_error_set(err, TH_EINTERNAL, "out of memory");
     a->n++;
@@ -508,7 +493,7 @@ static int check_train(th_sweep *sw, const cJSON *root, th_error *err) {
             return th_error_set(err, TH_EINPUT, "%s: axes.%s: only for workload sweeps", src,
                                 x->name);
         for (int64_t i = 0; !sw->train && x->kind == AX_POLICY && i < x->n; i++)
-            if (x->v[i].i == 3)
+            if (x->v[i].i == SW_POLICY_GLOBAL)
                 return th_error_set(err, TH_EINPUT,
                                     "%s: axes.policy[%lld]: themis-global only "
                                     "applies to workload sweeps",
@@ -519,7 +504,7 @@ static int check_train(th_sweep *sw, const cJSON *root, th_error *err) {
                             "%s: collective: a workload sweep takes its "
                             "collectives from the workload",
                             src);
-    if (!sw->train && sw->pair.policy == 3)
+    if (!sw->train && (int)sw->pair.policy == SW_POLICY_GLOBAL)
         return th_error_set(err, TH_EINPUT,
                             "%s: policy: themis-global only applies to workload "
                             "sweeps",

@@ -25,6 +25,10 @@ int th_report_csv(FILE *out, const th_report *rep, th_error *err);
  * read back to the same double. Returns buf. */
 const char *th_report_num(char *buf, double v);
 
+/* s as one CSV field, quoted when it holds a comma, quote or line break (caller frees;
+ * NULL when out of memory). */
+char *th_report_csv_text(const char *s);
+
 /* Trace CSV: header policy,intra,chunk,stage,op,dim,bytes,ready_us,start_us,end_us. */
 void th_report_trace_header(FILE *out);
 void th_report_trace_row(FILE *out, th_pair pair, const th_stage_rec *rec);
