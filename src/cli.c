@@ -10,7 +10,7 @@
 
 int cli_fail(const th_error *err) {
     fprintf(stderr, "themis: %s\n", err->msg);
-    return err->code == TH_EINTERNAL ? CLI_INTERNAL : CLI_USAGE;
+    return err->code == TH_EINTERNAL ? CLI_INTERNAL : err->code == TH_EIO ? CLI_IO : CLI_USAGE;
 }
 
 int cli_usage_error(const char *cmd, const char *fmt, ...) {

@@ -8,7 +8,7 @@
 #include "themis/themis.h"
 
 /* Exit statuses. */
-enum { CLI_OK = 0, CLI_INTERNAL = 1, CLI_USAGE = 2 };
+enum { CLI_OK = 0, CLI_INTERNAL = 1, CLI_USAGE = 2, CLI_IO = 3 };
 
 /* Prints "themis: <msg>" on stderr and returns the exit status for err->code. */
 int cli_fail(const th_error *err);

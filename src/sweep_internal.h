@@ -91,8 +91,4 @@ void sw_digits(const th_sweep *sw, int64_t point, int64_t *digits);
 /* Builds and validates a point's inputs; errors name the point and its axis values. */
 int sw_apply(const th_sweep *sw, const int64_t *digits, int64_t point, sw_point *pt, th_error *err);
 
-int th_buf_reserve(th_buf *b, size_t extra);
-int th_buf_add(th_buf *b, const char *s, size_t n);
-int th_buf_printf(th_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
 #endif

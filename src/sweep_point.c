@@ -8,47 +8,6 @@
 #include "sweep_internal.h"
 #include "themis/report.h"
 
-int th_buf_reserve(th_buf *b, size_t extra) {
-    if (b->len + extra + 1 <= b->cap) return 0;
-    size_t cap = b->cap ? b->cap : 4096;
-    while (cap < b->len + extra + 1)
-        cap *= 2;
-    char *p = realloc(b->p, cap);
-    if (!p) return -1;
-    b->p = p, b->cap = cap;
-    return 0;
-}
-
-int th_buf_add(th_buf *b, const char *s, size_t n) {
-    if (th_buf_reserve(b, n)) return -1;
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = '\0';
-    return 0;
-}
-
-int th_buf_printf(th_buf *b, const char *fmt, ...) {
-    for (;;) {
-        size_t room = b->cap > b->len ? b->cap - b->len : 0;
-        va_list ap;
-        va_start(ap, fmt);
-        int n = vsnprintf(room ? b->p + b->len : NULL, room, fmt, ap);
-        va_end(ap);
-        if (n < 0) return -1;
-        if ((size_t)n < room) {
-            b->len += (size_t)n;
-            return 0;
-        }
-        if (th_buf_reserve(b, (size_t)n)) return -1;
-    }
-}
-
-void th_buf_free(th_buf *b) {
-    free(b->p);
-    b->p = NULL;
-    b->len = b->cap = 0;
-}
-
 void sw_digits(const th_sweep *sw, int64_t point, int64_t *digits) {
     for (int g = sw->ngroups - 1; g >= 0; g--) {
         digits[g] = point % sw->groups[g].len;

@@ -7,12 +7,13 @@
 /* Status codes returned by library calls (0 = success). */
 enum {
     TH_OK = 0,
+    TH_EINTERNAL = 1, /* out of memory, a broken invariant; the CLI exits 1 */
     TH_EINPUT = 2,    /* bad input: file, JSON, option value; the CLI exits 2 */
-    TH_EINTERNAL = 1, /* out of memory, I/O failure; the CLI exits 1 */
+    TH_EIO = 3,       /* reading or writing a file failed (disk full, unwritable); exits 3 */
 };
 
 typedef struct th_error {
-    int code;               /* TH_OK, TH_EINPUT or TH_EINTERNAL */
+    int code;               /* TH_OK, TH_EINTERNAL, TH_EINPUT or TH_EIO */
     char msg[TH_ERROR_MAX]; /* one line for the user, no trailing newline */
 } th_error;
 

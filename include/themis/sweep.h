@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "themis/buf.h"
 #include "themis/run.h"
 
 #define TH_SWEEP_MAX_POINTS 100000000LL /* 10^8 */
@@ -45,12 +46,6 @@ static inline int64_t th_shard_point(th_shard shard, int64_t j) {
     return shard.k + j * shard.n;
 }
 
-/* A growing text buffer for CSV rows. */
-typedef struct th_buf {
-    char *p;
-    size_t len, cap;
-} th_buf;
-void th_buf_free(th_buf *b);
 
 /* The CSV header line (with its newline): point, every axis, then the results. */
 int th_sweep_header(const th_sweep *sw, th_buf *out, th_error *err);

@@ -1,0 +1,20 @@
+/* th_buf: the one growable, NUL-terminated byte buffer of the library. Zero-initialise it
+ * (th_buf b = {0}), append, read b.p / b.len, and th_buf_free it. */
+#ifndef THEMIS_BUF_H
+#define THEMIS_BUF_H
+
+#include <stddef.h>
+
+typedef struct th_buf {
+    char *p;    /* the bytes, NUL-terminated once anything was added; NULL when empty */
+    size_t len; /* bytes held, not counting the NUL */
+    size_t cap; /* bytes allocated */
+} th_buf;
+
+/* Each returns 0, or -1 when memory runs out (the buffer is unchanged then). */
+int th_buf_reserve(th_buf *b, size_t extra);
+int th_buf_add(th_buf *b, const char *s, size_t n);
+int th_buf_printf(th_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void th_buf_free(th_buf *b);
+
+#endif
