@@ -98,8 +98,13 @@ static int parse(int argc, char **argv, options *o) {
             th_policy p;
             if (!strcmp(optarg, "all"))
                 o->policy = -1;
-            else if (th_policy_from_name(optarg, &p) == 0)
+            else if (th_policy_from_name(optarg, &p) == 0 && p <= TH_POLICY_ROUNDROBIN)
                 o->policy = (int)p;
+            else if (th_policy_from_name(optarg, &p) == 0)
+                return cli_usage_error("run",
+                                       "-p: policy '%s' applies to training only (themis "
+                                       "train); expected baseline, themis, roundrobin or all",
+                                       optarg);
             else
                 return cli_usage_error("run",
                                        "-p: unknown policy '%s' (expected baseline, "
@@ -161,7 +166,7 @@ static void trace_row(void *ctx, const th_stage_rec *rec) {
 static int evaluate(const options *o, const th_system *sys, th_error *err) {
     th_pair pairs[6];
     int npairs = 0;
-    for (int p = 0; p < 3; p++)
+    for (int p = 0; p <= TH_POLICY_ROUNDROBIN; p++) /* the policies of one collective */
         for (int q = 0; q < 2; q++)
             if ((o->policy < 0 || o->policy == p) && (o->intra < 0 || o->intra == q))
                 pairs[npairs++] = (th_pair){(th_policy)p, (th_intra)q};

@@ -43,7 +43,7 @@ static void usage(FILE *out) {
 
 typedef struct topts {
     const char *workload, *system, *output, *trace;
-    int policy; /* -1 all; 0..2 th_policy; 3 themis-global; 4 ideal */
+    int policy; /* th_policy, -1 = all */
     int intra;  /* -1 all */
     int format;
     th_train_opts t;
@@ -67,8 +67,6 @@ static int parse(int argc, char **argv, topts *o) {
         {"version", no_argument, 0, 'V'},
         {0, 0, 0, 0},
     };
-    static const char *const policies[] = {"baseline",      "themis", "roundrobin",
-                                           "themis-global", "ideal",  NULL};
     opterr = 0;
     optind = 1;
     int c;
@@ -77,15 +75,16 @@ static int parse(int argc, char **argv, topts *o) {
         switch (c) {
         case 's': o->system = optarg; break;
         case 'p': {
-            int i = -1;
-            for (int k = 0; policies[k]; k++)
-                if (!strcmp(policies[k], optarg)) i = k;
-            if (i < 0 && strcmp(optarg, "all"))
+            th_policy p;
+            if (!strcmp(optarg, "all"))
+                o->policy = -1;
+            else if (th_policy_from_name(optarg, &p) == 0)
+                o->policy = (int)p;
+            else
                 return cli_usage_error("train",
                                        "-p: unknown policy '%s' (expected baseline, "
                                        "themis, themis-global, roundrobin, ideal or all)",
                                        optarg);
-            o->policy = i;
             break;
         }
         case 'q': {
@@ -156,60 +155,60 @@ static int parse(int argc, char **argv, topts *o) {
 typedef struct tctx {
     FILE *out;
     const th_workload *wl;
-    const char *policy, *intra;
+    th_policy policy;
+    th_intra intra;
 } tctx;
 
 static void trace_row(void *ctx, const th_train_event *ev) {
     tctx *t = ctx;
     char a[32], b[32];
-    fprintf(t->out, "%s,%s,%s,%d,%s,%s,%s,%s\n", t->policy, t->intra,
-            ev->collective ? "collective" : "compute", ev->iteration, t->wl->layers[ev->layer].name,
-            th_phase_name(ev->phase), th_report_num(a, ev->start / 1000.0),
-            th_report_num(b, ev->end / 1000.0));
+    fprintf(t->out, "%s,%s,%s,%d,%s,%s,%s,%s\n", th_policy_name(t->policy),
+            th_train_intra_name(t->policy, t->intra), ev->collective ? "collective" : "compute",
+            ev->iteration, t->wl->layers[ev->layer].name, th_phase_name(ev->phase),
+            th_report_num(a, ev->start / 1000.0), th_report_num(b, ev->end / 1000.0));
 }
 
-static const char *const pol_names[] = {"baseline", "themis", "roundrobin", "themis-global",
-                                        "ideal"};
-
-static int run_one(const th_system *sys, const th_workload *wl, const topts *o, int pol, int q,
-                   tctx *tc, th_train_row *row, th_error *err) {
+static int run_one(const th_system *sys, const th_workload *wl, const topts *o, th_policy p,
+                   th_intra q, tctx *tc, th_train_row *row, th_error *err) {
     th_train_opts t = o->t;
-    t.policy = pol == 3 ? TH_POLICY_THEMIS : pol == 4 ? TH_POLICY_BASELINE : (th_policy)pol;
-    t.global = pol == 3;
-    t.ideal = pol == 4;
-    t.intra = (th_intra)(q < 0 ? 0 : q);
-    row->policy = pol_names[pol];
-    row->intra = pol == 4 ? "-" : th_intra_name(t.intra);
-    if (tc) tc->policy = row->policy, tc->intra = row->intra;
+    t.policy = p;
+    t.intra = q;
+    row->policy = p;
+    row->intra = q;
+    if (tc) tc->policy = p, tc->intra = q;
     return th_train_run(sys, wl, &t, tc ? trace_row : NULL, tc, &row->res, err);
 }
 
 static int evaluate(const topts *o, const th_system *sys, const th_workload *wl, th_error *err) {
     th_train_row rows[16], base = {0}, ideal = {0};
     int nrows = 0, rc = TH_OK;
-    tctx tc = {NULL, wl, NULL, NULL};
+    tctx tc = {NULL, wl, TH_POLICY_BASELINE, TH_INTRA_FIFO};
     if (o->trace) {
         if (!(tc.out = cli_open_out(o->trace, err))) return err->code;
         fputs("policy,intra,kind,iteration,layer,phase,start_us,end_us\n", tc.out);
     }
-    for (int p = 0; p < 5 && rc == TH_OK; p++) {
+    for (int p = 0; p < TH_POLICY_COUNT && rc == TH_OK; p++) {
         if (o->policy >= 0 && o->policy != p) continue;
+        int ideal = p == TH_POLICY_IDEAL;
         for (int q = 0; q < 2 && rc == TH_OK; q++) {
-            if (p == 4 && q > 0) break; /* the ideal network has no queues */
-            if (p != 4 && o->intra >= 0 && o->intra != q) continue;
-            rc = run_one(sys, wl, o, p, q, tc.out ? &tc : NULL, &rows[nrows], err);
+            if (ideal && q > 0) break; /* the ideal network has no queues */
+            if (!ideal && o->intra >= 0 && o->intra != q) continue;
+            rc = run_one(sys, wl, o, (th_policy)p, (th_intra)q, tc.out ? &tc : NULL, &rows[nrows],
+                         err);
             if (rc == TH_OK) nrows++;
         }
     }
     /* The references every speedup is measured against. */
     int bi = -1, ii = -1;
     for (int i = 0; i < nrows; i++) {
-        if (!strcmp(rows[i].policy, "baseline") && !strcmp(rows[i].intra, "fifo")) bi = i;
-        if (!strcmp(rows[i].policy, "ideal")) ii = i;
+        if (rows[i].policy == TH_POLICY_BASELINE && rows[i].intra == TH_INTRA_FIFO) bi = i;
+        if (rows[i].policy == TH_POLICY_IDEAL) ii = i;
     }
-    if (rc == TH_OK && bi < 0 && (rc = run_one(sys, wl, o, 0, 0, NULL, &base, err)) == TH_OK)
+    if (rc == TH_OK && bi < 0 &&
+        (rc = run_one(sys, wl, o, TH_POLICY_BASELINE, TH_INTRA_FIFO, NULL, &base, err)) == TH_OK)
         bi = -2;
-    if (rc == TH_OK && ii < 0 && (rc = run_one(sys, wl, o, 4, 0, NULL, &ideal, err)) == TH_OK)
+    if (rc == TH_OK && ii < 0 &&
+        (rc = run_one(sys, wl, o, TH_POLICY_IDEAL, TH_INTRA_FIFO, NULL, &ideal, err)) == TH_OK)
         ii = -2;
     if (rc == TH_OK) {
         double tb = bi >= 0 ? rows[bi].res.iteration : base.res.iteration;

@@ -26,7 +26,8 @@ int th_report_train_table(FILE *out, const th_train_report *rep, th_error *err) 
         snprintf(c, sizeof c, "%.10g", r->res.exposed / 1000.0);
         snprintf(d, sizeof d, "%.6g", r->speedup);
         snprintf(e, sizeof e, "%.6g", r->vs_ideal);
-        fprintf(out, "%-13s %-5s %14s %14s %15s %12s %12s\n", r->policy, r->intra, a, b, c, d, e);
+        fprintf(out, "%-13s %-5s %14s %14s %15s %12s %12s\n", th_policy_name(r->policy),
+                th_train_intra_name(r->policy, r->intra), a, b, c, d, e);
     }
     return th_report_done(out, err);
 }
@@ -47,8 +48,8 @@ int th_report_train_json(FILE *out, const th_train_report *rep, th_error *err) {
     for (int i = 0; i < rep->nrows; i++) {
         const th_train_row *r = &rep->rows[i];
         cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "policy", r->policy);
-        cJSON_AddStringToObject(o, "intra", r->intra);
+        cJSON_AddStringToObject(o, "policy", th_policy_name(r->policy));
+        cJSON_AddStringToObject(o, "intra", th_train_intra_name(r->policy, r->intra));
         cJSON_AddNumberToObject(o, "iteration_us", r->res.iteration / 1000.0);
         cJSON_AddNumberToObject(o, "compute_us", r->res.compute / 1000.0);
         cJSON_AddNumberToObject(o, "exposed_comm_us", r->res.exposed / 1000.0);
@@ -84,7 +85,8 @@ int th_report_train_csv(FILE *out, const th_train_report *rep, th_error *err) {
     for (int i = 0; i < rep->nrows; i++) {
         const th_train_row *r = &rep->rows[i];
         fprintf(out, "%s,%s,%s,%s,%s,%d,%s,%s,%s,%s,%s,%s,%d\n", rep->wl->name, rep->sys->name,
-                r->policy, r->intra, th_priority_name(rep->opts->priority), rep->opts->iterations,
+                th_policy_name(r->policy), th_train_intra_name(r->policy, r->intra),
+                th_priority_name(rep->opts->priority), rep->opts->iterations,
                 th_report_num(a, batch(rep)), th_report_num(b, r->res.iteration / 1000.0),
                 th_report_num(c, r->res.compute / 1000.0),
                 th_report_num(d, r->res.exposed / 1000.0), th_report_num(e, r->speedup),

@@ -33,6 +33,11 @@ int th_run_eval(th_runner *r, const th_system *sys, const th_collective *coll, t
                 th_error *err) {
     if ((unsigned)pair.intra > TH_INTRA_SCF)
         return th_error_set(err, TH_EINPUT, "unknown intra-dimension policy %d", (int)pair.intra);
+    if (pair.policy == TH_POLICY_THEMIS_GLOBAL || pair.policy == TH_POLICY_IDEAL)
+        return th_error_set(err, TH_EINPUT,
+                            "policy %s: applies to training only (themis train, workload "
+                            "sweeps), not to one collective",
+                            th_policy_name(pair.policy));
     if (th_sched_plan(r->plan, sys, coll, pair.policy, model, err)) return err->code;
     return th_emu_run(r->emu, sys, r->plan, pair.intra, trace, trace_ctx, res, err);
 }

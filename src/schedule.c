@@ -11,14 +11,15 @@
 
 const char *const th_coll_type_names[] = {"allreduce", "reducescatter", "allgather", "alltoall",
                                           NULL};
-const char *const th_policy_names[] = {"baseline", "themis", "roundrobin", NULL};
+const char *const th_policy_names[] = {"baseline",      "themis", "roundrobin",
+                                       "themis-global", "ideal",  NULL};
 const char *const th_load_model_names[] = {"alpha_beta", "bandwidth", NULL};
 
 const char *th_coll_type_name(th_coll_type t) {
     return (unsigned)t < 4 ? th_coll_type_names[t] : "?";
 }
 const char *th_policy_name(th_policy p) {
-    return (unsigned)p < 3 ? th_policy_names[p] : "?";
+    return (unsigned)p < TH_POLICY_COUNT ? th_policy_names[p] : "?";
 }
 const char *th_load_model_name(th_load_model m) {
     return (unsigned)m < 2 ? th_load_model_names[m] : "?";
@@ -176,8 +177,12 @@ int th_sched_plan_from(th_plan *plan, const th_system *sys, const th_collective 
                        th_policy policy, th_load_model model, const double *init_load,
                        th_error *err) {
     if (th_collective_validate(sys, coll, err)) return err->code;
-    if ((unsigned)policy > TH_POLICY_ROUNDROBIN || (unsigned)model > TH_LOAD_BANDWIDTH)
+    if ((unsigned)policy >= TH_POLICY_COUNT || (unsigned)model > TH_LOAD_BANDWIDTH)
         return th_error_set(err, TH_EINPUT, "unknown policy or load model");
+    if (policy == TH_POLICY_IDEAL)
+        return th_error_set(err, TH_EINPUT,
+                            "policy ideal: the ideal network has no chunk plan (it models "
+                            "training only)");
     uint32_t mask = coll->dims_mask ? coll->dims_mask : 0xffffffffu;
     int astra = sys->model == TH_MODEL_ASTRA;
     plan->type = coll->type;
@@ -214,11 +219,12 @@ int th_sched_plan_from(th_plan *plan, const th_system *sys, const th_collective 
     for (int j = 0; j < n; j++)
         base[j] = plan->active[desc ? n - 1 - j : j];
 
-    if (policy == TH_POLICY_THEMIS && astra) {
+    int themis = policy == TH_POLICY_THEMIS || policy == TH_POLICY_THEMIS_GLOBAL;
+    if (themis && astra) {
         plan_astra_themis(plan, sys, base);
         return TH_OK;
     }
-    if (policy == TH_POLICY_THEMIS && coll->type != TH_COLL_ALLTOALL) {
+    if (themis && coll->type != TH_COLL_ALLTOALL) {
         plan_themis(plan, sys, model, base);
         return TH_OK;
     }

@@ -71,16 +71,12 @@ struct th_sweep {
     int chunks_axis; /* a chunks axis overrides the workload's chunks */
 };
 
-/* The policy value themis-global (after the th_policy values) in workload sweeps. */
-#define SW_POLICY_GLOBAL 3
-
 /* One point's inputs. */
 typedef struct sw_point {
     th_system sys;
     th_collective coll;
-    th_pair pair;
+    th_pair pair; /* policy themis-global only in workload sweeps */
     th_load_model model;
-    int global; /* policy themis-global (workload sweeps) */
     const th_workload *wl;
     th_priority priority;
     double batch; /* workload sweeps: samples per NPU, 0 = the workload's */

@@ -48,7 +48,6 @@ int sw_apply(const th_sweep *sw, const int64_t *digits, int64_t point, sw_point 
     pt->coll = sw->coll;
     pt->pair = sw->pair;
     pt->model = sw->model;
-    pt->global = 0;
     pt->wl = sw->workload >= 0 ? sw->workloads[sw->workload] : NULL;
     pt->priority = sw->priority;
     pt->batch = 0;
@@ -86,10 +85,6 @@ int sw_apply(const th_sweep *sw, const int64_t *digits, int64_t point, sw_point 
             structural = 1;
             break;
         }
-    }
-    if ((int)pt->pair.policy == SW_POLICY_GLOBAL) {
-        pt->pair.policy = TH_POLICY_THEMIS;
-        pt->global = 1;
     }
     th_error e;
     int rc = structural ? th_system_validate(&pt->sys, pt->sys.name, &e) : TH_OK;
@@ -207,17 +202,14 @@ static int reference(th_sweep_worker *w, const sw_point *pt, const th_result *re
     return TH_OK;
 }
 
-/* One training replay at this point (policy -1: the ideal network). */
-static int train_time(const th_sweep *sw, const sw_point *pt, int policy, double *iter,
+/* One training replay at this point under `policy`. */
+static int train_time(const th_sweep *sw, const sw_point *pt, th_policy policy, double *iter,
                       double *compute, th_error *err) {
     th_train_opts o = {0};
-    o.policy = policy < 0 ? TH_POLICY_BASELINE : (th_policy)policy;
-    o.global = policy == SW_POLICY_GLOBAL;
-    if (o.global) o.policy = TH_POLICY_THEMIS;
+    o.policy = policy;
     o.intra = pt->pair.intra;
     o.priority = pt->priority;
     o.model = pt->model;
-    o.ideal = policy < 0;
     o.iterations = sw->iterations;
     o.chunks = sw->chunks_axis ? pt->coll.chunks : 0;
     o.batch = pt->batch;
@@ -234,17 +226,16 @@ static int train_time(const th_sweep *sw, const sw_point *pt, int policy, double
 static int train_row(th_sweep_worker *w, const sw_point *pt, th_buf *out, th_error *err) {
     const th_sweep *sw = w->sw;
     double iter, compute;
-    int pol = pt->global ? SW_POLICY_GLOBAL : (int)pt->pair.policy;
+    th_policy pol = pt->pair.policy;
     if (train_time(sw, pt, pol, &iter, &compute, err)) return err->code;
     if (!reference_cached(w)) {
         sw_point ref = *pt;
         ref.pair = (th_pair){TH_POLICY_BASELINE, TH_INTRA_FIFO};
-        ref.global = 0;
         if (pol == TH_POLICY_BASELINE && pt->pair.intra == TH_INTRA_FIFO)
             w->base_time = iter;
         else if (train_time(sw, &ref, TH_POLICY_BASELINE, &w->base_time, NULL, err))
             return err->code;
-        if (train_time(sw, &ref, -1, &w->ideal_time, NULL, err)) return err->code;
+        if (train_time(sw, &ref, TH_POLICY_IDEAL, &w->ideal_time, NULL, err)) return err->code;
         reference_remember(w);
     }
     char a[32], b[32], c[32], d[32], e[32], f[32];

@@ -20,9 +20,13 @@ static const char *const run_axes[] = {
     "system", "reduce_GBps", "workload", "priority", "batch", NULL};
 static const char *const field_names[] = {"npus",      "bw_GBps",    "latency_ns", "topology",
                                           "algorithm", "efficiency", NULL};
-/* Sweeps add themis-global (one tracker across collectives) for workload points. */
-static const char *const policy_names[] = {"baseline", "themis", "roundrobin", "themis-global",
-                                           NULL};
+/* The policies a sweep takes: every one up to themis-global (workload points only), not ideal
+ * (every workload row is measured against the ideal network already). */
+static void sweep_policies(const char *names[TH_POLICY_IDEAL + 1]) {
+    for (int i = 0; i < TH_POLICY_IDEAL; i++)
+        names[i] = th_policy_names[i];
+    names[TH_POLICY_IDEAL] = NULL;
+}
 
 static char *dup(const char *s) {
     size_t n = strlen(s) + 1;
@@ -293,9 +297,10 @@ static int add_other(th_sweep *sw, ax *a, const cJSON *v, const char *src, const
     memset(x, 0, sizeof *x);
     int idx = 0;
     char text[80];
-    const char *const *names = NULL;
+    const char *const *names = NULL, *policies[TH_POLICY_IDEAL + 1];
+    sweep_policies(policies);
     switch (a->kind) {
-    case AX_POLICY: names = policy_names; break;
+    case AX_POLICY: names = policies; break;
     case AX_INTRA: names = th_intra_names; break;
     case AX_TYPE: names = th_coll_type_names; break;
     case AX_LOAD_MODEL: names = th_load_model_names; break;
@@ -493,7 +498,7 @@ static int check_train(th_sweep *sw, const cJSON *root, th_error *err) {
             return th_error_set(err, TH_EINPUT, "%s: axes.%s: only for workload sweeps", src,
                                 x->name);
         for (int64_t i = 0; !sw->train && x->kind == AX_POLICY && i < x->n; i++)
-            if (x->v[i].i == SW_POLICY_GLOBAL)
+            if (x->v[i].i == TH_POLICY_THEMIS_GLOBAL)
                 return th_error_set(err, TH_EINPUT,
                                     "%s: axes.policy[%lld]: themis-global only "
                                     "applies to workload sweeps",
@@ -504,7 +509,7 @@ static int check_train(th_sweep *sw, const cJSON *root, th_error *err) {
                             "%s: collective: a workload sweep takes its "
                             "collectives from the workload",
                             src);
-    if (!sw->train && (int)sw->pair.policy == SW_POLICY_GLOBAL)
+    if (!sw->train && sw->pair.policy == TH_POLICY_THEMIS_GLOBAL)
         return th_error_set(err, TH_EINPUT,
                             "%s: policy: themis-global only applies to workload "
                             "sweeps",
@@ -554,7 +559,9 @@ static int parse_spec(th_sweep *sw, const cJSON *root, th_error *err) {
         sw->iterations = (int)it->valuedouble;
     }
     int v = (int)sw->pair.policy;
-    if (th_json_enum(root, "policy", policy_names, &v, src, "", err)) return err->code;
+    const char *policies[TH_POLICY_IDEAL + 1];
+    sweep_policies(policies);
+    if (th_json_enum(root, "policy", policies, &v, src, "", err)) return err->code;
     sw->pair.policy = (th_policy)v;
     v = (int)sw->pair.intra;
     if (th_json_enum(root, "intra", th_intra_names, &v, src, "", err)) return err->code;

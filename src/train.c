@@ -107,7 +107,7 @@ static void ideal_assign(trainer *tr) {
 static int net_issue(trainer *tr, int k, double t, th_error *err) {
     inst *x = &tr->in[k];
     x->issue = t;
-    if (tr->o->ideal) {
+    if (tr->o->policy == TH_POLICY_IDEAL) {
         ideal_advance(tr, t);
         x->remaining = coll_bytes(tr->sys, &x->coll, &x->rate);
         tr->live[tr->nlive++] = k;
@@ -119,10 +119,11 @@ static int net_issue(trainer *tr, int k, double t, th_error *err) {
     x->plan = plan;
     double before[TH_MAX_DIMS];
     memcpy(before, tr->tracker, sizeof before);
+    int global = tr->o->policy == TH_POLICY_THEMIS_GLOBAL;
     if (th_sched_plan_from(plan, tr->sys, &x->coll, tr->o->policy, tr->o->model,
-                           tr->o->global ? tr->tracker : NULL, err))
+                           global ? tr->tracker : NULL, err))
         return err->code;
-    if (tr->o->global)
+    if (global)
         for (int d = 0; d < tr->sys->ndims; d++) {
             x->contrib[d] = plan->load[d] - before[d];
             tr->tracker[d] = plan->load[d];
@@ -140,7 +141,7 @@ static int net_issue(trainer *tr, int k, double t, th_error *err) {
 }
 
 static double net_next(const trainer *tr) {
-    if (!tr->o->ideal) return th_emu_next(tr->emu);
+    if (tr->o->policy != TH_POLICY_IDEAL) return th_emu_next(tr->emu);
     double t = INFINITY;
     for (int i = 0; i < tr->nlive; i++) {
         const inst *x = &tr->in[tr->live[i]];
@@ -159,7 +160,7 @@ static void finished(trainer *tr, int k, double t) {
 }
 
 static int net_step(trainer *tr, th_error *err) {
-    if (tr->o->ideal) {
+    if (tr->o->policy == TH_POLICY_IDEAL) {
         double t = net_next(tr);
         int kept = 0, ndone = 0, *done = tr->live + tr->nlive; /* spare room after live */
         for (int i = 0; i < tr->nlive; i++) {
@@ -188,7 +189,7 @@ static int net_step(trainer *tr, th_error *err) {
     for (int i = 0; i < n; i++) {
         int k = tr->of_id[ids[i]];
         inst *x = &tr->in[k];
-        if (tr->o->global)
+        if (tr->o->policy == TH_POLICY_THEMIS_GLOBAL)
             for (int d = 0; d < tr->sys->ndims; d++)
                 tr->tracker[d] -= x->contrib[d];
         if (tr->npool == tr->pool_cap) {
@@ -251,7 +252,7 @@ static int setup(trainer *tr, th_error *err) {
                     return th_error_set(err, TH_EINPUT, "%s: layers[%d].%s.collective: %s",
                                         wl->name, l, th_phase_name((th_phase)p), e.msg);
             }
-    if (!tr->o->ideal) {
+    if (tr->o->policy != TH_POLICY_IDEAL) {
         if (!(tr->emu = th_emu_create())) return th_error_set(err, TH_EINTERNAL, "out of memory");
         th_emu_reset(tr->emu, tr->sys, tr->o->intra, tr->o->priority, NULL, NULL);
     }
@@ -325,8 +326,8 @@ int th_train_run(const th_system *sys, const th_workload *wl, const th_train_opt
                             "%s: the astra-sim preset runs single All-Reduces; "
                             "train workloads on the analytical model",
                             sys->name);
-    if (opts->global && opts->policy != TH_POLICY_THEMIS)
-        return th_error_set(err, TH_EINPUT, "themis-global needs the themis policy");
+    if ((unsigned)opts->policy >= TH_POLICY_COUNT)
+        return th_error_set(err, TH_EINPUT, "policy: unknown policy %d", (int)opts->policy);
     trainer tr = {0};
     tr.sys = sys, tr.wl = wl, tr.o = opts, tr.trace = trace, tr.trace_ctx = trace_ctx;
     tr.L = wl->nlayers, tr.N = opts->iterations;
@@ -368,4 +369,8 @@ void th_train_result_free(th_train_result *res) {
     free(res->colls);
     res->colls = NULL;
     res->ncolls = 0;
+}
+
+const char *th_train_intra_name(th_policy policy, th_intra intra) {
+    return policy == TH_POLICY_IDEAL ? "-" : th_intra_name(intra);
 }

@@ -826,9 +826,9 @@ START_TEST(train_cli) {
     ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(row, "collectives")), 2);
     ck_assert_ptr_nonnull(cJSON_GetObjectItem(row, "exposed_comm_us"));
     ck_assert_ptr_nonnull(cJSON_GetObjectItem(row, "speedup_vs_ideal"));
-    ck_assert_str_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "workload"), "name")
-                         ->valuestring,
-                     "two-layer");
+    ck_assert_str_eq(
+        cJSON_GetObjectItem(cJSON_GetObjectItem(root, "workload"), "name")->valuestring,
+        "two-layer");
     cJSON_Delete(root);
     test_cli_free(&r);
     /* The shipped workloads run on the default system. */
@@ -842,6 +842,9 @@ START_TEST(train_cli) {
     test_bad("missing the workload", "train");
     test_bad("--iterations", "train '%s' --iterations 1", test_dpath("wl_two_layer.json"));
     test_bad("-p: unknown policy", "train '%s' -p best", test_dpath("wl_two_layer.json"));
+    /* the training-only policies are named as such by run, not called unknown */
+    test_bad("-p: policy 'themis-global' applies to training only", "run -p themis-global");
+    test_bad("-p: policy 'ideal' applies to training only", "run -p ideal");
     test_bad("cannot open", "train /nonexistent/w.json");
     test_bad("dims: unknown key", "train '%s'", test_dpath("cli_ring4.json"));
 }

@@ -207,6 +207,16 @@ START_TEST(test_run_errors) {
     ck_assert_int_ne(
         th_run_compare(r, &s, &bad, &p, 1, TH_LOAD_ALPHA_BETA, NULL, NULL, NULL, out, &err), 0);
     ck_assert_int_eq(err.code, TH_EINPUT);
+    /* themis-global and ideal need collectives in flight: th_train_run, never one evaluation */
+    th_collective one = test_coll(TH_COLL_ALLREDUCE, MIB, 4, 0);
+    for (th_policy q = TH_POLICY_THEMIS_GLOBAL; q <= TH_POLICY_IDEAL; q++) {
+        err.code = 0;
+        ck_assert_int_eq(th_run_eval(r, &s, &one, pair(q, TH_INTRA_FIFO), TH_LOAD_ALPHA_BETA, NULL,
+                                     NULL, &res, &err),
+                         TH_EINPUT);
+        ck_assert_ptr_nonnull(strstr(err.msg, th_policy_name(q)));
+        ck_assert_ptr_nonnull(strstr(err.msg, "training only"));
+    }
     /* the runner still works after an error */
     th_collective ok = test_coll(TH_COLL_ALLREDUCE, MIB, 1, 0);
     res = eval(r, &s, ok, p, TH_LOAD_ALPHA_BETA);

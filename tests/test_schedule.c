@@ -131,8 +131,8 @@ START_TEST(test_active_skips_p1) {
     test_add_dim(&s, TH_TOPO_FC, 1, 100, 0);
     test_add_dim(&s, TH_TOPO_SWITCH, 8, 50, 0);
     test_finish(&s);
-    th_plan *plan =
-        make_plan(&s, test_coll(TH_COLL_ALLREDUCE, 3200, 2, 0), TH_POLICY_BASELINE, TH_LOAD_ALPHA_BETA);
+    th_plan *plan = make_plan(&s, test_coll(TH_COLL_ALLREDUCE, 3200, 2, 0), TH_POLICY_BASELINE,
+                              TH_LOAD_ALPHA_BETA);
     ck_assert_int_eq(plan->n, 2);
     ck_assert_int_eq(plan->active[0], 0);
     ck_assert_int_eq(plan->active[1], 2);
@@ -267,8 +267,8 @@ END_TEST
 
 START_TEST(test_stages_alltoall_baseline) {
     th_system s = test_ref_system();
-    th_plan *plan =
-        make_plan(&s, test_coll(TH_COLL_ALLTOALL, 4096, 4, 0), TH_POLICY_BASELINE, TH_LOAD_ALPHA_BETA);
+    th_plan *plan = make_plan(&s, test_coll(TH_COLL_ALLTOALL, 4096, 4, 0), TH_POLICY_BASELINE,
+                              TH_LOAD_ALPHA_BETA);
     ck_assert_int_eq(plan->nstages, 3);
     int want[] = {0, 1, 2};
     for (int64_t i = 0; i < 4; i++) {
@@ -279,7 +279,8 @@ START_TEST(test_stages_alltoall_baseline) {
     th_plan_free(plan);
 
     /* Themis does not reorder an All-to-All */
-    plan = make_plan(&s, test_coll(TH_COLL_ALLTOALL, 4096, 4, 0), TH_POLICY_THEMIS, TH_LOAD_BANDWIDTH);
+    plan =
+        make_plan(&s, test_coll(TH_COLL_ALLTOALL, 4096, 4, 0), TH_POLICY_THEMIS, TH_LOAD_BANDWIDTH);
     for (int64_t i = 0; i < 4; i++)
         check_order(plan, i, want, 3);
     th_plan_free(plan);
@@ -290,8 +291,8 @@ END_TEST
 
 START_TEST(test_roundrobin_allreduce) {
     th_system s = test_ref_system();
-    th_plan *plan = make_plan(&s, test_coll(TH_COLL_ALLREDUCE, 64 * MIB, 5, 0), TH_POLICY_ROUNDROBIN,
-                              TH_LOAD_ALPHA_BETA);
+    th_plan *plan = make_plan(&s, test_coll(TH_COLL_ALLREDUCE, 64 * MIB, 5, 0),
+                              TH_POLICY_ROUNDROBIN, TH_LOAD_ALPHA_BETA);
     /* baseline (0,1,2) rotated left by i mod 3 */
     int o0[] = {0, 1, 2}, o1[] = {1, 2, 0}, o2[] = {2, 0, 1};
     check_order(plan, 0, o0, 3);
@@ -409,6 +410,25 @@ START_TEST(test_themis_worked_alpha_beta) {
 }
 END_TEST
 
+/* themis-global plans one collective exactly as themis (its tracker is only shared across
+ * collectives by the trainer, through init_load); ideal has no plan. */
+START_TEST(test_policy_global_and_ideal) {
+    th_system s = test_ref_system();
+    th_collective c = test_coll(TH_COLL_REDUCESCATTER, 64 * MIB, 8, 0);
+    th_plan *plan = make_plan(&s, c, TH_POLICY_THEMIS_GLOBAL, TH_LOAD_BANDWIDTH);
+    static const int want[8][3] = {{0, 1, 2}, {2, 1, 0}, {1, 0, 2}, {0, 1, 2},
+                                   {1, 0, 2}, {1, 0, 2}, {0, 1, 2}, {1, 0, 2}};
+    for (int64_t i = 0; i < 8; i++)
+        check_order(plan, i, want[i], 3);
+    ck_assert_rel(plan->load[2], 95846.4); /* reference/README.md, as for themis */
+    th_error err = {0};
+    ck_assert_int_eq(th_sched_plan(plan, &s, &c, TH_POLICY_IDEAL, TH_LOAD_BANDWIDTH, &err),
+                     TH_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "ideal"));
+    th_plan_free(plan);
+}
+END_TEST
+
 START_TEST(test_themis_first_chunk_baseline) {
     /* all loads are 0 for chunk 0: gap 0 < est(c/16) > 0, so the baseline order */
     th_system s;
@@ -423,12 +443,12 @@ START_TEST(test_themis_first_chunk_baseline) {
                                   (th_load_model)lm);
         check_order(plan, 0, asc, 3);
         th_plan_free(plan);
-        plan =
-            make_plan(&s, test_coll(TH_COLL_ALLREDUCE, 1e6, 1, 0), TH_POLICY_THEMIS, (th_load_model)lm);
+        plan = make_plan(&s, test_coll(TH_COLL_ALLREDUCE, 1e6, 1, 0), TH_POLICY_THEMIS,
+                         (th_load_model)lm);
         check_order(plan, 0, asc, 3);
         th_plan_free(plan);
-        plan =
-            make_plan(&s, test_coll(TH_COLL_ALLGATHER, 1e6, 1, 0), TH_POLICY_THEMIS, (th_load_model)lm);
+        plan = make_plan(&s, test_coll(TH_COLL_ALLGATHER, 1e6, 1, 0), TH_POLICY_THEMIS,
+                         (th_load_model)lm);
         check_order(plan, 0, desc, 3);
         th_plan_free(plan);
     }
@@ -448,8 +468,8 @@ START_TEST(test_themis_threshold_latency) {
     test_add_dim(&s, TH_TOPO_RING, 2, 1, 200);
     test_finish(&s);
     int o01[] = {0, 1}, o10[] = {1, 0};
-    th_plan *plan =
-        make_plan(&s, test_coll(TH_COLL_REDUCESCATTER, 2048, 2, 0), TH_POLICY_THEMIS, TH_LOAD_BANDWIDTH);
+    th_plan *plan = make_plan(&s, test_coll(TH_COLL_REDUCESCATTER, 2048, 2, 0), TH_POLICY_THEMIS,
+                              TH_LOAD_BANDWIDTH);
     check_order(plan, 0, o01, 2);
     check_order(plan, 1, o10, 2);
     ck_assert_rel(plan->load[0], 768.0);
@@ -480,8 +500,8 @@ START_TEST(test_themis_tie_break_rs) {
     test_add_dim(&s, TH_TOPO_RING, 2, 0.5, 0);
     test_finish(&s);
     for (int lm = 0; lm < 2; lm++) {
-        th_plan *plan = make_plan(&s, test_coll(TH_COLL_REDUCESCATTER, 2048, 2, 0), TH_POLICY_THEMIS,
-                                  (th_load_model)lm);
+        th_plan *plan = make_plan(&s, test_coll(TH_COLL_REDUCESCATTER, 2048, 2, 0),
+                                  TH_POLICY_THEMIS, (th_load_model)lm);
         int o0[] = {0, 1, 2}, o1[] = {1, 2, 0};
         check_order(plan, 0, o0, 3);
         check_order(plan, 1, o1, 3);
@@ -501,8 +521,8 @@ END_TEST
  *   reverse(pi_i) and the same loads, 73564.16, 88309.76, 95846.4. */
 START_TEST(test_themis_allgather) {
     th_system s = test_ref_system();
-    th_plan *plan =
-        make_plan(&s, test_coll(TH_COLL_ALLGATHER, 64 * MIB, 8, 0), TH_POLICY_THEMIS, TH_LOAD_BANDWIDTH);
+    th_plan *plan = make_plan(&s, test_coll(TH_COLL_ALLGATHER, 64 * MIB, 8, 0), TH_POLICY_THEMIS,
+                              TH_LOAD_BANDWIDTH);
     static const int want[8][3] = {{2, 1, 0}, {0, 1, 2}, {2, 0, 1}, {2, 1, 0},
                                    {2, 0, 1}, {2, 0, 1}, {2, 1, 0}, {2, 0, 1}};
     for (int64_t i = 0; i < 8; i++)
@@ -534,8 +554,8 @@ START_TEST(test_themis_tie_break_ag) {
     test_add_dim(&s, TH_TOPO_RING, 2, 1, 0);
     test_add_dim(&s, TH_TOPO_RING, 2, 1, 0);
     test_finish(&s);
-    th_plan *plan =
-        make_plan(&s, test_coll(TH_COLL_ALLGATHER, 2048, 2, 0), TH_POLICY_THEMIS, TH_LOAD_BANDWIDTH);
+    th_plan *plan = make_plan(&s, test_coll(TH_COLL_ALLGATHER, 2048, 2, 0), TH_POLICY_THEMIS,
+                              TH_LOAD_BANDWIDTH);
     int o0[] = {2, 1, 0}, o1[] = {0, 1, 2};
     check_order(plan, 0, o0, 3);
     check_order(plan, 1, o1, 3);
@@ -599,10 +619,15 @@ START_TEST(test_names) {
         ck_assert_int_eq(th_coll_type_from_name(th_coll_type_name((th_coll_type)i), &t), 0);
         ck_assert_int_eq(t, i);
     }
-    for (int i = 0; i <= TH_POLICY_ROUNDROBIN; i++) {
-        ck_assert_int_eq(th_policy_from_name(th_policy_name((th_policy)i), &p), 0);
+    /* one table for every policy, in the order `themis train -p all` lists them */
+    static const char *const policies[] = {"baseline", "themis", "roundrobin", "themis-global",
+                                           "ideal"};
+    for (int i = 0; i < TH_POLICY_COUNT; i++) {
+        ck_assert_str_eq(th_policy_name((th_policy)i), policies[i]);
+        ck_assert_int_eq(th_policy_from_name(policies[i], &p), 0);
         ck_assert_int_eq(p, i);
     }
+    ck_assert_str_eq(th_policy_name((th_policy)TH_POLICY_COUNT), "?");
     for (int i = 0; i <= TH_LOAD_BANDWIDTH; i++) {
         ck_assert_int_eq(th_load_model_from_name(th_load_model_name((th_load_model)i), &m), 0);
         ck_assert_int_eq(m, i);
@@ -638,6 +663,7 @@ Suite *schedule_suite(void) {
     tc = tcase_create("themis");
     tcase_add_test(tc, test_themis_worked_bandwidth);
     tcase_add_test(tc, test_themis_worked_alpha_beta);
+    tcase_add_test(tc, test_policy_global_and_ideal);
     tcase_add_test(tc, test_themis_first_chunk_baseline);
     tcase_add_test(tc, test_themis_threshold_latency);
     tcase_add_test(tc, test_themis_tie_break_rs);

@@ -20,9 +20,9 @@ static th_system load_sys(const char *name) {
     return s;
 }
 
-static th_train_opts opts(th_policy p, th_intra q, th_priority prio, int ideal) {
+static th_train_opts opts(th_policy p, th_intra q, th_priority prio) {
     th_train_opts o = {0};
-    o.policy = p, o.intra = q, o.priority = prio, o.ideal = ideal;
+    o.policy = p, o.intra = q, o.priority = prio;
     o.model = TH_LOAD_ALPHA_BETA;
     o.iterations = 3;
     return o;
@@ -42,7 +42,7 @@ static th_train_result run(const th_system *s, const th_workload *wl, th_train_o
 START_TEST(two_layer_lifo) {
     th_system s = load_sys("cli_ring4.json");
     th_workload *wl = load_wl("wl_two_layer.json");
-    th_train_result r = run(&s, wl, opts(TH_POLICY_BASELINE, TH_INTRA_FIFO, TH_PRIO_LIFO, 0));
+    th_train_result r = run(&s, wl, opts(TH_POLICY_BASELINE, TH_INTRA_FIFO, TH_PRIO_LIFO));
     /* it 0: AR1 issued 5500: RS 5500-20530; AR0 issued 6800 waits. At 20530 lifo prefers
      * AR0 (newer): RS 20530-28060, AG 28060-35590; AR1's AG 35590-50620.
      * it 1 starts when AR0 is done: S1 = 35590; F1 waits for AR1: 50620-52620; IG1 -53620,
@@ -69,7 +69,7 @@ END_TEST
 START_TEST(two_layer_fifo) {
     th_system s = load_sys("cli_ring4.json");
     th_workload *wl = load_wl("wl_two_layer.json");
-    th_train_result r = run(&s, wl, opts(TH_POLICY_BASELINE, TH_INTRA_FIFO, TH_PRIO_FIFO, 0));
+    th_train_result r = run(&s, wl, opts(TH_POLICY_BASELINE, TH_INTRA_FIFO, TH_PRIO_FIFO));
     /* Older first: AR1 5500-35560, AR0 35560-50620 = S1. F0 50620-51620, F1 -53620 (AR1 was
      * done), IG1 -54620, WG1 -56120 (AR1'), IG0 -56620, WG0 -57420 (AR0'). AR1' 56120-86180,
      * AR0' 86180-101240 = S2. Iteration = 101240 - 50620 = 50620. */
@@ -83,7 +83,7 @@ END_TEST
 START_TEST(two_layer_ideal) {
     th_system s = load_sys("cli_ring4.json");
     th_workload *wl = load_wl("wl_two_layer.json");
-    th_train_result r = run(&s, wl, opts(TH_POLICY_BASELINE, TH_INTRA_FIFO, TH_PRIO_LIFO, 1));
+    th_train_result r = run(&s, wl, opts(TH_POLICY_IDEAL, TH_INTRA_FIFO, TH_PRIO_LIFO));
     /* Ideal: bytes / B, no latency: AR(1e6) = 2e6*3/4 / 100 = 15000, AR(2e6) = 30000, newer
      * first and preemptive. it 0: AR1 5500-6800 (1300 done), AR0 6800-21800, AR1 21800-50500.
      * S1 = 21800 (F0 needs AR0); F1 at 50500-52500, IG1 -53500, WG1 -55000 (AR1'), IG0 -55500,
@@ -110,12 +110,12 @@ START_TEST(single_collective_equals_run) {
             ck_assert_int_eq(th_run_eval(rr, &s, &c, (th_pair){(th_policy)p, (th_intra)q},
                                          TH_LOAD_ALPHA_BETA, NULL, NULL, &want, &err),
                              TH_OK);
-            th_train_opts o = opts((th_policy)p, (th_intra)q, TH_PRIO_LIFO, 0);
+            th_train_opts o = opts((th_policy)p, (th_intra)q, TH_PRIO_LIFO);
             o.iterations = 2;
             th_train_result r = run(&s, wl, o);
             /* S0 = 0, the collective runs 0..T, S1 = T: the period is T exactly. */
-            ck_assert_msg(r.iteration == want.time, "pair %d/%d: %.17g vs %.17g", p, q,
-                          r.iteration, want.time);
+            ck_assert_msg(r.iteration == want.time, "pair %d/%d: %.17g vs %.17g", p, q, r.iteration,
+                          want.time);
             ck_assert(r.colls[0].end - r.colls[0].issue == want.time);
             th_train_result_free(&r);
         }
@@ -125,7 +125,7 @@ START_TEST(single_collective_equals_run) {
     ck_assert_int_eq(th_run_eval(rr, &s, &c, (th_pair){TH_POLICY_BASELINE, TH_INTRA_FIFO},
                                  TH_LOAD_ALPHA_BETA, NULL, NULL, &want, &err),
                      TH_OK);
-    th_train_result r = run(&s, wl, opts(TH_POLICY_BASELINE, TH_INTRA_FIFO, TH_PRIO_LIFO, 1));
+    th_train_result r = run(&s, wl, opts(TH_POLICY_IDEAL, TH_INTRA_FIFO, TH_PRIO_LIFO));
     ck_assert_rel(r.iteration, want.ideal);
     th_train_result_free(&r);
     th_runner_free(rr);
@@ -138,7 +138,7 @@ END_TEST
 START_TEST(hybrid_blocking) {
     th_system s = load_sys("wl_2d_ring.json");
     th_workload *wl = load_wl("wl_hybrid.json");
-    th_train_result r = run(&s, wl, opts(TH_POLICY_BASELINE, TH_INTRA_FIFO, TH_PRIO_LIFO, 0));
+    th_train_result r = run(&s, wl, opts(TH_POLICY_BASELINE, TH_INTRA_FIFO, TH_PRIO_LIFO));
     /* MP AR(4e5) on dim 0: 2 (30 + 4e5*3/400) = 2 * 3030 = 6060. DP AR(8e5) on dim 1:
      * 2 (30 + 6000) = 12060. it 0: F 0-1000, MP AR 1000-7060 (blocks), IG 7060-8060,
      * WG 8060-9060, DP AR 9060-21120. it 1 waits for it: S1 = 21120; F -22120, MP AR -28180,
@@ -160,7 +160,7 @@ END_TEST
 START_TEST(batch_scaling) {
     th_system s = load_sys("wl_2d_ring.json");
     th_workload *wl = load_wl("wl_hybrid.json");
-    th_train_opts o = opts(TH_POLICY_BASELINE, TH_INTRA_FIFO, TH_PRIO_LIFO, 0);
+    th_train_opts o = opts(TH_POLICY_BASELINE, TH_INTRA_FIFO, TH_PRIO_LIFO);
     o.batch = 2;
     th_train_result r = run(&s, wl, o);
     /* F 2000, MP AR(8e5) = 12060, IG 2000, WG 2000, DP AR(8e5) 12060:
@@ -176,11 +176,11 @@ START_TEST(deterministic_and_global) {
     th_system s;
     th_system_default(&s);
     th_workload *wl = load_wl("wl_two_layer.json");
-    th_train_opts o = opts(TH_POLICY_THEMIS, TH_INTRA_SCF, TH_PRIO_LIFO, 0);
+    th_train_opts o = opts(TH_POLICY_THEMIS, TH_INTRA_SCF, TH_PRIO_LIFO);
     o.chunks = 16;
     th_train_result a = run(&s, wl, o), b = run(&s, wl, o);
     ck_assert(a.iteration == b.iteration);
-    o.global = 1;
+    o.policy = TH_POLICY_THEMIS_GLOBAL;
     th_train_result g = run(&s, wl, o);
     ck_assert(g.iteration > 0 && g.iteration >= g.compute);
     th_train_result_free(&a);
@@ -198,7 +198,7 @@ START_TEST(errors) {
     ck_assert_int_eq(th_workload_check(wl, &s, "wl_hybrid.json", &err), TH_EINPUT);
     ck_assert_ptr_nonnull(strstr(err.msg, "mp_dims"));
     th_train_result r;
-    th_train_opts o = opts(TH_POLICY_BASELINE, TH_INTRA_FIFO, TH_PRIO_LIFO, 0);
+    th_train_opts o = opts(TH_POLICY_BASELINE, TH_INTRA_FIFO, TH_PRIO_LIFO);
     ck_assert_int_eq(th_train_run(&s, wl, &o, NULL, NULL, &r, &err), TH_EINPUT);
     th_workload_free(wl);
     wl = load_wl("wl_two_layer.json");

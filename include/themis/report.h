@@ -33,15 +33,6 @@ char *th_report_csv_text(const char *s);
 void th_report_trace_header(FILE *out);
 void th_report_trace_row(FILE *out, th_pair pair, const th_stage_rec *rec);
 
-/* One evaluated training configuration. */
-typedef struct th_train_row {
-    const char *policy; /* "baseline", "themis", "themis-global", "roundrobin", "ideal" */
-    const char *intra;  /* "fifo", "scf", or "-" for the ideal network */
-    th_train_result res;
-    double speedup;  /* baseline+fifo iteration / this iteration */
-    double vs_ideal; /* ideal iteration / this iteration */
-} th_train_row;
-
 typedef struct th_train_report {
     const th_system *sys;
     const th_workload *wl;

@@ -16,7 +16,8 @@ typedef struct th_runner th_runner;
 th_runner *th_runner_create(void);
 void th_runner_free(th_runner *r);
 
-/* Evaluates one pair; speedup is left at 0. `trace` may be NULL. */
+/* Evaluates one pair; speedup is left at 0. `trace` may be NULL. Refuses themis-global and
+ * ideal, which need several collectives in flight (th_train_run). */
 int th_run_eval(th_runner *r, const th_system *sys, const th_collective *coll, th_pair pair,
                 th_load_model model, th_trace_fn trace, void *trace_ctx, th_result *res,
                 th_error *err);

@@ -18,7 +18,17 @@ typedef enum {
     TH_COLL_ALLTOALL,
 } th_coll_type;
 
-typedef enum { TH_POLICY_BASELINE, TH_POLICY_THEMIS, TH_POLICY_ROUNDROBIN } th_policy;
+/* The scheduling policies, one enum for run, train, sweep and reports. The first three plan
+ * any collective on its own; themis-global and ideal exist only while training (several
+ * collectives in flight), and the layers that cannot use them refuse them. */
+typedef enum {
+    TH_POLICY_BASELINE,      /* every chunk visits the dims in index order */
+    TH_POLICY_THEMIS,        /* the greedy load-balancing order, one tracker per collective */
+    TH_POLICY_ROUNDROBIN,    /* chunk i starts at active dim i mod n */
+    TH_POLICY_THEMIS_GLOBAL, /* themis with one tracker shared by the collectives in flight */
+    TH_POLICY_IDEAL,         /* training: the ideal network instead of chunks and queues */
+} th_policy;
+#define TH_POLICY_COUNT 5
 typedef enum { TH_LOAD_ALPHA_BETA, TH_LOAD_BANDWIDTH } th_load_model;
 
 typedef struct th_collective {
@@ -55,7 +65,8 @@ void th_plan_free(th_plan *plan);
  * dim. */
 int th_collective_validate(const th_system *sys, const th_collective *coll, th_error *err);
 
-/* Fills plan with the order of every chunk under `policy` (SPEC §5). */
+/* Fills plan with the order of every chunk under `policy` (SPEC §5); themis-global plans as
+ * themis (its tracker is th_sched_plan_from's init_load); ideal has no plan and is refused. */
 int th_sched_plan(th_plan *plan, const th_system *sys, const th_collective *coll, th_policy policy,
                   th_load_model model, th_error *err);
 
@@ -77,7 +88,7 @@ int th_sched_parse_dims(const char *list, int ndims, uint32_t *mask, th_error *e
 
 /* Names in enum order, NULL-terminated (for parsers and messages). */
 extern const char *const th_coll_type_names[];  /* allreduce, reducescatter, ... */
-extern const char *const th_policy_names[];     /* baseline, themis, roundrobin */
+extern const char *const th_policy_names[];     /* baseline, ..., themis-global, ideal */
 extern const char *const th_load_model_names[]; /* alpha_beta, bandwidth */
 
 const char *th_coll_type_name(th_coll_type t);

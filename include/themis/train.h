@@ -8,12 +8,10 @@
 #include "themis/workload.h"
 
 typedef struct th_train_opts {
-    th_policy policy; /* inter-dimension policy */
-    int global;       /* themis-global: one Themis tracker across collectives in flight */
-    th_intra intra;
+    th_policy policy; /* any policy; themis-global shares one tracker, ideal is the ideal network */
+    th_intra intra;   /* ignored by the ideal network */
     th_priority priority; /* between collectives in flight */
     th_load_model model;
-    int ideal;      /* the ideal network instead of the emulator */
     int iterations; /* iterations replayed, >= 2; the last two give the period */
     double batch;   /* samples per NPU; 0 = the workload's */
     int64_t chunks; /* chunks per collective; 0 = the workload's */
@@ -53,5 +51,18 @@ typedef void (*th_train_trace_fn)(void *ctx, const th_train_event *ev);
 int th_train_run(const th_system *sys, const th_workload *wl, const th_train_opts *opts,
                  th_train_trace_fn trace, void *trace_ctx, th_train_result *res, th_error *err);
 void th_train_result_free(th_train_result *res);
+
+/* One evaluated training configuration, as the reports list it. */
+typedef struct th_train_row {
+    th_policy policy; /* any policy, ideal included */
+    th_intra intra;   /* ignored by the ideal network */
+    th_train_result res;
+    double speedup;  /* baseline+fifo iteration / this iteration */
+    double vs_ideal; /* ideal iteration / this iteration */
+} th_train_row;
+
+/* The intra column of a training row: the intra policy's name, or "-" for the ideal network
+ * (which has no queues). */
+const char *th_train_intra_name(th_policy policy, th_intra intra);
 
 #endif
