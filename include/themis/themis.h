@@ -8,6 +8,7 @@
 #include "themis/astra.h"
 #include "themis/buf.h"
 #include "themis/cost.h"
+#include "themis/csv.h"
 #include "themis/emulate.h"
 #include "themis/error.h"
 #include "themis/report.h"
