@@ -1,10 +1,12 @@
 /* themis entry point: subcommand dispatch, global help and version, shared CLI helpers. */
 #include <ctype.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -51,18 +53,67 @@ int cli_parse_format(const char *cmd, const char *arg, int *format) {
     return cli_usage_error(cmd, "-f: unknown format '%s' (expected table, json or csv)", arg);
 }
 
-FILE *cli_open_out(const char *path, th_error *err) {
-    if (!strcmp(path, "-")) return stdout;
-    FILE *f = fopen(path, "w");
-    if (!f) th_error_set(err, TH_EINPUT, "%s: cannot open for writing: %s", path, strerror(errno));
-    return f;
+/* Outputs being written, so that a fatal signal removes their temporary files. The handler
+ * reads only this table; cli_out_open and cli_out_close change it with those signals blocked. */
+#define CLI_MAX_OUT 4
+static th_output *volatile live[CLI_MAX_OUT];
+static const int fatal_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+#define NFATAL ((int)(sizeof fatal_signals / sizeof fatal_signals[0]))
+
+static void on_fatal(int sig) {
+    for (int i = 0; i < CLI_MAX_OUT; i++)
+        if (live[i] && live[i]->tmp) unlink(live[i]->tmp);
+    signal(sig, SIG_DFL);
+    raise(sig); /* delivered when the handler returns: the usual death by signal */
 }
 
-int cli_close_out(FILE *f, const char *path, th_error *err) {
-    int bad = fflush(f) != 0 || ferror(f);
-    if (f != stdout) bad |= fclose(f) != 0;
-    if (bad) return th_error_set(err, TH_EINTERNAL, "%s: write error", path);
-    return TH_OK;
+static void block_fatal(sigset_t *old) {
+    sigset_t set;
+    sigemptyset(&set);
+    for (int i = 0; i < NFATAL; i++)
+        sigaddset(&set, fatal_signals[i]);
+    sigprocmask(SIG_BLOCK, &set, old);
+}
+
+int cli_out_open(th_output *o, const char *path, int flags, th_error *err) {
+    sigset_t old;
+    block_fatal(&old);
+    int rc = th_output_open(o, path, flags, err);
+    for (int i = 0; rc == TH_OK && i < CLI_MAX_OUT; i++)
+        if (!live[i]) {
+            live[i] = o;
+            break;
+        }
+    /* Only where nothing else is installed: the sweep's own handler finishes its file. */
+    for (int i = 0; i < NFATAL; i++) {
+        struct sigaction sa;
+        if (sigaction(fatal_signals[i], NULL, &sa) == 0 && sa.sa_handler == SIG_DFL) {
+            sa.sa_handler = on_fatal;
+            sigemptyset(&sa.sa_mask);
+            sa.sa_flags = 0;
+            sigaction(fatal_signals[i], &sa, NULL);
+        }
+    }
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    return rc;
+}
+
+int cli_out_close(th_output *o, int rc, th_error *err) {
+    sigset_t old;
+    block_fatal(&old);
+    for (int i = 0; i < CLI_MAX_OUT; i++)
+        if (live[i] == o) live[i] = NULL;
+    if (rc == TH_EIO && o->f && ferror(o->f)) { /* a report's write error: name the file */
+        th_error e = *err;
+        th_error_set(err, TH_EIO, "%s: %s", strcmp(o->path, "-") ? o->path : "standard output",
+                     e.msg);
+    }
+    if (rc == TH_OK)
+        rc = th_output_commit(o, err);
+    else
+        th_output_abort(o);
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    return rc;
 }
 
 static void usage(FILE *out) {

@@ -22,9 +22,12 @@ int cli_parse_int(const char *s, long long lo, long long hi, long long *out);
 /* -f table|json|csv into 0, 1, 2; a usage error otherwise. */
 int cli_parse_format(const char *cmd, const char *arg, int *format);
 
-/* Opens an output ("-" = stdout) / flushes and closes it, reporting write errors. */
-FILE *cli_open_out(const char *path, th_error *err);
-int cli_close_out(FILE *f, const char *path, th_error *err);
+/* Opens an output through th_output_open (flags TH_OUTPUT_*) and registers it so that
+ * SIGINT, SIGTERM, SIGHUP or SIGPIPE remove its temporary file before the process dies. */
+int cli_out_open(th_output *o, const char *path, int flags, th_error *err);
+/* Commits the output when rc is TH_OK (returning the commit's status), otherwise removes it
+ * and returns rc unchanged (err keeps the first error). */
+int cli_out_close(th_output *o, int rc, th_error *err);
 
 /* The system of -s PATH, or the built-in default when path is NULL. */
 int cli_load_system(const char *path, th_system *sys, th_error *err);

@@ -1,10 +1,8 @@
 /* `themis import-astra`: convert ASTRA-sim 2.x network YAML (+ system JSON) to a system file. */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli.h"
 #include "themis/astra.h"
@@ -57,34 +55,21 @@ int cli_import_astra(int argc, char **argv) {
     if (n < 1 || n > 2)
         return cli_usage_error("import-astra", "expected NETWORK.yml and optionally SYSTEM.json");
     th_error err = {0};
+    const char *inputs[] = {argv[optind], n == 2 ? argv[optind + 1] : NULL};
+    if (th_output_check(inputs, 2, &out_path, 1, &err)) return cli_fail(&err);
     char *text;
     const char *note;
     if (th_astra_import(argv[optind], n == 2 ? argv[optind + 1] : NULL, &text, &note, &err))
         return cli_fail(&err);
-    FILE *out = stdout;
-    struct stat st;
-    if (strcmp(out_path, "-")) {
-        if (!force && stat(out_path, &st) == 0) {
-            free(text);
-            th_error_set(&err, TH_EINPUT, "%s: already exists; --force overwrites it", out_path);
-            return cli_fail(&err);
-        }
-        if (!(out = fopen(out_path, "w"))) {
-            free(text);
-            th_error_set(&err, TH_EINPUT, "%s: cannot open for writing: %s", out_path,
-                         strerror(errno));
-            return cli_fail(&err);
-        }
+    th_output out;
+    int rc = cli_out_open(&out, out_path, force ? TH_OUTPUT_FORCE : 0, &err);
+    if (rc == TH_OK) {
+        fputs(text, out.f);
+        fputc('\n', out.f);
+        rc = cli_out_close(&out, rc, &err);
     }
-    fputs(text, out);
-    fputc('\n', out);
     free(text);
-    int bad = fflush(out) != 0 || ferror(out);
-    if (out != stdout) bad |= fclose(out) != 0;
-    if (bad) {
-        th_error_set(&err, TH_EINTERNAL, "%s: write error", out_path);
-        return cli_fail(&err);
-    }
+    if (rc) return cli_fail(&err);
     if (note) fprintf(stderr, "themis: note: %s\n", note);
     return CLI_OK;
 }

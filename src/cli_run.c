@@ -29,6 +29,7 @@ static void usage(FILE *out) {
           "  -f, --format F          table | json | csv (default table)\n"
           "  -o, --output FILE       write results to FILE ('-' = stdout, the default)\n"
           "      --trace FILE        write the per-stage trace CSV to FILE ('-' = stdout)\n"
+          "      --force             replace an existing output or trace file\n"
           "  -h, --help              this text\n"
           "  -V, --version           print the version\n"
           "\n"
@@ -39,7 +40,7 @@ static void usage(FILE *out) {
           out);
 }
 
-enum { OPT_DIMS = 256, OPT_LOAD_MODEL, OPT_TRACE };
+enum { OPT_DIMS = 256, OPT_LOAD_MODEL, OPT_TRACE, OPT_FORCE };
 
 typedef struct options {
     const char *system, *dims, *output, *trace;
@@ -47,6 +48,7 @@ typedef struct options {
     int policy, intra; /* -1 = all */
     th_load_model model;
     int format;                            /* 0 table, 1 json, 2 csv */
+    int force;                             /* replace existing output files */
     int set_chunks, set_policy, set_intra; /* given on the command line */
 } options;
 
@@ -63,6 +65,7 @@ static int parse(int argc, char **argv, options *o) {
         {"format", required_argument, 0, 'f'},
         {"output", required_argument, 0, 'o'},
         {"trace", required_argument, 0, OPT_TRACE},
+        {"force", no_argument, 0, OPT_FORCE},
         {"help", no_argument, 0, 'h'},
         {"version", no_argument, 0, 'V'},
         {0, 0, 0, 0},
@@ -139,6 +142,7 @@ static int parse(int argc, char **argv, options *o) {
             break;
         case 'o': o->output = optarg; break;
         case OPT_TRACE: o->trace = optarg; break;
+        case OPT_FORCE: o->force = 1; break;
         case 'h': usage(stdout); return -1;
         case 'V': printf("themis %s\n", TH_VERSION); return -1;
         case ':': return cli_usage_error("run", "option '%s' needs a value", argv[optind - 1]);
@@ -171,40 +175,34 @@ static int evaluate(const options *o, const th_system *sys, th_error *err) {
             if ((o->policy < 0 || o->policy == p) && (o->intra < 0 || o->intra == q))
                 pairs[npairs++] = (th_pair){(th_policy)p, (th_intra)q};
     th_result results[6];
-    th_runner *runner = th_runner_create();
-    if (!runner) return th_error_set(err, TH_EINTERNAL, "out of memory");
+    /* Both outputs are opened before the work and replace their files only if all went well. */
+    int flags = o->force ? TH_OUTPUT_FORCE : 0;
+    th_output out, trace;
+    int rc = cli_out_open(&out, o->output ? o->output : "-", flags, err);
+    if (rc) return rc;
     trace_ctx tc = {NULL, pairs, 0};
-    int rc = TH_OK;
     if (o->trace) {
-        tc.out = cli_open_out(o->trace, err);
-        if (!tc.out)
-            rc = err->code;
-        else
-            th_report_trace_header(tc.out);
+        if ((rc = cli_out_open(&trace, o->trace, flags, err))) return cli_out_close(&out, rc, err);
+        tc.out = trace.f;
+        th_report_trace_header(tc.out);
     }
+    th_runner *runner = th_runner_create();
+    if (!runner) rc = th_error_set(err, TH_EINTERNAL, "out of memory");
     if (rc == TH_OK)
         rc = th_run_compare(runner, sys, &o->coll, pairs, npairs, o->model,
                             tc.out ? trace_row : NULL, &tc, &tc.cur, results, err);
     th_runner_free(runner);
-    if (tc.out) {
-        th_error cerr;
-        if (cli_close_out(tc.out, o->trace, &cerr) && rc == TH_OK) *err = cerr, rc = cerr.code;
+    if (rc == TH_OK) {
+        th_report rep = {sys, &o->coll, o->model, pairs, results, npairs};
+        if (o->format == 0)
+            rc = th_report_table(out.f, &rep, err);
+        else if (o->format == 1)
+            rc = th_report_json(out.f, &rep, err);
+        else
+            rc = th_report_csv(out.f, &rep, err);
     }
-    if (rc) return rc;
-
-    th_report rep = {sys, &o->coll, o->model, pairs, results, npairs};
-    const char *path = o->output ? o->output : "-";
-    FILE *out = cli_open_out(path, err);
-    if (!out) return err->code;
-    if (o->format == 0)
-        rc = th_report_table(out, &rep, err);
-    else if (o->format == 1)
-        rc = th_report_json(out, &rep, err);
-    else
-        rc = th_report_csv(out, &rep, err);
-    th_error cerr;
-    if (cli_close_out(out, path, &cerr) && rc == TH_OK) *err = cerr, rc = cerr.code;
-    return rc;
+    if (o->trace) rc = cli_out_close(&trace, rc, err);
+    return cli_out_close(&out, rc, err);
 }
 
 int cli_run(int argc, char **argv) {
@@ -216,6 +214,8 @@ int cli_run(int argc, char **argv) {
     if (rc) return rc < 0 ? CLI_OK : rc;
 
     th_error err = {0};
+    const char *inputs[] = {o.system}, *outputs[] = {o.output, o.trace};
+    if (th_output_check(inputs, 1, outputs, 2, &err)) return cli_fail(&err);
     th_system sys;
     if (cli_load_system(o.system, &sys, &err)) return cli_fail(&err);
     /* A system file's "run" defaults (e.g. from import-astra) stand in for absent options. */

@@ -145,44 +145,49 @@ static int dry_run(const th_sweep *sw, const sweep_opts *o) {
     return rc ? cli_fail(&err) : CLI_OK;
 }
 
-/* Opens the output for a fresh run or a resume; *start = shard-local points already done. */
-static int open_output(const th_sweep *sw, const sweep_opts *o, const char *path, int *fd,
+/* Opens the output for a fresh run (a temporary file renamed into place at the end) or a
+ * resume (appended in place: the complete rows already there are never rewritten, and a
+ * partial last line, which no reader counts as a row, is cut); *start = shard-local points
+ * already done. */
+static int open_output(const th_sweep *sw, const sweep_opts *o, const char *path, th_output *out,
                        int64_t *start, th_error *err) {
     *start = 0;
-    if (!strcmp(path, "-")) {
-        if (o->resume) return th_error_set(err, TH_EINPUT, "--resume needs an output file");
-        *fd = STDOUT_FILENO;
-    } else {
-        struct stat st;
-        int exists = stat(path, &st) == 0;
-        off_t keep = 0;
-        if (exists && o->resume) {
-            if (th_sweep_resume_scan(sw, o->shard, path, start, &keep, err)) return err->code;
-        } else if (exists && !o->force) {
-            return th_error_set(err, TH_EINPUT,
-                                "%s: already exists; --resume continues it, --force overwrites",
-                                path);
-        }
-        int flags = O_WRONLY | O_CREAT | (exists && o->resume ? 0 : O_TRUNC);
-        *fd = open(path, flags, 0644);
-        if (*fd < 0)
-            return th_error_set(err, TH_EINPUT, "%s: cannot open for writing: %s", path,
-                                strerror(errno));
-        if (exists && o->resume && (ftruncate(*fd, keep) || lseek(*fd, 0, SEEK_END) < 0)) {
-            close(*fd);
-            return th_error_set(err, TH_EINPUT,
-                                "%s: cannot truncate to the last complete row: "
-                                "%s",
-                                path, strerror(errno));
-        }
-        if (keep > 0) return TH_OK;
+    int nin;
+    const char *const *in = th_sweep_inputs(sw, &nin);
+    const char **inputs = malloc(sizeof *inputs * (size_t)(nin + 1));
+    if (!inputs) return th_error_set(err, TH_EINTERNAL, "out of memory");
+    inputs[0] = o->spec;
+    memcpy(inputs + 1, in, sizeof *inputs * (size_t)nin);
+    int rc = th_output_check(inputs, nin + 1, &path, 1, err);
+    free(inputs);
+    if (rc) return rc;
+    struct stat st;
+    int exists = strcmp(path, "-") && stat(path, &st) == 0 && S_ISREG(st.st_mode);
+    off_t keep = 0;
+    if (o->resume && !strcmp(path, "-"))
+        return th_error_set(err, TH_EINPUT, "--resume needs an output file");
+    if (exists && o->resume) {
+        if (th_sweep_resume_scan(sw, o->shard, path, start, &keep, err)) return err->code;
+    } else if (exists && !o->force) {
+        return th_error_set(err, TH_EINPUT,
+                            "%s: already exists; --resume continues it, --force replaces it", path);
     }
+    int flags = TH_OUTPUT_STREAM | (o->resume ? TH_OUTPUT_APPEND : o->force ? TH_OUTPUT_FORCE : 0);
+    if ((rc = cli_out_open(out, path, flags, err))) return rc;
+    int fd = fileno(out->f);
+    if (exists && o->resume && (ftruncate(fd, keep) || lseek(fd, 0, SEEK_END) < 0))
+        return cli_out_close(out,
+                             th_error_set(err, TH_EIO,
+                                          "%s: cannot cut it to its last complete row: %s", path,
+                                          strerror(errno)),
+                             err);
+    if (keep > 0) return TH_OK;
     th_buf h = {0};
-    int rc = th_sweep_header(sw, &h, err);
-    if (rc == TH_OK && write(*fd, h.p, h.len) != (ssize_t)h.len)
-        rc = th_error_set(err, TH_EINPUT, "%s: write error: %s", path, strerror(errno));
+    rc = th_sweep_header(sw, &h, err);
+    if (rc == TH_OK && (fwrite(h.p, 1, h.len, out->f) != h.len || fflush(out->f)))
+        rc = th_error_set(err, TH_EIO, "%s: write error: %s", path, strerror(errno));
     th_buf_free(&h);
-    return rc;
+    return rc ? cli_out_close(out, rc, err) : TH_OK;
 }
 
 int cli_sweep(int argc, char **argv) {
@@ -206,9 +211,9 @@ int cli_sweep(int argc, char **argv) {
         th_sweep_free(sw);
         return cli_usage_error("sweep", "no output: give -o FILE or \"output\" in the spec");
     }
-    int fd = -1;
+    th_output out;
     int64_t start = 0, done = 0, total = th_shard_points(sw, o.shard);
-    if (open_output(sw, &o, path, &fd, &start, &err)) {
+    if (open_output(sw, &o, path, &out, &start, &err)) {
         th_sweep_free(sw);
         return cli_fail(&err);
     }
@@ -218,10 +223,14 @@ int cli_sweep(int argc, char **argv) {
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     progress pr = {isatty(STDERR_FILENO) && !o.quiet, now_s(), 0};
-    th_sweep_opts so = {o.jobs, o.shard, start, fd, &stop_signal, show_progress, &pr};
+    th_sweep_opts so = {o.jobs, o.shard, start, fileno(out.f), &stop_signal, show_progress, &pr};
     rc = th_sweep_run(sw, &so, &done, &err);
-    if (fd != STDOUT_FILENO && close(fd) && rc == TH_OK)
-        rc = th_error_set(&err, TH_EINTERNAL, "%s: write error: %s", path, strerror(errno));
+    if (rc == TH_EIO) { /* the output is the only file a running sweep writes */
+        th_error e = err;
+        th_error_set(&err, TH_EIO, "%s: %s", path, e.msg);
+    }
+    /* An interrupted sweep keeps its finished rows: its file is committed too. */
+    rc = cli_out_close(&out, rc, &err);
     th_sweep_free(sw);
     if (pr.on) fputc('\n', stderr);
     if (rc) return cli_fail(&err);
@@ -285,18 +294,19 @@ int cli_merge(int argc, char **argv) {
         expect = th_sweep_points(sw);
         th_sweep_free(sw);
     }
-    struct stat st;
-    if (!force && stat(out, &st) == 0) {
-        th_error_set(&err, TH_EINPUT, "%s: already exists; --force overwrites it", out);
+    const char **inputs = malloc(sizeof *inputs * (size_t)(argc - optind));
+    if (!inputs) {
+        th_error_set(&err, TH_EINTERNAL, "out of memory");
         return cli_fail(&err);
     }
-    for (int i = optind + 1; i < argc; i++)
-        if (!strcmp(argv[i], out)) {
-            th_error_set(&err, TH_EINPUT, "%s: the output is also a part", out);
-            return cli_fail(&err);
-        }
-    if (th_sweep_merge(out, (const char *const *)argv + optind + 1, argc - optind - 1, expect,
-                       &err))
-        return cli_fail(&err);
+    inputs[0] = spec;
+    memcpy(inputs + 1, argv + optind + 1, sizeof *inputs * (size_t)(argc - optind - 1));
+    int rc = th_output_check(inputs, argc - optind, &out, 1, &err);
+    free(inputs);
+    th_output o;
+    if (rc || cli_out_open(&o, out, force ? TH_OUTPUT_FORCE : 0, &err)) return cli_fail(&err);
+    rc = th_sweep_merge(o.f, (const char *const *)argv + optind + 1, argc - optind - 1, expect,
+                        &err);
+    if (cli_out_close(&o, rc, &err)) return cli_fail(&err);
     return CLI_OK;
 }

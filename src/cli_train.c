@@ -33,6 +33,7 @@ static void usage(FILE *out) {
           "  -f, --format F          table | json | csv (default table)\n"
           "  -o, --output FILE       results file ('-' = stdout, the default)\n"
           "      --trace FILE        timeline CSV of compute and collectives\n"
+          "      --force             replace an existing output or trace file\n"
           "  -h, --help              this text\n"
           "\n"
           "examples:\n"
@@ -46,11 +47,12 @@ typedef struct topts {
     int policy; /* th_policy, -1 = all */
     int intra;  /* -1 all */
     int format;
+    int force; /* replace existing output files */
     th_train_opts t;
 } topts;
 
 static int parse(int argc, char **argv, topts *o) {
-    enum { O_PRIO = 256, O_ITER, O_BATCH, O_MODEL, O_TRACE };
+    enum { O_PRIO = 256, O_ITER, O_BATCH, O_MODEL, O_TRACE, O_FORCE };
     static const struct option longs[] = {
         {"system", required_argument, 0, 's'},
         {"policy", required_argument, 0, 'p'},
@@ -63,6 +65,7 @@ static int parse(int argc, char **argv, topts *o) {
         {"format", required_argument, 0, 'f'},
         {"output", required_argument, 0, 'o'},
         {"trace", required_argument, 0, O_TRACE},
+        {"force", no_argument, 0, O_FORCE},
         {"help", no_argument, 0, 'h'},
         {"version", no_argument, 0, 'V'},
         {0, 0, 0, 0},
@@ -138,6 +141,7 @@ static int parse(int argc, char **argv, topts *o) {
             break;
         case 'o': o->output = optarg; break;
         case O_TRACE: o->trace = optarg; break;
+        case O_FORCE: o->force = 1; break;
         case 'h': usage(stdout); return -1;
         case 'V': printf("themis %s\n", TH_VERSION); return -1;
         case ':': return cli_usage_error("train", "option '%s' needs a value", argv[optind - 1]);
@@ -182,9 +186,14 @@ static int run_one(const th_system *sys, const th_workload *wl, const topts *o, 
 static int evaluate(const topts *o, const th_system *sys, const th_workload *wl, th_error *err) {
     th_train_row rows[16], base = {0}, ideal = {0};
     int nrows = 0, rc = TH_OK;
+    /* Both outputs are opened before the work and replace their files only if all went well. */
+    int flags = o->force ? TH_OUTPUT_FORCE : 0;
+    th_output out, trace;
+    if ((rc = cli_out_open(&out, o->output ? o->output : "-", flags, err))) return rc;
     tctx tc = {NULL, wl, TH_POLICY_BASELINE, TH_INTRA_FIFO};
     if (o->trace) {
-        if (!(tc.out = cli_open_out(o->trace, err))) return err->code;
+        if ((rc = cli_out_open(&trace, o->trace, flags, err))) return cli_out_close(&out, rc, err);
+        tc.out = trace.f;
         fputs("policy,intra,kind,iteration,layer,phase,start_us,end_us\n", tc.out);
     }
     for (int p = 0; p < TH_POLICY_COUNT && rc == TH_OK; p++) {
@@ -220,22 +229,14 @@ static int evaluate(const topts *o, const th_system *sys, const th_workload *wl,
     }
     th_train_result_free(&base.res);
     th_train_result_free(&ideal.res);
-    th_error cerr;
-    if (tc.out && cli_close_out(tc.out, o->trace, &cerr) && rc == TH_OK)
-        *err = cerr, rc = cerr.code;
     if (rc == TH_OK) {
         th_train_report rep = {sys, wl, &o->t, rows, nrows};
-        const char *path = o->output ? o->output : "-";
-        FILE *out = cli_open_out(path, err);
-        if (!out) {
-            rc = err->code;
-        } else {
-            rc = o->format == 0   ? th_report_train_table(out, &rep, err)
-                 : o->format == 1 ? th_report_train_json(out, &rep, err)
-                                  : th_report_train_csv(out, &rep, err);
-            if (cli_close_out(out, path, &cerr) && rc == TH_OK) *err = cerr, rc = cerr.code;
-        }
+        rc = o->format == 0   ? th_report_train_table(out.f, &rep, err)
+             : o->format == 1 ? th_report_train_json(out.f, &rep, err)
+                              : th_report_train_csv(out.f, &rep, err);
     }
+    if (o->trace) rc = cli_out_close(&trace, rc, err);
+    rc = cli_out_close(&out, rc, err);
     for (int i = 0; i < nrows; i++)
         th_train_result_free(&rows[i].res);
     return rc;
@@ -250,6 +251,8 @@ int cli_train(int argc, char **argv) {
     int rc = parse(argc, argv, &o);
     if (rc) return rc < 0 ? CLI_OK : rc;
     th_error err = {0};
+    const char *inputs[] = {o.workload, o.system}, *outputs[] = {o.output, o.trace};
+    if (th_output_check(inputs, 2, outputs, 2, &err)) return cli_fail(&err);
     th_system sys;
     if (cli_load_system(o.system, &sys, &err)) return cli_fail(&err);
     th_workload *wl;

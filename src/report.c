@@ -1,5 +1,6 @@
 /* Results out: the comparison table, JSON and CSV of `themis run`, and the per-stage trace.
  * Numbers are printed with the fewest digits that read back to the same double. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,7 +39,7 @@ static uint32_t involved(const th_report *rep) {
 
 int th_report_done(FILE *out, th_error *err) {
     if (fflush(out) != 0 || ferror(out))
-        return th_error_set(err, TH_EINTERNAL, "write error on output");
+        return th_error_set(err, TH_EIO, "write error: %s", strerror(errno ? errno : EIO));
     return TH_OK;
 }
 

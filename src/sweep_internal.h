@@ -49,6 +49,8 @@ typedef struct ax_group {
 
 struct th_sweep {
     char *name, *source, *dir, *output;
+    char **inputs; /* every file the spec read (systems, workloads), resolved */
+    int ninputs;
     th_system base;     /* the spec's system, before axes */
     th_collective coll; /* the spec's collective, before axes */
     th_pair pair;       /* the spec's policy and intra, before axes */

@@ -1,11 +1,10 @@
-/* Merging shard files: a streaming k-way merge on the point column into a temporary file that
- * replaces the output only when every check passed (same header, no overlap, no gap). */
+/* Merging shard files: a streaming k-way merge on the point column (same header, no overlap,
+ * no gap) into a stream; the caller's th_output replaces the file only when all passed. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "themis/sweep.h"
 
@@ -102,8 +101,7 @@ static int merge_into(FILE *out, part *parts, int n, int64_t expect, th_error *e
     return rc;
 }
 
-int th_sweep_merge(const char *out, const char *const *paths, int n, int64_t expect,
-                   th_error *err) {
+int th_sweep_merge(FILE *out, const char *const *paths, int n, int64_t expect, th_error *err) {
     if (n < 1) return th_error_set(err, TH_EINPUT, "merge: no parts given");
     part *parts = calloc((size_t)n, sizeof *parts);
     if (!parts) return th_error_set(err, TH_EINTERNAL, "out of memory");
@@ -116,29 +114,11 @@ int th_sweep_merge(const char *out, const char *const *paths, int n, int64_t exp
         if (rc == TH_OK && !(parts[i].f = fopen(paths[i], "rb")))
             rc = th_error_set(err, TH_EINPUT, "%s: cannot open: %s", paths[i], strerror(errno));
     }
-    size_t tl = strlen(out) + 16;
-    char *tmp = malloc(tl);
-    FILE *o = NULL;
-    if (rc == TH_OK && !tmp) rc = th_error_set(err, TH_EINTERNAL, "out of memory");
-    if (rc == TH_OK) {
-        snprintf(tmp, tl, "%s.tmp%ld", out, (long)getpid());
-        if (!(o = fopen(tmp, "wb")))
-            rc = th_error_set(err, TH_EINPUT, "%s: cannot write: %s", out, strerror(errno));
-    }
-    if (rc == TH_OK) rc = merge_into(o, parts, n, expect, err);
-    if (o) {
-        if ((fflush(o) || ferror(o)) && rc == TH_OK)
-            rc = th_error_set(err, TH_EINTERNAL, "%s: write error", out);
-        fclose(o);
-        if (rc == TH_OK && rename(tmp, out))
-            rc = th_error_set(err, TH_EINPUT, "%s: cannot replace: %s", out, strerror(errno));
-        if (rc != TH_OK) remove(tmp);
-    }
+    if (rc == TH_OK) rc = merge_into(out, parts, n, expect, err);
     for (int i = 0; i < n; i++) {
         if (parts[i].f) fclose(parts[i].f);
         free(parts[i].line);
     }
     free(parts);
-    free(tmp);
     return rc;
 }

@@ -158,7 +158,7 @@ int th_sweep_run(const th_sweep *sw, const th_sweep_opts *opts, int64_t *done, t
         pthread_mutex_lock(&s.mu);
         *done += rows;
         if (wrc) {
-            rc = th_error_set(err, TH_EINPUT, "write error on the output: %s", strerror(errno));
+            rc = th_error_set(err, TH_EIO, "write error: %s", strerror(errno));
             s.failed = 1;
         } else if (sl->rc) {
             rc = sl->rc;

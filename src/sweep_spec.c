@@ -58,6 +58,9 @@ void th_sweep_free(th_sweep *sw) {
     free(sw->source);
     free(sw->dir);
     free(sw->output);
+    for (int i = 0; i < sw->ninputs; i++)
+        free(sw->inputs[i]);
+    free(sw->inputs);
     free(sw);
 }
 
@@ -69,6 +72,22 @@ const char *th_sweep_name(const th_sweep *sw) {
 }
 const char *th_sweep_output(const th_sweep *sw) {
     return sw->output;
+}
+const char *const *th_sweep_inputs(const th_sweep *sw, int *n) {
+    *n = sw->ninputs;
+    return (const char *const *)sw->inputs;
+}
+
+/* Records a file the spec read (taking ownership of file); TH_EINTERNAL when out of memory. */
+static int keep_input(th_sweep *sw, char *file, th_error *err) {
+    char **p = realloc(sw->inputs, sizeof *p * (size_t)(sw->ninputs + 1));
+    if (!p) {
+        free(file);
+        return th_error_set(err, TH_EINTERNAL, "out of memory");
+    }
+    sw->inputs = p;
+    sw->inputs[sw->ninputs++] = file;
+    return TH_OK;
 }
 
 /* dir + "/" + path unless path is absolute (or dir is "."). */
@@ -284,7 +303,7 @@ static int add_workload(th_sweep *sw, const char *rel, const char *src, const ch
     if (!file) return th_error_set(err, TH_EINTERNAL, "out of memory");
     th_error e;
     int rc = th_workload_load(file, &sw->workloads[sw->nworkloads], &e);
-    free(file);
+    if (keep_input(sw, file, err)) return err->code;
     if (rc) return th_error_set(err, rc, "%s: %s: %s", src, path, e.msg);
     sw->nworkloads++;
     sw->train = 1;
@@ -328,7 +347,7 @@ static int add_other(th_sweep *sw, ax *a, const cJSON *v, const char *src, const
         if (!file) return th_error_set(err, TH_EINTERNAL, "out of memory");
         th_error e;
         int rc = th_system_load(file, &sw->systems[sw->nsystems], &e);
-        free(file);
+        if (keep_input(sw, file, err)) return err->code;
         if (rc) return th_error_set(err, rc, "%s: %s: %s", src, path, e.msg);
         x->i = sw->nsystems++;
         x->text = th_report_csv_text(v->valuestring);
@@ -535,7 +554,7 @@ static int parse_spec(th_sweep *sw, const cJSON *root, th_error *err) {
         if (!file) return th_error_set(err, TH_EINTERNAL, "out of memory");
         th_error e;
         int rc = th_system_load(file, &sw->base, &e);
-        free(file);
+        if (keep_input(sw, file, err)) return err->code;
         if (rc) return th_error_set(err, rc, "%s: system: %s", src, e.msg);
     } else {
         th_system_default(&sw->base);

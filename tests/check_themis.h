@@ -23,14 +23,15 @@ Suite *train_suite(void);
 Suite *workloads_suite(void);
 Suite *cli_sweep_suite(void);
 Suite *summarize_suite(void);
+Suite *output_suite(void);
 Suite *figures_suite(void);
 
 /* Relative comparison for hand-derived values: |got - want| <= 1e-9 * max(1, |want|). */
-#define ck_assert_rel(got, want)                                                         \
-    do {                                                                                 \
-        double g_ = (got), w_ = (want);                                                  \
-        double tol_ = 1e-9 * (fabs(w_) > 1.0 ? fabs(w_) : 1.0);                           \
-        ck_assert_msg(fabs(g_ - w_) <= tol_, "%s = %.17g, expected %.17g", #got, g_, w_); \
+#define ck_assert_rel(got, want)                                                                   \
+    do {                                                                                           \
+        double g_ = (got), w_ = (want);                                                            \
+        double tol_ = 1e-9 * (fabs(w_) > 1.0 ? fabs(w_) : 1.0);                                    \
+        ck_assert_msg(fabs(g_ - w_) <= tol_, "%s = %.17g, expected %.17g", #got, g_, w_);          \
     } while (0)
 
 /* Path of a file under tests/data/ (THEMIS_SRCDIR or "."); static buffer, one at a time. */
@@ -97,9 +98,14 @@ void test_cli_free(test_cli_out *r);
 void test_expect_ok(const test_cli_out *r, const char *what);
 /* Asserts the command exited 0 with nothing on stderr. */
 void test_expect_quiet(const test_cli_out *r, const char *what);
-/* Bad input: exit 2, nothing on stdout, exactly one line on stderr starting "themis: ". */
+/* A failure: exit `status`, nothing on stdout, one line on stderr starting "themis: ". */
+void test_expect_status(const test_cli_out *r, int status, const char *what);
+/* Bad input: test_expect_status with exit 2. */
 void test_expect_bad(const test_cli_out *r, const char *what);
-/* Runs ARGS and expects the bad-input behaviour; the message holds `needle` (unless NULL). */
+/* Runs ARGS and expects a failure with exit `status`; the message holds `needle` (unless NULL). */
+void test_fails(int status, const char *needle, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* test_fails with exit 2 (bad input or usage). */
 void test_bad(const char *needle, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Runs a shell command in the source folder with THEMIS_BIN exported; returns its exit status
  * (-1 when it did not exit) and fills out (size bytes) with its stdout and stderr merged. */

@@ -227,8 +227,9 @@ void test_expect_quiet(const test_cli_out *r, const char *what) {
     ck_assert_msg(r->err_len == 0, "%s: stderr not empty: '%s'", what, r->err);
 }
 
-void test_expect_bad(const test_cli_out *r, const char *what) {
-    ck_assert_msg(r->status == 2, "%s: exit %d (want 2), stderr: %s", what, r->status, r->err);
+void test_expect_status(const test_cli_out *r, int status, const char *what) {
+    ck_assert_msg(r->status == status, "%s: exit %d (want %d), stderr: %s", what, r->status, status,
+                  r->err);
     ck_assert_msg(r->out_len == 0, "%s: stdout not empty: %s", what, r->out);
     ck_assert_msg(strncmp(r->err, "themis: ", 8) == 0, "%s: stderr is '%s'", what, r->err);
     const char *nl = strchr(r->err, '\n');
@@ -236,18 +237,34 @@ void test_expect_bad(const test_cli_out *r, const char *what) {
     ck_assert_msg(r->err_len > 9, "%s: empty message", what);
 }
 
-void test_bad(const char *needle, const char *fmt, ...) {
+void test_expect_bad(const test_cli_out *r, const char *what) {
+    test_expect_status(r, 2, what);
+}
+
+/* test_fails with the arguments as a va_list. */
+static void fails_v(int status, const char *needle, const char *fmt, va_list ap) {
     test_cli_out r;
-    va_list ap;
-    va_start(ap, fmt);
     cli_v(&r, NULL, fmt, ap);
-    va_end(ap);
-    test_expect_bad(&r, r.args);
+    test_expect_status(&r, status, r.args);
     if (needle) {
         ck_assert_msg(strstr(r.err, needle) != NULL, "%s: message '%s' lacks '%s'", r.args, r.err,
                       needle);
     }
     test_cli_free(&r);
+}
+
+void test_fails(int status, const char *needle, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fails_v(status, needle, fmt, ap);
+    va_end(ap);
+}
+
+void test_bad(const char *needle, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fails_v(2, needle, fmt, ap);
+    va_end(ap);
 }
 
 int test_sh(char *out, size_t size, const char *fmt, ...) {

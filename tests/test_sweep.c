@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "check_themis.h"
+#include "themis/output.h"
 #include "themis/sweep.h"
 
 /* ---- helpers ---- */
@@ -155,6 +156,21 @@ static int64_t run_into(const th_sweep *sw, int threads, th_shard shard, int64_t
     ck_assert_msg(th_sweep_run(sw, &o, &done, &err) == TH_OK, "run: %s", err.msg);
     ck_assert_int_eq(close(fd), 0);
     return done;
+}
+
+/* Merges parts into the file out the way `themis merge --force` does: through th_output, committed
+ * only when the merge succeeded. */
+static int merge_file(const char *out, const char *const *parts, int n, int64_t expect,
+                      th_error *err) {
+    th_output o;
+    int rc = th_output_open(&o, out, TH_OUTPUT_FORCE, err);
+    if (rc) return rc;
+    rc = th_sweep_merge(o.f, parts, n, expect, err);
+    if (rc) {
+        th_output_abort(&o);
+        return rc;
+    }
+    return th_output_commit(&o, err);
 }
 
 static const th_shard WHOLE = {0, 1};
@@ -623,7 +639,7 @@ START_TEST(csv_quoting) {
     scan_ok_fwd(sw, WHOLE, full, 2, (off_t)len);
     TEST_DIR_PATH(out, dir, "all.csv");
     const char *parts[1] = {full};
-    ck_assert_int_eq(th_sweep_merge(out, parts, 1, 2, &err), TH_OK);
+    ck_assert_int_eq(merge_file(out, parts, 1, 2, &err), TH_OK);
     char *merged = test_slurp(out, NULL);
     ck_assert_str_eq(merged, text);
     free(merged);
@@ -1078,7 +1094,7 @@ static void merge_bad(const char *dir, const char *const *parts, int n, int64_t 
                       const char *needle) {
     TEST_DIR_PATH(out, dir, "bad.csv");
     th_error err = {0};
-    ck_assert_int_eq(th_sweep_merge(out, parts, n, expect, &err), TH_EINPUT);
+    ck_assert_int_eq(merge_file(out, parts, n, expect, &err), TH_EINPUT);
     ck_assert_msg(strstr(err.msg, needle) != NULL, "merge message '%s' lacks '%s'", err.msg,
                   needle);
     ck_assert_msg(!test_exists(out), "a failed merge created %s", out);
@@ -1105,21 +1121,21 @@ START_TEST(merge) {
     th_error err = {0};
     /* a good merge equals the single run, in any order of the parts, with or without expect */
     TEST_DIR_PATH(out, dir, "all.csv");
-    ck_assert_msg(th_sweep_merge(out, parts, 3, 450, &err) == TH_OK, "merge: %s", err.msg);
+    ck_assert_msg(merge_file(out, parts, 3, 450, &err) == TH_OK, "merge: %s", err.msg);
     size_t mlen;
     char *merged = test_slurp(out, &mlen);
     ck_assert_uint_eq(mlen, len);
     ck_assert(memcmp(merged, text, len) == 0);
     free(merged);
     unlink(out);
-    ck_assert_msg(th_sweep_merge(out, shuffled, 3, -1, &err) == TH_OK, "merge: %s", err.msg);
+    ck_assert_msg(merge_file(out, shuffled, 3, -1, &err) == TH_OK, "merge: %s", err.msg);
     merged = test_slurp(out, &mlen);
     ck_assert(mlen == len && memcmp(merged, text, len) == 0);
     free(merged);
     unlink(out);
     /* one part = the whole file */
     const char *one[1] = {full};
-    ck_assert_msg(th_sweep_merge(out, one, 1, 450, &err) == TH_OK, "merge: %s", err.msg);
+    ck_assert_msg(merge_file(out, one, 1, 450, &err) == TH_OK, "merge: %s", err.msg);
     merged = test_slurp(out, &mlen);
     ck_assert(mlen == len && memcmp(merged, text, len) == 0);
     free(merged);
@@ -1162,7 +1178,7 @@ START_TEST(merge) {
     const char *tail[3] = {names[0], names[1], cutp};
     merge_bad(dir, tail, 3, 450, "450");
     /* ... which without expect is a valid merge of points 0..448 */
-    ck_assert_int_eq(th_sweep_merge(out, tail, 3, -1, &err), TH_OK);
+    ck_assert_int_eq(merge_file(out, tail, 3, -1, &err), TH_OK);
     merged = test_slurp(out, &mlen);
     ck_assert_uint_eq(mlen, line_start(text, 450));
     free(merged);
@@ -1199,15 +1215,15 @@ START_TEST(merge) {
     TEST_DIR_PATH(two_all, dir, "two_all.csv");
     TEST_DIR_PATH(two_ref, dir, "two_ref.csv");
     run_into(two, 1, WHOLE, 0, 1, two_ref);
-    ck_assert_int_eq(
-        th_sweep_merge(two_all, (const char *const[]){tn[0], tn[1], tn[2]}, 3, 2, &err), TH_OK);
+    ck_assert_int_eq(merge_file(two_all, (const char *const[]){tn[0], tn[1], tn[2]}, 3, 2, &err),
+                     TH_OK);
     char *x = test_slurp(two_all, NULL), *y = test_slurp(two_ref, NULL);
     ck_assert_str_eq(x, y);
     free(x);
     free(y);
     th_sweep_free(two);
     /* no parts */
-    ck_assert_int_eq(th_sweep_merge(out, parts, 0, -1, &err), TH_EINPUT);
+    ck_assert_int_eq(merge_file(out, parts, 0, -1, &err), TH_EINPUT);
     ck_assert(!test_exists(out));
     free(twice_row);
     free(p0);
@@ -1261,10 +1277,9 @@ START_TEST(workload_rows) {
              "workload sweep");
     spec_bad("{'axes': {'priority': ['fifo']}}", "axes.priority", "only for workload sweeps");
     spec_bad("{'axes': {'policy': ['themis-global']}}", "themis-global", NULL);
-    spec_bad("{'workload': 'wl_two_layer.json', 'collective': {'type': 'allreduce'}}",
-             "collective", NULL);
-    spec_bad("{'system': 'cli_ring4.json', 'workload': 'wl_hybrid.json'}", "point 0",
-             "mp_dims");
+    spec_bad("{'workload': 'wl_two_layer.json', 'collective': {'type': 'allreduce'}}", "collective",
+             NULL);
+    spec_bad("{'system': 'cli_ring4.json', 'workload': 'wl_hybrid.json'}", "point 0", "mp_dims");
     spec_bad("{'workload': 'no_such_workload.json'}", "workload", "cannot open");
 }
 END_TEST

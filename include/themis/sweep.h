@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "themis/buf.h"
@@ -28,6 +29,9 @@ void th_sweep_free(th_sweep *sw);
 int64_t th_sweep_points(const th_sweep *sw); /* all points of the spec */
 const char *th_sweep_name(const th_sweep *sw);
 const char *th_sweep_output(const th_sweep *sw); /* resolved "output", or NULL */
+/* The files the spec read (its systems and workloads, resolved); *n of them. Outputs must not
+ * be one of these or the spec itself (th_output_check). */
+const char *const *th_sweep_inputs(const th_sweep *sw, int *n);
 
 /* Checks every point's system and collective (the product of the axes that can make a point
  * invalid), naming the point and axis of the first invalid one. th_sweep_load calls it. */
@@ -45,7 +49,6 @@ int64_t th_shard_points(const th_sweep *sw, th_shard shard);
 static inline int64_t th_shard_point(th_shard shard, int64_t j) {
     return shard.k + j * shard.n;
 }
-
 
 /* The CSV header line (with its newline): point, every axis, then the results. */
 int th_sweep_header(const th_sweep *sw, th_buf *out, th_error *err);
@@ -81,9 +84,9 @@ int th_sweep_run(const th_sweep *sw, const th_sweep_opts *opts, int64_t *done, t
 int th_sweep_resume_scan(const th_sweep *sw, th_shard shard, const char *path, int64_t *rows,
                          off_t *keep, th_error *err);
 
-/* Merges shard files into `out` (written whole or not at all): identical headers, rows
- * ordered by point, no point twice, no point missing; `expect` = total points or -1. */
-int th_sweep_merge(const char *out, const char *const *parts, int nparts, int64_t expect,
-                   th_error *err);
+/* Merges shard files into the stream out (open it with th_output_open and commit only on
+ * success): identical headers, rows ordered by point, no point twice, no point missing;
+ * `expect` = total points or -1. */
+int th_sweep_merge(FILE *out, const char *const *parts, int nparts, int64_t expect, th_error *err);
 
 #endif
