@@ -69,6 +69,8 @@ struct th_emu {
     double t;  /* now, ns */
     int *done; /* collectives that finished in the last step */
     int ndone, done_cap;
+    int bad_dim;    /* the dim whose stage time was refused (start() returned -1) */
+    double bad_dur; /* that stage time, ns */
 };
 
 th_emu *th_emu_create(void) {
@@ -186,8 +188,9 @@ static int waiting(const heap *q) {
     return q->n > q->head;
 }
 
-/* Dim d takes its next waiting stage and runs it from now. */
-static void start(th_emu *r, int d) {
+/* Dim d takes its next waiting stage and runs it from now; -1 when its time is not a finite
+ * number >= 0 (a server that never ends would loop the caller forever). */
+static int start(th_emu *r, int d) {
     heap *q = &r->q[d];
     entry e = r->astra ? q->e[q->head++] : heap_pop(q, r->scf, r->lifo);
     if (r->astra && q->head == q->n) q->head = q->n = 0;
@@ -199,6 +202,10 @@ static void start(th_emu *r, int d) {
     const th_dim *dd = &r->sys->dims[d];
     double dur = r->astra ? th_cost_astra_time(r->sys, dd, op, m)
                           : th_cost_time(dd, r->sys->reduce_bw, op, m);
+    if (!(dur >= 0) || !isfinite(r->t + dur)) {
+        r->bad_dim = d, r->bad_dur = dur;
+        return -1;
+    }
     double bytes = r->astra ? th_cost_astra_bytes(dd, op, m) : th_cost_bytes(dd, m);
     r->srv[d] = (server){1, e.chunk, e.coll, r->t + dur, r->seq++};
     r->nbusy++;
@@ -209,13 +216,23 @@ static void start(th_emu *r, int d) {
         th_stage_rec rec = {e.chunk, stage, op, d, m, bytes, e.ready, r->t, r->t + dur, e.coll};
         r->trace(r->trace_ctx, &rec);
     }
+    return 0;
+}
+
+/* The error for a stage time start() refused. */
+static int bad_stage(const th_emu *r, th_error *err) {
+    return th_error_set(err, TH_EINPUT,
+                        "dims[%d] (%s): a stage time is not a finite number >= 0 (%g ns at "
+                        "%g ns): sizes, bandwidths or latencies are out of range",
+                        r->bad_dim, r->sys->dims[r->bad_dim].name, r->bad_dur, r->t);
 }
 
 /* Ours: every idle dimension with ready stages starts one, in dim-index order. */
-static void pick(th_emu *r) {
-    if (r->astra) return; /* astra-sim starts phases as they are queued and freed */
+static int pick(th_emu *r) {
+    if (r->astra) return 0; /* astra-sim starts phases as they are queued and freed */
     for (int d = 0; d < r->sys->ndims; d++)
-        if (!r->srv[d].busy && waiting(&r->q[d])) start(r, d);
+        if (!r->srv[d].busy && waiting(&r->q[d]) && start(r, d)) return -1;
+    return 0;
 }
 
 void th_emu_reset(th_emu *emu, const th_system *sys, th_intra intra, th_priority prio,
@@ -271,9 +288,9 @@ int th_emu_issue(th_emu *emu, const th_plan *plan, double t, int *id, th_error *
         int dim = enqueue(emu, (uint32_t)k, (uint32_t)i, 0);
         if (dim < 0)
             return th_error_set(err, TH_EINTERNAL, "out of memory queueing %zu chunks", chunks);
-        if (emu->astra && !emu->srv[dim].busy) start(emu, dim);
+        if (emu->astra && !emu->srv[dim].busy && start(emu, dim)) return bad_stage(emu, err);
     }
-    pick(emu);
+    if (pick(emu)) return bad_stage(emu, err);
     if (id) *id = k;
     return TH_OK;
 }
@@ -312,7 +329,7 @@ int th_emu_step(th_emu *emu, th_error *err) {
         if (stage < cr->plan->nstages) {
             int dim = enqueue(emu, id, c, stage);
             if (dim < 0) return th_error_set(err, TH_EINTERNAL, "out of memory in a queue");
-            if (emu->astra && !emu->srv[dim].busy) start(emu, dim);
+            if (emu->astra && !emu->srv[dim].busy && start(emu, dim)) return bad_stage(emu, err);
         } else if (--cr->left == 0) {
             cr->end = t;
             if (emu->ndone == emu->done_cap) {
@@ -325,9 +342,9 @@ int th_emu_step(th_emu *emu, th_error *err) {
         }
         emu->srv[d].busy = 0;
         emu->nbusy--;
-        if (emu->astra && waiting(&emu->q[d])) start(emu, d);
+        if (emu->astra && waiting(&emu->q[d]) && start(emu, d)) return bad_stage(emu, err);
     }
-    pick(emu);
+    if (pick(emu)) return bad_stage(emu, err);
     return TH_OK;
 }
 

@@ -206,9 +206,11 @@ int th_system_validate(th_system *sys, const char *src, th_error *err) {
     if (sys->ndims < 1 || sys->ndims > TH_MAX_DIMS)
         return th_error_set(err, TH_EINPUT, "%s: dims: expected 1 to %d dimensions, got %d", src,
                             TH_MAX_DIMS, sys->ndims);
-    if (!isfinite(sys->reduce_bw) || sys->reduce_bw < 0)
-        return th_error_set(err, TH_EINPUT, "%s: reduce_GBps: expected a number > 0, got %g", src,
-                            sys->reduce_bw);
+    /* reduce_bw is bytes per ns = GB/s; 0 means reductions are free. */
+    if (sys->reduce_bw != 0 && !(sys->reduce_bw >= BW_MIN && sys->reduce_bw <= BW_MAX))
+        return th_error_set(err, TH_EINPUT,
+                            "%s: reduce_GBps: expected a number > 0 (from %g to %g), got %.17g",
+                            src, BW_MIN, BW_MAX, sys->reduce_bw);
     if (sys->model == TH_MODEL_ASTRA) {
         if (!(sys->endpoint >= 0 && sys->endpoint <= LATENCY_MAX))
             return th_error_set(err, TH_EINPUT,
@@ -268,6 +270,11 @@ int th_system_validate(th_system *sys, const char *src, th_error *err) {
             d->bw = d->bw_GBps * 1073741824.0 / 1e9;
         } else {
             d->bw = d->bw_GBps * d->efficiency;
+            if (!(d->bw >= BW_MIN))
+                return th_error_set(err, TH_EINPUT,
+                                    "%s: dims[%d].efficiency: the effective bandwidth bw_GBps * "
+                                    "efficiency = %.17g GB/s is below %g GB/s",
+                                    src, k, d->bw, BW_MIN);
         }
         total *= (double)d->npus;
         if (total > TH_MAX_NPUS)

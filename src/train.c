@@ -284,6 +284,12 @@ static int replay(trainer *tr, double *starts, th_error *err) {
             task(tr, cur % per, &layer, &phase);
             if (phase == TH_PHASE_FWD && layer == 0) starts[cur / per] = t;
             tc = t + duration(tr, layer, phase);
+            if (!isfinite(tc))
+                return th_error_set(err, TH_EINPUT,
+                                    "%s: layers[%d].%s: compute ends at %g ns, not a finite time "
+                                    "(compute time %g ns at batch scale %g)",
+                                    tr->wl->name, layer, th_phase_name(phase), tc,
+                                    duration(tr, layer, phase), scale(tr));
             running = 1;
         }
         double tn = net_next(tr);

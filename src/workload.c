@@ -8,6 +8,8 @@
 #include "themis/units.h"
 #include "themis/workload.h"
 
+#define MAX_NS 1e21 /* a phase's compute time (and its flops), at most */
+
 static const char *const top_keys[] = {
     "name",       "description", "source",          "parallelism", "mp_dims", "batch",
     "npu_tflops", "chunks",      "min_chunk_bytes", "layers",      NULL};
@@ -115,7 +117,7 @@ static int parse_phase(const cJSON *ph, th_wl_phase *out, int phase, double tflo
     th_json_path(p, sizeof p, path, ns ? "ns" : "flops");
     const cJSON *v = ns ? ns : fl;
     if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < 0 ||
-        v->valuedouble > 1e21)
+        v->valuedouble > MAX_NS)
         return th_json_bad(err, src, p, "a finite number >= 0", v);
     if (fl && tflops <= 0)
         return th_error_set(err, TH_EINPUT,
@@ -124,6 +126,11 @@ static int parse_phase(const cJSON *ph, th_wl_phase *out, int phase, double tflo
                             src, p);
     out->flops = fl ? v->valuedouble : 0;
     out->ns = ns ? v->valuedouble : v->valuedouble / (tflops * 1e3);
+    if (!(out->ns <= MAX_NS))
+        return th_error_set(err, TH_EINPUT,
+                            "%s: %s: flops / (npu_tflops * 1e3) = %g ns, expected at most %g ns "
+                            "(npu_tflops %g is too small)",
+                            src, p, out->ns, MAX_NS, tflops);
     const cJSON *c = cJSON_GetObjectItemCaseSensitive(ph, "collective");
     th_json_path(p, sizeof p, path, "collective");
     if (c && parse_coll(c, &out->coll, phase, src, p, err)) return err->code;

@@ -710,6 +710,26 @@ START_TEST(bad_system_files) {
 }
 END_TEST
 
+/* Stage or compute times that overflow to infinity are bad input (exit 2, naming the file and
+ * the JSON path), not an endless loop: `timeout` turns a hang into exit 124. */
+START_TEST(no_hang) {
+    static const char *const cases[][3] = {
+        /* {command, the file, the path} */
+        {"run -n 4 -s tests/data/sys_reduce_tiny.json", "sys_reduce_tiny.json", "reduce_GBps"},
+        {"run -n 4 -s tests/data/sys_eff_tiny.json", "sys_eff_tiny.json", "dims[0].efficiency"},
+        {"train tests/data/wl_tflops_tiny.json -s tests/data/cli_ring4.json", "wl_tflops_tiny.json",
+         "layers[0].forward.flops"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char out[4096];
+        int st = test_sh(out, sizeof out, "timeout -k 5 60 \"$THEMIS_BIN\" %s", cases[i][0]);
+        ck_assert_msg(st == 2, "%s: exit %d: %s", cases[i][0], st, out);
+        ck_assert_msg(strstr(out, cases[i][1]) && strstr(out, cases[i][2]), "%s: %s", cases[i][0],
+                      out);
+    }
+}
+END_TEST
+
 START_TEST(bad_options) {
     test_bad(NULL, "run -n 0");
     test_bad(NULL, "run -n 1000001");
@@ -876,6 +896,7 @@ Suite *cli_suite(void) {
     tcase_add_test(tc, shipped_systems);
     tcase_add_test(tc, deterministic);
     tcase_add_test(tc, bad_system_files);
+    tcase_add_test(tc, no_hang);
     tcase_add_test(tc, bad_options);
     tcase_add_test(tc, bad_output_paths);
     tcase_add_test(tc, astra_import_and_run);

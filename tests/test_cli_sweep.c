@@ -725,6 +725,26 @@ START_TEST(bad_specs) {
 }
 END_TEST
 
+/* A reduce_GBps axis value whose stage times overflow is refused before any row, naming
+ * the point, instead of hanging a worker (`timeout` turns a hang into exit 124). */
+START_TEST(no_hang) {
+    char *dir = test_tmp_dir();
+    TEST_DIR_PATH(spec, dir, "spec.json");
+    TEST_DIR_PATH(out, dir, "out.csv");
+    char text[2048];
+    snprintf(text, sizeof text, "{'system': '%s', 'axes': {'reduce_GBps': [1, 1e-300]}}",
+             test_dpath("cli_ring4.json"));
+    write_spec(spec, text);
+    char msg[4096];
+    int st =
+        test_sh(msg, sizeof msg, "timeout -k 5 60 \"$THEMIS_BIN\" sweep '%s' -o '%s' -j 1", spec, out);
+    ck_assert_msg(st == 2, "exit %d: %s", st, msg);
+    ck_assert_msg(strstr(msg, "point 1") && strstr(msg, "reduce_GBps"), "%s", msg);
+    ck_assert(!test_exists(out));
+    test_rm_dir(dir);
+}
+END_TEST
+
 START_TEST(bad_outputs) {
     char *dir = test_tmp_dir();
     const char *spec = test_dpath("sweep_ring4.json");
@@ -905,6 +925,7 @@ Suite *cli_sweep_suite(void) {
     tcase_add_test(tc, gnu_parallel);
     tcase_add_test(tc, progress_terminal);
     tcase_add_test(tc, bad_specs);
+    tcase_add_test(tc, no_hang);
     tcase_add_test(tc, bad_outputs);
     tcase_add_test(tc, bad_options);
     tcase_add_test(tc, merge_errors);

@@ -554,6 +554,33 @@ START_TEST(test_intra_names) {
 }
 END_TEST
 
+/* A system edited by hand past validation: reduce_bw 1e-310 bytes/ns makes an RS stage time
+ * m (p-1)/p / 1e-310 (MiB/4 * 3 * 1e310 = 7.9e315 > DBL_MAX) overflow to infinity. The emulator refuses it instead of waiting forever
+ * for a server that never ends. */
+START_TEST(test_refuses_infinite_stage) {
+    th_system s;
+    memset(&s, 0, sizeof s);
+    test_add_dim(&s, TH_TOPO_RING, 4, 100, 10);
+    test_finish(&s);
+    s.reduce_bw = 1e-310;
+    th_collective c = test_coll(TH_COLL_ALLREDUCE, MIB, 4, 0);
+    th_plan *plan = th_plan_create();
+    th_emu *emu = th_emu_create();
+    th_error err = {0};
+    th_result res;
+    ck_assert_int_eq(th_sched_plan(plan, &s, &c, TH_POLICY_BASELINE, TH_LOAD_ALPHA_BETA, &err), 0);
+    ck_assert_int_eq(th_emu_run(emu, &s, plan, TH_INTRA_FIFO, NULL, NULL, &res, &err), TH_EINPUT);
+    ck_assert_msg(strstr(err.msg, "dims[0]") && strstr(err.msg, "inf"), "%s", err.msg);
+    /* A NaN time (latency NaN) is refused the same way. */
+    s.reduce_bw = 0;
+    s.dims[0].latency = NAN;
+    ck_assert_int_eq(th_emu_run(emu, &s, plan, TH_INTRA_SCF, NULL, NULL, &res, &err), TH_EINPUT);
+    ck_assert_msg(strstr(err.msg, "nan"), "%s", err.msg);
+    th_emu_free(emu);
+    th_plan_free(plan);
+}
+END_TEST
+
 Suite *emulate_suite(void) {
     Suite *s = suite_create("emulate");
     TCase *tc = tcase_create("hand");
@@ -564,6 +591,7 @@ Suite *emulate_suite(void) {
     tcase_add_test(tc, test_reference_allreduce);
     tcase_add_test(tc, test_scf_vs_fifo);
     tcase_add_test(tc, test_intra_names);
+    tcase_add_test(tc, test_refuses_infinite_stage);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("invariants");

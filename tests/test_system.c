@@ -394,6 +394,16 @@ static const bad_text bad_texts[] = {
     {"{\"dims\": [{\"topology\": \"fc\", \"npus\": 1099511627777, \"bw_GBps\": 1,"
      " \"latency_ns\": 1}]}",
      "dims[0].npus", "1099511627777|2^40|exceed|too many"}, /* one dim of 2^40 + 1 NPUs */
+    /* Derived quantities out of range: every stage time would overflow to infinity. */
+    {"{\"dims\": [{\"topology\": \"fc\", \"npus\": 4, \"bw_GBps\": 1, \"latency_ns\": 1}],"
+     " \"reduce_GBps\": 1e-300}",
+     "reduce_GBps", "1e-300"}, /* reduction bandwidth below 1e-6 GB/s */
+    {"{\"dims\": [{\"topology\": \"fc\", \"npus\": 4, \"bw_GBps\": 1, \"latency_ns\": 1}],"
+     " \"reduce_GBps\": 2e9}",
+     "reduce_GBps", "2000000000"}, /* above 1e9 GB/s */
+    {"{\"dims\": [{\"topology\": \"fc\", \"npus\": 4, \"bw_GBps\": 100, \"latency_ns\": 1,"
+     " \"efficiency\": 1e-320}]}",
+     "dims[0].efficiency", "effective bandwidth"}, /* 100 * 1e-320 GB/s, below 1e-6 */
 };
 
 START_TEST(test_parse_bad) {

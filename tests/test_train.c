@@ -225,6 +225,28 @@ START_TEST(errors) {
 }
 END_TEST
 
+/* A compute time that overflows at the batch scale is bad input, not an endless replay:
+ * 1e21 ns at the file's batch 1e-300, replayed at batch 1e10, is 1e21 * 1e310 = inf ns. */
+START_TEST(infinite_compute) {
+    static const char *json =
+        "{\"parallelism\": \"data\", \"batch\": 1e-300, \"layers\": [{\"forward\": {\"ns\": "
+        "1e21}, \"input_grad\": {\"ns\": 1}, \"weight_grad\": {\"ns\": 1}}]}";
+    th_workload *wl;
+    th_error err = {0};
+    ck_assert_int_eq(th_workload_parse(json, strlen(json), "big.json", &wl, &err), TH_OK);
+    th_system s = load_sys("cli_ring4.json");
+    th_train_result r;
+    for (int ideal = 0; ideal < 2; ideal++) {
+        th_train_opts o = opts(TH_POLICY_BASELINE, TH_INTRA_FIFO, TH_PRIO_LIFO, ideal);
+        o.batch = 1e10;
+        ck_assert_int_eq(th_train_run(&s, wl, &o, NULL, NULL, &r, &err), TH_EINPUT);
+        ck_assert_msg(strstr(err.msg, "layers[0].forward") && strstr(err.msg, "finite"), "%s",
+                      err.msg);
+    }
+    th_workload_free(wl);
+}
+END_TEST
+
 Suite *train_suite(void) {
     Suite *s = suite_create("train");
     TCase *tc = tcase_create("train");
@@ -236,6 +258,7 @@ Suite *train_suite(void) {
     tcase_add_test(tc, batch_scaling);
     tcase_add_test(tc, deterministic_and_global);
     tcase_add_test(tc, errors);
+    tcase_add_test(tc, infinite_compute);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -274,6 +274,10 @@ static const struct {
     {"{\"parallelism\": \"data\", \"layers\": [{\"name\": \"a\", \"forward\": {\"flops\": 1e9}, "
      "\"input_grad\": " PH ", \"weight_grad\": " PH "}]}",
      "layers[0].forward.flops", "npu_tflops"},
+    /* 1e9 flops / (1e-300 TFLOPS * 1e3) = 1e306 ns, past the 1e21 ns a phase may take */
+    {"{\"parallelism\": \"data\", \"npu_tflops\": 1e-300, \"layers\": [{\"name\": \"a\", "
+     "\"forward\": {\"flops\": 1e9}, \"input_grad\": " PH ", \"weight_grad\": " PH "}]}",
+     "layers[0].forward.flops", "1e+306 ns"},
     {"{\"parallelism\": \"data\", \"mp_dims\": 1, \"layers\": [" LAYER("a") "]}", "mp_dims",
      "hybrid"},
     {"{\"parallelism\": \"hybrid\", \"layers\": [" LAYER("a") "]}", "mp_dims", "missing"},
