@@ -236,8 +236,9 @@ START_TEST(infinite_compute) {
     ck_assert_int_eq(th_workload_parse(json, strlen(json), "big.json", &wl, &err), TH_OK);
     th_system s = load_sys("cli_ring4.json");
     th_train_result r;
-    for (int ideal = 0; ideal < 2; ideal++) {
-        th_train_opts o = opts(TH_POLICY_BASELINE, TH_INTRA_FIFO, TH_PRIO_LIFO, ideal);
+    static const th_policy pols[] = {TH_POLICY_BASELINE, TH_POLICY_IDEAL};
+    for (int i = 0; i < 2; i++) {
+        th_train_opts o = opts(pols[i], TH_INTRA_FIFO, TH_PRIO_LIFO);
         o.batch = 1e10;
         ck_assert_int_eq(th_train_run(&s, wl, &o, NULL, NULL, &r, &err), TH_EINPUT);
         ck_assert_msg(strstr(err.msg, "layers[0].forward") && strstr(err.msg, "finite"), "%s",
