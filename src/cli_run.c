@@ -160,11 +160,12 @@ typedef struct trace_ctx {
     FILE *out;
     const th_pair *pairs;
     int cur;
+    int oom; /* a trace row could not be built */
 } trace_ctx;
 
 static void trace_row(void *ctx, const th_stage_rec *rec) {
     trace_ctx *t = ctx;
-    th_report_trace_row(t->out, t->pairs[t->cur], rec);
+    if (th_report_trace_row(t->out, t->pairs[t->cur], rec)) t->oom = 1;
 }
 
 static int evaluate(const options *o, const th_system *sys, th_error *err) {
@@ -180,7 +181,7 @@ static int evaluate(const options *o, const th_system *sys, th_error *err) {
     th_output out, trace;
     int rc = cli_out_open(&out, o->output ? o->output : "-", flags, err);
     if (rc) return rc;
-    trace_ctx tc = {NULL, pairs, 0};
+    trace_ctx tc = {NULL, pairs, 0, 0};
     if (o->trace) {
         if ((rc = cli_out_open(&trace, o->trace, flags, err))) return cli_out_close(&out, rc, err);
         tc.out = trace.f;
@@ -192,6 +193,7 @@ static int evaluate(const options *o, const th_system *sys, th_error *err) {
         rc = th_run_compare(runner, sys, &o->coll, pairs, npairs, o->model,
                             tc.out ? trace_row : NULL, &tc, &tc.cur, results, err);
     th_runner_free(runner);
+    if (rc == TH_OK && tc.oom) rc = th_error_set(err, TH_EINTERNAL, "out of memory");
     if (rc == TH_OK) {
         th_report rep = {sys, &o->coll, o->model, pairs, results, npairs};
         if (o->format == 0)

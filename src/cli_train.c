@@ -161,15 +161,12 @@ typedef struct tctx {
     const th_workload *wl;
     th_policy policy;
     th_intra intra;
+    int oom; /* a trace row could not be built */
 } tctx;
 
 static void trace_row(void *ctx, const th_train_event *ev) {
     tctx *t = ctx;
-    char a[32], b[32];
-    fprintf(t->out, "%s,%s,%s,%d,%s,%s,%s,%s\n", th_policy_name(t->policy),
-            th_train_intra_name(t->policy, t->intra), ev->collective ? "collective" : "compute",
-            ev->iteration, t->wl->layers[ev->layer].name, th_phase_name(ev->phase),
-            th_report_num(a, ev->start / 1000.0), th_report_num(b, ev->end / 1000.0));
+    if (th_report_train_trace_row(t->out, t->wl, t->policy, t->intra, ev)) t->oom = 1;
 }
 
 static int run_one(const th_system *sys, const th_workload *wl, const topts *o, th_policy p,
@@ -190,11 +187,11 @@ static int evaluate(const topts *o, const th_system *sys, const th_workload *wl,
     int flags = o->force ? TH_OUTPUT_FORCE : 0;
     th_output out, trace;
     if ((rc = cli_out_open(&out, o->output ? o->output : "-", flags, err))) return rc;
-    tctx tc = {NULL, wl, TH_POLICY_BASELINE, TH_INTRA_FIFO};
+    tctx tc = {NULL, wl, TH_POLICY_BASELINE, TH_INTRA_FIFO, 0};
     if (o->trace) {
         if ((rc = cli_out_open(&trace, o->trace, flags, err))) return cli_out_close(&out, rc, err);
         tc.out = trace.f;
-        fputs("policy,intra,kind,iteration,layer,phase,start_us,end_us\n", tc.out);
+        th_report_train_trace_header(tc.out);
     }
     for (int p = 0; p < TH_POLICY_COUNT && rc == TH_OK; p++) {
         if (o->policy >= 0 && o->policy != p) continue;
@@ -229,6 +226,7 @@ static int evaluate(const topts *o, const th_system *sys, const th_workload *wl,
     }
     th_train_result_free(&base.res);
     th_train_result_free(&ideal.res);
+    if (rc == TH_OK && tc.oom) rc = th_error_set(err, TH_EINTERNAL, "out of memory");
     if (rc == TH_OK) {
         th_train_report rep = {sys, wl, &o->t, rows, nrows};
         rc = o->format == 0   ? th_report_train_table(out.f, &rep, err)

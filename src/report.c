@@ -7,29 +7,12 @@
 #include <cjson/cJSON.h>
 
 #include "report_internal.h"
+#include "themis/csv.h"
 
 const char *th_report_num(char *buf, double v) {
     snprintf(buf, 32, "%.15g", v);
     if (strtod(buf, NULL) != v) snprintf(buf, 32, "%.17g", v);
     return buf;
-}
-
-char *th_report_csv_text(const char *s) {
-    size_t n = strlen(s);
-    char *d = malloc(2 * n + 3), *o = d;
-    if (!d) return NULL;
-    if (!strpbrk(s, ",\"\r\n")) {
-        memcpy(d, s, n + 1);
-        return d;
-    }
-    *o++ = '"';
-    for (; *s; s++) {
-        if (*s == '"') *o++ = '"';
-        *o++ = *s;
-    }
-    *o++ = '"';
-    *o = '\0';
-    return d;
 }
 
 static uint32_t involved(const th_report *rep) {
@@ -170,14 +153,32 @@ int th_report_json(FILE *out, const th_report *rep, th_error *err) {
     return th_report_write_json(out, root, err);
 }
 
+/* Writes the record in b to out; TH_EINTERNAL when memory ran out building it (bad). */
+static int put_row(FILE *out, th_buf *b, int bad, th_error *err) {
+    if (bad) return th_error_set(err, TH_EINTERNAL, "out of memory");
+    th_csv_write(out, b); /* write errors: th_report_done sees them on the stream */
+    return TH_OK;
+}
+
 int th_report_csv(FILE *out, const th_report *rep, th_error *err) {
+    static const char *const head[] = {
+        "system", "type",    "size_bytes", "chunks",  "dims",    "load_model", "policy",
+        "intra",  "time_us", "ideal_us",   "bw_util", "speedup", "algbw_GBps", "busbw_GBps"};
     const th_system *sys = rep->sys;
-    fputs("system,type,size_bytes,chunks,dims,load_model,policy,intra,time_us,ideal_us,bw_util,"
-          "speedup,algbw_GBps,busbw_GBps",
-          out);
-    for (int d = 0; d < sys->ndims; d++)
-        fprintf(out, ",dim%d_bytes,dim%d_busy_us,dim%d_bw_util", d, d, d);
-    fputc('\n', out);
+    th_buf b = {0};
+    int bad = 0, rc;
+    for (size_t i = 0; i < sizeof head / sizeof *head; i++)
+        bad |= th_csv_field(&b, head[i]);
+    for (int d = 0; d < sys->ndims; d++) {
+        char h[3][32];
+        snprintf(h[0], sizeof h[0], "dim%d_bytes", d);
+        snprintf(h[1], sizeof h[1], "dim%d_busy_us", d);
+        snprintf(h[2], sizeof h[2], "dim%d_bw_util", d);
+        for (int k = 0; k < 3; k++)
+            bad |= th_csv_field(&b, h[k]);
+    }
+    bad |= th_csv_end(&b);
+    rc = put_row(out, &b, bad, err);
     char dims[64] = "";
     uint32_t mask = involved(rep);
     for (int d = 0; d < sys->ndims; d++) {
@@ -185,36 +186,52 @@ int th_report_csv(FILE *out, const th_report *rep, th_error *err) {
         size_t len = strlen(dims);
         snprintf(dims + len, sizeof dims - len, "%s%d", len ? ";" : "", d);
     }
-    char a[32], b[32], c[32], e[32], f[32], g[32], h[32];
-    for (int i = 0; i < rep->npairs; i++) {
+    for (int i = 0; i < rep->npairs && rc == TH_OK; i++) {
         const th_result *r = &rep->results[i];
-        char *name = th_report_csv_text(sys->name);
-        if (!name) return th_error_set(err, TH_EINTERNAL, "out of memory");
-        fputs(name, out);
-        free(name);
-        fprintf(out, ",%s,%s,%lld,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s",
-                th_coll_type_name(rep->coll->type), th_report_num(a, rep->coll->size),
-                (long long)rep->coll->chunks, dims, th_load_model_name(rep->model),
-                th_policy_name(rep->pairs[i].policy), th_intra_name(rep->pairs[i].intra),
-                th_report_num(b, r->time / 1000.0), th_report_num(c, r->ideal / 1000.0),
-                th_report_num(e, r->bw_util), th_report_num(f, r->speedup),
-                th_report_num(g, r->algbw), th_report_num(h, r->busbw));
-        for (int d = 0; d < sys->ndims; d++)
-            fprintf(out, ",%s,%s,%s", th_report_num(a, r->bytes[d]),
-                    th_report_num(b, r->busy[d] / 1000.0), th_report_num(c, r->dim_util[d]));
-        fputc('\n', out);
+        bad = th_csv_field(&b, sys->name);
+        bad |= th_csv_field(&b, th_coll_type_name(rep->coll->type));
+        bad |= th_csv_num(&b, rep->coll->size);
+        bad |= th_csv_int(&b, (long long)rep->coll->chunks);
+        bad |= th_csv_field(&b, dims);
+        bad |= th_csv_field(&b, th_load_model_name(rep->model));
+        bad |= th_csv_field(&b, th_policy_name(rep->pairs[i].policy));
+        bad |= th_csv_field(&b, th_intra_name(rep->pairs[i].intra));
+        bad |= th_csv_num(&b, r->time / 1000.0);
+        bad |= th_csv_num(&b, r->ideal / 1000.0);
+        bad |= th_csv_num(&b, r->bw_util);
+        bad |= th_csv_num(&b, r->speedup);
+        bad |= th_csv_num(&b, r->algbw);
+        bad |= th_csv_num(&b, r->busbw);
+        for (int d = 0; d < sys->ndims; d++) {
+            bad |= th_csv_num(&b, r->bytes[d]);
+            bad |= th_csv_num(&b, r->busy[d] / 1000.0);
+            bad |= th_csv_num(&b, r->dim_util[d]);
+        }
+        bad |= th_csv_end(&b);
+        rc = put_row(out, &b, bad, err);
     }
-    return th_report_done(out, err);
+    th_buf_free(&b);
+    return rc ? rc : th_report_done(out, err);
 }
 
 void th_report_trace_header(FILE *out) {
     fputs("policy,intra,chunk,stage,op,dim,bytes,ready_us,start_us,end_us\n", out);
 }
 
-void th_report_trace_row(FILE *out, th_pair pair, const th_stage_rec *rec) {
-    char a[32], b[32], c[32], d[32];
-    fprintf(out, "%s,%s,%lld,%d,%s,%d,%s,%s,%s,%s\n", th_policy_name(pair.policy),
-            th_intra_name(pair.intra), (long long)rec->chunk, rec->stage, th_op_name(rec->op),
-            rec->dim, th_report_num(a, rec->m), th_report_num(b, rec->ready / 1000.0),
-            th_report_num(c, rec->start / 1000.0), th_report_num(d, rec->end / 1000.0));
+int th_report_trace_row(FILE *out, th_pair pair, const th_stage_rec *rec) {
+    th_buf b = {0};
+    int bad = th_csv_field(&b, th_policy_name(pair.policy));
+    bad |= th_csv_field(&b, th_intra_name(pair.intra));
+    bad |= th_csv_int(&b, (long long)rec->chunk);
+    bad |= th_csv_int(&b, rec->stage);
+    bad |= th_csv_field(&b, th_op_name(rec->op));
+    bad |= th_csv_int(&b, rec->dim);
+    bad |= th_csv_num(&b, rec->m);
+    bad |= th_csv_num(&b, rec->ready / 1000.0);
+    bad |= th_csv_num(&b, rec->start / 1000.0);
+    bad |= th_csv_num(&b, rec->end / 1000.0);
+    bad |= th_csv_end(&b);
+    if (!bad) th_csv_write(out, &b);
+    th_buf_free(&b);
+    return bad ? -1 : 0;
 }

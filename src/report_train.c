@@ -1,8 +1,10 @@
-/* Training results out: the iteration breakdown per policy as a table, JSON or CSV. */
+/* Training results out: the iteration breakdown per policy as a table, JSON or CSV, and the
+ * timeline trace CSV. */
 #include <stdio.h>
 #include <string.h>
 
 #include "report_internal.h"
+#include "themis/csv.h"
 
 static double batch(const th_train_report *rep) {
     return rep->opts->batch > 0 ? rep->opts->batch : rep->wl->batch;
@@ -81,16 +83,48 @@ int th_report_train_csv(FILE *out, const th_train_report *rep, th_error *err) {
     fputs("workload,system,policy,intra,priority,iterations,batch,iteration_us,compute_us,"
           "exposed_comm_us,speedup,speedup_vs_ideal,collectives\n",
           out);
-    char a[32], b[32], c[32], d[32], e[32], f[32];
-    for (int i = 0; i < rep->nrows; i++) {
+    th_buf b = {0};
+    int bad = 0;
+    for (int i = 0; i < rep->nrows && !bad; i++) {
         const th_train_row *r = &rep->rows[i];
-        fprintf(out, "%s,%s,%s,%s,%s,%d,%s,%s,%s,%s,%s,%s,%d\n", rep->wl->name, rep->sys->name,
-                th_policy_name(r->policy), th_train_intra_name(r->policy, r->intra),
-                th_priority_name(rep->opts->priority), rep->opts->iterations,
-                th_report_num(a, batch(rep)), th_report_num(b, r->res.iteration / 1000.0),
-                th_report_num(c, r->res.compute / 1000.0),
-                th_report_num(d, r->res.exposed / 1000.0), th_report_num(e, r->speedup),
-                th_report_num(f, r->vs_ideal), r->res.ncolls);
+        bad |= th_csv_field(&b, rep->wl->name);
+        bad |= th_csv_field(&b, rep->sys->name);
+        bad |= th_csv_field(&b, th_policy_name(r->policy));
+        bad |= th_csv_field(&b, th_train_intra_name(r->policy, r->intra));
+        bad |= th_csv_field(&b, th_priority_name(rep->opts->priority));
+        bad |= th_csv_int(&b, rep->opts->iterations);
+        bad |= th_csv_num(&b, batch(rep));
+        bad |= th_csv_num(&b, r->res.iteration / 1000.0);
+        bad |= th_csv_num(&b, r->res.compute / 1000.0);
+        bad |= th_csv_num(&b, r->res.exposed / 1000.0);
+        bad |= th_csv_num(&b, r->speedup);
+        bad |= th_csv_num(&b, r->vs_ideal);
+        bad |= th_csv_int(&b, r->res.ncolls);
+        bad |= th_csv_end(&b);
+        if (!bad) th_csv_write(out, &b); /* write errors: th_report_done sees them */
     }
+    th_buf_free(&b);
+    if (bad) return th_error_set(err, TH_EINTERNAL, "out of memory");
     return th_report_done(out, err);
+}
+
+void th_report_train_trace_header(FILE *out) {
+    fputs("policy,intra,kind,iteration,layer,phase,start_us,end_us\n", out);
+}
+
+int th_report_train_trace_row(FILE *out, const th_workload *wl, th_policy policy, th_intra intra,
+                              const th_train_event *ev) {
+    th_buf b = {0};
+    int bad = th_csv_field(&b, th_policy_name(policy));
+    bad |= th_csv_field(&b, th_train_intra_name(policy, intra));
+    bad |= th_csv_field(&b, ev->collective ? "collective" : "compute");
+    bad |= th_csv_int(&b, ev->iteration);
+    bad |= th_csv_field(&b, wl->layers[ev->layer].name);
+    bad |= th_csv_field(&b, th_phase_name(ev->phase));
+    bad |= th_csv_num(&b, ev->start / 1000.0);
+    bad |= th_csv_num(&b, ev->end / 1000.0);
+    bad |= th_csv_end(&b);
+    if (!bad) th_csv_write(out, &b);
+    th_buf_free(&b);
+    return bad ? -1 : 0;
 }

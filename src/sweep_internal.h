@@ -28,7 +28,9 @@ typedef struct ax_value {
     double num;    /* numeric axes; sizes in bytes */
     int64_t i;     /* integers, enum values, system index */
     uint32_t mask; /* dims axis; 0 = all */
-    char *text;    /* CSV field, already quoted when needed */
+    char *text;    /* the CSV field (unquoted); system and workload axes: the name */
+    char *file;    /* system and workload axes: the file as the spec names it (the
+                      <axis>_file column); NULL otherwise */
 } ax_value;
 
 typedef struct ax {
@@ -83,6 +85,9 @@ typedef struct sw_point {
     th_priority priority;
     double batch; /* workload sweeps: samples per NPU, 0 = the workload's */
 } sw_point;
+
+/* The axis adds an <axis>_file column after its own (system and workload axes). */
+#define SW_HAS_FILE(x) ((x)->kind == AX_SYSTEM || (x)->kind == AX_WORKLOAD)
 
 /* Mixed-radix digits of a point, one per group (group 0 most significant). */
 void sw_digits(const th_sweep *sw, int64_t point, int64_t *digits);

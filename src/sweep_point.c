@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "sweep_internal.h"
+#include "themis/csv.h"
 #include "themis/report.h"
 
 void sw_digits(const th_sweep *sw, int64_t point, int64_t *digits) {
@@ -104,25 +105,38 @@ int sw_apply(const th_sweep *sw, const int64_t *digits, int64_t point, sw_point 
 }
 
 int th_sweep_header(const th_sweep *sw, th_buf *out, th_error *err) {
-    int bad = th_buf_printf(out, "point");
-    for (int a = 0; a < sw->naxes && !bad; a++)
-        bad = th_buf_printf(out, ",%s", sw->axes[a].name);
-    if (sw->train) {
-        bad |= th_buf_printf(out, ",iteration_us,compute_us,exposed_comm_us,speedup,"
-                                  "ideal_speedup,speedup_vs_ideal");
-    } else {
-        bad |= th_buf_printf(out, ",time_us,ideal_us,bw_util,speedup,algbw_GBps,busbw_GBps");
-        for (int d = 0; d < sw->maxdims && !bad; d++)
-            bad = th_buf_printf(out, ",dim%d_bw_util,dim%d_busy_us", d, d);
+    static const char *const train_cols[] = {"iteration_us", "compute_us",    "exposed_comm_us",
+                                             "speedup",      "ideal_speedup", "speedup_vs_ideal"};
+    static const char *const run_cols[] = {"time_us", "ideal_us",   "bw_util",
+                                           "speedup", "algbw_GBps", "busbw_GBps"};
+    int bad = th_csv_field(out, "point");
+    for (int a = 0; a < sw->naxes; a++) {
+        bad |= th_csv_field(out, sw->axes[a].name);
+        if (SW_HAS_FILE(&sw->axes[a])) {
+            char col[256];
+            snprintf(col, sizeof col, "%s_file", sw->axes[a].name);
+            bad |= th_csv_field(out, col);
+        }
     }
-    bad |= th_buf_printf(out, ",npus\n");
+    for (int k = 0; k < 6; k++)
+        bad |= th_csv_field(out, sw->train ? train_cols[k] : run_cols[k]);
+    for (int d = 0; d < (sw->train ? 0 : sw->maxdims); d++) {
+        char col[2][32];
+        snprintf(col[0], sizeof col[0], "dim%d_bw_util", d);
+        snprintf(col[1], sizeof col[1], "dim%d_busy_us", d);
+        bad |= th_csv_field(out, col[0]) | th_csv_field(out, col[1]);
+    }
+    bad |= th_csv_field(out, "npus") | th_csv_end(out);
     return bad ? th_error_set(err, TH_EINTERNAL, "out of memory") : TH_OK;
 }
 
 static int prefix(const th_sweep *sw, int64_t point, const int64_t *digits, th_buf *out) {
-    int bad = th_buf_printf(out, "%lld", (long long)point);
-    for (int a = 0; a < sw->naxes && !bad; a++)
-        bad = th_buf_printf(out, ",%s", sw->axes[a].v[digits[sw->axes[a].group]].text);
+    int bad = th_csv_int(out, (long long)point);
+    for (int a = 0; a < sw->naxes; a++) {
+        const ax_value *v = &sw->axes[a].v[digits[sw->axes[a].group]];
+        bad |= th_csv_field(out, v->text);
+        if (SW_HAS_FILE(&sw->axes[a])) bad |= th_csv_field(out, v->file);
+    }
     return bad;
 }
 
@@ -238,13 +252,13 @@ static int train_row(th_sweep_worker *w, const sw_point *pt, th_buf *out, th_err
         if (train_time(sw, &ref, TH_POLICY_IDEAL, &w->ideal_time, NULL, err)) return err->code;
         reference_remember(w);
     }
-    char a[32], b[32], c[32], d[32], e[32], f[32];
-    int bad = th_buf_printf(
-        out, ",%s,%s,%s,%s,%s,%s", th_report_num(a, iter / 1000.0),
-        th_report_num(b, compute / 1000.0), th_report_num(c, (iter - compute) / 1000.0),
-        th_report_num(d, w->base_time / iter), th_report_num(e, w->base_time / w->ideal_time),
-        th_report_num(f, w->ideal_time / iter));
-    bad |= th_buf_printf(out, ",%s\n", th_report_num(a, pt->sys.npus));
+    int bad = th_csv_num(out, iter / 1000.0);
+    bad |= th_csv_num(out, compute / 1000.0);
+    bad |= th_csv_num(out, (iter - compute) / 1000.0);
+    bad |= th_csv_num(out, w->base_time / iter);
+    bad |= th_csv_num(out, w->base_time / w->ideal_time);
+    bad |= th_csv_num(out, w->ideal_time / iter);
+    bad |= th_csv_num(out, pt->sys.npus) | th_csv_end(out);
     return bad ? th_error_set(err, TH_EINTERNAL, "out of memory") : TH_OK;
 }
 
@@ -278,19 +292,21 @@ int th_sweep_row(th_sweep_worker *w, int64_t point, th_buf *out, th_error *err) 
                             fail.msg);
     }
     res.speedup = base / res.time;
-    char a[32], b[32], c[32], d[32], e[32], f[32];
     int bad = prefix(sw, point, w->digits, out);
-    bad |= th_buf_printf(out, ",%s,%s,%s,%s,%s,%s", th_report_num(a, res.time / 1000.0),
-                         th_report_num(b, res.ideal / 1000.0), th_report_num(c, res.bw_util),
-                         th_report_num(d, res.speedup), th_report_num(e, res.algbw),
-                         th_report_num(f, res.busbw));
-    for (int k = 0; k < sw->maxdims && !bad; k++) {
-        if (k < pt.sys.ndims)
-            bad = th_buf_printf(out, ",%s,%s", th_report_num(a, res.dim_util[k]),
-                                th_report_num(b, res.busy[k] / 1000.0));
-        else
-            bad = th_buf_add(out, ",,", 2);
+    bad |= th_csv_num(out, res.time / 1000.0);
+    bad |= th_csv_num(out, res.ideal / 1000.0);
+    bad |= th_csv_num(out, res.bw_util);
+    bad |= th_csv_num(out, res.speedup);
+    bad |= th_csv_num(out, res.algbw);
+    bad |= th_csv_num(out, res.busbw);
+    for (int k = 0; k < sw->maxdims; k++) {
+        if (k < pt.sys.ndims) {
+            bad |= th_csv_num(out, res.dim_util[k]);
+            bad |= th_csv_num(out, res.busy[k] / 1000.0);
+        } else { /* the system has no dim k */
+            bad |= th_csv_field(out, "") | th_csv_field(out, "");
+        }
     }
-    bad |= th_buf_printf(out, ",%s\n", th_report_num(a, pt.sys.npus));
+    bad |= th_csv_num(out, pt.sys.npus) | th_csv_end(out);
     return bad ? th_error_set(err, TH_EINTERNAL, "out of memory") : TH_OK;
 }

@@ -34,7 +34,8 @@ int64_t th_shard_points(const th_sweep *sw, th_shard shard) {
 typedef struct slot {
     int ready; /* computed, waiting to be written */
     th_buf rows;
-    int rc; /* error of the block, if any (rows hold the points before it) */
+    int64_t nrows; /* complete rows in rows (a quoted field may hold line breaks) */
+    int rc;        /* error of the block, if any (rows hold the points before it) */
     th_error err;
 } slot;
 
@@ -74,18 +75,26 @@ static void *worker(void *arg) {
 
         int rc = TH_OK;
         th_error err = {0};
+        int64_t nrows = 0;
         local.len = 0;
         if (!w) rc = th_error_set(&err, TH_EINTERNAL, "out of memory");
         int64_t lo = s->opts->start + b * BLOCK, hi = lo + BLOCK;
         if (hi > s->total) hi = s->total;
-        for (int64_t j = lo; j < hi && rc == TH_OK; j++)
+        for (int64_t j = lo; j < hi && rc == TH_OK; j++) {
+            size_t keep = local.len;
             rc = th_sweep_row(w, th_shard_point(s->opts->shard, j), &local, &err);
+            if (rc == TH_OK)
+                nrows++;
+            else
+                local.len = keep; /* no half-written row */
+        }
 
         pthread_mutex_lock(&s->mu);
         slot *sl = &s->slots[b % s->window];
         th_buf t = sl->rows;
         sl->rows = local;
         local = t;
+        sl->nrows = nrows;
         sl->rc = rc;
         sl->err = err;
         sl->ready = 1;
@@ -152,9 +161,7 @@ int th_sweep_run(const th_sweep *sw, const th_sweep_opts *opts, int64_t *done, t
         }
         pthread_mutex_unlock(&s.mu);
         int wrc = write_all(opts->fd, sl->rows.p, sl->rows.len);
-        int64_t rows = 0;
-        for (size_t i = 0; i < sl->rows.len; i++)
-            rows += sl->rows.p[i] == '\n';
+        int64_t rows = sl->nrows;
         pthread_mutex_lock(&s.mu);
         *done += rows;
         if (wrc) {

@@ -43,8 +43,10 @@ static char *num_text(double v) {
 void th_sweep_free(th_sweep *sw) {
     if (!sw) return;
     for (int a = 0; a < sw->naxes; a++) {
-        for (int64_t i = 0; i < sw->axes[a].n; i++)
+        for (int64_t i = 0; i < sw->axes[a].n; i++) {
             free(sw->axes[a].v[i].text);
+            free(sw->axes[a].v[i].file);
+        }
         free(sw->axes[a].v);
         free(sw->axes[a].name);
     }
@@ -340,7 +342,8 @@ static int add_other(th_sweep *sw, ax *a, const cJSON *v, const char *src, const
         if (!cJSON_IsString(v)) return th_json_bad(err, src, path, "a workload file path", v);
         if (add_workload(sw, v->valuestring, src, path, err)) return err->code;
         x->i = sw->nworkloads - 1;
-        x->text = th_report_csv_text(v->valuestring);
+        x->text = dup(sw->workloads[x->i]->name);
+        x->file = dup(v->valuestring);
     } else { /* AX_SYSTEM */
         if (!cJSON_IsString(v)) return th_json_bad(err, src, path, "a system file path", v);
         char *file = resolve(sw->dir, v->valuestring);
@@ -350,9 +353,11 @@ static int add_other(th_sweep *sw, ax *a, const cJSON *v, const char *src, const
         if (keep_input(sw, file, err)) return err->code;
         if (rc) return th_error_set(err, rc, "%s: %s: %s", src, path, e.msg);
         x->i = sw->nsystems++;
-        x->text = th_report_csv_text(v->valuestring);
+        x->text = dup(sw->systems[x->i].name);
+        x->file = dup(v->valuestring);
     }
-    if (!x->text) return th_error_set(err, TH_EINTERNAL, "out of memory");
+    if (!x->text || ((a->kind == AX_SYSTEM || a->kind == AX_WORKLOAD) && !x->file))
+        return th_error_set(err, TH_EINTERNAL, "out of memory");
     a->n++;
     return TH_OK;
 }

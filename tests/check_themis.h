@@ -24,6 +24,7 @@ Suite *workloads_suite(void);
 Suite *cli_sweep_suite(void);
 Suite *summarize_suite(void);
 Suite *output_suite(void);
+Suite *cli_csv_suite(void);
 Suite *figures_suite(void);
 
 /* Relative comparison for hand-derived values: |got - want| <= 1e-9 * max(1, |want|). */
@@ -111,7 +112,7 @@ void test_bad(const char *needle, const char *fmt, ...) __attribute__((format(pr
  * (-1 when it did not exit) and fills out (size bytes) with its stdout and stderr merged. */
 int test_sh(char *out, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-/* ---- a small CSV reader (no quoting: the formats never need it) ---- */
+/* ---- a small RFC 4180 CSV reader, independent of src/csv.c ---- */
 
 /* A parsed CSV: every data row as wide as the header. */
 typedef struct test_csv {
@@ -123,9 +124,11 @@ typedef struct test_csv {
     char ***cell; /* nrows x ncols */
 } test_csv;
 
-/* Splits one line (no newline) at commas in place into at most max fields; returns the count. */
+/* Splits one record (RFC 4180; quoted fields are unquoted in place) into at most max fields;
+ * returns the count. Fails the test unless line holds exactly one record. */
 int test_split(char *line, char **f, int max);
-/* Parses text (a header and rows, each ending in '\n'); free c with test_csv_free. */
+/* Parses text (a header and records, each ending in a line break; fields may be quoted and
+ * hold commas, quotes and line breaks); free c with test_csv_free. */
 void test_csv_parse(test_csv *c, const char *text);
 /* Reads and parses the CSV file at path. */
 void test_csv_read(test_csv *c, const char *path);

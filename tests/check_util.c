@@ -1,5 +1,5 @@
 /* Helpers shared by the Check suites: test data paths, hand-built systems, result equality,
- * temp files and folders, running the themis binary, and a small CSV reader. */
+ * temp files and folders, running the themis binary, and a small RFC 4180 CSV reader. */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include <limits.h>
 #include <stdarg.h>
@@ -287,52 +287,83 @@ int test_sh(char *out, size_t size, const char *fmt, ...) {
 
 /* ---- CSV ---- */
 
-int test_split(char *line, char **f, int max) {
+/* One RFC 4180 record at *pos, parsed in place (written independently of src/csv.c, so the
+ * tests check the library's CSV against a second reader): quoted fields lose their quotes and
+ * "" turns into ", commas and line breaks inside quotes are data; the record ends at an
+ * unquoted LF, CRLF or the end of the text. Stores at most max field pointers; advances *pos
+ * past the record. Returns the field count. */
+static int parse_record(char **pos, char **f, int max) {
+    char *r = *pos, *w = *pos;
     int n = 0;
-    f[n++] = line;
-    for (char *p = line; *p; p++) {
-        if (*p == ',') {
-            *p = '\0';
-            ck_assert_int_lt(n, max);
-            f[n++] = p + 1;
+    f[n++] = w;
+    for (;;) {
+        if (*r == '"') {
+            for (r++;; r++) {
+                ck_assert_msg(*r != '\0', "CSV: a quoted field is not closed");
+                if (*r == '"' && r[1] == '"') {
+                    *w++ = *r++;
+                } else if (*r == '"') {
+                    r++;
+                    break;
+                } else {
+                    *w++ = *r;
+                }
+            }
+            ck_assert_msg(*r == ',' || *r == '\n' || *r == '\r' || *r == '\0',
+                          "CSV: '%c' after a closing quote", *r);
         }
+        for (; *r && *r != ',' && *r != '\n' && *r != '\r'; r++) {
+            ck_assert_msg(*r != '"', "CSV: a quote inside an unquoted field");
+            *w++ = *r;
+        }
+        if (*r != ',') break;
+        r++;
+        *w++ = '\0';
+        ck_assert_int_lt(n, max);
+        f[n++] = w;
     }
+    if (*r == '\r') r++;
+    if (*r == '\n') r++;
+    *w = '\0';
+    *pos = r;
     return n;
 }
 
-/* Parses text (len bytes; header + rows, each ending in '\n') into c; `what` names it in
- * messages. Every row must be as wide as the header. */
+int test_split(char *line, char **f, int max) {
+    char *p = line;
+    int n = parse_record(&p, f, max);
+    ck_assert_msg(*p == '\0', "test_split: more than one record in '%s'", line);
+    return n;
+}
+
+/* Parses text (len bytes; header + records, each ending in a line break) into c; `what` names
+ * it in messages. Every row must be as wide as the header. */
 static void csv_parse(test_csv *c, const char *text, size_t len, const char *what) {
     memset(c, 0, sizeof *c);
     ck_assert_msg(len > 0 && text[len - 1] == '\n', "%s does not end in a newline", what);
+    ck_assert_msg(strlen(text) == len, "%s holds a NUL byte", what);
     c->buf = malloc(len + 1);
     c->raw = malloc(len + 1);
     ck_assert(c->buf && c->raw);
     memcpy(c->buf, text, len + 1);
     memcpy(c->raw, text, len + 1);
-    int lines = 0;
-    for (size_t i = 0; i < len; i++) {
-        lines += text[i] == '\n';
-    }
-    c->nrows = lines - 1;
     c->head = calloc(TEST_CSV_COLS, sizeof *c->head);
-    c->cell = calloc((size_t)lines, sizeof *c->cell);
-    ck_assert(c->head && c->cell);
-    char *line = c->buf;
-    for (int i = 0; i < lines; i++) {
-        char *nl = strchr(line, '\n');
-        ck_assert_ptr_nonnull(nl);
-        *nl = '\0';
-        if (i == 0) {
-            c->ncols = test_split(line, c->head, TEST_CSV_COLS);
-        } else {
-            c->cell[i - 1] = calloc(TEST_CSV_COLS, sizeof(char *));
-            ck_assert_ptr_nonnull(c->cell[i - 1]);
-            int n = test_split(line, c->cell[i - 1], TEST_CSV_COLS);
-            ck_assert_msg(n == c->ncols, "%s row %d has %d fields, header %d", what, i, n,
-                          c->ncols);
+    ck_assert_ptr_nonnull(c->head);
+    char *p = c->buf;
+    c->ncols = parse_record(&p, c->head, TEST_CSV_COLS);
+    int cap = 0;
+    while (*p) {
+        if (c->nrows == cap) {
+            cap = cap ? 2 * cap : 64;
+            c->cell = realloc(c->cell, (size_t)cap * sizeof *c->cell);
+            ck_assert_ptr_nonnull(c->cell);
         }
-        line = nl + 1;
+        char **row = calloc(TEST_CSV_COLS, sizeof(char *));
+        ck_assert_ptr_nonnull(row);
+        c->cell[c->nrows++] = row;
+        int n = parse_record(&p, row, TEST_CSV_COLS);
+        ck_assert_msg(n == c->ncols, "%s row %d has %d fields, header %d", what, c->nrows, n,
+                      c->ncols);
     }
 }
 

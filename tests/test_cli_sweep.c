@@ -805,8 +805,10 @@ START_TEST(bad_outputs) {
     test_csv t;
     test_csv_read(&t, sysout);
     ck_assert_int_eq(t.nrows, 2);
-    ck_assert_str_eq(test_csv_s(&t, 0, "system"), "cli_ring4.json");
-    ck_assert_str_eq(test_csv_s(&t, 1, "system"), "cli_3d.json");
+    ck_assert_str_eq(test_csv_s(&t, 0, "system"), "cli-ring4"); /* the name, then the file */
+    ck_assert_str_eq(test_csv_s(&t, 0, "system_file"), "cli_ring4.json");
+    ck_assert_str_eq(test_csv_s(&t, 1, "system"), "cli-3d");
+    ck_assert_str_eq(test_csv_s(&t, 1, "system_file"), "cli_3d.json");
     ck_assert_rel(test_csv_d(&t, 0, "time_us"), 15.06);
     ck_assert_str_eq(test_csv_s(&t, 0, "dim2_busy_us"), "");
     /* cli_3d, 1 chunk of 1e6: RS 7530 + 2600 + 10375 = 20505 ns, twice: 41.01 us */

@@ -331,7 +331,9 @@ START_TEST(ranges) {
     /* dims print ascending, however written */
     snprintf(spec, sizeof spec, "{'axes': {'dims': [[2, 0], '2,0', '1']}}");
     expect_values(spec, "0;2;0;2;1");
-    R("system", "['cli_ring4.json', 'sweep_ring2x2.json']", "cli_ring4.json;sweep_ring2x2.json");
+    /* a system axis: the system's name, then its file as the spec names it (system_file) */
+    R("system", "['cli_ring4.json', 'sweep_ring2x2.json']",
+      "cli-ring4,cli_ring4.json;sweep-ring2x2,sweep_ring2x2.json");
     /* a range of 1,000,000 values is the most allowed */
     snprintf(spec, sizeof spec, "{%s'axes': {'chunks': {'from': 1, 'to': 1000000, 'step': 1}}}",
              sys);
@@ -404,8 +406,8 @@ START_TEST(header_text) {
     /* A system axis: as many pairs as the largest system (cli_3d: 3), whatever the base. */
     sw = spec_ok("{'system': 'cli_ring4.json', 'axes': {'system': ['cli_ring4.json',"
                  " 'cli_3d.json'], 'policy': ['themis']}}");
-    ck_assert_str_eq(header_of(sw), "point,system,policy,time_us,ideal_us,bw_util,speedup,"
-                                    "algbw_GBps,busbw_GBps,dim0_bw_util,dim0_busy_us,"
+    ck_assert_str_eq(header_of(sw), "point,system,system_file,policy,time_us,ideal_us,bw_util,"
+                                    "speedup,algbw_GBps,busbw_GBps,dim0_bw_util,dim0_busy_us,"
                                     "dim1_bw_util,dim1_busy_us,dim2_bw_util,dim2_busy_us,npus\n");
     th_sweep_free(sw);
 }
@@ -574,23 +576,25 @@ START_TEST(system_axis_row) {
                            " ['cli_ring4.json', 'cli_3d.json']}}");
     row_t r;
     row_get(sw, 0, &r);
-    ck_assert_int_eq(r.n, 2 + 6 + 6 + 1);
-    ck_assert_str_eq(r.f[1], "cli_ring4.json");
-    ck_assert_rel(fnum(&r, 2), 15.06);
-    for (int k = 10; k < 14; k++) {
+    ck_assert_int_eq(r.n, 3 + 6 + 6 + 1); /* point, system, system_file; 6; 3 dim pairs; npus */
+    ck_assert_str_eq(r.f[1], "cli-ring4");
+    ck_assert_str_eq(r.f[2], "cli_ring4.json");
+    ck_assert_rel(fnum(&r, 3), 15.06);
+    for (int k = 11; k < 15; k++) {
         ck_assert_msg(r.f[k][0] == '\0', "field %d of the 1-dim row is '%s'", k, r.f[k]);
     }
-    ck_assert_str_eq(r.f[14], "4");
+    ck_assert_str_eq(r.f[15], "4");
     free(r.text);
     row_get(sw, 1, &r);
-    ck_assert_int_eq(r.n, 15);
-    ck_assert_str_eq(r.f[1], "cli_3d.json");
-    ck_assert_rel(fnum(&r, 2), 41.01);
-    ck_assert_rel(fnum(&r, 3), 11.25);
-    ck_assert_rel(fnum(&r, 9), 7.53 * 2);    /* dim0_busy_us */
-    ck_assert_rel(fnum(&r, 11), 2.6 * 2);    /* dim1_busy_us */
-    ck_assert_rel(fnum(&r, 13), 10.375 * 2); /* dim2_busy_us */
-    ck_assert_str_eq(r.f[14], "64");
+    ck_assert_int_eq(r.n, 16);
+    ck_assert_str_eq(r.f[1], "cli-3d");
+    ck_assert_str_eq(r.f[2], "cli_3d.json");
+    ck_assert_rel(fnum(&r, 3), 41.01);
+    ck_assert_rel(fnum(&r, 4), 11.25);
+    ck_assert_rel(fnum(&r, 10), 7.53 * 2);   /* dim0_busy_us */
+    ck_assert_rel(fnum(&r, 12), 2.6 * 2);    /* dim1_busy_us */
+    ck_assert_rel(fnum(&r, 14), 10.375 * 2); /* dim2_busy_us */
+    ck_assert_str_eq(r.f[15], "64");
     free(r.text);
     th_sweep_free(sw);
 }
@@ -602,15 +606,15 @@ START_TEST(system_axis_columns) {
      * default (3 dims) is never evaluated, as every point takes a system of the axis. */
     th_sweep *sw = spec_ok("{'collective': {'size': 1000000, 'chunks': 1}, 'axes': {'system':"
                            " ['cli_ring4.json', 'sweep_ring2x2.json']}}");
-    ck_assert_str_eq(header_of(sw), "point,system,time_us,ideal_us,bw_util,speedup,algbw_GBps,"
-                                    "busbw_GBps,dim0_bw_util,dim0_busy_us,dim1_bw_util,"
-                                    "dim1_busy_us,npus\n");
+    ck_assert_str_eq(header_of(sw), "point,system,system_file,time_us,ideal_us,bw_util,speedup,"
+                                    "algbw_GBps,busbw_GBps,dim0_bw_util,dim0_busy_us,"
+                                    "dim1_bw_util,dim1_busy_us,npus\n");
     th_sweep_free(sw);
 }
 END_TEST
 
 START_TEST(csv_quoting) {
-    /* system values are printed as written, quoted when they hold a comma or a quote */
+    /* system_file values are printed as written, quoted when they hold a comma or a quote */
     char *dir = test_tmp_dir();
     size_t len;
     char *ring = test_slurp(test_data("cli_ring4.json"), &len);
@@ -625,12 +629,13 @@ START_TEST(csv_quoting) {
     th_error err = {0};
     ck_assert_msg(th_sweep_parse(json, strlen(json), "spec.json", dir, &sw, &err) == TH_OK, "%s",
                   err.msg);
-    ck_assert_str_eq(prefix_of(sw, 0), "0,\"ring,4.json\"");
-    ck_assert_str_eq(prefix_of(sw, 1), "1,\"ring\"\"4.json\"");
-    /* 1 + 1 + 6 + 2 + 1 = 11 fields; the comma inside the quotes splits once more */
+    ck_assert_str_eq(prefix_of(sw, 0), "0,cli-ring4,\"ring,4.json\"");
+    ck_assert_str_eq(prefix_of(sw, 1), "1,cli-ring4,\"ring\"\"4.json\"");
+    /* 1 + 2 + 6 + 2 + 1 = 12 fields (the reader keeps the quoted comma inside its field) */
     row_t r;
     row_get(sw, 0, &r);
     ck_assert_int_eq(r.n, 12);
+    ck_assert_str_eq(r.f[2], "ring,4.json");
     free(r.text);
     /* a run, a resume scan and a merge all read these rows */
     TEST_DIR_PATH(full, dir, "full.csv");
@@ -1266,11 +1271,12 @@ START_TEST(workload_rows) {
     /* The workload varies slowest: point 4 = (wl_hybrid, baseline, batch 1), whose period is
      * 21120 ns (test_train.c hybrid_blocking); point 5 = batch 2: 30120 ns (batch_scaling). */
     row_get(sw, 4, &r);
-    ck_assert_str_eq(r.f[1], "wl_hybrid.json");
-    ck_assert_rel(fnum(&r, 4), 21.12);
+    ck_assert_str_eq(r.f[1], "hybrid-two"); /* the workload's name, then its file */
+    ck_assert_str_eq(r.f[2], "wl_hybrid.json");
+    ck_assert_rel(fnum(&r, 5), 21.12);
     free(r.text);
     row_get(sw, 5, &r);
-    ck_assert_rel(fnum(&r, 4), 30.12);
+    ck_assert_rel(fnum(&r, 5), 30.12);
     free(r.text);
     th_sweep_free(sw);
     spec_bad("{'workload': 'wl_two_layer.json', 'axes': {'size': [1, 2]}}", "axes.size",

@@ -25,13 +25,10 @@ int th_report_csv(FILE *out, const th_report *rep, th_error *err);
  * read back to the same double. Returns buf. */
 const char *th_report_num(char *buf, double v);
 
-/* s as one CSV field, quoted when it holds a comma, quote or line break (caller frees;
- * NULL when out of memory). */
-char *th_report_csv_text(const char *s);
-
 /* Trace CSV: header policy,intra,chunk,stage,op,dim,bytes,ready_us,start_us,end_us. */
 void th_report_trace_header(FILE *out);
-void th_report_trace_row(FILE *out, th_pair pair, const th_stage_rec *rec);
+/* One row; -1 when memory ran out (nothing written), write errors stay on the stream. */
+int th_report_trace_row(FILE *out, th_pair pair, const th_stage_rec *rec);
 
 typedef struct th_train_report {
     const th_system *sys;
@@ -44,5 +41,11 @@ typedef struct th_train_report {
 int th_report_train_table(FILE *out, const th_train_report *rep, th_error *err);
 int th_report_train_json(FILE *out, const th_train_report *rep, th_error *err);
 int th_report_train_csv(FILE *out, const th_train_report *rep, th_error *err);
+
+/* Training trace CSV: header policy,intra,kind,iteration,layer,phase,start_us,end_us; a row
+ * returns -1 when memory ran out (nothing written), write errors stay on the stream. */
+void th_report_train_trace_header(FILE *out);
+int th_report_train_trace_row(FILE *out, const th_workload *wl, th_policy policy, th_intra intra,
+                              const th_train_event *ev);
 
 #endif
