@@ -1,5 +1,4 @@
-/* The closed-form alpha-beta(-gamma) cost of one stage on one dimension (SPEC §3), and the
- * ASTRA-sim preset's integer-ns ring phases (SPEC §9). */
+/* The closed-form alpha-beta(-gamma) cost of one stage on one dimension (SPEC §3). */
 #include <math.h>
 
 #include "themis/cost.h"
@@ -48,40 +47,4 @@ double th_cost_time(const th_dim *d, double reduce_bw, th_op op, double m) {
         d->latency * th_cost_hops(d->topology, d->algorithm, d->npus) + m * (p - 1.0) / (p * d->bw);
     if (op == TH_OP_RS && reduce_bw > 0.0) t += m * (p - 1.0) / p / reduce_bw;
     return t;
-}
-
-/* One message of b bytes: floor(hops * latency + b / B); a switch is two hops. */
-static double astra_net(const th_dim *d, double b) {
-    double hops = d->topology == TH_TOPO_SWITCH ? 2.0 : 1.0;
-    return floor(hops * d->latency + b / d->bw);
-}
-
-/* Reducing b bytes: three local-memory passes, each truncated to whole ns. */
-static double astra_proc(const th_system *sys, double b) {
-    return 3.0 * floor(b / (sys->local_mem_GBps * 1e9) * 1e9);
-}
-
-double th_cost_astra_time(const th_system *sys, const th_dim *d, th_op op, double s) {
-    double p = (double)d->npus, ep = sys->endpoint;
-    double part = floor(s / p);
-    switch (op) {
-    case TH_OP_RS:
-        return ep + (p - 1) * (astra_net(d, part) + ep) + (p - 1) * astra_proc(sys, part);
-    case TH_OP_AG: return ep + (p - 1) * (astra_net(d, s) + ep);
-    case TH_OP_AR:
-        return ep + 2 * (p - 1) * (astra_net(d, part) + ep) + (p - 1) * astra_proc(sys, part);
-    case TH_OP_A2A: break;
-    }
-    return -1;
-}
-
-double th_cost_astra_bytes(const th_dim *d, th_op op, double s) {
-    double p = (double)d->npus;
-    switch (op) {
-    case TH_OP_RS: return (p - 1) * floor(s / p);
-    case TH_OP_AG: return (p - 1) * s;
-    case TH_OP_AR: return 2 * (p - 1) * floor(s / p);
-    case TH_OP_A2A: break;
-    }
-    return -1;
 }

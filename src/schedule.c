@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "json.h"
-#include "themis/schedule.h"
+#include "schedule_internal.h"
 #include "themis/units.h"
 
 const char *const th_coll_type_names[] = {"allreduce", "reducescatter", "allgather", "alltoall",
@@ -53,7 +53,12 @@ void th_plan_free(th_plan *plan) {
     free(plan);
 }
 
+static const th_plan_model *model_of(const th_system *sys);
+
 int th_collective_validate(const th_system *sys, const th_collective *coll, th_error *err) {
+    if ((unsigned)sys->model >= TH_MODEL_COUNT)
+        return th_error_set(err, TH_EINPUT, "system \"%s\": unknown model %d", sys->name,
+                            (int)sys->model);
     if ((unsigned)coll->type > TH_COLL_ALLTOALL)
         return th_error_set(err, TH_EINPUT, "collective: unknown type %d", (int)coll->type);
     if (th_units_check_size(coll->size, "size", err)) return err->code;
@@ -69,15 +74,7 @@ int th_collective_validate(const th_system *sys, const th_collective *coll, th_e
                             "dims: dim %d does not exist (system \"%s\" has dims 0..%d)", bad,
                             sys->name, sys->ndims - 1);
     }
-    if (sys->model == TH_MODEL_ASTRA && coll->type != TH_COLL_ALLREDUCE)
-        return th_error_set(err, TH_EINPUT,
-                            "collective: the astra-sim preset models allreduce only, got %s",
-                            th_coll_type_name(coll->type));
-    if (sys->model == TH_MODEL_ASTRA && floor(coll->size / (double)coll->chunks) < 1)
-        return th_error_set(err, TH_EINPUT,
-                            "chunks: the astra-sim preset needs whole-byte chunks, and %.17g "
-                            "bytes in %lld chunks is less than 1 byte each",
-                            coll->size, (long long)coll->chunks);
+    if (model_of(sys)->check(sys, coll, err)) return err->code;
     uint32_t mask = coll->dims_mask ? coll->dims_mask : all;
     for (int d = 0; d < sys->ndims; d++)
         if (((mask >> d) & 1u) && sys->dims[d].npus > 1) return TH_OK;
@@ -136,38 +133,6 @@ static void plan_themis(th_plan *plan, const th_system *sys, th_load_model model
     }
 }
 
-/* The astra-sim preset's Themis (SPEC §9): loads in MiB scaled by dim 0's bandwidth, a
- * persistent dim list stably re-sorted per chunk, reset to index order on a fallback. */
-static void plan_astra_themis(th_plan *plan, const th_system *sys, const int *base) {
-    int n = plan->n, list[TH_MAX_DIMS];
-    memcpy(list, base, sizeof(int) * (size_t)n);
-    double *load = plan->load, b0 = sys->dims[0].bw, c = plan->chunk;
-    for (int64_t i = 0; i < plan->chunks; i++) {
-        for (int a = 1; a < n; a++) { /* stable: equal loads keep their places */
-            int d = list[a], j = a - 1;
-            while (j >= 0 && load[list[j]] > load[d]) {
-                list[j + 1] = list[j];
-                j--;
-            }
-            list[j + 1] = d;
-        }
-        int lo = list[0], hi = list[n - 1];
-        double plo = plan->npus[lo];
-        double gap =
-            floor((load[hi] - load[lo]) * (sys->dims[lo].bw / b0) / ((plo - 1) / plo) * 1048576.0);
-        if (gap < floor(c / 16)) memcpy(list, base, sizeof(int) * (size_t)n);
-        uint8_t *o = plan->order + (size_t)i * (size_t)n;
-        double s = c;
-        for (int j = 0; j < n; j++) {
-            int d = list[j];
-            double p = plan->npus[d];
-            o[j] = (uint8_t)d;
-            load[d] += s / 1048576.0 * ((p - 1) / p) / (sys->dims[d].bw / b0);
-            s = floor(s / p);
-        }
-    }
-}
-
 int th_sched_plan(th_plan *plan, const th_system *sys, const th_collective *coll, th_policy policy,
                   th_load_model model, th_error *err) {
     return th_sched_plan_from(plan, sys, coll, policy, model, NULL, err);
@@ -184,14 +149,12 @@ int th_sched_plan_from(th_plan *plan, const th_system *sys, const th_collective 
                             "policy ideal: the ideal network has no chunk plan (it models "
                             "training only)");
     uint32_t mask = coll->dims_mask ? coll->dims_mask : 0xffffffffu;
-    int astra = sys->model == TH_MODEL_ASTRA;
     plan->type = coll->type;
     plan->model = sys->model;
+    plan->ops = model_of(sys);
     plan->policy = policy;
     plan->size = coll->size;
     plan->chunks = coll->chunks;
-    plan->chunk =
-        astra ? floor(coll->size / (double)coll->chunks) : coll->size / (double)coll->chunks;
     plan->n = 0;
     plan->active_npus = 1;
     for (int d = 0; d < sys->ndims; d++) {
@@ -203,8 +166,7 @@ int th_sched_plan_from(th_plan *plan, const th_system *sys, const th_collective 
         }
     }
     int n = plan->n;
-    plan->nstages = coll->type == TH_COLL_ALLREDUCE ? 2 * n : n;
-    if (astra && policy == TH_POLICY_BASELINE) plan->nstages = 2 * n - 1;
+    plan->ops->shape(plan);
     size_t need = (size_t)coll->chunks * (size_t)n;
     if (plan->capacity < need) {
         uint8_t *o = realloc(plan->order, need);
@@ -220,12 +182,8 @@ int th_sched_plan_from(th_plan *plan, const th_system *sys, const th_collective 
         base[j] = plan->active[desc ? n - 1 - j : j];
 
     int themis = policy == TH_POLICY_THEMIS || policy == TH_POLICY_THEMIS_GLOBAL;
-    if (themis && astra) {
-        plan_astra_themis(plan, sys, base);
-        return TH_OK;
-    }
-    if (themis && coll->type != TH_COLL_ALLTOALL) {
-        plan_themis(plan, sys, model, base);
+    if (themis && coll->type != TH_COLL_ALLTOALL) { /* an All-to-All is not reordered */
+        plan->ops->themis(plan, sys, model, base);
         return TH_OK;
     }
     for (int64_t i = 0; i < coll->chunks; i++) {
@@ -238,34 +196,10 @@ int th_sched_plan_from(th_plan *plan, const th_system *sys, const th_collective 
     return TH_OK;
 }
 
-/* Astra-sim phases: RS over the order with integer sizes s_0 = c, s_{j+1} = floor(s_j / p),
- * then AG back with input s_{k+1}; the baseline runs the last dim as one AR phase. */
-static void astra_stage(const th_plan *plan, const uint8_t *o, int j, int *dim, th_op *op,
-                        double *m) {
-    int n = plan->n, k;
-    if (plan->policy == TH_POLICY_BASELINE) {
-        k = j < n ? j : 2 * n - 2 - j;
-        *op = j < n - 1 ? TH_OP_RS : j == n - 1 ? TH_OP_AR : TH_OP_AG;
-    } else {
-        k = j < n ? j : 2 * n - 1 - j;
-        *op = j < n ? TH_OP_RS : TH_OP_AG;
-    }
-    *dim = o[k];
-    int upto = *op == TH_OP_AG ? k + 1 : k; /* an AG takes the size after its dim's RS */
-    double s = plan->chunk;
-    for (int l = 0; l < upto; l++)
-        s = floor(s / plan->npus[o[l]]);
-    *m = s;
-}
-
-void th_plan_stage(const th_plan *plan, int64_t chunk, int j, int *dim, th_op *op, double *m) {
-    const uint8_t *o = th_plan_order(plan, chunk);
+/* Ours: RS over the order then AG back (AR), RS only, AG in reverse size order, or A2A. */
+static void stage(const th_plan *plan, const uint8_t *o, int j, int *dim, th_op *op, double *m) {
     int n = plan->n;
     double div = 1;
-    if (plan->model == TH_MODEL_ASTRA) {
-        astra_stage(plan, o, j, dim, op, m);
-        return;
-    }
     switch (plan->type) {
     case TH_COLL_ALLREDUCE:
     case TH_COLL_REDUCESCATTER: {
@@ -288,6 +222,33 @@ void th_plan_stage(const th_plan *plan, int64_t chunk, int j, int *dim, th_op *o
         break;
     }
     *m = plan->chunk / div;
+}
+
+/* Ours: c = S / C; an All-Reduce is an RS half and an AG half. */
+static void shape(th_plan *plan) {
+    plan->chunk = plan->size / (double)plan->chunks;
+    plan->nstages = plan->type == TH_COLL_ALLREDUCE ? 2 * plan->n : plan->n;
+}
+
+static int check(const th_system *sys, const th_collective *coll, th_error *err) {
+    (void)sys, (void)coll, (void)err;
+    return TH_OK;
+}
+
+static const th_plan_model clean_model = {check, shape, plan_themis, stage};
+
+/* The planner of each th_model. */
+static const th_plan_model *const models[] = {
+    [TH_MODEL_ANALYTICAL] = &clean_model,
+    [TH_MODEL_ASTRA] = &sched_astra_model,
+};
+
+static const th_plan_model *model_of(const th_system *sys) {
+    return models[sys->model];
+}
+
+void th_plan_stage(const th_plan *plan, int64_t chunk, int j, int *dim, th_op *op, double *m) {
+    plan->ops->stage(plan, th_plan_order(plan, chunk), j, dim, op, m);
 }
 
 int th_sched_parse_dims(const char *list, int ndims, uint32_t *mask, th_error *err) {

@@ -20,9 +20,9 @@ static double ar_time(const th_system *s, double size, int64_t chunks, th_policy
     th_collective c = {TH_COLL_ALLREDUCE, size, chunks, 0};
     th_result res;
     th_error err = {0};
-    ck_assert_msg(th_run_eval(r, s, &c, (th_pair){p, q}, TH_LOAD_ALPHA_BETA, NULL, NULL, &res,
-                              &err) == TH_OK,
-                  "%s", err.msg);
+    ck_assert_msg(
+        th_run_eval(r, s, &c, (th_pair){p, q}, TH_LOAD_ALPHA_BETA, NULL, NULL, &res, &err) == TH_OK,
+        "%s", err.msg);
     th_runner_free(r);
     return res.time;
 }
@@ -121,8 +121,7 @@ START_TEST(astra_themis_orders) {
     ck_assert_int_eq(op, TH_OP_AG);
     ck_assert_double_eq(m, 1048576);
     /* The baseline runs the last dim as one AR phase: 5 phases. */
-    ck_assert_int_eq(th_sched_plan(p, &s, &c, TH_POLICY_BASELINE, TH_LOAD_ALPHA_BETA, &err),
-                     TH_OK);
+    ck_assert_int_eq(th_sched_plan(p, &s, &c, TH_POLICY_BASELINE, TH_LOAD_ALPHA_BETA, &err), TH_OK);
     ck_assert_int_eq(p->nstages, 5);
     th_plan_stage(p, 0, 2, &dim, &op, &m);
     ck_assert_int_eq(op, TH_OP_AR);
@@ -150,7 +149,8 @@ START_TEST(preset_errors) {
          "\"latency_ns\": 5}]}",
          "endpoint_ns: only used with"},
         {"{\"model\": \"astra-sim\", \"endpoint_ns\": 10, \"local_mem_GBps\": 50, \"reduce_GBps\": "
-         "5, \"dims\": [{\"topology\": \"ring\", \"npus\": 4, \"bw_GBps\": 50, \"latency_ns\": 5}]}",
+         "5, \"dims\": [{\"topology\": \"ring\", \"npus\": 4, \"bw_GBps\": 50, \"latency_ns\": "
+         "5}]}",
          "reduce_GBps"},
         {"{\"model\": \"astra-sim\", \"endpoint_ns\": 10, \"local_mem_GBps\": 50, \"dims\": "
          "[{\"topology\": \"fc\", \"algorithm\": \"direct\", \"npus\": 4, \"bw_GBps\": 50, "
@@ -241,6 +241,68 @@ START_TEST(import_errors) {
 }
 END_TEST
 
+/* Records the start of every traced phase: chunk, stage, dim and start time. */
+typedef struct starts {
+    int n;
+    th_stage_rec rec[16];
+} starts;
+
+static void record_start(void *ctx, const th_stage_rec *rec) {
+    starts *s = ctx;
+    if (s->n < 16) s->rec[s->n] = *rec;
+    s->n++;
+}
+
+/* Phases ending at the same instant complete in the order they started (SPEC §9), not in dim
+ * order. Two ring dims of p = 2, endpoint 0, bandwidths so high that every phase of this
+ * 1 MiB collective costs just its latency (part/B < 0.001 ns, reductions floor to 0 ns):
+ * 100 ns on dim 0, 200 ns on dim 1. Round-robin, 2 chunks: chunk 0 visits (0, 1), chunk 1
+ * (1, 0); each runs RS, RS, AG, AG (4 phases), FIFO. By hand:
+ *   t=0:   c0 RS@0 [0,100] (started 1st); c1 RS@1 [0,200] (2nd)
+ *   t=100: c0's RS@1 waits for dim 1
+ *   t=200: dim 1 ends c1 RS: c1 RS@0 [200,300] (3rd); dim 1 takes c0 RS@1 [200,400] (4th)
+ *   t=300: c1 AG@0 [300,400] (5th)
+ *   t=400: dim 1 (started 4th) and dim 0 (5th) end together. In start order: dim 1 first,
+ *          c0 AG@1 [400,600]; then dim 0: c1 AG@1 waits behind it.
+ *   t=600: c0 AG@0 [600,700]; c1 AG@1 [600,800]. Time 800 ns.
+ * In dim order dim 0 would end first and queue c1 AG@1 ahead of c0 AG@1: c1 AG@1 [400,600],
+ * c0 AG@1 [600,800], c0 AG@0 [800,900], 900 ns. */
+START_TEST(same_instant_start_order) {
+    static const char *const json =
+        "{\"model\": \"astra-sim\", \"endpoint_ns\": 0, \"local_mem_GBps\": 1e9, \"dims\": ["
+        "{\"topology\": \"ring\", \"npus\": 2, \"bw_GBps\": 1e9, \"latency_ns\": 100},"
+        "{\"topology\": \"ring\", \"npus\": 2, \"bw_GBps\": 1e9, \"latency_ns\": 200}]}";
+    th_system s;
+    th_error err = {0};
+    ck_assert_msg(th_system_parse(json, strlen(json), "order.json", &s, &err) == TH_OK, "%s",
+                  err.msg);
+    th_collective c = {TH_COLL_ALLREDUCE, 1048576, 2, 0};
+    th_plan *plan = th_plan_create();
+    th_emu *emu = th_emu_create();
+    ck_assert_int_eq(th_sched_plan(plan, &s, &c, TH_POLICY_ROUNDROBIN, TH_LOAD_ALPHA_BETA, &err),
+                     TH_OK);
+    starts st = {0};
+    th_result res;
+    ck_assert_msg(th_emu_run(emu, &s, plan, TH_INTRA_FIFO, record_start, &st, &res, &err) == TH_OK,
+                  "%s", err.msg);
+    ck_assert_double_eq(res.time, 800);
+    /* chunk, stage, dim, start: in the order the phases started */
+    static const double want[8][4] = {{0, 0, 0, 0},   {1, 0, 1, 0},   {1, 1, 0, 200},
+                                      {0, 1, 1, 200}, {1, 2, 0, 300}, {0, 2, 1, 400},
+                                      {0, 3, 0, 600}, {1, 3, 1, 600}};
+    ck_assert_int_eq(st.n, 8);
+    for (int i = 0; i < 8; i++) {
+        const th_stage_rec *r = &st.rec[i];
+        ck_assert_msg(r->chunk == want[i][0] && r->stage == want[i][1] && r->dim == want[i][2] &&
+                          r->start == want[i][3],
+                      "start %d: chunk %lld stage %d dim %d at %g", i, (long long)r->chunk,
+                      r->stage, r->dim, r->start);
+    }
+    th_emu_free(emu);
+    th_plan_free(plan);
+}
+END_TEST
+
 Suite *astra_suite(void) {
     Suite *s = suite_create("astra");
     TCase *tc = tcase_create("preset");
@@ -251,6 +313,7 @@ Suite *astra_suite(void) {
     tcase_add_test(tc, vectors_3d);
     tcase_add_test(tc, astra_themis_orders);
     tcase_add_test(tc, equal_bandwidth_finishes);
+    tcase_add_test(tc, same_instant_start_order);
     tcase_add_test(tc, preset_errors);
     suite_add_tcase(s, tc);
     tc = tcase_create("import");

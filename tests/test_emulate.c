@@ -141,8 +141,8 @@ START_TEST(test_one_chunk_json) {
     ck_assert_rel(r.dim_util[1], 1000.0 / (50 * 355.0));
 
     /* Reduce-Scatter alone: 120 + 75 = 195; busbw = algbw * 7/8 */
-    r = run1(&s, test_coll(TH_COLL_REDUCESCATTER, 4000, 1, 0), TH_POLICY_BASELINE, TH_LOAD_ALPHA_BETA,
-             TH_INTRA_FIFO);
+    r = run1(&s, test_coll(TH_COLL_REDUCESCATTER, 4000, 1, 0), TH_POLICY_BASELINE,
+             TH_LOAD_ALPHA_BETA, TH_INTRA_FIFO);
     ck_assert_rel(r.time, 195.0);
     ck_assert_rel(r.busbw, 4000.0 / 195.0 * 7 / 8);
     /* All-Gather of output 4000, baseline (1,0): dim1 m = 1000: 70; dim0 m = 4000: 90 */
@@ -166,8 +166,8 @@ START_TEST(test_one_dim_c_chunks) {
                            TH_LOAD_ALPHA_BETA, (th_intra)q);
         ck_assert_rel(r.time, 4 * 367.5); /* 1470 */
         ck_assert_rel(r.busy[0], 1470.0);
-        r = run1(&s, test_coll(TH_COLL_ALLREDUCE, 8000, 4, 0), TH_POLICY_BASELINE, TH_LOAD_ALPHA_BETA,
-                 (th_intra)q);
+        r = run1(&s, test_coll(TH_COLL_ALLREDUCE, 8000, 4, 0), TH_POLICY_BASELINE,
+                 TH_LOAD_ALPHA_BETA, (th_intra)q);
         ck_assert_rel(r.time, 8 * 367.5); /* 2C stages: 2940 */
         ck_assert_int_eq(r.stages, 8);
         /* 1000 chunks of c = 2: 350 + 2*7/8/100 = 350.0175 each */
@@ -201,8 +201,8 @@ START_TEST(test_reference_reducescatter) {
     }
     /* All-Gather baseline (2,1,0): dim2 2457.6, dim1 4587.52, dim0 20971.52 per chunk; dim0
      * starts at 2457.6 + 4587.52 = 7045.12 and never idles: 7045.12 + 8*20971.52 */
-    r = run1(&s, test_coll(TH_COLL_ALLGATHER, 64 * MIB, 8, 0), TH_POLICY_BASELINE, TH_LOAD_BANDWIDTH,
-             TH_INTRA_FIFO);
+    r = run1(&s, test_coll(TH_COLL_ALLGATHER, 64 * MIB, 8, 0), TH_POLICY_BASELINE,
+             TH_LOAD_BANDWIDTH, TH_INTRA_FIFO);
     ck_assert_rel(r.time, 174817.28);
 }
 END_TEST
@@ -479,8 +479,8 @@ START_TEST(test_invariants_subset) {
     th_result r;
     for (int pol = 0; pol < 3; pol++)
         for (int q = 0; q < 2; q++) {
-            run(&s, test_coll(TH_COLL_ALLREDUCE, 256 * MIB, 16, 5), (th_policy)pol, TH_LOAD_ALPHA_BETA,
-                (th_intra)q, plan, emu, &b, &r);
+            run(&s, test_coll(TH_COLL_ALLREDUCE, 256 * MIB, 16, 5), (th_policy)pol,
+                TH_LOAD_ALPHA_BETA, (th_intra)q, plan, emu, &b, &r);
             check_run(&s, plan, (th_intra)q, &r, &b, "subset");
             ck_assert(r.bytes[1] == 0.0 && r.busy[1] == 0.0);
             ck_assert_rel(r.bytes[0] + r.bytes[2], 2 * 256 * MIB * 63 / 64);
@@ -542,6 +542,26 @@ START_TEST(test_determinism) {
 }
 END_TEST
 
+/* A plan carries its model's stage rules: issuing it on an emulator reset for a system of the
+ * other model is refused, not run with the wrong rules. */
+START_TEST(test_plan_model_mismatch) {
+    th_system s, a;
+    th_system_default(&s);
+    th_error err = {0};
+    ck_assert_msg(th_system_load(test_data("astra_2d.json"), &a, &err) == TH_OK, "%s", err.msg);
+    th_plan *plan = th_plan_create();
+    th_emu *emu = th_emu_create();
+    th_collective c = test_coll(TH_COLL_ALLREDUCE, 1048576, 4, 0);
+    ck_assert_int_eq(th_sched_plan(plan, &a, &c, TH_POLICY_BASELINE, TH_LOAD_ALPHA_BETA, &err),
+                     TH_OK);
+    th_emu_reset(emu, &s, TH_INTRA_FIFO, TH_PRIO_FIFO, NULL, NULL);
+    ck_assert_int_eq(th_emu_issue(emu, plan, 0, NULL, &err), TH_EINTERNAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "astra-sim"));
+    th_emu_free(emu);
+    th_plan_free(plan);
+}
+END_TEST
+
 START_TEST(test_intra_names) {
     th_intra q;
     ck_assert_int_eq(th_intra_from_name("fifo", &q), 0);
@@ -599,6 +619,7 @@ Suite *emulate_suite(void) {
     tcase_add_test(tc, test_invariants);
     tcase_add_test(tc, test_invariants_subset);
     tcase_add_test(tc, test_determinism);
+    tcase_add_test(tc, test_plan_model_mismatch);
     suite_add_tcase(s, tc);
     return s;
 }

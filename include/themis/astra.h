@@ -1,9 +1,11 @@
 /* ASTRA-sim compatibility: importing an ASTRA-sim 2.x analytical network file (YAML) and,
  * optionally, its system JSON into a themis system file under the astra-sim preset (SPEC §9),
- * with the run defaults (chunks, policy, intra) that the system JSON sets. */
+ * with the run defaults (chunks, policy, intra) that the system JSON sets; and the preset's
+ * phase costs. */
 #ifndef THEMIS_ASTRA_H
 #define THEMIS_ASTRA_H
 
+#include "themis/cost.h"
 #include "themis/error.h"
 
 /* Converts network_yml (+ system_json, may be NULL) into the text of a themis system file
@@ -12,5 +14,13 @@
  * system_json is NULL, *note is set to a sentence about the defaults used (else NULL). */
 int th_astra_import(const char *network_yml, const char *system_json, char **out, const char **note,
                     th_error *err);
+
+/* The preset's stage cost (SPEC §9): integer-ns time of a ring phase (RS, AG or AR) whose input
+ * is s bytes (an integer), with the system's endpoint delay and local-memory bandwidth. */
+double th_cost_astra_time(const th_system *sys, const th_dim *d, th_op op, double s);
+
+/* Bytes one NPU sends in that phase: (p-1) floor(s/p) for RS, (p-1) s for AG, twice the RS
+ * amount for AR. */
+double th_cost_astra_bytes(const th_dim *d, th_op op, double s);
 
 #endif

@@ -5,7 +5,7 @@
 #include "themis/system.h"
 
 /* Stage operations; AR (a whole All-Reduce on one dim) exists only under the astra-sim
- * preset, whose baseline runs the last dim's two halves as one phase. */
+ * preset, whose baseline runs the last dim's two halves as one phase (its costs: astra.h). */
 typedef enum { TH_OP_RS, TH_OP_AG, TH_OP_A2A, TH_OP_AR } th_op;
 
 const char *th_op_name(th_op op); /* "RS", "AG", "A2A", "AR" */
@@ -23,13 +23,5 @@ double th_cost_time(const th_dim *d, double reduce_bw, th_op op, double m);
 
 /* Bytes one NPU sends in that stage: m (p-1)/p. */
 double th_cost_bytes(const th_dim *d, double m);
-
-/* The astra-sim preset (SPEC §9): integer-ns time of a ring phase (RS, AG or AR) whose input
- * is s bytes (an integer), with the system's endpoint delay and local-memory bandwidth. */
-double th_cost_astra_time(const th_system *sys, const th_dim *d, th_op op, double s);
-
-/* Bytes one NPU sends in that phase: (p-1) floor(s/p) for RS, (p-1) s for AG, twice the RS
- * amount for AR. */
-double th_cost_astra_bytes(const th_dim *d, th_op op, double s);
 
 #endif

@@ -38,11 +38,15 @@ typedef struct th_collective {
     uint32_t dims_mask; /* involved dims, bit d for dim d; 0 means all dims */
 } th_collective;
 
+/* A model's planner (chunk size, stages, Themis, stage sizes), chosen from the system. */
+typedef struct th_plan_model th_plan_model;
+
 /* The chunk plan of one collective under one inter-dimension policy. Create/free in pairs;
  * th_sched_plan reuses the buffers of an existing plan. */
 typedef struct th_plan {
     th_coll_type type;
     th_model model;           /* the system's model (astra-sim: integer phases) */
+    const th_plan_model *ops; /* that model's planner */
     th_policy policy;         /* the inter-dimension policy of the plan */
     double size;              /* S, bytes */
     int64_t chunks;           /* C */

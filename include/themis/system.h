@@ -17,6 +17,7 @@ typedef enum { TH_ALG_RING, TH_ALG_DIRECT, TH_ALG_RHD } th_algorithm;
 
 /* Which cost model and queue rules: ours (SPEC §3-§6), or the ASTRA-sim preset (§9). */
 typedef enum { TH_MODEL_ANALYTICAL, TH_MODEL_ASTRA } th_model;
+#define TH_MODEL_COUNT 2
 
 typedef struct th_dim {
     char name[TH_NAME_MAX]; /* label, e.g. "node"; default "dimK" */

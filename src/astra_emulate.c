@@ -1,0 +1,104 @@
+/* The ASTRA-sim preset's emulator rules (SPEC §9): list queues, phases that start as soon as
+ * they are queued on an idle dim, stages ending at one instant completed in the order they
+ * started, one collective at a time, and the preset's integer-ns phase costs. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "emulate_internal.h"
+#include "themis/astra.h"
+
+/* FIFO appends; SCF inserts before the first waiting stage whose key max(in, out) is >= its
+ * own, but appends a stage with one phase left after it and an AR phase. */
+static int list_insert(emu_queue *h, emu_entry x, int append) {
+    if (h->n == h->cap) {
+        if (h->head > 0) {
+            memmove(h->e, h->e + h->head, (h->n - h->head) * sizeof *h->e);
+            h->n -= h->head, h->head = 0;
+        } else {
+            size_t cap = h->cap ? h->cap * 2 : 64;
+            emu_entry *e = realloc(h->e, cap * sizeof *e);
+            if (!e) return -1;
+            h->e = e, h->cap = cap;
+        }
+    }
+    size_t at = h->n;
+    if (!append)
+        for (at = h->head; at < h->n && h->e[at].m < x.m; at++) {
+        }
+    memmove(h->e + at + 1, h->e + at, (h->n - at) * sizeof *h->e);
+    h->e[at] = x;
+    h->n++;
+    return 0;
+}
+
+/* Queues a chunk's phase (ready now) at its dim; returns the dim, or -1 when out of memory. */
+static int enqueue(th_emu *r, uint32_t id, uint32_t c, int stage) {
+    const th_plan *plan = r->colls[id].plan;
+    int dim;
+    th_op op;
+    double m;
+    th_plan_stage(plan, c, stage, &dim, &op, &m);
+    double key = op == TH_OP_AG ? m * plan->npus[dim] : m;
+    int append = !r->scf || op == TH_OP_AR || stage == plan->nstages - 2;
+    return list_insert(&r->q[dim], (emu_entry){r->t, key, c, id}, append) ? -1 : dim;
+}
+
+/* Dim d takes the phase at the head of its list and runs it from now; -1 when its time is
+ * refused (emu_begin). */
+static int start(th_emu *r, int d) {
+    emu_queue *q = &r->q[d];
+    emu_entry e = q->e[q->head++];
+    if (q->head == q->n) q->head = q->n = 0;
+    const emu_coll *cr = &r->colls[e.coll];
+    int stage = cr->next[e.chunk], dim;
+    th_op op;
+    double m;
+    th_plan_stage(cr->plan, e.chunk, stage, &dim, &op, &m);
+    const th_dim *dd = &r->sys->dims[d];
+    return emu_begin(r, d, e, stage, op, m, th_cost_astra_time(r->sys, dd, op, m),
+                     th_cost_astra_bytes(dd, op, m));
+}
+
+/* Queues the phase and starts it at once when its dim is idle. */
+static int enqueue_and_start(th_emu *r, uint32_t id, uint32_t c, int stage, th_error *err) {
+    int dim = enqueue(r, id, c, stage);
+    if (dim < 0) return th_error_set(err, TH_EINTERNAL, "out of memory in a queue");
+    if (!r->srv[dim].busy && start(r, dim)) return emu_bad_stage(r, err);
+    return TH_OK;
+}
+
+static int issue(th_emu *emu, const th_plan *plan, double t, int *id, th_error *err) {
+    if (emu->nbusy > 0 || emu->ncolls > 0)
+        return th_error_set(err, TH_EINPUT, "the astra-sim preset runs one collective at a time");
+    int k;
+    if (emu_admit(emu, plan, t, &k, err)) return err->code;
+    for (uint32_t i = 0; i < (uint32_t)plan->chunks; i++)
+        if (enqueue_and_start(emu, (uint32_t)k, i, 0, err)) return err->code;
+    if (id) *id = k;
+    return TH_OK;
+}
+
+/* The phases ending now complete in the order they started; each in turn queues its chunk's
+ * next phase (starting it if that dim is idle), then its freed dim takes its next waiting
+ * phase. */
+static int step(th_emu *emu, th_error *err) {
+    int ending[TH_MAX_DIMS], nend = emu_ending(emu, ending);
+    for (int k = 1; k < nend; k++) { /* insertion sort by start order */
+        int d = ending[k], j = k;
+        for (; j > 0 && emu->srv[ending[j - 1]].seq > emu->srv[d].seq; j--)
+            ending[j] = ending[j - 1];
+        ending[j] = d;
+    }
+    for (int k = 0; k < nend; k++) {
+        int d = ending[k];
+        uint32_t c, id;
+        int stage = emu_end(emu, d, &c, &id, err);
+        if (stage == -2) return err->code;
+        if (stage >= 0 && enqueue_and_start(emu, id, c, stage, err)) return err->code;
+        if (!emu->srv[d].busy && emu_waiting(&emu->q[d]) && start(emu, d))
+            return emu_bad_stage(emu, err);
+    }
+    return TH_OK;
+}
+
+const emu_model emu_astra_model = {issue, step};

@@ -1,0 +1,105 @@
+/* The emulator's state and its model interface, shared by the clean model's rules (emulate.c)
+ * and the ASTRA-sim preset's (astra_emulate.c). */
+#ifndef THEMIS_EMULATE_INTERNAL_H
+#define THEMIS_EMULATE_INTERNAL_H
+
+#include <stdint.h>
+
+#include "themis/emulate.h"
+
+/* A stage waiting in a dimension's queue. */
+typedef struct emu_entry {
+    double ready;   /* ns */
+    double m;       /* the model's queue key: full-vector size for ours, bytes */
+    uint32_t chunk; /* chunk index; the stage is that chunk's next one */
+    uint32_t coll;  /* collective id (issue order) */
+} emu_entry;
+
+/* A dimension's queue: a heap (ours) or a list (the preset), in e[head .. n). */
+typedef struct emu_queue {
+    emu_entry *e;
+    size_t n, cap;
+    size_t head; /* first waiting entry; always 0 for a heap */
+} emu_queue;
+
+/* One collective in flight (or finished) since the last reset. */
+typedef struct emu_coll {
+    const th_plan *plan;
+    double issue, end; /* ns; end < 0 while running */
+    int64_t left;      /* chunks not finished */
+    uint8_t *next;     /* per chunk: index of its next stage */
+    size_t next_cap;
+    double bytes[TH_MAX_DIMS]; /* bytes one NPU sent per dim */
+    double busy[TH_MAX_DIMS];  /* stage time per dim, ns */
+    int64_t stages;
+} emu_coll;
+
+/* What a dimension is running now. */
+typedef struct emu_server {
+    int busy;
+    uint32_t chunk, coll;
+    double end;   /* ns */
+    uint64_t seq; /* start order since the last reset */
+} emu_server;
+
+/* What differs between models inside the emulator: which queue position a ready stage takes,
+ * which waiting stage a free dim takes, when stages start, their cost, and in which order the
+ * stages ending at one instant complete. One const table per model, chosen at reset. */
+typedef struct emu_model {
+    /* Issues a planned collective at time t (>= now, checked): emu_admit, then queue the
+     * first stage of every chunk. */
+    int (*issue)(th_emu *emu, const th_plan *plan, double t, int *id, th_error *err);
+    /* Completes every stage ending now (emu->t, already advanced): each chunk moves on
+     * (emu_end), and the freed dims take new stages. */
+    int (*step)(th_emu *emu, th_error *err);
+} emu_model;
+
+struct th_emu {
+    emu_queue q[TH_MAX_DIMS]; /* ready stages per dim */
+    emu_coll *colls;          /* by id; records (and their buffers) are reused across resets */
+    int ncolls, cap;
+    const th_system *sys;
+    const emu_model *model; /* the system's model, chosen at reset */
+    int scf, lifo;
+    th_trace_fn trace;
+    void *trace_ctx;
+    emu_server srv[TH_MAX_DIMS];
+    int nbusy;
+    uint64_t seq;
+    double t;  /* now, ns */
+    int *done; /* collectives that finished in the last step */
+    int ndone, done_cap;
+    int bad_dim;    /* the dim whose stage time emu_begin refused */
+    double bad_dur; /* that stage time, ns */
+};
+
+/* The ASTRA-sim preset's rules (astra_emulate.c). */
+extern const emu_model emu_astra_model;
+
+/* Adds collective `plan` issued at t as the next id (*k), every chunk at its stage 0, and
+ * moves now to t; its stages are the caller's to queue. */
+int emu_admit(th_emu *emu, const th_plan *plan, double t, int *k, th_error *err);
+
+/* Dim d starts running entry e (its chunk's stage `stage`: op on m bytes) from now, for dur ns
+ * while one NPU sends `bytes`: the server, the collective's accounts and the trace. Returns -1
+ * (nothing started) when dur is not a finite number >= 0, since a server that never ends
+ * would loop the caller forever: emu_bad_stage makes the error. */
+int emu_begin(th_emu *emu, int d, emu_entry e, int stage, th_op op, double m, double dur,
+              double bytes);
+
+/* The error for the stage time emu_begin refused last. */
+int emu_bad_stage(const th_emu *emu, th_error *err);
+
+/* Fills ending[] with the dims whose stage ends now, in index order; returns how many. */
+int emu_ending(const th_emu *emu, int *ending);
+
+/* Ends the stage dim d runs and frees d. Returns the index of its chunk's next stage (chunk
+ * and collective in *chunk, *coll), or -1 when that was the chunk's last stage (a collective
+ * whose chunks are all done is listed as finished), or -2 when out of memory (err filled). */
+int emu_end(th_emu *emu, int d, uint32_t *chunk, uint32_t *coll, th_error *err);
+
+static inline int emu_waiting(const emu_queue *q) {
+    return q->n > q->head;
+}
+
+#endif

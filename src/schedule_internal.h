@@ -1,0 +1,23 @@
+/* The planner's model interface: what differs between our model (SPEC §4, §5) and the
+ * ASTRA-sim preset (§9) when a collective is planned, as one const table per model. */
+#ifndef THEMIS_SCHEDULE_INTERNAL_H
+#define THEMIS_SCHEDULE_INTERNAL_H
+
+#include "themis/schedule.h"
+
+struct th_plan_model {
+    /* Rejects what the model cannot run (beyond th_collective_validate's common checks). */
+    int (*check)(const th_system *sys, const th_collective *coll, th_error *err);
+    /* Sets plan->chunk and plan->nstages from the plan's type, policy, size, chunks and n. */
+    void (*shape)(th_plan *plan);
+    /* The Themis order of every chunk (RS-first collectives and AG) into plan->order, loads
+     * from plan->load; base is the fixed order its fallback uses. */
+    void (*themis)(th_plan *plan, const th_system *sys, th_load_model model, const int *base);
+    /* Stage j of the chunk whose order is o: its dim, operation and size (th_plan_stage). */
+    void (*stage)(const th_plan *plan, const uint8_t *o, int j, int *dim, th_op *op, double *m);
+};
+
+/* The ASTRA-sim preset's planner (astra_model.c). */
+extern const th_plan_model sched_astra_model;
+
+#endif
