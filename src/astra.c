@@ -287,6 +287,18 @@ static int system_settings(const char *path, int ndims, cJSON *sys, cJSON *run, 
     return rc;
 }
 
+/* Checks that a system being imported loads; errors name `file`, the input it came from. */
+static int check_loads(const cJSON *sys, const char *file, th_error *err) {
+    char *text = cJSON_Print(sys);
+    if (!text) return th_error_set(err, TH_EINTERNAL, "out of memory");
+    th_system check;
+    th_error e;
+    int rc = th_system_parse(text, strlen(text), "after import", &check, &e);
+    free(text);
+    if (rc) return th_error_set(err, e.code, "%s: %s", file, e.msg);
+    return TH_OK;
+}
+
 int th_astra_import(const char *network_yml, const char *system_json, char **out, const char **note,
                     th_error *err) {
     *out = NULL;
@@ -306,6 +318,16 @@ int th_astra_import(const char *network_yml, const char *system_json, char **out
     cJSON *run = cJSON_CreateObject();
     cJSON *dims = cJSON_CreateArray();
     int ndims = 0, rc = network_dims(network_yml, dims, &ndims, err);
+    if (rc == TH_OK && system_json) { /* the network alone must load, so that an error after
+                                       * the settings are added is the system JSON's */
+        cJSON *probe = cJSON_Duplicate(sys, 1);
+        if (!probe) rc = th_error_set(err, TH_EINTERNAL, "out of memory");
+        cJSON_AddNumberToObject(probe, "endpoint_ns", 10);
+        cJSON_AddNumberToObject(probe, "local_mem_GBps", 50);
+        cJSON_AddItemToObject(probe, "dims", cJSON_Duplicate(dims, 1));
+        if (rc == TH_OK) rc = check_loads(probe, network_yml, err);
+        cJSON_Delete(probe);
+    }
     if (rc == TH_OK && system_json) {
         rc = system_settings(system_json, ndims, sys, run, err);
     } else if (rc == TH_OK) {
@@ -323,15 +345,11 @@ int th_astra_import(const char *network_yml, const char *system_json, char **out
         *out = cJSON_Print(sys);
         if (!*out) rc = th_error_set(err, TH_EINTERNAL, "out of memory");
     }
-    cJSON_Delete(sys);
-    if (rc == TH_OK) { /* what we write must load */
-        th_system check;
-        th_error e;
-        if (th_system_parse(*out, strlen(*out), "imported system", &check, &e)) {
-            rc = th_error_set(err, e.code, "%s: %s", network_yml, e.msg);
-            free(*out);
-            *out = NULL;
-        }
+    /* what we write must load; an error is the last input's (the network loaded alone) */
+    if (rc == TH_OK && (rc = check_loads(sys, system_json ? system_json : network_yml, err))) {
+        free(*out);
+        *out = NULL;
     }
+    cJSON_Delete(sys);
     return rc;
 }

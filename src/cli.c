@@ -15,6 +15,14 @@ int cli_fail(const th_error *err) {
     return err->code == TH_EINTERNAL ? CLI_INTERNAL : err->code == TH_EIO ? CLI_IO : CLI_USAGE;
 }
 
+int cli_blame(th_error *err, const char *path) {
+    if (path) {
+        th_error e = *err;
+        th_error_set(err, e.code, "%s: %s", strcmp(path, "-") ? path : "<stdin>", e.msg);
+    }
+    return err->code;
+}
+
 int cli_usage_error(const char *cmd, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
@@ -135,7 +143,7 @@ static void usage(FILE *out) {
           "  -V, --version  print the version\n"
           "\n"
           "example:\n"
-          "  themis run -s models/systems/default-3d.json -b 1GiB -n 64 -f csv\n",
+          "  themis run -s models/systems/default-3d.json -b 1GiB -n 64 -f csv\n" CLI_HELP_EXIT,
           out);
 }
 

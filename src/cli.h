@@ -7,11 +7,26 @@
 
 #include "themis/themis.h"
 
-/* Exit statuses. */
+/* Exit statuses, the same for every command (README.md, "Exit status"). */
 enum { CLI_OK = 0, CLI_INTERNAL = 1, CLI_USAGE = 2, CLI_IO = 3 };
+
+/* The exit-status table at the end of every command's --help. */
+#define CLI_HELP_EXIT                                                                              \
+    "\n"                                                                                           \
+    "exit status: 0 success; 1 internal error; 2 bad input or usage (an option, an input file\n"   \
+    "that does not open or holds bad content, an output that exists or is an input); 3 I/O\n"      \
+    "failure (reading or writing a file failed: unwritable folder, disk full)\n"
+/* The same for sweep, which can be interrupted. */
+#define CLI_HELP_EXIT_SWEEP                                                                        \
+    CLI_HELP_EXIT "128+N: interrupted by signal N (SIGINT: 130, SIGTERM: 143); the finished rows " \
+                  "are kept\nand --resume finishes the file\n"
 
 /* Prints "themis: <msg>" on stderr and returns the exit status for err->code. */
 int cli_fail(const th_error *err);
+
+/* Prefixes err's message with "PATH: " (stdin for "-"; nothing when path is NULL, the built-in
+ * default), for an error a file caused that the library could not name; returns err->code. */
+int cli_blame(th_error *err, const char *path);
 
 /* Prints "themis <cmd>: <msg> (see 'themis <cmd> --help')" and returns CLI_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -8,24 +8,24 @@
 #include "themis/astra.h"
 
 static void usage(FILE *out) {
-    fputs(
-        "usage: themis import-astra NETWORK.yml [SYSTEM.json] [-o OUT.json] [--force]\n"
-        "\n"
-        "Convert an ASTRA-sim 2.x analytical network file (topology, npus_count, bandwidth,\n"
-        "latency) and, if given, its system JSON (endpoint-delay, local-mem-bw,\n"
-        "preferred-dataset-splits, inter-/intra-dimension-scheduling, ...) into a themis\n"
-        "system file under the astra-sim preset, whose numbers match ASTRA-sim's analytical\n"
-        "backend. Settings themis does not model (active-chunks-per-dimension > 1,\n"
-        "all-reduce implementations other than ring) are errors.\n"
-        "\n"
-        "options:\n"
-        "  -o, --output FILE   write the system file here ('-' = stdout, the default)\n"
-        "      --force         overwrite an existing OUT.json\n"
-        "  -h, --help          this text\n"
-        "\n"
-        "example:\n"
-        "  themis import-astra network.yml system.json -o astra.json && themis run -s astra.json\n",
-        out);
+    fputs("usage: themis import-astra NETWORK.yml [SYSTEM.json] [-o OUT.json] [--force]\n"
+          "\n"
+          "Convert an ASTRA-sim 2.x analytical network file (topology, npus_count, bandwidth,\n"
+          "latency) and, if given, its system JSON (endpoint-delay, local-mem-bw,\n"
+          "preferred-dataset-splits, inter-/intra-dimension-scheduling, ...) into a themis\n"
+          "system file under the astra-sim preset, whose numbers match ASTRA-sim's analytical\n"
+          "backend. Settings themis does not model (active-chunks-per-dimension > 1,\n"
+          "all-reduce implementations other than ring) are errors.\n"
+          "\n"
+          "options:\n"
+          "  -o, --output FILE   write the system file here ('-' = stdout, the default)\n"
+          "      --force         overwrite an existing OUT.json\n"
+          "  -h, --help          this text\n"
+          "\n"
+          "example:\n"
+          "  themis import-astra network.yml system.json -o astra.json && themis run -s "
+          "astra.json\n" CLI_HELP_EXIT,
+          out);
 }
 
 int cli_import_astra(int argc, char **argv) {

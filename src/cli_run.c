@@ -36,7 +36,8 @@ static void usage(FILE *out) {
           "examples:\n"
           "  themis run\n"
           "  themis run -s models/systems/default-3d.json -b 64MiB -n 16 -p themis -q scf\n"
-          "  themis run -c reducescatter --dims 0,2 -f csv -o out.csv --trace trace.csv\n",
+          "  themis run -c reducescatter --dims 0,2 -f csv -o out.csv --trace "
+          "trace.csv\n" CLI_HELP_EXIT,
           out);
 }
 
@@ -226,7 +227,10 @@ int cli_run(int argc, char **argv) {
     if (!o.set_intra && sys.run_intra) o.intra = sys.run_intra - 1;
     if (o.dims && th_sched_parse_dims(o.dims, sys.ndims, &o.coll.dims_mask, &err))
         return cli_fail(&err);
-    if (th_collective_validate(&sys, &o.coll, &err)) return cli_fail(&err);
+    /* What the options ask of this system (no active dim, a collective the preset does not
+     * model): the system file is named. */
+    if (th_collective_validate(&sys, &o.coll, &err))
+        return cli_blame(&err, o.system), cli_fail(&err);
     if (evaluate(&o, &sys, &err)) return cli_fail(&err);
     return CLI_OK;
 }

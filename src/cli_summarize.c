@@ -30,7 +30,7 @@ static void summarize_usage(FILE *out) {
           "\n"
           "examples:\n"
           "  themis summarize out/ar-bw-util.csv --by policy,intra --metric bw_util\n"
-          "  themis summarize out/ar-speedup-chunks.csv --by system,chunks -f csv\n",
+          "  themis summarize out/ar-speedup-chunks.csv --by system,chunks -f csv\n" CLI_HELP_EXIT,
           out);
 }
 

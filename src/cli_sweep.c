@@ -41,7 +41,8 @@ static void sweep_usage(FILE *out) {
           "examples:\n"
           "  themis sweep sweeps/chunks-vs-policy.json -o out/chunks.csv\n"
           "  themis sweep sweeps/chunks-vs-policy.json --dry-run\n"
-          "  themis sweep SPEC.json --shard 0/4 -o part0.csv && themis merge all.csv part*.csv\n",
+          "  themis sweep SPEC.json --shard 0/4 -o part0.csv && themis merge all.csv "
+          "part*.csv\n" CLI_HELP_EXIT_SWEEP,
           out);
 }
 
@@ -256,7 +257,8 @@ static void merge_usage(FILE *out) {
           "  -h, --help        this text\n"
           "\n"
           "example:\n"
-          "  themis merge out/all.csv out/part0.csv out/part1.csv --spec sweeps/x.json\n",
+          "  themis merge out/all.csv out/part0.csv out/part1.csv --spec "
+          "sweeps/x.json\n" CLI_HELP_EXIT,
           out);
 }
 

@@ -38,7 +38,8 @@ static void usage(FILE *out) {
           "\n"
           "examples:\n"
           "  themis train models/workloads/resnet50.json\n"
-          "  themis train models/workloads/dlrm.json -s models/systems/hetero-4d.json -f json\n",
+          "  themis train models/workloads/dlrm.json -s models/systems/hetero-4d.json -f "
+          "json\n" CLI_HELP_EXIT,
           out);
 }
 
@@ -255,7 +256,13 @@ int cli_train(int argc, char **argv) {
     if (cli_load_system(o.system, &sys, &err)) return cli_fail(&err);
     th_workload *wl;
     if (th_workload_load(o.workload, &wl, &err)) return cli_fail(&err);
-    rc = th_workload_check(wl, &sys, o.workload, &err) ? cli_fail(&err) : CLI_OK;
+    if (sys.model == TH_MODEL_ASTRA) /* named here: the library knows no file */
+        rc = th_error_set(&err, TH_EINPUT,
+                          "%s: model: the astra-sim preset runs single All-Reduces; train "
+                          "workloads on the analytical model",
+                          o.system);
+    if (rc == CLI_OK && th_workload_check(wl, &sys, o.workload, &err)) rc = err.code;
+    if (rc) rc = cli_fail(&err);
     if (rc == CLI_OK && evaluate(&o, &sys, wl, &err)) rc = cli_fail(&err);
     th_workload_free(wl);
     return rc;

@@ -37,7 +37,8 @@ int th_json_read_file(const char *path, char **text, size_t *len_out, th_error *
         size_t got = fread(buf + len, 1, cap - len - 1, f);
         len += got;
         if (got == 0) {
-            if (ferror(f)) rc = th_error_set(err, TH_EINPUT, "%s: read error", src);
+            if (ferror(f))
+                rc = th_error_set(err, TH_EIO, "%s: read error: %s", src, strerror(errno));
             break;
         }
     }

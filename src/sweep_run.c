@@ -224,7 +224,8 @@ int th_sweep_resume_scan(const th_sweep *sw, th_shard shard, const char *path, i
                 rc = th_error_set(err, TH_EINTERNAL, "out of memory");
         }
     }
-    if (rc == TH_OK && ferror(f)) rc = th_error_set(err, TH_EINPUT, "%s: read error", path);
+    if (rc == TH_OK && ferror(f))
+        rc = th_error_set(err, TH_EIO, "%s: read error: %s", path, strerror(errno));
     fclose(f);
     free(line);
     int64_t total = th_shard_points(sw, shard);

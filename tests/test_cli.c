@@ -760,6 +760,50 @@ START_TEST(bad_options) {
 }
 END_TEST
 
+/* Errors name the file that caused them (issue 9, defect 5). */
+START_TEST(errors_name_their_file) {
+    /* a bad endpoint-delay is the system JSON's fault, not the network YAML's */
+    const char *net = test_dpath("astra_net_3d.yml");
+    const char *bad_sys = test_dpath("astra_sys_bad_endpoint.json");
+    test_cli_out r;
+    test_cli(&r, "import-astra '%s' '%s'", net, bad_sys);
+    test_expect_bad(&r, "bad endpoint-delay");
+    ck_assert_msg(strstr(r.err, bad_sys) != NULL, "does not name %s: %s", bad_sys, r.err);
+    ck_assert_msg(strstr(r.err, net) == NULL, "blames the YAML: %s", r.err);
+    test_cli_free(&r);
+    /* every dim at one NPU: the system file is named */
+    test_bad("cli_npus_all1.json: dims: no active dimension", "run -s '%s'",
+             test_dpath("cli_npus_all1.json"));
+    /* what the astra-sim preset does not model: its file is named */
+    test_bad("astra_2d.json: collective:", "run -s '%s' -c allgather", test_dpath("astra_2d.json"));
+    test_bad("astra_2d.json: model:", "train '%s' -s '%s'", wl_path("resnet50.json"),
+             test_dpath("astra_2d.json"));
+}
+END_TEST
+
+/* One exit-status table for every command, at the end of its --help; I/O failures exit 3 from
+ * every command, naming the path. */
+START_TEST(exit_status_everywhere) {
+    const char *cmds[] = {"--help",       "run --help",          "train --help",    "sweep --help",
+                          "merge --help", "import-astra --help", "summarize --help"};
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        test_cli_out r;
+        test_cli(&r, "%s", cmds[i]);
+        test_expect_ok(&r, cmds[i]);
+        const char *want[] = {"exit status: 0 success; 1 internal error; 2 bad input or usage",
+                              "3 I/O\nfailure"};
+        for (int k = 0; k < 2; k++)
+            ck_assert_msg(strstr(r.out, want[k]) != NULL, "%s lacks '%s'", cmds[i], want[k]);
+        test_cli_free(&r);
+    }
+    test_fails(3, "/dev/full", "run -o /dev/full");
+    test_fails(3, "/dev/full", "sweep '%s' -o /dev/full", test_dpath("sweep_ring4.json"));
+    test_fails(3, "/dev/full", "import-astra '%s' -o /dev/full", test_dpath("astra_net_3d.yml"));
+    /* a read error (a folder read as a file) */
+    test_fails(3, "read error", "run -s '%s'", test_dpath(""));
+}
+END_TEST
+
 START_TEST(bad_output_paths) {
     /* A folder cannot be made under a regular file (not even by root): an I/O failure, exit 3,
      * naming the path. */
@@ -899,6 +943,8 @@ Suite *cli_suite(void) {
     tcase_add_test(tc, no_hang);
     tcase_add_test(tc, bad_options);
     tcase_add_test(tc, bad_output_paths);
+    tcase_add_test(tc, errors_name_their_file);
+    tcase_add_test(tc, exit_status_everywhere);
     tcase_add_test(tc, astra_import_and_run);
     tcase_add_test(tc, train_cli);
     suite_add_tcase(s, tc);

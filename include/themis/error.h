@@ -1,4 +1,5 @@
-/* Errors as values: every fallible library call fills a th_error and returns non-zero. */
+/* Errors as values: every fallible library call fills a th_error (never NULL) and returns
+ * non-zero. */
 #ifndef THEMIS_ERROR_H
 #define THEMIS_ERROR_H
 
@@ -17,8 +18,10 @@ typedef struct th_error {
     char msg[TH_ERROR_MAX]; /* one line for the user, no trailing newline */
 } th_error;
 
-/* Sets err (if not NULL) and returns code, so callers can `return th_error_set(...)`. */
+/* Sets err and returns code, so callers can `return th_error_set(...)`. Every fallible library
+ * call takes a th_error *err that must not be NULL: on failure the call fills it, and callers
+ * inside the library read err->code back. */
 int th_error_set(th_error *err, int code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4), nonnull(1)));
 
 #endif
