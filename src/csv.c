@@ -241,3 +241,10 @@ nomem:
     th_error_set(err, TH_EINTERNAL, "out of memory");
     return -1;
 }
+
+int th_csv_copy(th_buf *b, const th_csv_reader *r) {
+    int bad = 0;
+    for (size_t i = 0; i < r->nfields; i++)
+        bad |= th_csv_field(b, r->fields[i]);
+    return bad | th_csv_end(b);
+}

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "sweep_internal.h"
+#include "themis/csv.h"
 
 #define BLOCK 128 /* points per block */
 
@@ -194,40 +195,54 @@ int th_sweep_run(const th_sweep *sw, const th_sweep_opts *opts, int64_t *done, t
     return rc;
 }
 
+/* Whether the fields of the record at b (a prefix: point and axis values) open record r. */
+static int opens_with(const th_buf *b, const th_csv_reader *r, th_error *err) {
+    th_csv_reader w;
+    th_csv_open_mem(&w, b->p, b->len, "prefix");
+    int st = th_csv_read(&w, err), same = st == 1 && w.nfields <= r->nfields;
+    for (size_t i = 0; same && i < w.nfields; i++)
+        same = !strcmp(w.fields[i], r->fields[i]);
+    th_csv_close(&w);
+    return same;
+}
+
 int th_sweep_resume_scan(const th_sweep *sw, th_shard shard, const char *path, int64_t *rows,
                          off_t *keep, th_error *err) {
     *rows = 0;
     *keep = 0;
     FILE *f = fopen(path, "rb");
     if (!f) return th_error_set(err, TH_EINPUT, "%s: cannot open: %s", path, strerror(errno));
-    th_buf header = {0}, last = {0}, want = {0};
+    th_buf header = {0}, got = {0}, want = {0};
     int rc = th_sweep_header(sw, &header, err);
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t n;
+    th_csv_reader r, last;
+    th_csv_open_file(&r, f, path);
+    th_csv_open_mem(&last, NULL, 0, path);
     off_t pos = 0;
-    int64_t count = -1; /* the header is line 0 */
-    while (rc == TH_OK && (n = getline(&line, &cap, f)) > 0) {
-        if (line[n - 1] != '\n') break; /* an incomplete last line: dropped */
-        if (count < 0 && ((size_t)n != header.len || memcmp(line, header.p, header.len))) {
-            rc = th_error_set(err, TH_EINPUT,
-                              "%s: its header is not this sweep's (another spec or version?); "
-                              "not resuming: use --force to start over",
-                              path);
-            break;
-        }
-        pos += n;
-        count++;
-        if (count > 0) {
-            last.len = 0;
-            if (th_buf_add(&last, line, (size_t)n))
+    int64_t count = -1; /* the header is record 0 */
+    int st = 0;
+    while (rc == TH_OK && (st = th_csv_read(&r, err)) == 1) {
+        if (!r.complete) break; /* an incomplete last row (an interrupted write): dropped */
+        if (count < 0) {
+            got.len = 0;
+            if (th_csv_copy(&got, &r)) {
                 rc = th_error_set(err, TH_EINTERNAL, "out of memory");
+            } else if (got.len != header.len || memcmp(got.p, header.p, header.len)) {
+                rc = th_error_set(err, TH_EINPUT,
+                                  "%s: its header is not this sweep's (another spec or "
+                                  "version?); not resuming: use --force to start over",
+                                  path);
+            }
+        }
+        pos = (off_t)r.offset;
+        count++;
+        if (count > 0) { /* keep the fields of the last complete row */
+            got.len = 0;
+            if (th_csv_copy(&got, &r)) rc = th_error_set(err, TH_EINTERNAL, "out of memory");
         }
     }
-    if (rc == TH_OK && ferror(f))
-        rc = th_error_set(err, TH_EIO, "%s: read error: %s", path, strerror(errno));
+    if (rc == TH_OK && st < 0) rc = err->code;
     fclose(f);
-    free(line);
+    th_csv_close(&r);
     int64_t total = th_shard_points(sw, shard);
     if (rc == TH_OK && count > total)
         rc = th_error_set(err, TH_EINPUT,
@@ -236,8 +251,10 @@ int th_sweep_resume_scan(const th_sweep *sw, th_shard shard, const char *path, i
                           path, count, total, shard.n > 1 ? " shard" : "");
     if (rc == TH_OK && count > 0) {
         rc = th_sweep_prefix(sw, th_shard_point(shard, count - 1), &want, err);
-        if (rc == TH_OK &&
-            (last.len <= want.len || memcmp(last.p, want.p, want.len) || last.p[want.len] != ','))
+        th_csv_open_mem(&last, got.p, got.len, path);
+        if (rc == TH_OK && th_csv_read(&last, err) != 1)
+            rc = th_error_set(err, TH_EINTERNAL, "%s: cannot read back its last row", path);
+        if (rc == TH_OK && !opens_with(&want, &last, err))
             rc = th_error_set(err, TH_EINPUT,
                               "%s: row %" PRId64 " is not point %" PRId64 " of this sweep%s; not "
                               "resuming: use --force to start over",
@@ -248,8 +265,9 @@ int th_sweep_resume_scan(const th_sweep *sw, th_shard shard, const char *path, i
         *rows = count > 0 ? count : 0;
         *keep = count >= 0 ? pos : 0;
     }
+    th_csv_close(&last);
     th_buf_free(&header);
-    th_buf_free(&last);
+    th_buf_free(&got);
     th_buf_free(&want);
     return rc;
 }

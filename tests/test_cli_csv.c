@@ -105,12 +105,89 @@ START_TEST(run_names) {
 }
 END_TEST
 
+/* A sweep over the awkward system (in a file whose name holds a comma) and a plain one. */
+static const char *const SPEC =
+    "{'collective': {'size': 1000000, 'chunks': 1}, 'axes': {'system': ['sys,1.json', "
+    "'plain.json'], 'policy': ['baseline', 'themis'], 'chunks': [1, 2, 4]}}";
+
+static void write_spec(const char *dir) {
+    TEST_DIR_PATH(spec, dir, "spec.json");
+    char *s = test_dq(SPEC);
+    test_spit(spec, s, strlen(s));
+    free(s);
+}
+
+static void sweep_ok(const char *dir, const char *args) {
+    test_cli_out r;
+    test_cli_in(&r, dir, "sweep spec.json --quiet %s", args);
+    test_expect_ok(&r, args);
+    test_cli_free(&r);
+}
+
+/* The sweep's rows by Python: the system column holds the name, system_file the file. */
+static void check_sweep_csv(const char *path) {
+    char py[8192], want[8192] = "";
+    py_column(path, "system", py, sizeof py);
+    for (int i = 0; i < 12; i++) /* 2 systems x 2 policies x 3 chunk counts */
+        strcat(want, i < 6 ? SYS_PY "\n" : "\"plain\"\n");
+    ck_assert_str_eq(py, want);
+    py_column(path, "system_file", py, sizeof py);
+    want[0] = '\0';
+    for (int i = 0; i < 12; i++)
+        strcat(want, i < 6 ? "\"sys,1.json\"\n" : "\"plain.json\"\n");
+    ck_assert_str_eq(py, want);
+    py_column(path, "point", py, sizeof py);
+    ck_assert_str_eq(py, "\"0\"\n\"1\"\n\"2\"\n\"3\"\n\"4\"\n\"5\"\n\"6\"\n\"7\"\n\"8\"\n\"9\"\n"
+                         "\"10\"\n\"11\"\n");
+}
+
+START_TEST(sweep_merge_resume) {
+    char *dir = test_tmp_dir();
+    write_inputs(dir);
+    write_spec(dir);
+    TEST_DIR_PATH(full, dir, "full.csv");
+    sweep_ok(dir, "-o full.csv");
+    check_sweep_csv(full);
+    /* shards, merged: the same bytes */
+    sweep_ok(dir, "-o p0.csv --shard 0/3");
+    sweep_ok(dir, "-o p1.csv --shard 1/3");
+    sweep_ok(dir, "-o p2.csv --shard 2/3");
+    test_cli_out r;
+    test_cli_in(&r, dir, "merge merged.csv p0.csv p1.csv p2.csv");
+    test_expect_ok(&r, "merge");
+    test_cli_free(&r);
+    TEST_DIR_PATH(merged, dir, "merged.csv");
+    check_sweep_csv(merged);
+    size_t lf, lm;
+    char *a = test_slurp(full, &lf), *b = test_slurp(merged, &lm);
+    ck_assert_uint_eq(lf, lm);
+    ck_assert_int_eq(memcmp(a, b, lf), 0);
+    free(b);
+    /* resume after a cut inside the quoted system name of the row of point 3 (its line
+     * break inside the quotes must not count as the end of a row) */
+    const char *row3 = strstr(a, "\n3,\"s,1");
+    ck_assert_ptr_nonnull(row3);
+    const char *cut = strchr(row3 + 3, '\n'); /* the line break inside the quotes */
+    ck_assert_ptr_nonnull(cut);
+    TEST_DIR_PATH(part, dir, "part.csv");
+    test_spit(part, a, (size_t)(cut + 1 - a));
+    sweep_ok(dir, "-o part.csv --resume");
+    b = test_slurp(part, &lm);
+    ck_assert_uint_eq(lf, lm);
+    ck_assert_int_eq(memcmp(a, b, lf), 0);
+    free(b);
+    free(a);
+    test_rm_dir(dir);
+}
+END_TEST
+
 Suite *cli_csv_suite(void) {
     Suite *s = suite_create("cli_csv");
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, train_names);
     tcase_add_test(tc, run_names);
+    tcase_add_test(tc, sweep_merge_resume);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -70,6 +70,10 @@ void th_csv_open_mem(th_csv_reader *r, const char *p, size_t n, const char *name
  * TH_CSV_MAX_RECORD, TH_EIO when reading fails, TH_EINTERNAL when memory runs out. */
 int th_csv_read(th_csv_reader *r, th_error *err);
 
+/* Appends the record just read to b through the writer (a whole record, line end included):
+ * the same bytes for anything the writer wrote. Returns 0, or -1 when memory runs out. */
+int th_csv_copy(th_buf *b, const th_csv_reader *r);
+
 /* Frees what the reader holds (not the stream); safe to call twice. */
 void th_csv_close(th_csv_reader *r);
 
