@@ -1,0 +1,33 @@
+/* Fuzz targets: one entry point per input parser, shared by the libFuzzer binaries
+ * (make fuzz) and the regression replay driver (make check). */
+#ifndef THEMIS_FUZZ_H
+#define THEMIS_FUZZ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Each target parses one input; it returns 0 and aborts (a crash to both drivers) when a
+ * result breaks an invariant that holds for any input. */
+int th_fuzz_system(const uint8_t *data, size_t size);    /* th_system_parse */
+int th_fuzz_workload(const uint8_t *data, size_t size);  /* th_workload_parse */
+int th_fuzz_sweep(const uint8_t *data, size_t size);     /* th_sweep_parse */
+int th_fuzz_astra_net(const uint8_t *data, size_t size); /* th_astra_import, the YAML */
+int th_fuzz_astra_sys(const uint8_t *data, size_t size); /* th_astra_import, the JSON */
+int th_fuzz_units(const uint8_t *data, size_t size);     /* sizes, shards */
+
+/* The source tree ($THEMIS_SRCDIR, else "."): sweep specs resolve their files there. */
+const char *fuzz_srcdir(void);
+/* A malloc'd NUL-terminated copy of the input (aborts when out of memory). */
+char *fuzz_text(const uint8_t *data, size_t size);
+/* Writes the input to this process's temporary file number `slot` (0 or 1); returns its path. */
+const char *fuzz_file(int slot, const uint8_t *data, size_t size);
+/* Aborts with a message when cond is false: an invariant broken. */
+#define FUZZ_CHECK(cond) ((cond) ? (void)0 : fuzz_fail(__FILE__, __LINE__, #cond))
+void fuzz_fail(const char *file, int line, const char *what);
+/* An error from a rejected input: a known code and a message naming `source` (unless NULL). */
+void fuzz_check_error(int rc, const char *msg, const char *source);
+/* An import's result: a rejected input's error (as above), else `out` (freed here) must load
+ * as a system file. */
+void fuzz_check_import(int rc, char *out, const char *msg, const char *source);
+
+#endif
