@@ -1,58 +1,123 @@
-# themis build: library, CLI, tests, benchmarks. GNU make; dependencies through pkg-config.
-CC      ?= gcc
-PREFIX  ?= /usr/local
-PKGS    := libcjson gsl yaml-0.1
-CFLAGS  ?= -O2
-CFLAGS  += -std=c11 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -pthread -Iinclude
-CFLAGS  += $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-LDLIBS  := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -pthread
+# themis build: static and shared library, CLI, tests, fuzzing, install. GNU make, after git's:
+# every header dependency tracked (-MMD -MP), -Werror only on request (WERROR=1), a user's
+# CFLAGS (-O0 ... -O3, -Os) only adds to the flags the build needs, and no target but `deps`
+# (and `run`, which calls it) installs packages.
+#
+#   make                   build/themis, build/libthemis.a, build/libthemis.so.*
+#   make check             tests + fuzz regression replay     SANITIZE=1: ASan+UBSan (build/sanitize)
+#   make deps              install the Debian packages        TSAN=1: ThreadSanitizer (build/tsan)
+#   make install           PREFIX=/usr/local DESTDIR=         WERROR=1: warnings are errors
+#   make fuzz              FUZZ_SECONDS=60 per target (clang + libFuzzer, build/fuzz)
+
+# make predefines CC=cc, so `CC ?= gcc` would never apply: take gcc unless CC was given.
+ifeq ($(origin CC),default)
+CC       = gcc
+endif
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+CFLAGS       ?= -O2
+PREFIX       ?= /usr/local
+PKGS         := libcjson gsl yaml-0.1
+VERSION      := $(shell sed -n 's/^\#define TH_VERSION "\(.*\)"/\1/p' include/themis/themis.h)
+SOVERSION    := $(firstword $(subst ., ,$(VERSION)))
+
+# Flags the build needs whatever CFLAGS says; the user's CPPFLAGS, CFLAGS and LDFLAGS come last.
+BASIC_CFLAGS := -std=c11 -Wall -Wextra -D_POSIX_C_SOURCE=200809L -pthread -Iinclude
+BASIC_CFLAGS += $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+ifeq ($(WERROR),1)
+BASIC_CFLAGS += -Werror
+endif
+LIBS         := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -pthread
+CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
+CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
 
 ifeq ($(SANITIZE),1)
-BUILD   := build/sanitize
-CFLAGS  += -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
-LDFLAGS += -fsanitize=address,undefined
+BUILD := build/sanitize
+SAN   := -g -fno-omit-frame-pointer -fsanitize=address,undefined,float-cast-overflow
+SAN   += -fno-sanitize-recover=all
+else ifeq ($(TSAN),1)
+BUILD := build/tsan
+SAN   := -g -fno-omit-frame-pointer -fsanitize=thread
 else
-BUILD   := build
+BUILD := build
+SAN   :=
+SHLIB_LDFLAGS := -Wl,-z,defs
 endif
 
-LIB_SRC := $(filter-out src/cli%.c,$(wildcard src/*.c))
-CLI_SRC := $(wildcard src/cli*.c)
-LIB_OBJ := $(LIB_SRC:src/%.c=$(BUILD)/obj/%.o)
-CLI_OBJ := $(CLI_SRC:src/%.c=$(BUILD)/obj/%.o)
-TEST_SRC := $(wildcard tests/*.c)
-TEST_OBJ := $(TEST_SRC:tests/%.c=$(BUILD)/obj/tests/%.o)
+ALL_CFLAGS  = $(BASIC_CFLAGS) $(SAN) $(CPPFLAGS) $(CFLAGS)
+ALL_LDFLAGS = $(SAN) $(LDFLAGS)
+DEPFLAGS    = -MMD -MP
+
+LIB_SRC   := $(filter-out src/cli%.c,$(wildcard src/*.c))
+CLI_SRC   := $(wildcard src/cli*.c)
+TEST_SRC  := $(wildcard tests/*.c)
 BENCH_SRC := $(wildcard bench/*.c)
+FUZZ_SRC  := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_NAMES := $(FUZZ_SRC:tests/fuzz/fuzz_%.c=%)
 
-LIB     := $(BUILD)/libthemis.a
-BIN     := $(BUILD)/themis
-TESTBIN := $(BUILD)/check_themis
+LIB_OBJ   := $(LIB_SRC:src/%.c=$(BUILD)/obj/%.o)
+PIC_OBJ   := $(LIB_SRC:src/%.c=$(BUILD)/pic/%.o)
+CLI_OBJ   := $(CLI_SRC:src/%.c=$(BUILD)/obj/%.o)
+TEST_OBJ  := $(TEST_SRC:tests/%.c=$(BUILD)/obj/tests/%.o)
+BENCH_OBJ := $(BENCH_SRC:bench/%.c=$(BUILD)/obj/bench/%.o)
+FUZZ_UTIL_OBJ := $(BUILD)/obj/fuzz/util.o
+REPLAY_OBJ := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/obj/fuzz/%.o) $(FUZZ_UTIL_OBJ) $(BUILD)/obj/fuzz/replay.o
+
+LIB      := $(BUILD)/libthemis.a
+SHLIB    := $(BUILD)/libthemis.so.$(VERSION)
+BIN      := $(BUILD)/themis
+TESTBIN  := $(BUILD)/check_themis
 BENCHBIN := $(BUILD)/bench_themis
+REPLAY   := $(BUILD)/fuzz_replay
+MANPAGE  := $(BUILD)/themis.1
+PCFILE   := $(BUILD)/themis.pc
 
-.PHONY: all run check bench install clean deps format figures
+.PHONY: all run check bench install deps format figures fuzz fuzz-build man clean
 
-all: $(BIN) $(LIB)
+all: $(BIN) $(LIB) $(SHLIB)
 
-$(BUILD)/obj/%.o: src/%.c $(wildcard include/themis/*.h) | $(BUILD)/obj
-	$(CC) $(CFLAGS) -c $< -o $@
+$(BUILD)/obj/%.o: src/%.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
-$(BUILD)/obj/tests/%.o: tests/%.c $(wildcard include/themis/*.h) tests/check_themis.h | $(BUILD)/obj/tests
-	$(CC) $(CFLAGS) $(shell pkg-config --cflags check 2>/dev/null) -c $< -o $@
+$(BUILD)/pic/%.o: src/%.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -fPIC $(DEPFLAGS) -c $< -o $@
 
-$(BUILD)/obj $(BUILD)/obj/tests:
-	mkdir -p $@
+$(BUILD)/obj/tests/%.o: tests/%.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+$(BUILD)/obj/bench/%.o: bench/%.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+$(BUILD)/obj/fuzz/%.o: tests/fuzz/%.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(LIB): $(LIB_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
+# libthemis.so.0.1.0 with soname libthemis.so.0; the two links let tests use -L$(BUILD).
+$(SHLIB): $(PIC_OBJ)
+	$(CC) $(ALL_LDFLAGS) -shared -Wl,-soname,libthemis.so.$(SOVERSION) $(SHLIB_LDFLAGS) \
+		$^ $(LIBS) -o $@
+	ln -sf libthemis.so.$(VERSION) $(BUILD)/libthemis.so.$(SOVERSION)
+	ln -sf libthemis.so.$(SOVERSION) $(BUILD)/libthemis.so
+
 $(BIN): $(CLI_OBJ) $(LIB)
-	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+	$(CC) $(ALL_LDFLAGS) $^ $(LIBS) -o $@
 
 $(TESTBIN): $(TEST_OBJ) $(LIB)
-	$(CC) $(LDFLAGS) $^ $(LDLIBS) $(shell pkg-config --libs check 2>/dev/null) -o $@
+	$(CC) $(ALL_LDFLAGS) $^ $(LIBS) $(CHECK_LIBS) -o $@
 
-$(BENCHBIN): $(BENCH_SRC) $(LIB) $(wildcard include/themis/*.h)
-	$(CC) $(CFLAGS) $(LDFLAGS) $(BENCH_SRC) $(LIB) $(LDLIBS) -o $@
+$(BENCHBIN): $(BENCH_OBJ) $(LIB)
+	$(CC) $(ALL_LDFLAGS) $^ $(LIBS) -o $@
+
+$(REPLAY): $(REPLAY_OBJ) $(LIB)
+	$(CC) $(ALL_LDFLAGS) $^ $(LIBS) -o $@
 
 deps:
 	@scripts/install-deps
@@ -61,26 +126,102 @@ run: deps
 	@$(MAKE) --no-print-directory all
 	$(BIN) run
 
-check: deps
-	@$(MAKE) --no-print-directory all $(TESTBIN)
-	THEMIS_BIN=$(BIN) THEMIS_SRCDIR=$(CURDIR) $(TESTBIN)
+# THEMIS_MAKE and THEMIS_CC let the install test build against a DESTDIR install.
+check: all $(TESTBIN) $(REPLAY)
+	THEMIS_BIN=$(BIN) THEMIS_SRCDIR=$(CURDIR) THEMIS_MAKE="$(MAKE)" THEMIS_CC="$(CC)" $(TESTBIN)
+	THEMIS_SRCDIR=$(CURDIR) $(REPLAY)
 
-bench: deps
-	@$(MAKE) --no-print-directory all $(BENCHBIN)
+bench: all $(BENCHBIN)
 	$(BENCHBIN)
 
 # Every sweep and plot into out/figures/*.png and *.pdf (needs gnuplot-nox); docs/REPRODUCTION.md.
 figures: all
 	@THEMIS_BIN=$(BIN) scripts/figures
 
-install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/themis
-	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/themis
-	install -m 644 $(LIB) $(DESTDIR)$(PREFIX)/lib/libthemis.a
-	install -m 644 include/themis/*.h $(DESTDIR)$(PREFIX)/include/themis/
+# ---- install ----
+
+man: $(MANPAGE)
+
+# From `themis --help`, `--version` and every command's --help (Debian package help2man).
+$(MANPAGE): $(BIN) scripts/gen-man
+	scripts/gen-man $(BIN) $@
+
+$(PCFILE): themis.pc.in include/themis/themis.h Makefile
+	@mkdir -p $(@D)
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' -e 's|@REQUIRES@|$(PKGS)|' $< > $@
+
+bindir     = $(PREFIX)/bin
+libdir     = $(PREFIX)/lib
+includedir = $(PREFIX)/include
+datadir    = $(PREFIX)/share
+mandir     = $(datadir)/man
+
+install: all $(MANPAGE) $(PCFILE)
+	install -d $(DESTDIR)$(bindir) $(DESTDIR)$(libdir)/pkgconfig
+	install -d $(DESTDIR)$(includedir)/themis $(DESTDIR)$(datadir)/themis/plots
+	install -d $(DESTDIR)$(mandir)/man1 $(DESTDIR)$(datadir)/bash-completion/completions
+	install -m 755 $(BIN) $(DESTDIR)$(bindir)/themis
+	install -m 644 $(LIB) $(DESTDIR)$(libdir)/libthemis.a
+	install -m 755 $(SHLIB) $(DESTDIR)$(libdir)/libthemis.so.$(VERSION)
+	ln -sf libthemis.so.$(VERSION) $(DESTDIR)$(libdir)/libthemis.so.$(SOVERSION)
+	ln -sf libthemis.so.$(SOVERSION) $(DESTDIR)$(libdir)/libthemis.so
+	install -m 644 $(PCFILE) $(DESTDIR)$(libdir)/pkgconfig/themis.pc
+	install -m 644 include/themis/*.h $(DESTDIR)$(includedir)/themis/
+	install -m 644 plots/*.gp plots/*.gpi $(DESTDIR)$(datadir)/themis/plots/
+	install -m 644 $(MANPAGE) $(DESTDIR)$(mandir)/man1/themis.1
+	install -m 644 scripts/themis.bash $(DESTDIR)$(datadir)/bash-completion/completions/themis
+
+# ---- fuzzing: clang + libFuzzer, ASan + UBSan (with float-cast-overflow, which gcc lacks) ----
+
+FUZZ_BUILD  := build/fuzz
+FUZZ_SAN    := -g -fno-omit-frame-pointer -fsanitize=address,undefined,float-cast-overflow
+FUZZ_SAN    += -fno-sanitize-recover=all
+FUZZ_CFLAGS  = $(BASIC_CFLAGS) $(FUZZ_SAN) -O1 -fsanitize=fuzzer-no-link
+FUZZ_LIB_OBJ := $(LIB_SRC:src/%.c=$(FUZZ_BUILD)/obj/%.o)
+FUZZ_BINS   := $(FUZZ_NAMES:%=$(FUZZ_BUILD)/fuzz_%)
+
+$(FUZZ_BUILD)/obj/%.o: src/%.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+$(FUZZ_BUILD)/obj/fuzz/%.o: tests/fuzz/%.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+$(FUZZ_BUILD)/libthemis.a: $(FUZZ_LIB_OBJ)
+	rm -f $@
+	ar rcs $@ $^
+
+# One binary per target: its file, the helpers and the libFuzzer entry point naming it.
+$(FUZZ_BUILD)/fuzz_%: $(FUZZ_BUILD)/obj/fuzz/fuzz_%.o $(FUZZ_BUILD)/obj/fuzz/util.o \
+		tests/fuzz/libfuzzer.c tests/fuzz/fuzz.h $(FUZZ_BUILD)/libthemis.a
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -DTH_FUZZ_ENTRY=th_fuzz_$* tests/fuzz/libfuzzer.c \
+		$(FUZZ_BUILD)/obj/fuzz/fuzz_$*.o $(FUZZ_BUILD)/obj/fuzz/util.o $(FUZZ_BUILD)/libthemis.a \
+		$(LIBS) -o $@
+
+fuzz-build: $(FUZZ_BINS)
+
+# New inputs go to build/fuzz/corpus/NAME (the seeds in tests/fuzz/corpus/NAME are only read);
+# a crash is saved under build/fuzz/crashes/NAME/ and fails the run: copy it to
+# tests/fuzz/regressions/NAME/ once fixed, and `make check` replays it from then on.
+fuzz: $(FUZZ_BINS)
+	@for t in $(FUZZ_NAMES); do \
+		mkdir -p $(FUZZ_BUILD)/corpus/$$t $(FUZZ_BUILD)/crashes/$$t && \
+		THEMIS_SRCDIR=$(CURDIR) $(FUZZ_BUILD)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) \
+			-timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+			-artifact_prefix=$(FUZZ_BUILD)/crashes/$$t/ \
+			$(FUZZ_BUILD)/corpus/$$t tests/fuzz/corpus/$$t </dev/null \
+			2>$(FUZZ_BUILD)/$$t.log || { tail -n 60 $(FUZZ_BUILD)/$$t.log; exit 1; }; \
+		echo "fuzz: $$t: $$(sed -n 's/^stat::number_of_executed_units: *//p' \
+			$(FUZZ_BUILD)/$$t.log) executions, no crash"; \
+	done
 
 format:
-	clang-format -i src/*.c include/themis/*.h tests/*.c tests/*.h bench/*.c
+	clang-format -i src/*.c include/themis/*.h tests/*.c tests/*.h bench/*.c tests/fuzz/*.c \
+		tests/fuzz/*.h
 
 clean:
 	rm -rf build
+
+-include $(wildcard $(BUILD)/obj/*.d $(BUILD)/pic/*.d $(BUILD)/obj/*/*.d $(FUZZ_BUILD)/obj/*.d \
+	$(FUZZ_BUILD)/obj/fuzz/*.d)

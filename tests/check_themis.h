@@ -26,6 +26,7 @@ Suite *summarize_suite(void);
 Suite *output_suite(void);
 Suite *cli_csv_suite(void);
 Suite *figures_suite(void);
+Suite *install_suite(void);
 
 /* Relative comparison for hand-derived values: |got - want| <= 1e-9 * max(1, |want|). */
 #define ck_assert_rel(got, want)                                                                   \
