@@ -14,10 +14,13 @@
 #include "cli.h"
 #include "themis/sweep.h"
 
-static volatile sig_atomic_t stop_signal = 0;
+/* Set from the signal handler, read by the worker threads: a lock-free atomic, so the store is
+ * async-signal-safe and the reads race with nothing. */
+static atomic_int stop_signal;
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "the stop flag must be a lock-free atomic");
 
 static void on_signal(int sig) {
-    stop_signal = sig;
+    atomic_store(&stop_signal, sig);
 }
 
 static void sweep_usage(FILE *out) {
@@ -240,7 +243,8 @@ int cli_sweep(int argc, char **argv) {
                 "themis: interrupted: %lld of %lld points are in %s; run again with "
                 "--resume to finish\n",
                 (long long)done, (long long)total, path);
-        return 128 + (stop_signal ? stop_signal : SIGINT);
+        int sig = atomic_load(&stop_signal);
+        return 128 + (sig ? sig : SIGINT);
     }
     return CLI_OK;
 }

@@ -329,13 +329,20 @@ int th_emu_result(const th_emu *emu, int id, th_result *res, th_error *err) {
     return TH_OK;
 }
 
+void th_emu_set_stop(th_emu *emu, const atomic_int *stop) {
+    emu->stop = stop;
+}
+
 int th_emu_run(th_emu *emu, const th_system *sys, const th_plan *plan, th_intra intra,
                th_trace_fn trace, void *trace_ctx, th_result *res, th_error *err) {
     memset(res, 0, sizeof *res);
     th_emu_reset(emu, sys, intra, TH_PRIO_FIFO, trace, trace_ctx);
     int id;
     if (th_emu_issue(emu, plan, 0.0, &id, err)) return err->code;
-    while (emu->nbusy > 0)
+    while (emu->nbusy > 0) {
+        if (emu->stop && atomic_load_explicit(emu->stop, memory_order_relaxed))
+            return th_error_set(err, TH_EINTERNAL, "interrupted");
         if (th_emu_step(emu, err)) return err->code;
+    }
     return th_emu_result(emu, id, res, err);
 }

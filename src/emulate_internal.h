@@ -69,8 +69,9 @@ struct th_emu {
     double t;  /* now, ns */
     int *done; /* collectives that finished in the last step */
     int ndone, done_cap;
-    int bad_dim;    /* the dim whose stage time emu_begin refused */
-    double bad_dur; /* that stage time, ns */
+    const atomic_int *stop; /* th_emu_run ends when it becomes non-zero; may be NULL */
+    int bad_dim;            /* the dim whose stage time emu_begin refused */
+    double bad_dur;         /* that stage time, ns */
 };
 
 /* The ASTRA-sim preset's rules (astra_emulate.c). */

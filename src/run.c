@@ -28,6 +28,10 @@ void th_runner_free(th_runner *r) {
     free(r);
 }
 
+void th_runner_set_stop(th_runner *r, const atomic_int *stop) {
+    th_emu_set_stop(r->emu, stop);
+}
+
 int th_run_eval(th_runner *r, const th_system *sys, const th_collective *coll, th_pair pair,
                 th_load_model model, th_trace_fn trace, void *trace_ctx, th_result *res,
                 th_error *err) {

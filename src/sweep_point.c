@@ -155,8 +155,9 @@ struct th_sweep_worker {
     int64_t *digits; /* this point's */
     int64_t *key;    /* digits of the baseline-shaping groups of the cached reference */
     int have_key;
-    double base_time;  /* cached baseline+fifo time, ns */
-    double ideal_time; /* workload sweeps: cached ideal-network iteration, ns */
+    double base_time;       /* cached baseline+fifo time, ns */
+    double ideal_time;      /* workload sweeps: cached ideal-network iteration, ns */
+    const atomic_int *stop; /* evaluations end early once it is non-zero; may be NULL */
 };
 
 th_sweep_worker *th_sweep_worker_create(const th_sweep *sw) {
@@ -172,6 +173,11 @@ th_sweep_worker *th_sweep_worker_create(const th_sweep *sw) {
         return NULL;
     }
     return w;
+}
+
+void th_sweep_worker_set_stop(th_sweep_worker *w, const atomic_int *stop) {
+    w->stop = stop;
+    th_runner_set_stop(w->runner, stop);
 }
 
 void th_sweep_worker_free(th_sweep_worker *w) {
@@ -217,9 +223,11 @@ static int reference(th_sweep_worker *w, const sw_point *pt, const th_result *re
 }
 
 /* One training replay at this point under `policy`. */
-static int train_time(const th_sweep *sw, const sw_point *pt, th_policy policy, double *iter,
+static int train_time(const th_sweep_worker *w, const sw_point *pt, th_policy policy, double *iter,
                       double *compute, th_error *err) {
+    const th_sweep *sw = w->sw;
     th_train_opts o = {0};
+    o.stop = w->stop;
     o.policy = policy;
     o.intra = pt->pair.intra;
     o.priority = pt->priority;
@@ -238,18 +246,17 @@ static int train_time(const th_sweep *sw, const sw_point *pt, th_policy policy, 
 /* A workload point: iteration, compute, exposed communication, and the speedups against
  * baseline+fifo and of the ideal network (both cached while only the pair changes). */
 static int train_row(th_sweep_worker *w, const sw_point *pt, th_buf *out, th_error *err) {
-    const th_sweep *sw = w->sw;
     double iter, compute;
     th_policy pol = pt->pair.policy;
-    if (train_time(sw, pt, pol, &iter, &compute, err)) return err->code;
+    if (train_time(w, pt, pol, &iter, &compute, err)) return err->code;
     if (!reference_cached(w)) {
         sw_point ref = *pt;
         ref.pair = (th_pair){TH_POLICY_BASELINE, TH_INTRA_FIFO};
         if (pol == TH_POLICY_BASELINE && pt->pair.intra == TH_INTRA_FIFO)
             w->base_time = iter;
-        else if (train_time(sw, &ref, TH_POLICY_BASELINE, &w->base_time, NULL, err))
+        else if (train_time(w, &ref, TH_POLICY_BASELINE, &w->base_time, NULL, err))
             return err->code;
-        if (train_time(sw, &ref, TH_POLICY_IDEAL, &w->ideal_time, NULL, err)) return err->code;
+        if (train_time(w, &ref, TH_POLICY_IDEAL, &w->ideal_time, NULL, err)) return err->code;
         reference_remember(w);
     }
     int bad = th_csv_num(out, iter / 1000.0);
@@ -262,7 +269,7 @@ static int train_row(th_sweep_worker *w, const sw_point *pt, th_buf *out, th_err
     return bad ? th_error_set(err, TH_EINTERNAL, "out of memory") : TH_OK;
 }
 
-int th_sweep_row(th_sweep_worker *w, int64_t point, th_buf *out, th_error *err) {
+static int row(th_sweep_worker *w, int64_t point, th_buf *out, th_error *err) {
     const th_sweep *sw = w->sw;
     sw_point pt;
     sw_digits(sw, point, w->digits);
@@ -309,4 +316,11 @@ int th_sweep_row(th_sweep_worker *w, int64_t point, th_buf *out, th_error *err) 
     }
     bad |= th_csv_num(out, pt.sys.npus) | th_csv_end(out);
     return bad ? th_error_set(err, TH_EINTERNAL, "out of memory") : TH_OK;
+}
+
+int th_sweep_row(th_sweep_worker *w, int64_t point, th_buf *out, th_error *err) {
+    size_t len = out->len;
+    int rc = row(w, point, out, err);
+    if (rc) out->len = len; /* no partial row */
+    return rc;
 }

@@ -38,6 +38,7 @@ typedef struct slot {
     int64_t nrows; /* complete rows in rows (a quoted field may hold line breaks) */
     int rc;        /* error of the block, if any (rows hold the points before it) */
     th_error err;
+    int cut; /* stopped inside the block: rows hold the points before; write nothing after */
 } slot;
 
 typedef struct shared {
@@ -54,13 +55,15 @@ typedef struct shared {
     pthread_cond_t cv;
 } shared;
 
+/* The stop flag is set from a signal handler: an atomic, so workers see it without a race. */
 static int stopped(const shared *s) {
-    return s->opts->stop && *s->opts->stop;
+    return s->opts->stop && atomic_load_explicit(s->opts->stop, memory_order_relaxed);
 }
 
 static void *worker(void *arg) {
     shared *s = arg;
     th_sweep_worker *w = th_sweep_worker_create(s->sw);
+    if (w) th_sweep_worker_set_stop(w, s->opts->stop);
     th_buf local = {0};
     for (;;) {
         pthread_mutex_lock(&s->mu);
@@ -74,20 +77,23 @@ static void *worker(void *arg) {
         int64_t b = s->next++;
         pthread_mutex_unlock(&s->mu);
 
-        int rc = TH_OK;
+        int rc = TH_OK, cut = 0;
         th_error err = {0};
         int64_t nrows = 0;
         local.len = 0;
         if (!w) rc = th_error_set(&err, TH_EINTERNAL, "out of memory");
         int64_t lo = s->opts->start + b * BLOCK, hi = lo + BLOCK;
         if (hi > s->total) hi = s->total;
-        for (int64_t j = lo; j < hi && rc == TH_OK; j++) {
-            size_t keep = local.len;
+        /* A point that takes long is ended by the stop flag too ("interrupted"): the block is
+         * cut before it, and its error is not one. */
+        for (int64_t j = lo; j < hi && rc == TH_OK && !cut; j++) {
+            if (stopped(s)) {
+                cut = 1;
+                break;
+            }
             rc = th_sweep_row(w, th_shard_point(s->opts->shard, j), &local, &err);
-            if (rc == TH_OK)
-                nrows++;
-            else
-                local.len = keep; /* no half-written row */
+            if (rc == TH_OK) nrows++; /* on an error nothing was appended: no half-written row */
+            if (rc && stopped(s)) rc = TH_OK, cut = 1;
         }
 
         pthread_mutex_lock(&s->mu);
@@ -98,11 +104,12 @@ static void *worker(void *arg) {
         sl->nrows = nrows;
         sl->rc = rc;
         sl->err = err;
+        sl->cut = cut;
         sl->ready = 1;
         if (rc) s->failed = 1;
         pthread_cond_broadcast(&s->cv);
         pthread_mutex_unlock(&s->mu);
-        if (rc) break;
+        if (rc || cut) break;
     }
     th_buf_free(&local);
     th_sweep_worker_free(w);
@@ -172,7 +179,8 @@ int th_sweep_run(const th_sweep *sw, const th_sweep_opts *opts, int64_t *done, t
             rc = sl->rc;
             *err = sl->err;
         }
-        sl->ready = 0;
+        int cut = sl->cut;
+        sl->ready = sl->cut = 0;
         s.written++;
         pthread_cond_broadcast(&s.cv);
         if (opts->progress) {
@@ -180,6 +188,7 @@ int th_sweep_run(const th_sweep *sw, const th_sweep_opts *opts, int64_t *done, t
             opts->progress(opts->progress_ctx, *done, s.total);
             pthread_mutex_lock(&s.mu);
         }
+        if (cut) break; /* stopped inside this block: the rows after it are missing */
     }
     s.failed |= rc != TH_OK;
     pthread_cond_broadcast(&s.cv);

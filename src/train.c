@@ -278,6 +278,8 @@ static int replay(trainer *tr, double *starts, th_error *err) {
     int per = TH_NPHASES * tr->L, total = per * tr->N, cur = 0, running = 0;
     double t = 0, tc = INFINITY;
     for (;;) {
+        if (tr->o->stop && atomic_load_explicit(tr->o->stop, memory_order_relaxed))
+            return th_error_set(err, TH_EINTERNAL, "interrupted");
         if (!running && cur < total && ready(tr, cur)) {
             int layer;
             th_phase phase;

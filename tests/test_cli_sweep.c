@@ -537,6 +537,34 @@ static int interrupt_run(int sig, const char *out, const char *err, const char *
     return interrupted;
 }
 
+/* A signal ends a point that takes seconds (one million chunks of 1 GiB on the default
+ * system, Themis + SCF, then its baseline + FIFO reference), not only the gaps between points:
+ * exit 128 + SIGTERM well before the point could finish, the header alone in the file. */
+START_TEST(interrupt_long_point) {
+    char *dir = test_tmp_dir();
+    TEST_DIR_PATH(spec, dir, "spec.json");
+    TEST_DIR_PATH(out, dir, "out.csv");
+    TEST_DIR_PATH(err, dir, "err.txt");
+    write_spec(spec, "{'collective': {'size': '1GiB', 'chunks': 1000000}, 'policy': 'themis',"
+                     " 'intra': 'scf', 'axes': {'dims': ['0,1,2', '0,1,2']}}");
+    pid_t pid = spawn_sweep(spec, out, err, 0);
+    sleep_s(0.5);
+    ck_assert_int_eq(kill(pid, SIGTERM), 0);
+    int st = 0;
+    ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+    char *msg = test_slurp(err, NULL);
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGTERM, "status %d: %s", st, msg);
+    ck_assert_msg(strstr(msg, "0 of 2 points"), "%s", msg);
+    free(msg);
+    size_t len;
+    char *text = test_slurp(out, &len);
+    ck_assert_msg(len > 0 && memchr(text, '\n', len) == text + len - 1, "not the header alone: %s",
+                  text);
+    free(text);
+    test_rm_dir(dir);
+}
+END_TEST
+
 START_TEST(interrupt_resume) {
     char *dir = test_tmp_dir();
     TEST_DIR_PATH(full, dir, "full.csv");
@@ -745,6 +773,43 @@ START_TEST(no_hang) {
 }
 END_TEST
 
+/* A point that fails while it runs (batch 1e300 scales the 1e21 ns forward of wl_ns_big.json
+ * past DBL_MAX): exit 2 naming the point, and the file holds the header and the rows before
+ * it, whole (no half-written row of the failing point), with 1 or 2 workers. */
+START_TEST(failing_point) {
+    char *dir = test_tmp_dir();
+    TEST_DIR_PATH(spec, dir, "spec.json");
+    TEST_DIR_PATH(out, dir, "out.csv");
+    char text[2048];
+    snprintf(text, sizeof text,
+             "{'system': '%s', 'workload': '%s', 'policy': 'baseline', 'intra': 'fifo',"
+             " 'axes': {'batch': [1, 2, 1e300, 3]}}",
+             test_dpath("cli_ring4.json"), test_dpath("wl_ns_big.json"));
+    write_spec(spec, text);
+    for (int jobs = 1; jobs <= 2; jobs++) {
+        unlink(out);
+        test_cli_out r;
+        test_cli(&r, "sweep '%s' -o '%s' -j %d", spec, out, jobs);
+        test_expect_bad(&r, "a failing point");
+        ck_assert_msg(strstr(r.err, "point 2") && strstr(r.err, "layers[0].forward"), "%s",
+                      r.err);
+        test_cli_free(&r);
+        size_t len;
+        char *csv = test_slurp(out, &len);
+        ck_assert_msg(len > 0 && csv[len - 1] == '\n', "a partial last line: %s", csv);
+        test_csv c;
+        test_csv_parse(&c, csv);
+        ck_assert_int_eq(c.nrows, 2); /* points 0 and 1 */
+        ck_assert_str_eq(test_csv_s(&c, 0, "point"), "0");
+        ck_assert_str_eq(test_csv_s(&c, 1, "point"), "1");
+        ck_assert_str_eq(test_csv_s(&c, 1, "batch"), "2");
+        test_csv_free(&c);
+        free(csv);
+    }
+    test_rm_dir(dir);
+}
+END_TEST
+
 START_TEST(bad_outputs) {
     char *dir = test_tmp_dir();
     const char *spec = test_dpath("sweep_ring4.json");
@@ -924,10 +989,12 @@ Suite *cli_sweep_suite(void) {
     tcase_add_test(tc, shards_merge);
     tcase_add_test(tc, resume_truncated);
     tcase_add_test(tc, interrupt_resume);
+    tcase_add_test(tc, interrupt_long_point);
     tcase_add_test(tc, gnu_parallel);
     tcase_add_test(tc, progress_terminal);
     tcase_add_test(tc, bad_specs);
     tcase_add_test(tc, no_hang);
+    tcase_add_test(tc, failing_point);
     tcase_add_test(tc, bad_outputs);
     tcase_add_test(tc, bad_options);
     tcase_add_test(tc, merge_errors);

@@ -601,6 +601,28 @@ START_TEST(test_refuses_infinite_stage) {
 }
 END_TEST
 
+/* A stop flag ends th_emu_run ("interrupted"); cleared, the same emulator runs to the end. */
+START_TEST(test_stop_flag) {
+    th_system s = hetero2_system();
+    th_collective c = test_coll(TH_COLL_ALLREDUCE, MIB, 64, 0);
+    th_plan *plan = th_plan_create();
+    th_emu *emu = th_emu_create();
+    th_error err = {0};
+    th_result res;
+    atomic_int stop = 1;
+    ck_assert_int_eq(th_sched_plan(plan, &s, &c, TH_POLICY_THEMIS, TH_LOAD_ALPHA_BETA, &err), 0);
+    th_emu_set_stop(emu, &stop);
+    ck_assert_int_eq(th_emu_run(emu, &s, plan, TH_INTRA_SCF, NULL, NULL, &res, &err),
+                     TH_EINTERNAL);
+    ck_assert_str_eq(err.msg, "interrupted");
+    atomic_store(&stop, 0);
+    ck_assert_int_eq(th_emu_run(emu, &s, plan, TH_INTRA_SCF, NULL, NULL, &res, &err), TH_OK);
+    ck_assert(res.time > 0);
+    th_emu_free(emu);
+    th_plan_free(plan);
+}
+END_TEST
+
 Suite *emulate_suite(void) {
     Suite *s = suite_create("emulate");
     TCase *tc = tcase_create("hand");
@@ -612,6 +634,7 @@ Suite *emulate_suite(void) {
     tcase_add_test(tc, test_scf_vs_fifo);
     tcase_add_test(tc, test_intra_names);
     tcase_add_test(tc, test_refuses_infinite_stage);
+    tcase_add_test(tc, test_stop_flag);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("invariants");

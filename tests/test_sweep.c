@@ -961,7 +961,7 @@ START_TEST(threads_identical) {
     ck_assert_int_eq(progress_back, 0);
 
     /* A stop flag raised before the run: nothing is written, done = start. */
-    volatile sig_atomic_t stop = 1;
+    atomic_int stop = 1;
     fd = open(path, O_WRONLY | O_TRUNC);
     th_sweep_opts so = {2, WHOLE, 0, fd, &stop, NULL, NULL};
     ck_assert_int_eq(th_sweep_run(sw, &so, &done, &err), TH_OK);

@@ -248,6 +248,24 @@ START_TEST(infinite_compute) {
 }
 END_TEST
 
+/* A stop flag ends a replay ("interrupted"), on the emulator and on the ideal network. */
+START_TEST(stop_flag) {
+    th_system s = load_sys("cli_ring4.json");
+    th_workload *wl = load_wl("wl_two_layer.json");
+    atomic_int stop = 1;
+    static const th_policy pols[] = {TH_POLICY_THEMIS, TH_POLICY_IDEAL};
+    for (int i = 0; i < 2; i++) {
+        th_train_opts o = opts(pols[i], TH_INTRA_FIFO, TH_PRIO_LIFO);
+        o.stop = &stop;
+        th_train_result r;
+        th_error err = {0};
+        ck_assert_int_eq(th_train_run(&s, wl, &o, NULL, NULL, &r, &err), TH_EINTERNAL);
+        ck_assert_str_eq(err.msg, "interrupted");
+    }
+    th_workload_free(wl);
+}
+END_TEST
+
 Suite *train_suite(void) {
     Suite *s = suite_create("train");
     TCase *tc = tcase_create("train");
@@ -260,6 +278,7 @@ Suite *train_suite(void) {
     tcase_add_test(tc, deterministic_and_global);
     tcase_add_test(tc, errors);
     tcase_add_test(tc, infinite_compute);
+    tcase_add_test(tc, stop_flag);
     suite_add_tcase(s, tc);
     return s;
 }

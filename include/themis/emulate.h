@@ -4,6 +4,8 @@
 #ifndef THEMIS_EMULATE_H
 #define THEMIS_EMULATE_H
 
+#include <stdatomic.h>
+
 #include "themis/schedule.h"
 
 typedef enum { TH_INTRA_FIFO, TH_INTRA_SCF } th_intra;
@@ -74,6 +76,10 @@ int th_emu_finished(const th_emu *emu, const int **ids);
 double th_emu_now(const th_emu *emu);
 /* A finished collective's result (time from its issue to its end). */
 int th_emu_result(const th_emu *emu, int id, th_result *res, th_error *err);
+
+/* A flag that ends th_emu_run early: once *stop is non-zero (set from a signal handler or
+ * another thread) it returns TH_EINTERNAL, "interrupted". NULL (the default): never. */
+void th_emu_set_stop(th_emu *emu, const atomic_int *stop);
 
 /* Runs one planned collective issued at time 0. `trace` may be NULL. */
 int th_emu_run(th_emu *emu, const th_system *sys, const th_plan *plan, th_intra intra,

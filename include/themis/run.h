@@ -16,6 +16,10 @@ typedef struct th_runner th_runner;
 th_runner *th_runner_create(void);
 void th_runner_free(th_runner *r);
 
+/* Evaluations end early, with TH_EINTERNAL "interrupted", once *stop is non-zero (NULL:
+ * never); see th_emu_set_stop. */
+void th_runner_set_stop(th_runner *r, const atomic_int *stop);
+
 /* Evaluates one pair; speedup is left at 0. `trace` may be NULL. Refuses themis-global and
  * ideal, which need several collectives in flight (th_train_run). */
 int th_run_eval(th_runner *r, const th_system *sys, const th_collective *coll, th_pair pair,

@@ -5,7 +5,6 @@
 #ifndef THEMIS_SWEEP_H
 #define THEMIS_SWEEP_H
 
-#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -59,18 +58,20 @@ int th_sweep_prefix(const th_sweep *sw, int64_t point, th_buf *out, th_error *er
 typedef struct th_sweep_worker th_sweep_worker;
 th_sweep_worker *th_sweep_worker_create(const th_sweep *sw);
 void th_sweep_worker_free(th_sweep_worker *w);
-/* Evaluates one point and appends its row (with newline). */
+/* Evaluations end early ("interrupted") once *stop is non-zero; NULL: never. */
+void th_sweep_worker_set_stop(th_sweep_worker *w, const atomic_int *stop);
+/* Evaluates one point and appends its row (with newline); on an error nothing is appended. */
 int th_sweep_row(th_sweep_worker *w, int64_t point, th_buf *out, th_error *err);
 
 typedef void (*th_progress_fn)(void *ctx, int64_t done, int64_t total);
 
 typedef struct th_sweep_opts {
-    int threads;                 /* worker threads, >= 1 */
-    th_shard shard;              /* which points */
-    int64_t start;               /* shard-local index of the first point to compute (resume) */
-    int fd;                      /* rows are written here, in order, whole rows per write */
-    volatile sig_atomic_t *stop; /* when it becomes non-zero: finish, write the prefix, return */
-    th_progress_fn progress;     /* may be NULL; called from the calling thread */
+    int threads;             /* worker threads, >= 1 */
+    th_shard shard;          /* which points */
+    int64_t start;           /* shard-local index of the first point to compute (resume) */
+    int fd;                  /* rows are written here, in order, whole rows per write */
+    const atomic_int *stop;  /* when it becomes non-zero: finish, write the prefix, return */
+    th_progress_fn progress; /* may be NULL; called from the calling thread */
     void *progress_ctx;
 } th_sweep_opts;
 

@@ -12,9 +12,10 @@ typedef struct th_train_opts {
     th_intra intra;   /* ignored by the ideal network */
     th_priority priority; /* between collectives in flight */
     th_load_model model;
-    int iterations; /* iterations replayed, >= 2; the last two give the period */
-    double batch;   /* samples per NPU; 0 = the workload's */
-    int64_t chunks; /* chunks per collective; 0 = the workload's */
+    int iterations;         /* iterations replayed, >= 2; the last two give the period */
+    double batch;           /* samples per NPU; 0 = the workload's */
+    int64_t chunks;         /* chunks per collective; 0 = the workload's */
+    const atomic_int *stop; /* the replay ends ("interrupted") once it is non-zero; may be NULL */
 } th_train_opts;
 
 /* One collective of the measured iteration. */
