@@ -135,10 +135,8 @@ static int dry_run(const th_sweep *sw, const sweep_opts *o) {
     printf("\n");
     th_buf b = {0};
     th_error err;
-    int rc = th_sweep_header(sw, &b, &err);
-    /* The header's axis columns end where the results begin. */
-    char *cut = rc == TH_OK ? strstr(b.p, ",time_us,") : NULL;
-    if (cut) printf("%.*s\n", (int)(cut - b.p), b.p);
+    int rc = th_sweep_prefix_header(sw, &b, &err);
+    if (rc == TH_OK) printf("%s\n", b.p);
     for (int64_t j = 0; j < n && j < 5 && rc == TH_OK; j++) {
         b.len = 0;
         rc = th_sweep_prefix(sw, th_shard_point(o->shard, j), &b, &err);

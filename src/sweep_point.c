@@ -104,11 +104,7 @@ int sw_apply(const th_sweep *sw, const int64_t *digits, int64_t point, sw_point 
     return TH_OK;
 }
 
-int th_sweep_header(const th_sweep *sw, th_buf *out, th_error *err) {
-    static const char *const train_cols[] = {"iteration_us", "compute_us",    "exposed_comm_us",
-                                             "speedup",      "ideal_speedup", "speedup_vs_ideal"};
-    static const char *const run_cols[] = {"time_us", "ideal_us",   "bw_util",
-                                           "speedup", "algbw_GBps", "busbw_GBps"};
+int th_sweep_prefix_header(const th_sweep *sw, th_buf *out, th_error *err) {
     int bad = th_csv_field(out, "point");
     for (int a = 0; a < sw->naxes; a++) {
         bad |= th_csv_field(out, sw->axes[a].name);
@@ -118,6 +114,15 @@ int th_sweep_header(const th_sweep *sw, th_buf *out, th_error *err) {
             bad |= th_csv_field(out, col);
         }
     }
+    return bad ? th_error_set(err, TH_EINTERNAL, "out of memory") : TH_OK;
+}
+
+int th_sweep_header(const th_sweep *sw, th_buf *out, th_error *err) {
+    static const char *const train_cols[] = {"iteration_us", "compute_us",    "exposed_comm_us",
+                                             "speedup",      "ideal_speedup", "speedup_vs_ideal"};
+    static const char *const run_cols[] = {"time_us", "ideal_us",   "bw_util",
+                                           "speedup", "algbw_GBps", "busbw_GBps"};
+    int bad = th_sweep_prefix_header(sw, out, err);
     for (int k = 0; k < 6; k++)
         bad |= th_csv_field(out, sw->train ? train_cols[k] : run_cols[k]);
     for (int d = 0; d < (sw->train ? 0 : sw->maxdims); d++) {

@@ -1,4 +1,5 @@
 /* Check suite for `themis sweep` and `themis merge` run as a user would. */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -606,6 +607,53 @@ START_TEST(interrupt_resume) {
 }
 END_TEST
 
+/* ---- the documented commands, as written ---- */
+
+/* sweeps/README.md on a fresh clone (no out/ folder): the first block of commands as written,
+ * and a workload sweep's dry run shows its header (issue 9, defect 8). */
+START_TEST(sweeps_readme_fresh_clone) {
+    char *dir = test_tmp_dir();
+    const char *root = getenv("THEMIS_SRCDIR");
+    char abs[4096];
+    ck_assert_ptr_nonnull(realpath(root ? root : ".", abs));
+    char cmd[20000];
+    snprintf(cmd, sizeof cmd,
+             "mkdir '%s/sweeps' && cp '%s'/sweeps/*.json '%s/sweeps/' && "
+             "ln -s '%s/models' '%s/models'",
+             dir, abs, dir, abs, dir);
+    ck_assert_int_eq(system(cmd), 0);
+    test_cli_out r;
+    const char *cmds[] = {"sweep sweeps/chunks-vs-policy.json --dry-run",
+                          "sweep sweeps/chunks-vs-policy.json",
+                          "sweep sweeps/chunks-vs-policy.json --resume"};
+    for (int i = 0; i < 3; i++) {
+        test_cli_in(&r, dir, "%s", cmds[i]);
+        test_expect_ok(&r, cmds[i]);
+        test_cli_free(&r);
+    }
+    /* 9 chunks x 2 policies x 2 intras x 3 sizes = 108 rows after the header */
+    TEST_DIR_PATH(csv, dir, "out/chunks-vs-policy.csv");
+    char *text = test_slurp(csv, NULL);
+    int lines = 0;
+    for (const char *p = text; *p; p++)
+        lines += *p == '\n';
+    ck_assert_int_eq(lines, 109);
+    free(text);
+    /* The workload sweep's axes, in spec order, a workload or system axis followed by its
+     * _file column: point, workload, workload_file, batch, system, system_file, policy,
+     * intra. Point 0 is the first value of every axis. */
+    test_cli_in(&r, dir, "sweep sweeps/e2e-speedup.json --dry-run");
+    test_expect_quiet(&r, "e2e --dry-run");
+    const char *want = "e2e-speedup: 48 points\n"
+                       "point,workload,workload_file,batch,system,system_file,policy,intra\n"
+                       "0,resnet152,../models/workloads/resnet152.json,4,flat-2d,"
+                       "../models/systems/flat-2d.json,baseline,fifo\n";
+    ck_assert_msg(!strncmp(r.out, want, strlen(want)), "%s", r.out);
+    test_cli_free(&r);
+    test_rm_dir(dir);
+}
+END_TEST
+
 /* ---- GNU parallel ---- */
 
 START_TEST(gnu_parallel) {
@@ -764,8 +812,8 @@ START_TEST(no_hang) {
              test_dpath("cli_ring4.json"));
     write_spec(spec, text);
     char msg[4096];
-    int st =
-        test_sh(msg, sizeof msg, "timeout -k 5 60 \"$THEMIS_BIN\" sweep '%s' -o '%s' -j 1", spec, out);
+    int st = test_sh(msg, sizeof msg, "timeout -k 5 60 \"$THEMIS_BIN\" sweep '%s' -o '%s' -j 1",
+                     spec, out);
     ck_assert_msg(st == 2, "exit %d: %s", st, msg);
     ck_assert_msg(strstr(msg, "point 1") && strstr(msg, "reduce_GBps"), "%s", msg);
     ck_assert(!test_exists(out));
@@ -990,6 +1038,7 @@ Suite *cli_sweep_suite(void) {
     tcase_add_test(tc, resume_truncated);
     tcase_add_test(tc, interrupt_resume);
     tcase_add_test(tc, interrupt_long_point);
+    tcase_add_test(tc, sweeps_readme_fresh_clone);
     tcase_add_test(tc, gnu_parallel);
     tcase_add_test(tc, progress_terminal);
     tcase_add_test(tc, bad_specs);

@@ -51,6 +51,8 @@ static inline int64_t th_shard_point(th_shard shard, int64_t j) {
 
 /* The CSV header line (with its newline): point, every axis, then the results. */
 int th_sweep_header(const th_sweep *sw, th_buf *out, th_error *err);
+/* The header's first columns, those of th_sweep_prefix: "point,axis names" (no newline). */
+int th_sweep_prefix_header(const th_sweep *sw, th_buf *out, th_error *err);
 /* The first columns of a point's row: "point,axis values" (no newline). */
 int th_sweep_prefix(const th_sweep *sw, int64_t point, th_buf *out, th_error *err);
 
