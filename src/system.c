@@ -9,11 +9,11 @@
 #include <cjson/cJSON.h>
 
 #include "json.h"
-#include "themis/system.h"
+#include "system_internal.h"
 
-#define BW_MIN      1e-6 /* GB/s: below this every time overflows into nonsense */
-#define BW_MAX      1e9  /* GB/s */
-#define LATENCY_MAX 1e12 /* ns (1000 s) */
+#define BW_MIN      TH_BW_MIN
+#define BW_MAX      TH_BW_MAX
+#define LATENCY_MAX TH_LATENCY_MAX
 
 static const char *const top_keys[] = {"name",           "description", "dims",
                                        "reduce_GBps",    "model",       "endpoint_ns",
@@ -22,6 +22,13 @@ static const char *const run_keys[] = {"chunks", "policy", "intra", NULL};
 static const char *const policy_names[] = {"baseline", "themis", "roundrobin", NULL};
 static const char *const intra_names[] = {"fifo", "scf", NULL};
 static const char *const model_names[] = {"analytical", "astra-sim", NULL};
+static const sys_model analytical_model;
+
+/* The system rules of each th_model. */
+static const sys_model *const models[] = {
+    [TH_MODEL_ANALYTICAL] = &analytical_model,
+    [TH_MODEL_ASTRA] = &sys_astra_model,
+};
 static const char *const dim_keys[] = {"name",       "topology",  "npus",       "bw_GBps",
                                        "latency_ns", "algorithm", "efficiency", NULL};
 const char *const th_topology_names[] = {"ring", "fc", "switch", NULL};
@@ -53,7 +60,7 @@ int th_algorithm_from_name(const char *s, th_algorithm *out) {
     return 0;
 }
 
-static int parse_dim(const cJSON *d, int k, th_dim *dim, th_model model, const char *src,
+static int parse_dim(const cJSON *d, int k, th_dim *dim, const sys_model *model, const char *src,
                      th_error *err) {
     char path[32];
     snprintf(path, sizeof path, "dims[%d]", k);
@@ -70,10 +77,7 @@ static int parse_dim(const cJSON *d, int k, th_dim *dim, th_model model, const c
     if (th_json_enum(d, "topology", th_topology_names, &topo, src, path, err)) return err->code;
     if (th_json_enum(d, "algorithm", th_algorithm_names, &alg, src, path, err)) return err->code;
     dim->topology = (th_topology)topo;
-    static const th_algorithm defaults[] = {TH_ALG_RING, TH_ALG_DIRECT, TH_ALG_RHD};
-    dim->algorithm = alg >= 0                  ? (th_algorithm)alg
-                     : model == TH_MODEL_ASTRA ? TH_ALG_RING
-                                               : defaults[topo];
+    dim->algorithm = alg >= 0 ? (th_algorithm)alg : model->algorithm[topo];
 
     double npus = 0;
     if (th_json_number(d, "npus", 1, &npus, src, path, err)) return err->code;
@@ -129,27 +133,13 @@ static int parse_tree(const cJSON *root, const char *src, th_system *sys, th_err
     int model = TH_MODEL_ANALYTICAL;
     if (th_json_enum(root, "model", model_names, &model, src, "", err)) return err->code;
     sys->model = (th_model)model;
-    int astra = sys->model == TH_MODEL_ASTRA;
-    static const char *const astra_keys[] = {"endpoint_ns", "local_mem_GBps"};
-    for (int i = 0; i < 2; i++) {
-        int has = cJSON_GetObjectItemCaseSensitive(root, astra_keys[i]) != NULL;
-        if (has && !astra)
-            return th_error_set(err, TH_EINPUT, "%s: %s: only used with \"model\": \"astra-sim\"",
-                                src, astra_keys[i]);
-        if (!has && astra)
-            return th_error_set(err, TH_EINPUT,
-                                "%s: %s: missing (a number is required with \"model\": "
-                                "\"astra-sim\")",
-                                src, astra_keys[i]);
-    }
-    if (astra && r)
-        return th_error_set(err, TH_EINPUT,
-                            "%s: reduce_GBps: not used with \"model\": \"astra-sim\" "
-                            "(reductions cost local_mem_GBps there)",
-                            src);
-    if (th_json_number(root, "endpoint_ns", 0, &sys->endpoint, src, "", err)) return err->code;
-    if (th_json_number(root, "local_mem_GBps", 0, &sys->local_mem_GBps, src, "", err))
-        return err->code;
+    /* Another model's fields are an error; the model reads its own. */
+    for (int m = 0; m < TH_MODEL_COUNT; m++)
+        for (const char *const *key = models[m]->keys; m != model && *key; key++)
+            if (cJSON_GetObjectItemCaseSensitive(root, *key))
+                return th_error_set(err, TH_EINPUT, "%s: %s: only used with \"model\": \"%s\"", src,
+                                    *key, model_names[m]);
+    if (models[model]->parse(root, sys, src, err)) return err->code;
     const cJSON *run = cJSON_GetObjectItemCaseSensitive(root, "run");
     if (run && parse_run(run, sys, src, err)) return err->code;
     const cJSON *dims = cJSON_GetObjectItemCaseSensitive(root, "dims");
@@ -167,7 +157,7 @@ static int parse_tree(const cJSON *root, const char *src, th_system *sys, th_err
     sys->ndims = n;
     int k = 0;
     for (const cJSON *d = dims->child; d; d = d->next, k++)
-        if (parse_dim(d, k, &sys->dims[k], sys->model, src, err)) return err->code;
+        if (parse_dim(d, k, &sys->dims[k], models[model], src, err)) return err->code;
     return th_system_validate(sys, src, err);
 }
 
@@ -202,6 +192,35 @@ int th_system_load(const char *path, th_system *sys, th_error *err) {
     return rc;
 }
 
+/* Ours: reduce_GBps is a common field, and nothing else is added. */
+static int analytical_parse(const cJSON *root, th_system *sys, const char *src, th_error *err) {
+    (void)root, (void)sys, (void)src, (void)err;
+    return TH_OK;
+}
+
+static int analytical_validate(const th_system *sys, const char *src, th_error *err) {
+    (void)sys, (void)src, (void)err;
+    return TH_OK;
+}
+
+/* B = bw_GBps * efficiency (GB/s = bytes per ns). */
+static int analytical_dim(th_system *sys, int k, const char *src, th_error *err) {
+    th_dim *d = &sys->dims[k];
+    d->bw = d->bw_GBps * d->efficiency;
+    if (!(d->bw >= BW_MIN))
+        return th_error_set(err, TH_EINPUT,
+                            "%s: dims[%d].efficiency: the effective bandwidth bw_GBps * "
+                            "efficiency = %.17g GB/s is below %g GB/s",
+                            src, k, d->bw, BW_MIN);
+    return TH_OK;
+}
+
+static const char *const no_keys[] = {NULL};
+/* A dim's default algorithm: bandwidth-optimal for its topology (SPEC §2). */
+static const th_algorithm best[] = {TH_ALG_RING, TH_ALG_DIRECT, TH_ALG_RHD};
+static const sys_model analytical_model = {no_keys, best, analytical_parse, analytical_validate,
+                                           analytical_dim};
+
 int th_system_validate(th_system *sys, const char *src, th_error *err) {
     if (sys->ndims < 1 || sys->ndims > TH_MAX_DIMS)
         return th_error_set(err, TH_EINPUT, "%s: dims: expected 1 to %d dimensions, got %d", src,
@@ -211,22 +230,10 @@ int th_system_validate(th_system *sys, const char *src, th_error *err) {
         return th_error_set(err, TH_EINPUT,
                             "%s: reduce_GBps: expected a number > 0 (from %g to %g), got %.17g",
                             src, BW_MIN, BW_MAX, sys->reduce_bw);
-    if (sys->model == TH_MODEL_ASTRA) {
-        if (!(sys->endpoint >= 0 && sys->endpoint <= LATENCY_MAX))
-            return th_error_set(err, TH_EINPUT,
-                                "%s: endpoint_ns: expected a number >= 0 (at most %g), got %.17g",
-                                src, LATENCY_MAX, sys->endpoint);
-        if (!(sys->local_mem_GBps >= BW_MIN && sys->local_mem_GBps <= BW_MAX))
-            return th_error_set(err, TH_EINPUT,
-                                "%s: local_mem_GBps: expected a number > 0 (from %g to %g), got "
-                                "%.17g",
-                                src, BW_MIN, BW_MAX, sys->local_mem_GBps);
-        if (sys->reduce_bw != 0)
-            return th_error_set(err, TH_EINPUT,
-                                "%s: reduce_GBps: not used under the astra-sim preset", src);
-    } else if ((unsigned)sys->model != TH_MODEL_ANALYTICAL) {
+    if ((unsigned)sys->model >= TH_MODEL_COUNT)
         return th_error_set(err, TH_EINPUT, "%s: model: unknown model %d", src, (int)sys->model);
-    }
+    const sys_model *model = models[sys->model];
+    if (model->validate(sys, src, err)) return err->code;
     double total = 1;
     for (int k = 0; k < sys->ndims; k++) {
         th_dim *d = &sys->dims[k];
@@ -256,26 +263,7 @@ int th_system_validate(th_system *sys, const char *src, th_error *err) {
                                 "%s: dims[%d].algorithm: expected ring on a ring topology, got %s "
                                 "(not bandwidth-optimal on a ring)",
                                 src, k, th_algorithm_name(d->algorithm));
-        if (sys->model == TH_MODEL_ASTRA) {
-            if (d->algorithm != TH_ALG_RING)
-                return th_error_set(err, TH_EINPUT,
-                                    "%s: dims[%d].algorithm: expected ring under the astra-sim "
-                                    "preset, got %s",
-                                    src, k, th_algorithm_name(d->algorithm));
-            if (d->efficiency != 1)
-                return th_error_set(err, TH_EINPUT,
-                                    "%s: dims[%d].efficiency: not used under the astra-sim "
-                                    "preset (got %.17g)",
-                                    src, k, d->efficiency);
-            d->bw = d->bw_GBps * 1073741824.0 / 1e9;
-        } else {
-            d->bw = d->bw_GBps * d->efficiency;
-            if (!(d->bw >= BW_MIN))
-                return th_error_set(err, TH_EINPUT,
-                                    "%s: dims[%d].efficiency: the effective bandwidth bw_GBps * "
-                                    "efficiency = %.17g GB/s is below %g GB/s",
-                                    src, k, d->bw, BW_MIN);
-        }
+        if (model->dim(sys, k, src, err)) return err->code;
         total *= (double)d->npus;
         if (total > TH_MAX_NPUS)
             return th_error_set(err, TH_EINPUT,

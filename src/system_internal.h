@@ -1,0 +1,29 @@
+/* The system loader's model interface: what a model adds to a system file (its own
+ * top-level fields, the default algorithm of a dim, its checks and the effective bandwidth of a
+ * dim), as one const table per model. */
+#ifndef THEMIS_SYSTEM_INTERNAL_H
+#define THEMIS_SYSTEM_INTERNAL_H
+
+#include <cjson/cJSON.h>
+
+#include "themis/system.h"
+
+#define TH_BW_MIN      1e-6 /* GB/s: below this every time overflows into nonsense */
+#define TH_BW_MAX      1e9  /* GB/s */
+#define TH_LATENCY_MAX 1e12 /* ns (1000 s) */
+
+typedef struct sys_model {
+    const char *const *keys;       /* top-level fields only this model takes (NULL-ended) */
+    const th_algorithm *algorithm; /* a dim's default algorithm, by topology */
+    /* Reads the model's own top-level fields from root (every one of `keys` is present). */
+    int (*parse)(const cJSON *root, th_system *sys, const char *src, th_error *err);
+    /* Checks the model's own fields of a built system. */
+    int (*validate)(const th_system *sys, const char *src, th_error *err);
+    /* Checks dims[k] beyond the common rules and sets its effective bandwidth bw. */
+    int (*dim)(th_system *sys, int k, const char *src, th_error *err);
+} sys_model;
+
+/* The ASTRA-sim preset's system fields and rules (astra_system.c). */
+extern const sys_model sys_astra_model;
+
+#endif
