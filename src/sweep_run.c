@@ -215,13 +215,61 @@ static int opens_with(const th_buf *b, const th_csv_reader *r, th_error *err) {
     return same;
 }
 
+/* Recomputes `point` and compares its row byte for byte with `have`, row `row` of the file
+ * (line break included); a difference names the first column that differs. */
+static int check_row(const th_sweep *sw, int64_t point, const th_buf *have, const th_buf *header,
+                     const char *path, int64_t row, th_error *err) {
+    th_sweep_worker *w = th_sweep_worker_create(sw);
+    th_buf want = {0};
+    th_error e;
+    int rc =
+        w ? th_sweep_row(w, point, &want, &e) : th_error_set(&e, TH_EINTERNAL, "out of memory");
+    th_sweep_worker_free(w);
+    if (rc) {
+        th_buf_free(&want);
+        return th_error_set(err, rc, "%s: recomputing its last row %" PRId64 ": %s", path, row,
+                            e.msg);
+    }
+    if (want.len == have->len && !memcmp(want.p, have->p, want.len)) {
+        th_buf_free(&want);
+        return TH_OK;
+    }
+    /* Name the first column that differs (or the line ending, when every field agrees). */
+    th_csv_reader h, a, b;
+    th_csv_open_mem(&h, header->p, header->len, path);
+    th_csv_open_mem(&a, have->p, have->len, path);
+    th_csv_open_mem(&b, want.p, want.len, path);
+    const char *col = "(line ending)", *found = "", *expect = "";
+    if (th_csv_read(&h, &e) == 1 && th_csv_read(&a, &e) == 1 && th_csv_read(&b, &e) == 1) {
+        size_t n = a.nfields > b.nfields ? a.nfields : b.nfields;
+        for (size_t i = 0; i < n; i++) {
+            const char *x = i < a.nfields ? a.fields[i] : "(none)";
+            const char *y = i < b.nfields ? b.fields[i] : "(none)";
+            if (strcmp(x, y)) {
+                col = i < h.nfields ? h.fields[i] : "(past the header)";
+                found = x, expect = y;
+                break;
+            }
+        }
+    }
+    rc = th_error_set(err, TH_EINPUT,
+                      "%s: row %" PRId64 " (point %" PRId64 "), column %s: the file has \"%.80s\", "
+                      "recomputing it gives \"%.80s\"; not resuming: use --force to start over",
+                      path, row, point, col, found, expect);
+    th_csv_close(&h);
+    th_csv_close(&a);
+    th_csv_close(&b);
+    th_buf_free(&want);
+    return rc;
+}
+
 int th_sweep_resume_scan(const th_sweep *sw, th_shard shard, const char *path, int64_t *rows,
                          off_t *keep, th_error *err) {
     *rows = 0;
     *keep = 0;
     FILE *f = fopen(path, "rb");
     if (!f) return th_error_set(err, TH_EINPUT, "%s: cannot open: %s", path, strerror(errno));
-    th_buf header = {0}, got = {0}, want = {0};
+    th_buf header = {0}, got = {0}, want = {0}, raw = {0};
     int rc = th_sweep_header(sw, &header, err);
     th_csv_reader r, last;
     th_csv_open_file(&r, f, path);
@@ -244,9 +292,10 @@ int th_sweep_resume_scan(const th_sweep *sw, th_shard shard, const char *path, i
         }
         pos = (off_t)r.offset;
         count++;
-        if (count > 0) { /* keep the fields of the last complete row */
-            got.len = 0;
-            if (th_csv_copy(&got, &r)) rc = th_error_set(err, TH_EINTERNAL, "out of memory");
+        if (count > 0) { /* keep the last complete row, re-encoded and as it is in the file */
+            got.len = raw.len = 0;
+            if (th_csv_copy(&got, &r) || th_buf_add(&raw, r.raw.p, r.raw.len))
+                rc = th_error_set(err, TH_EINTERNAL, "out of memory");
         }
     }
     if (rc == TH_OK && st < 0) rc = err->code;
@@ -269,6 +318,8 @@ int th_sweep_resume_scan(const th_sweep *sw, th_shard shard, const char *path, i
                               "resuming: use --force to start over",
                               path, count, th_shard_point(shard, count - 1),
                               shard.n > 1 ? " shard" : "");
+        if (rc == TH_OK)
+            rc = check_row(sw, th_shard_point(shard, count - 1), &raw, &header, path, count, err);
     }
     if (rc == TH_OK) {
         *rows = count > 0 ? count : 0;
@@ -278,5 +329,6 @@ int th_sweep_resume_scan(const th_sweep *sw, th_shard shard, const char *path, i
     th_buf_free(&header);
     th_buf_free(&got);
     th_buf_free(&want);
+    th_buf_free(&raw);
     return rc;
 }

@@ -27,6 +27,15 @@ static void same_file(const char *a, const char *b) {
     free(y);
 }
 
+/* Asserts a file holds exactly the n bytes at want. */
+static void same_file_text(const char *path, const char *want, size_t n) {
+    size_t len;
+    char *x = test_slurp(path, &len);
+    ck_assert_msg(len == n && memcmp(x, want, n) == 0, "%s: %zu bytes, not the %zu expected", path,
+                  len, n);
+    free(x);
+}
+
 /* Writes a spec (' stands for ") into dir/name. */
 static void write_spec(const char *path, const char *json) {
     char *s = test_dq(json);
@@ -541,6 +550,57 @@ static int interrupt_run(int sig, const char *out, const char *err, const char *
 /* A signal ends a point that takes seconds (one million chunks of 1 GiB on the default
  * system, Themis + SCF, then its baseline + FIFO reference), not only the gaps between points:
  * exit 128 + SIGTERM well before the point could finish, the header alone in the file. */
+/* --resume recomputes the last complete row and compares it byte for byte: a hand-edited
+ * time_us there is refused (exit 2, naming the file, the row and the column), the file is left
+ * untouched. sweep_ring4.json row 2 is point 1: bw 100, reducescatter of 1 MB in one chunk
+ * on the ring of 4: 3 * 10 ns + 1e6 * 3/4 / 100 = 7530 ns = 7.53 us. */
+START_TEST(resume_checks_last_row) {
+    char *dir = test_tmp_dir();
+    TEST_DIR_PATH(out, dir, "out.csv");
+    const char *spec = test_dpath("sweep_ring4.json");
+    test_cli_out r;
+    test_cli(&r, "sweep '%s' -o '%s'", spec, out);
+    test_expect_quiet(&r, "sweep_ring4");
+    test_cli_free(&r);
+    size_t len;
+    char *text = test_slurp(out, &len);
+    /* the header and rows 1 and 2 (points 0 and 1) */
+    char *end = text;
+    for (int l = 0; l < 3; l++)
+        end = strchr(end, '\n') + 1;
+    size_t keep = (size_t)(end - text);
+    char *row2 = strstr(text, "\n1,100,reducescatter,7.53,");
+    ck_assert_msg(row2 && row2 < end, "row 2 is not the hand-derived point 1: %s", text);
+    /* unchanged: resumed to the full file */
+    test_spit(out, text, keep);
+    test_cli(&r, "sweep '%s' -o '%s' --resume", spec, out);
+    test_expect_quiet(&r, "--resume");
+    test_cli_free(&r);
+    same_file_text(out, text, len);
+    /* time_us 7.53 -> 7.54 in the last complete row: refused, untouched */
+    char *edited = malloc(keep + 1);
+    memcpy(edited, text, keep);
+    edited[row2 - text + (long)strlen("\n1,100,reducescatter,7.5")] = '4';
+    test_spit(out, edited, keep);
+    test_cli(&r, "sweep '%s' -o '%s' --resume", spec, out);
+    test_expect_bad(&r, "an edited last row");
+    ck_assert_msg(strstr(r.err, out) && strstr(r.err, "row 2") && strstr(r.err, "time_us") &&
+                      strstr(r.err, "7.54") && strstr(r.err, "7.53"),
+                  "%s", r.err);
+    test_cli_free(&r);
+    same_file_text(out, edited, keep);
+    /* a row cut short by an interrupted write is dropped, not compared: resumed in full */
+    test_spit(out, edited, keep - 3);
+    test_cli(&r, "sweep '%s' -o '%s' --resume", spec, out);
+    test_expect_quiet(&r, "--resume after a partial row");
+    test_cli_free(&r);
+    same_file_text(out, text, len);
+    free(edited);
+    free(text);
+    test_rm_dir(dir);
+}
+END_TEST
+
 START_TEST(interrupt_long_point) {
     char *dir = test_tmp_dir();
     TEST_DIR_PATH(spec, dir, "spec.json");
@@ -1039,6 +1099,7 @@ Suite *cli_sweep_suite(void) {
     tcase_add_test(tc, interrupt_resume);
     tcase_add_test(tc, interrupt_long_point);
     tcase_add_test(tc, sweeps_readme_fresh_clone);
+    tcase_add_test(tc, resume_checks_last_row);
     tcase_add_test(tc, gnu_parallel);
     tcase_add_test(tc, progress_terminal);
     tcase_add_test(tc, bad_specs);
