@@ -1,7 +1,6 @@
 /* `themis summarize`: count, mean, geometric mean, min and max of a CSV column, grouped. */
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,23 +9,25 @@
 #include "themis/summarize.h"
 
 static void summarize_usage(FILE *out) {
-    fputs("usage: themis summarize CSV [--by COLUMNS] [--metric NAME] [-f text|csv]\n"
+    fputs("usage: themis summarize CSV [--by COLUMNS] [--metric NAME] [-f table|json|csv]\n"
           "\n"
           "Summarize one numeric column of a CSV (a sweep's output) per group of rows: count,\n"
           "mean, geometric mean, min and max. Groups are the distinct values of the --by\n"
           "columns, in the order they first appear; without --by, every row is one group.\n"
           "Empty fields of the metric (a dim a system lacks) are skipped; any other value\n"
           "that is not a number is an error. A statistic with no value (or a geometric mean\n"
-          "of values <= 0) prints as '-' in text and as an empty field in CSV.\n"
+          "of values <= 0) prints as '-' in the table, null in JSON and an empty field in CSV.\n"
+          "The file is read as it streams: memory grows with the number of groups only.\n"
           "\n"
           "options:\n"
           "  -g, --by COLUMNS    grouping columns, comma separated (default: none)\n"
           "  -m, --metric NAME   the column to summarize (default: speedup)\n"
-          "  -f, --format F      text | csv (default text)\n"
+          "  -f, --format F      table | json | csv (default table; 'text' = table)\n"
           "  -h, --help          this text\n"
           "  -V, --version       print the version\n"
           "\n"
-          "CSV is a file or '-' for stdin; comma separated, header row first, no quoting.\n"
+          "CSV is a file or '-' for stdin: RFC 4180 (fields may be quoted and hold commas,\n"
+          "quotes and line breaks), header row first, LF or CRLF line ends.\n"
           "\n"
           "examples:\n"
           "  themis summarize out/ar-bw-util.csv --by policy,intra --metric bw_util\n"
@@ -36,7 +37,7 @@ static void summarize_usage(FILE *out) {
 
 typedef struct summarize_opts {
     const char *csv, *by, *metric;
-    int csv_out;
+    int format; /* 0 table, 1 json, 2 csv */
 } summarize_opts;
 
 static int parse_summarize(int argc, char **argv, summarize_opts *o) {
@@ -56,13 +57,10 @@ static int parse_summarize(int argc, char **argv, summarize_opts *o) {
             o->metric = optarg;
             break;
         case 'f':
-            if (!strcmp(optarg, "text")) {
-                o->csv_out = 0;
-            } else if (!strcmp(optarg, "csv")) {
-                o->csv_out = 1;
-            } else {
-                return cli_usage_error("summarize", "-f: expected text or csv, got '%s'", optarg);
-            }
+            if (!strcmp(optarg, "text")) /* the name before table, json and csv */
+                o->format = 0;
+            else if (cli_parse_format("summarize", optarg, &o->format))
+                return CLI_USAGE;
             break;
         case 'h': summarize_usage(stdout); return -1;
         case 'V': printf("themis %s\n", TH_VERSION); return -1;
@@ -102,77 +100,6 @@ static int split_by(char *list, char ***cols, size_t *n) {
     return CLI_OK;
 }
 
-static const char *fmt_text(char *buf, double v) {
-    if (isnan(v)) return "-";
-    snprintf(buf, 32, "%.10g", v);
-    return buf;
-}
-
-static const char *fmt_csv(char *buf, double v) {
-    return isnan(v) ? "" : th_report_num(buf, v);
-}
-
-static void print_csv(const th_summary *s) {
-    char b[5][32];
-    for (size_t i = 0; i < s->nby; i++)
-        printf("%s,", s->by[i]);
-    puts("count,mean,gmean,min,max");
-    for (size_t g = 0; g < s->ngroups; g++) {
-        const th_summary_group *gr = &s->groups[g];
-        for (size_t i = 0; i < s->nby; i++)
-            printf("%s,", gr->keys[i]);
-        printf("%zu,%s,%s,%s,%s\n", gr->count, fmt_csv(b[0], gr->mean), fmt_csv(b[1], gr->gmean),
-               fmt_csv(b[2], gr->min), fmt_csv(b[3], gr->max));
-    }
-}
-
-/* Text: one aligned table; key columns left-aligned, numbers right-aligned. */
-static int print_text(const th_summary *s) {
-    static const char *stat_names[] = {"count", "mean", "gmean", "min", "max"};
-    size_t ncols = s->nby + 5;
-    int *w = calloc(ncols, sizeof *w);
-    if (!w) {
-        fprintf(stderr, "themis: out of memory\n");
-        return CLI_INTERNAL;
-    }
-    char b[32];
-    for (size_t i = 0; i < ncols; i++) {
-        w[i] = (int)strlen(i < s->nby ? s->by[i] : stat_names[i - s->nby]);
-    }
-    for (size_t g = 0; g < s->ngroups; g++) {
-        const th_summary_group *gr = &s->groups[g];
-        double st[4] = {gr->mean, gr->gmean, gr->min, gr->max};
-        for (size_t i = 0; i < s->nby; i++) {
-            int l = (int)strlen(gr->keys[i]);
-            if (l > w[i]) w[i] = l;
-        }
-        int l = snprintf(b, sizeof b, "%zu", gr->count);
-        if (l > w[s->nby]) w[s->nby] = l;
-        for (int k = 0; k < 4; k++) {
-            l = (int)strlen(fmt_text(b, st[k]));
-            if (l > w[s->nby + 1 + k]) w[s->nby + 1 + k] = l;
-        }
-    }
-    printf("# %s over %zu rows\n", s->metric, s->rows);
-    for (size_t i = 0; i < ncols; i++) {
-        const char *h = i < s->nby ? s->by[i] : stat_names[i - s->nby];
-        printf(i < s->nby ? "%-*s" : "%*s", w[i], h);
-        fputs(i + 1 < ncols ? "  " : "\n", stdout);
-    }
-    for (size_t g = 0; g < s->ngroups; g++) {
-        const th_summary_group *gr = &s->groups[g];
-        double st[4] = {gr->mean, gr->gmean, gr->min, gr->max};
-        for (size_t i = 0; i < s->nby; i++)
-            printf("%-*s  ", w[i], gr->keys[i]);
-        printf("%*zu", w[s->nby], gr->count);
-        for (int k = 0; k < 4; k++)
-            printf("  %*s", w[s->nby + 1 + k], fmt_text(b, st[k]));
-        putchar('\n');
-    }
-    free(w);
-    return CLI_OK;
-}
-
 int cli_summarize(int argc, char **argv) {
     summarize_opts o = {.metric = "speedup"};
     int rc = parse_summarize(argc, argv, &o);
@@ -200,16 +127,11 @@ int cli_summarize(int argc, char **argv) {
         if (th_summarize(in, name, (const char *const *)cols, ncols, o.metric, &s, &err)) {
             rc = cli_fail(&err);
         } else {
-            if (o.csv_out) {
-                print_csv(&s);
-            } else {
-                rc = print_text(&s);
-            }
+            int wrc = o.format == 0   ? th_report_summary_table(stdout, &s, &err)
+                      : o.format == 1 ? th_report_summary_json(stdout, &s, &err)
+                                      : th_report_summary_csv(stdout, &s, &err);
             th_summary_free(&s);
-            if (rc == CLI_OK && (fflush(stdout) != 0 || ferror(stdout))) {
-                fprintf(stderr, "themis: summarize: cannot write the output\n");
-                rc = CLI_INTERNAL;
-            }
+            if (wrc) rc = cli_fail(&err);
         }
     }
     if (in && in != stdin) fclose(in);

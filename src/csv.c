@@ -87,7 +87,6 @@ void th_csv_close(th_csv_reader *r) {
     free(r->window);
     free(r->fields);
     free(r->starts);
-    th_buf_free(&r->raw);
     th_buf_free(&r->data);
     r->window = NULL;
     r->fields = NULL;
@@ -157,7 +156,6 @@ static size_t plain_run(const th_csv_reader *r, int quoted) {
 int th_csv_read(th_csv_reader *r, th_error *err) {
     r->nfields = 0;
     r->data.len = 0;
-    r->raw.len = 0;
     r->complete = 0;
     r->open_quote = 0;
     r->blank = 0;
@@ -165,6 +163,7 @@ int th_csv_read(th_csv_reader *r, th_error *err) {
     if ((st = fill(r)) < 0) return fill_error(r, st, err);
     if (st == 0) return 0;
     r->line = r->next_line;
+    r->start = r->offset;
     r->record++;
     if (new_field(r)) goto nomem;
     /* States: 0 start of a field, 1 unquoted, 2 quoted, 3 a quote inside a quoted field
@@ -173,7 +172,7 @@ int th_csv_read(th_csv_reader *r, th_error *err) {
     for (;;) {
         if ((st = fill(r)) < 0) return fill_error(r, st, err);
         if (st == 0) break;
-        if (r->raw.len >= TH_CSV_MAX_RECORD) {
+        if (r->offset - r->start >= TH_CSV_MAX_RECORD) {
             th_error_set(err, TH_EINPUT, "%s: line %" PRId64 ": a record longer than %d bytes",
                          r->name, r->line, TH_CSV_MAX_RECORD);
             return -1;
@@ -181,9 +180,7 @@ int th_csv_read(th_csv_reader *r, th_error *err) {
         if (state != 3) { /* the plain bytes at once */
             size_t n = plain_run(r, state == 2);
             if (n > 0) {
-                if (th_buf_add(&r->data, r->src + r->pos, n) ||
-                    th_buf_add(&r->raw, r->src + r->pos, n))
-                    goto nomem;
+                if (th_buf_add(&r->data, r->src + r->pos, n)) goto nomem;
                 r->pos += n;
                 r->offset += (int64_t)n;
                 if (state == 0) state = 1;
@@ -194,7 +191,6 @@ int th_csv_read(th_csv_reader *r, th_error *err) {
         if (c == '\0') return bad(r, err, "a NUL byte (not a text CSV file?)");
         r->pos++;
         r->offset++;
-        if (th_buf_add(&r->raw, &c, 1)) goto nomem;
         if (state == 2) {
             if (c == '"') {
                 state = 3;
@@ -220,7 +216,6 @@ int th_csv_read(th_csv_reader *r, th_error *err) {
                 if ((st = fill(r)) < 0) return fill_error(r, st, err);
                 if (st > 0 && r->src[r->pos] == '\n') {
                     r->pos++, r->offset++;
-                    if (th_buf_add(&r->raw, "\n", 1)) goto nomem;
                 }
             }
             break;

@@ -181,6 +181,37 @@ START_TEST(sweep_merge_resume) {
 }
 END_TEST
 
+/* Defect: summarize split rows at every comma, so sweep's quoted fields gave "13 fields, the
+ * header has 12". */
+START_TEST(summarize_quoted) {
+    char *dir = test_tmp_dir();
+    write_inputs(dir);
+    write_spec(dir);
+    sweep_ok(dir, "-o full.csv");
+    test_cli_out r;
+    /* grouped by the name alone (the old reader failed here on the quoted fields) */
+    test_cli_in(&r, dir, "summarize full.csv --by system --metric time_us -f csv");
+    test_expect_quiet(&r, "summarize --by system");
+    ck_assert_msg(strncmp(r.out, "system,count,", 13) == 0, "%s", r.out);
+    test_cli_free(&r);
+    test_cli_in(&r, dir, "summarize full.csv --by system,system_file --metric npus -f csv");
+    test_expect_quiet(&r, "summarize");
+    TEST_DIR_PATH(s, dir, "s.csv");
+    test_spit(s, r.out, r.out_len);
+    test_cli_free(&r);
+    char py[4096];
+    py_column(s, "system", py, sizeof py);
+    ck_assert_str_eq(py, SYS_PY "\n\"plain\"\n");
+    py_column(s, "system_file", py, sizeof py);
+    ck_assert_str_eq(py, "\"sys,1.json\"\n\"plain.json\"\n");
+    py_column(s, "count", py, sizeof py);
+    ck_assert_str_eq(py, "\"6\"\n\"6\"\n"); /* 2 policies x 3 chunk counts each */
+    py_column(s, "mean", py, sizeof py);
+    ck_assert_str_eq(py, "\"4\"\n\"4\"\n"); /* both rings of 4 NPUs */
+    test_rm_dir(dir);
+}
+END_TEST
+
 Suite *cli_csv_suite(void) {
     Suite *s = suite_create("cli_csv");
     TCase *tc = tcase_create("core");
@@ -188,6 +219,7 @@ Suite *cli_csv_suite(void) {
     tcase_add_test(tc, train_names);
     tcase_add_test(tc, run_names);
     tcase_add_test(tc, sweep_merge_resume);
+    tcase_add_test(tc, summarize_quoted);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -102,8 +102,7 @@ START_TEST(test_read_positions) {
     ck_assert_int_eq(r.line, 2); /* starts on line 2, ends on line 3 */
     ck_assert_int_eq(r.record, 2);
     ck_assert_int_eq(r.complete, 1);
-    ck_assert_uint_eq(r.raw.len, 9); /* "a \n b" , 1 \r \n: 2 + 1 + 2 + 2 + 2 bytes */
-    ck_assert_int_eq(memcmp(r.raw.p, "\"a\nb\",1\r\n", 9), 0);
+    ck_assert_int_eq(r.start, 6);
     ck_assert_int_eq(r.offset, 15); /* 6 + 9 */
     ck_assert_int_eq(th_csv_read(&r, &err), 1);
     ck_assert_int_eq(r.line, 4);
@@ -180,9 +179,8 @@ START_TEST(test_round_trip_random) {
         ck_assert_int_eq(r.complete, 1);
         for (int k = 0; k < NF; k++)
             ck_assert_str_eq(r.fields[k], want + ((size_t)i * NF + k) * 64);
-        ck_assert_int_eq(memcmp(r.raw.p, b.p + off, r.raw.len), 0);
-        off += (int64_t)r.raw.len;
-        ck_assert_int_eq(r.offset, off);
+        ck_assert_int_eq(r.start, off);
+        off = r.offset;
     }
     ck_assert_int_eq(th_csv_read(&r, &err), 0);
     ck_assert_int_eq(off, (int64_t)b.len);

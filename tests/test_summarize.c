@@ -130,6 +130,56 @@ START_TEST(test_cli_csv_and_text) {
 }
 END_TEST
 
+/* Quoted fields (commas and line breaks inside), CRLF line ends and blank lines, read from a
+ * stream; an unclosed quote is an error naming the line. */
+START_TEST(test_quoted_fields) {
+    static const char text[] = "point,system,speedup\r\n0,\"a,b\",1\r\n\r\n1,\"a,b\",4\r\n"
+                               "2,\"x\ny \"\"q\"\"\",2\r\n";
+    FILE *f = fmemopen((void *)text, sizeof text - 1, "r");
+    ck_assert_ptr_nonnull(f);
+    const char *by[] = {"system"};
+    th_summary s;
+    th_error err = {0};
+    ck_assert_int_eq(th_summarize(f, "q.csv", by, 1, "speedup", &s, &err), TH_OK);
+    fclose(f);
+    ck_assert_uint_eq(s.rows, 3);
+    ck_assert_uint_eq(s.ngroups, 2);
+    ck_assert_str_eq(s.groups[0].keys[0], "a,b");
+    ck_assert_rel(s.groups[0].mean, 2.5);  /* (1 + 4) / 2 */
+    ck_assert_rel(s.groups[0].gmean, 2.0); /* sqrt(1 * 4) */
+    ck_assert_str_eq(s.groups[1].keys[0], "x\ny \"q\"");
+    ck_assert_uint_eq(s.groups[1].count, 1);
+    th_summary_free(&s);
+    static const char open[] = "point,system,speedup\n0,a,1\n1,\"b,2\n";
+    f = fmemopen((void *)open, sizeof open - 1, "r");
+    ck_assert_int_eq(th_summarize(f, "o.csv", by, 1, "speedup", &s, &err), TH_EINPUT);
+    fclose(f);
+    ck_assert_str_eq(err.msg, "o.csv: line 3: a quoted field is not closed");
+}
+END_TEST
+
+START_TEST(test_cli_json_and_text_alias) {
+    char out[4096];
+    /* summarize_small.csv by system: b's mean (2 + 8) / 2 = 5, c has no value (null) */
+    ck_assert_int_eq(test_sh(out, sizeof out,
+                             "\"$THEMIS_BIN\" summarize tests/data/summarize_small.csv --by system "
+                             "-f json | python3 -c 'import json, sys; d = json.load(sys.stdin); "
+                             "g = d[\"groups\"]; print(d[\"metric\"], d[\"by\"], d[\"rows\"], "
+                             "g[1][\"keys\"], g[1][\"mean\"], g[1][\"count\"], g[2][\"gmean\"])'"),
+                     0);
+    ck_assert_str_eq(out, "speedup ['system'] 6 {'system': 'b'} 5 2 None\n");
+    /* 'text' (the old name) is the table */
+    char table[4096];
+    ck_assert_int_eq(
+        run_cli(out, sizeof out, 0, "summarize tests/data/summarize_small.csv -g system -f text"),
+        0);
+    ck_assert_int_eq(
+        run_cli(table, sizeof table, 0, "summarize tests/data/summarize_small.csv -g system"), 0);
+    ck_assert_str_eq(out, table);
+    ck_assert_msg(strncmp(out, "# speedup over 6 rows\n", 22) == 0, "%s", out);
+}
+END_TEST
+
 START_TEST(test_cli_errors) {
     char out[4096];
     ck_assert_int_eq(
@@ -142,7 +192,8 @@ START_TEST(test_cli_errors) {
     ck_assert_msg(strstr(out, "cannot open"), "%s", out);
     ck_assert_int_eq(run_cli(out, sizeof out, 1, "summarize"), 2);
     ck_assert_msg(strstr(out, "missing the CSV file"), "%s", out);
-    ck_assert_int_eq(run_cli(out, sizeof out, 1, "summarize x.csv -f json"), 2);
+    ck_assert_int_eq(run_cli(out, sizeof out, 1, "summarize x.csv -f yaml"), 2);
+    ck_assert_msg(strstr(out, "expected table, json or csv"), "%s", out);
     ck_assert_int_eq(run_cli(out, sizeof out, 1, "summarize x.csv --by a,,b"), 2);
     ck_assert_msg(strstr(out, "empty column name"), "%s", out);
     ck_assert_int_eq(run_cli(out, sizeof out, 0, "summarize --help"), 0);
@@ -158,6 +209,8 @@ Suite *summarize_suite(void) {
     tcase_add_test(tc, test_nonpositive_has_no_gmean);
     tcase_add_test(tc, test_errors);
     tcase_add_test(tc, test_cli_csv_and_text);
+    tcase_add_test(tc, test_quoted_fields);
+    tcase_add_test(tc, test_cli_json_and_text_alias);
     tcase_add_test(tc, test_cli_errors);
     suite_add_tcase(s, tc);
     return s;

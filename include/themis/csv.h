@@ -51,8 +51,8 @@ typedef struct th_csv_reader {
     int complete;   /* it ended with a line break (0: the input ended first) */
     int open_quote; /* the input ended inside a quoted field */
     int blank;      /* it is an empty line (one empty field) */
-    th_buf raw;     /* its bytes as read, line break included */
-    int64_t offset; /* bytes of the input up to the end of this record */
+    int64_t start;  /* bytes of the input before this record */
+    int64_t offset; /* bytes of the input up to the end of this record (line break included) */
     /* private */
     th_buf data;       /* the fields, each NUL-terminated */
     size_t *starts;    /* offset of each field in data */

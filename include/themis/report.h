@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "themis/run.h"
+#include "themis/summarize.h"
 #include "themis/train.h"
 
 typedef struct th_report {
@@ -47,5 +48,11 @@ int th_report_train_csv(FILE *out, const th_train_report *rep, th_error *err);
 void th_report_train_trace_header(FILE *out);
 int th_report_train_trace_row(FILE *out, const th_workload *wl, th_policy policy, th_intra intra,
                               const th_train_event *ev);
+
+/* `themis summarize`: the groups of a summary as an aligned table ('-' for a statistic with
+ * no value), JSON (null) or CSV (an empty field). */
+int th_report_summary_table(FILE *out, const th_summary *s, th_error *err);
+int th_report_summary_json(FILE *out, const th_summary *s, th_error *err);
+int th_report_summary_csv(FILE *out, const th_summary *s, th_error *err);
 
 #endif

@@ -1,5 +1,6 @@
 /* Summary statistics of one CSV column grouped by others (count, mean, geometric mean, min,
- * max through GSL): how the docs quote "average and max speedup" from a sweep's CSV. */
+ * max), read as a stream with one running accumulator per group: how the docs quote "average
+ * and max speedup" from a sweep's CSV. */
 #ifndef THEMIS_SUMMARIZE_H
 #define THEMIS_SUMMARIZE_H
 
@@ -28,10 +29,11 @@ typedef struct th_summary {
     size_t rows; /* data rows read */
 } th_summary;
 
-/* Reads a CSV (header row, then data rows; comma separated, no quoting) from in, named name
- * in error messages, and summarizes column metric grouped by the nby columns of by. Errors
- * (TH_EINPUT): empty input, a missing column, a row with the wrong number of fields, a
- * metric value that is not a finite number. On success fills out; free with
+/* Reads a CSV (RFC 4180: header row, then data rows; empty lines skipped) from in, named name
+ * in error messages, and summarizes column metric grouped by the nby columns of by. Memory
+ * grows with the number of groups, not of rows. Errors (TH_EINPUT): empty input, malformed
+ * CSV, a missing column, a row with the wrong number of fields, a metric value that is not a
+ * finite number; TH_EIO when reading fails. On success fills out; free with
  * th_summary_free. */
 int th_summarize(FILE *in, const char *name, const char *const *by, size_t nby, const char *metric,
                  th_summary *out, th_error *err);
