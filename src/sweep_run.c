@@ -292,9 +292,10 @@ int th_sweep_resume_scan(const th_sweep *sw, th_shard shard, const char *path, i
         }
         pos = (off_t)r.offset;
         count++;
-        if (count > 0) { /* keep the last complete row, re-encoded and as it is in the file */
+        if (count > 0) { /* keep the last complete row, re-encoded by the writer (the bytes of
+                          * the file for any row the writer wrote; the same field values) */
             got.len = raw.len = 0;
-            if (th_csv_copy(&got, &r) || th_buf_add(&raw, r.raw.p, r.raw.len))
+            if (th_csv_copy(&got, &r) || th_buf_add(&raw, got.p, got.len))
                 rc = th_error_set(err, TH_EINTERNAL, "out of memory");
         }
     }
