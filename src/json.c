@@ -94,6 +94,11 @@ int th_json_parse(const char *json, size_t len, const char *source, cJSON **root
         return th_error_set(err, TH_EINPUT,
                             "%s: invalid JSON: unexpected text after the top-level object", source);
     }
+    if (th_json_strict(json, len, source, err)) {
+        cJSON_Delete(*root);
+        *root = NULL;
+        return err->code;
+    }
     return TH_OK;
 }
 

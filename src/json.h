@@ -16,6 +16,10 @@ int th_json_read_file(const char *path, char **text, size_t *len, th_error *err)
 /* Parses text into *root (caller deletes); errors carry source:line:column. */
 int th_json_parse(const char *text, size_t len, const char *source, cJSON **root, th_error *err);
 
+/* The strict pass th_json_parse makes over text cJSON accepted: numbers as RFC 8259 writes them
+ * (no 01, 1. or .5) and strings without NUL (raw or \u0000) or raw control characters. */
+int th_json_strict(const char *text, size_t len, const char *source, th_error *err);
+
 /* Index of s in a NULL-terminated name list, or -1. */
 int th_json_index(const char *const *names, const char *s);
 

@@ -730,6 +730,36 @@ START_TEST(no_hang) {
 }
 END_TEST
 
+/* Every JSON input takes the strict pass: a workload, a sweep spec and an ASTRA-sim system
+ * JSON with a number RFC 8259 does not allow, each refused naming the file and the path. */
+START_TEST(strict_json_inputs) {
+    char *dir = test_tmp_dir();
+    TEST_DIR_PATH(wl, dir, "wl.json");
+    TEST_DIR_PATH(spec, dir, "spec.json");
+    TEST_DIR_PATH(asys, dir, "asys.json");
+    static const char wl_text[] =
+        "{\"parallelism\": \"data\", \"layers\": [{\"forward\": {\"ns\": 1.}, "
+        "\"input_grad\": {\"ns\": 1}, \"weight_grad\": {\"ns\": 1}}]}";
+    test_spit(wl, wl_text, strlen(wl_text));
+    test_bad("layers[0].forward.ns", "train '%s' -s '%s'", wl, test_dpath("cli_ring4.json"));
+    test_bad("wl.json:1:", "train '%s' -s '%s'", wl, test_dpath("cli_ring4.json"));
+    static const char spec_text[] = "{\"axes\": {\"chunks\": [1, 02]}}";
+    test_spit(spec, spec_text, strlen(spec_text));
+    test_bad("axes.chunks[1]", "sweep '%s' --dry-run", spec);
+    test_bad("spec.json:1:", "sweep '%s' --dry-run", spec);
+    size_t len;
+    char *a = test_slurp(test_dpath("astra_sys_3d.json"), &len);
+    char *at = strstr(a, "\"endpoint-delay\": 10");
+    ck_assert_ptr_nonnull(at);
+    memcpy(at + strlen("\"endpoint-delay\": "), "01", 2);
+    test_spit(asys, a, len);
+    free(a);
+    test_bad("endpoint-delay", "import-astra '%s' '%s'", test_dpath("astra_net_3d.yml"), asys);
+    test_bad("asys.json:", "import-astra '%s' '%s'", test_dpath("astra_net_3d.yml"), asys);
+    test_rm_dir(dir);
+}
+END_TEST
+
 START_TEST(bad_options) {
     test_bad(NULL, "run -n 0");
     test_bad(NULL, "run -n 1000001");
@@ -941,6 +971,7 @@ Suite *cli_suite(void) {
     tcase_add_test(tc, deterministic);
     tcase_add_test(tc, bad_system_files);
     tcase_add_test(tc, no_hang);
+    tcase_add_test(tc, strict_json_inputs);
     tcase_add_test(tc, bad_options);
     tcase_add_test(tc, bad_output_paths);
     tcase_add_test(tc, errors_name_their_file);

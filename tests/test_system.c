@@ -422,6 +422,51 @@ START_TEST(test_parse_bad) {
 }
 END_TEST
 
+/* JSON as RFC 8259 writes it: cJSON alone takes 01, 1. and 4e+ style numbers and cuts a string
+ * at a NUL (raw or \u0000); each is refused naming line:column, the JSON path and the text. */
+START_TEST(test_parse_strict_json) {
+    static const struct {
+        const char *value; /* dims[0].npus, or the name with "name" */
+        const char *found;
+    } cases[] = {
+        {"01", "\"01\""}, {"4.", "\"4.\""},       {"4.e1", "\"4.e1\""},          {"-04", "\"-04\""},
+        {"00", "\"00\""}, {"\"a\\u0000b\"", "a\\u0000"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char json[512];
+        int name = cases[i].value[0] == '"';
+        snprintf(json, sizeof json,
+                 "{\"dims\": [{\"topology\": \"fc\", \"npus\": %s, \"bw_GBps\": 1,"
+                 " \"latency_ns\": 1%s%s}]}",
+                 name ? "4" : cases[i].value, name ? ", \"name\": " : "",
+                 name ? cases[i].value : "");
+        th_system sys;
+        th_error err = {0};
+        ck_assert_msg(th_system_parse(json, strlen(json), "strict.json", &sys, &err) == TH_EINPUT,
+                      "accepted: %s", json);
+        ck_assert_msg(strstr(err.msg, "strict.json:1:") &&
+                          strstr(err.msg, name ? "dims[0].name" : "dims[0].npus") &&
+                          strstr(err.msg, cases[i].found),
+                      "%s: %s", json, err.msg);
+    }
+    /* a raw NUL byte inside a string (the length is passed: strlen would stop there) */
+    static const char raw[] = "{\"name\": \"ab\0c\", \"dims\": [{\"topology\": \"fc\", \"npus\": "
+                              "4, \"bw_GBps\": 1, \"latency_ns\": 1}]}";
+    th_system sys;
+    th_error err = {0};
+    ck_assert_int_eq(th_system_parse(raw, sizeof raw - 1, "nul.json", &sys, &err), TH_EINPUT);
+    ck_assert_msg(strstr(err.msg, "nul.json:1:") && strstr(err.msg, "name: ") &&
+                      strstr(err.msg, "NUL byte"),
+                  "%s", err.msg);
+    /* numbers RFC 8259 allows still load: 4, -0.5e+1 style exponents, 0.25, 1E2 */
+    static const char ok[] = "{\"reduce_GBps\": 1E2, \"dims\": [{\"topology\": \"fc\", \"npus\": 4,"
+                             " \"bw_GBps\": 0.25e1, \"latency_ns\": 0, \"efficiency\": 5e-1}]}";
+    ck_assert_msg(th_system_parse(ok, strlen(ok), "ok.json", &sys, &err) == TH_OK, "%s", err.msg);
+    ck_assert_rel(sys.reduce_bw, 100.0);
+    ck_assert_rel(sys.dims[0].bw, 1.25); /* 2.5 GB/s * 0.5 */
+}
+END_TEST
+
 START_TEST(test_parse_length_respected) {
     /* Only `len` bytes are parsed: a valid prefix followed by garbage that is not passed. */
     static const char json[] = "{\"dims\": [{\"topology\": \"fc\", \"npus\": 4, \"bw_GBps\": 1,"
@@ -477,6 +522,7 @@ Suite *system_suite(void) {
     tc = tcase_create("errors");
     tcase_add_loop_test(tc, test_load_bad, 0, (int)(sizeof bad_files / sizeof bad_files[0]));
     tcase_add_loop_test(tc, test_parse_bad, 0, (int)(sizeof bad_texts / sizeof bad_texts[0]));
+    tcase_add_test(tc, test_parse_strict_json);
     suite_add_tcase(s, tc);
     return s;
 }
