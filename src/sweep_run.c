@@ -275,7 +275,7 @@ int th_sweep_resume_scan(const th_sweep *sw, th_shard shard, const char *path, i
     th_csv_open_file(&r, f, path);
     th_csv_open_mem(&last, NULL, 0, path);
     off_t pos = 0;
-    int64_t count = -1; /* the header is record 0 */
+    int64_t count = -1, last_start = 0; /* the header is record 0 */
     int st = 0;
     while (rc == TH_OK && (st = th_csv_read(&r, err)) == 1) {
         if (!r.complete) break; /* an incomplete last row (an interrupted write): dropped */
@@ -292,12 +292,22 @@ int th_sweep_resume_scan(const th_sweep *sw, th_shard shard, const char *path, i
         }
         pos = (off_t)r.offset;
         count++;
-        if (count > 0) { /* keep the last complete row, re-encoded by the writer (the bytes of
-                          * the file for any row the writer wrote; the same field values) */
-            got.len = raw.len = 0;
-            if (th_csv_copy(&got, &r) || th_buf_add(&raw, got.p, got.len))
-                rc = th_error_set(err, TH_EINTERNAL, "out of memory");
+        if (count > 0) { /* keep the last complete row, and where it is in the file */
+            got.len = 0;
+            if (th_csv_copy(&got, &r)) rc = th_error_set(err, TH_EINTERNAL, "out of memory");
+            last_start = r.start;
         }
+    }
+    /* the last complete row as it is in the file, for the byte-for-byte comparison */
+    if (rc == TH_OK && count > 0) {
+        size_t n = (size_t)(pos - (off_t)last_start);
+        if (th_buf_reserve(&raw, n + 1))
+            rc = th_error_set(err, TH_EINTERNAL, "out of memory");
+        else if (fseeko(f, (off_t)last_start, SEEK_SET) || fread(raw.p, 1, n, f) != n)
+            rc = th_error_set(err, TH_EIO, "%s: cannot read back its last row: %s", path,
+                              strerror(errno));
+        else
+            raw.len = n;
     }
     if (rc == TH_OK && st < 0) rc = err->code;
     fclose(f);
