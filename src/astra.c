@@ -20,9 +20,27 @@ typedef struct yentry {
     int line; /* 1-based, for messages */
     int n;    /* list length (1 for a scalar) */
     char item[TH_MAX_DIMS][64];
+    char tag[TH_MAX_DIMS][40]; /* "" for a plain scalar with no tag, or !!int / !!float; else
+                                * what makes it a string ("!!str", "quoted") */
 } yentry;
 
 static const char *const net_keys[] = {"topology", "npus_count", "bandwidth", "latency", NULL};
+
+/* A value scalar's text, and its tag when that makes it something other than a number. */
+static void scalar(const yaml_event_t *ev, char item[64], char tag[40]) {
+    static const char core[] = "tag:yaml.org,2002:";
+    const char *t = (const char *)ev->data.scalar.tag;
+    snprintf(item, 64, "%s", (const char *)ev->data.scalar.value);
+    tag[0] = '\0';
+    if (t && !strncmp(t, core, sizeof core - 1) &&
+        (!strcmp(t + sizeof core - 1, "int") || !strcmp(t + sizeof core - 1, "float")))
+        return;
+    if (t)
+        snprintf(tag, 40, "%s%.36s", strncmp(t, core, sizeof core - 1) ? "" : "!!",
+                 strncmp(t, core, sizeof core - 1) ? t : t + sizeof core - 1);
+    else if (ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+        snprintf(tag, 40, "quoted");
+}
 
 /* Reads the top-level mapping of scalars and lists of scalars. */
 static int read_yaml(const char *path, yentry *e, int *ne, th_error *err) {
@@ -86,7 +104,7 @@ static int read_yaml(const char *path, yentry *e, int *ne, th_error *err) {
                     rc = th_error_set(err, TH_EINPUT, "%s:%d: %s: more than %d dimensions", path,
                                       line, cur->key, TH_MAX_DIMS);
                 else
-                    snprintf(cur->item[cur->n++], sizeof cur->item[0], "%s", v);
+                    scalar(&ev, cur->item[cur->n], cur->tag[cur->n]), cur->n++;
                 if (!in_seq) cur = NULL;
             }
             break;
@@ -106,12 +124,37 @@ static const yentry *find(const yentry *e, int ne, const char *key) {
     return NULL;
 }
 
-/* A finite number from a YAML scalar. */
+/* A decimal number as YAML writes one: [+-] digits [. digits] [(e|E) [+-] digits]. */
+static int decimal(const char *s) {
+    int digits = 0;
+    if (*s == '+' || *s == '-') s++;
+    for (; *s >= '0' && *s <= '9'; s++)
+        digits++;
+    if (*s == '.')
+        for (s++; *s >= '0' && *s <= '9'; s++)
+            digits++;
+    if (!digits) return 0;
+    if (*s == 'e' || *s == 'E') {
+        s++;
+        if (*s == '+' || *s == '-') s++;
+        if (!(*s >= '0' && *s <= '9')) return 0;
+        while (*s >= '0' && *s <= '9')
+            s++;
+    }
+    return *s == '\0';
+}
+
+/* A finite number from a plain YAML scalar (untagged, or tagged !!int or !!float): a quoted or
+ * !!str scalar is a string, whatever it reads like. */
 static int yaml_number(const char *path, const yentry *y, int i, double *out, th_error *err) {
+    if (y->tag[i][0])
+        return th_error_set(err, TH_EINPUT,
+                            "%s:%d: %s[%d]: expected a number, got the string \"%s\" (%s)", path,
+                            y->line, y->key, i, y->item[i], y->tag[i]);
     char *end;
     errno = 0;
     double v = strtod(y->item[i], &end);
-    if (end == y->item[i] || *end || errno || !isfinite(v))
+    if (!decimal(y->item[i]) || end == y->item[i] || *end || errno || !isfinite(v))
         return th_error_set(err, TH_EINPUT, "%s:%d: %s[%d]: expected a number, got \"%s\"", path,
                             y->line, y->key, i, y->item[i]);
     *out = v;
@@ -263,8 +306,12 @@ static int system_settings(const char *path, int ndims, cJSON *sys, cJSON *run, 
         rc = th_error_set(err, TH_EINPUT, "%s: boost-mode: only 0 is modelled, got %g", path, v);
     if (!rc && (x = cJSON_GetObjectItemCaseSensitive(root, "all-reduce-implementation")))
         rc = check_ring(path, x, ndims, err);
-    static const char *const opt[] = {"localBWAware", NULL};
+    /* ASTRA-sim's values (Sys::initialize_sys); one collective at a time makes them equal here */
+    static const char *const sched[] = {"LIFO", "FIFO", "EXPLICIT", NULL};
     int i = 0;
+    if (!rc) rc = th_json_enum(root, "scheduling-policy", sched, &i, path, "", err);
+    static const char *const opt[] = {"localBWAware", NULL};
+    i = 0;
     if (!rc) rc = th_json_enum(root, "collective-optimization", opt, &i, path, "", err);
     if (!rc && (x = cJSON_GetObjectItemCaseSensitive(root, "preferred-dataset-splits"))) {
         if (!cJSON_IsNumber(x) || x->valuedouble < 1 || x->valuedouble > 1000000 ||

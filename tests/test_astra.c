@@ -213,6 +213,23 @@ START_TEST(import_runs) {
 }
 END_TEST
 
+/* !!float and !!int tags name numbers: the import equals the untagged file's. */
+START_TEST(import_tagged_numbers) {
+    char *a = NULL, *b = NULL;
+    const char *note;
+    th_error err = {0};
+    ck_assert_msg(th_astra_import(test_data("astra_net_3d.yml"), NULL, &a, &note, &err) == TH_OK,
+                  "%s", err.msg);
+    ck_assert_msg(th_astra_import(test_data("astra_net_tagged.yml"), NULL, &b, &note, &err) ==
+                      TH_OK,
+                  "%s", err.msg);
+    /* the same dims; only the name (the file's base name) and description differ */
+    ck_assert_str_eq(strstr(a, "\"dims\""), strstr(b, "\"dims\""));
+    free(a);
+    free(b);
+}
+END_TEST
+
 START_TEST(import_errors) {
     static const char *const cases[][3] = {
         {"astra_net_mismatch.yml", NULL, "npus_count has 3 values but topology has 2"},
@@ -223,6 +240,15 @@ START_TEST(import_errors) {
         {"astra_net_missing.yml", NULL, "cannot open"},
         {"astra_net_3d.yml", "astra_sys_chunks2.json", "active-chunks-per-dimension"},
         {"astra_net_3d.yml", "astra_sys_direct.json", "all-reduce-implementation"},
+        /* ASTRA-sim knows LIFO, FIFO and EXPLICIT only */
+        {"astra_net_3d.yml", "astra_sys_policy.json", "scheduling-policy: unknown value \"XYZ\""},
+        /* a number is a plain scalar, untagged or !!int / !!float: not a string that reads
+         * like one, nor a hexadecimal */
+        {"astra_net_strbw.yml", NULL, "bandwidth[0]: expected a number, got the string \"200.0\" "
+                                      "(!!str)"},
+        {"astra_net_quotedbw.yml", NULL, "bandwidth[0]: expected a number, got the string "
+                                         "\"200.0\" (quoted)"},
+        {"astra_net_hexlat.yml", NULL, "latency[0]: expected a number, got \"0x32\""},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char net[4096], sys[4096];
@@ -319,6 +345,7 @@ Suite *astra_suite(void) {
     tc = tcase_create("import");
     tcase_add_test(tc, import_runs);
     tcase_add_test(tc, import_errors);
+    tcase_add_test(tc, import_tagged_numbers);
     suite_add_tcase(s, tc);
     return s;
 }
