@@ -790,6 +790,29 @@ START_TEST(bad_options) {
 }
 END_TEST
 
+/* README.md's sample of `make run` is exactly what `themis run` prints (issue 9, defect 8). */
+START_TEST(readme_make_run) {
+    char path[4200];
+    const char *root = getenv("THEMIS_SRCDIR");
+    snprintf(path, sizeof path, "%s/README.md", root ? root : ".");
+    char *readme = test_slurp(path, NULL);
+    const char *mark = "$ build/themis run\n";
+    char *start = strstr(readme, mark);
+    ck_assert_msg(start != NULL, "README.md has no '%s'", mark);
+    start += strlen(mark);
+    char *end = strstr(start, "```\n");
+    ck_assert_ptr_nonnull(end);
+    *end = '\0';
+    test_cli_out r;
+    test_cli(&r, "run");
+    test_expect_quiet(&r, "run");
+    ck_assert_msg(!strcmp(start, r.out), "README.md shows:\n%s\nthemis run prints:\n%s", start,
+                  r.out);
+    test_cli_free(&r);
+    free(readme);
+}
+END_TEST
+
 /* Errors name the file that caused them (issue 9, defect 5). */
 START_TEST(errors_name_their_file) {
     /* a bad endpoint-delay is the system JSON's fault, not the network YAML's */
@@ -974,6 +997,7 @@ Suite *cli_suite(void) {
     tcase_add_test(tc, strict_json_inputs);
     tcase_add_test(tc, bad_options);
     tcase_add_test(tc, bad_output_paths);
+    tcase_add_test(tc, readme_make_run);
     tcase_add_test(tc, errors_name_their_file);
     tcase_add_test(tc, exit_status_everywhere);
     tcase_add_test(tc, astra_import_and_run);
