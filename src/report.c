@@ -8,6 +8,7 @@
 
 #include "report_internal.h"
 #include "themis/csv.h"
+#include "themis/text.h"
 
 const char *th_report_num(char *buf, double v) {
     snprintf(buf, 32, "%.15g", v);
@@ -55,40 +56,85 @@ int th_report_write_json(FILE *out, cJSON *root, th_error *err) {
     return th_report_done(out, err);
 }
 
+void th_table_col(th_table *t, int width, int left) {
+    if (t->ncols >= TH_TABLE_COLS) return;
+    t->width[t->ncols] = width;
+    t->left[t->ncols++] = left;
+}
+
+void th_table_cell(th_table *t, const char *text) {
+    int row = t->next / t->ncols, col = t->next % t->ncols;
+    t->next++;
+    if (row >= TH_TABLE_ROWS) return;
+    snprintf(t->cell[row][col], TH_TABLE_CELL, "%s", text);
+    int len = (int)strlen(t->cell[row][col]);
+    if (len > t->width[col]) t->width[col] = len;
+    t->nrows = row + 1;
+}
+
+void th_table_print(FILE *out, const th_table *t) {
+    for (int r = 0; r < t->nrows; r++) {
+        for (int c = 0; c < t->ncols; c++)
+            fprintf(out, c ? (t->left[c] ? " %-*s" : " %*s") : (t->left[c] ? "%-*s" : "%*s"),
+                    t->width[c], t->cell[r][c]);
+        fputc('\n', out);
+    }
+}
+
 int th_report_table(FILE *out, const th_report *rep, th_error *err) {
     const th_system *sys = rep->sys;
-    char a[32], b[32], c[32], pretty[48];
+    char a[32], b[32], pretty[48], name[TH_TABLE_CELL];
     pretty_size(pretty, sizeof pretty, rep->coll->size);
     fprintf(out, "%s of %s bytes%s in %lld chunks on %s (%d dims, %s NPUs), load model %s\n",
             th_coll_type_name(rep->coll->type), th_report_num(a, rep->coll->size), pretty,
-            (long long)rep->coll->chunks, sys->name, sys->ndims, th_report_num(b, sys->npus),
-            th_load_model_name(rep->model));
+            (long long)rep->coll->chunks, th_text_escape(name, sizeof name, sys->name), sys->ndims,
+            th_report_num(b, sys->npus), th_load_model_name(rep->model));
     if (rep->npairs > 0)
         fprintf(out, "ideal (every involved dim busy all the time): %s us\n\n",
                 cell(a, rep->results[0].ideal / 1000.0));
-    fprintf(out, "%-11s %-5s %14s %14s %14s\n", "policy", "intra", "time_us", "bw_util", "speedup");
+    th_table *t = calloc(2, sizeof *t);
+    if (!t) return th_error_set(err, TH_EINTERNAL, "out of memory");
+    th_table_col(&t[0], 11, 1);
+    th_table_col(&t[0], 5, 1);
+    for (int k = 0; k < 3; k++)
+        th_table_col(&t[0], 14, 0);
+    th_table_cell(&t[0], "policy");
+    th_table_cell(&t[0], "intra");
+    th_table_cell(&t[0], "time_us");
+    th_table_cell(&t[0], "bw_util");
+    th_table_cell(&t[0], "speedup");
     for (int i = 0; i < rep->npairs; i++) {
         const th_result *r = &rep->results[i];
-        fprintf(out, "%-11s %-5s %14s %14s %14s\n", th_policy_name(rep->pairs[i].policy),
-                th_intra_name(rep->pairs[i].intra), cell(a, r->time / 1000.0), cell(b, r->bw_util),
-                cell(c, r->speedup));
+        th_table_cell(&t[0], th_policy_name(rep->pairs[i].policy));
+        th_table_cell(&t[0], th_intra_name(rep->pairs[i].intra));
+        th_table_cell(&t[0], cell(a, r->time / 1000.0));
+        th_table_cell(&t[0], cell(a, r->bw_util));
+        th_table_cell(&t[0], cell(a, r->speedup));
     }
-    fprintf(out, "\nper-dim bw_util (bytes / (B * time)):\n%-11s %-5s", "policy", "intra");
+    th_table_print(out, &t[0]);
+    fprintf(out, "\nper-dim bw_util (bytes / (B * time)):\n");
     uint32_t mask = involved(rep);
+    th_table_col(&t[1], 11, 1);
+    th_table_col(&t[1], 5, 1);
+    for (int d = 0; d < sys->ndims; d++)
+        if ((mask >> d) & 1u) th_table_col(&t[1], 14, 0);
+    th_table_cell(&t[1], "policy");
+    th_table_cell(&t[1], "intra");
     for (int d = 0; d < sys->ndims; d++) {
         if (!((mask >> d) & 1u)) continue;
-        char head[TH_NAME_MAX + 16];
-        snprintf(head, sizeof head, "%d:%s", d, sys->dims[d].name);
-        fprintf(out, " %14.14s", head);
+        char head[TH_TABLE_CELL];
+        snprintf(head, sizeof head, "%d:%s", d,
+                 th_text_escape(name, sizeof name, sys->dims[d].name));
+        th_table_cell(&t[1], head);
     }
-    fputc('\n', out);
     for (int i = 0; i < rep->npairs; i++) {
-        fprintf(out, "%-11s %-5s", th_policy_name(rep->pairs[i].policy),
-                th_intra_name(rep->pairs[i].intra));
+        th_table_cell(&t[1], th_policy_name(rep->pairs[i].policy));
+        th_table_cell(&t[1], th_intra_name(rep->pairs[i].intra));
         for (int d = 0; d < sys->ndims; d++)
-            if ((mask >> d) & 1u) fprintf(out, " %14s", cell(a, rep->results[i].dim_util[d]));
-        fputc('\n', out);
+            if ((mask >> d) & 1u) th_table_cell(&t[1], cell(a, rep->results[i].dim_util[d]));
     }
+    th_table_print(out, &t[1]);
+    free(t);
     return th_report_done(out, err);
 }
 

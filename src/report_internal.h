@@ -9,6 +9,25 @@
 /* The system as a JSON object: name, npus, reduce_GBps (when set), dims. */
 cJSON *th_report_system_json(const th_system *sys);
 
+/* A text table whose columns are as wide as their widest cell (at least a given width), one
+ * space apart, so that values of any length stay aligned and never run together. */
+#define TH_TABLE_ROWS 24
+#define TH_TABLE_COLS (TH_MAX_DIMS + 8)
+#define TH_TABLE_CELL (4 * TH_NAME_MAX + 16) /* an escaped name (th_text_escape) and more */
+typedef struct th_table {
+    int ncols, nrows, next;   /* columns, rows begun, cells added */
+    int width[TH_TABLE_COLS]; /* characters: the minimum, widened by th_table_cell */
+    int left[TH_TABLE_COLS];  /* left-aligned (text) rather than right (numbers) */
+    char cell[TH_TABLE_ROWS][TH_TABLE_COLS][TH_TABLE_CELL];
+} th_table;
+
+/* Adds a column (before any cell) of at least `width` characters. */
+void th_table_col(th_table *t, int width, int left);
+/* Adds the next cell, row by row; cells beyond TH_TABLE_ROWS rows are dropped. */
+void th_table_cell(th_table *t, const char *text);
+/* Prints the rows, each ending in a newline. */
+void th_table_print(FILE *out, const th_table *t);
+
 /* Flushes `out`; TH_EINTERNAL when anything failed to be written. */
 int th_report_done(FILE *out, th_error *err);
 

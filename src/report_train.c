@@ -1,10 +1,12 @@
 /* Training results out: the iteration breakdown per policy as a table, JSON or CSV, and the
  * timeline trace CSV. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "report_internal.h"
 #include "themis/csv.h"
+#include "themis/text.h"
 
 static double batch(const th_train_report *rep) {
     return rep->opts->batch > 0 ? rep->opts->batch : rep->wl->batch;
@@ -12,15 +14,23 @@ static double batch(const th_train_report *rep) {
 
 int th_report_train_table(FILE *out, const th_train_report *rep, th_error *err) {
     const th_workload *wl = rep->wl;
-    char a[32], b[32], c[32], d[32], e[32];
+    char a[32], b[32], c[32], d[32], e[32], wname[TH_TABLE_CELL], sname[TH_TABLE_CELL];
     fprintf(out,
             "%s on %s (%s NPUs): %d layers, %s, batch %s per NPU, priority %s, "
             "%d iterations\n",
-            wl->name, rep->sys->name, th_report_num(a, rep->sys->npus), wl->nlayers,
-            wl->hybrid ? "hybrid" : "data-parallel", th_report_num(b, batch(rep)),
+            th_text_escape(wname, sizeof wname, wl->name),
+            th_text_escape(sname, sizeof sname, rep->sys->name), th_report_num(a, rep->sys->npus),
+            wl->nlayers, wl->hybrid ? "hybrid" : "data-parallel", th_report_num(b, batch(rep)),
             th_priority_name(rep->opts->priority), rep->opts->iterations);
-    fprintf(out, "\n%-13s %-5s %14s %14s %15s %12s %12s\n", "policy", "intra", "iteration_us",
-            "compute_us", "exposed_comm_us", "speedup", "vs_ideal");
+    th_table *t = calloc(1, sizeof *t);
+    if (!t) return th_error_set(err, TH_EINTERNAL, "out of memory");
+    static const char *const head[] = {"policy",          "intra",   "iteration_us", "compute_us",
+                                       "exposed_comm_us", "speedup", "vs_ideal"};
+    static const int width[] = {13, 5, 14, 14, 15, 12, 12};
+    for (int k = 0; k < 7; k++) {
+        th_table_col(t, width[k], k < 2);
+        th_table_cell(t, head[k]);
+    }
     for (int i = 0; i < rep->nrows; i++) {
         const th_train_row *r = &rep->rows[i];
         snprintf(a, sizeof a, "%.10g", r->res.iteration / 1000.0);
@@ -28,9 +38,14 @@ int th_report_train_table(FILE *out, const th_train_report *rep, th_error *err) 
         snprintf(c, sizeof c, "%.10g", r->res.exposed / 1000.0);
         snprintf(d, sizeof d, "%.6g", r->speedup);
         snprintf(e, sizeof e, "%.6g", r->vs_ideal);
-        fprintf(out, "%-13s %-5s %14s %14s %15s %12s %12s\n", th_policy_name(r->policy),
-                th_train_intra_name(r->policy, r->intra), a, b, c, d, e);
+        const char *cells[] = {
+            th_policy_name(r->policy), th_train_intra_name(r->policy, r->intra), a, b, c, d, e};
+        for (int k = 0; k < 7; k++)
+            th_table_cell(t, cells[k]);
     }
+    fputc('\n', out);
+    th_table_print(out, t);
+    free(t);
     return th_report_done(out, err);
 }
 

@@ -18,6 +18,7 @@
 #include "themis/summarize.h"
 #include "themis/sweep.h"
 #include "themis/system.h"
+#include "themis/text.h"
 #include "themis/train.h"
 #include "themis/units.h"
 #include "themis/workload.h"

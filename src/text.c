@@ -1,0 +1,49 @@
+/* Printable text: control characters and invalid UTF-8 escaped for tables and messages. */
+#include <stdio.h>
+#include <string.h>
+
+#include "themis/text.h"
+
+/* Length of the valid UTF-8 sequence at s (2 to 4), or 0. */
+static int utf8_len(const unsigned char *s) {
+    int n = s[0] >= 0xf0 && s[0] <= 0xf4  ? 4
+            : s[0] >= 0xe0                ? 3
+            : s[0] >= 0xc2 && s[0] < 0xe0 ? 2
+                                          : 0;
+    if (s[0] >= 0xf5) n = 0;
+    for (int k = 1; k < n; k++)
+        if ((s[k] & 0xc0) != 0x80) return 0;
+    /* overlong 3- and 4-byte forms, surrogates and code points above U+10FFFF */
+    if (n == 3 && ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0))) return 0;
+    if (n == 4 && ((s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] >= 0x90))) return 0;
+    return n;
+}
+
+const char *th_text_escape(char *out, size_t n, const char *s) {
+    size_t o = 0;
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p && n > 0) {
+        char piece[8];
+        size_t len;
+        int u = *p >= 0x80 ? utf8_len(p) : 0;
+        if (u) {
+            memcpy(piece, p, (size_t)u);
+            len = (size_t)u;
+        } else if (*p == '\n' || *p == '\r' || *p == '\t' || *p == '\\') {
+            piece[0] = '\\';
+            piece[1] = *p == '\n' ? 'n' : *p == '\r' ? 'r' : *p == '\t' ? 't' : '\\';
+            len = 2;
+        } else if (*p < 0x20 || *p >= 0x7f) {
+            len = (size_t)snprintf(piece, sizeof piece, "\\x%02x", *p);
+        } else {
+            piece[0] = (char)*p;
+            len = 1;
+        }
+        if (o + len >= n) break;
+        memcpy(out + o, piece, len);
+        o += len;
+        p += u ? (size_t)u : 1;
+    }
+    if (n > 0) out[o] = '\0';
+    return out;
+}

@@ -1,0 +1,33 @@
+/* Check suite for th_text_escape: what a table or a message shows of a string from a file. */
+#include <string.h>
+
+#include "check_themis.h"
+#include "themis/text.h"
+
+START_TEST(escapes) {
+    char buf[64];
+    /* printable ASCII and valid UTF-8 (é = c3 a9, € = e2 82 ac, 😀 = f0 9f 98 80) are kept */
+    ck_assert_str_eq(
+        th_text_escape(buf, sizeof buf, "a,b \"q\" \xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80"),
+        "a,b \"q\" \xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80");
+    /* control characters and the backslash itself */
+    ck_assert_str_eq(th_text_escape(buf, sizeof buf, "a\nb\tc\rd\\e\x01\x7f"),
+                     "a\\nb\\tc\\rd\\\\e\\x01\\x7f");
+    /* invalid UTF-8: a lone continuation byte, a truncated sequence, an overlong form (c0 af),
+     * a surrogate (ed a0 80), bytes that never occur (ff) */
+    ck_assert_str_eq(th_text_escape(buf, sizeof buf, "\x80|\xc3|\xc0\xaf|\xed\xa0\x80|\xff"),
+                     "\\x80|\\xc3|\\xc0\\xaf|\\xed\\xa0\\x80|\\xff");
+    /* truncation keeps whole escapes and the terminating NUL */
+    char small[6];
+    ck_assert_str_eq(th_text_escape(small, sizeof small, "ab\x01zz"), "ab");
+    ck_assert_str_eq(th_text_escape(small, sizeof small, "abcdefgh"), "abcde");
+}
+END_TEST
+
+Suite *text_suite(void) {
+    Suite *s = suite_create("text");
+    TCase *tc = tcase_create("text");
+    tcase_add_test(tc, escapes);
+    suite_add_tcase(s, tc);
+    return s;
+}
