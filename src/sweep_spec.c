@@ -10,6 +10,8 @@
 #include "themis/report.h"
 #include "themis/units.h"
 
+#define BATCH_MAX 1e9 /* samples per NPU, as themis train --batch */
+
 static const char *const top_keys[] = {
     "name", "description", "system", "collective", "policy",   "intra",      "load_model",
     "axes", "zip",         "output", "workload",   "priority", "iterations", NULL};
@@ -183,6 +185,9 @@ static int add_number(ax *a, double x, const char *src, const char *path, th_err
     if ((a->kind == AX_REDUCE || a->kind == AX_BATCH) && !(x > 0))
         return th_error_set(err, TH_EINPUT, "%s: %s: expected a number > 0, got %.17g", src, path,
                             x);
+    if (a->kind == AX_BATCH && x > BATCH_MAX) /* the bound of themis train --batch */
+        return th_error_set(err, TH_EINPUT, "%s: %s: expected a batch from > 0 to %g, got %.17g",
+                            src, path, BATCH_MAX, x);
     if (a->kind == AX_SIZE) {
         th_error e;
         if (th_units_check_size(x, path, &e))
@@ -191,7 +196,7 @@ static int add_number(ax *a, double x, const char *src, const char *path, th_err
     ax_value *v = &a->v[a->n];
     memset(v, 0, sizeof *v);
     v->num = x;
-    v->i = (int64_t)x;
+    v->i = is_integer(a) ? (int64_t)x : 0; /* in range: checked above (a double past 2^63 is not) */
     v->text = num_text(x);
     if (!v->text) return th_error_set(err, TH_EINTERNAL, "out of memory");
     a->n++;

@@ -1287,6 +1287,13 @@ START_TEST(workload_rows) {
              NULL);
     spec_bad("{'system': 'cli_ring4.json', 'workload': 'wl_hybrid.json'}", "point 0", "mp_dims");
     spec_bad("{'workload': 'no_such_workload.json'}", "workload", "cannot open");
+    /* a batch past themis train's 1e9 (4.4e22 is also past 2^63: no integer conversion) */
+    spec_bad("{'system': 'cli_ring4.json', 'workload': 'wl_two_layer.json', 'axes': {'batch': "
+             "[4, 4.4e22]}}",
+             "axes.batch[1]", "4.4e+22");
+    spec_bad("{'system': 'cli_ring4.json', 'workload': 'wl_two_layer.json', 'axes': {'batch': "
+             "{'from': 1e8, 'to': 1e10, 'times': 10}}}",
+             "axes.batch[2]", "10000000000");
 }
 END_TEST
 
