@@ -881,8 +881,8 @@ START_TEST(no_hang) {
 }
 END_TEST
 
-/* A point that fails while it runs (batch 1e300 scales the 1e21 ns forward of wl_ns_big.json
- * past DBL_MAX): exit 2 naming the point, and the file holds the header and the rows before
+/* A point that fails while it runs (batch 1 scales the 1e21 ns forward of wl_ns_big.json,
+ * given at batch 1e-300, by 1e300: past DBL_MAX): exit 2 naming the point, and the file holds the header and the rows before
  * it, whole (no half-written row of the failing point), with 1 or 2 workers. */
 START_TEST(failing_point) {
     char *dir = test_tmp_dir();
@@ -891,7 +891,7 @@ START_TEST(failing_point) {
     char text[2048];
     snprintf(text, sizeof text,
              "{'system': '%s', 'workload': '%s', 'policy': 'baseline', 'intra': 'fifo',"
-             " 'axes': {'batch': [1, 2, 1e300, 3]}}",
+             " 'axes': {'batch': [1e-300, 2e-300, 1, 3e-300]}}",
              test_dpath("cli_ring4.json"), test_dpath("wl_ns_big.json"));
     write_spec(spec, text);
     for (int jobs = 1; jobs <= 2; jobs++) {
@@ -910,7 +910,7 @@ START_TEST(failing_point) {
         ck_assert_int_eq(c.nrows, 2); /* points 0 and 1 */
         ck_assert_str_eq(test_csv_s(&c, 0, "point"), "0");
         ck_assert_str_eq(test_csv_s(&c, 1, "point"), "1");
-        ck_assert_str_eq(test_csv_s(&c, 1, "batch"), "2");
+        ck_assert_str_eq(test_csv_s(&c, 1, "batch"), "2e-300");
         test_csv_free(&c);
         free(csv);
     }
