@@ -14,6 +14,7 @@ int th_fuzz_sweep(const uint8_t *data, size_t size);     /* th_sweep_parse */
 int th_fuzz_astra_net(const uint8_t *data, size_t size); /* th_astra_import, the YAML */
 int th_fuzz_astra_sys(const uint8_t *data, size_t size); /* th_astra_import, the JSON */
 int th_fuzz_units(const uint8_t *data, size_t size);     /* sizes, shards */
+int th_fuzz_csv(const uint8_t *data, size_t size);       /* th_csv_read, th_summarize */
 
 /* The source tree ($THEMIS_SRCDIR, else "."): sweep specs resolve their files there. */
 const char *fuzz_srcdir(void);

@@ -16,8 +16,13 @@ static const struct {
     const char *name;
     int (*fn)(const uint8_t *data, size_t size);
 } targets[] = {
-    {"system", th_fuzz_system},       {"workload", th_fuzz_workload},   {"sweep", th_fuzz_sweep},
-    {"astra_net", th_fuzz_astra_net}, {"astra_sys", th_fuzz_astra_sys}, {"units", th_fuzz_units},
+    {"system", th_fuzz_system},
+    {"workload", th_fuzz_workload},
+    {"sweep", th_fuzz_sweep},
+    {"astra_net", th_fuzz_astra_net},
+    {"astra_sys", th_fuzz_astra_sys},
+    {"units", th_fuzz_units},
+    {"csv", th_fuzz_csv},
 };
 
 /* Reads a whole file; NULL on failure (errno set). */
