@@ -9,6 +9,7 @@
 
 #include "themis/csv.h"
 #include "themis/summarize.h"
+#include "themis/text.h"
 
 /* A group while rows are read. The means use GSL's recurrence, mean += (x - mean) / n in long
  * double, so the results are the bits gsl_stats_mean gave when every value was kept. */
@@ -116,7 +117,9 @@ static const char *list_columns(char *const *hdr, size_t ncols, char *buf, size_
     size_t len = 0;
     buf[0] = '\0';
     for (size_t i = 0; i < ncols && len + 1 < size; i++) {
-        int w = snprintf(buf + len, size - len, "%s%s", i ? "," : "", hdr[i]);
+        char e[128];
+        int w = snprintf(buf + len, size - len, "%s%s", i ? "," : "",
+                         th_text_escape(e, sizeof e, hdr[i]));
         if (w < 0) break;
         len += (size_t)w;
     }
@@ -190,12 +193,13 @@ int th_summarize(FILE *in, const char *name, const char *const *by, size_t nby, 
         out->by[i] = dup_str(by[i]);
         if (!out->by[i]) goto nomem;
     }
-    char cols[200];
+    char cols[200], shown[128]; /* what a message shows of the file: escaped (th_text_escape) */
     for (size_t i = 0; i < nby + 1; i++) {
         const char *want = i < nby ? by[i] : metric;
         int c = column_of(hdr, ncols, want);
         if (c < 0) {
-            rc = th_error_set(err, TH_EINPUT, "%s: no column '%s' (columns: %s)", name, want,
+            rc = th_error_set(err, TH_EINPUT, "%s: no column '%s' (columns: %s)", name,
+                              th_text_escape(shown, sizeof shown, want),
                               list_columns(hdr, ncols, cols, sizeof cols));
             goto done;
         }
@@ -223,9 +227,9 @@ int th_summarize(FILE *in, const char *name, const char *const *by, size_t nby, 
         errno = 0;
         double v = strtod(f, &end);
         if (end == f || *end != '\0' || !isfinite(v)) {
-            rc = th_error_set(err, TH_EINPUT,
-                              "%s: line %lld: column '%s': expected a finite number, got '%s'",
-                              name, (long long)r.line, metric, f);
+            rc = th_error_set(
+                err, TH_EINPUT, "%s: line %lld: column '%s': expected a finite number, got '%s'",
+                name, (long long)r.line, metric, th_text_escape(shown, sizeof shown, f));
             goto done;
         }
         acc_add(a, v);

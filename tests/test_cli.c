@@ -864,6 +864,38 @@ START_TEST(table_layout) {
 }
 END_TEST
 
+/* summarize on a binary file: the message shows its bytes escaped, on one line (issue 9,
+ * defect 8). */
+START_TEST(summarize_binary) {
+    char *path = test_tmp_file();
+    /* a header of the control bytes but NUL and line ends, then DEL, and bytes that are not
+     * UTF-8 (a lone continuation byte, 0xff), then one row */
+    char data[64];
+    size_t n = 0;
+    for (int c = 1; c < 0x20; c++)
+        if (c != '\n' && c != '\r') data[n++] = (char)c;
+    data[n++] = 0x7f;
+    data[n++] = (char)0x80;
+    data[n++] = (char)0xff;
+    memcpy(data + n, "\n1\n", 3);
+    n += 3;
+    test_spit(path, data, n);
+    test_cli_out r;
+    test_cli(&r, "summarize '%s'", path);
+    test_expect_bad(&r, "summarize binary"); /* exit 2, one line */
+    for (size_t i = 0; i + 1 < r.err_len; i++) {
+        unsigned char c = (unsigned char)r.err[i];
+        ck_assert_msg(c >= 0x20 && c < 0x7f, "byte 0x%02x at %zu in: %s", c, i, r.err);
+    }
+    ck_assert_msg(strstr(r.err, "\\x01\\x02") && strstr(r.err, "\\t") &&
+                      strstr(r.err, "\\x7f\\x80\\xff"),
+                  "%s", r.err);
+    test_cli_free(&r);
+    unlink(path);
+    free(path);
+}
+END_TEST
+
 /* Errors name the file that caused them (issue 9, defect 5). */
 START_TEST(errors_name_their_file) {
     /* a bad endpoint-delay is the system JSON's fault, not the network YAML's */
@@ -1050,6 +1082,7 @@ Suite *cli_suite(void) {
     tcase_add_test(tc, bad_output_paths);
     tcase_add_test(tc, readme_make_run);
     tcase_add_test(tc, table_layout);
+    tcase_add_test(tc, summarize_binary);
     tcase_add_test(tc, errors_name_their_file);
     tcase_add_test(tc, exit_status_everywhere);
     tcase_add_test(tc, astra_import_and_run);
