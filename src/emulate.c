@@ -263,7 +263,8 @@ int emu_admit(th_emu *emu, const th_plan *plan, double t, int *k, th_error *err)
 }
 
 int th_emu_issue(th_emu *emu, const th_plan *plan, double t, int *id, th_error *err) {
-    if (t < emu->t)
+    if (!emu->sys) return th_error_set(err, TH_EINTERNAL, "collective issued before th_emu_reset");
+    if (!(t >= emu->t) || !isfinite(t))
         return th_error_set(err, TH_EINTERNAL, "collective issued at %g ns, before now (%g ns)", t,
                             emu->t);
     if (plan->model != emu->sys->model)
@@ -274,7 +275,7 @@ int th_emu_issue(th_emu *emu, const th_plan *plan, double t, int *id, th_error *
 
 double th_emu_next(const th_emu *emu) {
     double t = INFINITY;
-    for (int d = 0; d < emu->sys->ndims; d++)
+    for (int d = 0; emu->sys && d < emu->sys->ndims; d++)
         if (emu->srv[d].busy && emu->srv[d].end < t) t = emu->srv[d].end;
     return t;
 }
@@ -282,7 +283,8 @@ double th_emu_next(const th_emu *emu) {
 int th_emu_step(th_emu *emu, th_error *err) {
     emu->ndone = 0;
     double t = th_emu_next(emu);
-    if (t == INFINITY) return TH_OK;
+    /* a caller that steps until something finishes would otherwise loop forever */
+    if (t == INFINITY) return th_error_set(err, TH_EINTERNAL, "step with no stage running");
     emu->t = t;
     return emu->model->step(emu, err);
 }
@@ -297,10 +299,15 @@ double th_emu_now(const th_emu *emu) {
 }
 
 int th_emu_result(const th_emu *emu, int id, th_result *res, th_error *err) {
+    memset(res, 0, sizeof *res);
+    if (id < 0 || id >= emu->ncolls)
+        return th_error_set(err, TH_EINTERNAL, "no collective %d (%d issued since the reset)", id,
+                            emu->ncolls);
     const emu_coll *cr = &emu->colls[id];
+    if (cr->end < 0)
+        return th_error_set(err, TH_EINTERNAL, "collective %d has not finished", id);
     const th_plan *plan = cr->plan;
     const th_system *sys = emu->sys;
-    memset(res, 0, sizeof *res);
     double time = cr->end - cr->issue;
     if (!(cr->end >= 0 && isfinite(time) && time > 0))
         return th_error_set(err, TH_EINPUT,

@@ -623,6 +623,56 @@ START_TEST(test_stop_flag) {
 }
 END_TEST
 
+/* Misusing the incremental API is an error, never a crash or a loop. */
+START_TEST(test_api_misuse) {
+    th_system s = hetero2_system();
+    th_collective c = test_coll(TH_COLL_ALLREDUCE, MIB, 4, 0);
+    th_plan *plan = th_plan_create();
+    th_emu *emu = th_emu_create();
+    th_error err = {0};
+    th_result res;
+    const int *ids;
+    int id = -1;
+    ck_assert_int_eq(th_sched_plan(plan, &s, &c, TH_POLICY_BASELINE, TH_LOAD_ALPHA_BETA, &err), 0);
+    /* before any reset: no system to run on */
+    ck_assert_int_eq(th_emu_issue(emu, plan, 0, &id, &err), TH_EINTERNAL);
+    ck_assert_msg(strstr(err.msg, "before th_emu_reset"), "%s", err.msg);
+    ck_assert(th_emu_next(emu) == INFINITY);
+    ck_assert_int_eq(th_emu_step(emu, &err), TH_EINTERNAL);
+    ck_assert_int_eq(th_emu_result(emu, 0, &res, &err), TH_EINTERNAL);
+    th_emu_reset(emu, &s, TH_INTRA_FIFO, TH_PRIO_FIFO, NULL, NULL);
+    /* a step with nothing running */
+    ck_assert_int_eq(th_emu_step(emu, &err), TH_EINTERNAL);
+    ck_assert_msg(strstr(err.msg, "no stage running"), "%s", err.msg);
+    /* the result of an id never issued */
+    ck_assert_int_eq(th_emu_result(emu, 0, &res, &err), TH_EINTERNAL);
+    ck_assert_int_eq(th_emu_result(emu, -1, &res, &err), TH_EINTERNAL);
+    ck_assert_msg(strstr(err.msg, "no collective -1"), "%s", err.msg);
+    /* issued at 100 ns: still running, so no result yet */
+    ck_assert_int_eq(th_emu_issue(emu, plan, 100, &id, &err), TH_OK);
+    ck_assert_int_eq(id, 0);
+    ck_assert_int_eq(th_emu_result(emu, 0, &res, &err), TH_EINTERNAL);
+    ck_assert_msg(strstr(err.msg, "has not finished"), "%s", err.msg);
+    ck_assert_int_eq(th_emu_result(emu, 1, &res, &err), TH_EINTERNAL);
+    /* times must not decrease, nor be NaN */
+    ck_assert_int_eq(th_emu_issue(emu, plan, 50, &id, &err), TH_EINTERNAL);
+    ck_assert_msg(strstr(err.msg, "before now"), "%s", err.msg);
+    ck_assert_int_eq(th_emu_issue(emu, plan, NAN, &id, &err), TH_EINTERNAL);
+    ck_assert_int_eq(th_emu_issue(emu, plan, INFINITY, &id, &err), TH_EINTERNAL);
+    /* the misuse left the run intact: it finishes with the time of a run issued at 0 */
+    while (th_emu_next(emu) != INFINITY)
+        ck_assert_int_eq(th_emu_step(emu, &err), TH_OK);
+    ck_assert_int_eq(th_emu_finished(emu, &ids), 1);
+    ck_assert_int_eq(ids[0], 0);
+    ck_assert_int_eq(th_emu_result(emu, 0, &res, &err), TH_OK);
+    th_result alone;
+    ck_assert_int_eq(th_emu_run(emu, &s, plan, TH_INTRA_FIFO, NULL, NULL, &alone, &err), TH_OK);
+    ck_assert_rel(res.time, alone.time);
+    th_emu_free(emu);
+    th_plan_free(plan);
+}
+END_TEST
+
 Suite *emulate_suite(void) {
     Suite *s = suite_create("emulate");
     TCase *tc = tcase_create("hand");
@@ -635,6 +685,7 @@ Suite *emulate_suite(void) {
     tcase_add_test(tc, test_intra_names);
     tcase_add_test(tc, test_refuses_infinite_stage);
     tcase_add_test(tc, test_stop_flag);
+    tcase_add_test(tc, test_api_misuse);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("invariants");

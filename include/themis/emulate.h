@@ -63,18 +63,20 @@ int th_priority_from_name(const char *s, th_priority *out);
  * reset, then issue collectives at non-decreasing times, interleaved with steps. */
 void th_emu_reset(th_emu *emu, const th_system *sys, th_intra intra, th_priority prio,
                   th_trace_fn trace, void *trace_ctx);
-/* Issues a planned collective at time t (>= now); the plan must stay alive and unchanged
- * until the collective finishes. *id = its id (0, 1, ... in issue order). */
+/* Issues a planned collective at time t (finite, >= now); the plan must stay alive and
+ * unchanged until the collective finishes. *id = its id (0, 1, ... in issue order). Misuse
+ * (before a reset, t before now) is TH_EINTERNAL. */
 int th_emu_issue(th_emu *emu, const th_plan *plan, double t, int *id, th_error *err);
 /* Time of the next stage completion; INFINITY when nothing runs. */
 double th_emu_next(const th_emu *emu);
 /* Processes every stage ending at th_emu_next(): they end, their chunks move on, idle dims
- * pick. */
+ * pick. With no stage running (th_emu_next() is INFINITY) it is TH_EINTERNAL. */
 int th_emu_step(th_emu *emu, th_error *err);
 /* The collectives that finished in the last step (ids; valid until the next step). */
 int th_emu_finished(const th_emu *emu, const int **ids);
 double th_emu_now(const th_emu *emu);
-/* A finished collective's result (time from its issue to its end). */
+/* A finished collective's result (time from its issue to its end); an id never issued since
+ * the reset, or a collective still running, is TH_EINTERNAL. */
 int th_emu_result(const th_emu *emu, int id, th_result *res, th_error *err);
 
 /* A flag that ends th_emu_run early: once *stop is non-zero (set from a signal handler or
