@@ -10,6 +10,7 @@
 
 #include "json.h"
 #include "themis/astra.h"
+#include "themis/str.h"
 #include "themis/system.h"
 
 #define MAX_KEYS 16
@@ -166,7 +167,7 @@ static int network_dims(const char *path, cJSON *dims, int *ndims, th_error *err
     int ne;
     if (read_yaml(path, e, &ne, err)) return err->code;
     for (int i = 0; i < ne; i++)
-        if (th_json_index(net_keys, e[i].key) < 0) {
+        if (th_name_find(net_keys, e[i].key) < 0) {
             char hint[256];
             th_json_suggest(net_keys, e[i].key, hint, sizeof hint);
             return th_error_set(err, TH_EINPUT, "%s:%d: %s: not modelled by themis; %s", path,
@@ -189,7 +190,7 @@ static int network_dims(const char *path, cJSON *dims, int *ndims, th_error *err
     static const char *const topo_astra[] = {"Ring", "FullyConnected", "Switch", NULL};
     static const char *const topo_ours[] = {"ring", "fc", "switch"};
     for (int i = 0; i < n; i++) {
-        int t = th_json_index(topo_astra, y[0]->item[i]);
+        int t = th_name_find(topo_astra, y[0]->item[i]);
         if (t < 0) {
             char hint[256];
             th_json_suggest(topo_astra, y[0]->item[i], hint, sizeof hint);
@@ -352,10 +353,7 @@ int th_astra_import(const char *network_yml, const char *system_json, char **out
     *note = NULL;
     cJSON *sys = cJSON_CreateObject();
     char name[TH_NAME_MAX];
-    const char *b = strrchr(network_yml, '/');
-    snprintf(name, sizeof name, "%s", b ? b + 1 : network_yml);
-    char *dot = strrchr(name, '.');
-    if (dot && dot != name) *dot = '\0';
+    th_base_name(network_yml, NULL, name, sizeof name);
     cJSON_AddStringToObject(sys, "name", name);
     char desc[256];
     snprintf(desc, sizeof desc, "imported from ASTRA-sim %.100s%s%.100s", network_yml,

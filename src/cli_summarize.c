@@ -104,7 +104,7 @@ int cli_summarize(int argc, char **argv) {
     summarize_opts o = {.metric = "speedup"};
     int rc = parse_summarize(argc, argv, &o);
     if (rc != CLI_OK) return rc < 0 ? CLI_OK : rc;
-    char *bylist = o.by ? strdup(o.by) : NULL;
+    char *bylist = o.by ? th_strdup(o.by) : NULL;
     if (o.by && !bylist) {
         fprintf(stderr, "themis: out of memory\n");
         return CLI_INTERNAL;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "emulate_internal.h"
+#include "themis/str.h"
 
 const char *const th_intra_names[] = {"fifo", "scf", NULL};
 
@@ -14,12 +15,9 @@ const char *th_intra_name(th_intra q) {
 }
 
 int th_intra_from_name(const char *s, th_intra *out) {
-    for (int i = 0; th_intra_names[i]; i++)
-        if (strcmp(th_intra_names[i], s) == 0) {
-            *out = (th_intra)i;
-            return 0;
-        }
-    return -1;
+    int i = th_name_find(th_intra_names, s);
+    if (i >= 0) *out = (th_intra)i;
+    return i < 0 ? -1 : 0;
 }
 
 th_emu *th_emu_create(void) {
@@ -44,12 +42,9 @@ const char *th_priority_name(th_priority p) {
 }
 
 int th_priority_from_name(const char *s, th_priority *out) {
-    for (int i = 0; th_priority_names[i]; i++)
-        if (strcmp(th_priority_names[i], s) == 0) {
-            *out = (th_priority)i;
-            return 0;
-        }
-    return -1;
+    int i = th_name_find(th_priority_names, s);
+    if (i >= 0) *out = (th_priority)i;
+    return i < 0 ? -1 : 0;
 }
 
 /* Queue order: the collective priority (older first, or newer first under lifo), then

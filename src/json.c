@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "themis/str.h"
 
 #define FILE_MAX (16 << 20)
 
@@ -102,12 +103,6 @@ int th_json_parse(const char *json, size_t len, const char *source, cJSON **root
     return TH_OK;
 }
 
-int th_json_index(const char *const *names, const char *s) {
-    for (int i = 0; names[i]; i++)
-        if (strcmp(names[i], s) == 0) return i;
-    return -1;
-}
-
 /* Case-insensitive edit distance, for "did you mean". */
 static int distance(const char *a, const char *b) {
     size_t la = strlen(a), lb = strlen(b);
@@ -187,7 +182,7 @@ int th_json_check_keys(const cJSON *obj, const char *const *known, const char *s
     for (const cJSON *a = obj->child; a; a = a->next) {
         char p[160];
         th_json_path(p, sizeof p, path, a->string);
-        if (th_json_index(known, a->string) < 0) {
+        if (th_name_find(known, a->string) < 0) {
             char hint[256];
             th_json_suggest(known, a->string, hint, sizeof hint);
             return th_error_set(err, TH_EINPUT, "%s: %s: unknown key; %s", src, p, hint);
@@ -236,7 +231,7 @@ int th_json_enum_value(const cJSON *v, const char *const *names, int *out, const
     th_json_join(names, list, sizeof list);
     snprintf(expected, sizeof expected, "one of %s", list);
     if (!cJSON_IsString(v)) return th_json_bad(err, src, path, expected, v);
-    int i = th_json_index(names, v->valuestring);
+    int i = th_name_find(names, v->valuestring);
     if (i < 0) {
         char hint[256];
         th_json_suggest(names, v->valuestring, hint, sizeof hint);

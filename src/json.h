@@ -20,9 +20,6 @@ int th_json_parse(const char *text, size_t len, const char *source, cJSON **root
  * (no 01, 1. or .5) and strings without NUL (raw or \u0000) or raw control characters. */
 int th_json_strict(const char *text, size_t len, const char *source, th_error *err);
 
-/* Index of s in a NULL-terminated name list, or -1. */
-int th_json_index(const char *const *names, const char *s);
-
 /* "a, b, c" */
 void th_json_join(const char *const *names, char *buf, size_t n);
 

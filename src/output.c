@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "themis/output.h"
+#include "themis/str.h"
 
 /* What a path names: an existing file's device and inode (rest = ""), or, for a path that does
  * not exist yet, its nearest existing ancestor folder's and the rest of the path below it. */
@@ -93,12 +94,6 @@ int th_output_check(const char *const *inputs, int ninputs, const char *const *o
     return TH_OK;
 }
 
-static char *dup_str(const char *s) {
-    char *d = malloc(strlen(s) + 1);
-    if (d) strcpy(d, s);
-    return d;
-}
-
 /* Creates the folders of path's parent that do not exist (like mkdir -p). */
 static int make_parents(const char *path, th_error *err) {
     char dir[PATH_MAX];
@@ -144,7 +139,7 @@ int th_output_open(th_output *o, const char *path, int flags, th_error *err) {
         return th_error_set(err, TH_EIO, "%s: is a folder, not a file", path);
     int fd;
     if (exists && !S_ISREG(st.st_mode)) { /* a device or a pipe: nothing to replace */
-        if (!(o->dest = dup_str(path))) return th_error_set(err, TH_EINTERNAL, "out of memory");
+        if (!(o->dest = th_strdup(path))) return th_error_set(err, TH_EINTERNAL, "out of memory");
         if ((fd = open(path, O_WRONLY | O_CLOEXEC)) < 0)
             return fail_open(o, err, "open for writing");
     } else if (exists && (flags & TH_OUTPUT_APPEND)) {
@@ -152,7 +147,7 @@ int th_output_open(th_output *o, const char *path, int flags, th_error *err) {
         if ((fd = open(o->dest, O_WRONLY | O_CLOEXEC)) < 0 || lseek(fd, 0, SEEK_END) < 0)
             return fail_open(o, err, "open for appending");
     } else if (!exists && (flags & TH_OUTPUT_STREAM)) { /* nothing to protect: in place */
-        if (!(o->dest = dup_str(path))) return th_error_set(err, TH_EINTERNAL, "out of memory");
+        if (!(o->dest = th_strdup(path))) return th_error_set(err, TH_EINTERNAL, "out of memory");
         int rc = make_parents(o->dest, err);
         if (rc) {
             th_output_abort(o);
@@ -163,7 +158,7 @@ int th_output_open(th_output *o, const char *path, int flags, th_error *err) {
     } else {
         if (exists && !(flags & TH_OUTPUT_FORCE))
             return th_error_set(err, TH_EINPUT, "%s: already exists; --force replaces it", path);
-        o->dest = exists ? realpath(path, NULL) : dup_str(path);
+        o->dest = exists ? realpath(path, NULL) : th_strdup(path);
         if (!o->dest) return fail_open(o, err, "resolve the path");
         int rc = make_parents(o->dest, err);
         if (rc) {

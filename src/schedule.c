@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json.h"
 #include "schedule_internal.h"
+#include "themis/str.h"
 #include "themis/units.h"
 
 const char *const th_coll_type_names[] = {"allreduce", "reducescatter", "allgather", "alltoall",
@@ -26,19 +26,19 @@ const char *th_load_model_name(th_load_model m) {
 }
 
 int th_coll_type_from_name(const char *s, th_coll_type *out) {
-    int i = th_json_index(th_coll_type_names, s);
+    int i = th_name_find(th_coll_type_names, s);
     if (i >= 0) *out = (th_coll_type)i;
     return i < 0 ? -1 : 0;
 }
 
 int th_policy_from_name(const char *s, th_policy *out) {
-    int i = th_json_index(th_policy_names, s);
+    int i = th_name_find(th_policy_names, s);
     if (i >= 0) *out = (th_policy)i;
     return i < 0 ? -1 : 0;
 }
 
 int th_load_model_from_name(const char *s, th_load_model *out) {
-    int i = th_json_index(th_load_model_names, s);
+    int i = th_name_find(th_load_model_names, s);
     if (i >= 0) *out = (th_load_model)i;
     return i < 0 ? -1 : 0;
 }

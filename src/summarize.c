@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "themis/csv.h"
+#include "themis/str.h"
 #include "themis/summarize.h"
 #include "themis/text.h"
 
@@ -34,13 +35,6 @@ static int by_key(const void *a, const void *b) {
     return strcmp(((const acc *)a)->key, ((const acc *)b)->key);
 }
 
-static char *dup_str(const char *s) {
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d) memcpy(d, s, n);
-    return d;
-}
-
 static int oom(th_error *err) {
     return th_error_set(err, TH_EINTERNAL, "out of memory");
 }
@@ -61,10 +55,10 @@ static acc *new_group(state *st, char *const *keys) {
     th_summary_group *g = &s->groups[s->ngroups];
     memset(g, 0, sizeof *g);
     g->keys = calloc(s->nby ? s->nby : 1, sizeof *g->keys);
-    if (a) a->key = dup_str(st->key.p);
+    if (a) a->key = th_strdup(st->key.p);
     int bad = !a || !g->keys || !a->key;
     for (size_t i = 0; i < s->nby && !bad; i++)
-        bad = !(g->keys[i] = dup_str(keys[i]));
+        bad = !(g->keys[i] = th_strdup(keys[i]));
     if (bad || !tsearch(a, &st->tree, by_key)) {
         for (size_t i = 0; g->keys && i < s->nby; i++)
             free(g->keys[i]);
@@ -184,13 +178,13 @@ int th_summarize(FILE *in, const char *name, const char *const *by, size_t nby, 
     keys = calloc(nby ? nby : 1, sizeof *keys);
     bycol = calloc(nby ? nby : 1, sizeof *bycol);
     out->by = calloc(nby ? nby : 1, sizeof *out->by);
-    out->metric = dup_str(metric);
+    out->metric = th_strdup(metric);
     if (!hdr || !keys || !bycol || !out->by || !out->metric) goto nomem;
     for (size_t i = 0; i < ncols; i++)
-        if (!(hdr[i] = dup_str(r.fields[i]))) goto nomem;
+        if (!(hdr[i] = th_strdup(r.fields[i]))) goto nomem;
     out->nby = nby;
     for (size_t i = 0; i < nby; i++) {
-        out->by[i] = dup_str(by[i]);
+        out->by[i] = th_strdup(by[i]);
         if (!out->by[i]) goto nomem;
     }
     char cols[200], shown[128]; /* what a message shows of the file: escaped (th_text_escape) */

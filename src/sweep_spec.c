@@ -8,6 +8,7 @@
 #include "json.h"
 #include "sweep_internal.h"
 #include "themis/report.h"
+#include "themis/str.h"
 #include "themis/units.h"
 
 #define BATCH_MAX 1e9 /* samples per NPU, as themis train --batch */
@@ -30,16 +31,9 @@ static void sweep_policies(const char *names[TH_POLICY_IDEAL + 1]) {
     names[TH_POLICY_IDEAL] = NULL;
 }
 
-static char *dup(const char *s) {
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d) memcpy(d, s, n);
-    return d;
-}
-
 static char *num_text(double v) {
     char buf[32];
-    return dup(th_report_num(buf, v));
+    return th_strdup(th_report_num(buf, v));
 }
 
 void th_sweep_free(th_sweep *sw) {
@@ -96,7 +90,7 @@ static int keep_input(th_sweep *sw, char *file, th_error *err) {
 
 /* dir + "/" + path unless path is absolute (or dir is "."). */
 static char *resolve(const char *dir, const char *path) {
-    if (path[0] == '/' || !strcmp(dir, ".")) return dup(path);
+    if (path[0] == '/' || !strcmp(dir, ".")) return th_strdup(path);
     size_t n = strlen(dir) + strlen(path) + 2;
     char *s = malloc(n);
     if (s) snprintf(s, n, "%s/%s", dir, path);
@@ -105,7 +99,7 @@ static char *resolve(const char *dir, const char *path) {
 
 /* Parses an axis name into kind (and dim/field for "dims[i].field"). */
 static int parse_axis_name(const char *src, const char *name, ax *a, th_error *err) {
-    int i = th_json_index(run_axes, name);
+    int i = th_name_find(run_axes, name);
     if (i >= 0) {
         static const ax_kind kinds[] = {AX_CHUNKS, AX_POLICY,   AX_INTRA,      AX_SIZE,
                                         AX_TYPE,   AX_DIMS,     AX_LOAD_MODEL, AX_SYSTEM,
@@ -120,7 +114,7 @@ static int parse_axis_name(const char *src, const char *name, ax *a, th_error *e
         if (dim < 0 || dim >= TH_MAX_DIMS)
             return th_error_set(err, TH_EINPUT, "%s: axes.%s: dim index must be 0 to %d", src, name,
                                 TH_MAX_DIMS - 1);
-        int f = th_json_index(field_names, field);
+        int f = th_name_find(field_names, field);
         if (f < 0) {
             char hint[256];
             th_json_suggest(field_names, field, hint, sizeof hint);
@@ -339,16 +333,16 @@ static int add_other(th_sweep *sw, ax *a, const cJSON *v, const char *src, const
     if (names) {
         if (th_json_enum_value(v, names, &idx, src, path, err)) return err->code;
         x->i = idx;
-        x->text = dup(names[idx]);
+        x->text = th_strdup(names[idx]);
     } else if (a->kind == AX_DIMS) {
         if (dims_value(v, &x->mask, text, sizeof text, src, path, err)) return err->code;
-        x->text = dup(text);
+        x->text = th_strdup(text);
     } else if (a->kind == AX_WORKLOAD) {
         if (!cJSON_IsString(v)) return th_json_bad(err, src, path, "a workload file path", v);
         if (add_workload(sw, v->valuestring, src, path, err)) return err->code;
         x->i = sw->nworkloads - 1;
-        x->text = dup(sw->workloads[x->i]->name);
-        x->file = dup(v->valuestring);
+        x->text = th_strdup(sw->workloads[x->i]->name);
+        x->file = th_strdup(v->valuestring);
     } else { /* AX_SYSTEM */
         if (!cJSON_IsString(v)) return th_json_bad(err, src, path, "a system file path", v);
         char *file = resolve(sw->dir, v->valuestring);
@@ -358,8 +352,8 @@ static int add_other(th_sweep *sw, ax *a, const cJSON *v, const char *src, const
         if (keep_input(sw, file, err)) return err->code;
         if (rc) return th_error_set(err, rc, "%s: %s: %s", src, path, e.msg);
         x->i = sw->nsystems++;
-        x->text = dup(sw->systems[x->i].name);
-        x->file = dup(v->valuestring);
+        x->text = th_strdup(sw->systems[x->i].name);
+        x->file = th_strdup(v->valuestring);
     }
     if (!x->text || ((a->kind == AX_SYSTEM || a->kind == AX_WORKLOAD) && !x->file))
         return th_error_set(err, TH_EINTERNAL, "out of memory");
@@ -553,7 +547,7 @@ static int parse_spec(th_sweep *sw, const cJSON *root, th_error *err) {
     char buf[1024];
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(root, "name");
     if (name && !cJSON_IsString(name)) return th_json_bad(err, src, "name", "a string", name);
-    sw->name = dup(name ? name->valuestring : "sweep");
+    sw->name = th_strdup(name ? name->valuestring : "sweep");
     const cJSON *desc = cJSON_GetObjectItemCaseSensitive(root, "description");
     if (desc && !cJSON_IsString(desc))
         return th_json_bad(err, src, "description", "a string", desc);
@@ -614,7 +608,8 @@ static int parse_spec(th_sweep *sw, const cJSON *root, th_error *err) {
             if (!strcmp(sw->axes[a].name, j->string))
                 return th_error_set(err, TH_EINPUT, "%s: axes.%s: duplicate axis", src, j->string);
         ax *a = &sw->axes[sw->naxes++];
-        if (!(a->name = dup(j->string))) return th_error_set(err, TH_EINTERNAL, "out of memory");
+        if (!(a->name = th_strdup(j->string)))
+            return th_error_set(err, TH_EINTERNAL, "out of memory");
         if (parse_axis(sw, a, j, src, err)) return err->code;
     }
     if (check_train(sw, root, err)) return err->code;
@@ -643,8 +638,8 @@ int th_sweep_parse(const char *json, size_t len, const char *source, const char 
     sw->workload = -1;
     sw->priority = TH_PRIO_LIFO;
     sw->iterations = 3;
-    sw->source = dup(source);
-    sw->dir = dup(base_dir);
+    sw->source = th_strdup(source);
+    sw->dir = th_strdup(base_dir);
     if (!sw->source || !sw->dir) {
         th_sweep_free(sw);
         return th_error_set(err, TH_EINTERNAL, "out of memory");

@@ -10,6 +10,7 @@
 
 #include "json.h"
 #include "system_internal.h"
+#include "themis/str.h"
 
 #define BW_MIN      TH_BW_MIN
 #define BW_MAX      TH_BW_MAX
@@ -47,14 +48,14 @@ const char *th_algorithm_name(th_algorithm a) {
 }
 
 int th_topology_from_name(const char *s, th_topology *out) {
-    int i = th_json_index(th_topology_names, s);
+    int i = th_name_find(th_topology_names, s);
     if (i < 0) return -1;
     *out = (th_topology)i;
     return 0;
 }
 
 int th_algorithm_from_name(const char *s, th_algorithm *out) {
-    int i = th_json_index(th_algorithm_names, s);
+    int i = th_name_find(th_algorithm_names, s);
     if (i < 0) return -1;
     *out = (th_algorithm)i;
     return 0;
@@ -161,21 +162,10 @@ static int parse_tree(const cJSON *root, const char *src, th_system *sys, th_err
     return th_system_validate(sys, src, err);
 }
 
-/* "dir/x.json" -> "x". */
-static void base_name(const char *src, char *out, size_t n) {
-    const char *b = strrchr(src, '/');
-    b = b ? b + 1 : src;
-    size_t len = strlen(b);
-    if (len > 5 && strcmp(b + len - 5, ".json") == 0) len -= 5;
-    if (len >= n) len = n - 1;
-    memcpy(out, b, len);
-    out[len] = '\0';
-}
-
 int th_system_parse(const char *json, size_t len, const char *source, th_system *sys,
                     th_error *err) {
     memset(sys, 0, sizeof *sys);
-    base_name(source, sys->name, sizeof sys->name);
+    th_base_name(source, ".json", sys->name, sizeof sys->name);
     cJSON *root;
     if (th_json_parse(json, len, source, &root, err)) return err->code;
     int rc = parse_tree(root, source, sys, err);

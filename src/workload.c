@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "themis/str.h"
 #include "themis/units.h"
 #include "themis/workload.h"
 
@@ -226,10 +227,7 @@ int th_workload_parse(const char *json, size_t len, const char *source, th_workl
     *out = NULL;
     th_workload *wl = calloc(1, sizeof *wl);
     if (!wl) return th_error_set(err, TH_EINTERNAL, "out of memory");
-    const char *b = strrchr(source, '/');
-    snprintf(wl->name, sizeof wl->name, "%s", b ? b + 1 : source);
-    char *dot = strrchr(wl->name, '.');
-    if (dot && dot != wl->name) *dot = '\0';
+    th_base_name(source, NULL, wl->name, sizeof wl->name);
     cJSON *root;
     int rc = th_json_parse(json, len, source, &root, err);
     if (rc == TH_OK) {

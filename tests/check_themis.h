@@ -9,6 +9,7 @@
 #include "themis/themis.h"
 
 Suite *units_suite(void);
+Suite *str_suite(void);
 Suite *csv_suite(void);
 Suite *system_suite(void);
 Suite *cost_suite(void);

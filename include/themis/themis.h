@@ -15,6 +15,7 @@
 #include "themis/report.h"
 #include "themis/run.h"
 #include "themis/schedule.h"
+#include "themis/str.h"
 #include "themis/summarize.h"
 #include "themis/sweep.h"
 #include "themis/system.h"
