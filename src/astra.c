@@ -10,6 +10,7 @@
 
 #include "json.h"
 #include "themis/astra.h"
+#include "themis/run.h"
 #include "themis/str.h"
 #include "themis/system.h"
 
@@ -340,8 +341,9 @@ static int check_loads(const cJSON *sys, const char *file, th_error *err) {
     char *text = cJSON_Print(sys);
     if (!text) return th_error_set(err, TH_EINTERNAL, "out of memory");
     th_system check;
+    th_run_defaults def;
     th_error e;
-    int rc = th_system_parse(text, strlen(text), "after import", &check, &e);
+    int rc = th_run_parse_system(text, strlen(text), "after import", &check, &def, &e);
     free(text);
     if (rc) return th_error_set(err, e.code, "%s: %s", file, e.msg);
     return TH_OK;

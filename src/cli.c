@@ -43,12 +43,13 @@ int cli_parse_int(const char *s, long long lo, long long hi, long long *out) {
     return 0;
 }
 
-int cli_load_system(const char *path, th_system *sys, th_error *err) {
+int cli_load_system(const char *path, th_system *sys, th_run_defaults *def, th_error *err) {
     if (!path) {
         th_system_default(sys);
+        memset(def, 0, sizeof *def);
         return TH_OK;
     }
-    return th_system_load(path, sys, err);
+    return th_run_load_system(path, sys, def, err);
 }
 
 int cli_parse_format(const char *cmd, const char *arg, int *format) {

@@ -44,8 +44,9 @@ int cli_out_open(th_output *o, const char *path, int flags, th_error *err);
  * and returns rc unchanged (err keeps the first error). */
 int cli_out_close(th_output *o, int rc, th_error *err);
 
-/* The system of -s PATH, or the built-in default when path is NULL. */
-int cli_load_system(const char *path, th_system *sys, th_error *err);
+/* The system of -s PATH with its "run" defaults, or the built-in default (no defaults) when
+ * path is NULL. */
+int cli_load_system(const char *path, th_system *sys, th_run_defaults *def, th_error *err);
 
 int cli_run(int argc, char **argv);
 int cli_sweep(int argc, char **argv);

@@ -220,11 +220,12 @@ int cli_run(int argc, char **argv) {
     const char *inputs[] = {o.system}, *outputs[] = {o.output, o.trace};
     if (th_output_check(inputs, 1, outputs, 2, &err)) return cli_fail(&err);
     th_system sys;
-    if (cli_load_system(o.system, &sys, &err)) return cli_fail(&err);
+    th_run_defaults def;
+    if (cli_load_system(o.system, &sys, &def, &err)) return cli_fail(&err);
     /* A system file's "run" defaults (e.g. from import-astra) stand in for absent options. */
-    if (!o.set_chunks && sys.run_chunks) o.coll.chunks = sys.run_chunks;
-    if (!o.set_policy && sys.run_policy) o.policy = sys.run_policy - 1;
-    if (!o.set_intra && sys.run_intra) o.intra = sys.run_intra - 1;
+    if (!o.set_chunks && def.chunks) o.coll.chunks = def.chunks;
+    if (!o.set_policy && def.has_policy) o.policy = (int)def.policy;
+    if (!o.set_intra && def.has_intra) o.intra = (int)def.intra;
     if (o.dims && th_sched_parse_dims(o.dims, sys.ndims, &o.coll.dims_mask, &err))
         return cli_fail(&err);
     /* What the options ask of this system (no active dim, a collective the preset does not

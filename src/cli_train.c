@@ -253,7 +253,8 @@ int cli_train(int argc, char **argv) {
     const char *inputs[] = {o.workload, o.system}, *outputs[] = {o.output, o.trace};
     if (th_output_check(inputs, 2, outputs, 2, &err)) return cli_fail(&err);
     th_system sys;
-    if (cli_load_system(o.system, &sys, &err)) return cli_fail(&err);
+    th_run_defaults def; /* checked, not used: they are run's */
+    if (cli_load_system(o.system, &sys, &def, &err)) return cli_fail(&err);
     th_workload *wl;
     if (th_workload_load(o.workload, &wl, &err)) return cli_fail(&err);
     if (sys.model == TH_MODEL_ASTRA) /* named here: the library knows no file */

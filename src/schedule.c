@@ -37,6 +37,12 @@ int th_policy_from_name(const char *s, th_policy *out) {
     return i < 0 ? -1 : 0;
 }
 
+void th_policy_names_first(int n, const char **names) {
+    for (int i = 0; i < n; i++)
+        names[i] = th_policy_names[i];
+    names[n] = NULL;
+}
+
 int th_load_model_from_name(const char *s, th_load_model *out) {
     int i = th_name_find(th_load_model_names, s);
     if (i >= 0) *out = (th_load_model)i;

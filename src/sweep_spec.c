@@ -23,13 +23,9 @@ static const char *const run_axes[] = {
     "system", "reduce_GBps", "workload", "priority", "batch", NULL};
 static const char *const field_names[] = {"npus",      "bw_GBps",    "latency_ns", "topology",
                                           "algorithm", "efficiency", NULL};
-/* The policies a sweep takes: every one up to themis-global (workload points only), not ideal
- * (every workload row is measured against the ideal network already). */
-static void sweep_policies(const char *names[TH_POLICY_IDEAL + 1]) {
-    for (int i = 0; i < TH_POLICY_IDEAL; i++)
-        names[i] = th_policy_names[i];
-    names[TH_POLICY_IDEAL] = NULL;
-}
+/* A sweep takes every policy up to themis-global (workload points only), not ideal: every
+ * workload row is measured against the ideal network already. */
+#define SWEEP_POLICIES TH_POLICY_IDEAL
 
 static char *num_text(double v) {
     char buf[32];
@@ -317,8 +313,8 @@ static int add_other(th_sweep *sw, ax *a, const cJSON *v, const char *src, const
     memset(x, 0, sizeof *x);
     int idx = 0;
     char text[80];
-    const char *const *names = NULL, *policies[TH_POLICY_IDEAL + 1];
-    sweep_policies(policies);
+    const char *const *names = NULL, *policies[SWEEP_POLICIES + 1];
+    th_policy_names_first(SWEEP_POLICIES, policies);
     switch (a->kind) {
     case AX_POLICY: names = policies; break;
     case AX_INTRA: names = th_intra_names; break;
@@ -348,7 +344,8 @@ static int add_other(th_sweep *sw, ax *a, const cJSON *v, const char *src, const
         char *file = resolve(sw->dir, v->valuestring);
         if (!file) return th_error_set(err, TH_EINTERNAL, "out of memory");
         th_error e;
-        int rc = th_system_load(file, &sw->systems[sw->nsystems], &e);
+        th_run_defaults def; /* checked, not used: a sweep sets its own pairs */
+        int rc = th_run_load_system(file, &sw->systems[sw->nsystems], &def, &e);
         if (keep_input(sw, file, err)) return err->code;
         if (rc) return th_error_set(err, rc, "%s: %s: %s", src, path, e.msg);
         x->i = sw->nsystems++;
@@ -557,7 +554,8 @@ static int parse_spec(th_sweep *sw, const cJSON *root, th_error *err) {
         char *file = resolve(sw->dir, buf);
         if (!file) return th_error_set(err, TH_EINTERNAL, "out of memory");
         th_error e;
-        int rc = th_system_load(file, &sw->base, &e);
+        th_run_defaults def;
+        int rc = th_run_load_system(file, &sw->base, &def, &e);
         if (keep_input(sw, file, err)) return err->code;
         if (rc) return th_error_set(err, rc, "%s: system: %s", src, e.msg);
     } else {
@@ -582,8 +580,8 @@ static int parse_spec(th_sweep *sw, const cJSON *root, th_error *err) {
         sw->iterations = (int)it->valuedouble;
     }
     int v = (int)sw->pair.policy;
-    const char *policies[TH_POLICY_IDEAL + 1];
-    sweep_policies(policies);
+    const char *policies[SWEEP_POLICIES + 1];
+    th_policy_names_first(SWEEP_POLICIES, policies);
     if (th_json_enum(root, "policy", policies, &v, src, "", err)) return err->code;
     sw->pair.policy = (th_policy)v;
     v = (int)sw->pair.intra;

@@ -19,9 +19,6 @@
 static const char *const top_keys[] = {"name",           "description", "dims",
                                        "reduce_GBps",    "model",       "endpoint_ns",
                                        "local_mem_GBps", "run",         NULL};
-static const char *const run_keys[] = {"chunks", "policy", "intra", NULL};
-static const char *const policy_names[] = {"baseline", "themis", "roundrobin", NULL};
-static const char *const intra_names[] = {"fifo", "scf", NULL};
 static const char *const model_names[] = {"analytical", "astra-sim", NULL};
 static const sys_model analytical_model;
 
@@ -96,27 +93,8 @@ static int parse_dim(const cJSON *d, int k, th_dim *dim, const sys_model *model,
     return TH_OK;
 }
 
-/* "run": defaults for `themis run` (set by imported ASTRA-sim configurations). */
-static int parse_run(const cJSON *run, th_system *sys, const char *src, th_error *err) {
-    if (!cJSON_IsObject(run)) return th_json_bad(err, src, "run", "an object", run);
-    if (th_json_check_keys(run, run_keys, src, "run", err)) return err->code;
-    const cJSON *c = cJSON_GetObjectItemCaseSensitive(run, "chunks");
-    if (c) {
-        if (!cJSON_IsNumber(c) || c->valuedouble < 1 || c->valuedouble > 1000000 ||
-            c->valuedouble != floor(c->valuedouble))
-            return th_json_bad(err, src, "run.chunks", "an integer from 1 to 1000000", c);
-        sys->run_chunks = (int64_t)c->valuedouble;
-    }
-    int v = -1;
-    if (th_json_enum(run, "policy", policy_names, &v, src, "run", err)) return err->code;
-    sys->run_policy = v + 1;
-    v = -1;
-    if (th_json_enum(run, "intra", intra_names, &v, src, "run", err)) return err->code;
-    sys->run_intra = v + 1;
-    return TH_OK;
-}
-
-static int parse_tree(const cJSON *root, const char *src, th_system *sys, th_error *err) {
+static int parse_tree(const cJSON *root, const char *src, th_system *sys, sys_run_fn read_run,
+                      void *ctx, th_error *err) {
     if (!cJSON_IsObject(root)) return th_json_bad(err, src, "(top level)", "an object", root);
     if (th_json_check_keys(root, top_keys, src, "", err)) return err->code;
     if (th_json_string(root, "name", sys->name, sizeof sys->name, src, "", err)) return err->code;
@@ -141,8 +119,9 @@ static int parse_tree(const cJSON *root, const char *src, th_system *sys, th_err
                 return th_error_set(err, TH_EINPUT, "%s: %s: only used with \"model\": \"%s\"", src,
                                     *key, model_names[m]);
     if (models[model]->parse(root, sys, src, err)) return err->code;
+    /* "run" holds defaults for `themis run`: the run layer's to read. */
     const cJSON *run = cJSON_GetObjectItemCaseSensitive(root, "run");
-    if (run && parse_run(run, sys, src, err)) return err->code;
+    if (run && read_run && read_run(run, ctx, src, err)) return err->code;
     const cJSON *dims = cJSON_GetObjectItemCaseSensitive(root, "dims");
     if (!dims)
         return th_error_set(err, TH_EINPUT,
@@ -162,24 +141,33 @@ static int parse_tree(const cJSON *root, const char *src, th_system *sys, th_err
     return th_system_validate(sys, src, err);
 }
 
-int th_system_parse(const char *json, size_t len, const char *source, th_system *sys,
-                    th_error *err) {
+int sys_parse(const char *json, size_t len, const char *source, th_system *sys, sys_run_fn read_run,
+              void *ctx, th_error *err) {
     memset(sys, 0, sizeof *sys);
     th_base_name(source, ".json", sys->name, sizeof sys->name);
     cJSON *root;
     if (th_json_parse(json, len, source, &root, err)) return err->code;
-    int rc = parse_tree(root, source, sys, err);
+    int rc = parse_tree(root, source, sys, read_run, ctx, err);
     cJSON_Delete(root);
     return rc;
 }
 
-int th_system_load(const char *path, th_system *sys, th_error *err) {
+int sys_load(const char *path, th_system *sys, sys_run_fn read_run, void *ctx, th_error *err) {
     char *text;
     size_t len;
     if (th_json_read_file(path, &text, &len, err)) return err->code;
-    int rc = th_system_parse(text, len, strcmp(path, "-") ? path : "<stdin>", sys, err);
+    int rc = sys_parse(text, len, strcmp(path, "-") ? path : "<stdin>", sys, read_run, ctx, err);
     free(text);
     return rc;
+}
+
+int th_system_parse(const char *json, size_t len, const char *source, th_system *sys,
+                    th_error *err) {
+    return sys_parse(json, len, source, sys, NULL, NULL, err);
+}
+
+int th_system_load(const char *path, th_system *sys, th_error *err) {
+    return sys_load(path, sys, NULL, NULL, err);
 }
 
 /* Ours: reduce_GBps is a common field, and nothing else is added. */

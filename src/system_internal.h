@@ -23,6 +23,15 @@ typedef struct sys_model {
     int (*dim)(th_system *sys, int k, const char *src, th_error *err);
 } sys_model;
 
+/* Reads a system file's optional "run" object (defaults for `themis run`, the run layer's),
+ * called where the loader meets it. */
+typedef int (*sys_run_fn)(const cJSON *run, void *ctx, const char *src, th_error *err);
+
+/* th_system_parse and th_system_load, handing the "run" object to read_run (NULL: unread). */
+int sys_parse(const char *json, size_t len, const char *source, th_system *sys, sys_run_fn read_run,
+              void *ctx, th_error *err);
+int sys_load(const char *path, th_system *sys, sys_run_fn read_run, void *ctx, th_error *err);
+
 /* The ASTRA-sim preset's system fields and rules (astra_system.c). */
 extern const sys_model sys_astra_model;
 

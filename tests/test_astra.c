@@ -191,8 +191,9 @@ START_TEST(import_runs) {
     ck_assert_msg(th_astra_import(net, sys, &text, &note, &err) == TH_OK, "%s", err.msg);
     ck_assert_ptr_null(note);
     th_system s;
-    ck_assert_msg(th_system_parse(text, strlen(text), "imported", &s, &err) == TH_OK, "%s",
-                  err.msg);
+    th_run_defaults def;
+    ck_assert_msg(th_run_parse_system(text, strlen(text), "imported", &s, &def, &err) == TH_OK,
+                  "%s", err.msg);
     free(text);
     ck_assert_int_eq(s.model, TH_MODEL_ASTRA);
     ck_assert_int_eq(s.ndims, 3);
@@ -201,9 +202,9 @@ START_TEST(import_runs) {
     ck_assert_int_eq(s.dims[0].algorithm, TH_ALG_RING);
     ck_assert_double_eq(s.endpoint, 10);
     ck_assert_double_eq(s.local_mem_GBps, 1600);
-    ck_assert_int_eq(s.run_chunks, 16);
-    ck_assert_int_eq(s.run_policy, 1 + TH_POLICY_THEMIS);
-    ck_assert_int_eq(s.run_intra, 1 + TH_INTRA_SCF);
+    ck_assert_int_eq(def.chunks, 16);
+    ck_assert(def.has_policy && def.policy == TH_POLICY_THEMIS);
+    ck_assert(def.has_intra && def.intra == TH_INTRA_SCF);
     /* The imported system reproduces the 3-D vector. */
     ck_assert_double_eq(ar_time(&s, 1073741824.0, 16, TH_POLICY_THEMIS, TH_INTRA_SCF), 8518008);
     /* Without a system JSON: defaults, and a note saying so. */

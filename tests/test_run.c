@@ -225,6 +225,38 @@ START_TEST(test_run_errors) {
 }
 END_TEST
 
+/* A system file's "run" object is the run layer's: th_run_parse_system reads and checks it,
+ * th_system_parse leaves it unread, and th_system holds no run defaults. */
+START_TEST(test_run_defaults) {
+    static const char *const ok = "{\"run\": {\"chunks\": 8, \"policy\": \"roundrobin\"}, "
+                                  "\"dims\": [{\"topology\": \"ring\", \"npus\": 4, "
+                                  "\"bw_GBps\": 50, \"latency_ns\": 5}]}";
+    th_system s;
+    th_run_defaults def;
+    th_error err = {0};
+    ck_assert_msg(th_run_parse_system(ok, strlen(ok), "ok.json", &s, &def, &err) == TH_OK, "%s",
+                  err.msg);
+    ck_assert_int_eq(def.chunks, 8);
+    ck_assert(def.has_policy && def.policy == TH_POLICY_ROUNDROBIN);
+    ck_assert(!def.has_intra);
+    ck_assert_int_eq(s.ndims, 1);
+    /* no "run": nothing set */
+    static const char *const none = "{\"dims\": [{\"topology\": \"ring\", \"npus\": 4, "
+                                    "\"bw_GBps\": 50, \"latency_ns\": 5}]}";
+    ck_assert_int_eq(th_run_parse_system(none, strlen(none), "none.json", &s, &def, &err), TH_OK);
+    ck_assert(def.chunks == 0 && !def.has_policy && !def.has_intra);
+    /* a training-only policy is no run default; the path names it */
+    static const char *const bad = "{\"run\": {\"policy\": \"themis-global\"}, "
+                                   "\"dims\": [{\"topology\": \"ring\", \"npus\": 4, "
+                                   "\"bw_GBps\": 50, \"latency_ns\": 5}]}";
+    ck_assert_int_eq(th_run_parse_system(bad, strlen(bad), "bad.json", &s, &def, &err), TH_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "bad.json: run.policy"));
+    ck_assert_ptr_nonnull(strstr(err.msg, "baseline, themis, roundrobin"));
+    /* the system layer alone does not read it */
+    ck_assert_int_eq(th_system_parse(bad, strlen(bad), "bad.json", &s, &err), TH_OK);
+}
+END_TEST
+
 START_TEST(test_runner_reuse) {
     /* a runner reused across sizes and systems gives what a fresh one gives */
     th_system s;
@@ -255,6 +287,7 @@ Suite *run_suite(void) {
     tcase_add_test(tc, test_compare_trace_cur_pair);
     tcase_add_test(tc, test_run_errors);
     tcase_add_test(tc, test_runner_reuse);
+    tcase_add_test(tc, test_run_defaults);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -10,6 +10,22 @@ typedef struct th_pair {
     th_intra intra;
 } th_pair;
 
+/* What a system file's optional "run" object sets for `themis run` when -n, -p or -q is not
+ * given (import-astra writes one from an ASTRA-sim system JSON). */
+typedef struct th_run_defaults {
+    int64_t chunks;   /* chunks per collective; 0 = not set */
+    int has_policy;   /* policy is set */
+    th_policy policy; /* baseline, themis or roundrobin */
+    int has_intra;    /* intra is set */
+    th_intra intra;
+} th_run_defaults;
+
+/* th_system_load and th_system_parse that also read and check the "run" object into *def
+ * (all unset when the file has none). */
+int th_run_load_system(const char *path, th_system *sys, th_run_defaults *def, th_error *err);
+int th_run_parse_system(const char *json, size_t len, const char *source, th_system *sys,
+                        th_run_defaults *def, th_error *err);
+
 /* Reusable state for evaluations: a plan and an emulator workspace. One per thread. */
 typedef struct th_runner th_runner;
 

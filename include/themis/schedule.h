@@ -100,6 +100,10 @@ const char *th_policy_name(th_policy p);
 const char *th_load_model_name(th_load_model m);
 int th_coll_type_from_name(const char *s, th_coll_type *out);
 int th_policy_from_name(const char *s, th_policy *out);
+/* names[0 .. n-1] = the first n policy names, names[n] = NULL (n <= TH_POLICY_COUNT): the
+ * policies a layer takes, for its parsers and messages (one collective: the first 3; sweeps:
+ * 4, with themis-global). */
+void th_policy_names_first(int n, const char **names);
 int th_load_model_from_name(const char *s, th_load_model *out);
 
 #endif

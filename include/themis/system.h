@@ -39,13 +39,12 @@ typedef struct th_system {
     th_model model;        /* analytical (default) or the astra-sim preset */
     double endpoint;       /* astra-sim: endpoint delay per message, ns */
     double local_mem_GBps; /* astra-sim: local memory bandwidth for reductions, GB/s */
-    int64_t run_chunks;    /* "run" defaults for `themis run`: chunks, 0 = not set */
-    int run_policy;        /* 1 + th_policy, 0 = not set */
-    int run_intra;         /* 1 + th_intra, 0 = not set */
     double npus;           /* P = product of all npus (exact: <= 2^40) */
 } th_system;
 
-/* Reads and validates a system file. `path` "-" reads stdin. */
+/* Reads and validates a system file. `path` "-" reads stdin. The optional "run" object
+ * (defaults for `themis run`) belongs to the run layer: th_run_load_system reads and checks it,
+ * these functions leave it unread. */
 int th_system_load(const char *path, th_system *sys, th_error *err);
 
 /* Parses and validates a system from JSON text; `source` names it in errors. */
