@@ -126,8 +126,9 @@ run: deps
 	@$(MAKE) --no-print-directory all
 	$(BIN) run
 
-# THEMIS_MAKE and THEMIS_CC let the install test build against a DESTDIR install.
-check: all $(TESTBIN) $(REPLAY)
+# The benchmark is built (not run) so it cannot drift from the library unnoticed. THEMIS_MAKE
+# and THEMIS_CC let the install test build against a DESTDIR install.
+check: all $(TESTBIN) $(REPLAY) $(BENCHBIN)
 	THEMIS_BIN=$(BIN) THEMIS_SRCDIR=$(CURDIR) THEMIS_MAKE="$(MAKE)" THEMIS_CC="$(CC)" $(TESTBIN)
 	THEMIS_SRCDIR=$(CURDIR) $(REPLAY)
 

@@ -179,8 +179,8 @@ static void bench_train(const th_system *sys) {
         for (int q = 0; q < 2; q++) {
             if (p == 4 && q == 1) continue;
             th_train_opts o = {0};
-            o.policy = p == 3 ? TH_POLICY_THEMIS : p == 4 ? TH_POLICY_BASELINE : (th_policy)p;
-            o.global = p == 3, o.ideal = p == 4, o.intra = (th_intra)q;
+            o.policy = (th_policy)p; /* baseline .. themis-global, then the ideal network */
+            o.intra = (th_intra)q;
             o.priority = TH_PRIO_LIFO, o.iterations = 3;
             th_train_result r;
             if (th_train_run(sys, wl, &o, NULL, NULL, &r, &err)) {

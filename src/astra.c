@@ -165,7 +165,7 @@ static int yaml_number(const char *path, const yentry *y, int i, double *out, th
 
 static int network_dims(const char *path, cJSON *dims, int *ndims, th_error *err) {
     yentry e[MAX_KEYS];
-    int ne;
+    int ne = 0;
     if (read_yaml(path, e, &ne, err)) return err->code;
     for (int i = 0; i < ne; i++)
         if (th_name_find(net_keys, e[i].key) < 0) {
@@ -198,7 +198,7 @@ static int network_dims(const char *path, cJSON *dims, int *ndims, th_error *err
             return th_error_set(err, TH_EINPUT, "%s:%d: topology[%d]: unknown topology \"%s\"; %s",
                                 path, y[0]->line, i, y[0]->item[i], hint);
         }
-        double npus, bw, lat;
+        double npus = 0, bw = 0, lat = 0;
         if (yaml_number(path, y[1], i, &npus, err) || yaml_number(path, y[2], i, &bw, err) ||
             yaml_number(path, y[3], i, &lat, err))
             return err->code;

@@ -251,7 +251,7 @@ static int train_time(const th_sweep_worker *w, const sw_point *pt, th_policy po
 /* A workload point: iteration, compute, exposed communication, and the speedups against
  * baseline+fifo and of the ideal network (both cached while only the pair changes). */
 static int train_row(th_sweep_worker *w, const sw_point *pt, th_buf *out, th_error *err) {
-    double iter, compute;
+    double iter = 0, compute = 0;
     th_policy pol = pt->pair.policy;
     if (train_time(w, pt, pol, &iter, &compute, err)) return err->code;
     if (!reference_cached(w)) {

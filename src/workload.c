@@ -295,7 +295,7 @@ int th_workload_check(const th_workload *wl, const th_system *sys, const char *s
             char where[256];
             snprintf(where, sizeof where, "%s: layers[%d].%s.collective", source, l,
                      phase_names[p]);
-            uint32_t mask;
+            uint32_t mask = 0;
             if (th_workload_mask(wl, c, sys, where, &mask, err)) return err->code;
             th_collective coll = {c->type, c->size, th_workload_chunks(wl, c, c->size, 0), mask};
             th_error e;
