@@ -22,6 +22,7 @@ int main(void) {
     srunner_add_suite(sr, summarize_suite());
     srunner_add_suite(sr, output_suite());
     srunner_add_suite(sr, text_suite());
+    srunner_add_suite(sr, cli_train_suite());
     srunner_add_suite(sr, cli_csv_suite());
     srunner_add_suite(sr, figures_suite());
     srunner_add_suite(sr, install_suite());

@@ -26,6 +26,7 @@ Suite *cli_sweep_suite(void);
 Suite *summarize_suite(void);
 Suite *output_suite(void);
 Suite *text_suite(void);
+Suite *cli_train_suite(void);
 Suite *cli_csv_suite(void);
 Suite *figures_suite(void);
 Suite *install_suite(void);
