@@ -159,7 +159,7 @@ static int open_output(const th_sweep *sw, const sweep_opts *o, const char *path
     const char **inputs = malloc(sizeof *inputs * (size_t)(nin + 1));
     if (!inputs) return th_error_set(err, TH_EINTERNAL, "out of memory");
     inputs[0] = o->spec;
-    memcpy(inputs + 1, in, sizeof *inputs * (size_t)nin);
+    if (nin > 0) memcpy(inputs + 1, in, sizeof *inputs * (size_t)nin); /* in is NULL at 0 */
     int rc = th_output_check(inputs, nin + 1, &path, 1, err);
     free(inputs);
     if (rc) return rc;
