@@ -418,6 +418,38 @@ END_TEST
 /* Columns of a row with one axis before the results, on a 1-dim system. */
 enum { C_TIME = 2, C_IDEAL, C_UTIL, C_SPEEDUP, C_ALGBW, C_BUSBW, C_D0UTIL, C_D0BUSY, C_NPUS };
 
+/* The reduce_GBps axis on the ring of 4 (B = 100, alpha = 10 ns), S = 1e6 in one chunk: the
+ * RS stage adds S (p-1)/p / reduce = 7.5e5 / reduce ns, the AG stage nothing.
+ * reduce 50: RS 7530 + 15000 = 22530 ns; AR 22530 + 7530 = 30060 ns.
+ * reduce 200: RS 7530 + 3750 = 11280 ns; AR 11280 + 7530 = 18810 ns.
+ * The ideal time has no reduction: RS 7.5e5 / 100 = 7500 ns, AR 15000 ns. Each row is its own
+ * baseline + fifo reference: speedup 1. */
+START_TEST(reduce_axis_rows) {
+    th_sweep *sw = spec_ok("{'system': 'cli_ring4.json', 'collective': {'size': 1000000, "
+                           "'chunks': 1}, 'policy': 'baseline', 'intra': 'fifo', 'axes': "
+                           "{'reduce_GBps': [50, 200], 'type': ['allreduce', 'reducescatter']}}");
+    ck_assert_int_eq(th_sweep_points(sw), 4);
+    static const struct {
+        const char *reduce, *type;
+        double t_ns, ideal_ns;
+    } want[4] = {{"50", "allreduce", 30060, 15000},
+                 {"50", "reducescatter", 22530, 7500},
+                 {"200", "allreduce", 18810, 15000},
+                 {"200", "reducescatter", 11280, 7500}};
+    for (int p = 0; p < 4; p++) {
+        row_t r;
+        row_get(sw, p, &r);
+        ck_assert_str_eq(r.f[1], want[p].reduce);
+        ck_assert_str_eq(r.f[2], want[p].type);
+        ck_assert_rel(fnum(&r, C_TIME + 1), want[p].t_ns / 1000);
+        ck_assert_rel(fnum(&r, C_IDEAL + 1), want[p].ideal_ns / 1000);
+        ck_assert_str_eq(r.f[C_SPEEDUP + 1], "1");
+        free(r.text);
+    }
+    th_sweep_free(sw);
+}
+END_TEST
+
 START_TEST(ring4_rows) {
     /* Ring of 4, B = 100 bytes/ns, alpha = 10 ns; All-Reduce of S = 1e6 bytes in one chunk:
      * RS = 10 * 3 + 1e6 * 3 / (4 * 100) = 30 + 7500 = 7530 ns, AG the same: 15060 ns =
@@ -1313,6 +1345,7 @@ Suite *sweep_suite(void) {
     tc = tcase_create("rows");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, ring4_rows);
+    tcase_add_test(tc, reduce_axis_rows);
     tcase_add_test(tc, workload_rows);
     tcase_add_test(tc, speedup_reference);
     tcase_add_test(tc, system_axis_row);

@@ -95,6 +95,51 @@ START_TEST(two_layer_ideal) {
 }
 END_TEST
 
+/* wl_rs_ag.json on two rings of 4 (100 GB/s, 10 ns, P = 16), no compute: a blocking RS of
+ * S = 1.6e6 over dims [0, 1] in 2 chunks (the collective's own, not the workload's 64), then a
+ * blocking AG of S over dim [1] alone in 1 chunk; an iteration is RS + AG.
+ * Emulator, baseline: RS chunks of c = 8e5 visit dim 0 (m = c: 3*10 + 8e5*3/400 = 6030) then
+ * dim 1 (m = c/4 = 2e5: 30 + 2e5*3/400 = 1530): c0 dim0 0-6030, c1 dim0 6030-12060, c0 dim1
+ * 6030-7560, c1 dim1 12060-13590. AG on dim 1, m = S: 30 + 1.6e6*3/400 = 12030.
+ * Iteration = 13590 + 12030 = 25620. */
+START_TEST(chunks_and_dim_lists) {
+    th_system s = load_sys("wl_2d_ring.json");
+    th_workload *wl = load_wl("wl_rs_ag.json");
+    const th_wl_coll *rs = &wl->layers[0].ph[TH_PHASE_FWD].coll;
+    const th_wl_coll *ag = &wl->layers[0].ph[TH_PHASE_IG].coll;
+    ck_assert(rs->sel == TH_SEL_LIST && rs->mask == 3u && rs->chunks == 2);
+    ck_assert(ag->sel == TH_SEL_LIST && ag->mask == 2u && ag->chunks == 1);
+    th_train_result r = run(&s, wl, opts(TH_POLICY_BASELINE, TH_INTRA_FIFO, TH_PRIO_LIFO));
+    ck_assert_rel(r.iteration, 25620);
+    ck_assert_rel(r.compute, 0);
+    ck_assert_int_eq(r.ncolls, 2);
+    ck_assert_int_eq(r.colls[0].type, TH_COLL_REDUCESCATTER);
+    ck_assert_uint_eq(r.colls[0].mask, 3u);
+    ck_assert_rel(r.colls[0].end - r.colls[0].issue, 13590);
+    ck_assert_int_eq(r.colls[1].type, TH_COLL_ALLGATHER);
+    ck_assert_uint_eq(r.colls[1].mask, 2u);
+    ck_assert_rel(r.colls[1].end - r.colls[1].issue, 12030);
+    th_train_result_free(&r);
+    th_workload_free(wl);
+}
+END_TEST
+
+/* The ideal network on RS and AG (bytes / summed bandwidth of the collective's dims, no
+ * latency): RS over dims [0, 1], P = 16: S (1 - 1/16) / 200 = 1.5e6 / 200 = 7500; AG over dim
+ * [1], p = 4: S (1 - 1/4) / 100 = 1.2e6 / 100 = 12000. Iteration = 19500. */
+START_TEST(ideal_rs_ag) {
+    th_system s = load_sys("wl_2d_ring.json");
+    th_workload *wl = load_wl("wl_rs_ag.json");
+    th_train_result r = run(&s, wl, opts(TH_POLICY_IDEAL, TH_INTRA_FIFO, TH_PRIO_LIFO));
+    ck_assert_rel(r.iteration, 19500);
+    ck_assert_int_eq(r.ncolls, 2);
+    ck_assert_rel(r.colls[0].end - r.colls[0].issue, 7500);
+    ck_assert_rel(r.colls[1].end - r.colls[1].issue, 12000);
+    th_train_result_free(&r);
+    th_workload_free(wl);
+}
+END_TEST
+
 /* One blocking collective and no compute: an iteration is exactly that collective, and it
  * equals themis run for every pair (issued at 0 in the first iteration). */
 START_TEST(single_collective_equals_run) {
@@ -279,6 +324,8 @@ Suite *train_suite(void) {
     tcase_add_test(tc, errors);
     tcase_add_test(tc, infinite_compute);
     tcase_add_test(tc, stop_flag);
+    tcase_add_test(tc, chunks_and_dim_lists);
+    tcase_add_test(tc, ideal_rs_ag);
     suite_add_tcase(s, tc);
     return s;
 }
