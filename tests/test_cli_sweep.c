@@ -882,8 +882,9 @@ START_TEST(no_hang) {
 END_TEST
 
 /* A point that fails while it runs (batch 1 scales the 1e21 ns forward of wl_ns_big.json,
- * given at batch 1e-300, by 1e300: past DBL_MAX): exit 2 naming the point, and the file holds the header and the rows before
- * it, whole (no half-written row of the failing point), with 1 or 2 workers. */
+ * given at batch 1e-300, by 1e300: past DBL_MAX): exit 2 naming the point, and the file holds the
+ * header and the rows before it, whole (no half-written row of the failing point), with 1 or 2
+ * workers. */
 START_TEST(failing_point) {
     char *dir = test_tmp_dir();
     TEST_DIR_PATH(spec, dir, "spec.json");
@@ -899,8 +900,7 @@ START_TEST(failing_point) {
         test_cli_out r;
         test_cli(&r, "sweep '%s' -o '%s' -j %d", spec, out, jobs);
         test_expect_bad(&r, "a failing point");
-        ck_assert_msg(strstr(r.err, "point 2") && strstr(r.err, "layers[0].forward"), "%s",
-                      r.err);
+        ck_assert_msg(strstr(r.err, "point 2") && strstr(r.err, "layers[0].forward"), "%s", r.err);
         test_cli_free(&r);
         size_t len;
         char *csv = test_slurp(out, &len);
@@ -914,6 +914,19 @@ START_TEST(failing_point) {
         test_csv_free(&c);
         free(csv);
     }
+    /* --force over an existing file: a failing point leaves the old file as it was and no
+     * temporary file beside it */
+    test_spit(out, "old\n", 4);
+    test_cli_out r;
+    test_cli(&r, "sweep '%s' -o '%s' --force", spec, out);
+    test_expect_bad(&r, "a failing point with --force");
+    test_cli_free(&r);
+    char *old = test_slurp(out, NULL);
+    ck_assert_str_eq(old, "old\n");
+    free(old);
+    char cmd[8400];
+    snprintf(cmd, sizeof cmd, "ls '%s' | grep -q tmp", dir);
+    ck_assert_msg(system(cmd) != 0, "a temporary file was left in %s", dir);
     test_rm_dir(dir);
 }
 END_TEST
