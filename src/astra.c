@@ -323,15 +323,17 @@ static int system_settings(const char *path, int ndims, cJSON *sys, cJSON *run, 
         else
             cJSON_AddNumberToObject(run, "chunks", x->valuedouble);
     }
+    /* ASTRA-sim's spellings, and the policies they are here */
     static const char *const inter[] = {"baseline", "themis", NULL};
+    static const th_policy inter_ours[] = {TH_POLICY_BASELINE, TH_POLICY_THEMIS};
     static const char *const intra_astra[] = {"FIFO", "SCF", NULL};
-    static const char *const intra_ours[] = {"fifo", "scf"};
+    static const th_intra intra_ours[] = {TH_INTRA_FIFO, TH_INTRA_SCF};
     i = -1;
     if (!rc) rc = th_json_enum(root, "inter-dimension-scheduling", inter, &i, path, "", err);
-    if (!rc && i >= 0) cJSON_AddStringToObject(run, "policy", inter[i]);
+    if (!rc && i >= 0) cJSON_AddStringToObject(run, "policy", th_policy_name(inter_ours[i]));
     i = -1;
     if (!rc) rc = th_json_enum(root, "intra-dimension-scheduling", intra_astra, &i, path, "", err);
-    if (!rc && i >= 0) cJSON_AddStringToObject(run, "intra", intra_ours[i]);
+    if (!rc && i >= 0) cJSON_AddStringToObject(run, "intra", th_intra_name(intra_ours[i]));
     cJSON_Delete(root);
     return rc;
 }

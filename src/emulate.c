@@ -219,7 +219,8 @@ void th_emu_reset(th_emu *emu, const th_system *sys, th_intra intra, th_priority
     }
     emu->ncolls = 0;
     emu->sys = sys;
-    emu->model = models[sys->model];
+    /* an unknown model gets no plan (th_collective_validate), so ours never runs one */
+    emu->model = (unsigned)sys->model < TH_MODEL_COUNT ? models[sys->model] : &clean_model;
     emu->scf = intra == TH_INTRA_SCF;
     emu->lifo = prio == TH_PRIO_LIFO;
     emu->trace = trace, emu->trace_ctx = trace_ctx;
@@ -299,8 +300,7 @@ int th_emu_result(const th_emu *emu, int id, th_result *res, th_error *err) {
         return th_error_set(err, TH_EINTERNAL, "no collective %d (%d issued since the reset)", id,
                             emu->ncolls);
     const emu_coll *cr = &emu->colls[id];
-    if (cr->end < 0)
-        return th_error_set(err, TH_EINTERNAL, "collective %d has not finished", id);
+    if (cr->end < 0) return th_error_set(err, TH_EINTERNAL, "collective %d has not finished", id);
     const th_plan *plan = cr->plan;
     const th_system *sys = emu->sys;
     double time = cr->end - cr->issue;
