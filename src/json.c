@@ -89,7 +89,7 @@ int th_json_parse(const char *json, size_t len, const char *source, cJSON **root
     const char *p = end;
     while (p && p < json + len && isspace((unsigned char)*p))
         p++;
-    if (p && p < json + len && *p != '\0') {
+    if (p && p < json + len) { /* a NUL byte too: the length says the text goes on */
         cJSON_Delete(*root);
         *root = NULL;
         return th_error_set(err, TH_EINPUT,

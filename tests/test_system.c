@@ -458,6 +458,12 @@ START_TEST(test_parse_strict_json) {
     ck_assert_msg(strstr(err.msg, "nul.json:1:") && strstr(err.msg, "name: ") &&
                       strstr(err.msg, "NUL byte"),
                   "%s", err.msg);
+    /* a NUL byte after the object is text after it, not its end */
+    static const char tail[] = "{\"dims\": [{\"topology\": \"fc\", \"npus\": 4, \"bw_GBps\": 1, "
+                               "\"latency_ns\": 1}]}\0{}";
+    ck_assert_int_eq(th_system_parse(tail, sizeof tail - 1, "tail.json", &sys, &err), TH_EINPUT);
+    ck_assert_msg(strstr(err.msg, "tail.json") && strstr(err.msg, "after the top-level"), "%s",
+                  err.msg);
     /* numbers RFC 8259 allows still load: 4, -0.5e+1 style exponents, 0.25, 1E2 */
     static const char ok[] = "{\"reduce_GBps\": 1E2, \"dims\": [{\"topology\": \"fc\", \"npus\": 4,"
                              " \"bw_GBps\": 0.25e1, \"latency_ns\": 0, \"efficiency\": 5e-1}]}";
