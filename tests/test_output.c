@@ -213,8 +213,8 @@ START_TEST(existing_outputs_need_force) {
     text = test_slurp(trace, NULL);
     ck_assert_msg(!strncmp(text, "policy,intra,chunk,", 19), "%s", text);
     free(text);
-    /* devices are written in place, without --force */
-    test_cli(&r, "run -n 1 -o /dev/null");
+    /* devices are written in place, without --force, and may be given twice */
+    test_cli(&r, "run -n 1 -o /dev/null --trace /dev/null");
     test_expect_quiet(&r, "-o /dev/null");
     test_cli_free(&r);
     ck_assert_int_eq(files_in(dir), 2);

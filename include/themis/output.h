@@ -27,7 +27,8 @@ enum {
 };
 
 /* Checks that no output names the same file as an input or as another output. NULL and "-"
- * entries are skipped, and so are inputs that do not exist (they fail when read). Outputs
+ * entries are skipped, and so are inputs that do not exist (they fail when read) and outputs
+ * that are devices or pipes (nothing in them can be lost: /dev/null may be given twice). Outputs
  * that do not exist yet are compared by their folder's device and inode plus their name.
  * TH_EINPUT naming both paths when two coincide. */
 int th_output_check(const char *const *inputs, int ninputs, const char *const *outputs,

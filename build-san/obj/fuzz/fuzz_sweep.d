@@ -1,0 +1,13 @@
+build-san/obj/fuzz/fuzz_sweep.o: tests/fuzz/fuzz_sweep.c \
+ tests/fuzz/fuzz.h include/themis/sweep.h include/themis/buf.h \
+ include/themis/run.h include/themis/emulate.h include/themis/schedule.h \
+ include/themis/cost.h include/themis/system.h include/themis/error.h
+tests/fuzz/fuzz.h:
+include/themis/sweep.h:
+include/themis/buf.h:
+include/themis/run.h:
+include/themis/emulate.h:
+include/themis/schedule.h:
+include/themis/cost.h:
+include/themis/system.h:
+include/themis/error.h:

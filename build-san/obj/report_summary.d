@@ -1,0 +1,19 @@
+build-san/obj/report_summary.o: src/report_summary.c \
+ src/report_internal.h include/themis/report.h include/themis/run.h \
+ include/themis/emulate.h include/themis/schedule.h include/themis/cost.h \
+ include/themis/system.h include/themis/error.h \
+ include/themis/summarize.h include/themis/train.h \
+ include/themis/workload.h include/themis/csv.h include/themis/buf.h
+src/report_internal.h:
+include/themis/report.h:
+include/themis/run.h:
+include/themis/emulate.h:
+include/themis/schedule.h:
+include/themis/cost.h:
+include/themis/system.h:
+include/themis/error.h:
+include/themis/summarize.h:
+include/themis/train.h:
+include/themis/workload.h:
+include/themis/csv.h:
+include/themis/buf.h:

@@ -1,0 +1,2 @@
+build-san/obj/text.o: src/text.c include/themis/text.h
+include/themis/text.h:
