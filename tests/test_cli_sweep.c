@@ -609,7 +609,11 @@ START_TEST(interrupt_long_point) {
     write_spec(spec, "{'collective': {'size': '1GiB', 'chunks': 1000000}, 'policy': 'themis',"
                      " 'intra': 'scf', 'axes': {'dims': ['0,1,2', '0,1,2']}}");
     pid_t pid = spawn_sweep(spec, out, err, 0);
-    sleep_s(0.5);
+    /* the header is written just before the signal handlers are set: wait for it, then a
+     * little more, so the signal lands inside the first point (seconds long) */
+    for (int i = 0; i < 1000 && file_size(out) <= 0; i++)
+        sleep_s(0.01);
+    sleep_s(0.3);
     ck_assert_int_eq(kill(pid, SIGTERM), 0);
     int st = 0;
     ck_assert_int_eq(waitpid(pid, &st, 0), pid);
