@@ -11,7 +11,9 @@
 #include "cli.h"
 
 int cli_fail(const th_error *err) {
-    fprintf(stderr, "themis: %s\n", err->msg);
+    /* Messages quote what files hold (keys, fields, names): never print their raw bytes. */
+    char shown[4 * TH_ERROR_MAX];
+    fprintf(stderr, "themis: %s\n", th_text_escape(shown, sizeof shown, err->msg));
     return err->code == TH_EINTERNAL ? CLI_INTERNAL : err->code == TH_EIO ? CLI_IO : CLI_USAGE;
 }
 

@@ -29,9 +29,9 @@ const char *th_text_escape(char *out, size_t n, const char *s) {
         if (u) {
             memcpy(piece, p, (size_t)u);
             len = (size_t)u;
-        } else if (*p == '\n' || *p == '\r' || *p == '\t' || *p == '\\') {
+        } else if (*p == '\n' || *p == '\r' || *p == '\t') {
             piece[0] = '\\';
-            piece[1] = *p == '\n' ? 'n' : *p == '\r' ? 'r' : *p == '\t' ? 't' : '\\';
+            piece[1] = *p == '\n' ? 'n' : *p == '\r' ? 'r' : 't';
             len = 2;
         } else if (*p < 0x20 || *p >= 0x7f) {
             len = (size_t)snprintf(piece, sizeof piece, "\\x%02x", *p);

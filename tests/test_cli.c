@@ -910,6 +910,13 @@ START_TEST(errors_name_their_file) {
     /* every dim at one NPU: the system file is named */
     test_bad("cli_npus_all1.json: dims: no active dimension", "run -s '%s'",
              test_dpath("cli_npus_all1.json"));
+    /* a key holding a control character is shown escaped, never as its raw byte */
+    char *key = test_tmp_file();
+    const char *json = "{\"name\": \"x\", \"dims\": [{\"na\\u0001me\": \"a\"}]}\n";
+    test_spit(key, json, strlen(json));
+    test_bad("dims[0].na\\x01me: unknown key", "run -s '%s'", key);
+    unlink(key);
+    free(key);
     /* what the astra-sim preset does not model: its file is named */
     test_bad("astra_2d.json: collective:", "run -s '%s' -c allgather", test_dpath("astra_2d.json"));
     test_bad("astra_2d.json: model:", "train '%s' -s '%s'", wl_path("resnet50.json"),

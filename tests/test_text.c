@@ -10,9 +10,11 @@ START_TEST(escapes) {
     ck_assert_str_eq(
         th_text_escape(buf, sizeof buf, "a,b \"q\" \xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80"),
         "a,b \"q\" \xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80");
-    /* control characters and the backslash itself */
+    /* control characters; a backslash is kept, so escaping twice changes nothing */
     ck_assert_str_eq(th_text_escape(buf, sizeof buf, "a\nb\tc\rd\\e\x01\x7f"),
-                     "a\\nb\\tc\\rd\\\\e\\x01\\x7f");
+                     "a\\nb\\tc\\rd\\e\\x01\\x7f");
+    char twice[64];
+    ck_assert_str_eq(th_text_escape(twice, sizeof twice, buf), buf);
     /* invalid UTF-8: a lone continuation byte, a truncated sequence, an overlong form (c0 af),
      * a surrogate (ed a0 80), bytes that never occur (ff) */
     ck_assert_str_eq(th_text_escape(buf, sizeof buf, "\x80|\xc3|\xc0\xaf|\xed\xa0\x80|\xff"),

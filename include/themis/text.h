@@ -5,8 +5,9 @@
 
 #include <stddef.h>
 
-/* Writes s into out (n bytes, NUL-terminated, truncated to fit) with \n, \r, \t, \\ and every
- * other byte below 0x20, 0x7f or outside valid UTF-8 as \xHH; valid UTF-8 is kept. Returns out. */
+/* Writes s into out (n bytes, NUL-terminated, truncated to fit) with \n, \r, \t and every other
+ * byte below 0x20, 0x7f or outside valid UTF-8 as \xHH; valid UTF-8 (and the backslash) is
+ * kept, so escaping twice changes nothing. Returns out. */
 const char *th_text_escape(char *out, size_t n, const char *s);
 
 #endif
