@@ -13,15 +13,12 @@ static int has_any(const char *msg, const char *alts) {
     while (*p) {
         const char *bar = strchr(p, '|');
         size_t n = bar ? (size_t)(bar - p) : strlen(p);
-        if (n >= sizeof buf)
-            n = sizeof buf - 1;
+        if (n >= sizeof buf) n = sizeof buf - 1;
         memcpy(buf, p, n);
         buf[n] = '\0';
-        if (n > 0 && strstr(msg, buf) != NULL)
-            return 1;
+        if (n > 0 && strstr(msg, buf) != NULL) return 1;
         p += n;
-        if (*p == '|')
-            p++;
+        if (*p == '|') p++;
     }
     return 0;
 }
@@ -145,7 +142,7 @@ START_TEST(test_load_minimal) {
     ck_assert_int_eq(sys.dims[0].algorithm, TH_ALG_RHD); /* switch -> rhd */
     ck_assert_int_eq(sys.dims[0].npus, 32);
     ck_assert_rel(sys.dims[0].efficiency, 1.0);
-    ck_assert_rel(sys.dims[0].bw, 12.5); /* 12.5 GB/s * 1 */
+    ck_assert_rel(sys.dims[0].bw, 12.5);     /* 12.5 GB/s * 1 */
     ck_assert_rel(sys.dims[0].latency, 0.0); /* alpha = 0 is allowed (>= 0) */
     ck_assert_rel(sys.reduce_bw, 0.0);
     ck_assert_rel(sys.npus, 32.0);
@@ -194,8 +191,8 @@ START_TEST(test_parse_defaults_by_topology) {
     ck_assert_rel(sys.dims[0].bw, 100.0); /* 100 * 1 */
     ck_assert_rel(sys.dims[1].bw_GBps, 100.0);
     ck_assert_rel(sys.dims[1].efficiency, 0.8);
-    ck_assert_rel(sys.dims[1].bw, 80.0);  /* 100 * 0.8 */
-    ck_assert_rel(sys.dims[2].bw, 10.0);  /* 10 * 1 */
+    ck_assert_rel(sys.dims[1].bw, 80.0); /* 100 * 0.8 */
+    ck_assert_rel(sys.dims[2].bw, 10.0); /* 10 * 1 */
     ck_assert_rel(sys.dims[2].latency, 3.0);
     ck_assert_rel(sys.reduce_bw, 64.0);
     ck_assert_rel(sys.npus, 105.0); /* 3 * 5 * 7 */
@@ -228,8 +225,7 @@ START_TEST(test_parse_npus_at_cap) {
         " \"latency_ns\": 1}]}";
     th_system sys;
     th_error err = {0};
-    ck_assert_msg(th_system_parse(json, strlen(json), "cap.json", &sys, &err) == 0, "%s",
-                  err.msg);
+    ck_assert_msg(th_system_parse(json, strlen(json), "cap.json", &sys, &err) == 0, "%s", err.msg);
     ck_assert_rel(sys.npus, 1099511627776.0);
 }
 END_TEST
@@ -282,15 +278,17 @@ END_TEST
 /* ---- every error path of the loader ---- */
 
 typedef struct {
-    const char *file; /* under tests/data/; need not exist */
-    const char *path; /* JSON path the message must contain, or NULL */
-    const char *hint; /* what was found: '|'-separated alternatives, or NULL */
+    const char *file;  /* under tests/data/; need not exist */
+    const char *path;  /* JSON path the message must contain, or NULL */
+    const char *hint;  /* what was found: '|'-separated alternatives, or NULL */
     const char *hint2; /* a second required fragment (e.g. the suggested key), or NULL */
 } bad_file;
 
 static const bad_file bad_files[] = {
-    {"sys_does_not_exist.json", NULL, "No such file|no such file|not found|cannot open|"
-                                      "can't open|could not open|open|read", NULL},
+    {"sys_does_not_exist.json", NULL,
+     "No such file|no such file|not found|cannot open|"
+     "can't open|could not open|open|read",
+     NULL},
     {"sys_truncated.json", NULL, "JSON|json|parse|syntax|unexpected|end|line|column", NULL},
     {"sys_toplevel_array.json", NULL, "array", "object"},
     {"sys_no_dims.json", "dims", "missing|required|expected", NULL},
@@ -305,9 +303,11 @@ static const bad_file bad_files[] = {
     /* 2^21 * 2^21 = 2^42 = 4398046511104 > 2^40 */
     {"sys_npus_product.json", "dims", "2^40|1099511627776|4398046511104|4.398|too many|exceed",
      NULL},
-    {"sys_npus_2p64.json", "dims[0].npus", "1.8446744073709552e+19|1.84467e+19|1.8446744e+19|"
-                                           "18446744073709551616|integer|2^40|exceed|range|"
-                                           "too large", NULL},
+    {"sys_npus_2p64.json", "dims[0].npus",
+     "1.8446744073709552e+19|1.84467e+19|1.8446744e+19|"
+     "18446744073709551616|integer|2^40|exceed|range|"
+     "too large",
+     NULL},
     {"sys_bw_negative.json", "dims[2].bw_GBps", "-5", NULL},
     {"sys_bw_zero.json", "dims[0].bw_GBps", "0", NULL},
     {"sys_bw_inf.json", "dims[1].bw_GBps", "inf|Inf|INF|1e999|finite|too large", NULL},
@@ -361,36 +361,36 @@ typedef struct {
 } bad_text;
 
 static const bad_text bad_texts[] = {
-    {"", NULL, NULL},                                  /* empty input */
+    {"", NULL, NULL},                                                 /* empty input */
     {"{\"dims\": [{\"topology\": \"ring\", \"npus\": 4", NULL, NULL}, /* truncated */
-    {"42", NULL, "number|42"},                         /* top level not an object */
-    {"\"dims\"", NULL, "string|dims"},                 /* top level a string */
+    {"42", NULL, "number|42"},                                        /* top level not an object */
+    {"\"dims\"", NULL, "string|dims"},                                /* top level a string */
     {"{\"nmae\": \"x\", \"dims\": [{\"topology\": \"ring\", \"npus\": 4, \"bw_GBps\": 1,"
      " \"latency_ns\": 1}]}",
-     "nmae", "\"name\"|'name'|`name`| name"},             /* unknown top-level key */
+     "nmae", "\"name\"|'name'|`name`| name"}, /* unknown top-level key */
     {"{\"dims\": [{\"topology\": \"ring\", \"npus\": 4, \"bw_GBps\": 1, \"latency_ns\": 1,"
      " \"efficency\": 0.5}]}",
-     "dims[0]", "efficency"},                          /* unknown dim key */
+     "dims[0]", "efficency"}, /* unknown dim key */
     {"{\"dims\": [{\"topology\": \"ring\", \"npus\": 4, \"bw_GBps\": 1, \"latency_ns\": 1}],"
      " \"dims\": []}",
      "dims", "duplicate|twice|more than once|repeated|again"}, /* duplicate top-level key */
     {"{\"dims\": [{\"topology\": \"fc\", \"npus\": 4, \"bw_GBps\": 1, \"latency_ns\": 1}],"
      " \"reduce_GBps\": -3}",
-     "reduce_GBps", "-3"},                              /* negative reduction bandwidth */
+     "reduce_GBps", "-3"}, /* negative reduction bandwidth */
     {"{\"dims\": [{\"topology\": \"fc\", \"npus\": 4, \"bw_GBps\": 1, \"latency_ns\": 1,"
      " \"algorithm\": 2}]}",
-     "dims[0].algorithm", "2|number"},                 /* algorithm of the wrong type */
+     "dims[0].algorithm", "2|number"}, /* algorithm of the wrong type */
     {"{\"dims\": [{\"npus\": 4, \"bw_GBps\": 1, \"latency_ns\": 1}]}", "dims[0].topology",
-     "missing|required|expected"},                     /* missing topology */
+     "missing|required|expected"}, /* missing topology */
     {"{\"dims\": [{\"topology\": \"fc\", \"bw_GBps\": 1, \"latency_ns\": 1}]}", "dims[0].npus",
-     "missing|required|expected"},                     /* missing npus */
+     "missing|required|expected"}, /* missing npus */
     {"{\"dims\": [{\"topology\": \"fc\", \"npus\": 4, \"bw_GBps\": 1, \"latency_ns\": 1e999}]}",
      "dims[0].latency_ns", "inf|Inf|INF|1e999|finite|too large"}, /* infinite latency */
     {"{\"dims\": [{\"topology\": \"fc\", \"npus\": true, \"bw_GBps\": 1, \"latency_ns\": 1}]}",
-     "dims[0].npus", "true|bool"},                     /* npus of the wrong type */
+     "dims[0].npus", "true|bool"}, /* npus of the wrong type */
     {"{\"dims\": [{\"topology\": \"fc\", \"npus\": 4, \"bw_GBps\": 1, \"latency_ns\": 1,"
      " \"efficiency\": null}]}",
-     "dims[0].efficiency", "null"},                    /* efficiency null */
+     "dims[0].efficiency", "null"}, /* efficiency null */
     {"{\"dims\": [{\"topology\": \"fc\", \"npus\": 1099511627777, \"bw_GBps\": 1,"
      " \"latency_ns\": 1}]}",
      "dims[0].npus", "1099511627777|2^40|exceed|too many"}, /* one dim of 2^40 + 1 NPUs */
@@ -415,22 +415,33 @@ START_TEST(test_parse_bad) {
     ck_assert_int_eq(err.code, TH_EINPUT);
     ck_assert_msg(strstr(err.msg, "inline.json") != NULL, "source not named: %s", err.msg);
     if (c->path)
-        ck_assert_msg(strstr(err.msg, c->path) != NULL, "path %s not named: %s", c->path,
-                      err.msg);
-    if (c->hint)
-        ck_assert_msg(has_any(err.msg, c->hint), "none of {%s} in: %s", c->hint, err.msg);
+        ck_assert_msg(strstr(err.msg, c->path) != NULL, "path %s not named: %s", c->path, err.msg);
+    if (c->hint) ck_assert_msg(has_any(err.msg, c->hint), "none of {%s} in: %s", c->hint, err.msg);
 }
 END_TEST
 
 /* JSON as RFC 8259 writes it: cJSON alone takes 01, 1. and 4e+ style numbers and cuts a string
  * at a NUL (raw or \u0000); each is refused naming line:column, the JSON path and the text. */
+/* An error quoting a key with control characters stays one line: the JSON key "a\nb\u0001"
+ * (an escaped line feed and U+0001, both valid JSON) appears as a\nb\x01. Found by the system
+ * fuzz target. */
+START_TEST(test_error_one_line) {
+    const char *json = "{\"a\\nb\\u0001\": 1}";
+    th_system sys;
+    th_error err = {0};
+    ck_assert_int_eq(th_system_parse(json, strlen(json), "keys.json", &sys, &err), TH_EINPUT);
+    ck_assert_msg(strchr(err.msg, '\n') == NULL && strchr(err.msg, '\x01') == NULL, "%s", err.msg);
+    ck_assert_msg(strstr(err.msg, "keys.json: a\\nb\\x01: unknown key") == err.msg, "%s", err.msg);
+}
+END_TEST
+
 START_TEST(test_parse_strict_json) {
     static const struct {
         const char *value; /* dims[0].npus, or the name with "name" */
         const char *found;
     } cases[] = {
-        {"01", "\"01\""}, {"4.", "\"4.\""},       {"4.e1", "\"4.e1\""},          {"-04", "\"-04\""},
-        {"00", "\"00\""}, {"\"a\\u0000b\"", "a\\u0000"},
+        {"01", "\"01\""},   {"4.", "\"4.\""}, {"4.e1", "\"4.e1\""},
+        {"-04", "\"-04\""}, {"00", "\"00\""}, {"\"a\\u0000b\"", "a\\u0000"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char json[512];
@@ -529,6 +540,7 @@ Suite *system_suite(void) {
     tcase_add_loop_test(tc, test_load_bad, 0, (int)(sizeof bad_files / sizeof bad_files[0]));
     tcase_add_loop_test(tc, test_parse_bad, 0, (int)(sizeof bad_texts / sizeof bad_texts[0]));
     tcase_add_test(tc, test_parse_strict_json);
+    tcase_add_test(tc, test_error_one_line);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -25,7 +25,8 @@ const char *fuzz_file(int slot, const uint8_t *data, size_t size);
 /* Aborts with a message when cond is false: an invariant broken. */
 #define FUZZ_CHECK(cond) ((cond) ? (void)0 : fuzz_fail(__FILE__, __LINE__, #cond))
 void fuzz_fail(const char *file, int line, const char *what);
-/* An error from a rejected input: a known code and a message naming `source` (unless NULL). */
+/* An error from a rejected input: a known code and a one-line message naming `source` (unless
+ * NULL). */
 void fuzz_check_error(int rc, const char *msg, const char *source);
 /* An import's result: a rejected input's error (as above), else `out` (freed here) must load
  * as a system file. */

@@ -51,7 +51,10 @@ void fuzz_fail(const char *file, int line, const char *what) {
 void fuzz_check_error(int rc, const char *msg, const char *source) {
     if (rc != TH_EINPUT && rc != TH_EIO && rc != TH_EINTERNAL)
         fuzz_fail(__FILE__, __LINE__, "status");
-    if (!msg[0]) fuzz_fail(__FILE__, __LINE__, "a message");
+    if (!msg[0] || strchr(msg, '\n')) {
+        fprintf(stderr, "message: \"%s\"\n", msg);
+        fuzz_fail(__FILE__, __LINE__, "a one-line message");
+    }
     if (source && !strstr(msg, source)) {
         fprintf(stderr, "message: \"%s\"\n", msg);
         fuzz_fail(__FILE__, __LINE__, "the message names the input");
