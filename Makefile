@@ -31,13 +31,17 @@ LIBS         := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -pthread
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
 
+# Check's per-test timeouts are for the plain build: a sanitizer build runs up to 10 times
+# slower (TSan), so its timeouts are multiplied (unless CK_TIMEOUT_MULTIPLIER is set).
 ifeq ($(SANITIZE),1)
 BUILD := build/sanitize
 SAN   := -g -fno-omit-frame-pointer -fsanitize=address,undefined,float-cast-overflow
 SAN   += -fno-sanitize-recover=all
+CK_SLOW := 5
 else ifeq ($(TSAN),1)
 BUILD := build/tsan
 SAN   := -g -fno-omit-frame-pointer -fsanitize=thread
+CK_SLOW := 10
 else
 BUILD := build
 SAN   :=
@@ -48,11 +52,9 @@ endif
 # randomises mmap with more than 28 bits (vm.mmap_rnd_bits = 32 on newer kernels: TSan dies with
 # "unexpected memory mapping", ASan loops on DEADLYSIGNAL): there the tests run under
 # `setarch -R` (no address randomisation, inherited by the binaries they start), when the
-# container allows it.
-ifneq ($(SAN),)
-SAN_RUN := $(shell [ "$$(cat /proc/sys/vm/mmap_rnd_bits 2>/dev/null || echo 0)" -gt 28 ] && \
+# container allows it. The same holds for make fuzz.
+SAN_RUN = $(shell [ "$$(cat /proc/sys/vm/mmap_rnd_bits 2>/dev/null || echo 0)" -gt 28 ] && \
 	setarch -R true 2>/dev/null && echo setarch -R)
-endif
 
 ALL_CFLAGS  = $(BASIC_CFLAGS) $(SAN) $(CPPFLAGS) $(CFLAGS)
 ALL_LDFLAGS = $(SAN) $(LDFLAGS)
@@ -140,8 +142,9 @@ run: deps
 # and THEMIS_CC let the install test build against a DESTDIR install.
 check: all $(TESTBIN) $(REPLAY) $(BENCHBIN)
 	THEMIS_BIN=$(BIN) THEMIS_SRCDIR=$(CURDIR) THEMIS_MAKE="$(MAKE_COMMAND)" THEMIS_CC="$(CC)" \
-		$(SAN_RUN) $(TESTBIN)
-	THEMIS_SRCDIR=$(CURDIR) $(SAN_RUN) $(REPLAY)
+		$(if $(CK_SLOW),CK_TIMEOUT_MULTIPLIER=$${CK_TIMEOUT_MULTIPLIER:-$(CK_SLOW)}) \
+		$(if $(SAN),$(SAN_RUN)) $(TESTBIN)
+	THEMIS_SRCDIR=$(CURDIR) $(if $(SAN),$(SAN_RUN)) $(REPLAY)
 
 bench: all $(BENCHBIN)
 	$(BENCHBIN)
@@ -219,7 +222,7 @@ fuzz-build: $(FUZZ_BINS)
 fuzz: $(FUZZ_BINS)
 	@for t in $(FUZZ_NAMES); do \
 		mkdir -p $(FUZZ_BUILD)/corpus/$$t $(FUZZ_BUILD)/crashes/$$t && \
-		THEMIS_SRCDIR=$(CURDIR) $(FUZZ_BUILD)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) \
+		THEMIS_SRCDIR=$(CURDIR) $(SAN_RUN) $(FUZZ_BUILD)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) \
 			-timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
 			-artifact_prefix=$(FUZZ_BUILD)/crashes/$$t/ \
 			$(FUZZ_BUILD)/corpus/$$t tests/fuzz/corpus/$$t </dev/null \
