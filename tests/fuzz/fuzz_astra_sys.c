@@ -13,6 +13,6 @@ int th_fuzz_astra_sys(const uint8_t *data, size_t size) {
     const char *note = NULL;
     th_error err = {0};
     int rc = th_astra_import(net, sys, &out, &note, &err);
-    fuzz_check_import(rc, out, err.msg, NULL);
+    fuzz_check_import(rc, out, err.msg, sys);
     return 0;
 }
