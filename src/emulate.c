@@ -26,8 +26,10 @@ th_emu *th_emu_create(void) {
 
 void th_emu_free(th_emu *emu) {
     if (!emu) return;
-    for (int d = 0; d < TH_MAX_DIMS; d++)
+    for (int d = 0; d < TH_MAX_DIMS; d++) {
         free(emu->q[d].e);
+        emu_queue_free(&emu->sq[d]);
+    }
     for (int i = 0; i < emu->cap; i++)
         free(emu->colls[i].next);
     free(emu->colls);
@@ -47,74 +49,32 @@ int th_priority_from_name(const char *s, th_priority *out) {
     return i < 0 ? -1 : 0;
 }
 
-/* Queue order: the collective priority (older first, or newer first under lifo), then
- * FIFO by (ready, chunk) or SCF by (m, ready, chunk). */
-static inline int before(const emu_entry *a, const emu_entry *b, int scf, int lifo) {
-    if (a->coll != b->coll) return lifo ? a->coll > b->coll : a->coll < b->coll;
-    if (scf && a->m != b->m) return a->m < b->m;
-    if (a->ready != b->ready) return a->ready < b->ready;
-    return a->chunk < b->chunk;
-}
-
-static int heap_push(emu_queue *h, emu_entry x, int scf, int lifo) {
-    if (h->n == h->cap) {
-        size_t cap = h->cap ? h->cap * 2 : 64;
-        emu_entry *e = realloc(h->e, cap * sizeof *e);
-        if (!e) return -1;
-        h->e = e, h->cap = cap;
-    }
-    size_t i = h->n++;
-    while (i > 0) {
-        size_t parent = (i - 1) / 2;
-        if (!before(&x, &h->e[parent], scf, lifo)) break;
-        h->e[i] = h->e[parent];
-        i = parent;
-    }
-    h->e[i] = x;
-    return 0;
-}
-
-static emu_entry heap_pop(emu_queue *h, int scf, int lifo) {
-    emu_entry top = h->e[0], x = h->e[--h->n];
-    size_t i = 0, n = h->n;
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= n) break;
-        if (c + 1 < n && before(&h->e[c + 1], &h->e[c], scf, lifo)) c++;
-        if (!before(&h->e[c], &x, scf, lifo)) break;
-        h->e[i] = h->e[c];
-        i = c;
-    }
-    if (n > 0) h->e[i] = x;
-    return top;
-}
-
-/* Queues a chunk's stage (ready now) at its dim; returns the dim, or -1 when out of memory. */
+/* Queues a chunk's stage (ready now) at its dim, planned once here; returns the dim, or -1
+ * when out of memory. */
 static int enqueue(th_emu *r, uint32_t id, uint32_t c, int stage) {
     int dim;
     th_op op;
     double m;
     th_plan_stage(r->colls[id].plan, c, stage, &dim, &op, &m);
-    return heap_push(&r->q[dim], (emu_entry){r->t, m, c, id}, r->scf, r->lifo) ? -1 : dim;
+    emu_entry x = {r->t, m, c, id, (uint8_t)stage, (uint8_t)op};
+    return emu_queue_push(&r->sq[dim], x, r->scf, r->lifo) ? -1 : dim;
 }
 
-/* Dim d takes its next waiting stage and runs it from now; -1 when its time is refused. */
+/* Dim d takes its next waiting stage and runs it from now; -1 when its time is refused.
+ * The time and bytes are th_cost_time's and th_cost_bytes's, from the terms of reset. */
 static int start(th_emu *r, int d) {
-    emu_entry e = heap_pop(&r->q[d], r->scf, r->lifo);
-    const emu_coll *cr = &r->colls[e.coll];
-    int stage = cr->next[e.chunk], dim;
-    th_op op;
-    double m;
-    th_plan_stage(cr->plan, e.chunk, stage, &dim, &op, &m);
-    const th_dim *dd = &r->sys->dims[d];
-    return emu_begin(r, d, e, stage, op, m, th_cost_time(dd, r->sys->reduce_bw, op, m),
-                     th_cost_bytes(dd, m));
+    emu_entry e = emu_queue_pop(&r->sq[d]);
+    const emu_cost *k = &r->cost[d];
+    double mp = e.m * k->pm1;
+    double dur = k->lh + mp / k->pbw;
+    if (e.op == TH_OP_RS && r->sys->reduce_bw > 0.0) dur += mp / k->p / r->sys->reduce_bw;
+    return emu_begin(r, d, e, e.stage, (th_op)e.op, e.m, dur, mp / k->p);
 }
 
 /* Every idle dimension with ready stages starts one, in dim-index order; -1 as start(). */
 static int pick(th_emu *r) {
     for (int d = 0; d < r->sys->ndims; d++)
-        if (!r->srv[d].busy && emu_waiting(&r->q[d]) && start(r, d)) return -1;
+        if (!r->srv[d].busy && r->sq[d].nb > 0 && start(r, d)) return -1;
     return 0;
 }
 
@@ -215,7 +175,14 @@ void th_emu_reset(th_emu *emu, const th_system *sys, th_intra intra, th_priority
                   th_trace_fn trace, void *trace_ctx) {
     for (int d = 0; d < TH_MAX_DIMS; d++) {
         emu->q[d].n = emu->q[d].head = 0;
+        emu_queue_clear(&emu->sq[d]);
         emu->srv[d].busy = 0;
+    }
+    for (int d = 0; d < sys->ndims; d++) {
+        const th_dim *dd = &sys->dims[d];
+        double p = (double)dd->npus;
+        emu->cost[d] = (emu_cost){dd->latency * th_cost_hops(dd->topology, dd->algorithm, dd->npus),
+                                  p - 1.0, p * dd->bw, p};
     }
     emu->ncolls = 0;
     emu->sys = sys;

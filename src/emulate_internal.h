@@ -13,14 +13,42 @@ typedef struct emu_entry {
     double m;       /* the model's queue key: full-vector size for ours, bytes */
     uint32_t chunk; /* chunk index; the stage is that chunk's next one */
     uint32_t coll;  /* collective id (issue order) */
+    uint8_t stage;  /* ours: the stage's index in its chunk, planned when queued */
+    uint8_t op;     /* ours: its th_op */
 } emu_entry;
 
-/* A dimension's queue: a heap (ours) or a list (the preset), in e[head .. n). */
+/* A dimension's queue in e[head .. n): ours a sorted run or a heap (emu_queue.c), the
+ * preset's a list in its own order. */
 typedef struct emu_queue {
     emu_entry *e;
     size_t n, cap;
     size_t head; /* first waiting entry; always 0 for a heap */
+    int heap;    /* ours: e[0 .. n) is a binary heap, not a sorted run */
 } emu_queue;
+
+/* Ours: the waiting stages of one key, (collective) under FIFO or (collective, m) under
+ * SCF. */
+typedef struct emu_bucket {
+    uint32_t coll;
+    double m; /* bytes; SCF only */
+    emu_queue q;
+} emu_bucket;
+
+/* Ours: a dim's queue, b[0 .. nb) the non-empty buckets in queue order; b[nb .. cap) hold
+ * empty runs whose buffers are reused. */
+typedef struct emu_squeue {
+    emu_bucket *b;
+    int nb, cap;
+} emu_squeue;
+
+/* A dim's stage cost terms, computed once at reset so that th_cost_time(d, reduce_bw, op, m)
+ * = lh + m * pm1 / pbw (+ m * pm1 / p / reduce_bw for RS), with the same roundings. */
+typedef struct emu_cost {
+    double lh;  /* latency * hops, ns */
+    double pm1; /* p - 1 */
+    double pbw; /* p * bw, bytes per ns */
+    double p;   /* npus */
+} emu_cost;
 
 /* One collective in flight (or finished) since the last reset. */
 typedef struct emu_coll {
@@ -55,8 +83,9 @@ typedef struct emu_model {
 } emu_model;
 
 struct th_emu {
-    emu_queue q[TH_MAX_DIMS]; /* ready stages per dim */
-    emu_coll *colls;          /* by id; records (and their buffers) are reused across resets */
+    emu_queue q[TH_MAX_DIMS];   /* the preset's ready stages per dim */
+    emu_squeue sq[TH_MAX_DIMS]; /* ours */
+    emu_coll *colls;            /* by id; records (and their buffers) are reused across resets */
     int ncolls, cap;
     const th_system *sys;
     const emu_model *model; /* the system's model, chosen at reset */
@@ -64,6 +93,7 @@ struct th_emu {
     th_trace_fn trace;
     void *trace_ctx;
     emu_server srv[TH_MAX_DIMS];
+    emu_cost cost[TH_MAX_DIMS]; /* the system's dims, at reset */
     int nbusy;
     uint64_t seq;
     double t;  /* now, ns */
@@ -98,6 +128,16 @@ int emu_ending(const th_emu *emu, int *ending);
  * and collective in *chunk, *coll), or -1 when that was the chunk's last stage (a collective
  * whose chunks are all done is listed as finished), or -2 when out of memory (err filled). */
 int emu_end(th_emu *emu, int d, uint32_t *chunk, uint32_t *coll, th_error *err);
+
+/* Ours (emu_queue.c). A run: entries of one bucket by (ready, chunk); -1 when out of memory. */
+int emu_run_push(emu_queue *q, emu_entry x);
+emu_entry emu_run_pop(emu_queue *q); /* the first entry; the run must hold one */
+/* A dim's queue: queues x in order; -1 when out of memory. */
+int emu_queue_push(emu_squeue *s, emu_entry x, int scf, int lifo);
+/* Takes the first waiting entry (the queue must hold one). */
+emu_entry emu_queue_pop(emu_squeue *s);
+void emu_queue_clear(emu_squeue *s); /* empty, buffers kept */
+void emu_queue_free(emu_squeue *s);
 
 static inline int emu_waiting(const emu_queue *q) {
     return q->n > q->head;

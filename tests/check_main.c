@@ -11,6 +11,7 @@ int main(void) {
     srunner_add_suite(sr, cost_suite());
     srunner_add_suite(sr, schedule_suite());
     srunner_add_suite(sr, emulate_suite());
+    srunner_add_suite(sr, emu_queue_suite());
     srunner_add_suite(sr, run_suite());
     srunner_add_suite(sr, report_suite());
     srunner_add_suite(sr, sweep_suite());

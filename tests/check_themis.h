@@ -15,6 +15,7 @@ Suite *system_suite(void);
 Suite *cost_suite(void);
 Suite *schedule_suite(void);
 Suite *emulate_suite(void);
+Suite *emu_queue_suite(void);
 Suite *run_suite(void);
 Suite *report_suite(void);
 Suite *cli_suite(void);

@@ -1,0 +1,142 @@
+/* The clean model's per-dimension queue of ready stages: buckets of equal key, (collective)
+ * under FIFO or (collective, m) under SCF, kept in queue order; within a bucket a sorted run
+ * by (ready, chunk) popped from its head, which a new stage joins by a short walk back from
+ * the tail (stages arrive nearly in order), turned into a binary heap when that walk would be
+ * long, until it empties. SCF keys take few values per collective (D/N over products of p),
+ * so buckets are few and both operations are O(1) in the usual case. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "emulate_internal.h"
+
+/* The longest walk back from a run's tail before the run becomes a heap. */
+#define WALK_MAX 8
+
+/* Order within a bucket (same collective, and same m under SCF): (ready, chunk). One
+ * collective's chunk waits in at most one entry at a time, so the order is strict. */
+static inline int before(const emu_entry *a, const emu_entry *b) {
+    if (a->ready != b->ready) return a->ready < b->ready;
+    return a->chunk < b->chunk;
+}
+
+/* Bucket order: the collective priority (older first, or newer first under lifo), then the
+ * smaller m under SCF. */
+static inline int bucket_before(uint32_t coll, double m, const emu_bucket *b, int scf, int lifo) {
+    if (coll != b->coll) return lifo ? coll > b->coll : coll < b->coll;
+    return scf && m < b->m;
+}
+
+static void heap_push(emu_queue *h, emu_entry x) {
+    size_t i = h->n++;
+    while (i > 0) {
+        size_t parent = (i - 1) / 2;
+        if (!before(&x, &h->e[parent])) break;
+        h->e[i] = h->e[parent];
+        i = parent;
+    }
+    h->e[i] = x;
+}
+
+static emu_entry heap_pop(emu_queue *h) {
+    emu_entry top = h->e[0], x = h->e[--h->n];
+    size_t i = 0, n = h->n;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n) break;
+        if (c + 1 < n && before(&h->e[c + 1], &h->e[c])) c++;
+        if (!before(&h->e[c], &x)) break;
+        h->e[i] = h->e[c];
+        i = c;
+    }
+    if (n > 0) h->e[i] = x;
+    if (n == 0) h->heap = 0;
+    return top;
+}
+
+int emu_run_push(emu_queue *q, emu_entry x) {
+    if (q->n == q->cap) {
+        if (q->head > 0) { /* the popped front is free room: slide the run down */
+            memmove(q->e, q->e + q->head, (q->n - q->head) * sizeof *q->e);
+            q->n -= q->head, q->head = 0;
+        } else {
+            size_t cap = q->cap ? q->cap * 2 : 16;
+            emu_entry *e = realloc(q->e, cap * sizeof *e);
+            if (!e) return -1;
+            q->e = e, q->cap = cap;
+        }
+    }
+    if (q->heap) {
+        heap_push(q, x);
+        return 0;
+    }
+    size_t at = q->n, stop = q->n - q->head > WALK_MAX ? q->n - WALK_MAX : q->head;
+    while (at > stop && before(&x, &q->e[at - 1]))
+        at--;
+    if (at == stop && at > q->head && before(&x, &q->e[at - 1])) {
+        /* a sorted run is a valid heap: from here on, heap operations */
+        memmove(q->e, q->e + q->head, (q->n - q->head) * sizeof *q->e);
+        q->n -= q->head, q->head = 0, q->heap = 1;
+        heap_push(q, x);
+        return 0;
+    }
+    if (at < q->n) memmove(q->e + at + 1, q->e + at, (q->n - at) * sizeof *q->e);
+    q->e[at] = x;
+    q->n++;
+    return 0;
+}
+
+emu_entry emu_run_pop(emu_queue *q) {
+    if (q->heap) return heap_pop(q);
+    emu_entry e = q->e[q->head++];
+    if (q->head == q->n) q->head = q->n = 0;
+    return e;
+}
+
+int emu_queue_push(emu_squeue *s, emu_entry x, int scf, int lifo) {
+    int i = s->nb;
+    /* buckets are few; the new stage's is most often the last or near it */
+    while (i > 0 && bucket_before(x.coll, x.m, &s->b[i - 1], scf, lifo))
+        i--;
+    emu_bucket *b = i > 0 ? &s->b[i - 1] : NULL;
+    if (!b || b->coll != x.coll || (scf && b->m != x.m)) { /* a new bucket at i */
+        if (s->nb == s->cap) {
+            int cap = s->cap ? 2 * s->cap : 8;
+            emu_bucket *nb = realloc(s->b, sizeof *nb * (size_t)cap);
+            if (!nb) return -1;
+            memset(nb + s->cap, 0, sizeof *nb * (size_t)(cap - s->cap));
+            s->b = nb, s->cap = cap;
+        }
+        emu_queue spare = s->b[s->nb].q; /* an empty run whose buffer is reused */
+        if (i < s->nb) memmove(s->b + i + 1, s->b + i, sizeof *s->b * (size_t)(s->nb - i));
+        s->b[i] = (emu_bucket){x.coll, x.m, spare};
+        s->nb++;
+        b = &s->b[i];
+    }
+    return emu_run_push(&b->q, x);
+}
+
+emu_entry emu_queue_pop(emu_squeue *s) {
+    emu_entry e = emu_run_pop(&s->b[0].q);
+    if (s->b[0].q.n == 0) { /* the bucket is gone; its buffer moves to the spares */
+        emu_queue spare = s->b[0].q;
+        s->nb--;
+        for (int i = 0; i < s->nb; i++) /* few buckets: cheaper than a library call */
+            s->b[i] = s->b[i + 1];
+        s->b[s->nb].q = spare;
+    }
+    return e;
+}
+
+void emu_queue_clear(emu_squeue *s) {
+    for (int i = 0; i < s->cap; i++)
+        s->b[i].q.n = s->b[i].q.head = 0, s->b[i].q.heap = 0;
+    s->nb = 0;
+}
+
+void emu_queue_free(emu_squeue *s) {
+    for (int i = 0; i < s->cap; i++)
+        free(s->b[i].q.e);
+    free(s->b);
+    s->b = NULL;
+    s->nb = s->cap = 0;
+}
