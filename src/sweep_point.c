@@ -154,14 +154,22 @@ int th_sweep_prefix(const th_sweep *sw, int64_t point, th_buf *out, th_error *er
     return bad ? th_error_set(err, TH_EINTERNAL, "out of memory") : TH_OK;
 }
 
+/* Reference runs cached per worker, one slot per hash of the reference key (the digits of the
+ * groups that change the baseline+fifo time); a slot holds the last key that mapped to it. */
+#define REF_SLOTS 256
+
+typedef struct ref_slot {
+    int valid;
+    double base_time;  /* baseline+fifo time, ns */
+    double ideal_time; /* workload sweeps: ideal-network iteration, ns */
+} ref_slot;
+
 struct th_sweep_worker {
     const th_sweep *sw;
     th_runner *runner;
-    int64_t *digits; /* this point's */
-    int64_t *key;    /* digits of the baseline-shaping groups of the cached reference */
-    int have_key;
-    double base_time;       /* cached baseline+fifo time, ns */
-    double ideal_time;      /* workload sweeps: cached ideal-network iteration, ns */
+    int64_t *digits;        /* this point's */
+    int64_t *keys;          /* REF_SLOTS x ngroups: the digits each slot's reference was for */
+    ref_slot *refs;         /* REF_SLOTS */
     const atomic_int *stop; /* evaluations end early once it is non-zero; may be NULL */
 };
 
@@ -172,8 +180,9 @@ th_sweep_worker *th_sweep_worker_create(const th_sweep *sw) {
     w->sw = sw;
     w->runner = th_runner_create();
     w->digits = calloc(n, sizeof *w->digits);
-    w->key = calloc(n, sizeof *w->key);
-    if (!w->runner || !w->digits || !w->key) {
+    w->keys = calloc(n * REF_SLOTS, sizeof *w->keys);
+    w->refs = calloc(REF_SLOTS, sizeof *w->refs);
+    if (!w->runner || !w->digits || !w->keys || !w->refs) {
         th_sweep_worker_free(w);
         return NULL;
     }
@@ -189,41 +198,55 @@ void th_sweep_worker_free(th_sweep_worker *w) {
     if (!w) return;
     th_runner_free(w->runner);
     free(w->digits);
-    free(w->key);
+    free(w->keys);
+    free(w->refs);
     free(w);
 }
 
-/* The references (baseline+fifo, and the ideal network in workload sweeps) are kept while
- * only the groups that cannot change them (policy, intra, load model) move. */
-static int reference_cached(const th_sweep_worker *w) {
+/* The references (baseline+fifo, and the ideal network in workload sweeps) do not change
+ * with the groups that cannot change them (policy, intra, load model): the slot of this
+ * point's key, and whether it holds this key's references. */
+static ref_slot *reference_slot(th_sweep_worker *w, int *hit) {
     const th_sweep *sw = w->sw;
-    if (!w->have_key) return 0;
+    uint64_t h = 1469598103934665603u;
     for (int g = 0; g < sw->ngroups; g++)
-        if (sw->groups[g].baseline_key && w->key[g] != w->digits[g]) return 0;
-    return 1;
+        if (sw->groups[g].baseline_key) h = (h ^ (uint64_t)w->digits[g]) * 1099511628211u;
+    size_t i = (size_t)(h ^ (h >> 29)) % REF_SLOTS;
+    int64_t *key = w->keys + i * (size_t)sw->ngroups;
+    ref_slot *r = &w->refs[i];
+    *hit = r->valid;
+    for (int g = 0; g < sw->ngroups && *hit; g++)
+        if (sw->groups[g].baseline_key && key[g] != w->digits[g]) *hit = 0;
+    return r;
 }
 
-static void reference_remember(th_sweep_worker *w) {
-    memcpy(w->key, w->digits, sizeof *w->key * (size_t)w->sw->ngroups);
-    w->have_key = 1;
+/* Marks the slot as holding this point's key. */
+static void reference_remember(th_sweep_worker *w, ref_slot *r) {
+    size_t i = (size_t)(r - w->refs);
+    memcpy(w->keys + i * (size_t)w->sw->ngroups, w->digits,
+           sizeof *w->keys * (size_t)w->sw->ngroups);
+    r->valid = 1;
 }
 
 /* The baseline+fifo time at this point. */
 static int reference(th_sweep_worker *w, const sw_point *pt, const th_result *res, double *time,
                      th_error *err) {
+    int hit;
+    ref_slot *r = reference_slot(w, &hit);
     if (pt->pair.policy == TH_POLICY_BASELINE && pt->pair.intra == TH_INTRA_FIFO) {
-        *time = res->time;
+        r->base_time = *time = res->time; /* this point is the reference */
+        reference_remember(w, r);
         return TH_OK;
     }
-    if (!reference_cached(w)) {
+    if (!hit) {
         th_result base;
         th_pair ref = {TH_POLICY_BASELINE, TH_INTRA_FIFO};
         if (th_run_eval(w->runner, &pt->sys, &pt->coll, ref, pt->model, NULL, NULL, &base, err))
             return err->code;
-        w->base_time = base.time;
-        reference_remember(w);
+        r->base_time = base.time;
+        reference_remember(w, r);
     }
-    *time = w->base_time;
+    *time = r->base_time;
     return TH_OK;
 }
 
@@ -254,22 +277,25 @@ static int train_row(th_sweep_worker *w, const sw_point *pt, th_buf *out, th_err
     double iter = 0, compute = 0;
     th_policy pol = pt->pair.policy;
     if (train_time(w, pt, pol, &iter, &compute, err)) return err->code;
-    if (!reference_cached(w)) {
+    int hit;
+    ref_slot *r = reference_slot(w, &hit);
+    if (!hit) {
         sw_point ref = *pt;
         ref.pair = (th_pair){TH_POLICY_BASELINE, TH_INTRA_FIFO};
+        r->valid = 0; /* until both references are in */
         if (pol == TH_POLICY_BASELINE && pt->pair.intra == TH_INTRA_FIFO)
-            w->base_time = iter;
-        else if (train_time(w, &ref, TH_POLICY_BASELINE, &w->base_time, NULL, err))
+            r->base_time = iter;
+        else if (train_time(w, &ref, TH_POLICY_BASELINE, &r->base_time, NULL, err))
             return err->code;
-        if (train_time(w, &ref, TH_POLICY_IDEAL, &w->ideal_time, NULL, err)) return err->code;
-        reference_remember(w);
+        if (train_time(w, &ref, TH_POLICY_IDEAL, &r->ideal_time, NULL, err)) return err->code;
+        reference_remember(w, r);
     }
     int bad = th_csv_num(out, iter / 1000.0);
     bad |= th_csv_num(out, compute / 1000.0);
     bad |= th_csv_num(out, (iter - compute) / 1000.0);
-    bad |= th_csv_num(out, w->base_time / iter);
-    bad |= th_csv_num(out, w->base_time / w->ideal_time);
-    bad |= th_csv_num(out, w->ideal_time / iter);
+    bad |= th_csv_num(out, r->base_time / iter);
+    bad |= th_csv_num(out, r->base_time / r->ideal_time);
+    bad |= th_csv_num(out, r->ideal_time / iter);
     bad |= th_csv_num(out, pt->sys.npus) | th_csv_end(out);
     return bad ? th_error_set(err, TH_EINTERNAL, "out of memory") : TH_OK;
 }

@@ -13,7 +13,11 @@
 #include "sweep_internal.h"
 #include "themis/csv.h"
 
-#define BLOCK 128 /* points per block */
+/* Points per block: at most BLOCK_MAX (few writes, few lock round trips), but small enough
+ * that every thread gets BLOCKS_PER_THREAD blocks: a small sweep uses every thread too, and
+ * the last blocks, which end the run, are short. */
+#define BLOCK_MAX         128
+#define BLOCKS_PER_THREAD 8
 
 int th_shard_parse(const char *text, th_shard *out, th_error *err) {
     long long k, n;
@@ -45,6 +49,7 @@ typedef struct shared {
     const th_sweep *sw;
     const th_sweep_opts *opts;
     int64_t total; /* points of the shard */
+    int64_t block; /* points per block */
     int64_t nblocks;
     int64_t next;    /* next block to claim */
     int64_t written; /* blocks written */
@@ -82,7 +87,7 @@ static void *worker(void *arg) {
         int64_t nrows = 0;
         local.len = 0;
         if (!w) rc = th_error_set(&err, TH_EINTERNAL, "out of memory");
-        int64_t lo = s->opts->start + b * BLOCK, hi = lo + BLOCK;
+        int64_t lo = s->opts->start + b * s->block, hi = lo + s->block;
         if (hi > s->total) hi = s->total;
         /* A point that takes long is ended by the stop flag too ("interrupted"): the block is
          * cut before it, and its error is not one. */
@@ -135,8 +140,11 @@ int th_sweep_run(const th_sweep *sw, const th_sweep_opts *opts, int64_t *done, t
     s.total = th_shard_points(sw, opts->shard);
     *done = opts->start < s.total ? opts->start : s.total;
     if (opts->start >= s.total) return TH_OK;
-    s.nblocks = (s.total - opts->start + BLOCK - 1) / BLOCK;
     int threads = opts->threads < 1 ? 1 : opts->threads;
+    int64_t left = s.total - opts->start, per = (int64_t)threads * BLOCKS_PER_THREAD;
+    s.block = (left + per - 1) / per;
+    if (s.block > BLOCK_MAX) s.block = BLOCK_MAX;
+    s.nblocks = (left + s.block - 1) / s.block;
     if (threads > s.nblocks) threads = (int)s.nblocks;
     s.window = 4 * threads;
     s.slots = calloc((size_t)s.window, sizeof *s.slots);
