@@ -27,7 +27,7 @@ BASIC_CFLAGS += $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 ifeq ($(WERROR),1)
 BASIC_CFLAGS += -Werror
 endif
-LIBS         := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -pthread
+LIBS         := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lglpk -lm -pthread
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
 

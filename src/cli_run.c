@@ -9,39 +9,44 @@
 #include "cli.h"
 
 static void usage(FILE *out) {
-    fputs("usage: themis run [OPTIONS]\n"
-          "\n"
-          "Evaluate one collective under each inter-dimension policy (baseline, themis,\n"
-          "roundrobin) and intra-dimension policy (fifo, scf); speedups are against\n"
-          "baseline+fifo on the same system, collective and chunk count.\n"
-          "\n"
-          "options:\n"
-          "  -s, --system FILE       system JSON (default: built-in default-3d, 512 NPUs)\n"
-          "  -c, --collective TYPE   allreduce | reducescatter | allgather | alltoall\n"
-          "                          (default allreduce)\n"
-          "  -b, --size SIZE         collective size: 4096, 1e9, 64MiB, 1GB (default 1GiB)\n"
-          "  -n, --chunks N          chunks, 1 to 1000000 (default 64)\n"
-          "  -p, --policy P          baseline | themis | roundrobin | all (default all)\n"
-          "  -q, --intra Q           fifo | scf | all (default all)\n"
-          "      --dims LIST         involved dims, e.g. 0,2 (default: all)\n"
-          "      --load-model M      themis load model: alpha_beta | bandwidth\n"
-          "                          (default alpha_beta)\n"
-          "  -f, --format F          table | json | csv (default table)\n"
-          "  -o, --output FILE       write results to FILE ('-' = stdout, the default)\n"
-          "      --trace FILE        write the per-stage trace CSV to FILE ('-' = stdout)\n"
-          "      --force             replace an existing output or trace file\n"
-          "  -h, --help              this text\n"
-          "  -V, --version           print the version\n"
-          "\n"
-          "examples:\n"
-          "  themis run\n"
-          "  themis run -s models/systems/default-3d.json -b 64MiB -n 16 -p themis -q scf\n"
-          "  themis run -c reducescatter --dims 0,2 -f csv -o out.csv --trace "
-          "trace.csv\n" CLI_HELP_EXIT,
-          out);
+    fprintf(out,
+            "usage: themis run [OPTIONS]\n"
+            "\n"
+            "Evaluate one collective under each inter-dimension policy (baseline, themis,\n"
+            "roundrobin) and intra-dimension policy (fifo, scf); speedups are against\n"
+            "baseline+fifo on the same system, collective and chunk count.\n"
+            "\n"
+            "options:\n"
+            "  -s, --system FILE       system JSON (default: built-in default-3d, 512 NPUs)\n"
+            "  -c, --collective TYPE   allreduce | reducescatter | allgather | alltoall\n"
+            "                          (default allreduce)\n"
+            "  -b, --size SIZE         collective size: 4096, 1e9, 64MiB, 1GB (default 1GiB)\n"
+            "  -n, --chunks N          chunks, 1 to 1000000 (default 64)\n"
+            "  -p, --policy P          baseline | themis | roundrobin | all (default all)\n"
+            "  -q, --intra Q           fifo | scf | all (default all)\n"
+            "      --dims LIST         involved dims, e.g. 0,2 (default: all)\n"
+            "      --load-model M      themis load model: alpha_beta | bandwidth\n"
+            "                          (default alpha_beta)\n"
+            "  -f, --format F          table | json | csv (default table)\n"
+            "  -o, --output FILE       write results to FILE ('-' = stdout, the default)\n"
+            "      --trace FILE        write the per-stage trace CSV to FILE ('-' = stdout)\n"
+            "      --force             replace an existing output or trace file\n"
+            "      --bound             add bound_us, the least time any mix of chunk orders can\n"
+            "                          reach (a linear program; analytical model, <= %d active\n"
+            "                          dims), and vs_bound = bound / time for each result\n"
+            "  -h, --help              this text\n"
+            "  -V, --version           print the version\n"
+            "\n"
+            "examples:\n"
+            "  themis run\n"
+            "  themis run -s models/systems/default-3d.json -b 64MiB -n 16 -p themis -q scf\n"
+            "  themis run -c reducescatter --dims 0,2 -f csv -o out.csv --trace "
+            "trace.csv\n"
+            "  themis run -s models/systems/hetero-4d.json -n 256 --bound\n" CLI_HELP_EXIT,
+            TH_BOUND_MAX_DIMS);
 }
 
-enum { OPT_DIMS = 256, OPT_LOAD_MODEL, OPT_TRACE, OPT_FORCE };
+enum { OPT_DIMS = 256, OPT_LOAD_MODEL, OPT_TRACE, OPT_FORCE, OPT_BOUND };
 
 typedef struct options {
     const char *system, *dims, *output, *trace;
@@ -50,6 +55,7 @@ typedef struct options {
     th_load_model model;
     int format;                            /* 0 table, 1 json, 2 csv */
     int force;                             /* replace existing output files */
+    int bound;                             /* --bound: add the optimal bound */
     int set_chunks, set_policy, set_intra; /* given on the command line */
 } options;
 
@@ -67,6 +73,7 @@ static int parse(int argc, char **argv, options *o) {
         {"output", required_argument, 0, 'o'},
         {"trace", required_argument, 0, OPT_TRACE},
         {"force", no_argument, 0, OPT_FORCE},
+        {"bound", no_argument, 0, OPT_BOUND},
         {"help", no_argument, 0, 'h'},
         {"version", no_argument, 0, 'V'},
         {0, 0, 0, 0},
@@ -144,6 +151,7 @@ static int parse(int argc, char **argv, options *o) {
         case 'o': o->output = optarg; break;
         case OPT_TRACE: o->trace = optarg; break;
         case OPT_FORCE: o->force = 1; break;
+        case OPT_BOUND: o->bound = 1; break;
         case 'h': usage(stdout); return -1;
         case 'V': printf("themis %s\n", TH_VERSION); return -1;
         case ':': return cli_usage_error("run", "option '%s' needs a value", argv[optind - 1]);
@@ -169,7 +177,7 @@ static void trace_row(void *ctx, const th_stage_rec *rec) {
     if (th_report_trace_row(t->out, t->pairs[t->cur], rec)) t->oom = 1;
 }
 
-static int evaluate(const options *o, const th_system *sys, th_error *err) {
+static int evaluate(const options *o, const th_system *sys, double bound, th_error *err) {
     th_pair pairs[6];
     int npairs = 0;
     for (int p = 0; p <= TH_POLICY_ROUNDROBIN; p++) /* the policies of one collective */
@@ -196,7 +204,7 @@ static int evaluate(const options *o, const th_system *sys, th_error *err) {
     th_runner_free(runner);
     if (rc == TH_OK && tc.oom) rc = th_error_set(err, TH_EINTERNAL, "out of memory");
     if (rc == TH_OK) {
-        th_report rep = {sys, &o->coll, o->model, pairs, results, npairs};
+        th_report rep = {sys, &o->coll, o->model, pairs, results, npairs, bound};
         if (o->format == 0)
             rc = th_report_table(out.f, &rep, err);
         else if (o->format == 1)
@@ -232,6 +240,9 @@ int cli_run(int argc, char **argv) {
      * model): the system file is named. */
     if (th_collective_validate(&sys, &o.coll, &err))
         return cli_blame(&err, o.system), cli_fail(&err);
-    if (evaluate(&o, &sys, &err)) return cli_fail(&err);
+    th_bound bound = {0};
+    if (o.bound && th_bound_eval(&sys, &o.coll, TH_BOUND_AUTO, &bound, &err))
+        return cli_blame(&err, o.system), cli_fail(&err);
+    if (evaluate(&o, &sys, bound.time, &err)) return cli_fail(&err);
     return CLI_OK;
 }

@@ -90,19 +90,24 @@ int th_report_table(FILE *out, const th_report *rep, th_error *err) {
             (long long)rep->coll->chunks, th_text_escape(name, sizeof name, sys->name), sys->ndims,
             th_report_num(b, sys->npus), th_load_model_name(rep->model));
     if (rep->npairs > 0)
-        fprintf(out, "ideal (every involved dim busy all the time): %s us\n\n",
+        fprintf(out, "ideal (every involved dim busy all the time): %s us\n",
                 cell(a, rep->results[0].ideal / 1000.0));
+    if (rep->bound > 0)
+        fprintf(out, "bound (no mix of chunk orders is faster): %s us\n",
+                cell(a, rep->bound / 1000.0));
+    if (rep->npairs > 0 || rep->bound > 0) fputc('\n', out);
     th_table *t = calloc(2, sizeof *t);
     if (!t) return th_error_set(err, TH_EINTERNAL, "out of memory");
     th_table_col(&t[0], 11, 1);
     th_table_col(&t[0], 5, 1);
-    for (int k = 0; k < 3; k++)
+    for (int k = 0; k < (rep->bound > 0 ? 4 : 3); k++)
         th_table_col(&t[0], 14, 0);
     th_table_cell(&t[0], "policy");
     th_table_cell(&t[0], "intra");
     th_table_cell(&t[0], "time_us");
     th_table_cell(&t[0], "bw_util");
     th_table_cell(&t[0], "speedup");
+    if (rep->bound > 0) th_table_cell(&t[0], "vs_bound");
     for (int i = 0; i < rep->npairs; i++) {
         const th_result *r = &rep->results[i];
         th_table_cell(&t[0], th_policy_name(rep->pairs[i].policy));
@@ -110,6 +115,7 @@ int th_report_table(FILE *out, const th_report *rep, th_error *err) {
         th_table_cell(&t[0], cell(a, r->time / 1000.0));
         th_table_cell(&t[0], cell(a, r->bw_util));
         th_table_cell(&t[0], cell(a, r->speedup));
+        if (rep->bound > 0) th_table_cell(&t[0], cell(a, rep->bound / r->time));
     }
     th_table_print(out, &t[0]);
     fprintf(out, "\nper-dim bw_util (bytes / (B * time)):\n");
@@ -172,6 +178,7 @@ int th_report_json(FILE *out, const th_report *rep, th_error *err) {
     for (int d = 0; d < sys->ndims; d++)
         if ((mask >> d) & 1u) cJSON_AddItemToArray(cd, cJSON_CreateNumber(d));
     cJSON_AddStringToObject(root, "load_model", th_load_model_name(rep->model));
+    if (rep->bound > 0) cJSON_AddNumberToObject(root, "bound_us", rep->bound / 1000.0);
     cJSON *results = cJSON_AddArrayToObject(root, "results");
     for (int i = 0; i < rep->npairs; i++) {
         const th_result *r = &rep->results[i];
@@ -184,6 +191,7 @@ int th_report_json(FILE *out, const th_report *rep, th_error *err) {
         cJSON_AddNumberToObject(o, "speedup", r->speedup);
         cJSON_AddNumberToObject(o, "algbw_GBps", r->algbw);
         cJSON_AddNumberToObject(o, "busbw_GBps", r->busbw);
+        if (rep->bound > 0) cJSON_AddNumberToObject(o, "vs_bound", rep->bound / r->time);
         cJSON *dims = cJSON_AddArrayToObject(o, "dims");
         for (int d = 0; d < sys->ndims; d++) {
             cJSON *j = cJSON_CreateObject();
@@ -215,6 +223,10 @@ int th_report_csv(FILE *out, const th_report *rep, th_error *err) {
     int bad = 0, rc;
     for (size_t i = 0; i < sizeof head / sizeof *head; i++)
         bad |= th_csv_field(&b, head[i]);
+    if (rep->bound > 0) {
+        bad |= th_csv_field(&b, "bound_us");
+        bad |= th_csv_field(&b, "vs_bound");
+    }
     for (int d = 0; d < sys->ndims; d++) {
         char h[3][32];
         snprintf(h[0], sizeof h[0], "dim%d_bytes", d);
@@ -248,6 +260,10 @@ int th_report_csv(FILE *out, const th_report *rep, th_error *err) {
         bad |= th_csv_num(&b, r->speedup);
         bad |= th_csv_num(&b, r->algbw);
         bad |= th_csv_num(&b, r->busbw);
+        if (rep->bound > 0) {
+            bad |= th_csv_num(&b, rep->bound / 1000.0);
+            bad |= th_csv_num(&b, rep->bound / r->time);
+        }
         for (int d = 0; d < sys->ndims; d++) {
             bad |= th_csv_num(&b, r->bytes[d]);
             bad |= th_csv_num(&b, r->busy[d] / 1000.0);

@@ -16,6 +16,7 @@ typedef struct th_report {
     const th_pair *pairs;     /* npairs evaluated pairs */
     const th_result *results; /* one per pair */
     int npairs;
+    double bound; /* the optimal bound (th_bound_eval), ns; 0 = not asked: no bound_us, vs_bound */
 } th_report;
 
 int th_report_table(FILE *out, const th_report *rep, th_error *err);

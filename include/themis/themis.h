@@ -6,6 +6,7 @@
 #define TH_VERSION "0.1.0"
 
 #include "themis/astra.h"
+#include "themis/bound.h"
 #include "themis/buf.h"
 #include "themis/cost.h"
 #include "themis/csv.h"
