@@ -73,6 +73,7 @@ struct th_sweep {
     th_priority priority; /* between collectives in flight */
     int iterations;
     int chunks_axis; /* a chunks axis overrides the workload's chunks */
+    int bound;       /* "bound": true: bound_us and vs_bound columns (collective sweeps) */
 };
 
 /* One point's inputs. */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "sweep_internal.h"
+#include "themis/bound.h"
 #include "themis/csv.h"
 #include "themis/report.h"
 
@@ -125,6 +126,7 @@ int th_sweep_header(const th_sweep *sw, th_buf *out, th_error *err) {
     int bad = th_sweep_prefix_header(sw, out, err);
     for (int k = 0; k < 6; k++)
         bad |= th_csv_field(out, sw->train ? train_cols[k] : run_cols[k]);
+    if (sw->bound) bad |= th_csv_field(out, "bound_us") | th_csv_field(out, "vs_bound");
     for (int d = 0; d < (sw->train ? 0 : sw->maxdims); d++) {
         char col[2][32];
         snprintf(col[0], sizeof col[0], "dim%d_bw_util", d);
@@ -321,8 +323,10 @@ static int row(th_sweep_worker *w, int64_t point, th_buf *out, th_error *err) {
     th_result res;
     double base = 0;
     th_error fail;
+    th_bound bound = {0};
     if (th_run_eval(w->runner, &pt.sys, &pt.coll, pt.pair, pt.model, NULL, NULL, &res, &fail) ||
-        reference(w, &pt, &res, &base, &fail)) {
+        reference(w, &pt, &res, &base, &fail) ||
+        (sw->bound && th_bound_eval(&pt.sys, &pt.coll, TH_BOUND_AUTO, &bound, &fail))) {
         char where[512];
         describe_point(sw, w->digits, where, sizeof where);
         return th_error_set(err, fail.code, "%s: point %lld%s%s%s: %s", sw->source,
@@ -337,6 +341,10 @@ static int row(th_sweep_worker *w, int64_t point, th_buf *out, th_error *err) {
     bad |= th_csv_num(out, res.speedup);
     bad |= th_csv_num(out, res.algbw);
     bad |= th_csv_num(out, res.busbw);
+    if (sw->bound) {
+        bad |= th_csv_num(out, bound.time / 1000.0);
+        bad |= th_csv_num(out, bound.time / res.time);
+    }
     for (int k = 0; k < sw->maxdims; k++) {
         if (k < pt.sys.ndims) {
             bad |= th_csv_num(out, res.dim_util[k]);

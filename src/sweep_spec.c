@@ -14,8 +14,8 @@
 #define BATCH_MAX 1e9 /* samples per NPU, as themis train --batch */
 
 static const char *const top_keys[] = {
-    "name", "description", "system", "collective", "policy",   "intra",      "load_model",
-    "axes", "zip",         "output", "workload",   "priority", "iterations", NULL};
+    "name", "description", "system",   "collective", "policy",     "intra", "load_model", "axes",
+    "zip",  "output",      "workload", "priority",   "iterations", "bound", NULL};
 static const char *const coll_keys[] = {"type", "size", "chunks", "dims", NULL};
 static const char *const range_keys[] = {"from", "to", "step", "times", NULL};
 static const char *const run_axes[] = {
@@ -524,6 +524,15 @@ static int check_train(th_sweep *sw, const cJSON *root, th_error *err) {
                                     "applies to workload sweeps",
                                     src, (long long)i);
     }
+    const cJSON *bound = cJSON_GetObjectItemCaseSensitive(root, "bound");
+    if (bound && !cJSON_IsBool(bound))
+        return th_json_bad(err, src, "bound", "true or false", bound);
+    sw->bound = cJSON_IsTrue(bound);
+    if (sw->train && sw->bound)
+        return th_error_set(err, TH_EINPUT,
+                            "%s: bound: only for collective sweeps (a workload sweep has no "
+                            "optimal bound)",
+                            src);
     if (sw->train && cJSON_GetObjectItemCaseSensitive(root, "collective"))
         return th_error_set(err, TH_EINPUT,
                             "%s: collective: a workload sweep takes its "

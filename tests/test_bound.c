@@ -233,6 +233,53 @@ START_TEST(test_cli_run_bound) {
 }
 END_TEST
 
+/* A sweep with "bound": true: ring 4 of cli_ring4.json, All-Reduce of 1e6 bytes; the bound at C
+ * chunks is C x 60 ns + 15000 ns (one dim: its busy time), in every row, with vs_bound =
+ * bound / time; 1 and 2 threads give the same bytes. "bound" must be a boolean and is refused
+ * in workload sweeps. */
+START_TEST(test_sweep_bound) {
+    char *dir = test_tmp_dir();
+    TEST_DIR_PATH(spec, dir, "s.json");
+    TEST_DIR_PATH(out1, dir, "1.csv");
+    TEST_DIR_PATH(out2, dir, "2.csv");
+    char json[8192];
+    snprintf(json, sizeof json,
+             "{\"system\": \"%s\", \"collective\": {\"size\": 1e6}, \"bound\": true, "
+             "\"axes\": {\"chunks\": [1, 4, 16], \"policy\": [\"baseline\", \"themis\"], "
+             "\"intra\": [\"fifo\", \"scf\"]}}",
+             test_dpath("cli_ring4.json"));
+    test_spit(spec, json, strlen(json));
+    test_cli_out r;
+    test_cli(&r, "sweep '%s' -o '%s' -j 1 --quiet", spec, out1);
+    test_expect_quiet(&r, r.args);
+    test_cli_free(&r);
+    test_cli(&r, "sweep '%s' -o '%s' -j 2 --quiet", spec, out2);
+    test_expect_quiet(&r, r.args);
+    test_cli_free(&r);
+    char *a = test_slurp(out1, NULL), *b = test_slurp(out2, NULL);
+    ck_assert_str_eq(a, b);
+    free(a), free(b);
+    test_csv c;
+    test_csv_read(&c, out1);
+    ck_assert_int_eq(c.nrows, 12);
+    for (int i = 0; i < 12; i++) {
+        double chunks = test_csv_d(&c, i, "chunks");
+        ck_assert_rel(test_csv_d(&c, i, "bound_us"), (chunks * 60.0 + 15000.0) / 1000.0);
+        ck_assert_rel(test_csv_d(&c, i, "vs_bound"),
+                      test_csv_d(&c, i, "bound_us") / test_csv_d(&c, i, "time_us"));
+    }
+    test_csv_free(&c);
+    snprintf(json, sizeof json, "{\"system\": \"%s\", \"bound\": 1}", test_dpath("cli_ring4.json"));
+    test_spit(spec, json, strlen(json));
+    test_bad("bound: expected true or false", "sweep '%s' -o '%s' --force", spec, out1);
+    snprintf(json, sizeof json, "{\"workload\": \"%s\", \"bound\": true}",
+             test_dpath("../../models/workloads/gnmt.json"));
+    test_spit(spec, json, strlen(json));
+    test_bad("bound: only for collective sweeps", "sweep '%s' -o '%s' --force", spec, out1);
+    test_rm_dir(dir);
+}
+END_TEST
+
 Suite *bound_suite(void) {
     Suite *s = suite_create("bound");
     TCase *tc = tcase_create("core");
@@ -246,6 +293,7 @@ Suite *bound_suite(void) {
     tc = tcase_create("cli");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_cli_run_bound);
+    tcase_add_test(tc, test_sweep_bound);
     suite_add_tcase(s, tc);
     return s;
 }
