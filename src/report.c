@@ -10,12 +10,6 @@
 #include "themis/csv.h"
 #include "themis/text.h"
 
-const char *th_report_num(char *buf, double v) {
-    snprintf(buf, 32, "%.15g", v);
-    if (strtod(buf, NULL) != v) snprintf(buf, 32, "%.17g", v);
-    return buf;
-}
-
 static uint32_t involved(const th_report *rep) {
     uint32_t all = (1u << rep->sys->ndims) - 1u;
     return rep->coll->dims_mask ? rep->coll->dims_mask : all;

@@ -1,5 +1,7 @@
 /* Report tests: table, JSON, CSV and trace written from real th_run_compare results. */
 #include <cjson/cJSON.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -457,10 +459,57 @@ START_TEST(write_failure) {
 }
 END_TEST
 
+/* th_report_num: "%.15g" when it reads back as the same double, else "%.17g". */
+START_TEST(num_text) {
+    char b[32];
+    static const struct {
+        double v;
+        const char *text;
+    } cases[] = {
+        {0.1, "0.1"},                       /* 15 digits read back */
+        {1.0 / 3.0, "0.33333333333333331"}, /* 15 threes are 3.3e-16 below it; its ulp is 5.6e-17 */
+        {0, "0"},
+        {-0.0, "-0"},
+        {1073741824, "1073741824"},
+        {1e15, "1e+15"}, /* exponent 15 >= precision 15 */
+        {123456789012345, "123456789012345"},
+        {1e-5, "1e-05"},    /* exponent -5 < -4: exponent style, two digits at least */
+        {0.0001, "0.0001"}, /* exponent -4: fixed style */
+        {1e300, "1e+300"},
+        {5e-324, "4.94065645841247e-324"}, /* the least subnormal: 15 digits suffice */
+        {1.7976931348623157e308, "1.7976931348623157e+308"}, /* 1.79769313486232e308 overflows */
+        {2.5, "2.5"},
+        {-1234.5, "-1234.5"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        ck_assert_str_eq(th_report_num(b, cases[i].v), cases[i].text);
+    ck_assert_str_eq(th_report_num(b, INFINITY), "inf");
+    /* the definition, against random doubles of every kind (bit patterns, decimals,
+     * binary fractions, values next to round ones) */
+    uint64_t x = 88172645463325252u;
+    for (int i = 0; i < 200000; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        double v;
+        switch (i % 4) {
+        case 0: memcpy(&v, &x, sizeof v); break;
+        case 1: v = (double)(x % 100000000) / pow(10, (double)(x >> 58)); break;
+        case 2: v = ldexp((double)(x >> 11), (int)(x % 90) - 70); break;
+        default: v = nextafter((double)(x % 1000000) / 1000.0, (x >> 63) ? 0 : 1e300); break;
+        }
+        if (!isfinite(v)) continue;
+        char want[32];
+        snprintf(want, sizeof want, "%.15g", v);
+        if (strtod(want, NULL) != v) snprintf(want, sizeof want, "%.17g", v);
+        ck_assert_str_eq(th_report_num(b, v), want);
+    }
+}
+END_TEST
+
 Suite *report_suite(void) {
     Suite *s = suite_create("report");
     TCase *tc = tcase_create("report");
     tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, num_text);
     tcase_add_test(tc, csv_default);
     tcase_add_test(tc, csv_hand);
     tcase_add_test(tc, csv_subset_and_types);
