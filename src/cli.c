@@ -114,10 +114,10 @@ int cli_out_close(th_output *o, int rc, th_error *err) {
     block_fatal(&old);
     for (int i = 0; i < CLI_MAX_OUT; i++)
         if (live[i] == o) live[i] = NULL;
-    if (rc == TH_EIO && o->f && ferror(o->f)) { /* a report's write error: name the file */
-        th_error e = *err;
-        th_error_set(err, TH_EIO, "%s: %s", strcmp(o->path, "-") ? o->path : "standard output",
-                     e.msg);
+    const char *name = strcmp(o->path, "-") ? o->path : "standard output";
+    if (rc == TH_EIO && o->f && ferror(o->f) && strncmp(err->msg, name, strlen(name))) {
+        th_error e = *err; /* a report's write error: name the file (once) */
+        th_error_set(err, TH_EIO, "%s: %s", name, e.msg);
     }
     if (rc == TH_OK)
         rc = th_output_commit(o, err);

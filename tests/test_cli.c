@@ -941,6 +941,13 @@ START_TEST(exit_status_everywhere) {
     }
     test_fails(3, "/dev/full", "run -o /dev/full");
     test_fails(3, "/dev/full", "sweep '%s' -o /dev/full", test_dpath("sweep_ring4.json"));
+    {
+        /* the path is named once */
+        test_cli_out r;
+        test_cli(&r, "sweep '%s' -o /dev/full", test_dpath("sweep_ring4.json"));
+        ck_assert_msg(strstr(r.err, "/dev/full: /dev/full") == NULL, "%s", r.err);
+        test_cli_free(&r);
+    }
     test_fails(3, "/dev/full", "import-astra '%s' -o /dev/full", test_dpath("astra_net_3d.yml"));
     /* a read error (a folder read as a file) */
     test_fails(3, "read error", "run -s '%s'", test_dpath(""));
