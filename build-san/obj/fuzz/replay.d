@@ -1,2 +1,0 @@
-build-san/obj/fuzz/replay.o: tests/fuzz/replay.c tests/fuzz/fuzz.h
-tests/fuzz/fuzz.h:

@@ -1,2 +1,0 @@
-build-san/obj/text.o: src/text.c include/themis/text.h
-include/themis/text.h:

@@ -1,5 +1,0 @@
-build-san/pic/output.o: src/output.c include/themis/output.h \
- include/themis/error.h include/themis/str.h
-include/themis/output.h:
-include/themis/error.h:
-include/themis/str.h:
