@@ -33,7 +33,7 @@ static int list_insert(emu_queue *h, emu_entry x, int append) {
 
 /* Queues a chunk's phase (ready now) at its dim; returns the dim, or -1 when out of memory. */
 static int enqueue(th_emu *r, uint32_t id, uint32_t c, int stage) {
-    const th_plan *plan = r->colls[id].plan;
+    const th_plan *plan = emu_rec(r, id)->plan;
     int dim;
     th_op op;
     double m;
@@ -49,7 +49,7 @@ static int start(th_emu *r, int d) {
     emu_queue *q = &r->q[d];
     emu_entry e = q->e[q->head++];
     if (q->head == q->n) q->head = q->n = 0;
-    const emu_coll *cr = &r->colls[e.coll];
+    const emu_coll *cr = emu_rec(r, e.coll);
     int stage = cr->next[e.chunk], dim;
     th_op op;
     double m;

@@ -33,6 +33,8 @@ void th_emu_free(th_emu *emu) {
     for (int i = 0; i < emu->cap; i++)
         free(emu->colls[i].next);
     free(emu->colls);
+    free(emu->rec_of);
+    free(emu->free_recs);
     free(emu->done);
     free(emu);
 }
@@ -55,7 +57,7 @@ static int enqueue(th_emu *r, uint32_t id, uint32_t c, int stage) {
     int dim;
     th_op op;
     double m;
-    th_plan_stage(r->colls[id].plan, c, stage, &dim, &op, &m);
+    th_plan_stage(emu_rec(r, id)->plan, c, stage, &dim, &op, &m);
     emu_entry x = {r->t, m, c, id, (uint8_t)stage, (uint8_t)op};
     return emu_queue_push(&r->sq[dim], x, r->scf, r->lifo) ? -1 : dim;
 }
@@ -120,7 +122,7 @@ int emu_begin(th_emu *r, int d, emu_entry e, int stage, th_op op, double m, doub
         r->bad_dim = d, r->bad_dur = dur;
         return -1;
     }
-    emu_coll *cr = &r->colls[e.coll];
+    emu_coll *cr = emu_rec(r, e.coll);
     r->srv[d] = (emu_server){1, e.chunk, e.coll, r->t + dur, r->seq++};
     r->nbusy++;
     cr->busy[d] += dur;
@@ -149,7 +151,7 @@ int emu_ending(const th_emu *emu, int *ending) {
 
 int emu_end(th_emu *emu, int d, uint32_t *chunk, uint32_t *coll, th_error *err) {
     uint32_t c = emu->srv[d].chunk, id = emu->srv[d].coll;
-    emu_coll *cr = &emu->colls[id];
+    emu_coll *cr = emu_rec(emu, id);
     emu->srv[d].busy = 0;
     emu->nbusy--;
     *chunk = c, *coll = id;
@@ -184,7 +186,7 @@ void th_emu_reset(th_emu *emu, const th_system *sys, th_intra intra, th_priority
         emu->cost[d] = (emu_cost){dd->latency * th_cost_hops(dd->topology, dd->algorithm, dd->npus),
                                   p - 1.0, p * dd->bw, p};
     }
-    emu->ncolls = 0;
+    emu->ncolls = emu->nrecs = emu->nfree = 0;
     emu->sys = sys;
     /* an unknown model gets no plan (th_collective_validate), so ours never runs one */
     emu->model = (unsigned)sys->model < TH_MODEL_COUNT ? models[sys->model] : &clean_model;
@@ -198,14 +200,22 @@ void th_emu_reset(th_emu *emu, const th_system *sys, th_intra intra, th_priority
 }
 
 int emu_admit(th_emu *emu, const th_plan *plan, double t, int *k, th_error *err) {
-    if (emu->ncolls == emu->cap) {
+    if (emu->ncolls == emu->rec_of_cap) {
+        int cap = emu->rec_of_cap ? 2 * emu->rec_of_cap : 16;
+        int *r = realloc(emu->rec_of, sizeof *r * (size_t)cap);
+        if (!r) return th_error_set(err, TH_EINTERNAL, "out of memory");
+        emu->rec_of = r, emu->rec_of_cap = cap;
+    }
+    if (emu->nfree == 0 && emu->nrecs == emu->cap) {
         int cap = emu->cap ? 2 * emu->cap : 16;
         emu_coll *c = realloc(emu->colls, sizeof *c * (size_t)cap);
         if (!c) return th_error_set(err, TH_EINTERNAL, "out of memory");
         memset(c + emu->cap, 0, sizeof *c * (size_t)(cap - emu->cap));
         emu->colls = c, emu->cap = cap;
     }
-    emu_coll *cr = &emu->colls[emu->ncolls];
+    int rec = emu->nfree > 0 ? emu->free_recs[--emu->nfree] : emu->nrecs++;
+    emu->rec_of[emu->ncolls] = rec;
+    emu_coll *cr = &emu->colls[rec];
     size_t chunks = (size_t)plan->chunks;
     if (cr->next_cap < chunks) {
         uint8_t *nx = realloc(cr->next, chunks);
@@ -266,7 +276,9 @@ int th_emu_result(const th_emu *emu, int id, th_result *res, th_error *err) {
     if (id < 0 || id >= emu->ncolls)
         return th_error_set(err, TH_EINTERNAL, "no collective %d (%d issued since the reset)", id,
                             emu->ncolls);
-    const emu_coll *cr = &emu->colls[id];
+    if (emu->rec_of[id] < 0)
+        return th_error_set(err, TH_EINTERNAL, "collective %d was released", id);
+    const emu_coll *cr = emu_rec(emu, (uint32_t)id);
     if (cr->end < 0) return th_error_set(err, TH_EINTERNAL, "collective %d has not finished", id);
     const th_plan *plan = cr->plan;
     const th_system *sys = emu->sys;
@@ -295,6 +307,22 @@ int th_emu_result(const th_emu *emu, int id, th_result *res, th_error *err) {
     double factor = (pa - 1.0) / pa;
     if (plan->type == TH_COLL_ALLREDUCE) factor *= 2.0;
     res->busbw = res->algbw * factor;
+    return TH_OK;
+}
+
+int th_emu_release(th_emu *emu, int id, th_error *err) {
+    if (id < 0 || id >= emu->ncolls || emu->rec_of[id] < 0)
+        return th_error_set(err, TH_EINTERNAL, "no collective %d to release", id);
+    if (emu_rec(emu, (uint32_t)id)->end < 0)
+        return th_error_set(err, TH_EINTERNAL, "collective %d has not finished", id);
+    if (emu->nfree == emu->free_cap) {
+        int cap = emu->free_cap ? 2 * emu->free_cap : 16;
+        int *f = realloc(emu->free_recs, sizeof *f * (size_t)cap);
+        if (!f) return th_error_set(err, TH_EINTERNAL, "out of memory");
+        emu->free_recs = f, emu->free_cap = cap;
+    }
+    emu->free_recs[emu->nfree++] = emu->rec_of[id];
+    emu->rec_of[id] = -1;
     return TH_OK;
 }
 

@@ -85,8 +85,13 @@ typedef struct emu_model {
 struct th_emu {
     emu_queue q[TH_MAX_DIMS];   /* the preset's ready stages per dim */
     emu_squeue sq[TH_MAX_DIMS]; /* ours */
-    emu_coll *colls;            /* by id; records (and their buffers) are reused across resets */
-    int ncolls, cap;
+    emu_coll *colls;            /* records (and their buffers), reused across resets and releases */
+    int nrecs, cap;             /* records in use or free, allocated */
+    int ncolls;                 /* ids issued since the reset */
+    int *rec_of;                /* by id: its record in colls, -1 once released */
+    int rec_of_cap;
+    int *free_recs; /* records of released collectives, to reuse */
+    int nfree, free_cap;
     const th_system *sys;
     const emu_model *model; /* the system's model, chosen at reset */
     int scf, lifo;
@@ -138,6 +143,11 @@ int emu_queue_push(emu_squeue *s, emu_entry x, int scf, int lifo);
 emu_entry emu_queue_pop(emu_squeue *s);
 void emu_queue_clear(emu_squeue *s); /* empty, buffers kept */
 void emu_queue_free(emu_squeue *s);
+
+/* The record of collective id (issued, not released). */
+static inline emu_coll *emu_rec(const th_emu *emu, uint32_t id) {
+    return &emu->colls[emu->rec_of[id]];
+}
 
 static inline int emu_waiting(const emu_queue *q) {
     return q->n > q->head;

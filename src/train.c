@@ -28,7 +28,9 @@ typedef struct trainer {
     th_train_trace_fn trace;
     void *trace_ctx;
     int L, N;
-    inst *in; /* N * L * 3 */
+    int S;    /* iterations kept: min(N, KEPT) */
+    int top;  /* the last iteration whose instances are set up */
+    inst *in; /* S * L * 3: iteration it in slot it % S */
     th_emu *emu;
     int *of_id; /* emulator id -> instance */
     int nid, id_cap;
@@ -40,8 +42,26 @@ typedef struct trainer {
     double tl;        /* when `remaining` was last brought up to date, ns */
 } trainer;
 
+/* Iterations whose collectives are kept. When iteration it begins, every collective of it - 2
+ * has ended (iteration it - 1's forwards waited for its non-blocking ones, its next tasks for
+ * its blocking ones): three slots suffice, and memory stays flat in the iteration count. */
+#define KEPT 3
+
 static inst *at(trainer *tr, int it, int layer, int phase) {
-    return &tr->in[((size_t)it * (size_t)tr->L + (size_t)layer) * TH_NPHASES + (size_t)phase];
+    size_t slot = (size_t)(it % tr->S);
+    return &tr->in[(slot * (size_t)tr->L + (size_t)layer) * TH_NPHASES + (size_t)phase];
+}
+
+/* Iteration it takes over the slot of it - S (ended): the same collectives, not yet issued. */
+static void begin_iteration(trainer *tr, int it) {
+    for (int l = 0; l < tr->L; l++)
+        for (int p = 0; p < TH_NPHASES; p++) {
+            inst *x = at(tr, it, l, p);
+            x->it = it;
+            x->issue = x->end = -1;
+            x->run = 0;
+        }
+    tr->top = it;
 }
 
 /* Task j of an iteration: forwards 0..L-1, then per layer from the last: input, weight. */
@@ -200,6 +220,7 @@ static int net_step(trainer *tr, th_error *err) {
         }
         tr->pool[tr->npool++] = x->plan;
         x->plan = NULL;
+        if (th_emu_release(tr->emu, ids[i], err)) return err->code;
         finished(tr, k, th_emu_now(tr->emu));
     }
     return TH_OK;
@@ -228,11 +249,12 @@ static int ready(trainer *tr, int j) {
 
 static int setup(trainer *tr, th_error *err) {
     const th_workload *wl = tr->wl;
-    size_t n = (size_t)tr->N * (size_t)tr->L * TH_NPHASES;
+    size_t n = (size_t)tr->S * (size_t)tr->L * TH_NPHASES;
     tr->in = calloc(n, sizeof *tr->in);
     tr->live = calloc(2 * n, sizeof(int));
     if (!tr->in || !tr->live) return th_error_set(err, TH_EINTERNAL, "out of memory");
-    for (int it = 0; it < tr->N; it++)
+    tr->top = tr->S - 1;
+    for (int it = 0; it < tr->S; it++)
         for (int l = 0; l < tr->L; l++)
             for (int p = 0; p < TH_NPHASES; p++) {
                 const th_wl_coll *c = &wl->layers[l].ph[p].coll;
@@ -261,7 +283,7 @@ static int setup(trainer *tr, th_error *err) {
 
 static void teardown(trainer *tr) {
     if (tr->in) {
-        size_t n = (size_t)tr->N * (size_t)tr->L * TH_NPHASES;
+        size_t n = (size_t)tr->S * (size_t)tr->L * TH_NPHASES;
         for (size_t i = 0; i < n; i++)
             th_plan_free(tr->in[i].plan);
     }
@@ -280,6 +302,7 @@ static int replay(trainer *tr, double *starts, th_error *err) {
     for (;;) {
         if (tr->o->stop && atomic_load_explicit(tr->o->stop, memory_order_relaxed))
             return th_error_set(err, TH_EINTERNAL, "interrupted");
+        if (cur < total && cur / per > tr->top) begin_iteration(tr, cur / per);
         if (!running && cur < total && ready(tr, cur)) {
             int layer;
             th_phase phase;
@@ -339,6 +362,7 @@ int th_train_run(const th_system *sys, const th_workload *wl, const th_train_opt
     trainer tr = {0};
     tr.sys = sys, tr.wl = wl, tr.o = opts, tr.trace = trace, tr.trace_ctx = trace_ctx;
     tr.L = wl->nlayers, tr.N = opts->iterations;
+    tr.S = tr.N < KEPT ? tr.N : KEPT;
     double *starts = calloc((size_t)tr.N, sizeof *starts);
     int rc = starts ? setup(&tr, err) : th_error_set(err, TH_EINTERNAL, "out of memory");
     if (rc == TH_OK) rc = replay(&tr, starts, err);

@@ -575,8 +575,8 @@ START_TEST(test_intra_names) {
 END_TEST
 
 /* A system edited by hand past validation: reduce_bw 1e-310 bytes/ns makes an RS stage time
- * m (p-1)/p / 1e-310 (MiB/4 * 3 * 1e310 = 7.9e315 > DBL_MAX) overflow to infinity. The emulator refuses it instead of waiting forever
- * for a server that never ends. */
+ * m (p-1)/p / 1e-310 (MiB/4 * 3 * 1e310 = 7.9e315 > DBL_MAX) overflow to infinity. The emulator
+ * refuses it instead of waiting forever for a server that never ends. */
 START_TEST(test_refuses_infinite_stage) {
     th_system s;
     memset(&s, 0, sizeof s);
@@ -612,8 +612,7 @@ START_TEST(test_stop_flag) {
     atomic_int stop = 1;
     ck_assert_int_eq(th_sched_plan(plan, &s, &c, TH_POLICY_THEMIS, TH_LOAD_ALPHA_BETA, &err), 0);
     th_emu_set_stop(emu, &stop);
-    ck_assert_int_eq(th_emu_run(emu, &s, plan, TH_INTRA_SCF, NULL, NULL, &res, &err),
-                     TH_EINTERNAL);
+    ck_assert_int_eq(th_emu_run(emu, &s, plan, TH_INTRA_SCF, NULL, NULL, &res, &err), TH_EINTERNAL);
     ck_assert_str_eq(err.msg, "interrupted");
     atomic_store(&stop, 0);
     ck_assert_int_eq(th_emu_run(emu, &s, plan, TH_INTRA_SCF, NULL, NULL, &res, &err), TH_OK);
@@ -673,6 +672,42 @@ START_TEST(test_api_misuse) {
 }
 END_TEST
 
+/* Released collectives give their records to the next ones: results of the others are
+ * unchanged, a released id has no result, and releasing a running or released one fails. */
+START_TEST(test_release) {
+    th_system s = hetero2_system();
+    th_collective c = test_coll(TH_COLL_ALLREDUCE, MIB, 4, 0);
+    th_plan *plan = th_plan_create();
+    th_emu *emu = th_emu_create();
+    th_error err = {0};
+    th_result alone, res;
+    ck_assert_int_eq(th_sched_plan(plan, &s, &c, TH_POLICY_BASELINE, TH_LOAD_ALPHA_BETA, &err), 0);
+    ck_assert_int_eq(th_emu_run(emu, &s, plan, TH_INTRA_FIFO, NULL, NULL, &alone, &err), TH_OK);
+    th_emu_reset(emu, &s, TH_INTRA_FIFO, TH_PRIO_FIFO, NULL, NULL);
+    /* one collective after another, each alone on the network: each takes alone.time */
+    double t = 0;
+    for (int k = 0; k < 100; k++) {
+        int id;
+        ck_assert_int_eq(th_emu_issue(emu, plan, t, &id, &err), TH_OK);
+        ck_assert_int_eq(id, k); /* ids count up whatever is released */
+        ck_assert_int_eq(th_emu_release(emu, id, &err), TH_EINTERNAL); /* running */
+        while (th_emu_next(emu) != INFINITY)
+            ck_assert_int_eq(th_emu_step(emu, &err), TH_OK);
+        ck_assert_int_eq(th_emu_result(emu, id, &res, &err), TH_OK);
+        ck_assert_rel(res.time, alone.time);
+        if (k < 99) ck_assert_int_eq(th_emu_release(emu, id, &err), TH_OK);
+        t = th_emu_now(emu);
+    }
+    ck_assert_int_eq(th_emu_result(emu, 98, &res, &err), TH_EINTERNAL);
+    ck_assert_msg(strstr(err.msg, "released"), "%s", err.msg);
+    ck_assert_int_eq(th_emu_release(emu, 98, &err), TH_EINTERNAL);
+    ck_assert_int_eq(th_emu_release(emu, 100, &err), TH_EINTERNAL);
+    ck_assert_int_eq(th_emu_result(emu, 99, &res, &err), TH_OK); /* kept: not released */
+    th_emu_free(emu);
+    th_plan_free(plan);
+}
+END_TEST
+
 Suite *emulate_suite(void) {
     Suite *s = suite_create("emulate");
     TCase *tc = tcase_create("hand");
@@ -694,6 +729,7 @@ Suite *emulate_suite(void) {
     tcase_add_test(tc, test_invariants_subset);
     tcase_add_test(tc, test_determinism);
     tcase_add_test(tc, test_plan_model_mismatch);
+    tcase_add_test(tc, test_release);
     suite_add_tcase(s, tc);
     return s;
 }

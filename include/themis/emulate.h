@@ -78,6 +78,10 @@ double th_emu_now(const th_emu *emu);
 /* A finished collective's result (time from its issue to its end); an id never issued since
  * the reset, or a collective still running, is TH_EINTERNAL. */
 int th_emu_result(const th_emu *emu, int id, th_result *res, th_error *err);
+/* Forgets a finished collective: its record is reused by the next issue, so memory stays flat
+ * over many collectives (ids still count up); th_emu_result on it is then TH_EINTERNAL, as is
+ * releasing one that runs or was released. */
+int th_emu_release(th_emu *emu, int id, th_error *err);
 
 /* A flag that ends th_emu_run early: once *stop is non-zero (set from a signal handler or
  * another thread) it returns TH_EINTERNAL, "interrupted". NULL (the default): never. */
