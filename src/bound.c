@@ -250,6 +250,14 @@ int th_bound_eval(const th_system *sys, const th_collective *coll, th_bound_form
     return TH_OK;
 }
 
+int th_bound_supported(const th_system *sys, uint32_t dims_mask) {
+    uint32_t mask = dims_mask ? dims_mask : 0xffffffffu;
+    int k = 0;
+    for (int d = 0; d < sys->ndims; d++)
+        k += ((mask >> d) & 1u) && sys->dims[d].npus > 1;
+    return sys->model == TH_MODEL_ANALYTICAL && k <= TH_BOUND_MAX_DIMS;
+}
+
 void th_bound_mix_free(th_bound_mix *mix) {
     free(mix->orders);
     free(mix->frac);

@@ -13,7 +13,7 @@ static void usage(FILE *out) {
             "usage: themis run [OPTIONS]\n"
             "\n"
             "Evaluate one collective under each inter-dimension policy (baseline, themis,\n"
-            "roundrobin) and intra-dimension policy (fifo, scf); speedups are against\n"
+            "roundrobin, lp) and intra-dimension policy (fifo, scf); speedups are against\n"
             "baseline+fifo on the same system, collective and chunk count.\n"
             "\n"
             "options:\n"
@@ -22,7 +22,8 @@ static void usage(FILE *out) {
             "                          (default allreduce)\n"
             "  -b, --size SIZE         collective size: 4096, 1e9, 64MiB, 1GB (default 1GiB)\n"
             "  -n, --chunks N          chunks, 1 to 1000000 (default 64)\n"
-            "  -p, --policy P          baseline | themis | roundrobin | all (default all)\n"
+            "  -p, --policy P          baseline | themis | roundrobin | lp | all (default all;\n"
+            "                          all has lp on the analytical model, <= %d active dims)\n"
             "  -q, --intra Q           fifo | scf | all (default all)\n"
             "      --dims LIST         involved dims, e.g. 0,2 (default: all)\n"
             "      --load-model M      themis load model: alpha_beta | bandwidth\n"
@@ -43,7 +44,7 @@ static void usage(FILE *out) {
             "  themis run -c reducescatter --dims 0,2 -f csv -o out.csv --trace "
             "trace.csv\n"
             "  themis run -s models/systems/hetero-4d.json -n 256 --bound\n" CLI_HELP_EXIT,
-            TH_BOUND_MAX_DIMS);
+            TH_BOUND_MAX_DIMS, TH_BOUND_MAX_DIMS);
 }
 
 enum { OPT_DIMS = 256, OPT_LOAD_MODEL, OPT_TRACE, OPT_FORCE, OPT_BOUND };
@@ -109,17 +110,17 @@ static int parse(int argc, char **argv, options *o) {
             th_policy p;
             if (!strcmp(optarg, "all"))
                 o->policy = -1;
-            else if (th_policy_from_name(optarg, &p) == 0 && p <= TH_POLICY_ROUNDROBIN)
+            else if (th_policy_from_name(optarg, &p) == 0 && p <= TH_POLICY_LAST_SINGLE)
                 o->policy = (int)p;
             else if (th_policy_from_name(optarg, &p) == 0)
                 return cli_usage_error("run",
                                        "-p: policy '%s' applies to training only (themis "
-                                       "train); expected baseline, themis, roundrobin or all",
+                                       "train); expected baseline, themis, roundrobin, lp or all",
                                        optarg);
             else
                 return cli_usage_error("run",
                                        "-p: unknown policy '%s' (expected baseline, "
-                                       "themis, roundrobin or all)",
+                                       "themis, roundrobin, lp or all)",
                                        optarg);
             break;
         }
@@ -178,13 +179,17 @@ static void trace_row(void *ctx, const th_stage_rec *rec) {
 }
 
 static int evaluate(const options *o, const th_system *sys, double bound, th_error *err) {
-    th_pair pairs[6];
+    th_pair pairs[8];
     int npairs = 0;
-    for (int p = 0; p <= TH_POLICY_ROUNDROBIN; p++) /* the policies of one collective */
-        for (int q = 0; q < 2; q++)
+    for (int p = 0; p <= TH_POLICY_LAST_SINGLE; p++) /* the policies of one collective */
+        for (int q = 0; q < 2; q++) {
+            /* -p all: lp where its program applies (analytical model, <= 12 active dims) */
+            if (p == TH_POLICY_LP && o->policy < 0 && !th_bound_supported(sys, o->coll.dims_mask))
+                continue;
             if ((o->policy < 0 || o->policy == p) && (o->intra < 0 || o->intra == q))
                 pairs[npairs++] = (th_pair){(th_policy)p, (th_intra)q};
-    th_result results[6];
+        }
+    th_result results[8];
     /* Both outputs are opened before the work and replace their files only if all went well. */
     int flags = o->force ? TH_OUTPUT_FORCE : 0;
     th_output out, trace;

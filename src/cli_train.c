@@ -20,7 +20,8 @@ static void usage(FILE *out) {
           "\n"
           "options:\n"
           "  -s, --system FILE       system JSON (default: built-in default-3d)\n"
-          "  -p, --policy P          baseline | themis | themis-global | roundrobin | ideal | all\n"
+          "  -p, --policy P          baseline | themis | themis-global | roundrobin | lp | ideal | "
+          "all\n"
           "                          (default all: every policy and the ideal network)\n"
           "  -q, --intra Q           fifo | scf | all (default all)\n"
           "      --priority R        between collectives in flight: fifo (older first) or\n"
@@ -87,7 +88,7 @@ static int parse(int argc, char **argv, topts *o) {
             else
                 return cli_usage_error("train",
                                        "-p: unknown policy '%s' (expected baseline, "
-                                       "themis, themis-global, roundrobin, ideal or all)",
+                                       "themis, themis-global, roundrobin, lp, ideal or all)",
                                        optarg);
             break;
         }
@@ -196,6 +197,8 @@ static int evaluate(const topts *o, const th_system *sys, const th_workload *wl,
     }
     for (int p = 0; p < TH_POLICY_COUNT && rc == TH_OK; p++) {
         if (o->policy >= 0 && o->policy != p) continue;
+        /* -p all: lp where its program applies (analytical model, <= 12 active dims) */
+        if (o->policy < 0 && p == TH_POLICY_LP && !th_bound_supported(sys, 0)) continue;
         int ideal = p == TH_POLICY_IDEAL;
         for (int q = 0; q < 2 && rc == TH_OK; q++) {
             if (ideal && q > 0) break; /* the ideal network has no queues */

@@ -32,6 +32,31 @@ void th_runner_set_stop(th_runner *r, const atomic_int *stop) {
     th_emu_set_stop(r->emu, stop);
 }
 
+/* Policy lp: each sequence of the program's mix, then the baseline and Themis orders, through
+ * the emulator; the fastest plan wins (ties: the earlier candidate) and is traced. */
+static int eval_lp(th_runner *r, const th_system *sys, const th_collective *coll, th_intra intra,
+                   th_trace_fn trace, void *trace_ctx, th_result *res, th_error *err) {
+    int best = -1, ncand = TH_LP_SEQUENCES + 2;
+    for (int k = 0; k < ncand; k++) {
+        int rc = k < TH_LP_SEQUENCES
+                     ? th_sched_plan_lp(r->plan, sys, coll, k, err)
+                     : th_sched_plan(r->plan, sys, coll,
+                                     k == TH_LP_SEQUENCES ? TH_POLICY_BASELINE : TH_POLICY_THEMIS,
+                                     TH_LOAD_ALPHA_BETA, err);
+        th_result cur;
+        if (rc || th_emu_run(r->emu, sys, r->plan, intra, NULL, NULL, &cur, err)) return err->code;
+        if (best < 0 || cur.time < res->time) best = k, *res = cur;
+    }
+    if (!trace && best == ncand - 1) return TH_OK; /* the plan in r->plan is the winner's */
+    int rc = best < TH_LP_SEQUENCES
+                 ? th_sched_plan_lp(r->plan, sys, coll, best, err)
+                 : th_sched_plan(r->plan, sys, coll,
+                                 best == TH_LP_SEQUENCES ? TH_POLICY_BASELINE : TH_POLICY_THEMIS,
+                                 TH_LOAD_ALPHA_BETA, err);
+    if (rc) return rc;
+    return th_emu_run(r->emu, sys, r->plan, intra, trace, trace_ctx, res, err);
+}
+
 int th_run_eval(th_runner *r, const th_system *sys, const th_collective *coll, th_pair pair,
                 th_load_model model, th_trace_fn trace, void *trace_ctx, th_result *res,
                 th_error *err) {
@@ -42,6 +67,8 @@ int th_run_eval(th_runner *r, const th_system *sys, const th_collective *coll, t
                             "policy %s: applies to training only (themis train, workload "
                             "sweeps), not to one collective",
                             th_policy_name(pair.policy));
+    if (pair.policy == TH_POLICY_LP && coll->type != TH_COLL_ALLTOALL)
+        return eval_lp(r, sys, coll, pair.intra, trace, trace_ctx, res, err);
     if (th_sched_plan(r->plan, sys, coll, pair.policy, model, err)) return err->code;
     return th_emu_run(r->emu, sys, r->plan, pair.intra, trace, trace_ctx, res, err);
 }

@@ -11,7 +11,7 @@
 
 const char *const th_coll_type_names[] = {"allreduce", "reducescatter", "allgather", "alltoall",
                                           NULL};
-const char *const th_policy_names[] = {"baseline",      "themis", "roundrobin",
+const char *const th_policy_names[] = {"baseline",      "themis", "roundrobin", "lp",
                                        "themis-global", "ideal",  NULL};
 const char *const th_load_model_names[] = {"alpha_beta", "bandwidth", NULL};
 
@@ -139,6 +139,10 @@ static void plan_themis(th_plan *plan, const th_system *sys, th_load_model model
     }
 }
 
+static int plan_with(th_plan *plan, const th_system *sys, const th_collective *coll,
+                     th_policy policy, th_load_model model, const double *init_load, int seq,
+                     th_error *err);
+
 int th_sched_plan(th_plan *plan, const th_system *sys, const th_collective *coll, th_policy policy,
                   th_load_model model, th_error *err) {
     return th_sched_plan_from(plan, sys, coll, policy, model, NULL, err);
@@ -147,6 +151,19 @@ int th_sched_plan(th_plan *plan, const th_system *sys, const th_collective *coll
 int th_sched_plan_from(th_plan *plan, const th_system *sys, const th_collective *coll,
                        th_policy policy, th_load_model model, const double *init_load,
                        th_error *err) {
+    return plan_with(plan, sys, coll, policy, model, init_load, 0, err);
+}
+
+int th_sched_plan_lp(th_plan *plan, const th_system *sys, const th_collective *coll, int seq,
+                     th_error *err) {
+    if (seq < 0 || seq >= TH_LP_SEQUENCES)
+        return th_error_set(err, TH_EINPUT, "policy lp: no sequence %d", seq);
+    return plan_with(plan, sys, coll, TH_POLICY_LP, TH_LOAD_ALPHA_BETA, NULL, seq, err);
+}
+
+static int plan_with(th_plan *plan, const th_system *sys, const th_collective *coll,
+                     th_policy policy, th_load_model model, const double *init_load, int seq,
+                     th_error *err) {
     if (th_collective_validate(sys, coll, err)) return err->code;
     if ((unsigned)policy >= TH_POLICY_COUNT || (unsigned)model > TH_LOAD_BANDWIDTH)
         return th_error_set(err, TH_EINPUT, "unknown policy or load model");
@@ -187,6 +204,13 @@ int th_sched_plan_from(th_plan *plan, const th_system *sys, const th_collective 
     for (int j = 0; j < n; j++)
         base[j] = plan->active[desc ? n - 1 - j : j];
 
+    if (policy == TH_POLICY_LP && coll->type != TH_COLL_ALLTOALL) {
+        if (sys->model != TH_MODEL_ANALYTICAL)
+            return th_error_set(err, TH_EINPUT,
+                                "policy lp: the analytical model only, not the %s preset",
+                                th_model_name(sys->model));
+        return sched_plan_lp(plan, sys, coll, seq, err);
+    }
     int themis = policy == TH_POLICY_THEMIS || policy == TH_POLICY_THEMIS_GLOBAL;
     if (themis && coll->type != TH_COLL_ALLTOALL) { /* an All-to-All is not reordered */
         plan->ops->themis(plan, sys, model, base);

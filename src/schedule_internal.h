@@ -17,6 +17,11 @@ struct th_plan_model {
     void (*stage)(const th_plan *plan, const uint8_t *o, int j, int *dim, th_op *op, double *m);
 };
 
+/* Policy lp (schedule_lp.c): the bound's mix of orders in integer counts, in sequence `seq`
+ * (th_sched_plan_lp); the plan's shape and active dims are set. */
+int sched_plan_lp(th_plan *plan, const th_system *sys, const th_collective *coll, int seq,
+                  th_error *err);
+
 /* The ASTRA-sim preset's planner (astra_model.c). */
 extern const th_plan_model sched_astra_model;
 

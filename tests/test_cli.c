@@ -52,6 +52,19 @@ static void expect_header(const char *csv_text, int ndims) {
 static const char *const POLICIES[3] = {"baseline", "themis", "roundrobin"};
 static const char *const INTRAS[2] = {"fifo", "scf"};
 
+/* `-p all` rows 6 and 7 are lp + fifo and lp + scf (after baseline, themis and roundrobin):
+ * never slower than baseline + fifo in row 0, since lp keeps the fastest of its candidates and
+ * the baseline order is one of them. */
+static void expect_lp_rows(const test_csv *c) {
+    double base = test_csv_d(c, 0, "time_us");
+    for (int i = 6; i < 8; i++) {
+        ck_assert_str_eq(test_csv_s(c, i, "policy"), "lp");
+        ck_assert_str_eq(test_csv_s(c, i, "intra"), INTRAS[i % 2]);
+        ck_assert_msg(test_csv_d(c, i, "time_us") <= base, "lp row %d: %s > baseline %.17g", i,
+                      test_csv_s(c, i, "time_us"), base);
+    }
+}
+
 /* ---- version and help ---- */
 
 START_TEST(version) {
@@ -144,7 +157,8 @@ START_TEST(default_csv) {
     expect_header(r.out, 3);
     test_csv c;
     test_csv_parse(&c, r.out);
-    ck_assert_int_eq(c.nrows, 6);
+    ck_assert_int_eq(c.nrows, 8);
+    expect_lp_rows(&c);
     ck_assert_int_eq(c.ncols, 14 + 3 * 3);
     /* S = 1 GiB = 1073741824, P = 4*8*16 = 512. Ideal: every order moves 2 S (1 - 1/512)
      * = 2143289344 bytes per NPU; sum of B = 250 + 200 + 50 = 500 bytes/ns, so
@@ -224,7 +238,8 @@ START_TEST(pair_selection) {
     test_csv_free(&c);
 
     cli_csv(&c, "--policy all --intra fifo");
-    ck_assert_int_eq(c.nrows, 3);
+    ck_assert_int_eq(c.nrows, 4);
+    ck_assert_str_eq(test_csv_s(&c, 3, "policy"), "lp");
     for (int i = 0; i < 3; i++) {
         ck_assert_str_eq(test_csv_s(&c, i, "policy"), POLICIES[i]);
         ck_assert_str_eq(test_csv_s(&c, i, "intra"), "fifo");
@@ -284,7 +299,7 @@ START_TEST(json_format) {
     ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(root, "load_model")->valuestring,
                      "alpha_beta");
     cJSON *results = cJSON_GetObjectItemCaseSensitive(root, "results");
-    ck_assert_int_eq(cJSON_GetArraySize(results), 6);
+    ck_assert_int_eq(cJSON_GetArraySize(results), 8);
 
     /* The same numbers as the CSV. */
     test_csv c;
@@ -449,8 +464,9 @@ START_TEST(trace_all_pairs) {
     char *text = test_slurp(path, NULL);
     test_csv t;
     test_csv_parse(&t, text);
-    /* 6 pairs x 4 chunks x 6 stages (3 RS + 3 AG) = 144 rows, pair by pair. */
-    ck_assert_int_eq(t.nrows, 144);
+    /* 8 pairs x 4 chunks x 6 stages (3 RS + 3 AG) = 192 rows, pair by pair; the first 6 pairs
+     * (baseline, themis, roundrobin) are checked here, lp's plan is that of the bound's tests. */
+    ck_assert_int_eq(t.nrows, 192);
     for (int pair = 0; pair < 6; pair++) {
         double last_start = 0, last_end = 0;
         int rs = 0, ag = 0;
@@ -485,7 +501,8 @@ START_TEST(ring4_allreduce) {
     test_csv c;
     cli_csv(&c, "-s '%s' -b 1e6 -n 1", test_dpath("cli_ring4.json"));
     expect_header(c.raw, 1);
-    ck_assert_int_eq(c.nrows, 6);
+    ck_assert_int_eq(c.nrows, 8);
+    expect_lp_rows(&c);
     /* ring 4, B = 100 bytes/ns, alpha = 10: RS of m = 1e6 takes 10*3 + 1e6*3/(4*100) = 7530,
      * AG the same: 15060 ns = 15.06 us under every policy (one chunk, one dim).
      * bytes = 2 * 1e6 * 3/4 = 1.5e6; ideal = 1.5e6 / 100 = 15000 ns = 15 us. */
@@ -541,7 +558,8 @@ START_TEST(efficiency_reduce) {
      * AG 1e6: 30 + 15000 = 15030 ns; total 33810 ns = 33.81 us.
      * ideal = 1.5e6 / 50 = 30000 ns = 30 us. */
     cli_csv(&c, "-s '%s' -b 1e6 -n 1", test_dpath("cli_eff.json"));
-    ck_assert_int_eq(c.nrows, 6);
+    ck_assert_int_eq(c.nrows, 8);
+    expect_lp_rows(&c);
     for (int i = 0; i < 6; i++) {
         ck_assert_rel(test_csv_d(&c, i, "time_us"), 33.81);
         ck_assert_rel(test_csv_d(&c, i, "ideal_us"), 30.0);
@@ -555,7 +573,8 @@ START_TEST(dims_subset) {
     test_csv c;
     cli_csv(&c, "-s '%s' -b 1e6 -n 1 --dims 0,2", test_dpath("cli_3d.json"));
     expect_header(c.raw, 3);
-    ck_assert_int_eq(c.nrows, 6);
+    ck_assert_int_eq(c.nrows, 8);
+    expect_lp_rows(&c);
     /* Active dims 0 and 2 (P_a = 4*8 = 32), c = 1e6:
      *   RS dim0 m=1e6:    10*3 + 1e6*3/(4*100)     = 7530
      *   RS dim2 m=250000: 1000*6 + 250000*7/(8*25) = 6000 + 8750 = 14750
@@ -592,7 +611,8 @@ START_TEST(rs_ag_a2a) {
      *   dim0 m=1e6 7530 + dim1 m=250000 2600 + dim2 m=125000 10375 = 20505 ns.
      * bytes 750000 + 125000 + 109375 = 984375 = 1e6 (1 - 1/64); ideal 984375/175 = 5625 ns. */
     cli_csv(&c, "-s '%s' -c reducescatter -b 1e6 -n 1", test_dpath("cli_3d.json"));
-    ck_assert_int_eq(c.nrows, 6);
+    ck_assert_int_eq(c.nrows, 8);
+    expect_lp_rows(&c);
     for (int i = 0; i < 6; i++) {
         ck_assert_str_eq(test_csv_s(&c, i, "type"), "reducescatter");
         ck_assert_rel(test_csv_d(&c, i, "time_us"), 20.505);
@@ -606,7 +626,8 @@ START_TEST(rs_ag_a2a) {
     /* allgather of output 1e6, baseline order 2,1,0: dim2 m = 1e6/(4*2) = 125000 (10375),
      * dim1 m = 1e6/4 = 250000 (2600), dim0 m = 1e6 (7530): 20505 ns, same bytes. */
     cli_csv(&c, "-s '%s' --collective allgather -b 1e6 -n 1", test_dpath("cli_3d.json"));
-    ck_assert_int_eq(c.nrows, 6);
+    ck_assert_int_eq(c.nrows, 8);
+    expect_lp_rows(&c);
     for (int i = 0; i < 6; i++) {
         ck_assert_str_eq(test_csv_s(&c, i, "type"), "allgather");
         ck_assert_rel(test_csv_d(&c, i, "time_us"), 20.505);
@@ -642,7 +663,7 @@ START_TEST(shipped_systems) {
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         test_csv c;
         cli_csv(&c, "-s '%s/models/systems/%s' -n 16", dir ? dir : ".", files[i]);
-        ck_assert_int_eq(c.nrows, 6);
+        ck_assert_int_eq(c.nrows, 8);
         test_csv_free(&c);
     }
     /* models/systems/default-3d.json is the built-in default: identical output. */
@@ -849,12 +870,12 @@ START_TEST(table_layout) {
     ck_assert_msg(strstr(r.out, " on ctl\\tnames (2 dims") != NULL, "%s", r.out);
     ck_assert_msg(strstr(r.out, " 0:a,b\\nc 1:a-dimension-name-longer-than-fourteen\n"), "%s",
                   r.out);
-    /* intro, ideal, blank, header + 6 rows, blank, title, header + 6 rows: 1 + 1 + 1 + 7 + 1 + 1
-     * + 7 = 19 lines: no name added a line */
+    /* intro, ideal, blank, header + 8 rows, blank, title, header + 8 rows: 1 + 1 + 1 + 9 + 1 + 1
+     * + 9 = 23 lines: no name added a line */
     int lines = 0;
     for (const char *p = r.out; *p; p++)
         lines += *p == '\n';
-    ck_assert_int_eq(lines, 19);
+    ck_assert_int_eq(lines, 23);
     test_cli_free(&r);
     /* train: the same columns stay apart */
     test_cli(&r, "train '%s' -p baseline -q fifo", wl_path("resnet50.json"));
@@ -1022,13 +1043,13 @@ START_TEST(train_cli) {
     ck_assert_rel(test_csv_d(&c, 0, "speedup_vs_ideal"), 49500.0 / 49620.0);
     ck_assert_str_eq(test_csv_s(&c, 0, "priority"), "lifo");
     test_csv_free(&c);
-    /* -p all -q all: 4 policies x 2 intras + the ideal network. */
+    /* -p all -q all: 5 policies x 2 intras + the ideal network. */
     test_cli(&r, "train '%s' -s '%s' -f csv --priority fifo", test_dpath("wl_two_layer.json"),
              test_dpath("cli_ring4.json"));
     test_expect_ok(&r, "train all");
     test_csv_parse(&c, r.out);
-    ck_assert_int_eq(c.nrows, 9);
-    ck_assert_str_eq(test_csv_s(&c, 8, "policy"), "ideal");
+    ck_assert_int_eq(c.nrows, 11);
+    ck_assert_str_eq(test_csv_s(&c, 10, "policy"), "ideal");
     ck_assert_str_eq(test_csv_s(&c, 0, "iteration_us"), "50.62");
     test_csv_free(&c);
     test_cli_free(&r);

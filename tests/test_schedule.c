@@ -620,8 +620,8 @@ START_TEST(test_names) {
         ck_assert_int_eq(t, i);
     }
     /* one table for every policy, in the order `themis train -p all` lists them */
-    static const char *const policies[] = {"baseline", "themis", "roundrobin", "themis-global",
-                                           "ideal"};
+    static const char *const policies[] = {"baseline", "themis",        "roundrobin",
+                                           "lp",       "themis-global", "ideal"};
     for (int i = 0; i < TH_POLICY_COUNT; i++) {
         ck_assert_str_eq(th_policy_name((th_policy)i), policies[i]);
         ck_assert_int_eq(th_policy_from_name(policies[i], &p), 0);

@@ -40,6 +40,10 @@ typedef struct th_bound {
 int th_bound_eval(const th_system *sys, const th_collective *coll, th_bound_form form, th_bound *b,
                   th_error *err);
 
+/* 1 when the bound (and policy lp) can be computed for this system and set of involved dims
+ * (0 = all): the analytical model and at most TH_BOUND_MAX_DIMS active dims. */
+int th_bound_supported(const th_system *sys, uint32_t dims_mask);
+
 /* The program's mix of orders: norders orders (RS order for AR and RS, AG order for AG, as
  * in th_plan) with the fraction of chunks each gets (sum 1). */
 typedef struct th_bound_mix {

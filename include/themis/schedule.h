@@ -18,17 +18,21 @@ typedef enum {
     TH_COLL_ALLTOALL,
 } th_coll_type;
 
-/* The scheduling policies, one enum for run, train, sweep and reports. The first three plan
- * any collective on its own; themis-global and ideal exist only while training (several
+/* The scheduling policies, one enum for run, train, sweep and reports. The first four plan
+ * any collective on its own (lp: the analytical model only, at most TH_BOUND_MAX_DIMS active
+ * dims); themis-global and ideal exist only while training (several
  * collectives in flight), and the layers that cannot use them refuse them. */
 typedef enum {
     TH_POLICY_BASELINE,      /* every chunk visits the dims in index order */
     TH_POLICY_THEMIS,        /* the greedy load-balancing order, one tracker per collective */
     TH_POLICY_ROUNDROBIN,    /* chunk i starts at active dim i mod n */
+    TH_POLICY_LP,            /* the bound's optimal mix of orders, in integer counts */
     TH_POLICY_THEMIS_GLOBAL, /* themis with one tracker shared by the collectives in flight */
     TH_POLICY_IDEAL,         /* training: the ideal network instead of chunks and queues */
 } th_policy;
-#define TH_POLICY_COUNT 5
+#define TH_POLICY_COUNT 6
+/* The last policy that plans one collective on its own (baseline .. lp). */
+#define TH_POLICY_LAST_SINGLE TH_POLICY_LP
 typedef enum { TH_LOAD_ALPHA_BETA, TH_LOAD_BANDWIDTH } th_load_model;
 
 typedef struct th_collective {
@@ -80,6 +84,12 @@ int th_sched_plan_from(th_plan *plan, const th_system *sys, const th_collective 
                        th_policy policy, th_load_model model, const double *init_load,
                        th_error *err);
 
+/* Policy lp in one of its sequences of the program's integer chunk counts (th_sched_plan uses
+ * sequence 0; th_run_eval tries each and keeps the fastest, see run.h). */
+#define TH_LP_SEQUENCES 2
+int th_sched_plan_lp(th_plan *plan, const th_system *sys, const th_collective *coll, int seq,
+                     th_error *err);
+
 /* Stage j (0 .. nstages-1) of chunk i: its dim, operation and full-vector size m (under the
  * astra-sim preset: the phase's integer input size). */
 static inline const uint8_t *th_plan_order(const th_plan *plan, int64_t chunk) {
@@ -101,8 +111,8 @@ const char *th_load_model_name(th_load_model m);
 int th_coll_type_from_name(const char *s, th_coll_type *out);
 int th_policy_from_name(const char *s, th_policy *out);
 /* names[0 .. n-1] = the first n policy names, names[n] = NULL (n <= TH_POLICY_COUNT): the
- * policies a layer takes, for its parsers and messages (one collective: the first 3; sweeps:
- * 4, with themis-global). */
+ * policies a layer takes, for its parsers and messages (one collective: the first 4; sweeps:
+ * 5, with themis-global). */
 void th_policy_names_first(int n, const char **names);
 int th_load_model_from_name(const char *s, th_load_model *out);
 
