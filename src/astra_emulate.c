@@ -40,7 +40,10 @@ static int enqueue(th_emu *r, uint32_t id, uint32_t c, int stage) {
     th_plan_stage(plan, c, stage, &dim, &op, &m);
     double key = op == TH_OP_AG ? m * plan->npus[dim] : m;
     int append = !r->scf || op == TH_OP_AR || stage == plan->nstages - 2;
-    return list_insert(&r->q[dim], (emu_entry){r->t, key, c, id, 0, 0}, append) ? -1 : dim;
+    return list_insert(&r->q[dim], (emu_entry){.ready = r->t, .m = key, .coll = id, .chunk = c},
+                       append)
+               ? -1
+               : dim;
 }
 
 /* Dim d takes the phase at the head of its list and runs it from now; -1 when its time is

@@ -11,6 +11,8 @@
 
 /* The longest walk back from a run's tail before the run becomes a heap. */
 #define WALK_MAX 8
+/* The largest buffer (entries) an emptied bucket keeps for reuse. */
+#define SPARE_MAX 4096
 
 /* Order within a bucket (same collective, and same m under SCF): (ready, chunk). One
  * collective's chunk waits in at most one entry at a time, so the order is strict. */
@@ -119,6 +121,11 @@ emu_entry emu_queue_pop(emu_squeue *s) {
     emu_entry e = emu_run_pop(&s->b[0].q);
     if (s->b[0].q.n == 0) { /* the bucket is gone; its buffer moves to the spares */
         emu_queue spare = s->b[0].q;
+        if (spare.cap > SPARE_MAX) { /* a large one is freed: peak memory is the peak of the
+                                        live entries, not the sum of every bucket's peak */
+            free(spare.e);
+            spare.e = NULL, spare.cap = 0;
+        }
         s->nb--;
         for (int i = 0; i < s->nb; i++) /* few buckets: cheaper than a library call */
             s->b[i] = s->b[i + 1];
@@ -128,7 +135,7 @@ emu_entry emu_queue_pop(emu_squeue *s) {
 }
 
 void emu_queue_clear(emu_squeue *s) {
-    for (int i = 0; i < s->cap; i++)
+    for (int i = 0; i < s->nb; i++) /* the spares are empty already */
         s->b[i].q.n = s->b[i].q.head = 0, s->b[i].q.heap = 0;
     s->nb = 0;
 }

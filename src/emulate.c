@@ -58,7 +58,12 @@ static int enqueue(th_emu *r, uint32_t id, uint32_t c, int stage) {
     th_op op;
     double m;
     th_plan_stage(emu_rec(r, id)->plan, c, stage, &dim, &op, &m);
-    emu_entry x = {r->t, m, c, id, (uint8_t)stage, (uint8_t)op};
+    emu_entry x = {.ready = r->t,
+                   .m = m,
+                   .coll = id,
+                   .chunk = c,
+                   .stage = (uint32_t)stage,
+                   .op = (uint32_t)op};
     return emu_queue_push(&r->sq[dim], x, r->scf, r->lifo) ? -1 : dim;
 }
 

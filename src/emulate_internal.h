@@ -7,15 +7,19 @@
 
 #include "themis/emulate.h"
 
+_Static_assert(TH_MAX_CHUNKS <= (1 << 24), "emu_entry.chunk holds 24 bits");
+_Static_assert(2 * TH_MAX_DIMS <= 64, "emu_entry.stage holds 6 bits");
+
 /* A stage waiting in a dimension's queue. */
 typedef struct emu_entry {
-    double ready;   /* ns */
-    double m;       /* the model's queue key: full-vector size for ours, bytes */
-    uint32_t chunk; /* chunk index; the stage is that chunk's next one */
-    uint32_t coll;  /* collective id (issue order) */
-    uint8_t stage;  /* ours: the stage's index in its chunk, planned when queued */
-    uint8_t op;     /* ours: its th_op */
-} emu_entry;
+    double ready;        /* ns */
+    double m;            /* the model's queue key: full-vector size for ours, bytes */
+    uint32_t coll;       /* collective id (issue order) */
+    uint32_t chunk : 24; /* chunk index (< TH_MAX_CHUNKS <= 2^24); the stage is its next one */
+    uint32_t stage : 6;  /* ours: the stage's index in its chunk (< 2 TH_MAX_DIMS), planned
+                            when queued */
+    uint32_t op : 2;     /* ours: its th_op */
+} emu_entry;             /* 24 bytes: a million chunks queue in 24 MB */
 
 /* A dimension's queue in e[head .. n): ours a sorted run or a heap (emu_queue.c), the
  * preset's a list in its own order. */

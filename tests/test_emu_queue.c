@@ -7,7 +7,7 @@
 #include "check_themis.h"
 
 static emu_entry ent(uint32_t coll, double m, double ready, uint32_t chunk) {
-    return (emu_entry){ready, m, chunk, coll, 0, 0};
+    return (emu_entry){.ready = ready, .m = m, .coll = coll, .chunk = chunk};
 }
 
 /* SPEC §6 order, written out independently of the queue. */
