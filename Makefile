@@ -146,8 +146,10 @@ check: all $(TESTBIN) $(REPLAY) $(BENCHBIN)
 		$(if $(SAN),$(SAN_RUN)) $(TESTBIN)
 	THEMIS_SRCDIR=$(CURDIR) $(if $(SAN),$(SAN_RUN)) $(REPLAY)
 
+# Issue 13's targets, medians of BENCH_RUNS runs (default 5), each flagged met or MISSED;
+# BENCH_ARGS="--save F" keeps the figures, "--compare F" prints ratios to them.
 bench: all $(BENCHBIN)
-	$(BENCHBIN)
+	$(BENCHBIN) $(BENCH_ARGS)
 
 # Every sweep and plot into out/figures/*.png and *.pdf (needs gnuplot-nox); docs/REPRODUCTION.md.
 figures: all
