@@ -17,7 +17,7 @@ FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
 CFLAGS       ?= -O2
 PREFIX       ?= /usr/local
-PKGS         := libcjson gsl yaml-0.1
+PKGS         := libcjson gsl yaml-0.1 nlopt
 VERSION      := $(shell sed -n 's/^\#define TH_VERSION "\(.*\)"/\1/p' include/themis/themis.h)
 SOVERSION    := $(firstword $(subst ., ,$(VERSION)))
 

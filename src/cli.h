@@ -54,5 +54,6 @@ int cli_merge(int argc, char **argv);
 int cli_import_astra(int argc, char **argv);
 int cli_train(int argc, char **argv);
 int cli_summarize(int argc, char **argv);
+int cli_optimize(int argc, char **argv);
 
 #endif

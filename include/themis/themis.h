@@ -12,6 +12,7 @@
 #include "themis/csv.h"
 #include "themis/emulate.h"
 #include "themis/error.h"
+#include "themis/optimize.h"
 #include "themis/output.h"
 #include "themis/report.h"
 #include "themis/run.h"

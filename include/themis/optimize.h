@@ -1,0 +1,35 @@
+/* Bandwidth what-if: the split of a bandwidth budget over the dims that makes one collective
+ * fastest under one (policy, intra) pair, searched with NLopt's COBYLA over the emulator. */
+#ifndef THEMIS_OPTIMIZE_H
+#define THEMIS_OPTIMIZE_H
+
+#include "themis/run.h"
+
+typedef struct th_opt_opts {
+    th_pair pair;              /* the schedule whose time is minimised */
+    th_load_model model;       /* Themis load model */
+    uint32_t vary;             /* dims whose bw_GBps varies (bit d); 0 = every active dim */
+    double budget;             /* sum of cost_d x bw_GBps_d over the varied dims, at most;
+                                  0 = the system's own sum */
+    double cost[TH_MAX_DIMS];  /* cost per GB/s of each dim; 0 = 1 */
+    double min_GBps, max_GBps; /* bounds of each varied bw_GBps; 0 = 1e-3 and the budget */
+    int max_evals;             /* evaluations per start; 0 = 2000 */
+} th_opt_opts;
+
+typedef struct th_opt_result {
+    double bw_GBps[TH_MAX_DIMS]; /* the best allocation (unvaried dims as in the system) */
+    double time;                 /* its time, ns */
+    double start_time;           /* the system as given, ns */
+    double spent;                /* sum of cost x bw_GBps over the varied dims */
+    int evals;                   /* emulator evaluations, all starts */
+    int start;                   /* which start found it: 0 equal split, 1 the system's split
+                                    scaled to the budget, 2 proportional to baseline bytes */
+} th_opt_result;
+
+/* Minimises the time of coll on sys over the varied dims' bw_GBps, subject to the budget and
+ * the bounds, from three deterministic starts (COBYLA; the same input gives the same output).
+ * An infeasible budget or bounds is TH_EINPUT with the numbers named. */
+int th_opt_bandwidth(const th_system *sys, const th_collective *coll, const th_opt_opts *opts,
+                     th_opt_result *res, th_error *err);
+
+#endif

@@ -1,0 +1,282 @@
+/* `themis optimize`: the split of a bandwidth budget over the dims that makes one collective
+ * fastest, per policy pair, as a table, JSON or CSV. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "cli.h"
+
+static void usage(FILE *out) {
+    fprintf(out,
+            "usage: themis optimize [OPTIONS]\n"
+            "\n"
+            "Split a bandwidth budget over the dims (each dim's bw_GBps) so that one collective\n"
+            "runs fastest under a policy pair: NLopt's COBYLA over the emulator, from three\n"
+            "deterministic starts (equal split, the system's split, the baseline's bytes).\n"
+            "The constraint: sum of cost x bw_GBps over the varied dims <= budget.\n"
+            "\n"
+            "options:\n"
+            "  -s, --system FILE       system JSON (default: built-in default-3d)\n"
+            "  -c, --collective TYPE   allreduce | reducescatter | allgather | alltoall\n"
+            "  -b, --size SIZE         collective size (default 1GiB)\n"
+            "  -n, --chunks N          chunks (default 64)\n"
+            "  -p, --policy P          baseline | themis | roundrobin | lp | all (default themis)\n"
+            "  -q, --intra Q           fifo | scf (default scf)\n"
+            "      --budget X          budget in cost units (default: the system's own sum, so\n"
+            "                          with unit costs its total injection bandwidth, GB/s)\n"
+            "      --cost LIST         cost per GB/s of each dim, e.g. 1,1,2 (default all 1)\n"
+            "      --dims LIST         the dims whose bandwidth varies (default: every active)\n"
+            "      --min X, --max X    bounds of each varied bw_GBps (default 0.001, budget)\n"
+            "      --max-evals N       evaluations per start (default 2000)\n"
+            "  -f, --format F          table | json | csv (default table)\n"
+            "  -o, --output FILE       write results to FILE ('-' = stdout, the default)\n"
+            "      --force             replace an existing output file\n"
+            "  -h, --help              this text\n"
+            "\n"
+            "examples:\n"
+            "  themis optimize -s models/systems/default-3d.json -b 1GiB -n 64 -p themis -q scf\n"
+            "  themis optimize -p all --budget 600 -f csv\n" CLI_HELP_EXIT);
+}
+
+enum { OPT_BUDGET = 256, OPT_COST, OPT_DIMS, OPT_MIN, OPT_MAX, OPT_EVALS, OPT_FORCE };
+
+typedef struct options {
+    const char *system, *output, *dims, *cost;
+    th_collective coll;
+    int policy; /* -1 = all */
+    th_intra intra;
+    th_opt_opts opt;
+    int format, force;
+} options;
+
+static int parse_num(const char *what, const char *s, double *out) {
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || *end || !(v > 0) || v > 1e12)
+        return cli_usage_error("optimize", "%s: expected a number > 0, got '%s'", what, s);
+    *out = v;
+    return CLI_OK;
+}
+
+static int parse(int argc, char **argv, options *o) {
+    static const struct option longs[] = {
+        {"system", required_argument, 0, 's'},
+        {"collective", required_argument, 0, 'c'},
+        {"size", required_argument, 0, 'b'},
+        {"chunks", required_argument, 0, 'n'},
+        {"policy", required_argument, 0, 'p'},
+        {"intra", required_argument, 0, 'q'},
+        {"budget", required_argument, 0, OPT_BUDGET},
+        {"cost", required_argument, 0, OPT_COST},
+        {"dims", required_argument, 0, OPT_DIMS},
+        {"min", required_argument, 0, OPT_MIN},
+        {"max", required_argument, 0, OPT_MAX},
+        {"max-evals", required_argument, 0, OPT_EVALS},
+        {"format", required_argument, 0, 'f'},
+        {"output", required_argument, 0, 'o'},
+        {"force", no_argument, 0, OPT_FORCE},
+        {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
+    };
+    th_error err;
+    opterr = 0;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, ":s:c:b:n:p:q:f:o:h", longs, NULL)) != -1) {
+        switch (c) {
+        case 's': o->system = optarg; break;
+        case 'c':
+            if (th_coll_type_from_name(optarg, &o->coll.type))
+                return cli_usage_error("optimize", "-c: unknown collective '%s'", optarg);
+            break;
+        case 'b':
+            if (th_units_parse_size(optarg, "--size", &o->coll.size, &err)) return cli_fail(&err);
+            break;
+        case 'n': {
+            long long v;
+            if (cli_parse_int(optarg, 1, TH_MAX_CHUNKS, &v))
+                return cli_usage_error("optimize", "-n: expected an integer from 1 to %d, got '%s'",
+                                       TH_MAX_CHUNKS, optarg);
+            o->coll.chunks = v;
+            break;
+        }
+        case 'p': {
+            th_policy p;
+            if (!strcmp(optarg, "all"))
+                o->policy = -1;
+            else if (th_policy_from_name(optarg, &p) == 0 && p <= TH_POLICY_LAST_SINGLE)
+                o->policy = (int)p;
+            else
+                return cli_usage_error("optimize",
+                                       "-p: unknown policy '%s' (expected baseline, themis, "
+                                       "roundrobin, lp or all)",
+                                       optarg);
+            break;
+        }
+        case 'q':
+            if (th_intra_from_name(optarg, &o->intra))
+                return cli_usage_error("optimize", "-q: expected fifo or scf, got '%s'", optarg);
+            break;
+        case OPT_BUDGET:
+            if (parse_num("--budget", optarg, &o->opt.budget)) return CLI_USAGE;
+            break;
+        case OPT_COST: o->cost = optarg; break;
+        case OPT_DIMS: o->dims = optarg; break;
+        case OPT_MIN:
+            if (parse_num("--min", optarg, &o->opt.min_GBps)) return CLI_USAGE;
+            break;
+        case OPT_MAX:
+            if (parse_num("--max", optarg, &o->opt.max_GBps)) return CLI_USAGE;
+            break;
+        case OPT_EVALS: {
+            long long v;
+            if (cli_parse_int(optarg, 1, 1000000, &v))
+                return cli_usage_error("optimize", "--max-evals: expected 1 to 1000000, got '%s'",
+                                       optarg);
+            o->opt.max_evals = (int)v;
+            break;
+        }
+        case 'f':
+            if (cli_parse_format("optimize", optarg, &o->format)) return CLI_USAGE;
+            break;
+        case 'o': o->output = optarg; break;
+        case OPT_FORCE: o->force = 1; break;
+        case 'h': usage(stdout); return -1;
+        case ':': return cli_usage_error("optimize", "option '%s' needs a value", argv[optind - 1]);
+        default: return cli_usage_error("optimize", "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc) return cli_usage_error("optimize", "unexpected argument '%s'", argv[optind]);
+    return CLI_OK;
+}
+
+/* "1,1,2": one cost > 0 per dim of the system. */
+static int parse_cost(const char *list, int ndims, double *cost) {
+    const char *s = list;
+    for (int d = 0; d < ndims; d++) {
+        char *end;
+        cost[d] = strtod(s, &end);
+        if (end == s || !(cost[d] > 0) || cost[d] > 1e12 || (*end != ',' && *end != '\0') ||
+            (*end == '\0' && d != ndims - 1) || (*end == ',' && d == ndims - 1))
+            return cli_usage_error("optimize",
+                                   "--cost: expected %d numbers > 0 separated by commas (one "
+                                   "per dim), got '%s'",
+                                   ndims, list);
+        s = end + 1;
+    }
+    return CLI_OK;
+}
+
+static void print(FILE *out, const options *o, const th_system *sys, const th_pair *pairs,
+                  const th_opt_result *res, int n) {
+    char a[32], b[32];
+    if (o->format == 1) {
+        cJSON *root = cJSON_CreateObject();
+        cJSON_AddStringToObject(root, "system", sys->name);
+        cJSON *arr = cJSON_AddArrayToObject(root, "results");
+        for (int i = 0; i < n; i++) {
+            cJSON *j = cJSON_CreateObject();
+            cJSON_AddStringToObject(j, "policy", th_policy_name(pairs[i].policy));
+            cJSON_AddStringToObject(j, "intra", th_intra_name(pairs[i].intra));
+            cJSON_AddNumberToObject(j, "time_us", res[i].time / 1000.0);
+            cJSON_AddNumberToObject(j, "start_time_us", res[i].start_time / 1000.0);
+            cJSON_AddNumberToObject(j, "speedup", res[i].start_time / res[i].time);
+            cJSON_AddNumberToObject(j, "spent", res[i].spent);
+            cJSON_AddNumberToObject(j, "evaluations", res[i].evals);
+            cJSON *bw = cJSON_AddArrayToObject(j, "bw_GBps");
+            for (int d = 0; d < sys->ndims; d++)
+                cJSON_AddItemToArray(bw, cJSON_CreateNumber(res[i].bw_GBps[d]));
+            cJSON_AddItemToArray(arr, j);
+        }
+        char *text = cJSON_Print(root);
+        cJSON_Delete(root);
+        if (text) fprintf(out, "%s\n", text);
+        cJSON_free(text);
+        return;
+    }
+    if (o->format == 2) {
+        th_buf buf = {0};
+        int bad = 0;
+        const char *head[] = {"system",        "policy",  "intra", "time_us",
+                              "start_time_us", "speedup", "spent", "evaluations"};
+        for (size_t k = 0; k < sizeof head / sizeof *head; k++)
+            bad |= th_csv_field(&buf, head[k]);
+        for (int d = 0; d < sys->ndims; d++) {
+            char col[32];
+            snprintf(col, sizeof col, "dim%d_bw_GBps", d);
+            bad |= th_csv_field(&buf, col);
+        }
+        bad |= th_csv_end(&buf);
+        for (int i = 0; i < n; i++) {
+            bad |= th_csv_field(&buf, sys->name);
+            bad |= th_csv_field(&buf, th_policy_name(pairs[i].policy));
+            bad |= th_csv_field(&buf, th_intra_name(pairs[i].intra));
+            bad |= th_csv_num(&buf, res[i].time / 1000.0);
+            bad |= th_csv_num(&buf, res[i].start_time / 1000.0);
+            bad |= th_csv_num(&buf, res[i].start_time / res[i].time);
+            bad |= th_csv_num(&buf, res[i].spent);
+            bad |= th_csv_int(&buf, res[i].evals);
+            for (int d = 0; d < sys->ndims; d++)
+                bad |= th_csv_num(&buf, res[i].bw_GBps[d]);
+            bad |= th_csv_end(&buf);
+        }
+        if (!bad) th_csv_write(out, &buf);
+        th_buf_free(&buf);
+        return;
+    }
+    fprintf(out, "%s of %s bytes in %lld chunks on %s: best split of the bandwidth budget\n\n",
+            th_coll_type_name(o->coll.type), th_report_num(a, o->coll.size),
+            (long long)o->coll.chunks, sys->name);
+    for (int i = 0; i < n; i++) {
+        fprintf(out, "%s + %s: %s us (was %s us, %.4gx), %d evaluations, spent %.10g\n",
+                th_policy_name(pairs[i].policy), th_intra_name(pairs[i].intra),
+                th_report_num(a, res[i].time / 1000.0),
+                th_report_num(b, res[i].start_time / 1000.0), res[i].start_time / res[i].time,
+                res[i].evals, res[i].spent);
+        for (int d = 0; d < sys->ndims; d++)
+            fprintf(out, "  dim %d %-10s %14.10g GB/s (was %.10g)\n", d, sys->dims[d].name,
+                    res[i].bw_GBps[d], sys->dims[d].bw_GBps);
+    }
+}
+
+int cli_optimize(int argc, char **argv) {
+    options o;
+    memset(&o, 0, sizeof o);
+    o.coll = (th_collective){TH_COLL_ALLREDUCE, 1073741824.0, 64, 0};
+    o.policy = TH_POLICY_THEMIS;
+    o.intra = TH_INTRA_SCF;
+    int rc = parse(argc, argv, &o);
+    if (rc) return rc < 0 ? CLI_OK : rc;
+    th_error err = {0};
+    const char *inputs[] = {o.system}, *outputs[] = {o.output};
+    if (th_output_check(inputs, 1, outputs, 1, &err)) return cli_fail(&err);
+    th_system sys;
+    th_run_defaults def;
+    if (cli_load_system(o.system, &sys, &def, &err)) return cli_fail(&err);
+    if (o.dims && th_sched_parse_dims(o.dims, sys.ndims, &o.opt.vary, &err)) return cli_fail(&err);
+    if (o.cost && (rc = parse_cost(o.cost, sys.ndims, o.opt.cost))) return rc;
+    if (th_collective_validate(&sys, &o.coll, &err))
+        return cli_blame(&err, o.system), cli_fail(&err);
+    th_pair pairs[TH_POLICY_LAST_SINGLE + 1];
+    th_opt_result res[TH_POLICY_LAST_SINGLE + 1];
+    int n = 0;
+    for (int p = 0; p <= TH_POLICY_LAST_SINGLE; p++) {
+        if (o.policy >= 0 && o.policy != p) continue;
+        if (o.policy < 0 && p == TH_POLICY_LP && !th_bound_supported(&sys, o.coll.dims_mask))
+            continue;
+        pairs[n] = (th_pair){(th_policy)p, o.intra};
+        o.opt.pair = pairs[n];
+        o.opt.model = TH_LOAD_ALPHA_BETA;
+        if (th_opt_bandwidth(&sys, &o.coll, &o.opt, &res[n], &err)) return cli_fail(&err);
+        n++;
+    }
+    th_output out;
+    if ((rc = cli_out_open(&out, o.output ? o.output : "-", o.force ? TH_OUTPUT_FORCE : 0, &err)))
+        return cli_fail(&err);
+    print(out.f, &o, &sys, pairs, res, n);
+    if (cli_out_close(&out, TH_OK, &err)) return cli_fail(&err);
+    return CLI_OK;
+}

@@ -1,0 +1,165 @@
+/* Bandwidth what-if: COBYLA (NLopt) over the varied dims' bw_GBps, each point one emulator run,
+ * subject to a budget on sum cost x bw_GBps; three deterministic starts, the best point kept. */
+#include <math.h>
+#include <nlopt.h>
+#include <string.h>
+
+#include "themis/optimize.h"
+
+typedef struct search {
+    const th_collective *coll;
+    const th_opt_opts *o;
+    th_system sys; /* the system being evaluated (bw of the varied dims set) */
+    th_runner *runner;
+    int n;                /* varied dims */
+    int dim[TH_MAX_DIMS]; /* their system indices */
+    double cost[TH_MAX_DIMS];
+    double budget;
+    double scale; /* the starting time, ns: objectives are time / scale */
+    int evals;
+    int failed; /* an evaluation failed: err holds why */
+    th_error *err;
+    double best, best_x[TH_MAX_DIMS];
+} search;
+
+static int evaluate(search *s, const double *x, double *time) {
+    for (int k = 0; k < s->n; k++) {
+        th_dim *d = &s->sys.dims[s->dim[k]];
+        d->bw_GBps = x[k];
+        d->bw = x[k] * d->efficiency;
+    }
+    th_result r;
+    s->evals++;
+    if (th_run_eval(s->runner, &s->sys, s->coll, s->o->pair, s->o->model, NULL, NULL, &r, s->err))
+        return s->err->code;
+    *time = r.time;
+    return TH_OK;
+}
+
+static double spent(const search *s, const double *x) {
+    double sum = 0;
+    for (int k = 0; k < s->n; k++)
+        sum += s->cost[k] * x[k];
+    return sum;
+}
+
+static double objective(unsigned n, const double *x, double *grad, void *data) {
+    (void)n, (void)grad; /* COBYLA uses no gradient */
+    search *s = data;
+    double t;
+    if (s->failed || evaluate(s, x, &t)) {
+        s->failed = 1;
+        return HUGE_VAL;
+    }
+    if (spent(s, x) <= s->budget * (1 + 1e-12) && t < s->best) {
+        s->best = t;
+        memcpy(s->best_x, x, sizeof(double) * (size_t)s->n);
+    }
+    return t / s->scale;
+}
+
+static double budget_constraint(unsigned n, const double *x, double *grad, void *data) {
+    (void)n, (void)grad;
+    search *s = data;
+    return (spent(s, x) - s->budget) / s->budget;
+}
+
+int th_opt_bandwidth(const th_system *sys, const th_collective *coll, const th_opt_opts *o,
+                     th_opt_result *res, th_error *err) {
+    memset(res, 0, sizeof *res);
+    if (th_collective_validate(sys, coll, err)) return err->code;
+    search s;
+    memset(&s, 0, sizeof s);
+    s.coll = coll, s.o = o, s.sys = *sys, s.err = err;
+    uint32_t involved = coll->dims_mask ? coll->dims_mask : 0xffffffffu;
+    for (int d = 0; d < sys->ndims; d++) {
+        int active = ((involved >> d) & 1u) && sys->dims[d].npus > 1;
+        if (o->vary ? (int)((o->vary >> d) & 1u) : active) {
+            if (!active)
+                return th_error_set(err, TH_EINPUT,
+                                    "--dims: dim %d carries no stage of this collective (npus "
+                                    "1 or not involved): its bandwidth cannot matter",
+                                    d);
+            s.cost[s.n] = o->cost[d] > 0 ? o->cost[d] : 1.0;
+            s.dim[s.n++] = d;
+        }
+    }
+    if (s.n == 0) return th_error_set(err, TH_EINPUT, "optimize: no dim to vary");
+    s.budget = o->budget > 0 ? o->budget : 0;
+    if (s.budget == 0)
+        for (int k = 0; k < s.n; k++)
+            s.budget += s.cost[k] * sys->dims[s.dim[k]].bw_GBps;
+    double lo = o->min_GBps > 0 ? o->min_GBps : 1e-3, hi[TH_MAX_DIMS], lb[TH_MAX_DIMS];
+    double floor_spend = 0;
+    for (int k = 0; k < s.n; k++) {
+        lb[k] = lo;
+        hi[k] = o->max_GBps > 0 ? o->max_GBps : s.budget / s.cost[k];
+        floor_spend += s.cost[k] * lo;
+        if (hi[k] < lo)
+            return th_error_set(err, TH_EINPUT,
+                                "optimize: --max %.17g GB/s is below --min %.17g GB/s (dim %d)",
+                                hi[k], lo, s.dim[k]);
+    }
+    if (floor_spend > s.budget)
+        return th_error_set(err, TH_EINPUT,
+                            "optimize: the budget %.17g cannot pay the minimum of %d dims: "
+                            "sum of cost x --min = %.17g",
+                            s.budget, s.n, floor_spend);
+    if (!(s.runner = th_runner_create())) return th_error_set(err, TH_EINTERNAL, "out of memory");
+    th_result r;
+    int rc = th_run_eval(s.runner, sys, coll, o->pair, o->model, NULL, NULL, &r, err);
+    if (rc) return th_runner_free(s.runner), rc;
+    res->start_time = s.scale = r.time;
+    /* the baseline's bytes per dim for the third start */
+    th_pair base = {TH_POLICY_BASELINE, TH_INTRA_FIFO};
+    th_result rb;
+    if ((rc = th_run_eval(s.runner, sys, coll, base, o->model, NULL, NULL, &rb, err)))
+        return th_runner_free(s.runner), rc;
+    s.best = INFINITY;
+    int best_start = 0;
+    int max_evals = o->max_evals > 0 ? o->max_evals : 2000;
+    for (int start = 0; start < 3 && rc == TH_OK; start++) {
+        double x[TH_MAX_DIMS], w[TH_MAX_DIMS], wsum = 0, step[TH_MAX_DIMS];
+        for (int k = 0; k < s.n; k++) {
+            int d = s.dim[k];
+            w[k] = start == 0 ? 1.0 : start == 1 ? sys->dims[d].bw_GBps : rb.bytes[d];
+            wsum += s.cost[k] * w[k];
+        }
+        for (int k = 0; k < s.n; k++) {
+            x[k] = fmin(hi[k], fmax(lb[k], w[k] * s.budget / wsum));
+            step[k] = 0.1 * x[k];
+        }
+        double before = s.best;
+        nlopt_opt opt = nlopt_create(NLOPT_LN_COBYLA, (unsigned)s.n);
+        if (!opt) {
+            rc = th_error_set(err, TH_EINTERNAL, "out of memory");
+            break;
+        }
+        nlopt_set_lower_bounds(opt, lb);
+        nlopt_set_upper_bounds(opt, hi);
+        nlopt_set_min_objective(opt, objective, &s);
+        nlopt_add_inequality_constraint(opt, budget_constraint, &s, 1e-12);
+        nlopt_set_xtol_rel(opt, 1e-7);
+        nlopt_set_ftol_rel(opt, 1e-10);
+        nlopt_set_maxeval(opt, max_evals);
+        nlopt_set_initial_step(opt, step);
+        double f;
+        nlopt_optimize(opt, x, &f); /* its status matters less than the best point seen */
+        nlopt_destroy(opt);
+        if (s.failed) rc = err->code;
+        if (s.best < before) best_start = start;
+    }
+    th_runner_free(s.runner);
+    if (rc) return rc;
+    if (!isfinite(s.best))
+        return th_error_set(err, TH_EINTERNAL, "optimize: no point within the budget was found");
+    for (int d = 0; d < sys->ndims; d++)
+        res->bw_GBps[d] = sys->dims[d].bw_GBps;
+    for (int k = 0; k < s.n; k++)
+        res->bw_GBps[s.dim[k]] = s.best_x[k];
+    res->time = s.best;
+    res->spent = spent(&s, s.best_x);
+    res->evals = s.evals;
+    res->start = best_start;
+    return TH_OK;
+}

@@ -1,0 +1,128 @@
+/* Check suite for the bandwidth what-if: the closed-form optimum of the baseline, a brute-force
+ * grid over two dims, infeasible budgets and bounds, and the CLI's determinism. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_themis.h"
+
+#define MIB 1048576.0
+
+/* Baseline + FIFO, zero latency, free reduction, 1024 chunks: each dim's busy time is its bytes
+ * over its bandwidth, whatever the split, and the pipeline's fill and drain are a few chunks'
+ * stages (< 0.5%). The least maximum of bytes_d / B_d with sum B_d = budget has every dim
+ * equally busy: B_d = budget x bytes_d / total, time = total / budget. Ring 8 and switch 16,
+ * All-Reduce of S = 1 GiB: bytes_0 = 2 S 7/8 = 1879048192, bytes_1 = 2 (S/8) 15/16 =
+ * 251658240, total 2130706432; budget 300 GB/s: time = 7102354.77 ns, B_0 = 264.57 GB/s. */
+START_TEST(test_closed_form_baseline) {
+    th_system s;
+    memset(&s, 0, sizeof s);
+    test_add_dim(&s, TH_TOPO_RING, 8, 100, 0);
+    test_add_dim(&s, TH_TOPO_SWITCH, 16, 100, 0);
+    test_finish(&s);
+    th_collective c = test_coll(TH_COLL_ALLREDUCE, 1024 * MIB, 1024, 0);
+    th_opt_opts o;
+    memset(&o, 0, sizeof o);
+    o.pair = (th_pair){TH_POLICY_BASELINE, TH_INTRA_FIFO};
+    o.budget = 300;
+    th_opt_result r;
+    th_error err = {0};
+    ck_assert_msg(th_opt_bandwidth(&s, &c, &o, &r, &err) == 0, "%s", err.msg);
+    double want = 2130706432.0 / 300.0;
+    ck_assert_msg(fabs(r.time - want) <= 0.005 * want, "time %.17g, closed form %.17g", r.time,
+                  want);
+    ck_assert_msg(fabs(r.bw_GBps[0] - 300.0 * 1879048192.0 / 2130706432.0) <= 0.005 * 300,
+                  "B_0 %.17g", r.bw_GBps[0]);
+    ck_assert(r.spent <= 300 * (1 + 1e-9));
+    ck_assert(r.evals > 3);
+}
+END_TEST
+
+/* Two dims with latency under Themis + SCF: the best split on a grid of 0.5 GB/s steps (every
+ * point spending the whole budget) and optimize agree within 1%. */
+START_TEST(test_grid_two_dims) {
+    th_system s;
+    memset(&s, 0, sizeof s);
+    test_add_dim(&s, TH_TOPO_RING, 4, 100, 10);
+    test_add_dim(&s, TH_TOPO_SWITCH, 8, 100, 500);
+    test_finish(&s);
+    th_collective c = test_coll(TH_COLL_ALLREDUCE, 64 * MIB, 32, 0);
+    th_pair pair = {TH_POLICY_THEMIS, TH_INTRA_SCF};
+    th_runner *runner = th_runner_create();
+    th_error err = {0};
+    double grid = INFINITY;
+    for (double b0 = 0.5; b0 < 300; b0 += 0.5) {
+        th_system g = s;
+        g.dims[0].bw_GBps = g.dims[0].bw = b0;
+        g.dims[1].bw_GBps = g.dims[1].bw = 300 - b0;
+        th_result r;
+        ck_assert(th_run_eval(runner, &g, &c, pair, TH_LOAD_ALPHA_BETA, NULL, NULL, &r, &err) == 0);
+        grid = fmin(grid, r.time);
+    }
+    th_runner_free(runner);
+    th_opt_opts o;
+    memset(&o, 0, sizeof o);
+    o.pair = pair;
+    o.budget = 300;
+    th_opt_result r;
+    ck_assert_msg(th_opt_bandwidth(&s, &c, &o, &r, &err) == 0, "%s", err.msg);
+    ck_assert_msg(fabs(r.time - grid) <= 0.01 * grid, "optimize %.17g, grid %.17g", r.time, grid);
+}
+END_TEST
+
+START_TEST(test_infeasible) {
+    th_system s;
+    th_system_default(&s);
+    th_collective c = test_coll(TH_COLL_ALLREDUCE, MIB, 4, 0);
+    th_opt_opts o;
+    memset(&o, 0, sizeof o);
+    o.pair = (th_pair){TH_POLICY_THEMIS, TH_INTRA_SCF};
+    o.budget = 10;
+    o.min_GBps = 5; /* 3 dims x 5 = 15 > 10 */
+    th_opt_result r;
+    th_error err = {0};
+    ck_assert_int_eq(th_opt_bandwidth(&s, &c, &o, &r, &err), TH_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "the budget 10 cannot pay the minimum of 3 dims"));
+    ck_assert_ptr_nonnull(strstr(err.msg, "= 15"));
+    o.budget = 100;
+    o.max_GBps = 2;
+    ck_assert_int_eq(th_opt_bandwidth(&s, &c, &o, &r, &err), TH_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "--max 2 GB/s is below --min 5 GB/s"));
+}
+END_TEST
+
+/* The CLI: the same run twice gives the same bytes; -p all has one row per policy of one
+ * collective, lp included; bad options exit 2. */
+START_TEST(test_cli_optimize) {
+    test_cli_out a, b;
+    test_cli(&a, "optimize -b 64MiB -n 16 -p all -f csv");
+    test_cli(&b, "optimize -b 64MiB -n 16 -p all -f csv");
+    test_expect_quiet(&a, a.args);
+    ck_assert_str_eq(a.out, b.out);
+    test_csv c;
+    test_csv_parse(&c, a.out);
+    ck_assert_int_eq(c.nrows, 4);
+    ck_assert_str_eq(test_csv_s(&c, 3, "policy"), "lp");
+    for (int i = 0; i < 4; i++) {
+        ck_assert(test_csv_d(&c, i, "spent") <= 500 * (1 + 1e-9)); /* 250 + 200 + 50 */
+        ck_assert(test_csv_d(&c, i, "time_us") <= test_csv_d(&c, i, "start_time_us"));
+    }
+    test_csv_free(&c);
+    test_cli_free(&a);
+    test_cli_free(&b);
+    test_bad("--budget: expected a number > 0", "optimize --budget -3");
+    test_bad("--cost: expected 3 numbers > 0", "optimize --cost 1,2");
+    test_bad("cannot pay the minimum", "optimize --budget 1 --min 1");
+}
+END_TEST
+
+Suite *optimize_suite(void) {
+    Suite *s = suite_create("optimize");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_closed_form_baseline);
+    tcase_add_test(tc, test_grid_two_dims);
+    tcase_add_test(tc, test_infeasible);
+    tcase_add_test(tc, test_cli_optimize);
+    suite_add_tcase(s, tc);
+    return s;
+}
