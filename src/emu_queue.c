@@ -11,8 +11,6 @@
 
 /* The longest walk back from a run's tail before the run becomes a heap. */
 #define WALK_MAX 8
-/* The largest buffer (entries) an emptied bucket keeps for reuse. */
-#define SPARE_MAX 4096
 
 /* Order within a bucket (same collective, and same m under SCF): (ready, chunk). One
  * collective's chunk waits in at most one entry at a time, so the order is strict. */
@@ -121,8 +119,7 @@ emu_entry emu_queue_pop(emu_squeue *s) {
     emu_entry e = emu_run_pop(&s->b[0].q);
     if (s->b[0].q.n == 0) { /* the bucket is gone; its buffer moves to the spares */
         emu_queue spare = s->b[0].q;
-        if (spare.cap > SPARE_MAX) { /* a large one is freed: peak memory is the peak of the
-                                        live entries, not the sum of every bucket's peak */
+        if (spare.cap > EMU_SPARE_MAX) {
             free(spare.e);
             spare.e = NULL, spare.cap = 0;
         }

@@ -64,13 +64,13 @@ static int enqueue(th_emu *r, uint32_t id, uint32_t c, int stage) {
                    .chunk = c,
                    .stage = (uint32_t)stage,
                    .op = (uint32_t)op};
-    return emu_queue_push(&r->sq[dim], x, r->scf, r->lifo) ? -1 : dim;
+    return emu_queue_put(&r->sq[dim], x, r->scf, r->lifo) ? -1 : dim;
 }
 
 /* Dim d takes its next waiting stage and runs it from now; -1 when its time is refused.
  * The time and bytes are th_cost_time's and th_cost_bytes's, from the terms of reset. */
 static int start(th_emu *r, int d) {
-    emu_entry e = emu_queue_pop(&r->sq[d]);
+    emu_entry e = emu_queue_take(&r->sq[d]);
     const emu_cost *k = &r->cost[d];
     double mp = e.m * k->pm1;
     double dur = k->lh + mp / k->pbw;
@@ -180,12 +180,11 @@ int emu_end(th_emu *emu, int d, uint32_t *chunk, uint32_t *coll, th_error *err) 
 
 void th_emu_reset(th_emu *emu, const th_system *sys, th_intra intra, th_priority prio,
                   th_trace_fn trace, void *trace_ctx) {
-    for (int d = 0; d < TH_MAX_DIMS; d++) {
-        emu->q[d].n = emu->q[d].head = 0;
-        emu_queue_clear(&emu->sq[d]);
-        emu->srv[d].busy = 0;
-    }
+    /* only the system's dims: every use of a dim follows a reset with that dim in it */
     for (int d = 0; d < sys->ndims; d++) {
+        emu->q[d].n = emu->q[d].head = 0;
+        if (emu->sq[d].nb) emu_queue_clear(&emu->sq[d]);
+        emu->srv[d].busy = 0;
         const th_dim *dd = &sys->dims[d];
         double p = (double)dd->npus;
         emu->cost[d] = (emu_cost){dd->latency * th_cost_hops(dd->topology, dd->algorithm, dd->npus),

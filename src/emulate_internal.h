@@ -146,6 +146,36 @@ int emu_queue_push(emu_squeue *s, emu_entry x, int scf, int lifo);
 /* Takes the first waiting entry (the queue must hold one). */
 emu_entry emu_queue_pop(emu_squeue *s);
 void emu_queue_clear(emu_squeue *s); /* empty, buffers kept */
+
+/* The largest buffer (entries) an emptied bucket keeps for reuse: larger ones are freed, so
+ * peak memory is the peak of the live entries, not the sum of every bucket's peak. */
+#define EMU_SPARE_MAX 4096
+
+/* The same as emu_queue_push and emu_queue_pop, inline where the queue is empty before the
+ * push or after the pop, as it mostly is with few chunks. */
+static inline int emu_queue_put(emu_squeue *s, emu_entry x, int scf, int lifo) {
+    if (s->nb == 0 && s->cap > 0 && s->b[0].q.cap > 0) { /* b[0] is an empty spare */
+        emu_bucket *b = &s->b[0];
+        b->coll = x.coll, b->m = x.m;
+        b->q.e[0] = x;
+        b->q.n = 1, b->q.head = 0;
+        s->nb = 1;
+        return 0;
+    }
+    return emu_queue_push(s, x, scf, lifo);
+}
+
+static inline emu_entry emu_queue_take(emu_squeue *s) {
+    emu_queue *q = &s->b[0].q;
+    if (s->nb == 1 && !q->heap && q->n - q->head == 1 &&
+        q->cap <= EMU_SPARE_MAX) { /* its bucket stays, as a spare */
+        emu_entry e = q->e[q->head];
+        q->n = q->head = 0;
+        s->nb = 0;
+        return e;
+    }
+    return emu_queue_pop(s);
+}
 void emu_queue_free(emu_squeue *s);
 
 /* The record of collective id (issued, not released). */
