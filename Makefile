@@ -27,7 +27,9 @@ BASIC_CFLAGS += $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 ifeq ($(WERROR),1)
 BASIC_CFLAGS += -Werror
 endif
-LIBS         := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lglpk -lm -pthread
+# libraries without a pkg-config file (GLPK), also themis.pc's Libs.private
+PLAIN_LIBS   := -lglpk -lm -pthread
+LIBS         := $(shell pkg-config --libs $(PKGS) 2>/dev/null) $(PLAIN_LIBS)
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
 
@@ -163,9 +165,13 @@ man: $(MANPAGE)
 $(MANPAGE): $(BIN) scripts/gen-man
 	scripts/gen-man $(BIN) $@
 
-$(PCFILE): themis.pc.in include/themis/themis.h Makefile
+# Remade on every install: it holds PREFIX, which may differ from the last one.
+$(PCFILE): themis.pc.in FORCE
 	@mkdir -p $(@D)
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' -e 's|@REQUIRES@|$(PKGS)|' $< > $@
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' -e 's|@REQUIRES@|$(PKGS)|' \
+		-e 's|@LIBS@|$(PLAIN_LIBS)|' $< > $@
+
+FORCE:
 
 bindir     = $(PREFIX)/bin
 libdir     = $(PREFIX)/lib
