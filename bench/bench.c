@@ -106,6 +106,42 @@ static double eval_us(const th_system *sys, th_runner *r, th_pair pair, int64_t 
     return median(v, runs);
 }
 
+/* Issue 12's what-if tools on the default system (1 GiB All-Reduce, 64 chunks): one bound,
+ * one lp evaluation, one optimize of Themis + SCF; CPU ms per call, medians of `runs`. */
+static void bench_whatif(th_runner *r) {
+    th_system sys;
+    th_system_default(&sys);
+    th_collective coll = {TH_COLL_ALLREDUCE, 1073741824.0, 64, 0};
+    th_opt_opts o = {.pair = {TH_POLICY_THEMIS, TH_INTRA_SCF}};
+    static const char *const keys[] = {"bound_ms", "lp_ms", "optimize_ms"};
+    static const char *const labels[] = {"bound: default-3d AR 1 GiB, 64 chunks",
+                                         "lp+scf evaluation: default-3d AR 1 GiB, 64 chunks",
+                                         "optimize themis+scf: default-3d AR 1 GiB, 64 chunks"};
+    for (int which = 0; which < 3; which++) {
+        double v[64];
+        for (int k = 0; k < runs; k++) {
+            long n = 0;
+            double t0 = cpu_s(), t;
+            do {
+                th_error err;
+                th_bound b;
+                th_result res;
+                th_opt_result opt;
+                int rc = which == 0 ? th_bound_eval(&sys, &coll, TH_BOUND_AUTO, &b, &err)
+                         : which == 1
+                             ? th_run_eval(r, &sys, &coll, (th_pair){TH_POLICY_LP, TH_INTRA_SCF},
+                                           TH_LOAD_ALPHA_BETA, NULL, NULL, &res, &err)
+                             : th_opt_bandwidth(&sys, &coll, &o, &opt, &err);
+                if (rc) die(&err);
+                n++;
+                t = cpu_s() - t0;
+            } while (t < 0.2);
+            v[k] = t * 1e3 / (double)n;
+        }
+        line(keys[which], labels[which], median(v, runs), "ms", -1, 0);
+    }
+}
+
 /* Runs fn in a child process; returns its peak RSS in MiB (and the child's CPU seconds). */
 static double in_child(void (*fn)(void *), void *arg, double *cpu) {
     pid_t pid = fork();
@@ -328,6 +364,7 @@ int main(int argc, char **argv) {
     bench_specs();
     bench_astra(r);
     bench_train(&sys);
+    bench_whatif(r);
     th_runner_free(r);
     if (save) fclose(save);
     return 0;
