@@ -148,10 +148,8 @@ int emu_bad_stage(const th_emu *r, th_error *err) {
 }
 
 int emu_ending(const th_emu *emu, int *ending) {
-    int n = 0;
-    for (int d = 0; d < emu->sys->ndims; d++)
-        if (emu->srv[d].busy && emu->srv[d].end == emu->t) ending[n++] = d;
-    return n;
+    memcpy(ending, emu->ending, sizeof *ending * (size_t)emu->nending);
+    return emu->nending;
 }
 
 int emu_end(th_emu *emu, int d, uint32_t *chunk, uint32_t *coll, th_error *err) {
@@ -259,7 +257,15 @@ double th_emu_next(const th_emu *emu) {
 
 int th_emu_step(th_emu *emu, th_error *err) {
     emu->ndone = 0;
-    double t = th_emu_next(emu);
+    /* the earliest end, and the dims ending then in index order, in one scan */
+    double t = INFINITY;
+    int n = 0, nd = emu->sys ? emu->sys->ndims : 0;
+    for (int d = 0; d < nd; d++) {
+        if (!emu->srv[d].busy || emu->srv[d].end > t) continue;
+        if (emu->srv[d].end < t) t = emu->srv[d].end, n = 0;
+        emu->ending[n++] = d;
+    }
+    emu->nending = n;
     /* a caller that steps until something finishes would otherwise loop forever */
     if (t == INFINITY) return th_error_set(err, TH_EINTERNAL, "step with no stage running");
     emu->t = t;

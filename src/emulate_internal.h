@@ -105,7 +105,9 @@ struct th_emu {
     emu_cost cost[TH_MAX_DIMS]; /* the system's dims, at reset */
     int nbusy;
     uint64_t seq;
-    double t;  /* now, ns */
+    double t;                /* now, ns */
+    int ending[TH_MAX_DIMS]; /* the dims whose stage ends now, by index (th_emu_step) */
+    int nending;
     int *done; /* collectives that finished in the last step */
     int ndone, done_cap;
     const atomic_int *stop; /* th_emu_run ends when it becomes non-zero; may be NULL */
@@ -130,7 +132,8 @@ int emu_begin(th_emu *emu, int d, emu_entry e, int stage, th_op op, double m, do
 /* The error for the stage time emu_begin refused last. */
 int emu_bad_stage(const th_emu *emu, th_error *err);
 
-/* Fills ending[] with the dims whose stage ends now, in index order; returns how many. */
+/* Fills ending[] with the dims whose stage ends now, in index order; returns how many (found
+ * by th_emu_step, with the time). */
 int emu_ending(const th_emu *emu, int *ending);
 
 /* Ends the stage dim d runs and frees d. Returns the index of its chunk's next stage (chunk
