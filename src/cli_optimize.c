@@ -22,7 +22,7 @@ static void usage(FILE *out) {
             "  -s, --system FILE       system JSON (default: built-in default-3d)\n"
             "  -c, --collective TYPE   allreduce | reducescatter | allgather | alltoall\n"
             "  -b, --size SIZE         collective size (default 1GiB)\n"
-            "  -n, --chunks N          chunks (default 64)\n"
+            "  -n N                    chunks (default 64)\n"
             "  -p, --policy P          baseline | themis | roundrobin | lp | all (default themis)\n"
             "  -q, --intra Q           fifo | scf (default scf)\n"
             "      --budget X          budget in cost units (default: the system's own sum, so\n"
@@ -31,6 +31,9 @@ static void usage(FILE *out) {
             "      --dims LIST         the dims whose bandwidth varies (default: every active)\n"
             "      --min X, --max X    bounds of each varied bw_GBps (default 0.001, budget)\n"
             "      --max-evals N       evaluations per start (default 2000)\n"
+            "      --chunks LIST       instead: the best chunk count per policy among LIST\n"
+            "                          (e.g. 1,4,16,64; auto = powers of two 1 to 1024; one\n"
+            "                          number is -n)\n"
             "  -f, --format F          table | json | csv (default table)\n"
             "  -o, --output FILE       write results to FILE ('-' = stdout, the default)\n"
             "      --force             replace an existing output file\n"
@@ -38,13 +41,16 @@ static void usage(FILE *out) {
             "\n"
             "examples:\n"
             "  themis optimize -s models/systems/default-3d.json -b 1GiB -n 64 -p themis -q scf\n"
-            "  themis optimize -p all --budget 600 -f csv\n" CLI_HELP_EXIT);
+            "  themis optimize -p all --budget 600 -f csv\n"
+            "  themis optimize -b 256MiB -p all --chunks auto\n" CLI_HELP_EXIT);
 }
 
-enum { OPT_BUDGET = 256, OPT_COST, OPT_DIMS, OPT_MIN, OPT_MAX, OPT_EVALS, OPT_FORCE };
+enum { OPT_BUDGET = 256, OPT_COST, OPT_DIMS, OPT_MIN, OPT_MAX, OPT_EVALS, OPT_FORCE, OPT_CHUNKS };
+
+#define MAX_CHUNK_LIST 64
 
 typedef struct options {
-    const char *system, *output, *dims, *cost;
+    const char *system, *output, *dims, *cost, *chunks; /* chunks: --chunks LIST */
     th_collective coll;
     int policy; /* -1 = all */
     th_intra intra;
@@ -66,7 +72,7 @@ static int parse(int argc, char **argv, options *o) {
         {"system", required_argument, 0, 's'},
         {"collective", required_argument, 0, 'c'},
         {"size", required_argument, 0, 'b'},
-        {"chunks", required_argument, 0, 'n'},
+
         {"policy", required_argument, 0, 'p'},
         {"intra", required_argument, 0, 'q'},
         {"budget", required_argument, 0, OPT_BUDGET},
@@ -78,6 +84,7 @@ static int parse(int argc, char **argv, options *o) {
         {"format", required_argument, 0, 'f'},
         {"output", required_argument, 0, 'o'},
         {"force", no_argument, 0, OPT_FORCE},
+        {"chunks", required_argument, 0, OPT_CHUNKS},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
@@ -144,6 +151,14 @@ static int parse(int argc, char **argv, options *o) {
             break;
         case 'o': o->output = optarg; break;
         case OPT_FORCE: o->force = 1; break;
+        case OPT_CHUNKS: { /* one count is -n's; a list or auto asks for the best count */
+            long long v;
+            if (cli_parse_int(optarg, 1, TH_MAX_CHUNKS, &v) == 0)
+                o->coll.chunks = v;
+            else
+                o->chunks = optarg;
+            break;
+        }
         case 'h': usage(stdout); return -1;
         case ':': return cli_usage_error("optimize", "option '%s' needs a value", argv[optind - 1]);
         default: return cli_usage_error("optimize", "unknown option '%s'", argv[optind - 1]);
@@ -167,6 +182,86 @@ static int parse_cost(const char *list, int ndims, double *cost) {
                                    ndims, list);
         s = end + 1;
     }
+    return CLI_OK;
+}
+
+/* "1,4,16" or "auto" (1, 2, 4, ..., 1024) into list; returns the count, or -1 (reported). */
+static int parse_chunks(const char *text, int64_t *list) {
+    int n = 0;
+    if (!strcmp(text, "auto")) {
+        for (int64_t c = 1; c <= 1024; c *= 2)
+            list[n++] = c;
+        return n;
+    }
+    const char *s = text;
+    while (n < MAX_CHUNK_LIST) {
+        char *end;
+        long long v = strtoll(s, &end, 10);
+        if (end == s || v < 1 || v > TH_MAX_CHUNKS || (*end != ',' && *end != '\0')) break;
+        list[n++] = v;
+        if (*end == '\0') return n;
+        s = end + 1;
+    }
+    cli_usage_error("optimize",
+                    "--chunks: expected auto or up to %d integers from 1 to %d separated by "
+                    "commas, got '%s'",
+                    MAX_CHUNK_LIST, TH_MAX_CHUNKS, text);
+    return -1;
+}
+
+/* --chunks: one row per pair, the best chunk count and its time. */
+static int best_chunks(const options *o, const th_system *sys, th_error *err) {
+    int64_t list[MAX_CHUNK_LIST];
+    int n = parse_chunks(o->chunks, list);
+    if (n < 0) return CLI_USAGE;
+    th_output out;
+    int rc = cli_out_open(&out, o->output ? o->output : "-", o->force ? TH_OUTPUT_FORCE : 0, err);
+    if (rc) return cli_fail(err);
+    th_buf buf = {0};
+    int bad = 0;
+    if (o->format == 2) {
+        const char *head[] = {"system", "policy", "intra", "size_bytes", "best_chunks", "time_us"};
+        for (size_t k = 0; k < sizeof head / sizeof *head; k++)
+            bad |= th_csv_field(&buf, head[k]);
+        bad |= th_csv_end(&buf);
+    } else if (o->format == 0) {
+        fprintf(out.f, "best chunk count per policy on %s (%s of %.15g bytes)\n", sys->name,
+                th_coll_type_name(o->coll.type), o->coll.size);
+    }
+    for (int p = 0; p <= TH_POLICY_LAST_SINGLE && rc == TH_OK; p++) {
+        if (o->policy >= 0 && o->policy != p) continue;
+        if (o->policy < 0 && p == TH_POLICY_LP && !th_bound_supported(sys, o->coll.dims_mask))
+            continue;
+        th_pair pair = {(th_policy)p, o->intra};
+        int64_t best;
+        double t;
+        if ((rc = th_opt_chunks(sys, &o->coll, pair, TH_LOAD_ALPHA_BETA, list, n, &best, &t, err)))
+            break;
+        char a[32];
+        if (o->format == 2) {
+            bad |= th_csv_field(&buf, sys->name);
+            bad |= th_csv_field(&buf, th_policy_name(p));
+            bad |= th_csv_field(&buf, th_intra_name(o->intra));
+            bad |= th_csv_num(&buf, o->coll.size);
+            bad |= th_csv_int(&buf, (long long)best);
+            bad |= th_csv_num(&buf, t / 1000.0);
+            bad |= th_csv_end(&buf);
+        } else if (o->format == 1) {
+            fprintf(out.f,
+                    "%s{\"policy\": \"%s\", \"intra\": \"%s\", \"best_chunks\": %lld, "
+                    "\"time_us\": %s}",
+                    p == 0 || (o->policy >= 0) ? "[" : ", ", th_policy_name(p),
+                    th_intra_name(o->intra), (long long)best, th_report_num(a, t / 1000.0));
+        } else {
+            fprintf(out.f, "  %-11s %-5s %8lld chunks  %s us\n", th_policy_name(p),
+                    th_intra_name(o->intra), (long long)best, th_report_num(a, t / 1000.0));
+        }
+    }
+    if (rc == TH_OK && o->format == 1) fputs("]\n", out.f);
+    if (rc == TH_OK && o->format == 2 && !bad) th_csv_write(out.f, &buf);
+    if (rc == TH_OK && bad) rc = th_error_set(err, TH_EINTERNAL, "out of memory");
+    th_buf_free(&buf);
+    if (cli_out_close(&out, rc, err)) return cli_fail(err);
     return CLI_OK;
 }
 
@@ -260,6 +355,7 @@ int cli_optimize(int argc, char **argv) {
     if (o.cost && (rc = parse_cost(o.cost, sys.ndims, o.opt.cost))) return rc;
     if (th_collective_validate(&sys, &o.coll, &err))
         return cli_blame(&err, o.system), cli_fail(&err);
+    if (o.chunks) return best_chunks(&o, &sys, &err);
     th_pair pairs[TH_POLICY_LAST_SINGLE + 1];
     th_opt_result res[TH_POLICY_LAST_SINGLE + 1];
     int n = 0;

@@ -163,3 +163,26 @@ int th_opt_bandwidth(const th_system *sys, const th_collective *coll, const th_o
     res->start = best_start;
     return TH_OK;
 }
+
+int th_opt_chunks(const th_system *sys, const th_collective *coll, th_pair pair,
+                  th_load_model model, const int64_t *list, int n, int64_t *best_chunks,
+                  double *best_time, th_error *err) {
+    th_runner *runner = th_runner_create();
+    if (!runner) return th_error_set(err, TH_EINTERNAL, "out of memory");
+    *best_time = INFINITY;
+    *best_chunks = 0;
+    int rc = TH_OK;
+    for (int i = 0; i < n && rc == TH_OK; i++) {
+        th_collective c = *coll;
+        c.chunks = list[i];
+        th_result r;
+        rc = th_run_eval(runner, sys, &c, pair, model, NULL, NULL, &r, err);
+        if (rc == TH_OK &&
+            (r.time < *best_time || (r.time == *best_time && list[i] < *best_chunks))) {
+            *best_time = r.time;
+            *best_chunks = list[i];
+        }
+    }
+    th_runner_free(runner);
+    return rc;
+}

@@ -115,6 +115,51 @@ START_TEST(test_cli_optimize) {
 }
 END_TEST
 
+/* --chunks: on one ring of 4 (100 GB/s, 10 ns) an All-Reduce of 1e6 bytes in C chunks takes
+ * 2 C (30 + (1e6 / C) 3/400) = 60 C + 15000 ns under baseline + FIFO (the one server never
+ * idles), so 1 chunk is best: 15.06 us. On the default system the best count of each policy
+ * is the one whose `themis run -n` time is least. */
+START_TEST(test_cli_best_chunks) {
+    test_csv c;
+    test_cli_out r;
+    test_cli(&r, "optimize -s '%s' -b 1e6 -p baseline -q fifo --chunks 4,1,2,8 -f csv",
+             test_dpath("cli_ring4.json"));
+    test_expect_quiet(&r, r.args);
+    test_csv_parse(&c, r.out);
+    test_cli_free(&r);
+    ck_assert_int_eq(c.nrows, 1);
+    ck_assert_str_eq(test_csv_s(&c, 0, "best_chunks"), "1");
+    ck_assert_rel(test_csv_d(&c, 0, "time_us"), 15.06);
+    test_csv_free(&c);
+    test_cli(&r, "optimize -b 256MiB -p all -q scf --chunks 1,4,16,64 -f csv");
+    test_expect_quiet(&r, r.args);
+    test_csv_parse(&c, r.out);
+    test_cli_free(&r);
+    ck_assert_int_eq(c.nrows, 4);
+    static const int counts[] = {1, 4, 16, 64};
+    for (int i = 0; i < 4; i++) {
+        double least = INFINITY;
+        int arg = 0;
+        for (int k = 0; k < 4; k++) {
+            test_csv run;
+            test_cli_out rr;
+            test_cli(&rr, "run -b 256MiB -q scf -n %d -p %s -f csv", counts[k],
+                     test_csv_s(&c, i, "policy"));
+            test_expect_quiet(&rr, rr.args);
+            test_csv_parse(&run, rr.out);
+            test_cli_free(&rr);
+            double t = test_csv_d(&run, 0, "time_us");
+            if (t < least) least = t, arg = counts[k];
+            test_csv_free(&run);
+        }
+        ck_assert_int_eq((int)test_csv_d(&c, i, "best_chunks"), arg);
+        ck_assert(test_csv_d(&c, i, "time_us") == least);
+    }
+    test_csv_free(&c);
+    test_bad("--chunks: expected auto or up to 64 integers", "optimize --chunks 0,3");
+}
+END_TEST
+
 Suite *optimize_suite(void) {
     Suite *s = suite_create("optimize");
     TCase *tc = tcase_create("core");
@@ -123,6 +168,7 @@ Suite *optimize_suite(void) {
     tcase_add_test(tc, test_grid_two_dims);
     tcase_add_test(tc, test_infeasible);
     tcase_add_test(tc, test_cli_optimize);
+    tcase_add_test(tc, test_cli_best_chunks);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -32,4 +32,10 @@ typedef struct th_opt_result {
 int th_opt_bandwidth(const th_system *sys, const th_collective *coll, const th_opt_opts *opts,
                      th_opt_result *res, th_error *err);
 
+/* The chunk count, among list[0 .. n-1], that makes coll (its size; its chunks ignored)
+ * fastest under pair: *best_chunks and its *best_time (ns; ties: the smaller count). */
+int th_opt_chunks(const th_system *sys, const th_collective *coll, th_pair pair,
+                  th_load_model model, const int64_t *list, int n, int64_t *best_chunks,
+                  double *best_time, th_error *err);
+
 #endif
