@@ -88,16 +88,6 @@ int th_collective_validate(const th_system *sys, const th_collective *coll, th_e
                         "dims: no active dimension (every involved dim has npus = 1)");
 }
 
-/* The load model's estimate of a stage (SPEC §5). */
-static double estimate(const th_system *sys, th_load_model model, int d, th_op op, double m) {
-    const th_dim *dim = &sys->dims[d];
-    if (model == TH_LOAD_BANDWIDTH) {
-        double p = (double)dim->npus;
-        return m * (p - 1.0) / (p * dim->bw);
-    }
-    return th_cost_time(dim, sys->reduce_bw, op, m);
-}
-
 /* Sorts dims by load (ascending, or descending when `desc`), ties lower index first. */
 static void sort_by_load(int *dims, int n, const double *load, int desc) {
     for (int i = 1; i < n; i++) {
@@ -113,18 +103,43 @@ static void sort_by_load(int *dims, int n, const double *load, int desc) {
     }
 }
 
+/* A dim's terms of the load model's estimate, computed once per plan: the estimate of a stage
+ * of m bytes is lh + m * pm1 / pbw (+ m * pm1 / p / reduce_bw for RS), the same operations in
+ * the same order as th_cost_time (alpha_beta) or the bandwidth model's m (p-1) / (p B). */
+typedef struct est_terms {
+    double lh, pm1, pbw, p, reduce; /* reduce: reduce_bw for RS under alpha_beta, else 0 */
+} est_terms;
+
+static double estimate_fast(const est_terms *k, double m) {
+    double t = k->lh + m * k->pm1 / k->pbw;
+    if (k->reduce > 0.0) t += m * k->pm1 / k->p / k->reduce;
+    return t;
+}
+
 /* Themis greedy (SPEC §5) for RS-first collectives (AR, RS) and for AG. */
 static void plan_themis(th_plan *plan, const th_system *sys, th_load_model model, const int *base) {
     int n = plan->n, ag = plan->type == TH_COLL_ALLGATHER;
     th_op op = ag ? TH_OP_AG : TH_OP_RS;
     double c = plan->chunk, *load = plan->load;
+    est_terms k[TH_MAX_DIMS];
+    for (int j = 0; j < n; j++) {
+        int d = plan->active[j];
+        const th_dim *dim = &sys->dims[d];
+        double p = (double)dim->npus;
+        int ab = model != TH_LOAD_BANDWIDTH;
+        /* th_cost_time adds alpha L first: 0 + x is x, so the bandwidth model takes lh = 0 */
+        k[d] = (est_terms){
+            ab ? dim->latency * th_cost_hops(dim->topology, dim->algorithm, dim->npus) : 0.0,
+            p - 1.0, p * dim->bw, p,
+            ab && op == TH_OP_RS && sys->reduce_bw > 0.0 ? sys->reduce_bw : 0.0};
+    }
     for (int64_t i = 0; i < plan->chunks; i++) {
         int ord[TH_MAX_DIMS];
         memcpy(ord, plan->active, sizeof(int) * (size_t)n);
         sort_by_load(ord, n, load, ag);
         int first = ord[0], last = ord[n - 1];
         double gap = fabs(load[last] - load[first]);
-        double threshold = estimate(sys, model, ag ? last : first, op, c / 16.0);
+        double threshold = estimate_fast(&k[ag ? last : first], c / 16.0);
         if (gap < threshold) memcpy(ord, base, sizeof(int) * (size_t)n);
         uint8_t *o = plan->order + (size_t)i * (size_t)n;
         for (int j = 0; j < n; j++)
@@ -134,7 +149,7 @@ static void plan_themis(th_plan *plan, const th_system *sys, th_load_model model
             int dim;
             th_op sop;
             th_plan_stage(plan, i, j, &dim, &sop, &m);
-            load[dim] += estimate(sys, model, dim, op, m);
+            load[dim] += estimate_fast(&k[dim], m);
         }
     }
 }
