@@ -36,7 +36,9 @@ static void usage(FILE *out) {
             "                          number is -n)\n"
             "  -f, --format F          table | json | csv (default table)\n"
             "  -o, --output FILE       write results to FILE ('-' = stdout, the default)\n"
-            "      --force             replace an existing output file\n"
+            "      --trace FILE        write every evaluated point as CSV (policy, start, eval,\n"
+            "                          dimK_bw_GBps, spent, time_us)\n"
+            "      --force             replace an existing output or trace file\n"
             "  -h, --help              this text\n"
             "\n"
             "examples:\n"
@@ -45,12 +47,23 @@ static void usage(FILE *out) {
             "  themis optimize -b 256MiB -p all --chunks auto\n" CLI_HELP_EXIT);
 }
 
-enum { OPT_BUDGET = 256, OPT_COST, OPT_DIMS, OPT_MIN, OPT_MAX, OPT_EVALS, OPT_FORCE, OPT_CHUNKS };
+enum {
+    OPT_BUDGET = 256,
+    OPT_COST,
+    OPT_DIMS,
+    OPT_MIN,
+    OPT_MAX,
+    OPT_EVALS,
+    OPT_FORCE,
+    OPT_CHUNKS,
+    OPT_TRACE
+};
 
 #define MAX_CHUNK_LIST 64
 
 typedef struct options {
     const char *system, *output, *dims, *cost, *chunks; /* chunks: --chunks LIST */
+    const char *trace;                                  /* --trace FILE */
     th_collective coll;
     int policy; /* -1 = all */
     th_intra intra;
@@ -85,6 +98,7 @@ static int parse(int argc, char **argv, options *o) {
         {"output", required_argument, 0, 'o'},
         {"force", no_argument, 0, OPT_FORCE},
         {"chunks", required_argument, 0, OPT_CHUNKS},
+        {"trace", required_argument, 0, OPT_TRACE},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
@@ -151,6 +165,7 @@ static int parse(int argc, char **argv, options *o) {
             break;
         case 'o': o->output = optarg; break;
         case OPT_FORCE: o->force = 1; break;
+        case OPT_TRACE: o->trace = optarg; break;
         case OPT_CHUNKS: { /* one count is -n's; a list or auto asks for the best count */
             long long v;
             if (cli_parse_int(optarg, 1, TH_MAX_CHUNKS, &v) == 0)
@@ -265,6 +280,31 @@ static int best_chunks(const options *o, const th_system *sys, th_error *err) {
     return CLI_OK;
 }
 
+/* --trace: one CSV row per evaluated point. */
+typedef struct trace_ctx {
+    FILE *out;
+    int ndims;
+    const char *policy;
+    long long evals;
+    int oom;
+} trace_ctx;
+
+static void trace_point(void *ctx, int start, const double *bw, double time, double spent) {
+    trace_ctx *t = ctx;
+    th_buf b = {0};
+    int bad = th_csv_field(&b, t->policy);
+    bad |= th_csv_int(&b, start);
+    bad |= th_csv_int(&b, t->evals++);
+    for (int d = 0; d < t->ndims; d++)
+        bad |= th_csv_num(&b, bw[d]);
+    bad |= th_csv_num(&b, spent);
+    bad |= th_csv_num(&b, time / 1000.0);
+    bad |= th_csv_end(&b);
+    if (!bad) th_csv_write(t->out, &b);
+    t->oom |= bad;
+    th_buf_free(&b);
+}
+
 static void print(FILE *out, const options *o, const th_system *sys, const th_pair *pairs,
                   const th_opt_result *res, int n) {
     char a[32], b[32];
@@ -355,7 +395,26 @@ int cli_optimize(int argc, char **argv) {
     if (o.cost && (rc = parse_cost(o.cost, sys.ndims, o.opt.cost))) return rc;
     if (th_collective_validate(&sys, &o.coll, &err))
         return cli_blame(&err, o.system), cli_fail(&err);
-    if (o.chunks) return best_chunks(&o, &sys, &err);
+    if (o.chunks) {
+        if (o.trace)
+            return cli_usage_error("optimize", "--trace: no points to trace with --chunks");
+        return best_chunks(&o, &sys, &err);
+    }
+    const char *outs[] = {o.output, o.trace};
+    if (th_output_check(inputs, 1, outs, 2, &err)) return cli_fail(&err);
+    th_output trace;
+    trace_ctx tc = {NULL, sys.ndims, NULL, 0, 0};
+    if (o.trace) {
+        if ((rc = cli_out_open(&trace, o.trace, o.force ? TH_OUTPUT_FORCE : 0, &err)))
+            return cli_fail(&err);
+        tc.out = trace.f;
+        fputs("policy,start,eval", tc.out);
+        for (int d = 0; d < sys.ndims; d++)
+            fprintf(tc.out, ",dim%d_bw_GBps", d);
+        fputs(",spent,time_us\n", tc.out);
+        o.opt.point = trace_point;
+        o.opt.point_ctx = &tc;
+    }
     th_pair pairs[TH_POLICY_LAST_SINGLE + 1];
     th_opt_result res[TH_POLICY_LAST_SINGLE + 1];
     int n = 0;
@@ -366,9 +425,14 @@ int cli_optimize(int argc, char **argv) {
         pairs[n] = (th_pair){(th_policy)p, o.intra};
         o.opt.pair = pairs[n];
         o.opt.model = TH_LOAD_ALPHA_BETA;
-        if (th_opt_bandwidth(&sys, &o.coll, &o.opt, &res[n], &err)) return cli_fail(&err);
+        tc.policy = th_policy_name(p);
+        tc.evals = 0;
+        if ((rc = th_opt_bandwidth(&sys, &o.coll, &o.opt, &res[n], &err))) break;
         n++;
     }
+    if (rc == TH_OK && tc.oom) rc = th_error_set(&err, TH_EINTERNAL, "out of memory");
+    if (o.trace) rc = cli_out_close(&trace, rc, &err);
+    if (rc) return cli_fail(&err);
     th_output out;
     if ((rc = cli_out_open(&out, o.output ? o.output : "-", o.force ? TH_OUTPUT_FORCE : 0, &err)))
         return cli_fail(&err);

@@ -17,6 +17,7 @@ typedef struct search {
     double budget;
     double scale; /* the starting time, ns: objectives are time / scale */
     int evals;
+    int start;  /* the start being searched from */
     int failed; /* an evaluation failed: err holds why */
     th_error *err;
     double best, best_x[TH_MAX_DIMS];
@@ -46,10 +47,16 @@ static double spent(const search *s, const double *x) {
 static double objective(unsigned n, const double *x, double *grad, void *data) {
     (void)n, (void)grad; /* COBYLA uses no gradient */
     search *s = data;
-    double t;
+    double t = 0;
     if (s->failed || evaluate(s, x, &t)) {
         s->failed = 1;
         return HUGE_VAL;
+    }
+    if (s->o->point) {
+        double bw[TH_MAX_DIMS];
+        for (int d = 0; d < s->sys.ndims; d++)
+            bw[d] = s->sys.dims[d].bw_GBps;
+        s->o->point(s->o->point_ctx, s->start, bw, t, spent(s, x));
     }
     if (spent(s, x) <= s->budget * (1 + 1e-12) && t < s->best) {
         s->best = t;
@@ -130,6 +137,7 @@ int th_opt_bandwidth(const th_system *sys, const th_collective *coll, const th_o
             step[k] = 0.1 * x[k];
         }
         double before = s.best;
+        s.start = start;
         nlopt_opt opt = nlopt_create(NLOPT_LN_COBYLA, (unsigned)s.n);
         if (!opt) {
             rc = th_error_set(err, TH_EINTERNAL, "out of memory");

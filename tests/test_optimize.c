@@ -109,6 +109,27 @@ START_TEST(test_cli_optimize) {
     test_csv_free(&c);
     test_cli_free(&a);
     test_cli_free(&b);
+    /* --trace: one row per evaluated point, as many as the results count */
+    char *dir = test_tmp_dir();
+    TEST_DIR_PATH(tr, dir, "trace.csv");
+    test_cli(&a, "optimize -b 64MiB -n 16 -p all -f csv --trace '%s'", tr);
+    test_expect_quiet(&a, a.args);
+    test_csv_parse(&c, a.out);
+    test_csv t;
+    test_csv_read(&t, tr);
+    int total = 0;
+    for (int i = 0; i < c.nrows; i++)
+        total += (int)test_csv_d(&c, i, "evaluations");
+    ck_assert_int_eq(t.nrows, total);
+    ck_assert_str_eq(test_csv_s(&t, 0, "policy"), "baseline");
+    ck_assert_str_eq(test_csv_s(&t, 0, "start"), "0");
+    ck_assert_rel(test_csv_d(&t, 0, "spent"), 500.0); /* the equal split spends the budget */
+    test_csv_free(&t);
+    test_csv_free(&c);
+    test_cli_free(&a);
+    test_bad("--trace: no points to trace with --chunks",
+             "optimize --chunks auto --trace '%s' --force", tr);
+    test_rm_dir(dir);
     test_bad("--budget: expected a number > 0", "optimize --budget -3");
     test_bad("--cost: expected 3 numbers > 0", "optimize --cost 1,2");
     test_bad("cannot pay the minimum", "optimize --budget 1 --min 1");

@@ -14,6 +14,10 @@ typedef struct th_opt_opts {
     double cost[TH_MAX_DIMS];  /* cost per GB/s of each dim; 0 = 1 */
     double min_GBps, max_GBps; /* bounds of each varied bw_GBps; 0 = 1e-3 and the budget */
     int max_evals;             /* evaluations per start; 0 = 2000 */
+    /* Called after every evaluated point (may be NULL): the start (0-2), every system dim's
+     * bw_GBps at that point, its time (ns) and what it spends. */
+    void (*point)(void *ctx, int start, const double *bw_GBps, double time, double spent);
+    void *point_ctx;
 } th_opt_opts;
 
 typedef struct th_opt_result {
