@@ -31,6 +31,7 @@ static void usage(FILE *out) {
             "      --dims LIST         the dims whose bandwidth varies (default: every active)\n"
             "      --min X, --max X    bounds of each varied bw_GBps (default 0.001, budget)\n"
             "      --max-evals N       evaluations per start (default 2000)\n"
+            "      --objective O       time (default) | perf-per-cost (least time x spent)\n"
             "      --chunks LIST       instead: the best chunk count per policy among LIST\n"
             "                          (e.g. 1,4,16,64; auto = powers of two 1 to 1024; one\n"
             "                          number is -n)\n"
@@ -56,7 +57,8 @@ enum {
     OPT_EVALS,
     OPT_FORCE,
     OPT_CHUNKS,
-    OPT_TRACE
+    OPT_TRACE,
+    OPT_OBJECTIVE
 };
 
 #define MAX_CHUNK_LIST 64
@@ -99,6 +101,7 @@ static int parse(int argc, char **argv, options *o) {
         {"force", no_argument, 0, OPT_FORCE},
         {"chunks", required_argument, 0, OPT_CHUNKS},
         {"trace", required_argument, 0, OPT_TRACE},
+        {"objective", required_argument, 0, OPT_OBJECTIVE},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
@@ -166,6 +169,15 @@ static int parse(int argc, char **argv, options *o) {
         case 'o': o->output = optarg; break;
         case OPT_FORCE: o->force = 1; break;
         case OPT_TRACE: o->trace = optarg; break;
+        case OPT_OBJECTIVE:
+            if (!strcmp(optarg, "time"))
+                o->opt.objective = TH_OPT_TIME;
+            else if (!strcmp(optarg, "perf-per-cost"))
+                o->opt.objective = TH_OPT_PERF_PER_COST;
+            else
+                return cli_usage_error(
+                    "optimize", "--objective: expected time or perf-per-cost, got '%s'", optarg);
+            break;
         case OPT_CHUNKS: { /* one count is -n's; a list or auto asks for the best count */
             long long v;
             if (cli_parse_int(optarg, 1, TH_MAX_CHUNKS, &v) == 0)

@@ -20,7 +20,7 @@ typedef struct search {
     int start;  /* the start being searched from */
     int failed; /* an evaluation failed: err holds why */
     th_error *err;
-    double best, best_x[TH_MAX_DIMS];
+    double best, best_time, best_x[TH_MAX_DIMS]; /* best objective, its time (ns), point */
 } search;
 
 static int evaluate(search *s, const double *x, double *time) {
@@ -58,11 +58,14 @@ static double objective(unsigned n, const double *x, double *grad, void *data) {
             bw[d] = s->sys.dims[d].bw_GBps;
         s->o->point(s->o->point_ctx, s->start, bw, t, spent(s, x));
     }
-    if (spent(s, x) <= s->budget * (1 + 1e-12) && t < s->best) {
-        s->best = t;
+    /* perf-per-cost: (1 / time) / spent is largest where time x spent is least */
+    double v = s->o->objective == TH_OPT_PERF_PER_COST ? t * spent(s, x) / s->budget : t;
+    if (spent(s, x) <= s->budget * (1 + 1e-12) && v < s->best) {
+        s->best = v;
+        s->best_time = t;
         memcpy(s->best_x, x, sizeof(double) * (size_t)s->n);
     }
-    return t / s->scale;
+    return v / s->scale;
 }
 
 static double budget_constraint(unsigned n, const double *x, double *grad, void *data) {
@@ -165,7 +168,7 @@ int th_opt_bandwidth(const th_system *sys, const th_collective *coll, const th_o
         res->bw_GBps[d] = sys->dims[d].bw_GBps;
     for (int k = 0; k < s.n; k++)
         res->bw_GBps[s.dim[k]] = s.best_x[k];
-    res->time = s.best;
+    res->time = s.best_time;
     res->spent = spent(&s, s.best_x);
     res->evals = s.evals;
     res->start = best_start;

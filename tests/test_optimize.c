@@ -181,6 +181,35 @@ START_TEST(test_cli_best_chunks) {
 }
 END_TEST
 
+/* --objective perf-per-cost on one ring of 4 (alpha 10 ns), All-Reduce of 1e6 bytes in 1
+ * chunk: time(B) = 60 + 1.5e6 / B ns, so time x B = 60 B + 1.5e6 grows with B and the most
+ * performance per cost is at --min (10 GB/s: 150060 ns); the time alone is least at the whole
+ * budget (100 GB/s: 15060 ns). */
+START_TEST(test_perf_per_cost) {
+    test_csv c;
+    test_cli_out r;
+    test_cli(&r,
+             "optimize -s '%s' -b 1e6 -n 1 -p baseline -q fifo --min 10 -f csv "
+             "--objective perf-per-cost",
+             test_dpath("cli_ring4.json"));
+    test_expect_quiet(&r, r.args);
+    test_csv_parse(&c, r.out);
+    test_cli_free(&r);
+    ck_assert(fabs(test_csv_d(&c, 0, "dim0_bw_GBps") - 10.0) <= 0.01 * 10.0);
+    ck_assert(fabs(test_csv_d(&c, 0, "time_us") - 150.06) <= 0.01 * 150.06);
+    test_csv_free(&c);
+    test_cli(&r, "optimize -s '%s' -b 1e6 -n 1 -p baseline -q fifo --min 10 -f csv",
+             test_dpath("cli_ring4.json"));
+    test_expect_quiet(&r, r.args);
+    test_csv_parse(&c, r.out);
+    test_cli_free(&r);
+    ck_assert(fabs(test_csv_d(&c, 0, "dim0_bw_GBps") - 100.0) <= 0.001 * 100.0);
+    ck_assert(fabs(test_csv_d(&c, 0, "time_us") - 15.06) <= 0.001 * 15.06);
+    test_csv_free(&c);
+    test_bad("--objective: expected time or perf-per-cost", "optimize --objective speed");
+}
+END_TEST
+
 Suite *optimize_suite(void) {
     Suite *s = suite_create("optimize");
     TCase *tc = tcase_create("core");
@@ -190,6 +219,7 @@ Suite *optimize_suite(void) {
     tcase_add_test(tc, test_infeasible);
     tcase_add_test(tc, test_cli_optimize);
     tcase_add_test(tc, test_cli_best_chunks);
+    tcase_add_test(tc, test_perf_per_cost);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -5,15 +5,19 @@
 
 #include "themis/run.h"
 
+/* What is minimised: the time, or time x spent (the most performance per cost, as LIBRA). */
+typedef enum { TH_OPT_TIME, TH_OPT_PERF_PER_COST } th_opt_objective;
+
 typedef struct th_opt_opts {
-    th_pair pair;              /* the schedule whose time is minimised */
-    th_load_model model;       /* Themis load model */
-    uint32_t vary;             /* dims whose bw_GBps varies (bit d); 0 = every active dim */
-    double budget;             /* sum of cost_d x bw_GBps_d over the varied dims, at most;
-                                  0 = the system's own sum */
-    double cost[TH_MAX_DIMS];  /* cost per GB/s of each dim; 0 = 1 */
-    double min_GBps, max_GBps; /* bounds of each varied bw_GBps; 0 = 1e-3 and the budget */
-    int max_evals;             /* evaluations per start; 0 = 2000 */
+    th_opt_objective objective; /* time (default) or perf-per-cost */
+    th_pair pair;               /* the schedule whose time is minimised */
+    th_load_model model;        /* Themis load model */
+    uint32_t vary;              /* dims whose bw_GBps varies (bit d); 0 = every active dim */
+    double budget;              /* sum of cost_d x bw_GBps_d over the varied dims, at most;
+                                   0 = the system's own sum */
+    double cost[TH_MAX_DIMS];   /* cost per GB/s of each dim; 0 = 1 */
+    double min_GBps, max_GBps;  /* bounds of each varied bw_GBps; 0 = 1e-3 and the budget */
+    int max_evals;              /* evaluations per start; 0 = 2000 */
     /* Called after every evaluated point (may be NULL): the start (0-2), every system dim's
      * bw_GBps at that point, its time (ns) and what it spends. */
     void (*point)(void *ctx, int start, const double *bw_GBps, double time, double spent);
