@@ -11,9 +11,8 @@
 #include "cli.h"
 
 int cli_fail(const th_error *err) {
-    /* Messages quote what files hold (keys, fields, names): never print their raw bytes. */
-    char shown[4 * TH_ERROR_MAX];
-    fprintf(stderr, "themis: %s\n", th_text_escape(shown, sizeof shown, err->msg));
+    /* th_error_set escaped what the message quotes from files (keys, fields, names). */
+    fprintf(stderr, "themis: %s\n", err->msg);
     return err->code == TH_EINTERNAL ? CLI_INTERNAL : err->code == TH_EIO ? CLI_IO : CLI_USAGE;
 }
 

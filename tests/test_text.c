@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "check_themis.h"
+#include "themis/error.h"
 #include "themis/text.h"
 
 START_TEST(escapes) {
@@ -26,10 +27,21 @@ START_TEST(escapes) {
 }
 END_TEST
 
+/* th_error_set escapes through th_text_escape: a message quoting a key with an invalid UTF-8
+ * byte (ff) and a line break holds no raw byte of either, so any caller may print it. */
+START_TEST(error_messages) {
+    th_error e;
+    ck_assert_int_eq(th_error_set(&e, TH_EINPUT, "f.json: %s: unknown key", "k\xff\n"), TH_EINPUT);
+    ck_assert_str_eq(e.msg, "f.json: k\\xff\\n: unknown key");
+    ck_assert_int_eq(e.code, TH_EINPUT);
+}
+END_TEST
+
 Suite *text_suite(void) {
     Suite *s = suite_create("text");
     TCase *tc = tcase_create("text");
     tcase_add_test(tc, escapes);
+    tcase_add_test(tc, error_messages);
     suite_add_tcase(s, tc);
     return s;
 }
