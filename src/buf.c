@@ -1,6 +1,4 @@
 /* th_buf: the one growable byte buffer (CSV rows, headers, messages). */
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,22 +21,6 @@ int th_buf_add(th_buf *b, const char *s, size_t n) {
     b->len += n;
     b->p[b->len] = '\0';
     return 0;
-}
-
-int th_buf_printf(th_buf *b, const char *fmt, ...) {
-    for (;;) {
-        size_t room = b->cap > b->len ? b->cap - b->len : 0;
-        va_list ap;
-        va_start(ap, fmt);
-        int n = vsnprintf(room ? b->p + b->len : NULL, room, fmt, ap);
-        va_end(ap);
-        if (n < 0) return -1;
-        if ((size_t)n < room) {
-            b->len += (size_t)n;
-            return 0;
-        }
-        if (th_buf_reserve(b, (size_t)n)) return -1;
-    }
 }
 
 void th_buf_free(th_buf *b) {

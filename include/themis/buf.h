@@ -14,7 +14,6 @@ typedef struct th_buf {
 /* Each returns 0, or -1 when memory runs out (the buffer is unchanged then). */
 int th_buf_reserve(th_buf *b, size_t extra);
 int th_buf_add(th_buf *b, const char *s, size_t n);
-int th_buf_printf(th_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void th_buf_free(th_buf *b);
 
 #endif
