@@ -28,7 +28,7 @@ void th_table_cell(th_table *t, const char *text);
 /* Prints the rows, each ending in a newline. */
 void th_table_print(FILE *out, const th_table *t);
 
-/* Flushes `out`; TH_EINTERNAL when anything failed to be written. */
+/* Flushes `out`; TH_EIO when anything failed to be written. */
 int th_report_done(FILE *out, th_error *err);
 
 /* Prints root (and deletes it) to `out` with a final newline. */

@@ -1,5 +1,6 @@
 /* Results out: the comparison as a table, JSON or CSV, and the per-stage trace CSV.
- * Writes to a stream the caller opened; returns TH_EINTERNAL when writing fails. */
+ * Writes to a stream the caller opened; returns TH_EIO when writing fails, TH_EINTERNAL when
+ * memory runs out. */
 #ifndef THEMIS_REPORT_H
 #define THEMIS_REPORT_H
 
