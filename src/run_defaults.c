@@ -7,8 +7,8 @@
 #include "system_internal.h"
 #include "themis/run.h"
 
-/* `themis run` evaluates one collective: the policies before themis-global. */
-#define RUN_POLICIES TH_POLICY_THEMIS_GLOBAL
+/* `themis run` evaluates one collective: the policies that plan one on its own. */
+#define RUN_POLICIES (TH_POLICY_LAST_SINGLE + 1)
 
 static int read_run(const cJSON *run, void *ctx, const char *src, th_error *err) {
     static const char *const keys[] = {"chunks", "policy", "intra", NULL};

@@ -15,7 +15,7 @@ typedef struct th_pair {
 typedef struct th_run_defaults {
     int64_t chunks;   /* chunks per collective; 0 = not set */
     int has_policy;   /* policy is set */
-    th_policy policy; /* baseline, themis or roundrobin */
+    th_policy policy; /* baseline .. TH_POLICY_LAST_SINGLE (lp) */
     int has_intra;    /* intra is set */
     th_intra intra;
 } th_run_defaults;
