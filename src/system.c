@@ -12,10 +12,6 @@
 #include "system_internal.h"
 #include "themis/str.h"
 
-#define BW_MIN      TH_BW_MIN
-#define BW_MAX      TH_BW_MAX
-#define LATENCY_MAX TH_LATENCY_MAX
-
 static const char *const top_keys[] = {"name",           "description", "dims",
                                        "reduce_GBps",    "model",       "endpoint_ns",
                                        "local_mem_GBps", "run",         NULL};
@@ -185,11 +181,11 @@ static int analytical_validate(const th_system *sys, const char *src, th_error *
 static int analytical_dim(th_system *sys, int k, const char *src, th_error *err) {
     th_dim *d = &sys->dims[k];
     d->bw = d->bw_GBps * d->efficiency;
-    if (!(d->bw >= BW_MIN))
+    if (!(d->bw >= TH_BW_MIN))
         return th_error_set(err, TH_EINPUT,
                             "%s: dims[%d].efficiency: the effective bandwidth bw_GBps * "
                             "efficiency = %.17g GB/s is below %g GB/s",
-                            src, k, d->bw, BW_MIN);
+                            src, k, d->bw, TH_BW_MIN);
     return TH_OK;
 }
 
@@ -204,10 +200,10 @@ int th_system_validate(th_system *sys, const char *src, th_error *err) {
         return th_error_set(err, TH_EINPUT, "%s: dims: expected 1 to %d dimensions, got %d", src,
                             TH_MAX_DIMS, sys->ndims);
     /* reduce_bw is bytes per ns = GB/s; 0 means reductions are free. */
-    if (sys->reduce_bw != 0 && !(sys->reduce_bw >= BW_MIN && sys->reduce_bw <= BW_MAX))
+    if (sys->reduce_bw != 0 && !(sys->reduce_bw >= TH_BW_MIN && sys->reduce_bw <= TH_BW_MAX))
         return th_error_set(err, TH_EINPUT,
                             "%s: reduce_GBps: expected a number > 0 (from %g to %g), got %.17g",
-                            src, BW_MIN, BW_MAX, sys->reduce_bw);
+                            src, TH_BW_MIN, TH_BW_MAX, sys->reduce_bw);
     if ((unsigned)sys->model >= TH_MODEL_COUNT)
         return th_error_set(err, TH_EINPUT, "%s: model: unknown model %d", src, (int)sys->model);
     const sys_model *model = models[sys->model];
@@ -219,16 +215,16 @@ int th_system_validate(th_system *sys, const char *src, th_error *err) {
             return th_error_set(err, TH_EINPUT,
                                 "%s: dims[%d].npus: expected an integer from 1 to 2^40, got %lld",
                                 src, k, (long long)d->npus);
-        if (!(d->bw_GBps >= BW_MIN && d->bw_GBps <= BW_MAX))
+        if (!(d->bw_GBps >= TH_BW_MIN && d->bw_GBps <= TH_BW_MAX))
             return th_error_set(err, TH_EINPUT,
                                 "%s: dims[%d].bw_GBps: expected a number > 0 (from %g to %g), "
                                 "got %.17g",
-                                src, k, BW_MIN, BW_MAX, d->bw_GBps);
-        if (!(d->latency >= 0 && d->latency <= LATENCY_MAX))
+                                src, k, TH_BW_MIN, TH_BW_MAX, d->bw_GBps);
+        if (!(d->latency >= 0 && d->latency <= TH_LATENCY_MAX))
             return th_error_set(err, TH_EINPUT,
                                 "%s: dims[%d].latency_ns: expected a number >= 0 (at most %g), "
                                 "got %.17g",
-                                src, k, LATENCY_MAX, d->latency);
+                                src, k, TH_LATENCY_MAX, d->latency);
         if (!(d->efficiency > 0 && d->efficiency <= 1))
             return th_error_set(err, TH_EINPUT,
                                 "%s: dims[%d].efficiency: expected a number in (0, 1], got %.17g",
