@@ -352,7 +352,7 @@ static int add_other(th_sweep *sw, ax *a, const cJSON *v, const char *src, const
         x->text = th_strdup(sw->systems[x->i].name);
         x->file = th_strdup(v->valuestring);
     }
-    if (!x->text || ((a->kind == AX_SYSTEM || a->kind == AX_WORKLOAD) && !x->file))
+    if (!x->text || (SW_HAS_FILE(a) && !x->file))
         return th_error_set(err, TH_EINTERNAL, "out of memory");
     a->n++;
     return TH_OK;
