@@ -21,6 +21,7 @@ static void usage(FILE *out) {
           "  -o, --output FILE   write the system file here ('-' = stdout, the default)\n"
           "      --force         overwrite an existing OUT.json\n"
           "  -h, --help          this text\n"
+          "  -V, --version       print the version\n"
           "\n"
           "example:\n"
           "  themis import-astra network.yml system.json -o astra.json && themis run -s "

@@ -257,6 +257,7 @@ static void merge_usage(FILE *out) {
           "      --spec SPEC   also check that no point of the spec is missing at the end\n"
           "      --force       overwrite OUT.csv if it exists\n"
           "  -h, --help        this text\n"
+          "  -V, --version     print the version\n"
           "\n"
           "example:\n"
           "  themis merge out/all.csv out/part0.csv out/part1.csv --spec "

@@ -36,6 +36,7 @@ static void usage(FILE *out) {
           "      --trace FILE        timeline CSV of compute and collectives\n"
           "      --force             replace an existing output or trace file\n"
           "  -h, --help              this text\n"
+          "  -V, --version           print the version\n"
           "\n"
           "examples:\n"
           "  themis train models/workloads/resnet50.json\n"

@@ -945,8 +945,8 @@ START_TEST(errors_name_their_file) {
 }
 END_TEST
 
-/* One exit-status table for every command, at the end of its --help; I/O failures exit 3 from
- * every command, naming the path. */
+/* One exit-status table for every command, at the end of its --help (which lists -V too); I/O
+ * failures exit 3 from every command, naming the path. */
 START_TEST(exit_status_everywhere) {
     const char *cmds[] = {"--help",       "run --help",          "train --help",    "sweep --help",
                           "merge --help", "import-astra --help", "summarize --help"};
@@ -954,9 +954,10 @@ START_TEST(exit_status_everywhere) {
         test_cli_out r;
         test_cli(&r, "%s", cmds[i]);
         test_expect_ok(&r, cmds[i]);
+        /* every command takes -V as well, and says so */
         const char *want[] = {"exit status: 0 success; 1 internal error; 2 bad input or usage",
-                              "3 I/O\nfailure"};
-        for (int k = 0; k < 2; k++)
+                              "3 I/O\nfailure", "-V, --version"};
+        for (int k = 0; k < 3; k++)
             ck_assert_msg(strstr(r.out, want[k]) != NULL, "%s lacks '%s'", cmds[i], want[k]);
         test_cli_free(&r);
     }
