@@ -54,13 +54,24 @@ int cli_load_system(const char *path, th_system *sys, th_run_defaults *def, th_e
 }
 
 int cli_parse_format(const char *cmd, const char *arg, int *format) {
-    static const char *const names[] = {"table", "json", "csv"};
-    for (int i = 0; i < 3; i++)
-        if (!strcmp(arg, names[i])) {
-            *format = i;
-            return CLI_OK;
-        }
-    return cli_usage_error(cmd, "-f: unknown format '%s' (expected table, json or csv)", arg);
+    static const char *const names[] = {"table", "json", "csv", NULL};
+    int i = th_name_find(names, arg);
+    if (i < 0)
+        return cli_usage_error(cmd, "-f: unknown format '%s' (expected table, json or csv)", arg);
+    *format = i;
+    return CLI_OK;
+}
+
+int cli_parse_intra(const char *cmd, const char *arg, int *intra) {
+    th_intra q;
+    if (!strcmp(arg, "all"))
+        *intra = -1;
+    else if (th_intra_from_name(arg, &q) == 0)
+        *intra = (int)q;
+    else
+        return cli_usage_error(
+            cmd, "-q: unknown intra-dimension policy '%s' (expected fifo, scf or all)", arg);
+    return CLI_OK;
 }
 
 /* Outputs being written, so that a fatal signal removes their temporary files. The handler

@@ -36,6 +36,8 @@ int cli_parse_int(const char *s, long long lo, long long hi, long long *out);
 
 /* -f table|json|csv into 0, 1, 2; a usage error otherwise. */
 int cli_parse_format(const char *cmd, const char *arg, int *format);
+/* -q fifo|scf|all into th_intra, -1 for all; a usage error otherwise. */
+int cli_parse_intra(const char *cmd, const char *arg, int *intra);
 
 /* Opens an output through th_output_open (flags TH_OUTPUT_*) and registers it so that
  * SIGINT, SIGTERM, SIGHUP or SIGPIPE remove its temporary file before the process dies. */

@@ -124,20 +124,10 @@ static int parse(int argc, char **argv, options *o) {
                                        optarg);
             break;
         }
-        case 'q': {
+        case 'q':
             o->set_intra = 1;
-            th_intra q;
-            if (!strcmp(optarg, "all"))
-                o->intra = -1;
-            else if (th_intra_from_name(optarg, &q) == 0)
-                o->intra = (int)q;
-            else
-                return cli_usage_error("run",
-                                       "-q: unknown intra-dimension policy '%s' "
-                                       "(expected fifo, scf or all)",
-                                       optarg);
+            if (cli_parse_intra("run", optarg, &o->intra)) return CLI_USAGE;
             break;
-        }
         case OPT_DIMS: o->dims = optarg; break;
         case OPT_LOAD_MODEL:
             if (th_load_model_from_name(optarg, &o->model))

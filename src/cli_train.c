@@ -93,19 +93,9 @@ static int parse(int argc, char **argv, topts *o) {
                                        optarg);
             break;
         }
-        case 'q': {
-            th_intra q;
-            if (!strcmp(optarg, "all"))
-                o->intra = -1;
-            else if (th_intra_from_name(optarg, &q) == 0)
-                o->intra = (int)q;
-            else
-                return cli_usage_error("train",
-                                       "-q: unknown intra-dimension policy '%s' "
-                                       "(expected fifo, scf or all)",
-                                       optarg);
+        case 'q':
+            if (cli_parse_intra("train", optarg, &o->intra)) return CLI_USAGE;
             break;
-        }
         case O_PRIO:
             if (th_priority_from_name(optarg, &o->t.priority))
                 return cli_usage_error("train", "--priority: expected fifo or lifo, got '%s'",

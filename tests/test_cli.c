@@ -797,8 +797,12 @@ START_TEST(bad_options) {
     test_bad(NULL, "run --dims 0,x");
     test_bad(NULL, "run -s '%s' --dims 1", test_dpath("cli_ring4.json"));
     test_bad(NULL, "run -p bogus");
-    test_bad(NULL, "run -q bogus");
-    test_bad(NULL, "run -f bogus");
+    test_bad("run: -q: unknown intra-dimension policy 'bogus' (expected fifo, scf or all)",
+             "run -q bogus");
+    test_bad("train: -q: unknown intra-dimension policy 'bogus'", "train '%s' -q bogus",
+             test_dpath("wl_two_layer.json"));
+    test_bad("run: -f: unknown format 'bogus' (expected table, json or csv)", "run -f bogus");
+    test_bad("-f: unknown format 'csv,'", "summarize x.csv -f csv,");
     test_bad(NULL, "run -c bogus");
     test_bad(NULL, "run --load-model bogus");
     test_bad(NULL, "run --bogus");
