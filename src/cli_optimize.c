@@ -23,6 +23,9 @@ static void usage(FILE *out) {
             "  -c, --collective TYPE   allreduce | reducescatter | allgather | alltoall\n"
             "  -b, --size SIZE         collective size (default 1GiB)\n"
             "  -n N                    chunks (default 64)\n"
+            "  -w, --workload FILE     instead of one collective: minimise the workload's\n"
+            "                          steady-state iteration (themis train's semantics:\n"
+            "                          3 iterations, priority lifo, the workload's batch)\n"
             "  -p, --policy P          baseline | themis | roundrobin | lp | all (default themis)\n"
             "  -q, --intra Q           fifo | scf (default scf)\n"
             "      --budget X          budget in cost units (default: the system's own sum, so\n"
@@ -65,6 +68,7 @@ enum {
 
 typedef struct options {
     const char *system, *output, *dims, *cost, *chunks; /* chunks: --chunks LIST */
+    const char *workload;                               /* -w FILE */
     const char *trace;                                  /* --trace FILE */
     th_collective coll;
     int policy; /* -1 = all */
@@ -101,6 +105,7 @@ static int parse(int argc, char **argv, options *o) {
         {"force", no_argument, 0, OPT_FORCE},
         {"chunks", required_argument, 0, OPT_CHUNKS},
         {"trace", required_argument, 0, OPT_TRACE},
+        {"workload", required_argument, 0, 'w'},
         {"objective", required_argument, 0, OPT_OBJECTIVE},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
@@ -109,9 +114,10 @@ static int parse(int argc, char **argv, options *o) {
     opterr = 0;
     optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, ":s:c:b:n:p:q:f:o:h", longs, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":s:c:b:n:p:q:f:o:w:h", longs, NULL)) != -1) {
         switch (c) {
         case 's': o->system = optarg; break;
+        case 'w': o->workload = optarg; break;
         case 'c':
             if (th_coll_type_from_name(optarg, &o->coll.type))
                 return cli_usage_error("optimize", "-c: unknown collective '%s'", optarg);
@@ -374,9 +380,13 @@ static void print(FILE *out, const options *o, const th_system *sys, const th_pa
         th_buf_free(&buf);
         return;
     }
-    fprintf(out, "%s of %s bytes in %lld chunks on %s: best split of the bandwidth budget\n\n",
-            th_coll_type_name(o->coll.type), th_report_num(a, o->coll.size),
-            (long long)o->coll.chunks, sys->name);
+    if (o->workload)
+        fprintf(out, "steady-state iteration of %s on %s: best split of the bandwidth budget\n\n",
+                o->workload, sys->name);
+    else
+        fprintf(out, "%s of %s bytes in %lld chunks on %s: best split of the bandwidth budget\n\n",
+                th_coll_type_name(o->coll.type), th_report_num(a, o->coll.size),
+                (long long)o->coll.chunks, sys->name);
     for (int i = 0; i < n; i++) {
         fprintf(out, "%s + %s: %s us (was %s us, %.4gx), %d evaluations, spent %.10g\n",
                 th_policy_name(pairs[i].policy), th_intra_name(pairs[i].intra),
@@ -398,8 +408,8 @@ int cli_optimize(int argc, char **argv) {
     int rc = parse(argc, argv, &o);
     if (rc) return rc < 0 ? CLI_OK : rc;
     th_error err = {0};
-    const char *inputs[] = {o.system}, *outputs[] = {o.output};
-    if (th_output_check(inputs, 1, outputs, 1, &err)) return cli_fail(&err);
+    const char *inputs[] = {o.system, o.workload}, *outputs[] = {o.output};
+    if (th_output_check(inputs, 2, outputs, 1, &err)) return cli_fail(&err);
     th_system sys;
     th_run_defaults def;
     if (cli_load_system(o.system, &sys, &def, &err)) return cli_fail(&err);
@@ -408,12 +418,28 @@ int cli_optimize(int argc, char **argv) {
     if (th_collective_validate(&sys, &o.coll, &err))
         return cli_blame(&err, o.system), cli_fail(&err);
     if (o.chunks) {
+        if (o.workload)
+            return cli_usage_error("optimize", "--chunks: one collective only, not with -w");
         if (o.trace)
             return cli_usage_error("optimize", "--trace: no points to trace with --chunks");
         return best_chunks(&o, &sys, &err);
     }
     const char *outs[] = {o.output, o.trace};
-    if (th_output_check(inputs, 1, outs, 2, &err)) return cli_fail(&err);
+    if (th_output_check(inputs, 2, outs, 2, &err)) return cli_fail(&err);
+    th_workload *wl = NULL;
+    if (o.workload) {
+        if (th_workload_load(o.workload, &wl, &err)) return cli_fail(&err);
+        if (sys.model != TH_MODEL_ANALYTICAL)
+            th_error_set(&err, TH_EINPUT, "%s: model: workloads run on the analytical model only",
+                         o.system);
+        else
+            th_workload_check(wl, &sys, o.workload, &err);
+        if (err.code) return th_workload_free(wl), cli_fail(&err);
+        o.opt.wl = wl;
+        o.opt.train.priority = TH_PRIO_LIFO;
+        o.opt.train.iterations = 3;
+        o.opt.train.model = TH_LOAD_ALPHA_BETA;
+    }
     th_output trace;
     trace_ctx tc = {NULL, sys.ndims, NULL, 0, 0};
     if (o.trace) {
@@ -443,6 +469,7 @@ int cli_optimize(int argc, char **argv) {
         n++;
     }
     if (rc == TH_OK && tc.oom) rc = th_error_set(&err, TH_EINTERNAL, "out of memory");
+    th_workload_free(wl);
     if (o.trace) rc = cli_out_close(&trace, rc, &err);
     if (rc) return cli_fail(&err);
     th_output out;

@@ -23,18 +23,33 @@ typedef struct search {
     double best, best_time, best_x[TH_MAX_DIMS]; /* best objective, its time (ns), point */
 } search;
 
+/* The objective's time for sys: the collective's, or the workload's iteration. */
+static int measure(search *s, const th_system *sys, double *time) {
+    if (s->o->wl) {
+        th_train_opts t = s->o->train;
+        t.policy = s->o->pair.policy;
+        t.intra = s->o->pair.intra;
+        th_train_result tr;
+        if (th_train_run(sys, s->o->wl, &t, NULL, NULL, &tr, s->err)) return s->err->code;
+        *time = tr.iteration;
+        th_train_result_free(&tr);
+        return TH_OK;
+    }
+    th_result r;
+    if (th_run_eval(s->runner, sys, s->coll, s->o->pair, s->o->model, NULL, NULL, &r, s->err))
+        return s->err->code;
+    *time = r.time;
+    return TH_OK;
+}
+
 static int evaluate(search *s, const double *x, double *time) {
     for (int k = 0; k < s->n; k++) {
         th_dim *d = &s->sys.dims[s->dim[k]];
         d->bw_GBps = x[k];
         d->bw = x[k] * d->efficiency;
     }
-    th_result r;
     s->evals++;
-    if (th_run_eval(s->runner, &s->sys, s->coll, s->o->pair, s->o->model, NULL, NULL, &r, s->err))
-        return s->err->code;
-    *time = r.time;
-    return TH_OK;
+    return measure(s, &s->sys, time);
 }
 
 static double spent(const search *s, const double *x) {
@@ -116,10 +131,9 @@ int th_opt_bandwidth(const th_system *sys, const th_collective *coll, const th_o
                             "sum of cost x --min = %.17g",
                             s.budget, s.n, floor_spend);
     if (!(s.runner = th_runner_create())) return th_error_set(err, TH_EINTERNAL, "out of memory");
-    th_result r;
-    int rc = th_run_eval(s.runner, sys, coll, o->pair, o->model, NULL, NULL, &r, err);
+    int rc = measure(&s, sys, &res->start_time);
     if (rc) return th_runner_free(s.runner), rc;
-    res->start_time = s.scale = r.time;
+    s.scale = res->start_time;
     /* the baseline's bytes per dim for the third start */
     th_pair base = {TH_POLICY_BASELINE, TH_INTRA_FIFO};
     th_result rb;

@@ -210,6 +210,32 @@ START_TEST(test_perf_per_cost) {
 }
 END_TEST
 
+/* -w: the objective is the workload's steady-state iteration: the starting time is what
+ * `themis train` prints for the same pair, the best is no slower, and the answer repeats. */
+START_TEST(test_cli_workload) {
+    const char *wl = test_dpath("../../models/workloads/gnmt.json");
+    test_cli_out a, b, t;
+    test_cli(&a, "optimize -w '%s' -p themis -q scf -f csv --max-evals 200", wl);
+    test_cli(&b, "optimize -w '%s' -p themis -q scf -f csv --max-evals 200", wl);
+    test_cli(&t, "train '%s' -p themis -q scf -f csv", wl);
+    test_expect_quiet(&a, a.args);
+    test_expect_quiet(&t, t.args);
+    ck_assert_str_eq(a.out, b.out);
+    test_csv c, tc;
+    test_csv_parse(&c, a.out);
+    test_csv_parse(&tc, t.out);
+    ck_assert(test_csv_d(&c, 0, "start_time_us") == test_csv_d(&tc, 0, "iteration_us"));
+    ck_assert(test_csv_d(&c, 0, "time_us") <= test_csv_d(&c, 0, "start_time_us"));
+    test_csv_free(&c);
+    test_csv_free(&tc);
+    test_cli_free(&a);
+    test_cli_free(&b);
+    test_cli_free(&t);
+    test_bad("model: workloads run on the analytical model only", "optimize -w '%s' -s '%s'", wl,
+             test_dpath("astra_3d.json"));
+}
+END_TEST
+
 Suite *optimize_suite(void) {
     Suite *s = suite_create("optimize");
     TCase *tc = tcase_create("core");
@@ -220,6 +246,7 @@ Suite *optimize_suite(void) {
     tcase_add_test(tc, test_cli_optimize);
     tcase_add_test(tc, test_cli_best_chunks);
     tcase_add_test(tc, test_perf_per_cost);
+    tcase_add_test(tc, test_cli_workload);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -4,6 +4,7 @@
 #define THEMIS_OPTIMIZE_H
 
 #include "themis/run.h"
+#include "themis/train.h"
 
 /* What is minimised: the time, or time x spent (the most performance per cost, as LIBRA). */
 typedef enum { TH_OPT_TIME, TH_OPT_PERF_PER_COST } th_opt_objective;
@@ -22,6 +23,11 @@ typedef struct th_opt_opts {
      * bw_GBps at that point, its time (ns) and what it spends. */
     void (*point)(void *ctx, int start, const double *bw_GBps, double time, double spent);
     void *point_ctx;
+    /* When not NULL, the objective is this workload's steady-state iteration under
+     * themis train's semantics (train: its options; policy and intra come from pair) instead of
+     * the collective's time; the collective still gives the baseline-bytes start. */
+    const th_workload *wl;
+    th_train_opts train;
 } th_opt_opts;
 
 typedef struct th_opt_result {
