@@ -236,7 +236,9 @@ int cli_run(int argc, char **argv) {
     if (th_collective_validate(&sys, &o.coll, &err))
         return cli_blame(&err, o.system), cli_fail(&err);
     th_bound bound = {0};
-    if (o.bound && th_bound_eval(&sys, &o.coll, TH_BOUND_AUTO, &bound, &err))
+    /* -p lp, or --bound, where the program does not apply: the reason, naming the file */
+    if ((o.bound || (o.policy == TH_POLICY_LP && !th_bound_supported(&sys, o.coll.dims_mask))) &&
+        th_bound_eval(&sys, &o.coll, TH_BOUND_AUTO, &bound, &err))
         return cli_blame(&err, o.system), cli_fail(&err);
     if (evaluate(&o, &sys, bound.time, &err)) return cli_fail(&err);
     return CLI_OK;

@@ -274,6 +274,8 @@ START_TEST(test_cli_run_bound) {
     snprintf(json + n, sizeof json - n, "]}");
     test_spit(path, json, strlen(json));
     test_bad("exact up to 12 active dims", "run -s '%s' --bound", path);
+    test_bad("d13.json: system \"d13\": the bound is exact up to 12 active dims",
+             "run -s '%s' -p lp", path);
     test_cli(&r, "run -s '%s' --bound --dims 0,1,2,3,4,5,6,7,8,9,10,11 -p themis -q scf", path);
     test_expect_quiet(&r, r.args);
     test_cli_free(&r);
