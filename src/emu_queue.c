@@ -92,13 +92,22 @@ emu_entry emu_run_pop(emu_queue *q) {
     return e;
 }
 
+/* Reverses buckets [lo, hi). */
+static void reverse(emu_bucket *b, int lo, int hi) {
+    for (hi--; lo < hi; lo++, hi--) {
+        emu_bucket t = b[lo];
+        b[lo] = b[hi], b[hi] = t;
+    }
+}
+
 int emu_queue_push(emu_squeue *s, emu_entry x, int scf, int lifo) {
     int i = s->nb;
     /* buckets are few; the new stage's is most often the last or near it */
     while (i > 0 && bucket_before(x.coll, x.m, &s->b[i - 1], scf, lifo))
         i--;
-    emu_bucket *b = i > 0 ? &s->b[i - 1] : NULL;
-    if (!b || b->coll != x.coll || (scf && b->m != x.m)) { /* a new bucket at i */
+    if (i > 0 && s->b[i - 1].coll == x.coll && (!scf || s->b[i - 1].m == x.m)) {
+        i--; /* the key's bucket, maybe empty */
+    } else { /* a new bucket at i */
         if (s->nb == s->cap) {
             int cap = s->cap ? 2 * s->cap : 8;
             emu_bucket *nb = realloc(s->b, sizeof *nb * (size_t)cap);
@@ -110,31 +119,45 @@ int emu_queue_push(emu_squeue *s, emu_entry x, int scf, int lifo) {
         if (i < s->nb) memmove(s->b + i + 1, s->b + i, sizeof *s->b * (size_t)(s->nb - i));
         s->b[i] = (emu_bucket){x.coll, x.m, spare};
         s->nb++;
-        b = &s->b[i];
+        if (s->first >= i && s->len > 0) s->first++;
     }
-    return emu_run_push(&b->q, x);
+    if (emu_run_push(&s->b[i].q, x)) return -1;
+    if (i < s->first || s->len == 0) s->first = i;
+    s->len++;
+    return 0;
 }
 
 emu_entry emu_queue_pop(emu_squeue *s) {
-    emu_entry e = emu_run_pop(&s->b[0].q);
-    if (s->b[0].q.n == 0) { /* the bucket is gone; its buffer moves to the spares */
-        emu_queue spare = s->b[0].q;
-        if (spare.cap > EMU_SPARE_MAX) {
-            free(spare.e);
-            spare.e = NULL, spare.cap = 0;
-        }
-        s->nb--;
-        for (int i = 0; i < s->nb; i++) /* few buckets: cheaper than a library call */
-            s->b[i] = s->b[i + 1];
-        s->b[s->nb].q = spare;
+    emu_queue *q = &s->b[s->first].q;
+    emu_entry e = emu_run_pop(q);
+    s->len--;
+    if (q->n > 0) return e;
+    if (q->cap > EMU_SPARE_MAX) { /* freed: peak memory is the peak of the live entries */
+        free(q->e);
+        q->e = NULL, q->cap = 0;
+    }
+    if (s->len == 0) { /* every bucket is empty: all are spares again */
+        s->nb = s->first = 0;
+        return e;
+    }
+    /* the emptied bucket stays, for its key's next stages; the first waiting one is further */
+    while (s->b[s->first].q.n == 0)
+        s->first++;
+    if (s->first >= 8 && 2 * s->first >= s->nb) { /* the empty front moves to the spares */
+        reverse(s->b, 0, s->first);
+        reverse(s->b, s->first, s->nb);
+        reverse(s->b, 0, s->nb);
+        s->nb -= s->first;
+        s->first = 0;
     }
     return e;
 }
 
 void emu_queue_clear(emu_squeue *s) {
-    for (int i = 0; i < s->nb; i++) /* the spares are empty already */
+    for (int i = 0; i < s->nb; i++)
         s->b[i].q.n = s->b[i].q.head = 0, s->b[i].q.heap = 0;
-    s->nb = 0;
+    s->nb = s->first = 0;
+    s->len = 0;
 }
 
 void emu_queue_free(emu_squeue *s) {

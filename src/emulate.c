@@ -81,7 +81,7 @@ static int start(th_emu *r, int d) {
 /* Every idle dimension with ready stages starts one, in dim-index order; -1 as start(). */
 static int pick(th_emu *r) {
     for (int d = 0; d < r->sys->ndims; d++)
-        if (!r->srv[d].busy && r->sq[d].nb > 0 && start(r, d)) return -1;
+        if (!r->srv[d].busy && r->sq[d].len > 0 && start(r, d)) return -1;
     return 0;
 }
 

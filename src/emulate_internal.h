@@ -43,6 +43,8 @@ typedef struct emu_bucket {
 typedef struct emu_squeue {
     emu_bucket *b;
     int nb, cap;
+    int first;  /* the first non-empty bucket when len > 0 */
+    size_t len; /* waiting entries */
 } emu_squeue;
 
 /* A dim's stage cost terms, computed once at reset so that th_cost_time(d, reduce_bw, op, m)
@@ -162,19 +164,18 @@ static inline int emu_queue_put(emu_squeue *s, emu_entry x, int scf, int lifo) {
         b->coll = x.coll, b->m = x.m;
         b->q.e[0] = x;
         b->q.n = 1, b->q.head = 0;
-        s->nb = 1;
+        s->nb = 1, s->first = 0, s->len = 1;
         return 0;
     }
     return emu_queue_push(s, x, scf, lifo);
 }
 
 static inline emu_entry emu_queue_take(emu_squeue *s) {
-    emu_queue *q = &s->b[0].q;
-    if (s->nb == 1 && !q->heap && q->n - q->head == 1 &&
-        q->cap <= EMU_SPARE_MAX) { /* its bucket stays, as a spare */
+    emu_queue *q = &s->b[s->first].q;
+    if (s->len == 1 && !q->heap && q->cap <= EMU_SPARE_MAX) { /* the last: all are spares */
         emu_entry e = q->e[q->head];
         q->n = q->head = 0;
-        s->nb = 0;
+        s->nb = s->first = 0, s->len = 0;
         return e;
     }
     return emu_queue_pop(s);
