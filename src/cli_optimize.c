@@ -353,8 +353,8 @@ static void print(FILE *out, const options *o, const th_system *sys, const th_pa
     if (o->format == 2) {
         th_buf buf = {0};
         int bad = 0;
-        const char *head[] = {"system",        "policy",  "intra", "time_us",
-                              "start_time_us", "speedup", "spent", "evaluations"};
+        const char *head[] = {"system",  "policy",        "intra",   "size_bytes", "chunks",
+                              "time_us", "start_time_us", "speedup", "spent",      "evaluations"};
         for (size_t k = 0; k < sizeof head / sizeof *head; k++)
             bad |= th_csv_field(&buf, head[k]);
         for (int d = 0; d < sys->ndims; d++) {
@@ -367,6 +367,8 @@ static void print(FILE *out, const options *o, const th_system *sys, const th_pa
             bad |= th_csv_field(&buf, sys->name);
             bad |= th_csv_field(&buf, th_policy_name(pairs[i].policy));
             bad |= th_csv_field(&buf, th_intra_name(pairs[i].intra));
+            bad |= th_csv_num(&buf, o->coll.size);
+            bad |= th_csv_int(&buf, (long long)o->coll.chunks);
             bad |= th_csv_num(&buf, res[i].time / 1000.0);
             bad |= th_csv_num(&buf, res[i].start_time / 1000.0);
             bad |= th_csv_num(&buf, res[i].start_time / res[i].time);
