@@ -251,11 +251,7 @@ int cli_train(int argc, char **argv) {
     if (cli_load_system(o.system, &sys, &def, &err)) return cli_fail(&err);
     th_workload *wl;
     if (th_workload_load(o.workload, &wl, &err)) return cli_fail(&err);
-    if (sys.model == TH_MODEL_ASTRA) /* named here: the library knows no file */
-        rc = th_error_set(&err, TH_EINPUT,
-                          "%s: model: the astra-sim preset runs single All-Reduces; train "
-                          "workloads on the analytical model",
-                          o.system);
+    if (th_train_check_system(&sys, &err)) rc = cli_blame(&err, o.system);
     if (rc == CLI_OK && th_workload_check(wl, &sys, o.workload, &err)) rc = err.code;
     if (rc) rc = cli_fail(&err);
     if (rc == CLI_OK && evaluate(&o, &sys, wl, &err)) rc = cli_fail(&err);

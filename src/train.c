@@ -344,6 +344,14 @@ static int replay(trainer *tr, double *starts, th_error *err) {
     }
 }
 
+int th_train_check_system(const th_system *sys, th_error *err) {
+    if (sys->model == TH_MODEL_ASTRA)
+        return th_error_set(err, TH_EINPUT,
+                            "model: the astra-sim preset runs single All-Reduces; train workloads "
+                            "on the analytical model");
+    return TH_OK;
+}
+
 int th_train_run(const th_system *sys, const th_workload *wl, const th_train_opts *opts,
                  th_train_trace_fn trace, void *trace_ctx, th_train_result *res, th_error *err) {
     memset(res, 0, sizeof *res);
@@ -352,11 +360,9 @@ int th_train_run(const th_system *sys, const th_workload *wl, const th_train_opt
                             opts->iterations);
     if (!(opts->batch >= 0) || !isfinite(opts->batch))
         return th_error_set(err, TH_EINPUT, "batch: expected a number > 0");
-    if (sys->model == TH_MODEL_ASTRA)
-        return th_error_set(err, TH_EINPUT,
-                            "%s: the astra-sim preset runs single All-Reduces; "
-                            "train workloads on the analytical model",
-                            sys->name);
+    th_error e;
+    if (th_train_check_system(sys, &e))
+        return th_error_set(err, e.code, "system \"%s\": %s", sys->name, e.msg);
     if ((unsigned)opts->policy >= TH_POLICY_COUNT)
         return th_error_set(err, TH_EINPUT, "policy: unknown policy %d", (int)opts->policy);
     trainer tr = {0};

@@ -226,6 +226,14 @@ START_TEST(train_help) {
 }
 END_TEST
 
+/* A system under the astra-sim preset is refused before any output is opened, naming its file
+ * and field (the library's check, blamed on -s). */
+START_TEST(train_astra_system) {
+    test_bad("astra_2d.json: model: the astra-sim preset runs single All-Reduces",
+             "train '%s' -s '%s'", test_dpath("wl_two_layer.json"), test_dpath("astra_2d.json"));
+}
+END_TEST
+
 /* import-astra -o: the file holds exactly what stdout shows, its folder is created, '-o -' is
  * stdout, and --force replaces it. */
 START_TEST(import_astra_output) {
@@ -275,6 +283,7 @@ Suite *cli_train_suite(void) {
     tcase_add_test(tc, train_trace);
     tcase_add_test(tc, train_output);
     tcase_add_test(tc, train_help);
+    tcase_add_test(tc, train_astra_system);
     tcase_add_test(tc, import_astra_output);
     suite_add_tcase(s, tc);
     return s;

@@ -252,8 +252,14 @@ START_TEST(errors) {
     ck_assert_ptr_nonnull(strstr(err.msg, "iterations"));
     o.iterations = 3;
     th_system astra = load_sys("astra_2d.json");
+    /* the preset: the check names the field, a run names the system too */
+    ck_assert_int_eq(th_train_check_system(&s, &err), TH_OK);
+    ck_assert_int_eq(th_train_check_system(&astra, &err), TH_EINPUT);
+    ck_assert_msg(strstr(err.msg, "model: the astra-sim preset runs single All-Reduces") == err.msg,
+                  "%s", err.msg);
     ck_assert_int_eq(th_train_run(&astra, wl, &o, NULL, NULL, &r, &err), TH_EINPUT);
-    ck_assert_ptr_nonnull(strstr(err.msg, "astra-sim"));
+    ck_assert_msg(strstr(err.msg, "system \"astra-2d\": model: the astra-sim preset") == err.msg,
+                  "%s", err.msg);
     /* A collective over a dim the system does not have. */
     static const char *bad =
         "{\"parallelism\": \"data\", \"layers\": [{\"forward\": {\"ns\": 1, \"collective\": "

@@ -47,6 +47,10 @@ typedef struct th_train_event {
 
 typedef void (*th_train_trace_fn)(void *ctx, const th_train_event *ev);
 
+/* Can training run on this system? TH_EINPUT naming the system field ("model: ...") when not
+ * (the astra-sim preset models single All-Reduces only); th_train_run checks it too. */
+int th_train_check_system(const th_system *sys, th_error *err);
+
 /* Replays `opts->iterations` iterations. The measured iteration is the one before last: its
  * period runs from the start of its first forward to the start of the next iteration's. */
 int th_train_run(const th_system *sys, const th_workload *wl, const th_train_opts *opts,
