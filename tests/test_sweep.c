@@ -587,12 +587,12 @@ START_TEST(speedup_reference) {
     char *all = rows_by_worker(sw, &len);
     char *line = all;
     for (int p = 0; p < 8; p++) {
-        char *f = line;
-        for (int k = 0; k < 4 + 3; k++) {
-            f = strchr(f, ',') + 1;
-        }
-        ck_assert_rel(strtod(f, NULL), s[p]);
-        line = strchr(line, '\n') + 1;
+        char *end = strchr(line, '\n'), *f[64];
+        ck_assert_ptr_nonnull(end);
+        *end = '\0';
+        ck_assert_int_eq(test_split(line, f, 64), 4 + 6 + 4 + 1);
+        ck_assert_rel(strtod(f[4 + 3], NULL), s[p]);
+        line = end + 1;
     }
     free(all);
     th_sweep_free(sw);
