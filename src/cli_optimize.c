@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
@@ -39,6 +40,7 @@ static void usage(FILE *out) {
             "                          (e.g. 1,4,16,64; auto = powers of two 1 to 1024; one\n"
             "                          number is -n)\n"
             "  -f, --format F          table | json | csv (default table)\n"
+            "                          (progress goes to stderr when it is a terminal)\n"
             "  -o, --output FILE       write results to FILE ('-' = stdout, the default)\n"
             "      --trace FILE        write every evaluated point as CSV (policy, start, eval,\n"
             "                          dimK_bw_GBps, spent, time_us)\n"
@@ -305,10 +307,18 @@ typedef struct trace_ctx {
     const char *policy;
     long long evals;
     int oom;
+    int progress; /* stderr is a terminal: a progress line every 100 points */
 } trace_ctx;
 
 static void trace_point(void *ctx, int start, const double *bw, double time, double spent) {
     trace_ctx *t = ctx;
+    if (t->progress && t->evals % 100 == 0)
+        fprintf(stderr, "\roptimize: %s, start %d of 3, %lld evaluations ", t->policy, start + 1,
+                t->evals);
+    if (!t->out) {
+        t->evals++;
+        return;
+    }
     th_buf b = {0};
     int bad = th_csv_field(&b, t->policy);
     bad |= th_csv_int(&b, start);
@@ -443,7 +453,11 @@ int cli_optimize(int argc, char **argv) {
         o.opt.train.model = TH_LOAD_ALPHA_BETA;
     }
     th_output trace;
-    trace_ctx tc = {NULL, sys.ndims, NULL, 0, 0};
+    trace_ctx tc = {NULL, sys.ndims, NULL, 0, 0, isatty(STDERR_FILENO)};
+    if (tc.progress) {
+        o.opt.point = trace_point;
+        o.opt.point_ctx = &tc;
+    }
     if (o.trace) {
         if ((rc = cli_out_open(&trace, o.trace, o.force ? TH_OUTPUT_FORCE : 0, &err)))
             return cli_fail(&err);
@@ -470,6 +484,7 @@ int cli_optimize(int argc, char **argv) {
         if ((rc = th_opt_bandwidth(&sys, &o.coll, &o.opt, &res[n], &err))) break;
         n++;
     }
+    if (tc.progress) fputs("\r\033[K", stderr); /* clear the progress line */
     if (rc == TH_OK && tc.oom) rc = th_error_set(&err, TH_EINTERNAL, "out of memory");
     th_workload_free(wl);
     if (o.trace) rc = cli_out_close(&trace, rc, &err);
