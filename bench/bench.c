@@ -351,6 +351,12 @@ int main(int argc, char **argv) {
     system_4d(&sys);
     printf("themis %s benchmarks: medians of %d runs, CPU time unless marked wall\n", TH_VERSION,
            runs);
+    double load[1];
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    if (getloadavg(load, 1) == 1 && load[0] > 0.5 * (double)cpus)
+        printf("load average %.1f on %ld CPUs: the -j 2 wall-time ratios need idle cores and are "
+               "not meaningful now\n",
+               load[0], cpus);
     th_runner *r = th_runner_create();
     if (!r) return 1;
     double scf = eval_us(&sys, r, (th_pair){TH_POLICY_THEMIS, TH_INTRA_SCF}, 64);
