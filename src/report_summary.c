@@ -5,8 +5,15 @@
 
 #include "report_internal.h"
 #include "themis/csv.h"
+#include "themis/text.h"
 
 static const char *const stat_names[] = {"count", "mean", "gmean", "min", "max"};
+
+/* A key or column name as a table shows it: escaped (th_text_escape), so that a line break or
+ * a control byte from the CSV breaks no row, and shortened to a cell. */
+static const char *text(char *buf, const char *s) {
+    return th_text_escape(buf, TH_TABLE_CELL, s);
+}
 
 /* Table cells: 10 significant digits; '-' for a statistic with no value. */
 static const char *cell(char *buf, double v) {
@@ -19,14 +26,14 @@ int th_report_summary_table(FILE *out, const th_summary *s, th_error *err) {
     size_t ncols = s->nby + 5;
     int *w = calloc(ncols, sizeof *w);
     if (!w) return th_error_set(err, TH_EINTERNAL, "out of memory");
-    char b[32];
+    char b[32], t[TH_TABLE_CELL];
     for (size_t i = 0; i < ncols; i++)
-        w[i] = (int)strlen(i < s->nby ? s->by[i] : stat_names[i - s->nby]);
+        w[i] = (int)strlen(i < s->nby ? text(t, s->by[i]) : stat_names[i - s->nby]);
     for (size_t g = 0; g < s->ngroups; g++) {
         const th_summary_group *gr = &s->groups[g];
         double st[4] = {gr->mean, gr->gmean, gr->min, gr->max};
         for (size_t i = 0; i < s->nby; i++) {
-            int l = (int)strlen(gr->keys[i]);
+            int l = (int)strlen(text(t, gr->keys[i]));
             if (l > w[i]) w[i] = l;
         }
         int l = snprintf(b, sizeof b, "%zu", gr->count);
@@ -36,9 +43,9 @@ int th_report_summary_table(FILE *out, const th_summary *s, th_error *err) {
             if (l > w[s->nby + 1 + k]) w[s->nby + 1 + k] = l;
         }
     }
-    fprintf(out, "# %s over %zu rows\n", s->metric, s->rows);
+    fprintf(out, "# %s over %zu rows\n", text(t, s->metric), s->rows);
     for (size_t i = 0; i < ncols; i++) {
-        const char *h = i < s->nby ? s->by[i] : stat_names[i - s->nby];
+        const char *h = i < s->nby ? text(t, s->by[i]) : stat_names[i - s->nby];
         fprintf(out, i < s->nby ? "%-*s" : "%*s", w[i], h);
         fputs(i + 1 < ncols ? "  " : "\n", out);
     }
@@ -46,7 +53,7 @@ int th_report_summary_table(FILE *out, const th_summary *s, th_error *err) {
         const th_summary_group *gr = &s->groups[g];
         double st[4] = {gr->mean, gr->gmean, gr->min, gr->max};
         for (size_t i = 0; i < s->nby; i++)
-            fprintf(out, "%-*s  ", w[i], gr->keys[i]);
+            fprintf(out, "%-*s  ", w[i], text(t, gr->keys[i]));
         fprintf(out, "%*zu", w[s->nby], gr->count);
         for (int k = 0; k < 4; k++)
             fprintf(out, "  %*s", w[s->nby + 1 + k], cell(b, st[k]));

@@ -149,6 +149,19 @@ START_TEST(test_quoted_fields) {
     ck_assert_rel(s.groups[0].gmean, 2.0); /* sqrt(1 * 4) */
     ck_assert_str_eq(s.groups[1].keys[0], "x\ny \"q\"");
     ck_assert_uint_eq(s.groups[1].count, 1);
+    /* The table shows the line break escaped (th_text_escape), so each group stays one row;
+     * columns as wide as their widest cell: x\ny "q" is 8 characters. */
+    char *tab = NULL;
+    size_t tlen = 0;
+    FILE *t = open_memstream(&tab, &tlen);
+    ck_assert_ptr_nonnull(t);
+    ck_assert_int_eq(th_report_summary_table(t, &s, &err), TH_OK);
+    fclose(t);
+    ck_assert_str_eq(tab, "# speedup over 3 rows\n"
+                          "system    count  mean  gmean  min  max\n"
+                          "a,b           2   2.5      2    1    4\n"
+                          "x\\ny \"q\"      1     2      2    2    2\n");
+    free(tab);
     th_summary_free(&s);
     static const char open[] = "point,system,speedup\n0,a,1\n1,\"b,2\n";
     f = fmemopen((void *)open, sizeof open - 1, "r");
