@@ -26,6 +26,23 @@ typedef struct yentry {
                                 * what makes it a string ("!!str", "quoted") */
 } yentry;
 
+/* The preset's own fields when no system JSON is given: the values of ASTRA-sim's sample
+ * system files. */
+#define SAMPLE_ENDPOINT_NS    10
+#define SAMPLE_LOCAL_MEM_GBPS 50
+#define TEXT_(x)              #x
+#define TEXT(x)               TEXT_(x)
+
+static const char sample_note[] =
+    "no system JSON given: endpoint_ns " TEXT(SAMPLE_ENDPOINT_NS) " and local_mem_GBps " TEXT(
+        SAMPLE_LOCAL_MEM_GBPS) " (the values of ASTRA-sim's sample system files); edit them or "
+                               "give SYSTEM.json";
+
+static void add_sample_settings(cJSON *sys) {
+    cJSON_AddNumberToObject(sys, "endpoint_ns", SAMPLE_ENDPOINT_NS);
+    cJSON_AddNumberToObject(sys, "local_mem_GBps", SAMPLE_LOCAL_MEM_GBPS);
+}
+
 static const char *const net_keys[] = {"topology", "npus_count", "bandwidth", "latency", NULL};
 
 /* A value scalar's text, and its tag when that makes it something other than a number. */
@@ -371,8 +388,7 @@ int th_astra_import(const char *network_yml, const char *system_json, char **out
                                        * the settings are added is the system JSON's */
         cJSON *probe = cJSON_Duplicate(sys, 1);
         if (!probe) rc = th_error_set(err, TH_EINTERNAL, "out of memory");
-        cJSON_AddNumberToObject(probe, "endpoint_ns", 10);
-        cJSON_AddNumberToObject(probe, "local_mem_GBps", 50);
+        add_sample_settings(probe);
         cJSON_AddItemToObject(probe, "dims", cJSON_Duplicate(dims, 1));
         if (rc == TH_OK) rc = check_loads(probe, network_yml, err);
         cJSON_Delete(probe);
@@ -380,10 +396,8 @@ int th_astra_import(const char *network_yml, const char *system_json, char **out
     if (rc == TH_OK && system_json) {
         rc = system_settings(system_json, ndims, sys, run, err);
     } else if (rc == TH_OK) {
-        cJSON_AddNumberToObject(sys, "endpoint_ns", 10);
-        cJSON_AddNumberToObject(sys, "local_mem_GBps", 50);
-        *note = "no system JSON given: endpoint_ns 10 and local_mem_GBps 50 (the values of "
-                "ASTRA-sim's sample system files); edit them or give SYSTEM.json";
+        add_sample_settings(sys);
+        *note = sample_note;
     }
     cJSON_AddItemToObject(sys, "dims", dims);
     if (cJSON_GetArraySize(run) > 0)

@@ -209,7 +209,12 @@ START_TEST(import_runs) {
     ck_assert_double_eq(ar_time(&s, 1073741824.0, 16, TH_POLICY_THEMIS, TH_INTRA_SCF), 8518008);
     /* Without a system JSON: defaults, and a note saying so. */
     ck_assert_int_eq(th_astra_import(net, NULL, &text, &note, &err), TH_OK);
-    ck_assert_ptr_nonnull(note);
+    ck_assert_str_eq(note, "no system JSON given: endpoint_ns 10 and local_mem_GBps 50 (the values "
+                           "of ASTRA-sim's sample system files); edit them or give SYSTEM.json");
+    th_system d;
+    ck_assert_msg(th_system_parse(text, strlen(text), "d.json", &d, &err) == TH_OK, "%s", err.msg);
+    ck_assert_double_eq(d.endpoint, 10);
+    ck_assert_double_eq(d.local_mem_GBps, 50);
     free(text);
 }
 END_TEST
@@ -245,10 +250,12 @@ START_TEST(import_errors) {
         {"astra_net_3d.yml", "astra_sys_policy.json", "scheduling-policy: unknown value \"XYZ\""},
         /* a number is a plain scalar, untagged or !!int / !!float: not a string that reads
          * like one, nor a hexadecimal */
-        {"astra_net_strbw.yml", NULL, "bandwidth[0]: expected a number, got the string \"200.0\" "
-                                      "(!!str)"},
-        {"astra_net_quotedbw.yml", NULL, "bandwidth[0]: expected a number, got the string "
-                                         "\"200.0\" (quoted)"},
+        {"astra_net_strbw.yml", NULL,
+         "bandwidth[0]: expected a number, got the string \"200.0\" "
+         "(!!str)"},
+        {"astra_net_quotedbw.yml", NULL,
+         "bandwidth[0]: expected a number, got the string "
+         "\"200.0\" (quoted)"},
         {"astra_net_hexlat.yml", NULL, "latency[0]: expected a number, got \"0x32\""},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
