@@ -62,6 +62,28 @@ int cli_parse_format(const char *cmd, const char *arg, int *format) {
     return CLI_OK;
 }
 
+int cli_parse_policy(const char *cmd, const char *arg, int n, int *policy) {
+    th_policy p;
+    int known = th_policy_from_name(arg, &p) == 0;
+    if (!strcmp(arg, "all"))
+        *policy = -1;
+    else if (known && (int)p < n)
+        *policy = (int)p;
+    else {
+        char list[256] = "";
+        for (int i = 0, len = 0; i < n; i++)
+            len += snprintf(list + len, sizeof list - (size_t)len, "%s%s", i ? ", " : "",
+                            th_policy_names[i]);
+        if (known)
+            return cli_usage_error(cmd,
+                                   "-p: policy '%s' applies to training only (themis train); "
+                                   "expected %s or all",
+                                   arg, list);
+        return cli_usage_error(cmd, "-p: unknown policy '%s' (expected %s or all)", arg, list);
+    }
+    return CLI_OK;
+}
+
 int cli_parse_intra(const char *cmd, const char *arg, int *intra) {
     th_intra q;
     if (!strcmp(arg, "all"))

@@ -36,6 +36,9 @@ int cli_parse_int(const char *s, long long lo, long long hi, long long *out);
 
 /* -f table|json|csv into 0, 1, 2; a usage error otherwise. */
 int cli_parse_format(const char *cmd, const char *arg, int *format);
+/* -p NAME|all into th_policy, -1 for all: the first n policies (enum order) are taken; a usage
+ * error naming them otherwise (a later one "applies to training only"). */
+int cli_parse_policy(const char *cmd, const char *arg, int n, int *policy);
 /* -q fifo|scf|all into th_intra, -1 for all; a usage error otherwise. */
 int cli_parse_intra(const char *cmd, const char *arg, int *intra);
 

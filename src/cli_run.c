@@ -105,25 +105,11 @@ static int parse(int argc, char **argv, options *o) {
             o->set_chunks = 1;
             break;
         }
-        case 'p': {
+        case 'p':
             o->set_policy = 1;
-            th_policy p;
-            if (!strcmp(optarg, "all"))
-                o->policy = -1;
-            else if (th_policy_from_name(optarg, &p) == 0 && p <= TH_POLICY_LAST_SINGLE)
-                o->policy = (int)p;
-            else if (th_policy_from_name(optarg, &p) == 0)
-                return cli_usage_error("run",
-                                       "-p: policy '%s' applies to training only (themis "
-                                       "train); expected baseline, themis, roundrobin, lp or all",
-                                       optarg);
-            else
-                return cli_usage_error("run",
-                                       "-p: unknown policy '%s' (expected baseline, "
-                                       "themis, roundrobin, lp or all)",
-                                       optarg);
+            if (cli_parse_policy("run", optarg, TH_POLICY_LAST_SINGLE + 1, &o->policy))
+                return CLI_USAGE;
             break;
-        }
         case 'q':
             o->set_intra = 1;
             if (cli_parse_intra("run", optarg, &o->intra)) return CLI_USAGE;

@@ -80,19 +80,9 @@ static int parse(int argc, char **argv, topts *o) {
         long long v;
         switch (c) {
         case 's': o->system = optarg; break;
-        case 'p': {
-            th_policy p;
-            if (!strcmp(optarg, "all"))
-                o->policy = -1;
-            else if (th_policy_from_name(optarg, &p) == 0)
-                o->policy = (int)p;
-            else
-                return cli_usage_error("train",
-                                       "-p: unknown policy '%s' (expected baseline, "
-                                       "themis, themis-global, roundrobin, lp, ideal or all)",
-                                       optarg);
+        case 'p':
+            if (cli_parse_policy("train", optarg, TH_POLICY_COUNT, &o->policy)) return CLI_USAGE;
             break;
-        }
         case 'q':
             if (cli_parse_intra("train", optarg, &o->intra)) return CLI_USAGE;
             break;

@@ -1086,9 +1086,16 @@ START_TEST(train_cli) {
              test_dpath("cli_ring4.json"));
     test_bad("missing the workload", "train");
     test_bad("--iterations", "train '%s' --iterations 1", test_dpath("wl_two_layer.json"));
-    test_bad("-p: unknown policy", "train '%s' -p best", test_dpath("wl_two_layer.json"));
+    /* each command lists the policies it takes, in th_policy order */
+    test_bad("train: -p: unknown policy 'best' (expected baseline, themis, roundrobin, lp, "
+             "themis-global, ideal or all)",
+             "train '%s' -p best", test_dpath("wl_two_layer.json"));
+    test_bad("run: -p: unknown policy 'best' (expected baseline, themis, roundrobin, lp or all)",
+             "run -p best");
     /* the training-only policies are named as such by run, not called unknown */
-    test_bad("-p: policy 'themis-global' applies to training only", "run -p themis-global");
+    test_bad("-p: policy 'themis-global' applies to training only (themis train); expected "
+             "baseline, themis, roundrobin, lp or all",
+             "run -p themis-global");
     test_bad("-p: policy 'ideal' applies to training only", "run -p ideal");
     test_bad("cannot open", "train /nonexistent/w.json");
     test_bad("dims: unknown key", "train '%s'", test_dpath("cli_ring4.json"));
