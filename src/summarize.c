@@ -99,13 +99,6 @@ static void acc_add(acc *a, double v) {
     if (v > a->max) a->max = v;
 }
 
-static int column_of(char *const *hdr, size_t ncols, const char *name) {
-    for (size_t i = 0; i < ncols; i++) {
-        if (strcmp(hdr[i], name) == 0) return (int)i;
-    }
-    return -1;
-}
-
 /* Lists the header's columns into buf for an error message, shortened if long. */
 static const char *list_columns(char *const *hdr, size_t ncols, char *buf, size_t size) {
     size_t len = 0;
@@ -174,7 +167,7 @@ int th_summarize(FILE *in, const char *name, const char *const *by, size_t nby, 
         goto done;
     }
     ncols = r.nfields;
-    hdr = calloc(ncols, sizeof *hdr);
+    hdr = calloc(ncols + 1, sizeof *hdr); /* NULL-terminated: a name table for th_name_find */
     keys = calloc(nby ? nby : 1, sizeof *keys);
     bycol = calloc(nby ? nby : 1, sizeof *bycol);
     out->by = calloc(nby ? nby : 1, sizeof *out->by);
@@ -190,7 +183,7 @@ int th_summarize(FILE *in, const char *name, const char *const *by, size_t nby, 
     char cols[200], shown[128]; /* what a message shows of the file: escaped (th_text_escape) */
     for (size_t i = 0; i < nby + 1; i++) {
         const char *want = i < nby ? by[i] : metric;
-        int c = column_of(hdr, ncols, want);
+        int c = th_name_find((const char *const *)hdr, want);
         if (c < 0) {
             rc = th_error_set(err, TH_EINPUT, "%s: no column '%s' (columns: %s)", name,
                               th_text_escape(shown, sizeof shown, want),
@@ -199,7 +192,7 @@ int th_summarize(FILE *in, const char *name, const char *const *by, size_t nby, 
         }
         if (i < nby) bycol[i] = c;
     }
-    int mcol = column_of(hdr, ncols, metric);
+    int mcol = th_name_find((const char *const *)hdr, metric);
 
     while ((got = next_record(&r, err)) == 1) {
         if (r.nfields != ncols) {
