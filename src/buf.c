@@ -23,6 +23,11 @@ int th_buf_add(th_buf *b, const char *s, size_t n) {
     return 0;
 }
 
+void th_buf_truncate(th_buf *b, size_t len) {
+    b->len = len;
+    if (b->p) b->p[len] = '\0';
+}
+
 void th_buf_free(th_buf *b) {
     free(b->p);
     b->p = NULL;

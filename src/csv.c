@@ -59,8 +59,7 @@ int th_csv_end(th_buf *b) {
 int th_csv_write(FILE *out, th_buf *b) {
     size_t n = b->len;
     int rc = n && fwrite(b->p, 1, n, out) != n ? -1 : 0;
-    b->len = 0;
-    if (b->p) b->p[0] = '\0';
+    th_buf_truncate(b, 0);
     return rc;
 }
 

@@ -360,6 +360,6 @@ static int row(th_sweep_worker *w, int64_t point, th_buf *out, th_error *err) {
 int th_sweep_row(th_sweep_worker *w, int64_t point, th_buf *out, th_error *err) {
     size_t len = out->len;
     int rc = row(w, point, out, err);
-    if (rc) out->len = len; /* no partial row */
+    if (rc) th_buf_truncate(out, len); /* no partial row */
     return rc;
 }

@@ -1329,6 +1329,29 @@ START_TEST(workload_rows) {
 }
 END_TEST
 
+/* A point that fails leaves the buffer as it was: the rows before it, NUL-terminated (b.p is a
+ * string of b.len bytes), no part of the failing row. Batch 1 scales wl_ns_big.json's 1e21 ns
+ * forward, given at batch 1e-300, by 1e300: past DBL_MAX, so point 1 fails. */
+START_TEST(failing_row_appends_nothing) {
+    th_sweep *sw =
+        spec_ok("{'system': 'cli_ring4.json', 'workload': 'wl_ns_big.json', "
+                "'policy': 'baseline', 'intra': 'fifo', 'axes': {'batch': [1e-300, 1]}}");
+    th_sweep_worker *w = th_sweep_worker_create(sw);
+    ck_assert_ptr_nonnull(w);
+    th_buf b = {0};
+    th_error err = {0};
+    ck_assert_msg(th_sweep_row(w, 0, &b, &err) == TH_OK, "%s", err.msg);
+    size_t len = b.len;
+    ck_assert_int_eq(th_sweep_row(w, 1, &b, &err), TH_EINPUT);
+    ck_assert_uint_eq(b.len, len);
+    ck_assert_uint_eq(strlen(b.p), len);
+    ck_assert_msg(strncmp(b.p, "0,", 2) == 0 && b.p[len - 1] == '\n', "%s", b.p);
+    th_buf_free(&b);
+    th_sweep_worker_free(w);
+    th_sweep_free(sw);
+}
+END_TEST
+
 Suite *sweep_suite(void) {
     Suite *s = suite_create("sweep");
     TCase *tc = tcase_create("spec");
@@ -1358,6 +1381,7 @@ Suite *sweep_suite(void) {
     tcase_add_test(tc, threads_identical);
     tcase_add_test(tc, resume_scan);
     tcase_add_test(tc, merge);
+    tcase_add_test(tc, failing_row_appends_nothing);
     suite_add_tcase(s, tc);
     return s;
 }

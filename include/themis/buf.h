@@ -14,6 +14,8 @@ typedef struct th_buf {
 /* Each returns 0, or -1 when memory runs out (the buffer is unchanged then). */
 int th_buf_reserve(th_buf *b, size_t extra);
 int th_buf_add(th_buf *b, const char *s, size_t n);
+/* Keeps the first len bytes (len <= b->len), still NUL-terminated. */
+void th_buf_truncate(th_buf *b, size_t len);
 void th_buf_free(th_buf *b);
 
 #endif
