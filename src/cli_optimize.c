@@ -27,6 +27,13 @@ static void usage(FILE *out) {
             "  -w, --workload FILE     instead of one collective: minimise the workload's\n"
             "                          steady-state iteration (themis train's semantics:\n"
             "                          3 iterations, priority lifo, the workload's batch)\n"
+            "      --batch B           with -w: samples per NPU (default: the workload's)\n"
+            "      --priority R        with -w: between collectives in flight (as themis\n"
+            "                          train --priority; default lifo)\n"
+            "  -l, --collectives FILE  instead of one collective: minimise the weighted sum of\n"
+            "                          the times of a list of collectives (JSON: {\"collectives\":\n"
+            "                          [{\"type\", \"size\", \"weight\", \"chunks\", \"dims\"}]};\n"
+            "                          chunks default to -n)\n"
             "  -p, --policy P          baseline | themis | roundrobin | lp | all (default themis)\n"
             "  -q, --intra Q           fifo | scf (default scf)\n"
             "      --budget X          budget in cost units (default: the system's own sum, so\n"
@@ -50,7 +57,8 @@ static void usage(FILE *out) {
             "examples:\n"
             "  themis optimize -s models/systems/default-3d.json -b 1GiB -n 64 -p themis -q scf\n"
             "  themis optimize -p all --budget 600 -f csv\n"
-            "  themis optimize -b 256MiB -p all --chunks auto\n" CLI_HELP_EXIT);
+            "  themis optimize -b 256MiB -p all --chunks auto\n"
+            "  themis optimize -l models/collectives/llm-step.json -p all\n" CLI_HELP_EXIT);
 }
 
 enum {
@@ -63,7 +71,9 @@ enum {
     OPT_FORCE,
     OPT_CHUNKS,
     OPT_TRACE,
-    OPT_OBJECTIVE
+    OPT_OBJECTIVE,
+    OPT_BATCH,
+    OPT_PRIORITY
 };
 
 #define MAX_CHUNK_LIST 64
@@ -71,12 +81,14 @@ enum {
 typedef struct options {
     const char *system, *output, *dims, *cost, *chunks; /* chunks: --chunks LIST */
     const char *workload;                               /* -w FILE */
+    const char *list;                                   /* -l FILE */
     const char *trace;                                  /* --trace FILE */
     th_collective coll;
     int policy; /* -1 = all */
     th_intra intra;
     th_opt_opts opt;
     int format, force;
+    int train_opts; /* --batch or --priority given: they need -w */
 } options;
 
 static int parse_num(const char *what, const char *s, double *out) {
@@ -108,7 +120,10 @@ static int parse(int argc, char **argv, options *o) {
         {"chunks", required_argument, 0, OPT_CHUNKS},
         {"trace", required_argument, 0, OPT_TRACE},
         {"workload", required_argument, 0, 'w'},
+        {"collectives", required_argument, 0, 'l'},
         {"objective", required_argument, 0, OPT_OBJECTIVE},
+        {"batch", required_argument, 0, OPT_BATCH},
+        {"priority", required_argument, 0, OPT_PRIORITY},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
@@ -116,10 +131,11 @@ static int parse(int argc, char **argv, options *o) {
     opterr = 0;
     optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, ":s:c:b:n:p:q:f:o:w:h", longs, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":s:c:b:n:p:q:f:o:w:l:h", longs, NULL)) != -1) {
         switch (c) {
         case 's': o->system = optarg; break;
         case 'w': o->workload = optarg; break;
+        case 'l': o->list = optarg; break;
         case 'c':
             if (th_coll_type_from_name(optarg, &o->coll.type))
                 return cli_usage_error("optimize", "-c: unknown collective '%s'", optarg);
@@ -194,12 +210,30 @@ static int parse(int argc, char **argv, options *o) {
                 o->chunks = optarg;
             break;
         }
+        case OPT_BATCH: {
+            char *end;
+            double b = strtod(optarg, &end);
+            if (end == optarg || *end || !(b > 0) || b > 1e9)
+                return cli_usage_error("optimize", "--batch: expected a number > 0 and at most "
+                                                   "1e9, got '%s'",
+                                       optarg);
+            o->opt.train.batch = b;
+            o->train_opts = 1;
+            break;
+        }
+        case OPT_PRIORITY:
+            if (th_priority_from_name(optarg, &o->opt.train.priority))
+                return cli_usage_error("optimize", "--priority: unknown priority '%s'", optarg);
+            o->train_opts = 1;
+            break;
         case 'h': usage(stdout); return -1;
         case ':': return cli_usage_error("optimize", "option '%s' needs a value", argv[optind - 1]);
         default: return cli_usage_error("optimize", "unknown option '%s'", argv[optind - 1]);
         }
     }
     if (optind < argc) return cli_usage_error("optimize", "unexpected argument '%s'", argv[optind]);
+    if (o->train_opts && !o->workload)
+        return cli_usage_error("optimize", "--batch and --priority apply to a workload (-w)");
     return CLI_OK;
 }
 
@@ -377,8 +411,13 @@ static void print(FILE *out, const options *o, const th_system *sys, const th_pa
             bad |= th_csv_field(&buf, sys->name);
             bad |= th_csv_field(&buf, th_policy_name(pairs[i].policy));
             bad |= th_csv_field(&buf, th_intra_name(pairs[i].intra));
-            bad |= th_csv_num(&buf, o->coll.size);
-            bad |= th_csv_int(&buf, (long long)o->coll.chunks);
+            if (o->list) { /* several sizes: no one value */
+                bad |= th_csv_field(&buf, "");
+                bad |= th_csv_field(&buf, "");
+            } else {
+                bad |= th_csv_num(&buf, o->coll.size);
+                bad |= th_csv_int(&buf, (long long)o->coll.chunks);
+            }
             bad |= th_csv_num(&buf, res[i].time / 1000.0);
             bad |= th_csv_num(&buf, res[i].start_time / 1000.0);
             bad |= th_csv_num(&buf, res[i].start_time / res[i].time);
@@ -395,6 +434,11 @@ static void print(FILE *out, const options *o, const th_system *sys, const th_pa
     if (o->workload)
         fprintf(out, "steady-state iteration of %s on %s: best split of the bandwidth budget\n\n",
                 o->workload, sys->name);
+    else if (o->list)
+        fprintf(out,
+                "weighted sum of the times of the collectives in %s on %s: best split of the "
+                "bandwidth budget\n\n",
+                o->list, sys->name);
     else
         fprintf(out, "%s of %s bytes in %lld chunks on %s: best split of the bandwidth budget\n\n",
                 th_coll_type_name(o->coll.type), th_report_num(a, o->coll.size),
@@ -411,17 +455,27 @@ static void print(FILE *out, const options *o, const th_system *sys, const th_pa
     }
 }
 
+/* -p all leaves lp out where its program does not apply (to any collective of the list). */
+static int lp_applies(const th_system *sys, const th_collective *coll, const th_collist *l) {
+    for (int i = 0; i < (l ? l->n : 1); i++)
+        if (!th_bound_supported(sys, (l ? &l->items[i].coll : coll)->dims_mask)) return 0;
+    return 1;
+}
+
 int cli_optimize(int argc, char **argv) {
     options o;
     memset(&o, 0, sizeof o);
     o.coll = (th_collective){TH_COLL_ALLREDUCE, 1073741824.0, 64, 0};
     o.policy = TH_POLICY_THEMIS;
     o.intra = TH_INTRA_SCF;
+    o.opt.train.priority = TH_PRIO_LIFO;
     int rc = parse(argc, argv, &o);
     if (rc) return rc < 0 ? CLI_OK : rc;
     th_error err = {0};
-    const char *inputs[] = {o.system, o.workload}, *outputs[] = {o.output};
-    if (th_output_check(inputs, 2, outputs, 1, &err)) return cli_fail(&err);
+    const char *inputs[] = {o.system, o.workload, o.list}, *outputs[] = {o.output};
+    if (th_output_check(inputs, 3, outputs, 1, &err)) return cli_fail(&err);
+    if (o.list && o.workload)
+        return cli_usage_error("optimize", "-l and -w: one objective at a time");
     th_system sys;
     th_run_defaults def;
     if (cli_load_system(o.system, &sys, &def, &err)) return cli_fail(&err);
@@ -430,14 +484,21 @@ int cli_optimize(int argc, char **argv) {
     if (th_collective_validate(&sys, &o.coll, &err))
         return cli_blame(&err, o.system), cli_fail(&err);
     if (o.chunks) {
-        if (o.workload)
-            return cli_usage_error("optimize", "--chunks: one collective only, not with -w");
+        if (o.workload || o.list)
+            return cli_usage_error("optimize", "--chunks: one collective only, not with -w or -l");
         if (o.trace)
             return cli_usage_error("optimize", "--trace: no points to trace with --chunks");
         return best_chunks(&o, &sys, &err);
     }
     const char *outs[] = {o.output, o.trace};
-    if (th_output_check(inputs, 2, outs, 2, &err)) return cli_fail(&err);
+    if (th_output_check(inputs, 3, outs, 2, &err)) return cli_fail(&err);
+    th_collist list = {0};
+    if (o.list) {
+        if (th_collist_load(o.list, &list, &err) ||
+            th_collist_check(&list, &sys, o.coll.chunks, o.list, &err))
+            return th_collist_free(&list), cli_fail(&err);
+        o.opt.list = &list;
+    }
     th_workload *wl = NULL;
     if (o.workload) {
         if (th_workload_load(o.workload, &wl, &err)) return cli_fail(&err);
@@ -446,9 +507,8 @@ int cli_optimize(int argc, char **argv) {
                          o.system);
         else
             th_workload_check(wl, &sys, o.workload, &err);
-        if (err.code) return th_workload_free(wl), cli_fail(&err);
+        if (err.code) return th_workload_free(wl), th_collist_free(&list), cli_fail(&err);
         o.opt.wl = wl;
-        o.opt.train.priority = TH_PRIO_LIFO;
         o.opt.train.iterations = 3;
         o.opt.train.model = TH_LOAD_ALPHA_BETA;
     }
@@ -460,7 +520,7 @@ int cli_optimize(int argc, char **argv) {
     }
     if (o.trace) {
         if ((rc = cli_out_open(&trace, o.trace, o.force ? TH_OUTPUT_FORCE : 0, &err)))
-            return cli_fail(&err);
+            return th_workload_free(wl), th_collist_free(&list), cli_fail(&err);
         tc.out = trace.f;
         fputs("policy,start,eval", tc.out);
         for (int d = 0; d < sys.ndims; d++)
@@ -474,7 +534,7 @@ int cli_optimize(int argc, char **argv) {
     int n = 0;
     for (int p = 0; p <= TH_POLICY_LAST_SINGLE; p++) {
         if (o.policy >= 0 && o.policy != p) continue;
-        if (o.policy < 0 && p == TH_POLICY_LP && !th_bound_supported(&sys, o.coll.dims_mask))
+        if (o.policy < 0 && p == TH_POLICY_LP && !lp_applies(&sys, &o.coll, o.opt.list))
             continue;
         pairs[n] = (th_pair){(th_policy)p, o.intra};
         o.opt.pair = pairs[n];
@@ -487,6 +547,7 @@ int cli_optimize(int argc, char **argv) {
     if (tc.progress) fputs("\r\033[K", stderr); /* clear the progress line */
     if (rc == TH_OK && tc.oom) rc = th_error_set(&err, TH_EINTERNAL, "out of memory");
     th_workload_free(wl);
+    th_collist_free(&list);
     if (o.trace) rc = cli_out_close(&trace, rc, &err);
     if (rc) return cli_fail(&err);
     th_output out;

@@ -36,9 +36,38 @@ static int measure(search *s, const th_system *sys, double *time) {
         return TH_OK;
     }
     th_result r;
+    if (s->o->list) { /* summed in list order: the same bits every run */
+        double sum = 0;
+        for (int i = 0; i < s->o->list->n; i++) {
+            const th_collist_item *it = &s->o->list->items[i];
+            if (th_run_eval(s->runner, sys, &it->coll, s->o->pair, s->o->model, NULL, NULL, &r,
+                            s->err))
+                return s->err->code;
+            sum += it->weight * r.time;
+        }
+        *time = sum;
+        return TH_OK;
+    }
     if (th_run_eval(s->runner, sys, s->coll, s->o->pair, s->o->model, NULL, NULL, &r, s->err))
         return s->err->code;
     *time = r.time;
+    return TH_OK;
+}
+
+/* The baseline+fifo bytes per dim of the collective, or the weighted sum over the list. */
+static int baseline_bytes(search *s, const th_system *sys, double *bytes) {
+    th_pair base = {TH_POLICY_BASELINE, TH_INTRA_FIFO};
+    const th_collist *l = s->o->wl ? NULL : s->o->list;
+    int n = l ? l->n : 1;
+    memset(bytes, 0, sizeof(double) * TH_MAX_DIMS);
+    for (int i = 0; i < n; i++) {
+        th_result r;
+        const th_collective *c = l ? &l->items[i].coll : s->coll;
+        if (th_run_eval(s->runner, sys, c, base, s->o->model, NULL, NULL, &r, s->err))
+            return s->err->code;
+        for (int d = 0; d < sys->ndims; d++)
+            bytes[d] += (l ? l->items[i].weight : 1.0) * r.bytes[d];
+    }
     return TH_OK;
 }
 
@@ -92,11 +121,18 @@ static double budget_constraint(unsigned n, const double *x, double *grad, void 
 int th_opt_bandwidth(const th_system *sys, const th_collective *coll, const th_opt_opts *o,
                      th_opt_result *res, th_error *err) {
     memset(res, 0, sizeof *res);
-    if (th_collective_validate(sys, coll, err)) return err->code;
+    const th_collist *l = o->wl ? NULL : o->list;
+    if (l && l->n < 1) return th_error_set(err, TH_EINPUT, "optimize: an empty collective list");
+    for (int i = 0; i < (l ? l->n : 1); i++)
+        if (th_collective_validate(sys, l ? &l->items[i].coll : coll, err)) return err->code;
     search s;
     memset(&s, 0, sizeof s);
     s.coll = coll, s.o = o, s.sys = *sys, s.err = err;
-    uint32_t involved = coll->dims_mask ? coll->dims_mask : 0xffffffffu;
+    uint32_t involved = 0;
+    for (int i = 0; i < (l ? l->n : 1); i++) {
+        uint32_t m = (l ? l->items[i].coll : *coll).dims_mask;
+        involved |= m ? m : 0xffffffffu;
+    }
     for (int d = 0; d < sys->ndims; d++) {
         int active = ((involved >> d) & 1u) && sys->dims[d].npus > 1;
         if (o->vary ? (int)((o->vary >> d) & 1u) : active) {
@@ -135,10 +171,8 @@ int th_opt_bandwidth(const th_system *sys, const th_collective *coll, const th_o
     if (rc) return th_runner_free(s.runner), rc;
     s.scale = res->start_time;
     /* the baseline's bytes per dim for the third start */
-    th_pair base = {TH_POLICY_BASELINE, TH_INTRA_FIFO};
-    th_result rb;
-    if ((rc = th_run_eval(s.runner, sys, coll, base, o->model, NULL, NULL, &rb, err)))
-        return th_runner_free(s.runner), rc;
+    double base_bytes[TH_MAX_DIMS];
+    if ((rc = baseline_bytes(&s, sys, base_bytes))) return th_runner_free(s.runner), rc;
     s.best = INFINITY;
     int best_start = 0;
     int max_evals = o->max_evals > 0 ? o->max_evals : 2000;
@@ -146,7 +180,7 @@ int th_opt_bandwidth(const th_system *sys, const th_collective *coll, const th_o
         double x[TH_MAX_DIMS], w[TH_MAX_DIMS], wsum = 0, step[TH_MAX_DIMS];
         for (int k = 0; k < s.n; k++) {
             int d = s.dim[k];
-            w[k] = start == 0 ? 1.0 : start == 1 ? sys->dims[d].bw_GBps : rb.bytes[d];
+            w[k] = start == 0 ? 1.0 : start == 1 ? sys->dims[d].bw_GBps : base_bytes[d];
             wsum += s.cost[k] * w[k];
         }
         for (int k = 0; k < s.n; k++) {

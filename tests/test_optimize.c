@@ -233,6 +233,166 @@ START_TEST(test_cli_workload) {
     test_cli_free(&t);
     test_bad("model: workloads run on the analytical model only", "optimize -w '%s' -s '%s'", wl,
              test_dpath("astra_3d.json"));
+    /* --batch and --priority reach the replay: the starting time is train's with the same */
+    test_cli(&a, "optimize -w '%s' -p baseline -q fifo -f csv --max-evals 20 --batch 2 "
+                 "--priority fifo", wl);
+    test_cli(&t, "train '%s' -p baseline -q fifo -f csv --batch 2 --priority fifo", wl);
+    test_expect_quiet(&a, a.args);
+    test_csv_parse(&c, a.out);
+    test_csv_parse(&tc, t.out);
+    ck_assert(test_csv_d(&c, 0, "start_time_us") == test_csv_d(&tc, 0, "iteration_us"));
+    test_csv_free(&c);
+    test_csv_free(&tc);
+    test_cli_free(&a);
+    test_cli_free(&t);
+    test_bad("--batch and --priority apply to a workload (-w)", "optimize --batch 2");
+    test_bad("--priority: unknown priority 'x'", "optimize -w '%s' --priority x", wl);
+}
+END_TEST
+
+/* A weighted list whose collectives all put their bytes on the dims in the same proportion
+ * has the single collective's optimum: on the closed-form system above, 1 GiB (weight 1) and
+ * 256 MiB (weight 4) All-Reduces weigh 2130706432 + 4 x 532676608 = 4261412864 bytes, so the
+ * weighted time is 4261412864 / 300 ns with B_0 = 300 x 1879048192 / 2130706432 again. */
+START_TEST(test_list_closed_form) {
+    th_system s;
+    memset(&s, 0, sizeof s);
+    test_add_dim(&s, TH_TOPO_RING, 8, 100, 0);
+    test_add_dim(&s, TH_TOPO_SWITCH, 16, 100, 0);
+    test_finish(&s);
+    const char *text = "{\"collectives\": [{\"type\": \"allreduce\", \"size\": \"1GiB\"},"
+                       " {\"type\": \"allreduce\", \"size\": 268435456, \"weight\": 4}]}";
+    th_collist l;
+    th_error err = {0};
+    ck_assert_msg(th_collist_parse(text, strlen(text), "l.json", &l, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(l.n, 2);
+    ck_assert(l.items[0].weight == 1 && l.items[1].weight == 4);
+    ck_assert(l.items[1].coll.size == 268435456.0);
+    ck_assert_msg(th_collist_check(&l, &s, 1024, "l.json", &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(l.items[0].coll.chunks, 1024);
+    th_collective c = test_coll(TH_COLL_ALLREDUCE, 1024 * MIB, 1024, 0);
+    th_opt_opts o;
+    memset(&o, 0, sizeof o);
+    o.pair = (th_pair){TH_POLICY_BASELINE, TH_INTRA_FIFO};
+    o.budget = 300;
+    o.list = &l;
+    th_opt_result r;
+    ck_assert_msg(th_opt_bandwidth(&s, &c, &o, &r, &err) == 0, "%s", err.msg);
+    double want = 4261412864.0 / 300.0;
+    ck_assert_msg(fabs(r.time - want) <= 0.005 * want, "time %.17g, closed form %.17g", r.time,
+                  want);
+    ck_assert_msg(fabs(r.bw_GBps[0] - 300.0 * 1879048192.0 / 2130706432.0) <= 0.005 * 300,
+                  "B_0 %.17g", r.bw_GBps[0]);
+    th_collist_free(&l);
+}
+END_TEST
+
+/* A list of one collective of weight 2 is that collective counted twice: every objective
+ * value doubles exactly (a power of two), the normalised search is the same, so the split is
+ * bit-identical and the time exactly twice. A list of dims 0-1 only never varies dim 2. */
+START_TEST(test_list_weight_and_dims) {
+    th_system s;
+    th_system_default(&s);
+    th_collective c = test_coll(TH_COLL_ALLREDUCE, 64 * MIB, 16, 0);
+    th_opt_opts o;
+    memset(&o, 0, sizeof o);
+    o.pair = (th_pair){TH_POLICY_THEMIS, TH_INTRA_SCF};
+    o.max_evals = 300;
+    th_opt_result one, two;
+    th_error err = {0};
+    ck_assert_msg(th_opt_bandwidth(&s, &c, &o, &one, &err) == 0, "%s", err.msg);
+    th_collist_item it = {c, 2.0};
+    th_collist l = {&it, 1};
+    o.list = &l;
+    ck_assert_msg(th_opt_bandwidth(&s, &c, &o, &two, &err) == 0, "%s", err.msg);
+    ck_assert(two.time == 2 * one.time);
+    for (int d = 0; d < s.ndims; d++)
+        ck_assert(two.bw_GBps[d] == one.bw_GBps[d]);
+    it.coll.dims_mask = 3;
+    ck_assert_msg(th_opt_bandwidth(&s, &c, &o, &two, &err) == 0, "%s", err.msg);
+    ck_assert(two.bw_GBps[2] == s.dims[2].bw_GBps);
+    ck_assert(two.spent <= s.dims[0].bw_GBps + s.dims[1].bw_GBps + 1e-6);
+}
+END_TEST
+
+/* Every bad list is an error naming the file and the JSON path. */
+START_TEST(test_list_errors) {
+    static const struct {
+        const char *text, *needle;
+    } bad[] = {
+        {"[]", "l.json: (top level): expected an object"},
+        {"{}", "l.json: collectives: missing"},
+        {"{\"collectives\": []}", "l.json: collectives: expected a list of 1 to 4096"},
+        {"{\"colectives\": []}", "did you mean \"collectives\""},
+        {"{\"collectives\": [{\"size\": 1}]}", "l.json: collectives[0].type: missing"},
+        {"{\"collectives\": [{\"type\": \"allreduce\"}]}", "collectives[0].size: missing"},
+        {"{\"collectives\": [{\"type\": \"bcast\", \"size\": 1}]}", "collectives[0].type"},
+        {"{\"collectives\": [{\"type\": \"allreduce\", \"size\": \"1XB\"}]}",
+         "collectives[0].size"},
+        {"{\"collectives\": [{\"type\": \"allreduce\", \"size\": 1, \"weight\": 0}]}",
+         "collectives[0].weight: expected a number > 0"},
+        {"{\"collectives\": [{\"type\": \"allreduce\", \"size\": 1, \"weight\": \"2\"}]}",
+         "collectives[0].weight"},
+        {"{\"collectives\": [{\"type\": \"allreduce\", \"size\": 1, \"chunks\": 0.5}]}",
+         "collectives[0].chunks: expected an integer"},
+        {"{\"collectives\": [{\"type\": \"allreduce\", \"size\": 1, \"dims\": [1, 1]}]}",
+         "collectives[0].dims: dim 1 listed twice"},
+        {"{\"collectives\": [{\"type\": \"allreduce\", \"size\": 1, \"dims\": []}]}",
+         "collectives[0].dims: expected a non-empty list"},
+        {"{\"collectives\": [{\"type\": \"allreduce\", \"size\": 1, \"prio\": 1}]}",
+         "collectives[0]"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        th_collist l;
+        th_error err = {0};
+        ck_assert_msg(th_collist_parse(bad[i].text, strlen(bad[i].text), "l.json", &l, &err) ==
+                          TH_EINPUT,
+                      "accepted %s", bad[i].text);
+        ck_assert_msg(strstr(err.msg, bad[i].needle), "%s: got '%s'", bad[i].text, err.msg);
+        ck_assert(l.items == NULL && l.n == 0);
+    }
+    /* valid JSON, but a dim the system lacks */
+    const char *text = "{\"collectives\": [{\"type\": \"allreduce\", \"size\": 1},"
+                       " {\"type\": \"allgather\", \"size\": 1024, \"dims\": [5]}]}";
+    th_collist l;
+    th_error err = {0};
+    ck_assert(th_collist_parse(text, strlen(text), "l.json", &l, &err) == 0);
+    th_system s;
+    th_system_default(&s);
+    ck_assert(th_collist_check(&l, &s, 4, "l.json", &err) == TH_EINPUT);
+    ck_assert_msg(strstr(err.msg, "l.json: collectives[1]: "), "%s", err.msg);
+    th_collist_free(&l);
+}
+END_TEST
+
+/* themis optimize -l: the shipped example list runs, is deterministic, and its CSV leaves
+ * size_bytes and chunks empty (several sizes); -l with -w or --chunks is a usage error. */
+START_TEST(test_cli_list) {
+    const char *l = test_dpath("../../models/collectives/llm-step.json");
+    test_cli_out a, b;
+    test_cli(&a, "optimize -l '%s' -p baseline -q fifo -f csv --max-evals 100", l);
+    test_cli(&b, "optimize -l '%s' -p baseline -q fifo -f csv --max-evals 100", l);
+    test_expect_quiet(&a, a.args);
+    ck_assert_str_eq(a.out, b.out);
+    test_csv c;
+    test_csv_parse(&c, a.out);
+    ck_assert_int_eq(c.nrows, 1);
+    ck_assert_str_eq(test_csv_s(&c, 0, "size_bytes"), "");
+    ck_assert_str_eq(test_csv_s(&c, 0, "chunks"), "");
+    ck_assert(test_csv_d(&c, 0, "time_us") <= test_csv_d(&c, 0, "start_time_us"));
+    test_csv_free(&c);
+    test_cli_free(&a);
+    test_cli_free(&b);
+    test_bad("-l and -w: one objective at a time", "optimize -l '%s' -w '%s'", l,
+             test_dpath("../../models/workloads/gnmt.json"));
+    test_bad("--chunks: one collective only, not with -w or -l", "optimize -l '%s' --chunks 1,2",
+             l);
+    char *dir = test_tmp_dir();
+    TEST_DIR_PATH(bad, dir, "bad.json");
+    const char *json = "{\"collectives\": [{\"type\": \"allreduce\", \"size\": 1, \"dims\": [3]}]}";
+    test_spit(bad, json, strlen(json));
+    test_bad("bad.json: collectives[0]: ", "optimize -l '%s'", bad);
+    test_rm_dir(dir);
 }
 END_TEST
 
@@ -247,6 +407,10 @@ Suite *optimize_suite(void) {
     tcase_add_test(tc, test_cli_best_chunks);
     tcase_add_test(tc, test_perf_per_cost);
     tcase_add_test(tc, test_cli_workload);
+    tcase_add_test(tc, test_list_closed_form);
+    tcase_add_test(tc, test_list_weight_and_dims);
+    tcase_add_test(tc, test_list_errors);
+    tcase_add_test(tc, test_cli_list);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -3,6 +3,7 @@
 #ifndef THEMIS_OPTIMIZE_H
 #define THEMIS_OPTIMIZE_H
 
+#include "themis/collist.h"
 #include "themis/run.h"
 #include "themis/train.h"
 
@@ -28,6 +29,10 @@ typedef struct th_opt_opts {
      * the collective's time; the collective still gives the baseline-bytes start. */
     const th_workload *wl;
     th_train_opts train;
+    /* When not NULL (and wl is NULL), the objective is the weighted sum of the times of these
+     * collectives (checked against the system: chunks set); the dims that can vary are those
+     * any of them involves, and the third start weighs the baseline's bytes the same way. */
+    const th_collist *list;
 } th_opt_opts;
 
 typedef struct th_opt_result {
@@ -40,7 +45,7 @@ typedef struct th_opt_result {
                                     scaled to the budget, 2 proportional to baseline bytes */
 } th_opt_result;
 
-/* Minimises the time of coll on sys over the varied dims' bw_GBps, subject to the budget and
+/* Minimises the time of coll (or of opts->list or opts->wl) on sys over the varied dims' bw_GBps, subject to the budget and
  * the bounds, from three deterministic starts (COBYLA; the same input gives the same output).
  * An infeasible budget or bounds is TH_EINPUT with the numbers named. */
 int th_opt_bandwidth(const th_system *sys, const th_collective *coll, const th_opt_opts *opts,

@@ -8,6 +8,7 @@
 #include "themis/astra.h"
 #include "themis/bound.h"
 #include "themis/buf.h"
+#include "themis/collist.h"
 #include "themis/cost.h"
 #include "themis/csv.h"
 #include "themis/emulate.h"
