@@ -10,6 +10,7 @@
 
 static void summarize_usage(FILE *out) {
     fputs("usage: themis summarize CSV [--by COLUMNS] [--metric NAME] [-f table|json|csv]\n"
+          "       themis summarize CSV --best NAME [--max] [--by COLUMNS] [-f table|json|csv]\n"
           "\n"
           "Summarize one numeric column of a CSV (a sweep's output) per group of rows: count,\n"
           "mean, geometric mean, min and max. Groups are the distinct values of the --by\n"
@@ -20,10 +21,15 @@ static void summarize_usage(FILE *out) {
           "JSON holds metric, by, rows and groups, each with keys (column: value), count, mean,\n"
           "gmean, min and max. The file is read as it streams: memory grows with the number\n"
           "of groups only.\n"
+          "With --best NAME it prints instead, per group, the whole row whose NAME is least\n"
+          "(greatest with --max; the first such row on ties): which chunk count, which\n"
+          "bandwidth, which policy won. JSON gives each group's keys, line and row.\n"
           "\n"
           "options:\n"
           "  -g, --by COLUMNS    grouping columns, comma separated (default: none)\n"
           "  -m, --metric NAME   the column to summarize (default: speedup)\n"
+          "      --best NAME     per group, the row that minimises column NAME\n"
+          "      --max           with --best: the row that maximises it\n"
           "  -f, --format F      table | json | csv (default table; 'text' = table)\n"
           "  -h, --help          this text\n"
           "  -V, --version       print the version\n"
@@ -33,20 +39,27 @@ static void summarize_usage(FILE *out) {
           "\n"
           "examples:\n"
           "  themis summarize out/ar-bw-util.csv --by policy,intra --metric bw_util\n"
-          "  themis summarize out/ar-speedup-chunks.csv --by system,chunks -f csv\n" CLI_HELP_EXIT,
+          "  themis summarize out/ar-speedup-chunks.csv --by system,chunks -f csv\n"
+          "  themis summarize out/ar-speedup-chunks.csv --by system,policy,intra --best time_us\n"
+          CLI_HELP_EXIT,
           out);
 }
 
 typedef struct summarize_opts {
     const char *csv, *by, *metric;
+    const char *best; /* --best NAME */
+    int metric_set, max;
     int format; /* 0 table, 1 json, 2 csv */
 } summarize_opts;
+
+enum { O_BEST = 256, O_MAX };
 
 static int parse_summarize(int argc, char **argv, summarize_opts *o) {
     static const struct option longs[] = {
         {"by", required_argument, 0, 'g'},     {"metric", required_argument, 0, 'm'},
         {"format", required_argument, 0, 'f'}, {"help", no_argument, 0, 'h'},
-        {"version", no_argument, 0, 'V'},      {0, 0, 0, 0},
+        {"version", no_argument, 0, 'V'},      {"best", required_argument, 0, O_BEST},
+        {"max", no_argument, 0, O_MAX},        {0, 0, 0, 0},
     };
     opterr = 0;
     optind = 1;
@@ -57,7 +70,13 @@ static int parse_summarize(int argc, char **argv, summarize_opts *o) {
         case 'm':
             if (!*optarg) return cli_usage_error("summarize", "--metric: empty column name");
             o->metric = optarg;
+            o->metric_set = 1;
             break;
+        case O_BEST:
+            if (!*optarg) return cli_usage_error("summarize", "--best: empty column name");
+            o->best = optarg;
+            break;
+        case O_MAX: o->max = 1; break;
         case 'f':
             if (!strcmp(optarg, "text")) /* the name before table, json and csv */
                 o->format = 0;
@@ -75,6 +94,10 @@ static int parse_summarize(int argc, char **argv, summarize_opts *o) {
     o->csv = argv[optind++];
     if (optind < argc)
         return cli_usage_error("summarize", "unexpected argument '%s'", argv[optind]);
+    if (o->best && o->metric_set)
+        return cli_usage_error("summarize", "--best NAME names the column: drop --metric");
+    if (o->max && !o->best) return cli_usage_error("summarize", "--max needs --best NAME");
+    if (o->best) o->metric = o->best;
     return CLI_OK;
 }
 
@@ -126,8 +149,17 @@ int cli_summarize(int argc, char **argv) {
         th_summary s;
         th_error err = {0};
         const char *name = strcmp(o.csv, "-") ? o.csv : "<stdin>";
-        if (th_summarize(in, name, (const char *const *)cols, ncols, o.metric, &s, &err)) {
+        th_best mode = o.max ? TH_BEST_MAX : TH_BEST_MIN;
+        const char *const *by = (const char *const *)cols;
+        if (o.best ? th_summarize_best(in, name, by, ncols, o.metric, mode, &s, &err)
+                   : th_summarize(in, name, by, ncols, o.metric, &s, &err)) {
             rc = cli_fail(&err);
+        } else if (o.best) {
+            int wrc = o.format == 0   ? th_report_best_table(stdout, &s, mode, &err)
+                      : o.format == 1 ? th_report_best_json(stdout, &s, mode, &err)
+                                      : th_report_best_csv(stdout, &s, &err);
+            th_summary_free(&s);
+            if (wrc) rc = cli_fail(&err);
         } else {
             int wrc = o.format == 0   ? th_report_summary_table(stdout, &s, &err)
                       : o.format == 1 ? th_report_summary_json(stdout, &s, &err)

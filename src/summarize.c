@@ -20,11 +20,15 @@ typedef struct acc {
     size_t n;
     long double mean, logmean; /* running means of the values and of their logs */
     double min, max;
-    int nonpos; /* a value <= 0 was seen: no geometric mean */
+    int nonpos;        /* a value <= 0 was seen: no geometric mean */
+    char **best;       /* best mode: the fields of the best row so far (one block), or NULL */
+    double bestv;      /* its metric */
+    long long bestln;  /* its line */
 } acc;
 
 typedef struct state {
     th_summary *s;
+    int mode; /* -1 none, else a th_best */
     acc **accs; /* one per group, in s->groups order */
     size_t cap; /* capacity of s->groups and accs */
     void *tree; /* tsearch tree of acc, by key */
@@ -99,6 +103,30 @@ static void acc_add(acc *a, double v) {
     if (v > a->max) a->max = v;
 }
 
+/* Best mode: keeps a copy of the row's fields when v beats the group's best (ties keep the
+ * first). 0, or -1 when memory runs out. */
+static int keep_best(const state *st, acc *a, const th_csv_reader *r, double v) {
+    if (st->mode < 0) return 0;
+    if (a->best && (st->mode == TH_BEST_MIN ? !(v < a->bestv) : !(v > a->bestv))) return 0;
+    size_t chars = 0;
+    for (size_t i = 0; i < r->nfields; i++)
+        chars += strlen(r->fields[i]) + 1;
+    char **row = malloc(r->nfields * sizeof *row + chars);
+    if (!row) return -1;
+    char *p = (char *)(row + r->nfields);
+    for (size_t i = 0; i < r->nfields; i++) {
+        size_t len = strlen(r->fields[i]) + 1;
+        memcpy(p, r->fields[i], len);
+        row[i] = p;
+        p += len;
+    }
+    free(a->best);
+    a->best = row;
+    a->bestv = v;
+    a->bestln = (long long)r->line;
+    return 0;
+}
+
 /* Lists the header's columns into buf for an error message, shortened if long. */
 static const char *list_columns(char *const *hdr, size_t ncols, char *buf, size_t size) {
     size_t len = 0;
@@ -118,8 +146,11 @@ static void finish(state *st) {
     th_summary *s = st->s;
     for (size_t g = 0; g < s->ngroups; g++) {
         th_summary_group *gr = &s->groups[g];
-        const acc *a = st->accs[g];
+        acc *a = st->accs[g];
         gr->count = a->n;
+        gr->best = a->best; /* the group owns the row now */
+        gr->best_line = a->bestln;
+        a->best = NULL;
         if (a->n == 0) {
             gr->mean = gr->gmean = gr->min = gr->max = NAN;
             continue;
@@ -144,10 +175,10 @@ static int next_record(th_csv_reader *r, th_error *err) {
     return st;
 }
 
-int th_summarize(FILE *in, const char *name, const char *const *by, size_t nby, const char *metric,
-                 th_summary *out, th_error *err) {
+static int summarize(FILE *in, const char *name, const char *const *by, size_t nby,
+                     const char *metric, int mode, th_summary *out, th_error *err) {
     memset(out, 0, sizeof *out);
-    state st = {.s = out};
+    state st = {.s = out, .mode = mode};
     th_csv_reader r;
     th_csv_open_file(&r, in, name);
     char **hdr = NULL, **keys = NULL;
@@ -220,6 +251,7 @@ int th_summarize(FILE *in, const char *name, const char *const *by, size_t nby, 
             goto done;
         }
         acc_add(a, v);
+        if (keep_best(&st, a, &r, v)) goto nomem;
     }
     if (got < 0) {
         rc = err->code;
@@ -230,12 +262,18 @@ int th_summarize(FILE *in, const char *name, const char *const *by, size_t nby, 
         goto done;
     }
     finish(&st);
+    if (mode >= 0) { /* the header goes with the rows */
+        out->columns = hdr;
+        out->ncols = ncols;
+        hdr = NULL;
+    }
     goto done;
 nomem:
     rc = oom(err);
 done:
     for (size_t g = 0; g < out->ngroups && st.accs; g++) {
         tdelete(st.accs[g], &st.tree, by_key);
+        free(st.accs[g]->best);
         free(st.accs[g]->key);
         free(st.accs[g]);
     }
@@ -251,8 +289,22 @@ done:
     return rc;
 }
 
+int th_summarize(FILE *in, const char *name, const char *const *by, size_t nby, const char *metric,
+                 th_summary *out, th_error *err) {
+    return summarize(in, name, by, nby, metric, -1, out, err);
+}
+
+int th_summarize_best(FILE *in, const char *name, const char *const *by, size_t nby,
+                      const char *metric, th_best mode, th_summary *out, th_error *err) {
+    return summarize(in, name, by, nby, metric, (int)mode, out, err);
+}
+
 void th_summary_free(th_summary *s) {
+    for (size_t i = 0; s->columns && i < s->ncols; i++)
+        free(s->columns[i]);
+    free(s->columns);
     for (size_t g = 0; g < s->ngroups; g++) {
+        free(s->groups[g].best);
         for (size_t i = 0; i < s->nby; i++)
             free(s->groups[g].keys[i]);
         free(s->groups[g].keys);

@@ -214,6 +214,81 @@ START_TEST(test_cli_errors) {
 }
 END_TEST
 
+/* --best: summarize_small.csv by system. Least speedup: a's values 1 (line 2), 4, 1 (line 5)
+ * keep the first 1, point 0; b's 2 (point 2, line 4) and 8; c has no value and is left out.
+ * Greatest: a's 4 (point 1, line 3), b's 8 (point 4, line 6). */
+START_TEST(test_best_rows) {
+    const char *by[] = {"system"};
+    th_summary s;
+    th_error err = {0};
+    FILE *f = fopen(test_data("summarize_small.csv"), "r");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(th_summarize_best(f, "s.csv", by, 1, "speedup", TH_BEST_MIN, &s, &err), 0);
+    fclose(f);
+    ck_assert_uint_eq(s.ncols, 5);
+    ck_assert_str_eq(s.columns[3], "speedup");
+    ck_assert_uint_eq(s.ngroups, 3);
+    ck_assert_str_eq(s.groups[0].best[0], "0");
+    ck_assert_int_eq(s.groups[0].best_line, 2);
+    ck_assert_str_eq(s.groups[1].best[0], "2");
+    ck_assert_int_eq(s.groups[1].best_line, 4);
+    ck_assert_ptr_null(s.groups[2].best);
+    ck_assert_rel(s.groups[0].mean, 2.0); /* the statistics are still there */
+    th_summary_free(&s);
+    char out[4096];
+    ck_assert_int_eq(run_cli(out, sizeof out, 0,
+                             "summarize tests/data/summarize_small.csv --by system --best speedup "
+                             "-f csv"),
+                     0);
+    ck_assert_str_eq(out, "point,system,policy,speedup,note\n0,a,themis,1,x\n2,b,themis,2,x\n");
+    ck_assert_int_eq(run_cli(out, sizeof out, 0,
+                             "summarize tests/data/summarize_small.csv --by system --best speedup "
+                             "--max -f csv"),
+                     0);
+    ck_assert_str_eq(out, "point,system,policy,speedup,note\n1,a,themis,4,x\n4,b,themis,8,x\n");
+    ck_assert_int_eq(run_cli(out, sizeof out, 0,
+                             "summarize tests/data/summarize_small.csv -g system,policy "
+                             "--best speedup"),
+                     0);
+    ck_assert_str_eq(out, "# the row with the least speedup of each group (3 of 4 groups, 6 "
+                          "rows)\n"
+                          "point  system  policy    speedup  note\n"
+                          "0      a       themis    1        x\n"
+                          "2      b       themis    2        x\n"
+                          "3      a       baseline  1        x\n");
+    /* JSON, read by Python: numbers as numbers, text as strings */
+    ck_assert_int_eq(test_sh(out, sizeof out,
+                             "\"$THEMIS_BIN\" summarize tests/data/summarize_small.csv --by system "
+                             "--best speedup --max -f json | python3 -c 'import json, sys; "
+                             "d = json.load(sys.stdin); g = d[\"groups\"]; print(d[\"best\"], "
+                             "len(g), g[1][\"keys\"], g[1][\"line\"], g[1][\"row\"])'"),
+                     0);
+    ck_assert_str_eq(out, "max 2 {'system': 'b'} 6 {'point': 4, 'system': 'b', 'policy': "
+                          "'themis', 'speedup': 8, 'note': 'x'}\n");
+}
+END_TEST
+
+/* A best row with quoted fields is written back quoted; the usage errors of --best. */
+START_TEST(test_best_quoted_and_errors) {
+    char *dir = test_tmp_dir();
+    TEST_DIR_PATH(q, dir, "q.csv");
+    const char *text = "n,name,time_us\n1,\"a,b\",5\n2,\"x \"\"y\"\"\",3\n";
+    test_spit(q, text, strlen(text));
+    char out[4096], args[4400];
+#define ARGS(fmt) (snprintf(args, sizeof args, fmt, q), args)
+    ck_assert_int_eq(run_cli(out, sizeof out, 0, ARGS("summarize '%s' --best time_us -f csv")), 0);
+    ck_assert_str_eq(out, "n,name,time_us\n2,\"x \"\"y\"\"\",3\n");
+    ck_assert_int_eq(run_cli(out, sizeof out, 1, ARGS("summarize '%s' --best nope")), 2);
+    ck_assert_msg(strstr(out, "no column 'nope' (columns: n,name,time_us)"), "%s", out);
+    ck_assert_int_eq(run_cli(out, sizeof out, 1, ARGS("summarize '%s' --best time_us -m n")), 2);
+    ck_assert_msg(strstr(out, "--best NAME names the column: drop --metric"), "%s", out);
+    ck_assert_int_eq(run_cli(out, sizeof out, 1, ARGS("summarize '%s' --max")), 2);
+    ck_assert_msg(strstr(out, "--max needs --best NAME"), "%s", out);
+#undef ARGS
+    test_rm_dir(dir);
+}
+END_TEST
+
 Suite *summarize_suite(void) {
     Suite *s = suite_create("summarize");
     TCase *tc = tcase_create("summarize");
@@ -225,6 +300,8 @@ Suite *summarize_suite(void) {
     tcase_add_test(tc, test_quoted_fields);
     tcase_add_test(tc, test_cli_json_and_text_alias);
     tcase_add_test(tc, test_cli_errors);
+    tcase_add_test(tc, test_best_rows);
+    tcase_add_test(tc, test_best_quoted_and_errors);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -57,4 +57,11 @@ int th_report_summary_table(FILE *out, const th_summary *s, th_error *err);
 int th_report_summary_json(FILE *out, const th_summary *s, th_error *err);
 int th_report_summary_csv(FILE *out, const th_summary *s, th_error *err);
 
+/* `themis summarize --best`: each group's best row (th_summarize_best) as an aligned table of
+ * every column, JSON (groups with keys, line and row, numeric fields as numbers) or CSV (the
+ * input's header, then one row per group, as read). Groups with no value are left out. */
+int th_report_best_table(FILE *out, const th_summary *s, th_best mode, th_error *err);
+int th_report_best_json(FILE *out, const th_summary *s, th_best mode, th_error *err);
+int th_report_best_csv(FILE *out, const th_summary *s, th_error *err);
+
 #endif

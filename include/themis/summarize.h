@@ -17,7 +17,13 @@ typedef struct th_summary_group {
     double gmean; /* geometric mean; NaN when count is 0 or a value is <= 0 */
     double min;   /* NaN when count is 0 */
     double max;   /* NaN when count is 0 */
+    char **best;  /* th_summarize_best: the fields of the group's best row (ncols of them, as
+                     written in the CSV; the first such row on ties); NULL when count is 0 */
+    long long best_line; /* its line in the CSV (0 when best is NULL) */
 } th_summary_group;
+
+/* Which row th_summarize_best keeps per group. */
+typedef enum { TH_BEST_MIN, TH_BEST_MAX } th_best;
 
 /* The summary of a CSV: groups in the order their first row appears. */
 typedef struct th_summary {
@@ -27,6 +33,8 @@ typedef struct th_summary {
     th_summary_group *groups;
     size_t ngroups;
     size_t rows; /* data rows read */
+    char **columns; /* th_summarize_best: the CSV's header (ncols names); else NULL */
+    size_t ncols;
 } th_summary;
 
 /* Reads a CSV (RFC 4180: header row, then data rows; empty lines skipped) from in, named name
@@ -37,6 +45,12 @@ typedef struct th_summary {
  * th_summary_free. */
 int th_summarize(FILE *in, const char *name, const char *const *by, size_t nby, const char *metric,
                  th_summary *out, th_error *err);
+
+/* th_summarize, and per group the whole row whose metric is least (TH_BEST_MIN) or greatest
+ * (TH_BEST_MAX): which chunk count, which bandwidth won. Memory grows with the number of groups
+ * (one row each), not of rows. */
+int th_summarize_best(FILE *in, const char *name, const char *const *by, size_t nby,
+                      const char *metric, th_best mode, th_summary *out, th_error *err);
 
 /* Frees what th_summarize allocated and zeroes s; safe on a zeroed summary. */
 void th_summary_free(th_summary *s);
