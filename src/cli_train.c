@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "cli.h"
+#include "themis/str.h"
+#include "themis/units.h"
 #include "themis/workload.h"
 
 static void usage(FILE *out) {
@@ -30,6 +32,11 @@ static void usage(FILE *out) {
           "      --batch B           samples per NPU (default: the workload's); scales compute\n"
           "                          and forward/input-gradient collectives\n"
           "  -n, --chunks N          chunks per collective (default: the workload's)\n"
+          "      --chunking R        capped | astra: at most N chunks of at least the\n"
+          "                          workload's min_chunk_bytes, or every collective in N\n"
+          "                          chunks (default the workload's rule; astra with -n)\n"
+          "      --bucket SIZE       fuse weight-gradient All-Reduces into DDP buckets of SIZE\n"
+          "                          bytes (on = 25MiB, off or 0 = none; default the workload's)\n"
           "      --load-model M      themis load model: alpha_beta | bandwidth\n"
           "  -f, --format F          table | json | csv (default table)\n"
           "  -o, --output FILE       results file ('-' = stdout, the default)\n"
@@ -55,7 +62,7 @@ typedef struct topts {
 } topts;
 
 static int parse(int argc, char **argv, topts *o) {
-    enum { O_PRIO = 256, O_ITER, O_BATCH, O_MODEL, O_TRACE, O_FORCE };
+    enum { O_PRIO = 256, O_ITER, O_BATCH, O_MODEL, O_TRACE, O_FORCE, O_CHUNKING, O_BUCKET };
     static const struct option longs[] = {
         {"system", required_argument, 0, 's'},
         {"policy", required_argument, 0, 'p'},
@@ -65,6 +72,8 @@ static int parse(int argc, char **argv, topts *o) {
         {"batch", required_argument, 0, O_BATCH},
         {"chunks", required_argument, 0, 'n'},
         {"load-model", required_argument, 0, O_MODEL},
+        {"chunking", required_argument, 0, O_CHUNKING},
+        {"bucket", required_argument, 0, O_BUCKET},
         {"format", required_argument, 0, 'f'},
         {"output", required_argument, 0, 'o'},
         {"trace", required_argument, 0, O_TRACE},
@@ -112,6 +121,27 @@ static int parse(int argc, char **argv, topts *o) {
                                        TH_MAX_CHUNKS, optarg);
             o->t.chunks = v;
             break;
+        case O_CHUNKING: {
+            int i = th_name_find(th_chunking_names, optarg);
+            if (i < 0)
+                return cli_usage_error("train", "--chunking: expected capped or astra, got '%s'",
+                                       optarg);
+            o->t.chunking_set = 1;
+            o->t.chunking = (th_chunking)i;
+            break;
+        }
+        case O_BUCKET: {
+            th_error e;
+            double b = 0;
+            if (!strcmp(optarg, "on"))
+                b = TH_BUCKET_DEFAULT;
+            else if (strcmp(optarg, "off") && strcmp(optarg, "0") &&
+                     th_units_parse_size(optarg, "--bucket", &b, &e))
+                return cli_usage_error("train", "--bucket: expected a size, on or off, got '%s'",
+                                       optarg);
+            o->t.bucket = b > 0 ? b : -1;
+            break;
+        }
         case O_MODEL:
             if (th_load_model_from_name(optarg, &o->t.model))
                 return cli_usage_error("train",

@@ -12,6 +12,12 @@ static double batch(const th_train_report *rep) {
     return rep->opts->batch > 0 ? rep->opts->batch : rep->wl->batch;
 }
 
+/* Named in the outputs only when asked for (or the workload's own), so that the outputs of
+ * workloads without them stay as they were. */
+static int shows_chunking(const th_train_report *rep) {
+    return rep->opts->chunking_set || rep->wl->chunking != TH_CHUNKING_CAPPED;
+}
+
 int th_report_train_table(FILE *out, const th_train_report *rep, th_error *err) {
     const th_workload *wl = rep->wl;
     char a[32], b[32], c[32], d[32], e[32], wname[TH_TABLE_CELL], sname[TH_TABLE_CELL];
@@ -22,6 +28,13 @@ int th_report_train_table(FILE *out, const th_train_report *rep, th_error *err) 
             th_text_escape(sname, sizeof sname, rep->sys->name), th_report_num(a, rep->sys->npus),
             wl->nlayers, wl->hybrid ? "hybrid" : "data-parallel", th_report_num(b, batch(rep)),
             th_priority_name(rep->opts->priority), rep->opts->iterations);
+    if (shows_chunking(rep) || th_train_bucket(wl, rep->opts) > 0) {
+        fprintf(out, "chunking %s", th_chunking_names[th_train_chunking(wl, rep->opts)]);
+        if (th_train_bucket(wl, rep->opts) > 0)
+            fprintf(out, ", weight gradients in DDP buckets of %s bytes",
+                    th_report_num(a, th_train_bucket(wl, rep->opts)));
+        fputc('\n', out);
+    }
     th_table *t = calloc(1, sizeof *t);
     if (!t) return th_error_set(err, TH_EINTERNAL, "out of memory");
     static const char *const head[] = {"policy",          "intra",   "iteration_us", "compute_us",
@@ -61,6 +74,11 @@ int th_report_train_json(FILE *out, const th_train_report *rep, th_error *err) {
     cJSON_AddNumberToObject(w, "batch", batch(rep));
     cJSON_AddNumberToObject(w, "iterations", rep->opts->iterations);
     cJSON_AddStringToObject(w, "priority", th_priority_name(rep->opts->priority));
+    double bucket = th_train_bucket(wl, rep->opts);
+    if (shows_chunking(rep) || bucket > 0)
+        cJSON_AddStringToObject(w, "chunking",
+                                th_chunking_names[th_train_chunking(wl, rep->opts)]);
+    if (bucket > 0) cJSON_AddNumberToObject(w, "bucket_bytes", bucket);
     cJSON *results = cJSON_AddArrayToObject(root, "results");
     for (int i = 0; i < rep->nrows; i++) {
         const th_train_row *r = &rep->rows[i];
@@ -77,6 +95,10 @@ int th_report_train_json(FILE *out, const th_train_report *rep, th_error *err) {
             const th_train_coll *x = &r->res.colls[k];
             cJSON *j = cJSON_CreateObject();
             cJSON_AddStringToObject(j, "layer", wl->layers[x->layer].name);
+            if (bucket > 0 && x->phase == TH_PHASE_WG) { /* a bucket: from which layer, how many */
+                cJSON_AddStringToObject(j, "first_layer", wl->layers[x->first_layer].name);
+                cJSON_AddNumberToObject(j, "fused", x->fused);
+            }
             cJSON_AddStringToObject(j, "phase", th_phase_name(x->phase));
             cJSON_AddStringToObject(j, "type", th_coll_type_name(x->type));
             cJSON_AddNumberToObject(j, "size_bytes", x->size);

@@ -19,6 +19,8 @@ typedef enum {
     AX_WORKLOAD,
     AX_PRIORITY,
     AX_BATCH,
+    AX_CHUNKING,
+    AX_BUCKET,
 } ax_kind;
 
 typedef enum { F_NPUS, F_BW, F_LATENCY, F_TOPOLOGY, F_ALGORITHM, F_EFFICIENCY } dim_field;
@@ -73,6 +75,10 @@ struct th_sweep {
     th_priority priority; /* between collectives in flight */
     int iterations;
     int chunks_axis; /* a chunks axis overrides the workload's chunks */
+    int chunking_set;     /* "chunking" given: the rule below, else the workload's */
+    th_chunking chunking; /* the spec's chunking rule */
+    double bucket;        /* the spec's DDP bucket bytes: 0 the workload's, < 0 none */
+    int issued;           /* a chunking or bucket key or axis: the collectives column */
     int bound;       /* "bound": true: bound_us and vs_bound columns (collective sweeps) */
 };
 
@@ -85,6 +91,9 @@ typedef struct sw_point {
     const th_workload *wl;
     th_priority priority;
     double batch; /* workload sweeps: samples per NPU, 0 = the workload's */
+    int chunking_set;
+    th_chunking chunking;
+    double bucket; /* DDP bucket bytes: 0 the workload's, < 0 none */
 } sw_point;
 
 /* The axis adds an <axis>_file column after its own (system and workload axes). */

@@ -53,6 +53,9 @@ int sw_apply(const th_sweep *sw, const int64_t *digits, int64_t point, sw_point 
     pt->wl = sw->workload >= 0 ? sw->workloads[sw->workload] : NULL;
     pt->priority = sw->priority;
     pt->batch = 0;
+    pt->chunking_set = sw->chunking_set;
+    pt->chunking = sw->chunking;
+    pt->bucket = sw->bucket;
     int structural = 0;
     for (int a = 0; a < sw->naxes; a++) {
         const ax *x = &sw->axes[a];
@@ -69,6 +72,11 @@ int sw_apply(const th_sweep *sw, const int64_t *digits, int64_t point, sw_point 
         case AX_WORKLOAD: pt->wl = sw->workloads[v->i]; break;
         case AX_PRIORITY: pt->priority = (th_priority)v->i; break;
         case AX_BATCH: pt->batch = v->num; break;
+        case AX_CHUNKING:
+            pt->chunking_set = 1;
+            pt->chunking = (th_chunking)v->i;
+            break;
+        case AX_BUCKET: pt->bucket = v->num > 0 ? v->num : -1; break;
         case AX_REDUCE:
             pt->sys.reduce_bw = v->num;
             structural = 1;
@@ -126,6 +134,7 @@ int th_sweep_header(const th_sweep *sw, th_buf *out, th_error *err) {
     int bad = th_sweep_prefix_header(sw, out, err);
     for (int k = 0; k < 6; k++)
         bad |= th_csv_field(out, sw->train ? train_cols[k] : run_cols[k]);
+    if (sw->issued) bad |= th_csv_field(out, "collectives");
     if (sw->bound) bad |= th_csv_field(out, "bound_us") | th_csv_field(out, "vs_bound");
     for (int d = 0; d < (sw->train ? 0 : sw->maxdims); d++) {
         char col[2][32];
@@ -254,7 +263,7 @@ static int reference(th_sweep_worker *w, const sw_point *pt, const th_result *re
 
 /* One training replay at this point under `policy`. */
 static int train_time(const th_sweep_worker *w, const sw_point *pt, th_policy policy, double *iter,
-                      double *compute, th_error *err) {
+                      double *compute, int *ncolls, th_error *err) {
     const th_sweep *sw = w->sw;
     th_train_opts o = {0};
     o.stop = w->stop;
@@ -265,10 +274,14 @@ static int train_time(const th_sweep_worker *w, const sw_point *pt, th_policy po
     o.iterations = sw->iterations;
     o.chunks = sw->chunks_axis ? pt->coll.chunks : 0;
     o.batch = pt->batch;
+    o.chunking_set = pt->chunking_set;
+    o.chunking = pt->chunking;
+    o.bucket = pt->bucket;
     th_train_result r;
     if (th_train_run(&pt->sys, pt->wl, &o, NULL, NULL, &r, err)) return err->code;
     *iter = r.iteration;
     if (compute) *compute = r.compute;
+    if (ncolls) *ncolls = r.ncolls;
     th_train_result_free(&r);
     return TH_OK;
 }
@@ -277,8 +290,9 @@ static int train_time(const th_sweep_worker *w, const sw_point *pt, th_policy po
  * baseline+fifo and of the ideal network (both cached while only the pair changes). */
 static int train_row(th_sweep_worker *w, const sw_point *pt, th_buf *out, th_error *err) {
     double iter = 0, compute = 0;
+    int ncolls = 0;
     th_policy pol = pt->pair.policy;
-    if (train_time(w, pt, pol, &iter, &compute, err)) return err->code;
+    if (train_time(w, pt, pol, &iter, &compute, &ncolls, err)) return err->code;
     int hit;
     ref_slot *r = reference_slot(w, &hit);
     if (!hit) {
@@ -287,9 +301,10 @@ static int train_row(th_sweep_worker *w, const sw_point *pt, th_buf *out, th_err
         r->valid = 0; /* until both references are in */
         if (pol == TH_POLICY_BASELINE && pt->pair.intra == TH_INTRA_FIFO)
             r->base_time = iter;
-        else if (train_time(w, &ref, TH_POLICY_BASELINE, &r->base_time, NULL, err))
+        else if (train_time(w, &ref, TH_POLICY_BASELINE, &r->base_time, NULL, NULL, err))
             return err->code;
-        if (train_time(w, &ref, TH_POLICY_IDEAL, &r->ideal_time, NULL, err)) return err->code;
+        if (train_time(w, &ref, TH_POLICY_IDEAL, &r->ideal_time, NULL, NULL, err))
+            return err->code;
         reference_remember(w, r);
     }
     int bad = th_csv_num(out, iter / 1000.0);
@@ -298,6 +313,7 @@ static int train_row(th_sweep_worker *w, const sw_point *pt, th_buf *out, th_err
     bad |= th_csv_num(out, r->base_time / iter);
     bad |= th_csv_num(out, r->base_time / r->ideal_time);
     bad |= th_csv_num(out, r->ideal_time / iter);
+    if (w->sw->issued) bad |= th_csv_int(out, ncolls);
     bad |= th_csv_num(out, pt->sys.npus) | th_csv_end(out);
     return bad ? th_error_set(err, TH_EINTERNAL, "out of memory") : TH_OK;
 }

@@ -15,12 +15,13 @@
 
 static const char *const top_keys[] = {
     "name", "description", "system",   "collective", "policy",     "intra", "load_model", "axes",
-    "zip",  "output",      "workload", "priority",   "iterations", "bound", NULL};
+    "zip",  "output",      "workload", "priority",   "iterations", "bound", "chunking",
+    "bucket", NULL};
 static const char *const coll_keys[] = {"type", "size", "chunks", "dims", NULL};
 static const char *const range_keys[] = {"from", "to", "step", "times", NULL};
 static const char *const run_axes[] = {
     "chunks", "policy",      "intra",    "size",     "type",  "dims", "load_model",
-    "system", "reduce_GBps", "workload", "priority", "batch", NULL};
+    "system", "reduce_GBps", "workload", "priority", "batch", "chunking", "bucket", NULL};
 static const char *const field_names[] = {"npus",      "bw_GBps",    "latency_ns", "topology",
                                           "algorithm", "efficiency", NULL};
 /* A sweep takes every policy up to themis-global (workload points only), not ideal: every
@@ -99,7 +100,8 @@ static int parse_axis_name(const char *src, const char *name, ax *a, th_error *e
     if (i >= 0) {
         static const ax_kind kinds[] = {AX_CHUNKS, AX_POLICY,   AX_INTRA,      AX_SIZE,
                                         AX_TYPE,   AX_DIMS,     AX_LOAD_MODEL, AX_SYSTEM,
-                                        AX_REDUCE, AX_WORKLOAD, AX_PRIORITY,   AX_BATCH};
+                                        AX_REDUCE, AX_WORKLOAD, AX_PRIORITY,   AX_BATCH,
+                                        AX_CHUNKING, AX_BUCKET};
         a->kind = kinds[i];
         return TH_OK;
     }
@@ -131,7 +133,8 @@ static int parse_axis_name(const char *src, const char *name, ax *a, th_error *e
 }
 
 static int is_numeric(const ax *a) {
-    if (a->kind == AX_CHUNKS || a->kind == AX_SIZE || a->kind == AX_REDUCE || a->kind == AX_BATCH)
+    if (a->kind == AX_CHUNKS || a->kind == AX_SIZE || a->kind == AX_REDUCE || a->kind == AX_BATCH ||
+        a->kind == AX_BUCKET)
         return 1;
     return a->kind == AX_DIM_FIELD && a->field != F_TOPOLOGY && a->field != F_ALGORITHM;
 }
@@ -143,7 +146,7 @@ static int is_integer(const ax *a) {
 /* A numeric value from a JSON number (or, for sizes, a size string). */
 static int number_of(const cJSON *v, const ax *a, double *out, const char *src, const char *path,
                      th_error *err) {
-    if (a->kind == AX_SIZE && cJSON_IsString(v)) {
+    if ((a->kind == AX_SIZE || a->kind == AX_BUCKET) && cJSON_IsString(v)) {
         if (th_units_parse_size(v->valuestring, path, out, err)) {
             char msg[TH_ERROR_MAX];
             snprintf(msg, sizeof msg, "%s", err->msg);
@@ -178,7 +181,7 @@ static int add_number(ax *a, double x, const char *src, const char *path, th_err
     if (a->kind == AX_BATCH && x > BATCH_MAX) /* the bound of themis train --batch */
         return th_error_set(err, TH_EINPUT, "%s: %s: expected a batch from > 0 to %g, got %.17g",
                             src, path, BATCH_MAX, x);
-    if (a->kind == AX_SIZE) {
+    if (a->kind == AX_SIZE || (a->kind == AX_BUCKET && x != 0)) { /* bucket 0: none */
         th_error e;
         if (th_units_check_size(x, path, &e))
             return th_error_set(err, TH_EINPUT, "%s: %s", src, e.msg);
@@ -321,6 +324,7 @@ static int add_other(th_sweep *sw, ax *a, const cJSON *v, const char *src, const
     case AX_TYPE: names = th_coll_type_names; break;
     case AX_LOAD_MODEL: names = th_load_model_names; break;
     case AX_PRIORITY: names = th_priority_names; break;
+    case AX_CHUNKING: names = th_chunking_names; break;
     case AX_DIM_FIELD:
         names = a->field == F_TOPOLOGY ? th_topology_names : th_algorithm_names;
         break;
@@ -509,12 +513,14 @@ static int check_train(th_sweep *sw, const cJSON *root, th_error *err) {
     for (int a = 0; a < sw->naxes; a++) {
         const ax *x = &sw->axes[a];
         if (x->kind == AX_CHUNKS) sw->chunks_axis = 1;
+        if (x->kind == AX_CHUNKING || x->kind == AX_BUCKET) sw->issued = 1;
         if (sw->train && (x->kind == AX_SIZE || x->kind == AX_TYPE || x->kind == AX_DIMS))
             return th_error_set(err, TH_EINPUT,
                                 "%s: axes.%s: does not apply to a workload "
                                 "sweep (the workload sets its collectives)",
                                 src, x->name);
-        if (!sw->train && (x->kind == AX_PRIORITY || x->kind == AX_BATCH))
+        if (!sw->train && (x->kind == AX_PRIORITY || x->kind == AX_BATCH ||
+                           x->kind == AX_CHUNKING || x->kind == AX_BUCKET))
             return th_error_set(err, TH_EINPUT, "%s: axes.%s: only for workload sweeps", src,
                                 x->name);
         for (int64_t i = 0; !sw->train && x->kind == AX_POLICY && i < x->n; i++)
@@ -538,11 +544,41 @@ static int check_train(th_sweep *sw, const cJSON *root, th_error *err) {
                             "%s: collective: a workload sweep takes its "
                             "collectives from the workload",
                             src);
+    if (!sw->train && sw->issued)
+        return th_error_set(err, TH_EINPUT, "%s: %s: only for workload sweeps", src,
+                            sw->chunking_set ? "chunking" : "bucket");
     if (!sw->train && sw->pair.policy == TH_POLICY_THEMIS_GLOBAL)
         return th_error_set(err, TH_EINPUT,
                             "%s: policy: themis-global only applies to workload "
                             "sweeps",
                             src);
+    return TH_OK;
+}
+
+/* "chunking": a rule name; "bucket": a size, 0 (none) or true (25 MiB). */
+static int parse_train_keys(th_sweep *sw, const cJSON *root, th_error *err) {
+    const char *src = sw->source;
+    if (cJSON_GetObjectItemCaseSensitive(root, "chunking")) {
+        int rule = 0;
+        if (th_json_enum(root, "chunking", th_chunking_names, &rule, src, "", err))
+            return err->code;
+        sw->chunking = (th_chunking)rule;
+        sw->chunking_set = sw->issued = 1;
+    }
+    const cJSON *b = cJSON_GetObjectItemCaseSensitive(root, "bucket");
+    if (!b) return TH_OK;
+    sw->issued = 1;
+    ax a = {.kind = AX_BUCKET};
+    double x = 0;
+    if (cJSON_IsTrue(b)) {
+        x = TH_BUCKET_DEFAULT;
+    } else if (!cJSON_IsFalse(b)) {
+        if (number_of(b, &a, &x, src, "bucket", err)) return err->code;
+        th_error e;
+        if (x != 0 && th_units_check_size(x, "bucket", &e))
+            return th_error_set(err, TH_EINPUT, "%s: %s", src, e.msg);
+    }
+    sw->bucket = x > 0 ? x : -1;
     return TH_OK;
 }
 
@@ -581,6 +617,7 @@ static int parse_spec(th_sweep *sw, const cJSON *root, th_error *err) {
     int pr = (int)sw->priority;
     if (th_json_enum(root, "priority", th_priority_names, &pr, src, "", err)) return err->code;
     sw->priority = (th_priority)pr;
+    if (parse_train_keys(sw, root, err)) return err->code;
     const cJSON *it = cJSON_GetObjectItemCaseSensitive(root, "iterations");
     if (it) {
         if (!cJSON_IsNumber(it) || it->valuedouble < 2 || it->valuedouble > 1000 ||

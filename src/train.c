@@ -34,6 +34,10 @@ typedef struct trainer {
     th_emu *emu;
     int *of_id; /* emulator id -> instance */
     int nid, id_cap;
+    int *carrier;   /* per layer: the layer whose weight-gradient instance issues its gradient */
+    int *first;     /* per carrier layer: the layer whose gradient opened its bucket */
+    int *fused;     /* per carrier layer: gradients in its bucket */
+    double *bsize;  /* per carrier layer: its bucket's bytes */
     th_plan **pool; /* free plans */
     int npool, pool_cap;
     double tracker[TH_MAX_DIMS]; /* themis-global */
@@ -241,10 +245,89 @@ static int ready(trainer *tr, int j) {
     task(tr, j % per, &layer, &phase);
     if (phase == TH_PHASE_FWD && it > 0)
         for (int p = 0; p < TH_NPHASES; p++) {
-            inst *x = at(tr, it - 1, layer, p);
+            inst *x = at(tr, it - 1, p == TH_PHASE_WG ? tr->carrier[layer] : layer, p);
             if (x->present && !x->blocking && x->end < 0) return 0;
         }
     return 1;
+}
+
+th_chunking th_train_chunking(const th_workload *wl, const th_train_opts *opts) {
+    if (opts->chunking_set) return opts->chunking;
+    return opts->chunks ? TH_CHUNKING_ASTRA : wl->chunking;
+}
+
+double th_train_bucket(const th_workload *wl, const th_train_opts *opts) {
+    return opts->bucket > 0 ? opts->bucket : opts->bucket < 0 ? 0 : wl->bucket_bytes;
+}
+
+/* Can layer l's weight gradient join a bucket? A non-blocking All-Reduce (DDP's gradient
+ * All-Reduce). */
+static int bucketable(const th_wl_coll *c) {
+    return c->present && !c->blocking && c->type == TH_COLL_ALLREDUCE;
+}
+
+/* Closes bucket `id` (open from layer first down to layer last): `last`, whose gradient is the
+ * last one ready, issues it. */
+static void close_bucket(trainer *tr, const int *bucket_of, int id, int first, int last,
+                         int count, double size) {
+    for (int l = first; l >= last; l--)
+        if (bucket_of[l] == id) tr->carrier[l] = last;
+    tr->first[last] = first, tr->fused[last] = count, tr->bsize[last] = size;
+}
+
+/* PyTorch DDP's bucket assignment (docs/WORKLOADS.md, Buckets): the bucketable gradients in
+ * the order the backward pass makes them (layer L-1 first), one open bucket per dims mask; a
+ * gradient joins its mask's bucket, and the bucket closes once it holds at least its limit
+ * (the first of each mask min(1 MiB, bucket), the others `bucket`), so a gradient larger than
+ * the limit fills a bucket alone or closes the one it joins. The last buckets close with the
+ * backward pass. */
+static int assign_buckets(trainer *tr, double bucket, th_error *err) {
+    const th_workload *wl = tr->wl;
+    int L = tr->L;
+    int *bucket_of = malloc(sizeof(int) * (size_t)L);
+    /* open buckets, at most one per layer: mask, first layer, gradients, bytes, closed count */
+    typedef struct open_b {
+        uint32_t mask;
+        int id, first, last, count, closed;
+        double size;
+    } open_b;
+    open_b *ob = calloc((size_t)L, sizeof *ob);
+    if (!bucket_of || !ob) {
+        free(bucket_of);
+        free(ob);
+        return th_error_set(err, TH_EINTERNAL, "out of memory");
+    }
+    int nob = 0, ids = 0, rc = TH_OK;
+    for (int l = L - 1; l >= 0 && rc == TH_OK; l--) {
+        bucket_of[l] = -1;
+        const th_wl_coll *c = &wl->layers[l].ph[TH_PHASE_WG].coll;
+        if (!bucketable(c)) continue;
+        uint32_t mask;
+        if ((rc = th_workload_mask(wl, c, tr->sys, wl->name, &mask, err))) break;
+        int k = 0;
+        while (k < nob && ob[k].mask != mask)
+            k++;
+        if (k == nob) ob[nob++] = (open_b){mask, -1, 0, 0, 0, 0, 0};
+        open_b *b = &ob[k];
+        if (b->id < 0) *b = (open_b){mask, ids++, l, l, 0, b->closed, 0};
+        bucket_of[l] = b->id;
+        b->last = l;
+        b->count++;
+        b->size += c->size;
+        double limit = b->closed ? bucket : (bucket < TH_BUCKET_FIRST ? bucket : TH_BUCKET_FIRST);
+        if (b->size >= limit) {
+            close_bucket(tr, bucket_of, b->id, b->first, l, b->count, b->size);
+            b->id = -1;
+            b->closed++;
+        }
+    }
+    for (int k = 0; k < nob && rc == TH_OK; k++)
+        if (ob[k].id >= 0)
+            close_bucket(tr, bucket_of, ob[k].id, ob[k].first, ob[k].last, ob[k].count,
+                         ob[k].size);
+    free(bucket_of);
+    free(ob);
+    return rc;
 }
 
 static int setup(trainer *tr, th_error *err) {
@@ -252,7 +335,21 @@ static int setup(trainer *tr, th_error *err) {
     size_t n = (size_t)tr->S * (size_t)tr->L * TH_NPHASES;
     tr->in = calloc(n, sizeof *tr->in);
     tr->live = calloc(2 * n, sizeof(int));
-    if (!tr->in || !tr->live) return th_error_set(err, TH_EINTERNAL, "out of memory");
+    size_t L = (size_t)tr->L;
+    tr->carrier = malloc(sizeof(int) * L);
+    tr->first = malloc(sizeof(int) * L);
+    tr->fused = malloc(sizeof(int) * L);
+    tr->bsize = malloc(sizeof(double) * L);
+    if (!tr->in || !tr->live || !tr->carrier || !tr->first || !tr->fused || !tr->bsize)
+        return th_error_set(err, TH_EINTERNAL, "out of memory");
+    for (int l = 0; l < tr->L; l++) {
+        tr->carrier[l] = tr->first[l] = l;
+        tr->fused[l] = 1;
+        tr->bsize[l] = wl->layers[l].ph[TH_PHASE_WG].coll.size;
+    }
+    double bucket = th_train_bucket(wl, tr->o);
+    if (bucket > 0 && assign_buckets(tr, bucket, err)) return err->code;
+    th_chunking rule = th_train_chunking(wl, tr->o);
     tr->top = tr->S - 1;
     for (int it = 0; it < tr->S; it++)
         for (int l = 0; l < tr->L; l++)
@@ -262,11 +359,13 @@ static int setup(trainer *tr, th_error *err) {
                 x->it = it, x->layer = l, x->phase = (th_phase)p;
                 x->issue = x->end = -1;
                 if (!c->present) continue;
+                int wg = p == TH_PHASE_WG;
+                if (wg && tr->carrier[l] != l) continue; /* a later layer's bucket carries it */
                 x->present = 1;
                 x->blocking = c->blocking;
                 x->coll.type = c->type;
-                x->coll.size = c->size * (p == TH_PHASE_WG ? 1.0 : scale(tr));
-                x->coll.chunks = th_workload_chunks(wl, c, x->coll.size, tr->o->chunks);
+                x->coll.size = wg ? tr->bsize[l] : c->size * scale(tr);
+                x->coll.chunks = th_workload_chunks(wl, c, x->coll.size, tr->o->chunks, rule);
                 if (th_workload_mask(wl, c, tr->sys, wl->name, &x->coll.dims_mask, err))
                     return err->code;
                 th_error e;
@@ -293,6 +392,10 @@ static void teardown(trainer *tr) {
     free(tr->in);
     free(tr->live);
     free(tr->of_id);
+    free(tr->carrier);
+    free(tr->first);
+    free(tr->fused);
+    free(tr->bsize);
     th_emu_free(tr->emu);
 }
 
@@ -387,7 +490,10 @@ int th_train_run(const th_system *sys, const th_workload *wl, const th_train_opt
             task(&tr, j, &layer, &phase);
             inst *x = at(&tr, m, layer, phase);
             if (!x->present) continue;
+            int wg = phase == TH_PHASE_WG;
             res->colls[res->ncolls++] = (th_train_coll){layer,
+                                                        wg ? tr.first[layer] : layer,
+                                                        wg ? tr.fused[layer] : 1,
                                                         phase,
                                                         x->coll.type,
                                                         x->coll.size,

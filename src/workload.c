@@ -13,13 +13,15 @@
 
 static const char *const top_keys[] = {
     "name",       "description", "source",          "parallelism", "mp_dims", "batch",
-    "npu_tflops", "chunks",      "min_chunk_bytes", "layers",      NULL};
+    "npu_tflops", "chunks",      "min_chunk_bytes", "layers",      "chunking",
+    "bucket_bytes", NULL};
 static const char *const layer_keys[] = {"name",       "params",      "forward",
                                          "input_grad", "weight_grad", NULL};
 static const char *const phase_keys[] = {"ns", "flops", "collective", NULL};
 static const char *const coll_keys[] = {"type", "size", "dims", "blocking", "chunks", NULL};
 static const char *const phase_names[] = {"forward", "input_grad", "weight_grad", NULL};
 static const char *const par_names[] = {"data", "hybrid", NULL};
+const char *const th_chunking_names[] = {"capped", "astra", NULL};
 
 const char *th_phase_name(th_phase p) {
     return (unsigned)p < 3 ? phase_names[p] : "?";
@@ -138,6 +140,28 @@ static int parse_phase(const cJSON *ph, th_wl_phase *out, int phase, double tflo
     return TH_OK;
 }
 
+/* "bucket_bytes": a size (0 = no buckets), or true for PyTorch DDP's 25 MiB. */
+static int parse_bucket(const cJSON *b, double *out, const char *src, th_error *err) {
+    *out = 0;
+    if (!b || cJSON_IsFalse(b)) return TH_OK;
+    if (cJSON_IsTrue(b)) {
+        *out = TH_BUCKET_DEFAULT;
+        return TH_OK;
+    }
+    th_error e;
+    if (cJSON_IsString(b)) {
+        if (th_units_parse_size(b->valuestring, "bucket_bytes", out, &e))
+            return th_error_set(err, TH_EINPUT, "%s: %s", src, e.msg);
+        return TH_OK;
+    }
+    if (cJSON_IsNumber(b) && b->valuedouble == 0) return TH_OK;
+    if (!cJSON_IsNumber(b) || th_units_check_size(b->valuedouble, "bucket_bytes", &e))
+        return th_json_bad(err, src, "bucket_bytes",
+                           "a size from 1 byte to 1 EiB, 0 (no buckets) or true (25 MiB)", b);
+    *out = b->valuedouble;
+    return TH_OK;
+}
+
 static int parse_workload(const cJSON *root, th_workload *wl, const char *src, th_error *err) {
     if (!cJSON_IsObject(root)) return th_json_bad(err, src, "(top level)", "an object", root);
     if (th_json_check_keys(root, top_keys, src, "", err)) return err->code;
@@ -185,6 +209,12 @@ static int parse_workload(const cJSON *root, th_workload *wl, const char *src, t
         return err->code;
     if (wl->min_chunk_bytes < 0)
         return th_error_set(err, TH_EINPUT, "%s: min_chunk_bytes: expected a number >= 0", src);
+    int rule = TH_CHUNKING_CAPPED;
+    if (th_json_enum(root, "chunking", th_chunking_names, &rule, src, "", err)) return err->code;
+    wl->chunking = (th_chunking)rule;
+    if (parse_bucket(cJSON_GetObjectItemCaseSensitive(root, "bucket_bytes"), &wl->bucket_bytes,
+                     src, err))
+        return err->code;
     const cJSON *layers = cJSON_GetObjectItemCaseSensitive(root, "layers");
     if (!cJSON_IsArray(layers) || cJSON_GetArraySize(layers) < 1)
         return layers ? th_json_bad(err, src, "layers", "a non-empty list of layers", layers)
@@ -297,7 +327,8 @@ int th_workload_check(const th_workload *wl, const th_system *sys, const char *s
                      phase_names[p]);
             uint32_t mask = 0;
             if (th_workload_mask(wl, c, sys, where, &mask, err)) return err->code;
-            th_collective coll = {c->type, c->size, th_workload_chunks(wl, c, c->size, 0), mask};
+            th_collective coll = {c->type, c->size,
+                                  th_workload_chunks(wl, c, c->size, 0, wl->chunking), mask};
             th_error e;
             if (th_collective_validate(sys, &coll, &e))
                 return th_error_set(err, TH_EINPUT, "%s: %s", where, e.msg);
@@ -305,12 +336,11 @@ int th_workload_check(const th_workload *wl, const th_system *sys, const char *s
     return TH_OK;
 }
 
-int64_t th_workload_chunks(const th_workload *wl, const th_wl_coll *c, double size,
-                           int64_t override) {
-    if (override) return override;
-    if (c->chunks) return c->chunks;
-    int64_t n = wl->chunks;
-    if (wl->min_chunk_bytes > 0) {
+int64_t th_workload_chunks(const th_workload *wl, const th_wl_coll *c, double size, int64_t n,
+                           th_chunking rule) {
+    if (!n && c->chunks) return c->chunks;
+    if (!n) n = wl->chunks;
+    if (rule == TH_CHUNKING_CAPPED && wl->min_chunk_bytes > 0) {
         double most = floor(size / wl->min_chunk_bytes);
         if (most < (double)n) n = most < 1 ? 1 : (int64_t)most;
     }

@@ -273,11 +273,47 @@ START_TEST(import_astra_output) {
 }
 END_TEST
 
+/* --bucket and --chunking. wl_bucket.json (test_train.c ddp_buckets): in 2 MB buckets an
+ * iteration is 74180 ns with 3 collectives; unbucketed 4; "on" is 25 MiB: {l3, l2} in the
+ * 1 MiB first bucket, then {l1, l0} (3.4e6 < 25 MiB, closed by the end of the pass): 2. */
+START_TEST(train_bucket_chunking) {
+    static const char *opt[4] = {"--bucket 2MB", "--bucket off", "--bucket on", "--bucket 0"};
+    static const int colls[4] = {3, 4, 2, 4};
+    for (int i = 0; i < 4; i++) {
+        char more[64];
+        snprintf(more, sizeof more, "-p baseline -q fifo %s", opt[i]);
+        test_csv c;
+        train_csv(&c, args_of("wl_bucket.json", "cli_ring4.json", more));
+        ck_assert_int_eq(c.nrows, 1);
+        ck_assert_int_eq((int)test_csv_d(&c, 0, "collectives"), colls[i]);
+        if (i == 0) ck_assert_rel(test_csv_d(&c, 0, "iteration_us"), 74.18);
+        test_csv_free(&c);
+    }
+    test_cli_out r;
+    test_cli(&r, "train '%s' -s '%s' -p baseline -q fifo --bucket 2MB --chunking astra",
+             test_dpath("wl_bucket.json"), test_dpath("cli_ring4.json"));
+    test_expect_ok(&r, "table");
+    ck_assert_msg(strstr(r.out, "chunking astra, weight gradients in DDP buckets of 2000000 bytes"),
+                  "%s", r.out);
+    test_cli_free(&r);
+    test_cli(&r, "train '%s' -s '%s' -p baseline -q fifo --bucket 2MB -f json",
+             test_dpath("wl_bucket.json"), test_dpath("cli_ring4.json"));
+    test_expect_ok(&r, "json");
+    ck_assert_msg(strstr(r.out, "\"bucket_bytes\":\t2000000") &&
+                      strstr(r.out, "\"first_layer\":\t\"l3\"") && strstr(r.out, "\"fused\":\t2"),
+                  "%s", r.out);
+    test_cli_free(&r);
+    test_bad("--bucket", "train '%s' --bucket lots", test_dpath("wl_bucket.json"));
+    test_bad("--chunking", "train '%s' --chunking ring", test_dpath("wl_bucket.json"));
+}
+END_TEST
+
 Suite *cli_train_suite(void) {
     Suite *s = suite_create("cli_train");
     TCase *tc = tcase_create("cli_train");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, train_chunks);
+    tcase_add_test(tc, train_bucket_chunking);
     tcase_add_test(tc, train_batch);
     tcase_add_test(tc, train_load_model);
     tcase_add_test(tc, train_trace);

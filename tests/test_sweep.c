@@ -1318,6 +1318,38 @@ START_TEST(workload_rows) {
     spec_bad("{'workload': 'wl_two_layer.json', 'collective': {'type': 'allreduce'}}", "collective",
              NULL);
     spec_bad("{'system': 'cli_ring4.json', 'workload': 'wl_hybrid.json'}", "point 0", "mp_dims");
+    /* Bucket and chunking axes add the collectives column: wl_bucket.json unbucketed issues 4
+     * All-Reduces; in 2 MB buckets 3, an iteration of 74180 ns (test_train.c ddp_buckets). */
+    sw = spec_ok("{'system': 'cli_ring4.json', 'workload': 'wl_bucket.json', 'policy': "
+                 "'baseline', 'intra': 'fifo', 'axes': {'bucket': [0, '2MB'], 'chunking': "
+                 "['capped', 'astra']}}");
+    ck_assert_str_eq(header_of(sw), "point,bucket,chunking,iteration_us,compute_us,"
+                                    "exposed_comm_us,speedup,ideal_speedup,speedup_vs_ideal,"
+                                    "collectives,npus\n");
+    row_get(sw, 0, &r);
+    ck_assert_str_eq(r.f[1], "0");
+    ck_assert_str_eq(r.f[9], "4");
+    free(r.text);
+    row_get(sw, 2, &r);
+    ck_assert_str_eq(r.f[1], "2000000");
+    ck_assert_rel(fnum(&r, 3), 74.18);
+    ck_assert_str_eq(r.f[9], "3");
+    free(r.text);
+    th_sweep_free(sw);
+    /* the keys: "bucket": true is 25 MiB (wl_bucket: {l3, l2} in the 1 MiB first bucket,
+     * then {l1, l0}: 2 collectives) */
+    sw = spec_ok("{'system': 'cli_ring4.json', 'workload': 'wl_bucket.json', 'bucket': true, "
+                 "'chunking': 'astra', 'policy': 'baseline', 'intra': 'fifo'}");
+    row_get(sw, 0, &r);
+    ck_assert_str_eq(r.f[7], "2");
+    free(r.text);
+    th_sweep_free(sw);
+    spec_bad("{'axes': {'bucket': [0, '1MB']}}", "axes.bucket", "only for workload sweeps");
+    spec_bad("{'bucket': '1MB'}", "bucket", "only for workload sweeps");
+    spec_bad("{'chunking': 'astra'}", "chunking", "only for workload sweeps");
+    spec_bad("{'workload': 'wl_bucket.json', 'chunking': 'ring'}", "chunking", "ring");
+    spec_bad("{'workload': 'wl_bucket.json', 'bucket': -3}", "bucket", NULL);
+    spec_bad("{'workload': 'wl_bucket.json', 'axes': {'bucket': [-3]}}", "axes.bucket[0]", NULL);
     spec_bad("{'workload': 'no_such_workload.json'}", "workload", "cannot open");
     /* a batch past themis train's 1e9 (4.4e22 is also past 2^63: no integer conversion) */
     spec_bad("{'system': 'cli_ring4.json', 'workload': 'wl_two_layer.json', 'axes': {'batch': "

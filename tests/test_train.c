@@ -317,12 +317,165 @@ START_TEST(stop_flag) {
 }
 END_TEST
 
+/* Chunking rules (docs/WORKLOADS.md, Chunks), on a workload of chunks 64 and min_chunk_bytes
+ * 1e6: capped gives min(N, max(1, floor(size / 1e6))) chunks, astra N whatever the size; a
+ * collective's own chunks (here 2) are used as they are. */
+START_TEST(chunking_rules) {
+    static const char *json =
+        "{\"parallelism\": \"data\", \"chunks\": 64, \"min_chunk_bytes\": 1e6, \"layers\": ["
+        "{\"forward\": {\"ns\": 1}, \"input_grad\": {\"ns\": 1}, \"weight_grad\": {\"ns\": 1, "
+        "\"collective\": {\"type\": \"allreduce\", \"size\": 5e6}}},"
+        "{\"forward\": {\"ns\": 1}, \"input_grad\": {\"ns\": 1}, \"weight_grad\": {\"ns\": 1, "
+        "\"collective\": {\"type\": \"allreduce\", \"size\": 5e6, \"chunks\": 2}}}]}";
+    th_workload *wl;
+    th_error err = {0};
+    ck_assert_int_eq(th_workload_parse(json, strlen(json), "c.json", &wl, &err), TH_OK);
+    ck_assert_int_eq(wl->chunking, TH_CHUNKING_CAPPED); /* the default */
+    const th_wl_coll *c = &wl->layers[0].ph[TH_PHASE_WG].coll;
+    const th_wl_coll *own = &wl->layers[1].ph[TH_PHASE_WG].coll;
+    /* capped: floor(5e6 / 1e6) = 5 < 64; floor(5e5 / 1e6) = 0 -> 1; astra: 64 */
+    ck_assert_int_eq(th_workload_chunks(wl, c, 5e6, 0, TH_CHUNKING_CAPPED), 5);
+    ck_assert_int_eq(th_workload_chunks(wl, c, 5e5, 0, TH_CHUNKING_CAPPED), 1);
+    ck_assert_int_eq(th_workload_chunks(wl, c, 5e6, 0, TH_CHUNKING_ASTRA), 64);
+    ck_assert_int_eq(th_workload_chunks(wl, c, 5e5, 0, TH_CHUNKING_ASTRA), 64);
+    /* N = 4 given: capped min(4, 5) = 4; N = 8: min(8, 5) = 5; astra 8 */
+    ck_assert_int_eq(th_workload_chunks(wl, c, 5e6, 4, TH_CHUNKING_CAPPED), 4);
+    ck_assert_int_eq(th_workload_chunks(wl, c, 5e6, 8, TH_CHUNKING_CAPPED), 5);
+    ck_assert_int_eq(th_workload_chunks(wl, c, 5e6, 8, TH_CHUNKING_ASTRA), 8);
+    ck_assert_int_eq(th_workload_chunks(wl, own, 5e6, 0, TH_CHUNKING_ASTRA), 2);
+    ck_assert_int_eq(th_workload_chunks(wl, own, 5e6, 0, TH_CHUNKING_CAPPED), 2);
+    /* the rule a replay uses: the option, else astra with -n, else the workload's */
+    th_train_opts o = opts(TH_POLICY_BASELINE, TH_INTRA_FIFO, TH_PRIO_LIFO);
+    ck_assert_int_eq(th_train_chunking(wl, &o), TH_CHUNKING_CAPPED);
+    o.chunks = 8;
+    ck_assert_int_eq(th_train_chunking(wl, &o), TH_CHUNKING_ASTRA);
+    o.chunking_set = 1, o.chunking = TH_CHUNKING_CAPPED;
+    ck_assert_int_eq(th_train_chunking(wl, &o), TH_CHUNKING_CAPPED);
+    th_workload_free(wl);
+    static const char *astra = "{\"parallelism\": \"data\", \"chunking\": \"astra\", "
+                               "\"layers\": [{\"forward\": {\"ns\": 1}, \"input_grad\": {\"ns\": "
+                               "1}, \"weight_grad\": {\"ns\": 1}}]}";
+    ck_assert_int_eq(th_workload_parse(astra, strlen(astra), "a.json", &wl, &err), TH_OK);
+    ck_assert_int_eq(wl->chunking, TH_CHUNKING_ASTRA);
+    th_workload_free(wl);
+}
+END_TEST
+
+/* One chunk of an All-Reduce on the ring of cli_ring4.json (alpha 10 ns, 3 hops, 100 bytes/ns,
+ * p = 4): each of RS and AG takes 30 + S * 3 / 400 = 30 + 0.0075 S ns. */
+static double ar_half(double s) {
+    return 30 + 0.0075 * s;
+}
+
+/* DDP buckets of 2e6 bytes (docs/WORKLOADS.md, Buckets) on wl_bucket.json: layers l0..l3 with
+ * weight gradients 0.4e6, 3e6, 0.6e6, 0.6e6 bytes; every forward 1000 ns, input_grad 500,
+ * weight_grad 1000 (compute 10000 ns); 1 chunk; baseline + FIFO, lifo priority.
+ * Buckets, in backward order (l3 first): l3 opens A (0.6e6 < the first limit, min(1 MiB,
+ * 2e6) = 1048576); l2 makes A 1.2e6 >= 1048576: A = {l3, l2} closes, issued at the end of
+ * wg l2. l1 (3e6) opens B, already >= 2e6: B = {l1} alone. l0 opens C (0.4e6), closed by the
+ * end of the backward pass: C = {l0}, issued at the end of wg l0. Three collectives, not four.
+ * A = 2 * 9030 (30 + 9000), B = 2 * 22530, C = 2 * 3030.
+ * it 0: F 0-4000; IG3 -4500, WG3 -5500, IG2 -6000, WG2 -7000: A issued, RS 7000-16030;
+ * IG1 -7500, WG1 -8500: B issued (waits); IG0 -9000, WG0 -10000: C issued (waits).
+ * 16030, lifo (newest first): C RS 16030-19060, C AG 19060-22090; B RS 22090-44620,
+ * B AG 44620-67150; A AG 67150-76180.
+ * it 1: F0 waits for C: S1 = 22090, F0 -23090; F1 waits for B: 67150-68150; F2 and F3 wait for
+ * A: F2 76180-77180, F3 -78180; IG3 -78680, WG3 -79680, IG2 -80180, WG2 -81180: A' issued, RS
+ * 81180-90210; IG1 -81680, WG1 -82680: B'; IG0 -83180, WG0 -84180: C'. 90210: C' RS -93240,
+ * AG -96270 = S2 (F0 of it 2 needs C'). B' RS 96270-118800, AG -141330; A' AG -150360.
+ * Iteration = 96270 - 22090 = 74180, exposed 64180. */
+START_TEST(ddp_buckets) {
+    ck_assert_double_eq(2 * ar_half(1.2e6), 18060);
+    th_system s = load_sys("cli_ring4.json");
+    th_workload *wl = load_wl("wl_bucket.json");
+    th_train_opts o = opts(TH_POLICY_BASELINE, TH_INTRA_FIFO, TH_PRIO_LIFO);
+    o.bucket = 2e6;
+    ck_assert_double_eq(th_train_bucket(wl, &o), 2e6);
+    th_train_result r = run(&s, wl, o);
+    ck_assert_rel(r.iteration, 74180);
+    ck_assert_rel(r.compute, 10000);
+    ck_assert_rel(r.exposed, 64180);
+    ck_assert_int_eq(r.ncolls, 3);
+    /* A': layer l2 (it completed A), opened by l3, 2 gradients, 1.2e6 bytes */
+    static const int layer[3] = {2, 1, 0}, first[3] = {3, 1, 0}, fused[3] = {2, 1, 1};
+    static const double size[3] = {1.2e6, 3e6, 4e5};
+    static const double issue[3] = {81180, 82680, 84180}, end[3] = {150360, 141330, 96270};
+    for (int i = 0; i < 3; i++) {
+        ck_assert_int_eq(r.colls[i].layer, layer[i]);
+        ck_assert_int_eq(r.colls[i].first_layer, first[i]);
+        ck_assert_int_eq(r.colls[i].fused, fused[i]);
+        ck_assert_int_eq(r.colls[i].phase, TH_PHASE_WG);
+        ck_assert_rel(r.colls[i].size, size[i]);
+        ck_assert_rel(r.colls[i].issue, issue[i] - 22090);
+        ck_assert_rel(r.colls[i].end, end[i] - 22090);
+    }
+    th_train_result_free(&r);
+    /* 4e6: A = {l3, l2} as before (first limit 1 MiB); l1 opens B (3e6 < 4e6), l0 joins it
+     * (3.4e6 < 4e6) and the backward pass closes it: 2 collectives, B = 3.4e6 at the end of wg
+     * l0. Off (< 0): every gradient alone, 4. */
+    o.bucket = 4e6;
+    r = run(&s, wl, o);
+    ck_assert_int_eq(r.ncolls, 2);
+    ck_assert_int_eq(r.colls[1].layer, 0);
+    ck_assert_int_eq(r.colls[1].first_layer, 1);
+    ck_assert_int_eq(r.colls[1].fused, 2);
+    ck_assert_rel(r.colls[1].size, 3.4e6);
+    th_train_result_free(&r);
+    o.bucket = -1;
+    r = run(&s, wl, o);
+    ck_assert_int_eq(r.ncolls, 4);
+    ck_assert_int_eq(r.colls[0].fused, 1);
+    th_train_result_free(&r);
+    th_workload_free(wl);
+}
+END_TEST
+
+/* A gradient larger than a bucket closes the bucket it joins: bucket 1e6 (first limit
+ * min(1 MiB, 1e6) = 1e6): l3 opens A (0.6e6), l2 makes it 1.2e6 >= 1e6: A = {l3, l2}; l1 alone
+ * (3e6); l0 alone, closed by the end of the pass. And the workload key: "bucket_bytes": true
+ * is DDP's 25 MiB = 26214400, a size string is a size, 0 none; the option wins over it. */
+START_TEST(bucket_keys) {
+    th_system s = load_sys("cli_ring4.json");
+    th_workload *wl = load_wl("wl_bucket.json");
+    th_train_opts o = opts(TH_POLICY_BASELINE, TH_INTRA_FIFO, TH_PRIO_LIFO);
+    o.bucket = 1e6;
+    th_train_result r = run(&s, wl, o);
+    ck_assert_int_eq(r.ncolls, 3);
+    ck_assert_int_eq(r.colls[0].fused, 2);
+    th_train_result_free(&r);
+    th_workload_free(wl);
+    static const char *fmt = "{\"parallelism\": \"data\", \"bucket_bytes\": %s, \"layers\": "
+                             "[{\"forward\": {\"ns\": 1}, \"input_grad\": {\"ns\": 1}, "
+                             "\"weight_grad\": {\"ns\": 1}}]}";
+    static const char *vals[] = {"true", "\"2MB\"", "0", "false", "1e6"};
+    static const double want[] = {26214400, 2e6, 0, 0, 1e6};
+    for (int i = 0; i < 5; i++) {
+        char json[512];
+        snprintf(json, sizeof json, fmt, vals[i]);
+        th_error err = {0};
+        ck_assert_msg(th_workload_parse(json, strlen(json), "b.json", &wl, &err) == TH_OK, "%s",
+                      err.msg);
+        ck_assert_double_eq(wl->bucket_bytes, want[i]);
+        th_train_opts q = opts(TH_POLICY_BASELINE, TH_INTRA_FIFO, TH_PRIO_LIFO);
+        ck_assert_double_eq(th_train_bucket(wl, &q), want[i]);
+        q.bucket = -1;
+        ck_assert_double_eq(th_train_bucket(wl, &q), 0);
+        q.bucket = 5;
+        ck_assert_double_eq(th_train_bucket(wl, &q), 5);
+        th_workload_free(wl);
+    }
+}
+END_TEST
+
 Suite *train_suite(void) {
     Suite *s = suite_create("train");
     TCase *tc = tcase_create("train");
     tcase_add_test(tc, two_layer_lifo);
     tcase_add_test(tc, two_layer_fifo);
     tcase_add_test(tc, two_layer_ideal);
+    tcase_add_test(tc, chunking_rules);
+    tcase_add_test(tc, ddp_buckets);
+    tcase_add_test(tc, bucket_keys);
     tcase_add_test(tc, single_collective_equals_run);
     tcase_add_test(tc, hybrid_blocking);
     tcase_add_test(tc, batch_scaling);

@@ -297,6 +297,15 @@ static const struct {
      "\"input_grad\": " PH ", \"weight_grad\": {\"ns\": 1, \"collective\": {\"type\": "
      "\"allreduce\", \"size\": 64, \"dims\": \"pp\"}}}]}",
      "layers[0].weight_grad.collective.dims", "pp"},
+    {"{\"parallelism\": \"data\", \"chunking\": \"ring\", \"layers\": [" LAYER("a") "]}",
+     "chunking", "ring"},
+    {"{\"parallelism\": \"data\", \"bucket_bytes\": -5, \"layers\": [" LAYER("a") "]}",
+     "bucket_bytes", "0 (no buckets) or true"},
+    {"{\"parallelism\": \"data\", \"bucket_bytes\": [1], \"layers\": [" LAYER("a") "]}",
+     "bucket_bytes", "a size"},
+    {"{\"parallelism\": \"data\", \"bucket_bytes\": \"2 parsecs\", \"layers\": [" LAYER("a")
+     "]}",
+     "bucket_bytes", "2 parsecs"},
 };
 
 START_TEST(test_parse_bad) {

@@ -15,12 +15,17 @@ typedef struct th_train_opts {
     int iterations;         /* iterations replayed, >= 2; the last two give the period */
     double batch;           /* samples per NPU; 0 = the workload's */
     int64_t chunks;         /* chunks per collective; 0 = the workload's */
+    int chunking_set;       /* 1: `chunking` below; 0: the workload's rule (astra when chunks) */
+    th_chunking chunking;   /* the chunking rule when chunking_set */
+    double bucket;          /* DDP bucket bytes; 0 = the workload's bucket_bytes, < 0 = none */
     const atomic_int *stop; /* the replay ends ("interrupted") once it is non-zero; may be NULL */
 } th_train_opts;
 
 /* One collective of the measured iteration. */
 typedef struct th_train_coll {
-    int layer;
+    int layer;       /* a bucket: the layer whose gradient completed it (the lowest) */
+    int first_layer; /* a bucket: the layer whose gradient opened it; else = layer */
+    int fused;       /* weight gradients fused into it (1 unless a bucket) */
     th_phase phase;
     th_coll_type type;
     double size;   /* bytes */
@@ -46,6 +51,10 @@ typedef struct th_train_event {
 } th_train_event;
 
 typedef void (*th_train_trace_fn)(void *ctx, const th_train_event *ev);
+
+/* The chunking rule and the bucket size (bytes, 0 = none) a replay uses. */
+th_chunking th_train_chunking(const th_workload *wl, const th_train_opts *opts);
+double th_train_bucket(const th_workload *wl, const th_train_opts *opts);
 
 /* Can training run on this system? TH_EINPUT naming the system field ("model: ...") when not
  * (the astra-sim preset models single All-Reduces only); th_train_run checks it too. */

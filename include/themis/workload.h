@@ -34,6 +34,18 @@ typedef struct th_wl_layer {
     th_wl_phase ph[TH_NPHASES];
 } th_wl_layer;
 
+/* How a collective is cut into chunks (docs/WORKLOADS.md, Chunks). */
+typedef enum {
+    TH_CHUNKING_CAPPED, /* ours: at most N chunks of at least min_chunk_bytes (at least one) */
+    TH_CHUNKING_ASTRA   /* ASTRA-sim's: every collective in N chunks, whatever its size */
+} th_chunking;
+
+extern const char *const th_chunking_names[]; /* capped, astra (NULL-terminated) */
+
+/* PyTorch DDP's bucket_cap_mb default (25 MiB), and its first, smaller bucket (1 MiB). */
+#define TH_BUCKET_DEFAULT 26214400.0
+#define TH_BUCKET_FIRST 1048576.0
+
 typedef struct th_workload {
     char name[64];
     char description[512];
@@ -43,6 +55,8 @@ typedef struct th_workload {
     double npu_tflops;      /* converts flops to ns; 0 when every phase gives ns */
     int64_t chunks;         /* default chunks per collective (64) */
     double min_chunk_bytes; /* default split: at most `chunks` chunks of at least this; 0 off */
+    th_chunking chunking;   /* the rule (default capped) */
+    double bucket_bytes;    /* DDP gradient buckets of this many bytes; 0 = none */
     th_wl_layer *layers;
     int nlayers;
 } th_workload;
@@ -61,10 +75,12 @@ int th_workload_mask(const th_workload *wl, const th_wl_coll *c, const th_system
 int th_workload_check(const th_workload *wl, const th_system *sys, const char *source,
                       th_error *err);
 
-/* Chunks of a collective of `size` bytes: `override` (e.g. --chunks) if set, else the
- * collective's own, else the workload's default capped so chunks hold min_chunk_bytes. */
-int64_t th_workload_chunks(const th_workload *wl, const th_wl_coll *c, double size,
-                           int64_t override);
+/* Chunks of a collective of `size` bytes. N = `n` (e.g. --chunks) if set, else the
+ * collective's own (used as it is: no rule applies to it), else the workload's `chunks`.
+ * TH_CHUNKING_ASTRA: N; TH_CHUNKING_CAPPED: at most N chunks of at least min_chunk_bytes
+ * (at least one). */
+int64_t th_workload_chunks(const th_workload *wl, const th_wl_coll *c, double size, int64_t n,
+                           th_chunking rule);
 
 const char *th_phase_name(th_phase p); /* "forward", "input_grad", "weight_grad" */
 
