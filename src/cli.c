@@ -53,13 +53,25 @@ int cli_load_system(const char *path, th_system *sys, th_run_defaults *def, th_e
     return th_run_load_system(path, sys, def, err);
 }
 
-int cli_parse_format(const char *cmd, const char *arg, int *format) {
-    static const char *const names[] = {"table", "json", "csv", NULL};
-    int i = th_name_find(names, arg);
-    if (i < 0)
-        return cli_usage_error(cmd, "-f: unknown format '%s' (expected table, json or csv)", arg);
-    *format = i;
-    return CLI_OK;
+int cli_parse_format(const char *cmd, const char *arg, unsigned allowed, th_format *format) {
+    int i = th_name_find(th_format_names, arg);
+    if (i >= 0 && ((allowed >> i) & 1u)) {
+        *format = (th_format)i;
+        return CLI_OK;
+    }
+    char list[64] = "";
+    int n = 0, k = 0;
+    for (int f = 0; th_format_names[f]; f++)
+        n += (allowed >> f) & 1u;
+    for (int f = 0, len = 0; th_format_names[f]; f++)
+        if ((allowed >> f) & 1u)
+            len += snprintf(list + len, sizeof list - (size_t)len, "%s%s",
+                            !k++     ? ""
+                            : k == n ? " or "
+                                     : ", ",
+                            th_format_names[f]);
+    if (i < 0) return cli_usage_error(cmd, "-f: unknown format '%s' (expected %s)", arg, list);
+    return cli_usage_error(cmd, "-f: format '%s' does not apply here (expected %s)", arg, list);
 }
 
 int cli_parse_policy(const char *cmd, const char *arg, int n, int *policy) {

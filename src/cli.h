@@ -34,8 +34,11 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
 /* Parses a whole decimal integer in [lo, hi]; 0 on success. */
 int cli_parse_int(const char *s, long long lo, long long hi, long long *out);
 
-/* -f table|json|csv into 0, 1, 2; a usage error otherwise. */
-int cli_parse_format(const char *cmd, const char *arg, int *format);
+/* -f NAME into a th_format: one of those whose bit (1 << TH_FORMAT_*) is set in `allowed`; a
+ * usage error naming them otherwise. */
+int cli_parse_format(const char *cmd, const char *arg, unsigned allowed, th_format *format);
+/* Every format: table, json, csv, jsonl. */
+#define CLI_FORMATS_ALL 0xfu
 /* -p NAME|all into th_policy, -1 for all: the first n policies (enum order) are taken; a usage
  * error naming them otherwise (a later one "applies to training only"). */
 int cli_parse_policy(const char *cmd, const char *arg, int n, int *policy);

@@ -11,54 +11,55 @@
 #include "cli.h"
 
 static void usage(FILE *out) {
-    fprintf(out,
-            "usage: themis optimize [OPTIONS]\n"
-            "\n"
-            "Split a bandwidth budget over the dims (each dim's bw_GBps) so that one collective\n"
-            "runs fastest under a policy pair: NLopt's COBYLA over the emulator, from three\n"
-            "deterministic starts (equal split, the system's split, the baseline's bytes).\n"
-            "The constraint: sum of cost x bw_GBps over the varied dims <= budget.\n"
-            "\n"
-            "options:\n"
-            "  -s, --system FILE       system JSON (default: built-in default-3d)\n"
-            "  -c, --collective TYPE   allreduce | reducescatter | allgather | alltoall\n"
-            "  -b, --size SIZE         collective size (default 1GiB)\n"
-            "  -n N                    chunks (default 64)\n"
-            "  -w, --workload FILE     instead of one collective: minimise the workload's\n"
-            "                          steady-state iteration (themis train's semantics:\n"
-            "                          3 iterations, priority lifo, the workload's batch)\n"
-            "      --batch B           with -w: samples per NPU (default: the workload's)\n"
-            "      --priority R        with -w: between collectives in flight (as themis\n"
-            "                          train --priority; default lifo)\n"
-            "  -l, --collectives FILE  instead of one collective: minimise the weighted sum of\n"
-            "                          the times of a list of collectives (JSON: {\"collectives\":\n"
-            "                          [{\"type\", \"size\", \"weight\", \"chunks\", \"dims\"}]};\n"
-            "                          chunks default to -n)\n"
-            "  -p, --policy P          baseline | themis | roundrobin | lp | all (default themis)\n"
-            "  -q, --intra Q           fifo | scf (default scf)\n"
-            "      --budget X          budget in cost units (default: the system's own sum, so\n"
-            "                          with unit costs its total injection bandwidth, GB/s)\n"
-            "      --cost LIST         cost per GB/s of each dim, e.g. 1,1,2 (default all 1)\n"
-            "      --dims LIST         the dims whose bandwidth varies (default: every active)\n"
-            "      --min X, --max X    bounds of each varied bw_GBps (default 0.001, budget)\n"
-            "      --max-evals N       evaluations per start (default 2000)\n"
-            "      --objective O       time (default) | perf-per-cost (least time x spent)\n"
-            "      --chunks LIST       instead: the best chunk count per policy among LIST\n"
-            "                          (e.g. 1,4,16,64; auto = powers of two 1 to 1024; one\n"
-            "                          number is -n)\n"
-            "  -f, --format F          table | json | csv (default table)\n"
-            "                          (progress goes to stderr when it is a terminal)\n"
-            "  -o, --output FILE       write results to FILE ('-' = stdout, the default)\n"
-            "      --trace FILE        write every evaluated point as CSV (policy, start, eval,\n"
-            "                          dimK_bw_GBps, spent, time_us)\n"
-            "      --force             replace an existing output or trace file\n"
-            "  -h, --help              this text\n"
-            "\n"
-            "examples:\n"
-            "  themis optimize -s models/systems/default-3d.json -b 1GiB -n 64 -p themis -q scf\n"
-            "  themis optimize -p all --budget 600 -f csv\n"
-            "  themis optimize -b 256MiB -p all --chunks auto\n"
-            "  themis optimize -l models/collectives/llm-step.json -p all\n" CLI_HELP_EXIT);
+    fprintf(
+        out,
+        "usage: themis optimize [OPTIONS]\n"
+        "\n"
+        "Split a bandwidth budget over the dims (each dim's bw_GBps) so that one collective\n"
+        "runs fastest under a policy pair: NLopt's COBYLA over the emulator, from three\n"
+        "deterministic starts (equal split, the system's split, the baseline's bytes).\n"
+        "The constraint: sum of cost x bw_GBps over the varied dims <= budget.\n"
+        "\n"
+        "options:\n"
+        "  -s, --system FILE       system JSON (default: built-in default-3d)\n"
+        "  -c, --collective TYPE   allreduce | reducescatter | allgather | alltoall\n"
+        "  -b, --size SIZE         collective size (default 1GiB)\n"
+        "  -n N                    chunks (default 64)\n"
+        "  -w, --workload FILE     instead of one collective: minimise the workload's\n"
+        "                          steady-state iteration (themis train's semantics:\n"
+        "                          3 iterations, priority lifo, the workload's batch)\n"
+        "      --batch B           with -w: samples per NPU (default: the workload's)\n"
+        "      --priority R        with -w: between collectives in flight (as themis\n"
+        "                          train --priority; default lifo)\n"
+        "  -l, --collectives FILE  instead of one collective: minimise the weighted sum of\n"
+        "                          the times of a list of collectives (JSON: {\"collectives\":\n"
+        "                          [{\"type\", \"size\", \"weight\", \"chunks\", \"dims\"}]};\n"
+        "                          chunks default to -n)\n"
+        "  -p, --policy P          baseline | themis | roundrobin | lp | all (default themis)\n"
+        "  -q, --intra Q           fifo | scf (default scf)\n"
+        "      --budget X          budget in cost units (default: the system's own sum, so\n"
+        "                          with unit costs its total injection bandwidth, GB/s)\n"
+        "      --cost LIST         cost per GB/s of each dim, e.g. 1,1,2 (default all 1)\n"
+        "      --dims LIST         the dims whose bandwidth varies (default: every active)\n"
+        "      --min X, --max X    bounds of each varied bw_GBps (default 0.001, budget)\n"
+        "      --max-evals N       evaluations per start (default 2000)\n"
+        "      --objective O       time (default) | perf-per-cost (least time x spent)\n"
+        "      --chunks LIST       instead: the best chunk count per policy among LIST\n"
+        "                          (e.g. 1,4,16,64; auto = powers of two 1 to 1024; one\n"
+        "                          number is -n)\n"
+        "  -f, --format F          table | json | csv (default table)\n"
+        "                          (progress goes to stderr when it is a terminal)\n"
+        "  -o, --output FILE       write results to FILE ('-' = stdout, the default)\n"
+        "      --trace FILE        write every evaluated point as CSV (policy, start, eval,\n"
+        "                          dimK_bw_GBps, spent, time_us)\n"
+        "      --force             replace an existing output or trace file\n"
+        "  -h, --help              this text\n"
+        "\n"
+        "examples:\n"
+        "  themis optimize -s models/systems/default-3d.json -b 1GiB -n 64 -p themis -q scf\n"
+        "  themis optimize -p all --budget 600 -f csv\n"
+        "  themis optimize -b 256MiB -p all --chunks auto\n"
+        "  themis optimize -l models/collectives/llm-step.json -p all\n" CLI_HELP_EXIT);
 }
 
 enum {
@@ -87,7 +88,8 @@ typedef struct options {
     int policy; /* -1 = all */
     th_intra intra;
     th_opt_opts opt;
-    int format, force;
+    th_format format;
+    int force;
     int train_opts; /* --batch or --priority given: they need -w */
 } options;
 
@@ -188,7 +190,7 @@ static int parse(int argc, char **argv, options *o) {
             break;
         }
         case 'f':
-            if (cli_parse_format("optimize", optarg, &o->format)) return CLI_USAGE;
+            if (cli_parse_format("optimize", optarg, 0x7u, &o->format)) return CLI_USAGE;
             break;
         case 'o': o->output = optarg; break;
         case OPT_FORCE: o->force = 1; break;
@@ -214,8 +216,9 @@ static int parse(int argc, char **argv, options *o) {
             char *end;
             double b = strtod(optarg, &end);
             if (end == optarg || *end || !(b > 0) || b > 1e9)
-                return cli_usage_error("optimize", "--batch: expected a number > 0 and at most "
-                                                   "1e9, got '%s'",
+                return cli_usage_error("optimize",
+                                       "--batch: expected a number > 0 and at most "
+                                       "1e9, got '%s'",
                                        optarg);
             o->opt.train.batch = b;
             o->train_opts = 1;
@@ -534,8 +537,7 @@ int cli_optimize(int argc, char **argv) {
     int n = 0;
     for (int p = 0; p <= TH_POLICY_LAST_SINGLE; p++) {
         if (o.policy >= 0 && o.policy != p) continue;
-        if (o.policy < 0 && p == TH_POLICY_LP && !lp_applies(&sys, &o.coll, o.opt.list))
-            continue;
+        if (o.policy < 0 && p == TH_POLICY_LP && !lp_applies(&sys, &o.coll, o.opt.list)) continue;
         pairs[n] = (th_pair){(th_policy)p, o.intra};
         o.opt.pair = pairs[n];
         o.opt.model = TH_LOAD_ALPHA_BETA;

@@ -28,7 +28,8 @@ static void usage(FILE *out) {
             "      --dims LIST         involved dims, e.g. 0,2 (default: all)\n"
             "      --load-model M      themis load model: alpha_beta | bandwidth\n"
             "                          (default alpha_beta)\n"
-            "  -f, --format F          table | json | csv (default table)\n"
+            "  -f, --format F          table | json | csv | jsonl (default table; jsonl: one\n"
+            "                          result object per line, as in json's results)\n"
             "  -o, --output FILE       write results to FILE ('-' = stdout, the default)\n"
             "      --trace FILE        write the per-stage trace CSV to FILE ('-' = stdout)\n"
             "      --force             replace an existing output or trace file\n"
@@ -54,7 +55,7 @@ typedef struct options {
     th_collective coll;
     int policy, intra; /* -1 = all */
     th_load_model model;
-    int format;                            /* 0 table, 1 json, 2 csv */
+    th_format format;                      /* -f */
     int force;                             /* replace existing output files */
     int bound;                             /* --bound: add the optimal bound */
     int set_chunks, set_policy, set_intra; /* given on the command line */
@@ -123,7 +124,7 @@ static int parse(int argc, char **argv, options *o) {
                                        optarg);
             break;
         case 'f':
-            if (cli_parse_format("run", optarg, &o->format)) return CLI_USAGE;
+            if (cli_parse_format("run", optarg, CLI_FORMATS_ALL, &o->format)) return CLI_USAGE;
             break;
         case 'o': o->output = optarg; break;
         case OPT_TRACE: o->trace = optarg; break;
@@ -186,12 +187,7 @@ static int evaluate(const options *o, const th_system *sys, double bound, th_err
     if (rc == TH_OK && tc.oom) rc = th_error_set(err, TH_EINTERNAL, "out of memory");
     if (rc == TH_OK) {
         th_report rep = {sys, &o->coll, o->model, pairs, results, npairs, bound};
-        if (o->format == 0)
-            rc = th_report_table(out.f, &rep, err);
-        else if (o->format == 1)
-            rc = th_report_json(out.f, &rep, err);
-        else
-            rc = th_report_csv(out.f, &rep, err);
+        rc = th_report_write(out.f, o->format, &rep, err);
     }
     if (o->trace) rc = cli_out_close(&trace, rc, err);
     return cli_out_close(&out, rc, err);

@@ -9,8 +9,8 @@
 #include "themis/summarize.h"
 
 static void summarize_usage(FILE *out) {
-    fputs("usage: themis summarize CSV [--by COLUMNS] [--metric NAME] [-f table|json|csv]\n"
-          "       themis summarize CSV --best NAME [--max] [--by COLUMNS] [-f table|json|csv]\n"
+    fputs("usage: themis summarize CSV [--by COLUMNS] [--metric NAME] [-f FORMAT]\n"
+          "       themis summarize CSV --best NAME [--max] [--by COLUMNS] [-f FORMAT]\n"
           "\n"
           "Summarize one numeric column of a CSV (a sweep's output) per group of rows: count,\n"
           "mean, geometric mean, min and max. Groups are the distinct values of the --by\n"
@@ -19,18 +19,19 @@ static void summarize_usage(FILE *out) {
           "that is not a number is an error. A statistic with no value (or a geometric mean\n"
           "of values <= 0) prints as '-' in the table, null in JSON and an empty field in CSV.\n"
           "JSON holds metric, by, rows and groups, each with keys (column: value), count, mean,\n"
-          "gmean, min and max. The file is read as it streams: memory grows with the number\n"
-          "of groups only.\n"
+          "gmean, min and max; JSONL holds those groups, one object per line. The file is\n"
+          "read as it streams: memory grows with the number of groups only.\n"
           "With --best NAME it prints instead, per group, the whole row whose NAME is least\n"
           "(greatest with --max; the first such row on ties): which chunk count, which\n"
-          "bandwidth, which policy won. JSON gives each group's keys, line and row.\n"
+          "bandwidth, which policy won. JSON gives each group's keys, line and row (JSONL:\n"
+          "one such group per line).\n"
           "\n"
           "options:\n"
           "  -g, --by COLUMNS    grouping columns, comma separated (default: none)\n"
           "  -m, --metric NAME   the column to summarize (default: speedup)\n"
           "      --best NAME     per group, the row that minimises column NAME\n"
           "      --max           with --best: the row that maximises it\n"
-          "  -f, --format F      table | json | csv (default table; 'text' = table)\n"
+          "  -f, --format F      table | json | csv | jsonl (default table; 'text' = table)\n"
           "  -h, --help          this text\n"
           "  -V, --version       print the version\n"
           "\n"
@@ -40,8 +41,8 @@ static void summarize_usage(FILE *out) {
           "examples:\n"
           "  themis summarize out/ar-bw-util.csv --by policy,intra --metric bw_util\n"
           "  themis summarize out/ar-speedup-chunks.csv --by system,chunks -f csv\n"
-          "  themis summarize out/ar-speedup-chunks.csv --by system,policy,intra --best time_us\n"
-          CLI_HELP_EXIT,
+          "  themis summarize out/ar-speedup-chunks.csv --by system,policy,intra --best "
+          "time_us\n" CLI_HELP_EXIT,
           out);
 }
 
@@ -49,7 +50,7 @@ typedef struct summarize_opts {
     const char *csv, *by, *metric;
     const char *best; /* --best NAME */
     int metric_set, max;
-    int format; /* 0 table, 1 json, 2 csv */
+    th_format format; /* -f */
 } summarize_opts;
 
 enum { O_BEST = 256, O_MAX };
@@ -79,8 +80,8 @@ static int parse_summarize(int argc, char **argv, summarize_opts *o) {
         case O_MAX: o->max = 1; break;
         case 'f':
             if (!strcmp(optarg, "text")) /* the name before table, json and csv */
-                o->format = 0;
-            else if (cli_parse_format("summarize", optarg, &o->format))
+                o->format = TH_FORMAT_TABLE;
+            else if (cli_parse_format("summarize", optarg, CLI_FORMATS_ALL, &o->format))
                 return CLI_USAGE;
             break;
         case 'h': summarize_usage(stdout); return -1;
@@ -155,15 +156,11 @@ int cli_summarize(int argc, char **argv) {
                    : th_summarize(in, name, by, ncols, o.metric, &s, &err)) {
             rc = cli_fail(&err);
         } else if (o.best) {
-            int wrc = o.format == 0   ? th_report_best_table(stdout, &s, mode, &err)
-                      : o.format == 1 ? th_report_best_json(stdout, &s, mode, &err)
-                                      : th_report_best_csv(stdout, &s, &err);
+            int wrc = th_report_best_write(stdout, o.format, &s, mode, &err);
             th_summary_free(&s);
             if (wrc) rc = cli_fail(&err);
         } else {
-            int wrc = o.format == 0   ? th_report_summary_table(stdout, &s, &err)
-                      : o.format == 1 ? th_report_summary_json(stdout, &s, &err)
-                                      : th_report_summary_csv(stdout, &s, &err);
+            int wrc = th_report_summary_write(stdout, o.format, &s, &err);
             th_summary_free(&s);
             if (wrc) rc = cli_fail(&err);
         }

@@ -32,6 +32,8 @@ static void sweep_usage(FILE *out) {
           "\n"
           "options:\n"
           "  -o, --output FILE   CSV to write ('-' = stdout; default: the spec's \"output\")\n"
+          "  -f, --format F      csv | jsonl (default csv; jsonl: one JSON object per point,\n"
+          "                      the CSV's columns as keys, no header)\n"
           "  -j, --jobs N        worker threads (default: all cores); output is identical\n"
           "      --shard K/N     compute only points i with i mod N == K (0 <= K < N)\n"
           "      --resume        continue an interrupted output file from its last row\n"
@@ -77,26 +79,38 @@ static void show_progress(void *ctx, int64_t done, int64_t total) {
 typedef struct sweep_opts {
     const char *spec, *output;
     int jobs, resume, force, dry_run, quiet;
+    th_format format; /* TH_FORMAT_CSV or TH_FORMAT_JSONL */
     th_shard shard;
 } sweep_opts;
 
 static int parse_sweep(int argc, char **argv, sweep_opts *o) {
     enum { O_SHARD = 256, O_RESUME, O_FORCE, O_DRY, O_QUIET };
     static const struct option longs[] = {
-        {"output", required_argument, 0, 'o'},    {"jobs", required_argument, 0, 'j'},
-        {"shard", required_argument, 0, O_SHARD}, {"resume", no_argument, 0, O_RESUME},
-        {"force", no_argument, 0, O_FORCE},       {"dry-run", no_argument, 0, O_DRY},
-        {"quiet", no_argument, 0, O_QUIET},       {"help", no_argument, 0, 'h'},
-        {"version", no_argument, 0, 'V'},         {0, 0, 0, 0},
+        {"output", required_argument, 0, 'o'},
+        {"jobs", required_argument, 0, 'j'},
+        {"format", required_argument, 0, 'f'},
+        {"shard", required_argument, 0, O_SHARD},
+        {"resume", no_argument, 0, O_RESUME},
+        {"force", no_argument, 0, O_FORCE},
+        {"dry-run", no_argument, 0, O_DRY},
+        {"quiet", no_argument, 0, O_QUIET},
+        {"help", no_argument, 0, 'h'},
+        {"version", no_argument, 0, 'V'},
+        {0, 0, 0, 0},
     };
     opterr = 0;
     optind = 1;
     int c;
     th_error err;
-    while ((c = getopt_long(argc, argv, ":o:j:hV", longs, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":o:j:f:hV", longs, NULL)) != -1) {
         long long v;
         switch (c) {
         case 'o': o->output = optarg; break;
+        case 'f':
+            if (cli_parse_format("sweep", optarg, 1u << TH_FORMAT_CSV | 1u << TH_FORMAT_JSONL,
+                                 &o->format))
+                return CLI_USAGE;
+            break;
         case 'j':
             if (cli_parse_int(optarg, 1, 1024, &v))
                 return cli_usage_error("sweep",
@@ -186,7 +200,7 @@ static int open_output(const th_sweep *sw, const sweep_opts *o, const char *path
     if (keep > 0) return TH_OK;
     th_buf h = {0};
     rc = th_sweep_header(sw, &h, err);
-    if (rc == TH_OK && (fwrite(h.p, 1, h.len, out->f) != h.len || fflush(out->f)))
+    if (rc == TH_OK && h.len && (fwrite(h.p, 1, h.len, out->f) != h.len || fflush(out->f)))
         rc = th_error_set(err, TH_EIO, "%s: write error: %s", path, strerror(errno));
     th_buf_free(&h);
     return rc ? cli_out_close(out, rc, err) : TH_OK;
@@ -194,6 +208,7 @@ static int open_output(const th_sweep *sw, const sweep_opts *o, const char *path
 
 int cli_sweep(int argc, char **argv) {
     sweep_opts o = {0};
+    o.format = TH_FORMAT_CSV;
     o.shard = (th_shard){0, 1};
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     o.jobs = cores > 0 ? (int)cores : 1;
@@ -203,6 +218,11 @@ int cli_sweep(int argc, char **argv) {
     th_error err = {0};
     th_sweep *sw;
     if (th_sweep_load(o.spec, &sw, &err)) return cli_fail(&err);
+    if (th_sweep_set_format(sw, o.format == TH_FORMAT_JSONL ? TH_SWEEP_JSONL : TH_SWEEP_CSV,
+                            &err)) {
+        th_sweep_free(sw);
+        return cli_fail(&err);
+    }
     if (o.dry_run) {
         rc = dry_run(sw, &o);
         th_sweep_free(sw);
@@ -252,6 +272,7 @@ static void merge_usage(FILE *out) {
           "\n"
           "Join the shard files of one sweep (themis sweep --shard K/N) into the file a single\n"
           "run would have written. Headers must match; every point must be in exactly one part.\n"
+          "Parts are CSV, or JSONL (themis sweep -f jsonl), all of one format.\n"
           "\n"
           "options:\n"
           "      --spec SPEC   also check that no point of the spec is missing at the end\n"

@@ -38,7 +38,8 @@ static void usage(FILE *out) {
           "      --bucket SIZE       fuse weight-gradient All-Reduces into DDP buckets of SIZE\n"
           "                          bytes (on = 25MiB, off or 0 = none; default the workload's)\n"
           "      --load-model M      themis load model: alpha_beta | bandwidth\n"
-          "  -f, --format F          table | json | csv (default table)\n"
+          "  -f, --format F          table | json | csv | jsonl (default table; jsonl: one\n"
+          "                          result object per line, as in json's results)\n"
           "  -o, --output FILE       results file ('-' = stdout, the default)\n"
           "      --trace FILE        timeline CSV of compute and collectives\n"
           "      --force             replace an existing output or trace file\n"
@@ -56,7 +57,7 @@ typedef struct topts {
     const char *workload, *system, *output, *trace;
     int policy; /* th_policy, -1 = all */
     int intra;  /* -1 all */
-    int format;
+    th_format format;
     int force; /* replace existing output files */
     th_train_opts t;
 } topts;
@@ -150,7 +151,7 @@ static int parse(int argc, char **argv, topts *o) {
                                        optarg);
             break;
         case 'f':
-            if (cli_parse_format("train", optarg, &o->format)) return CLI_USAGE;
+            if (cli_parse_format("train", optarg, CLI_FORMATS_ALL, &o->format)) return CLI_USAGE;
             break;
         case 'o': o->output = optarg; break;
         case O_TRACE: o->trace = optarg; break;
@@ -244,9 +245,7 @@ static int evaluate(const topts *o, const th_system *sys, const th_workload *wl,
     if (rc == TH_OK && tc.oom) rc = th_error_set(err, TH_EINTERNAL, "out of memory");
     if (rc == TH_OK) {
         th_train_report rep = {sys, wl, &o->t, rows, nrows};
-        rc = o->format == 0   ? th_report_train_table(out.f, &rep, err)
-             : o->format == 1 ? th_report_train_json(out.f, &rep, err)
-                              : th_report_train_csv(out.f, &rep, err);
+        rc = th_report_train_write(out.f, o->format, &rep, err);
     }
     if (o->trace) rc = cli_out_close(&trace, rc, err);
     rc = cli_out_close(&out, rc, err);

@@ -40,7 +40,10 @@ static void pretty_size(char *buf, size_t n, double s) {
     buf[0] = '\0';
 }
 
+const char *const th_format_names[] = {"table", "json", "csv", "jsonl", NULL};
+
 int th_report_write_json(FILE *out, cJSON *root, th_error *err) {
+    if (!root) return th_error_set(err, TH_EINTERNAL, "out of memory building JSON");
     char *text = cJSON_Print(root);
     cJSON_Delete(root);
     if (!text) return th_error_set(err, TH_EINTERNAL, "out of memory printing JSON");
@@ -48,6 +51,24 @@ int th_report_write_json(FILE *out, cJSON *root, th_error *err) {
     fputc('\n', out);
     cJSON_free(text);
     return th_report_done(out, err);
+}
+
+int th_report_write_jsonl(FILE *out, cJSON *root, const char *key, th_error *err) {
+    if (!root) return th_error_set(err, TH_EINTERNAL, "out of memory building JSON");
+    const cJSON *item;
+    int rc = TH_OK;
+    cJSON_ArrayForEach(item, cJSON_GetObjectItemCaseSensitive(root, key)) {
+        char *text = cJSON_PrintUnformatted(item);
+        if (!text) {
+            rc = th_error_set(err, TH_EINTERNAL, "out of memory printing JSON");
+            break;
+        }
+        fputs(text, out);
+        fputc('\n', out);
+        cJSON_free(text);
+    }
+    cJSON_Delete(root);
+    return rc ? rc : th_report_done(out, err);
 }
 
 void th_table_col(th_table *t, int width, int left) {
@@ -159,7 +180,8 @@ cJSON *th_report_system_json(const th_system *sys) {
     return o;
 }
 
-int th_report_json(FILE *out, const th_report *rep, th_error *err) {
+/* The JSON document of a run; its "results" are also the lines of JSONL. */
+static cJSON *run_json(const th_report *rep) {
     const th_system *sys = rep->sys;
     cJSON *root = cJSON_CreateObject();
     cJSON_AddItemToObject(root, "system", th_report_system_json(sys));
@@ -198,7 +220,25 @@ int th_report_json(FILE *out, const th_report *rep, th_error *err) {
         }
         cJSON_AddItemToArray(results, o);
     }
-    return th_report_write_json(out, root, err);
+    return root;
+}
+
+int th_report_json(FILE *out, const th_report *rep, th_error *err) {
+    return th_report_write_json(out, run_json(rep), err);
+}
+
+int th_report_jsonl(FILE *out, const th_report *rep, th_error *err) {
+    return th_report_write_jsonl(out, run_json(rep), "results", err);
+}
+
+int th_report_write(FILE *out, th_format format, const th_report *rep, th_error *err) {
+    switch (format) {
+    case TH_FORMAT_TABLE: return th_report_table(out, rep, err);
+    case TH_FORMAT_JSON: return th_report_json(out, rep, err);
+    case TH_FORMAT_CSV: return th_report_csv(out, rep, err);
+    case TH_FORMAT_JSONL: return th_report_jsonl(out, rep, err);
+    }
+    return th_error_set(err, TH_EINTERNAL, "unknown output format %d", (int)format);
 }
 
 /* Writes the record in b to out; TH_EINTERNAL when memory ran out building it (bad). */

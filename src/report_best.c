@@ -36,8 +36,8 @@ int th_report_best_table(FILE *out, const th_summary *s, th_best mode, th_error 
     for (size_t g = 0; g < s->ngroups; g++) {
         char **row = s->groups[g].best;
         for (size_t i = 0; row && i < s->ncols; i++)
-            fprintf(out, "%-*s%s", i + 1 < s->ncols ? w[i] : 0,
-                    th_text_escape(t, sizeof t, row[i]), i + 1 < s->ncols ? "  " : "\n");
+            fprintf(out, "%-*s%s", i + 1 < s->ncols ? w[i] : 0, th_text_escape(t, sizeof t, row[i]),
+                    i + 1 < s->ncols ? "  " : "\n");
     }
     free(w);
     return th_report_done(out, err);
@@ -53,7 +53,8 @@ static cJSON *value(const char *f) {
     return cJSON_CreateString(f);
 }
 
-int th_report_best_json(FILE *out, const th_summary *s, th_best mode, th_error *err) {
+/* The JSON document of the best rows; its "groups" are also the lines of JSONL. */
+static cJSON *best_json(const th_summary *s, th_best mode) {
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "metric", s->metric);
     cJSON_AddStringToObject(root, "best", mode_name(mode));
@@ -75,7 +76,15 @@ int th_report_best_json(FILE *out, const th_summary *s, th_best mode, th_error *
             cJSON_AddItemToObject(row, s->columns[i], value(gr->best[i]));
         cJSON_AddItemToArray(groups, o);
     }
-    return th_report_write_json(out, root, err);
+    return root;
+}
+
+int th_report_best_json(FILE *out, const th_summary *s, th_best mode, th_error *err) {
+    return th_report_write_json(out, best_json(s, mode), err);
+}
+
+int th_report_best_jsonl(FILE *out, const th_summary *s, th_best mode, th_error *err) {
+    return th_report_write_jsonl(out, best_json(s, mode), "groups", err);
 }
 
 int th_report_best_csv(FILE *out, const th_summary *s, th_error *err) {
@@ -96,4 +105,15 @@ int th_report_best_csv(FILE *out, const th_summary *s, th_error *err) {
     th_buf_free(&b);
     if (bad) return th_error_set(err, TH_EINTERNAL, "out of memory");
     return th_report_done(out, err);
+}
+
+int th_report_best_write(FILE *out, th_format format, const th_summary *s, th_best mode,
+                         th_error *err) {
+    switch (format) {
+    case TH_FORMAT_TABLE: return th_report_best_table(out, s, mode, err);
+    case TH_FORMAT_JSON: return th_report_best_json(out, s, mode, err);
+    case TH_FORMAT_CSV: return th_report_best_csv(out, s, err);
+    case TH_FORMAT_JSONL: return th_report_best_jsonl(out, s, mode, err);
+    }
+    return th_error_set(err, TH_EINTERNAL, "unknown output format %d", (int)format);
 }

@@ -31,7 +31,10 @@ void th_table_print(FILE *out, const th_table *t);
 /* Flushes `out`; TH_EIO when anything failed to be written. */
 int th_report_done(FILE *out, th_error *err);
 
-/* Prints root (and deletes it) to `out` with a final newline. */
+/* Prints root (and deletes it) to `out` with a final newline; root NULL: out of memory. */
 int th_report_write_json(FILE *out, cJSON *root, th_error *err);
+/* JSONL: prints each element of root's array `key` on one line (no other whitespace), then
+ * deletes root: the lines hold exactly the objects the JSON document holds there. */
+int th_report_write_jsonl(FILE *out, cJSON *root, const char *key, th_error *err);
 
 #endif

@@ -70,7 +70,8 @@ static void add_stat(cJSON *o, const char *name, double v) {
         cJSON_AddNumberToObject(o, name, v);
 }
 
-int th_report_summary_json(FILE *out, const th_summary *s, th_error *err) {
+/* The JSON document of a summary; its "groups" are also the lines of JSONL. */
+static cJSON *summary_json(const th_summary *s) {
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "metric", s->metric);
     cJSON *by = cJSON_AddArrayToObject(root, "by");
@@ -91,7 +92,15 @@ int th_report_summary_json(FILE *out, const th_summary *s, th_error *err) {
         add_stat(o, "max", gr->max);
         cJSON_AddItemToArray(groups, o);
     }
-    return th_report_write_json(out, root, err);
+    return root;
+}
+
+int th_report_summary_json(FILE *out, const th_summary *s, th_error *err) {
+    return th_report_write_json(out, summary_json(s), err);
+}
+
+int th_report_summary_jsonl(FILE *out, const th_summary *s, th_error *err) {
+    return th_report_write_jsonl(out, summary_json(s), "groups", err);
 }
 
 /* A statistic as a CSV field: empty when it has no value. */
@@ -121,4 +130,14 @@ int th_report_summary_csv(FILE *out, const th_summary *s, th_error *err) {
     th_buf_free(&b);
     if (bad) return th_error_set(err, TH_EINTERNAL, "out of memory");
     return th_report_done(out, err);
+}
+
+int th_report_summary_write(FILE *out, th_format format, const th_summary *s, th_error *err) {
+    switch (format) {
+    case TH_FORMAT_TABLE: return th_report_summary_table(out, s, err);
+    case TH_FORMAT_JSON: return th_report_summary_json(out, s, err);
+    case TH_FORMAT_CSV: return th_report_summary_csv(out, s, err);
+    case TH_FORMAT_JSONL: return th_report_summary_jsonl(out, s, err);
+    }
+    return th_error_set(err, TH_EINTERNAL, "unknown output format %d", (int)format);
 }

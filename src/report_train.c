@@ -62,7 +62,8 @@ int th_report_train_table(FILE *out, const th_train_report *rep, th_error *err) 
     return th_report_done(out, err);
 }
 
-int th_report_train_json(FILE *out, const th_train_report *rep, th_error *err) {
+/* The JSON document of a training replay; its "results" are also the lines of JSONL. */
+static cJSON *train_json(const th_train_report *rep) {
     const th_workload *wl = rep->wl;
     cJSON *root = cJSON_CreateObject();
     cJSON_AddItemToObject(root, "system", th_report_system_json(rep->sys));
@@ -113,7 +114,25 @@ int th_report_train_json(FILE *out, const th_train_report *rep, th_error *err) {
         }
         cJSON_AddItemToArray(results, o);
     }
-    return th_report_write_json(out, root, err);
+    return root;
+}
+
+int th_report_train_json(FILE *out, const th_train_report *rep, th_error *err) {
+    return th_report_write_json(out, train_json(rep), err);
+}
+
+int th_report_train_jsonl(FILE *out, const th_train_report *rep, th_error *err) {
+    return th_report_write_jsonl(out, train_json(rep), "results", err);
+}
+
+int th_report_train_write(FILE *out, th_format format, const th_train_report *rep, th_error *err) {
+    switch (format) {
+    case TH_FORMAT_TABLE: return th_report_train_table(out, rep, err);
+    case TH_FORMAT_JSON: return th_report_train_json(out, rep, err);
+    case TH_FORMAT_CSV: return th_report_train_csv(out, rep, err);
+    case TH_FORMAT_JSONL: return th_report_train_jsonl(out, rep, err);
+    }
+    return th_error_set(err, TH_EINTERNAL, "unknown output format %d", (int)format);
 }
 
 int th_report_train_csv(FILE *out, const th_train_report *rep, th_error *err) {

@@ -80,6 +80,14 @@ struct th_sweep {
     double bucket;        /* the spec's DDP bucket bytes: 0 the workload's, < 0 none */
     int issued;           /* a chunking or bucket key or axis: the collectives column */
     int bound;       /* "bound": true: bound_us and vs_bound columns (collective sweeps) */
+    char *text;      /* the spec as read (th_sweep_spec) */
+    size_t text_len; /* bytes */
+    /* Rows as JSON lines (th_sweep_set_format): the columns of the CSV header, and which of
+     * them hold numbers (1) rather than text (0). */
+    int jsonl;
+    char **cols;
+    unsigned char *numeric;
+    int ncols;
 };
 
 /* One point's inputs. */
@@ -98,6 +106,17 @@ typedef struct sw_point {
 
 /* The axis adds an <axis>_file column after its own (system and workload axes). */
 #define SW_HAS_FILE(x) ((x)->kind == AX_SYSTEM || (x)->kind == AX_WORKLOAD)
+
+/* Whether the axis takes numbers (a CSV field with the shortest digits that read back). */
+int sw_axis_numeric(const ax *a);
+
+/* JSONL: replaces the CSV record at out[from..] (one row, line end included) by its JSON line:
+ * an object of the columns in order, numbers as JSON numbers with the CSV's digits (an empty
+ * field is null), text as JSON strings. */
+int sw_jsonl_row(const th_sweep *sw, th_buf *out, size_t from, th_error *err);
+/* th_sweep_resume_scan for JSONL files. */
+int sw_jsonl_resume_scan(const th_sweep *sw, th_shard shard, const char *path, int64_t *rows,
+                         off_t *keep, th_error *err);
 
 /* Mixed-radix digits of a point, one per group (group 0 most significant). */
 void sw_digits(const th_sweep *sw, int64_t point, int64_t *digits);

@@ -1,5 +1,7 @@
 /* Merging shard files: a streaming k-way merge on the point column (same header, no overlap,
- * no gap) into a stream; the caller's th_output replaces the file only when all passed. */
+ * no gap) into a stream; the caller's th_output replaces the file only when all passed. CSV
+ * parts, or JSONL parts (themis sweep -f jsonl: every line an object whose first key is the
+ * point). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -12,32 +14,49 @@
 typedef struct part {
     const char *path;
     FILE *f;
-    th_csv_reader r; /* r.fields: the current row */
+    int jsonl;       /* a JSONL part: line holds the current row */
+    char *line;      /* JSONL: the current line, line break included */
+    size_t cap;      /* bytes allocated for line */
+    size_t len;      /* bytes in line */
+    th_csv_reader r; /* CSV: r.fields is the current row */
     int64_t point;   /* of the current row; -1 at end */
     int64_t row;     /* 1-based row number of the current row */
 } part;
 
+#define JSONL_POINT "{\"point\":"
+
+/* JSONL: reads the next line into p->line; 1, 0 at the end, or -1 with err set. */
+static int next_line(part *p, th_error *err) {
+    errno = 0;
+    ssize_t n = getline(&p->line, &p->cap, p->f);
+    if (n < 0 && ferror(p->f))
+        return th_error_set(err, TH_EIO, "%s: read error: %s", p->path, strerror(errno)), -1;
+    p->len = n < 0 ? 0 : (size_t)n;
+    return n > 0;
+}
+
 /* Reads the next row of p; sets p->point (-1 at the end). */
 static int next_row(part *p, th_error *err) {
     int64_t prev = p->point;
-    int st = th_csv_read(&p->r, err);
+    int st = p->jsonl ? next_line(p, err) : th_csv_read(&p->r, err);
     p->point = -1;
     if (st < 0) return err->code;
     if (st == 0) return TH_OK;
     p->row++;
-    if (!p->r.complete)
+    if (p->jsonl ? p->line[p->len - 1] != '\n' : !p->r.complete)
         return th_error_set(err, TH_EINPUT,
                             "%s: row %" PRId64 " is incomplete (an interrupted shard? finish it "
                             "with --resume)",
                             p->path, p->row);
-    const char *f = p->r.fields[0];
+    const char *f = p->jsonl ? p->line + strlen(JSONL_POINT) : p->r.fields[0];
     char *end;
     errno = 0;
-    long long v = strtoll(f, &end, 10);
-    if (end == f || *end || v < 0 || errno)
+    long long v = -1;
+    if (!p->jsonl || !strncmp(p->line, JSONL_POINT, strlen(JSONL_POINT))) v = strtoll(f, &end, 10);
+    if (v < 0 || end == f || (p->jsonl ? *end != ',' && *end != '}' : *end != '\0') || errno)
         return th_error_set(err, TH_EINPUT,
                             "%s: row %" PRId64 " (line %" PRId64 "): expected a point number first",
-                            p->path, p->row, p->r.line);
+                            p->path, p->row, p->jsonl ? p->row : p->r.line);
     if (v <= prev)
         return th_error_set(err, TH_EINPUT,
                             "%s: row %" PRId64 ": point %lld after point %" PRId64
@@ -52,6 +71,17 @@ static int merge_into(FILE *out, part *parts, int n, int64_t expect, th_error *e
     int rc = TH_OK;
     for (int i = 0; i < n && rc == TH_OK; i++) {
         part *p = &parts[i];
+        if (p->jsonl != parts[0].jsonl) {
+            rc = th_error_set(err, TH_EINPUT, "%s: is %s but %s is %s; merge parts of one format",
+                              p->path, p->jsonl ? "JSONL" : "CSV", parts[0].path,
+                              parts[0].jsonl ? "JSONL" : "CSV");
+            break;
+        }
+        if (p->jsonl) { /* no header */
+            p->point = -1;
+            rc = next_row(p, err);
+            continue;
+        }
         int st = th_csv_read(&p->r, err);
         h.len = 0;
         if (st < 0) {
@@ -70,7 +100,7 @@ static int merge_into(FILE *out, part *parts, int n, int64_t expect, th_error *e
     }
     th_buf_free(&h);
     /* write errors stay on out for the caller's close, which names the file */
-    if (rc == TH_OK) th_csv_write(out, &header);
+    if (rc == TH_OK && !parts[0].jsonl) th_csv_write(out, &header);
     int64_t want = 0;
     while (rc == TH_OK) {
         int best = -1;
@@ -89,7 +119,9 @@ static int merge_into(FILE *out, part *parts, int n, int64_t expect, th_error *e
                               want, parts[best].point, parts[best].path);
             break;
         }
-        if (th_csv_copy(&header, &parts[best].r))
+        if (parts[best].jsonl)
+            fwrite(parts[best].line, 1, parts[best].len, out);
+        else if (th_csv_copy(&header, &parts[best].r))
             rc = th_error_set(err, TH_EINTERNAL, "out of memory");
         else
             th_csv_write(out, &header);
@@ -117,12 +149,18 @@ int th_sweep_merge(FILE *out, const char *const *paths, int n, int64_t expect, t
         parts[i].path = paths[i];
         if (rc == TH_OK && !(parts[i].f = fopen(paths[i], "rb")))
             rc = th_error_set(err, TH_EINPUT, "%s: cannot open: %s", paths[i], strerror(errno));
-        if (parts[i].f) th_csv_open_file(&parts[i].r, parts[i].f, paths[i]);
+        if (parts[i].f) { /* a JSONL part opens with an object */
+            int c = getc(parts[i].f);
+            parts[i].jsonl = c == '{';
+            if (c != EOF) ungetc(c, parts[i].f);
+            th_csv_open_file(&parts[i].r, parts[i].f, paths[i]);
+        }
     }
     if (rc == TH_OK) rc = merge_into(out, parts, n, expect, err);
     for (int i = 0; i < n; i++) {
         if (parts[i].f) fclose(parts[i].f);
         th_csv_close(&parts[i].r);
+        free(parts[i].line);
     }
     free(parts);
     return rc;

@@ -131,6 +131,7 @@ int th_sweep_header(const th_sweep *sw, th_buf *out, th_error *err) {
                                              "speedup",      "ideal_speedup", "speedup_vs_ideal"};
     static const char *const run_cols[] = {"time_us", "ideal_us",   "bw_util",
                                            "speedup", "algbw_GBps", "busbw_GBps"};
+    if (sw->jsonl) return TH_OK;
     int bad = th_sweep_prefix_header(sw, out, err);
     for (int k = 0; k < 6; k++)
         bad |= th_csv_field(out, sw->train ? train_cols[k] : run_cols[k]);
@@ -376,6 +377,7 @@ static int row(th_sweep_worker *w, int64_t point, th_buf *out, th_error *err) {
 int th_sweep_row(th_sweep_worker *w, int64_t point, th_buf *out, th_error *err) {
     size_t len = out->len;
     int rc = row(w, point, out, err);
+    if (rc == TH_OK && w->sw->jsonl) rc = sw_jsonl_row(w->sw, out, len, err);
     if (rc) th_buf_truncate(out, len); /* no partial row */
     return rc;
 }

@@ -273,6 +273,7 @@ static int check_row(const th_sweep *sw, int64_t point, const th_buf *have, cons
 
 int th_sweep_resume_scan(const th_sweep *sw, th_shard shard, const char *path, int64_t *rows,
                          off_t *keep, th_error *err) {
+    if (sw->jsonl) return sw_jsonl_resume_scan(sw, shard, path, rows, keep, err);
     *rows = 0;
     *keep = 0;
     FILE *f = fopen(path, "rb");

@@ -56,12 +56,22 @@ void th_sweep_free(th_sweep *sw) {
     for (int i = 0; i < sw->ninputs; i++)
         free(sw->inputs[i]);
     free(sw->inputs);
+    for (int c = 0; c < sw->ncols; c++)
+        free(sw->cols[c]);
+    free(sw->cols);
+    free(sw->numeric);
+    free(sw->text);
     free(sw);
 }
 
 int64_t th_sweep_points(const th_sweep *sw) {
     return sw->points;
 }
+const char *th_sweep_spec(const th_sweep *sw, size_t *len) {
+    *len = sw->text_len;
+    return sw->text;
+}
+
 const char *th_sweep_name(const th_sweep *sw) {
     return sw->name;
 }
@@ -132,7 +142,7 @@ static int parse_axis_name(const char *src, const char *name, ax *a, th_error *e
                         src, name, hint);
 }
 
-static int is_numeric(const ax *a) {
+int sw_axis_numeric(const ax *a) {
     if (a->kind == AX_CHUNKS || a->kind == AX_SIZE || a->kind == AX_REDUCE || a->kind == AX_BATCH ||
         a->kind == AX_BUCKET)
         return 1;
@@ -198,7 +208,7 @@ static int add_number(ax *a, double x, const char *src, const char *path, th_err
 
 /* Expands {"from", "to", "step" | "times"}. */
 static int expand_range(ax *a, const cJSON *r, const char *src, const char *path, th_error *err) {
-    if (!is_numeric(a))
+    if (!sw_axis_numeric(a))
         return th_error_set(err, TH_EINPUT, "%s: %s: a range needs a numeric axis; give a list",
                             src, path);
     if (th_json_check_keys(r, range_keys, src, path, err)) return err->code;
@@ -384,7 +394,7 @@ static int parse_axis(th_sweep *sw, ax *a, const cJSON *j, const char *src, th_e
         for (const cJSON *v = j->child; v; v = v->next, k++) {
             char vp[200];
             snprintf(vp, sizeof vp, "%s[%d]", path, k);
-            if (is_numeric(a)) {
+            if (sw_axis_numeric(a)) {
                 double x;
                 if (number_of(v, a, &x, src, vp, err)) return err->code;
                 if (add_number(a, x, src, vp, err)) return err->code;
@@ -684,7 +694,12 @@ int th_sweep_parse(const char *json, size_t len, const char *source, const char 
     sw->iterations = 3;
     sw->source = th_strdup(source);
     sw->dir = th_strdup(base_dir);
-    if (!sw->source || !sw->dir) {
+    if ((sw->text = malloc(len + 1))) {
+        memcpy(sw->text, json, len);
+        sw->text[len] = '\0';
+        sw->text_len = len;
+    }
+    if (!sw->source || !sw->dir || !sw->text) {
         th_sweep_free(sw);
         return th_error_set(err, TH_EINTERNAL, "out of memory");
     }

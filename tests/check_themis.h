@@ -33,6 +33,7 @@ Suite *cli_train_suite(void);
 Suite *cli_csv_suite(void);
 Suite *figures_suite(void);
 Suite *install_suite(void);
+Suite *cli_formats_suite(void);
 
 /* Relative comparison for hand-derived values: |got - want| <= 1e-9 * max(1, |want|). */
 #define ck_assert_rel(got, want)                                                                   \

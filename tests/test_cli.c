@@ -801,7 +801,8 @@ START_TEST(bad_options) {
              "run -q bogus");
     test_bad("train: -q: unknown intra-dimension policy 'bogus'", "train '%s' -q bogus",
              test_dpath("wl_two_layer.json"));
-    test_bad("run: -f: unknown format 'bogus' (expected table, json or csv)", "run -f bogus");
+    test_bad("run: -f: unknown format 'bogus' (expected table, json, csv or jsonl)",
+             "run -f bogus");
     test_bad("-f: unknown format 'csv,'", "summarize x.csv -f csv,");
     test_bad(NULL, "run -c bogus");
     test_bad(NULL, "run --load-model bogus");

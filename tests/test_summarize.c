@@ -206,7 +206,7 @@ START_TEST(test_cli_errors) {
     ck_assert_int_eq(run_cli(out, sizeof out, 1, "summarize"), 2);
     ck_assert_msg(strstr(out, "missing the CSV file"), "%s", out);
     ck_assert_int_eq(run_cli(out, sizeof out, 1, "summarize x.csv -f yaml"), 2);
-    ck_assert_msg(strstr(out, "expected table, json or csv"), "%s", out);
+    ck_assert_msg(strstr(out, "expected table, json, csv or jsonl"), "%s", out);
     ck_assert_int_eq(run_cli(out, sizeof out, 1, "summarize x.csv --by a,,b"), 2);
     ck_assert_msg(strstr(out, "empty column name"), "%s", out);
     ck_assert_int_eq(run_cli(out, sizeof out, 0, "summarize --help"), 0);

@@ -1,4 +1,4 @@
-/* Results out: the comparison as a table, JSON or CSV, and the per-stage trace CSV.
+/* Results out: the comparison as a table, JSON, CSV or JSONL, and the per-stage trace CSV.
  * Writes to a stream the caller opened; returns TH_EIO when writing fails, TH_EINTERNAL when
  * memory runs out. */
 #ifndef THEMIS_REPORT_H
@@ -9,6 +9,12 @@
 #include "themis/run.h"
 #include "themis/summarize.h"
 #include "themis/train.h"
+
+/* The formats of a report (-f). JSONL is one JSON object per line: the objects of the JSON
+ * document's results (groups for a summary), the same keys and values, so that line-oriented
+ * readers (pandas read_json(lines=True), jq -c) load them as rows. */
+typedef enum { TH_FORMAT_TABLE, TH_FORMAT_JSON, TH_FORMAT_CSV, TH_FORMAT_JSONL } th_format;
+extern const char *const th_format_names[]; /* "table", "json", "csv", "jsonl", NULL */
 
 typedef struct th_report {
     const th_system *sys;
@@ -23,6 +29,9 @@ typedef struct th_report {
 int th_report_table(FILE *out, const th_report *rep, th_error *err);
 int th_report_json(FILE *out, const th_report *rep, th_error *err);
 int th_report_csv(FILE *out, const th_report *rep, th_error *err);
+int th_report_jsonl(FILE *out, const th_report *rep, th_error *err);
+/* The report in `format` (one of the four above). */
+int th_report_write(FILE *out, th_format format, const th_report *rep, th_error *err);
 
 /* Formats v into buf (at least 32 bytes) with the fewest digits, 15 or 17 significant, that
  * read back to the same double. Returns buf. */
@@ -44,6 +53,8 @@ typedef struct th_train_report {
 int th_report_train_table(FILE *out, const th_train_report *rep, th_error *err);
 int th_report_train_json(FILE *out, const th_train_report *rep, th_error *err);
 int th_report_train_csv(FILE *out, const th_train_report *rep, th_error *err);
+int th_report_train_jsonl(FILE *out, const th_train_report *rep, th_error *err);
+int th_report_train_write(FILE *out, th_format format, const th_train_report *rep, th_error *err);
 
 /* Training trace CSV: header policy,intra,kind,iteration,layer,phase,start_us,end_us; a row
  * returns -1 when memory ran out (nothing written), write errors stay on the stream. */
@@ -52,10 +63,12 @@ int th_report_train_trace_row(FILE *out, const th_workload *wl, th_policy policy
                               const th_train_event *ev);
 
 /* `themis summarize`: the groups of a summary as an aligned table ('-' for a statistic with
- * no value), JSON (null) or CSV (an empty field). */
+ * no value), JSON or JSONL (null) or CSV (an empty field). */
 int th_report_summary_table(FILE *out, const th_summary *s, th_error *err);
 int th_report_summary_json(FILE *out, const th_summary *s, th_error *err);
 int th_report_summary_csv(FILE *out, const th_summary *s, th_error *err);
+int th_report_summary_jsonl(FILE *out, const th_summary *s, th_error *err);
+int th_report_summary_write(FILE *out, th_format format, const th_summary *s, th_error *err);
 
 /* `themis summarize --best`: each group's best row (th_summarize_best) as an aligned table of
  * every column, JSON (groups with keys, line and row, numeric fields as numbers) or CSV (the
@@ -63,5 +76,8 @@ int th_report_summary_csv(FILE *out, const th_summary *s, th_error *err);
 int th_report_best_table(FILE *out, const th_summary *s, th_best mode, th_error *err);
 int th_report_best_json(FILE *out, const th_summary *s, th_best mode, th_error *err);
 int th_report_best_csv(FILE *out, const th_summary *s, th_error *err);
+int th_report_best_jsonl(FILE *out, const th_summary *s, th_best mode, th_error *err);
+int th_report_best_write(FILE *out, th_format format, const th_summary *s, th_best mode,
+                         th_error *err);
 
 #endif

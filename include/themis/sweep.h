@@ -25,6 +25,15 @@ int th_sweep_parse(const char *json, size_t len, const char *source, const char 
                    th_sweep **out, th_error *err);
 void th_sweep_free(th_sweep *sw);
 
+/* The file format of the rows: CSV (the default: a header line, then one record per point) or
+ * JSONL (no header; one JSON object per point whose keys are the CSV's columns, numbers with
+ * the CSV's digits, an empty field null). Set before running, resuming or scanning. */
+typedef enum { TH_SWEEP_CSV, TH_SWEEP_JSONL } th_sweep_format;
+int th_sweep_set_format(th_sweep *sw, th_sweep_format format, th_error *err);
+
+/* The spec's text as it was read, *len bytes (NUL-terminated). */
+const char *th_sweep_spec(const th_sweep *sw, size_t *len);
+
 int64_t th_sweep_points(const th_sweep *sw); /* all points of the spec */
 const char *th_sweep_name(const th_sweep *sw);
 const char *th_sweep_output(const th_sweep *sw); /* resolved "output", or NULL */
@@ -49,7 +58,8 @@ static inline int64_t th_shard_point(th_shard shard, int64_t j) {
     return shard.k + j * shard.n;
 }
 
-/* The CSV header line (with its newline): point, every axis, then the results. */
+/* The CSV header line (with its newline): point, every axis, then the results; nothing for
+ * JSONL. */
 int th_sweep_header(const th_sweep *sw, th_buf *out, th_error *err);
 /* The header's first columns, those of th_sweep_prefix: "point,axis names" (no newline). */
 int th_sweep_prefix_header(const th_sweep *sw, th_buf *out, th_error *err);
@@ -62,7 +72,8 @@ th_sweep_worker *th_sweep_worker_create(const th_sweep *sw);
 void th_sweep_worker_free(th_sweep_worker *w);
 /* Evaluations end early ("interrupted") once *stop is non-zero; NULL: never. */
 void th_sweep_worker_set_stop(th_sweep_worker *w, const atomic_int *stop);
-/* Evaluates one point and appends its row (with newline); on an error nothing is appended. */
+/* Evaluates one point and appends its row (with newline; a JSON line for JSONL); on an error
+ * nothing is appended. */
 int th_sweep_row(th_sweep_worker *w, int64_t point, th_buf *out, th_error *err);
 
 typedef void (*th_progress_fn)(void *ctx, int64_t done, int64_t total);

@@ -1,0 +1,313 @@
+/* Check suite for -f jsonl: run, train, summarize and sweep write one JSON object per line,
+ * read back by Python's json module (an independent reader) and compared with the JSON
+ * format's results (or the sweep's CSV, read by Python's csv module); sweep JSONL resumes,
+ * shards and merges like its CSV. python3 is a test dependency: without it these tests fail. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_themis.h"
+
+/* JSON file argv[1], JSONL file argv[2]: every line one object, the lines equal (values and
+ * key order) to the JSON document's array argv[3]; prints the number of lines. */
+#define PY_SAME_AS_JSON                                                                            \
+    "python3 -c 'import json, sys\n"                                                               \
+    "doc = json.load(open(sys.argv[1], encoding=\"utf-8\"))\n"                                     \
+    "text = open(sys.argv[2], encoding=\"utf-8\").read()\n"                                        \
+    "assert text.endswith(\"\\n\"), \"no final line break\"\n"                                     \
+    "objs = [json.loads(l) for l in text[:-1].split(\"\\n\")]\n"                                   \
+    "want = doc[sys.argv[3]]\n"                                                                    \
+    "assert all(isinstance(o, dict) for o in objs), \"a line is not an object\"\n"                 \
+    "assert objs == want, (objs, want)\n"                                                          \
+    "assert [list(o) for o in objs] == [list(w) for w in want], \"key order\"\n"                   \
+    "print(len(objs))\n"                                                                           \
+    "' '%s' '%s' '%s'"
+
+/* CSV file argv[1], JSONL file argv[2]: as many lines as rows, each line's keys the header in
+ * order; text fields equal strings, numbers equal the field read as a double, null only for an
+ * empty field; prints the rows, the nulls and the Python types of argv[3..]. */
+#define PY_SAME_AS_CSV                                                                             \
+    "python3 -c 'import csv, json, sys\n"                                                          \
+    "rows = list(csv.reader(open(sys.argv[1], newline=\"\", encoding=\"utf-8\")))\n"               \
+    "head, rows = rows[0], rows[1:]\n"                                                             \
+    "text = open(sys.argv[2], encoding=\"utf-8\").read()\n"                                        \
+    "assert text.endswith(\"\\n\"), \"no final line break\"\n"                                     \
+    "objs = [json.loads(l) for l in text[:-1].split(\"\\n\")]\n"                                   \
+    "assert len(objs) == len(rows), (len(objs), len(rows))\n"                                      \
+    "nulls = 0\n"                                                                                  \
+    "for r, o in zip(rows, objs):\n"                                                               \
+    "    assert list(o) == head, (list(o), head)\n"                                                \
+    "    for k, f in zip(head, r):\n"                                                              \
+    "        v = o[k]\n"                                                                           \
+    "        if v is None:\n"                                                                      \
+    "            assert f == \"\", (k, f); nulls += 1\n"                                           \
+    "        elif isinstance(v, str):\n"                                                           \
+    "            assert v == f, (k, v, f)\n"                                                       \
+    "        else:\n"                                                                              \
+    "            assert type(v) in (int, float) and v == float(f), (k, v, f)\n"                    \
+    "print(len(objs), nulls, *[type(objs[0][k]).__name__ for k in sys.argv[3:]])\n"                \
+    "' '%s' '%s' %s"
+
+/* A system whose name needs JSON escapes (a quote, a backslash, a line break) and UTF-8. */
+static void write_system(const char *dir) {
+    TEST_DIR_PATH(sys, dir, "sys.json");
+    const char *s = "{\"name\": \"s \\\"q\\\" \\\\ \\nline é\", \"dims\": [{\"name\": \"d\", "
+                    "\"topology\": \"ring\", \"npus\": 4, \"bw_GBps\": 100, \"latency_ns\": 10}]}";
+    test_spit(sys, s, strlen(s));
+}
+
+static void ok_in(const char *dir, const char *args) {
+    test_cli_out r;
+    test_cli_in(&r, dir, "%s", args);
+    test_expect_quiet(&r, args);
+    test_cli_free(&r);
+}
+
+/* Runs ARGS in dir and saves its stdout as dir/name. */
+static void ok_to(const char *dir, const char *name, const char *args) {
+    test_cli_out r;
+    test_cli_in(&r, dir, "%s", args);
+    test_expect_quiet(&r, args);
+    TEST_DIR_PATH(path, dir, name);
+    test_spit(path, r.out, r.out_len);
+    test_cli_free(&r);
+}
+
+/* Runs the Python check in dir and compares its output with want. */
+static void py_expect(const char *dir, const char *want, const char *fmt, const char *a,
+                      const char *b, const char *c) {
+    char cmd[4096], out[8192];
+    snprintf(cmd, sizeof cmd, "cd '%s' && ", dir);
+    snprintf(cmd + strlen(cmd), sizeof cmd - strlen(cmd), fmt, a, b, c);
+    int st = test_sh(out, sizeof out, "%s", cmd);
+    ck_assert_msg(st == 0, "python3 check of %s: exit %d: %s", b, st, out);
+    ck_assert_str_eq(out, want);
+}
+
+START_TEST(run_jsonl) {
+    char *dir = test_tmp_dir();
+    write_system(dir);
+    ok_in(dir, "run -s sys.json -b 1e6 -n 2 -f json -o r.json");
+    ok_in(dir, "run -s sys.json -b 1e6 -n 2 -f jsonl -o r.jsonl");
+    /* 1 dim: baseline, themis, roundrobin and lp, each with fifo and scf: 8 lines */
+    py_expect(dir, "8\n", PY_SAME_AS_JSON, "r.json", "r.jsonl", "results");
+    ok_in(dir, "run -s sys.json -b 1e6 -n 2 -p themis -q scf --bound -f json -o b.json");
+    ok_in(dir, "run -s sys.json -b 1e6 -n 2 -p themis -q scf --bound -f jsonl -o b.jsonl");
+    py_expect(dir, "1\n", PY_SAME_AS_JSON, "b.json", "b.jsonl", "results");
+    /* the one line of a single pair: ring of 4, 1e6 bytes, 1 chunk would be 15.06 us (see
+     * cli_csv); here 2 chunks of 5e5 bytes, both through the single dim: RS and AG each 3 steps
+     * of 10 + 1.25e5/100 ns = 3780 ns per chunk and phase, 4 stages back to back = 15120 ns */
+    test_cli_out r;
+    test_cli_in(&r, dir, "run -s sys.json -b 1e6 -n 2 -p baseline -q fifo -f jsonl");
+    test_expect_quiet(&r, "run -f jsonl to stdout");
+    ck_assert_msg(strstr(r.out, "{\"policy\":\"baseline\",\"intra\":\"fifo\",\"time_us\":15.12,") ==
+                      r.out,
+                  "%s", r.out);
+    ck_assert_ptr_eq(strchr(r.out, '\n'), r.out + r.out_len - 1); /* one line */
+    test_cli_free(&r);
+    test_rm_dir(dir);
+}
+END_TEST
+
+START_TEST(train_jsonl) {
+    char *dir = test_tmp_dir();
+    write_system(dir);
+    TEST_DIR_PATH(wl, dir, "w.json");
+    const char *w =
+        "{\"name\": \"w \\\"1\\\"\", \"parallelism\": \"data\", \"chunks\": 1, \"layers\": ["
+        "{\"name\": \"l,1 é\", \"params\": 500000, \"forward\": {\"ns\": 1000}, "
+        "\"input_grad\": {\"ns\": 500}, \"weight_grad\": {\"ns\": 800, \"collective\": "
+        "{\"type\": \"allreduce\", \"size\": 1000000}}}]}";
+    test_spit(wl, w, strlen(w));
+    ok_in(dir, "train w.json -s sys.json -f json -o t.json");
+    ok_in(dir, "train w.json -s sys.json -f jsonl -o t.jsonl");
+    /* every policy (baseline, themis, themis-global, roundrobin, lp: 5 x fifo, scf) and the
+     * ideal network (one row): 11 lines */
+    py_expect(dir, "11\n", PY_SAME_AS_JSON, "t.json", "t.jsonl", "results");
+    test_rm_dir(dir);
+}
+END_TEST
+
+START_TEST(summarize_jsonl) {
+    char *dir = test_tmp_dir();
+    TEST_DIR_PATH(csv, dir, "in.csv");
+    /* groups a (2, 8: mean 5, gmean 4), "b,\"x\"" (3) and c (an empty metric: no values) */
+    const char *t = "k,v\na,2\n\"b,\"\"x\"\"\",3\na,8\nc,\n";
+    test_spit(csv, t, strlen(t));
+    ok_to(dir, "s.json", "summarize in.csv --by k --metric v -f json");
+    ok_to(dir, "s.jsonl", "summarize in.csv --by k --metric v -f jsonl");
+    py_expect(dir, "3\n", PY_SAME_AS_JSON, "s.json", "s.jsonl", "groups");
+    TEST_DIR_PATH(out, dir, "s.jsonl");
+    char *got = test_slurp(out, NULL);
+    ck_assert_str_eq(got, "{\"keys\":{\"k\":\"a\"},\"count\":2,\"mean\":5,\"gmean\":4,\"min\":2,"
+                          "\"max\":8}\n"
+                          "{\"keys\":{\"k\":\"b,\\\"x\\\"\"},\"count\":1,\"mean\":3,\"gmean\":3,"
+                          "\"min\":3,\"max\":3}\n"
+                          "{\"keys\":{\"k\":\"c\"},\"count\":0,\"mean\":null,\"gmean\":null,"
+                          "\"min\":null,\"max\":null}\n");
+    free(got);
+    /* --best: the groups with a value (a, b; c has none), one per line */
+    ok_to(dir, "b.json", "summarize in.csv --by k --best v -f json");
+    ok_to(dir, "b.jsonl", "summarize in.csv --by k --best v -f jsonl");
+    py_expect(dir, "2\n", PY_SAME_AS_JSON, "b.json", "b.jsonl", "groups");
+    test_rm_dir(dir);
+}
+END_TEST
+
+/* Two systems (1 dim and 3 dims), 2 chunk counts, 2 policies: 8 points. */
+static void write_spec(const char *dir) {
+    TEST_DIR_PATH(spec, dir, "spec.json");
+    char s[4096];
+    snprintf(s, sizeof s,
+             "{\"collective\": {\"size\": 1000000}, \"axes\": {\"system\": [\"%s\", \"%s\"], "
+             "\"chunks\": [1, 4], \"policy\": [\"baseline\", \"themis\"]}}",
+             test_dpath("cli_ring4.json"), test_dpath("cli_3d.json"));
+    test_spit(spec, s, strlen(s));
+}
+
+START_TEST(sweep_jsonl) {
+    char *dir = test_tmp_dir();
+    write_spec(dir);
+    ok_in(dir, "sweep spec.json --quiet -o s.csv");
+    ok_in(dir, "sweep spec.json --quiet -f jsonl -j 1 -o s.jsonl");
+    /* 8 rows; the 4 points on the 1-dim ring have no dim 1 and 2: 4 x 4 nulls */
+    py_expect(dir, "8 16 int int str str str float\n", PY_SAME_AS_CSV, "s.csv", "s.jsonl",
+              "point chunks policy system system_file time_us");
+    /* the same bytes with any thread count */
+    ok_in(dir, "sweep spec.json --quiet -f jsonl -j 3 -o s3.jsonl");
+    char out[256];
+    ck_assert_int_eq(test_sh(out, sizeof out, "cmp '%s/s.jsonl' '%s/s3.jsonl'", dir, dir), 0);
+    /* to stdout */
+    ok_to(dir, "o.jsonl", "sweep spec.json -f jsonl -o -");
+    ck_assert_int_eq(test_sh(out, sizeof out, "cmp '%s/s.jsonl' '%s/o.jsonl'", dir, dir), 0);
+    test_rm_dir(dir);
+}
+END_TEST
+
+START_TEST(sweep_jsonl_resume) {
+    char *dir = test_tmp_dir();
+    write_spec(dir);
+    ok_in(dir, "sweep spec.json --quiet -f jsonl -o full.jsonl");
+    char out[512];
+    /* cut inside line 4, and right after line 3: --resume finishes both to the same bytes */
+    ck_assert_int_eq(test_sh(out, sizeof out,
+                             "cd '%s' && head -n 3 full.jsonl > a.jsonl && "
+                             "head -n 4 full.jsonl | head -c -20 >> a.jsonl.tmp && "
+                             "tail -n 1 a.jsonl.tmp >> a.jsonl && rm a.jsonl.tmp && "
+                             "head -n 3 full.jsonl > b.jsonl",
+                             dir),
+                     0);
+    ok_in(dir, "sweep spec.json --quiet -f jsonl --resume -o a.jsonl");
+    ok_in(dir, "sweep spec.json --quiet -f jsonl --resume -o b.jsonl");
+    ck_assert_int_eq(test_sh(out, sizeof out, "cd '%s' && cmp full.jsonl a.jsonl", dir), 0);
+    ck_assert_int_eq(test_sh(out, sizeof out, "cd '%s' && cmp full.jsonl b.jsonl", dir), 0);
+    /* a finished file stays as it is */
+    ok_in(dir, "sweep spec.json --quiet -f jsonl --resume -o b.jsonl");
+    ck_assert_int_eq(test_sh(out, sizeof out, "cd '%s' && cmp full.jsonl b.jsonl", dir), 0);
+    test_rm_dir(dir);
+}
+END_TEST
+
+START_TEST(sweep_jsonl_resume_errors) {
+    char *dir = test_tmp_dir();
+    write_spec(dir);
+    ok_in(dir, "sweep spec.json --quiet -f jsonl -o full.jsonl");
+    ok_in(dir, "sweep spec.json --quiet -o full.csv");
+    char out[512];
+    ck_assert_int_eq(test_sh(out, sizeof out,
+                             "cd '%s' && cat full.jsonl full.jsonl > twice.jsonl && "
+                             "head -n 2 full.jsonl | sed '2s/\"chunks\":1/\"chunks\":2/' > "
+                             "changed.jsonl",
+                             dir),
+                     0);
+    test_cli_out r;
+    test_cli_in(&r, dir, "sweep spec.json -f jsonl --resume -o twice.jsonl");
+    test_expect_bad(&r, "resume a JSONL file with more rows than points");
+    ck_assert_msg(strstr(r.err, "twice.jsonl: has 16 rows, more than the 8 points"), "%s", r.err);
+    test_cli_free(&r);
+    test_cli_in(&r, dir, "sweep spec.json -f jsonl --resume -o changed.jsonl");
+    test_expect_bad(&r, "resume a JSONL file whose last row differs");
+    ck_assert_msg(strstr(r.err, "changed.jsonl: row 2 is not point 1 of this sweep as JSONL"), "%s",
+                  r.err);
+    test_cli_free(&r);
+    /* a CSV file resumed as JSONL: its header is not a point's line */
+    ok_in(dir, "sweep spec.json --quiet --shard 0/2 -o half.csv");
+    test_cli_in(&r, dir, "sweep spec.json -f jsonl --shard 0/2 --resume -o half.csv");
+    test_expect_bad(&r, "resume a CSV file as JSONL");
+    ck_assert_msg(strstr(r.err, "half.csv: has 5 rows, more than the 4 points of this sweep shard"),
+                  "%s", r.err);
+    test_cli_free(&r);
+    test_rm_dir(dir);
+}
+END_TEST
+
+START_TEST(merge_jsonl) {
+    char *dir = test_tmp_dir();
+    write_spec(dir);
+    ok_in(dir, "sweep spec.json --quiet -f jsonl -o full.jsonl");
+    ok_in(dir, "sweep spec.json --quiet -f jsonl --shard 0/3 -o p0.jsonl");
+    ok_in(dir, "sweep spec.json --quiet -f jsonl --shard 1/3 -o p1.jsonl");
+    ok_in(dir, "sweep spec.json --quiet -f jsonl --shard 2/3 -o p2.jsonl");
+    ok_in(dir, "sweep spec.json --quiet --shard 1/3 -o p1.csv");
+    ok_in(dir, "merge all.jsonl p2.jsonl p0.jsonl p1.jsonl --spec spec.json");
+    char out[512];
+    ck_assert_int_eq(test_sh(out, sizeof out, "cd '%s' && cmp full.jsonl all.jsonl", dir), 0);
+    test_cli_out r;
+    test_cli_in(&r, dir, "merge m.jsonl p0.jsonl p1.csv p2.jsonl");
+    test_expect_bad(&r, "merge JSONL and CSV parts");
+    ck_assert_msg(strstr(r.err, "p1.csv: is CSV but p0.jsonl is JSONL; merge parts of one format"),
+                  "%s", r.err);
+    test_cli_free(&r);
+    test_cli_in(&r, dir, "merge m.jsonl p0.jsonl p2.jsonl --spec spec.json");
+    test_expect_bad(&r, "merge JSONL parts with a gap");
+    ck_assert_msg(strstr(r.err, "point 1 is in no part (the next one, 2, is in p2.jsonl)"), "%s",
+                  r.err);
+    test_cli_free(&r);
+    /* an interrupted part (its last line cut), and a line that does not open with the point */
+    ck_assert_int_eq(test_sh(out, sizeof out,
+                             "cd '%s' && head -c -5 p1.jsonl > cut.jsonl && "
+                             "sed '2s/^{\"point\":4,/{\"x\":4,/' p1.jsonl > nopoint.jsonl",
+                             dir),
+                     0);
+    test_cli_in(&r, dir, "merge m.jsonl p0.jsonl cut.jsonl p2.jsonl");
+    test_expect_bad(&r, "merge an interrupted JSONL part");
+    ck_assert_msg(strstr(r.err, "cut.jsonl: row 3 is incomplete"), "%s", r.err);
+    test_cli_free(&r);
+    test_cli_in(&r, dir, "merge m.jsonl p0.jsonl nopoint.jsonl p2.jsonl");
+    test_expect_bad(&r, "merge a JSONL part without the point first");
+    ck_assert_msg(strstr(r.err, "nopoint.jsonl: row 2 (line 2): expected a point number first"),
+                  "%s", r.err);
+    test_cli_free(&r);
+    TEST_DIR_PATH(m, dir, "m.jsonl");
+    ck_assert(!test_exists(m));
+    test_rm_dir(dir);
+}
+END_TEST
+
+START_TEST(format_errors) {
+    test_bad("run: -f: unknown format 'xml' (expected table, json, csv or jsonl)", "run -f xml");
+    test_bad("train: -f: unknown format 'JSONL'", "train x.json -f JSONL");
+    test_bad("summarize: -f: unknown format 'tsv'", "summarize x.csv -f tsv");
+    test_bad("sweep: -f: format 'table' does not apply here (expected csv or jsonl)",
+             "sweep x.json -f table");
+    test_bad("sweep: -f: format 'json' does not apply here", "sweep x.json -f json");
+    test_bad("optimize: -f: format 'jsonl' does not apply here (expected table, json or csv)",
+             "optimize -f jsonl");
+}
+END_TEST
+
+Suite *cli_formats_suite(void) {
+    Suite *s = suite_create("cli_formats");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, run_jsonl);
+    tcase_add_test(tc, train_jsonl);
+    tcase_add_test(tc, summarize_jsonl);
+    tcase_add_test(tc, sweep_jsonl);
+    tcase_add_test(tc, sweep_jsonl_resume);
+    tcase_add_test(tc, sweep_jsonl_resume_errors);
+    tcase_add_test(tc, merge_jsonl);
+    tcase_add_test(tc, format_errors);
+    suite_add_tcase(s, tc);
+    return s;
+}
