@@ -24,6 +24,12 @@ int cli_blame(th_error *err, const char *path) {
     return err->code;
 }
 
+void cli_version(void) {
+    char libs[512];
+    th_lib_versions_line(libs, sizeof libs);
+    printf("themis %s\nbuilt with %s\n", TH_VERSION, libs);
+}
+
 int cli_usage_error(const char *cmd, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
@@ -188,7 +194,7 @@ static void usage(FILE *out) {
           "\n"
           "options:\n"
           "  -h, --help     this text; 'themis COMMAND --help' for a command's options\n"
-          "  -V, --version  print the version\n"
+          "  -V, --version  print the version and those of the libraries it is built with\n"
           "\n"
           "example:\n"
           "  themis run -s models/systems/default-3d.json -b 1GiB -n 64 -f csv\n" CLI_HELP_EXIT,
@@ -202,7 +208,7 @@ int main(int argc, char **argv) {
             return CLI_OK;
         }
         if (argc >= 2 && (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version"))) {
-            printf("themis %s\n", TH_VERSION);
+            cli_version();
             return CLI_OK;
         }
         return cli_run(argc, argv); /* bare options mean `themis run OPTIONS` */

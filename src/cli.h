@@ -28,6 +28,9 @@ int cli_fail(const th_error *err);
  * default), for an error a file caused that the library could not name; returns err->code. */
 int cli_blame(th_error *err, const char *path);
 
+/* Prints the version of themis and of the libraries it is built with (--version, -V). */
+void cli_version(void);
+
 /* Prints "themis <cmd>: <msg> (see 'themis <cmd> --help')" and returns CLI_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -46,7 +46,7 @@ int cli_import_astra(int argc, char **argv) {
         case 'o': out_path = optarg; break;
         case 'F': force = 1; break;
         case 'h': usage(stdout); return CLI_OK;
-        case 'V': printf("themis %s\n", TH_VERSION); return CLI_OK;
+        case 'V': cli_version(); return CLI_OK;
         case ':':
             return cli_usage_error("import-astra", "option '%s' needs a value", argv[optind - 1]);
         default: return cli_usage_error("import-astra", "unknown option '%s'", argv[optind - 1]);

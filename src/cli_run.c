@@ -131,7 +131,7 @@ static int parse(int argc, char **argv, options *o) {
         case OPT_FORCE: o->force = 1; break;
         case OPT_BOUND: o->bound = 1; break;
         case 'h': usage(stdout); return -1;
-        case 'V': printf("themis %s\n", TH_VERSION); return -1;
+        case 'V': cli_version(); return -1;
         case ':': return cli_usage_error("run", "option '%s' needs a value", argv[optind - 1]);
         default: return cli_usage_error("run", "unknown option '%s'", argv[optind - 1]);
         }

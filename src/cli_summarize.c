@@ -85,7 +85,7 @@ static int parse_summarize(int argc, char **argv, summarize_opts *o) {
                 return CLI_USAGE;
             break;
         case 'h': summarize_usage(stdout); return -1;
-        case 'V': printf("themis %s\n", TH_VERSION); return -1;
+        case 'V': cli_version(); return -1;
         case ':':
             return cli_usage_error("summarize", "option '%s' needs a value", argv[optind - 1]);
         default: return cli_usage_error("summarize", "unknown option '%s'", argv[optind - 1]);

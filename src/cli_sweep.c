@@ -127,7 +127,7 @@ static int parse_sweep(int argc, char **argv, sweep_opts *o) {
         case O_DRY: o->dry_run = 1; break;
         case O_QUIET: o->quiet = 1; break;
         case 'h': sweep_usage(stdout); return -1;
-        case 'V': printf("themis %s\n", TH_VERSION); return -1;
+        case 'V': cli_version(); return -1;
         case ':': return cli_usage_error("sweep", "option '%s' needs a value", argv[optind - 1]);
         default: return cli_usage_error("sweep", "unknown option '%s'", argv[optind - 1]);
         }
@@ -304,7 +304,7 @@ int cli_merge(int argc, char **argv) {
         case O_SPEC: spec = optarg; break;
         case O_FORCE: force = 1; break;
         case 'h': merge_usage(stdout); return CLI_OK;
-        case 'V': printf("themis %s\n", TH_VERSION); return CLI_OK;
+        case 'V': cli_version(); return CLI_OK;
         case ':': return cli_usage_error("merge", "option '%s' needs a value", argv[optind - 1]);
         default: return cli_usage_error("merge", "unknown option '%s'", argv[optind - 1]);
         }

@@ -157,7 +157,7 @@ static int parse(int argc, char **argv, topts *o) {
         case O_TRACE: o->trace = optarg; break;
         case O_FORCE: o->force = 1; break;
         case 'h': usage(stdout); return -1;
-        case 'V': printf("themis %s\n", TH_VERSION); return -1;
+        case 'V': cli_version(); return -1;
         case ':': return cli_usage_error("train", "option '%s' needs a value", argv[optind - 1]);
         default: return cli_usage_error("train", "unknown option '%s'", argv[optind - 1]);
         }

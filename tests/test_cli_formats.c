@@ -296,6 +296,26 @@ START_TEST(format_errors) {
 }
 END_TEST
 
+/* --version: themis's version (from themis.h, as the Makefile reads it) and the libraries',
+ * as pkg-config and the GLPK header (through the preprocessor) give them: Debian's -dev
+ * packages hold headers and library of one version, so nothing is marked "built with". */
+START_TEST(version_libraries) {
+    char out[2048];
+    int st = test_sh(
+        out, sizeof out,
+        "v=$(sed -n 's/^#define TH_VERSION \"\\(.*\\)\"/\\1/p' include/themis/themis.h) && "
+        "glpk=$(printf '#include <glpk.h>\\nGLP_MAJOR_VERSION.GLP_MINOR_VERSION\\n' | "
+        "${THEMIS_CC:-cc} -E -P - | tr -d ' ' | tail -n 1) && "
+        "want=\"themis $v\nbuilt with cJSON $(pkg-config --modversion libcjson), "
+        "GSL $(pkg-config --modversion gsl), libyaml $(pkg-config --modversion yaml-0.1), "
+        "GLPK $glpk, NLopt $(pkg-config --modversion nlopt)\" && "
+        "for a in --version -V 'run -V' 'sweep --version' 'train -V' 'summarize -V' "
+        "'merge -V' 'import-astra -V'; do got=$(\"$THEMIS_BIN\" $a) && "
+        "[ \"$got\" = \"$want\" ] || { echo \"$a: got '$got', want '$want'\"; exit 1; }; done");
+    ck_assert_msg(st == 0, "%s", out);
+}
+END_TEST
+
 Suite *cli_formats_suite(void) {
     Suite *s = suite_create("cli_formats");
     TCase *tc = tcase_create("core");
@@ -308,6 +328,7 @@ Suite *cli_formats_suite(void) {
     tcase_add_test(tc, sweep_jsonl_resume_errors);
     tcase_add_test(tc, merge_jsonl);
     tcase_add_test(tc, format_errors);
+    tcase_add_test(tc, version_libraries);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -25,6 +25,7 @@
 #include "themis/text.h"
 #include "themis/train.h"
 #include "themis/units.h"
+#include "themis/version.h"
 #include "themis/workload.h"
 
 #endif
