@@ -26,8 +26,9 @@ static void usage(FILE *out) {
           "all\n"
           "                          (default all: every policy and the ideal network)\n"
           "  -q, --intra Q           fifo | scf | all (default all)\n"
-          "      --priority R        between collectives in flight: fifo (older first) or\n"
-          "                          lifo (newer first; default, as ASTRA-sim)\n"
+          "      --priority R        fifo | lifo | layer: between collectives in flight, the\n"
+          "                          older first, the newer first (default, as ASTRA-sim), or\n"
+          "                          the earliest layer first (blocking ones before all)\n"
           "      --iterations N      iterations replayed, 2 to 1000 (default 3)\n"
           "      --batch B           samples per NPU (default: the workload's); scales compute\n"
           "                          and forward/input-gradient collectives\n"
@@ -98,7 +99,7 @@ static int parse(int argc, char **argv, topts *o) {
             break;
         case O_PRIO:
             if (th_priority_from_name(optarg, &o->t.priority))
-                return cli_usage_error("train", "--priority: expected fifo or lifo, got '%s'",
+                return cli_usage_error("train", "--priority: expected fifo, lifo or layer, got '%s'",
                                        optarg);
             break;
         case O_ITER:

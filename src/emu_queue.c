@@ -19,10 +19,11 @@ static inline int before(const emu_entry *a, const emu_entry *b) {
     return a->chunk < b->chunk;
 }
 
-/* Bucket order: the collective priority (older first, or newer first under lifo), then the
- * smaller m under SCF. */
-static inline int bucket_before(uint32_t coll, double m, const emu_bucket *b, int scf, int lifo) {
-    if (coll != b->coll) return lifo ? coll > b->coll : coll < b->coll;
+/* Bucket order: the collective priority (the lower rank: emu_rank), then the smaller m under
+ * SCF. */
+static inline int bucket_before(uint32_t coll, uint64_t rank, double m, const emu_bucket *b,
+                                int scf) {
+    if (coll != b->coll) return rank < b->rank;
     return scf && m < b->m;
 }
 
@@ -100,10 +101,10 @@ static void reverse(emu_bucket *b, int lo, int hi) {
     }
 }
 
-int emu_queue_push(emu_squeue *s, emu_entry x, int scf, int lifo) {
+int emu_queue_push(emu_squeue *s, emu_entry x, uint64_t rank, int scf) {
     int i = s->nb;
     /* buckets are few; the new stage's is most often the last or near it */
-    while (i > 0 && bucket_before(x.coll, x.m, &s->b[i - 1], scf, lifo))
+    while (i > 0 && bucket_before(x.coll, rank, x.m, &s->b[i - 1], scf))
         i--;
     if (i > 0 && s->b[i - 1].coll == x.coll && (!scf || s->b[i - 1].m == x.m)) {
         i--; /* the key's bucket, maybe empty */
@@ -117,7 +118,7 @@ int emu_queue_push(emu_squeue *s, emu_entry x, int scf, int lifo) {
         }
         emu_queue spare = s->b[s->nb].q; /* an empty run whose buffer is reused */
         if (i < s->nb) memmove(s->b + i + 1, s->b + i, sizeof *s->b * (size_t)(s->nb - i));
-        s->b[i] = (emu_bucket){x.coll, x.m, spare};
+        s->b[i] = (emu_bucket){x.coll, rank, x.m, spare};
         s->nb++;
         if (s->first >= i && s->len > 0) s->first++;
     }

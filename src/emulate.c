@@ -39,10 +39,10 @@ void th_emu_free(th_emu *emu) {
     free(emu);
 }
 
-const char *const th_priority_names[] = {"fifo", "lifo", NULL};
+const char *const th_priority_names[] = {"fifo", "lifo", "layer", NULL};
 
 const char *th_priority_name(th_priority p) {
-    return (unsigned)p < 2 ? th_priority_names[p] : "?";
+    return (unsigned)p < 3 ? th_priority_names[p] : "?";
 }
 
 int th_priority_from_name(const char *s, th_priority *out) {
@@ -64,7 +64,7 @@ static int enqueue(th_emu *r, uint32_t id, uint32_t c, int stage) {
                    .chunk = c,
                    .stage = (uint32_t)stage,
                    .op = (uint32_t)op};
-    return emu_queue_put(&r->sq[dim], x, r->scf, r->lifo) ? -1 : dim;
+    return emu_queue_put(&r->sq[dim], x, emu_rec(r, id)->rank, r->scf) ? -1 : dim;
 }
 
 /* Dim d takes its next waiting stage and runs it from now; -1 when its time is refused.
@@ -193,7 +193,8 @@ void th_emu_reset(th_emu *emu, const th_system *sys, th_intra intra, th_priority
     /* an unknown model gets no plan (th_collective_validate), so ours never runs one */
     emu->model = (unsigned)sys->model < TH_MODEL_COUNT ? models[sys->model] : &clean_model;
     emu->scf = intra == TH_INTRA_SCF;
-    emu->lifo = prio == TH_PRIO_LIFO;
+    emu->prio = prio;
+    emu->key = 0;
     emu->trace = trace, emu->trace_ctx = trace_ctx;
     emu->nbusy = 0;
     emu->seq = 0;
@@ -228,6 +229,7 @@ int emu_admit(th_emu *emu, const th_plan *plan, double t, int *k, th_error *err)
     cr->plan = plan;
     cr->issue = t;
     cr->end = -1;
+    cr->rank = emu_rank(emu->prio, (uint32_t)emu->ncolls, emu->key);
     cr->left = plan->chunks;
     memset(cr->bytes, 0, sizeof cr->bytes);
     memset(cr->busy, 0, sizeof cr->busy);
@@ -246,6 +248,17 @@ int th_emu_issue(th_emu *emu, const th_plan *plan, double t, int *id, th_error *
         return th_error_set(err, TH_EINTERNAL, "a plan made for the %s model issued on a %s system",
                             th_model_name(plan->model), th_model_name(emu->sys->model));
     return emu->model->issue(emu, plan, t, id, err);
+}
+
+int th_emu_issue_key(th_emu *emu, const th_plan *plan, double t, int64_t key, int *id,
+                     th_error *err) {
+    if (key < 0 || key > INT32_MAX)
+        return th_error_set(err, TH_EINTERNAL, "priority key %lld out of range",
+                            (long long)key);
+    emu->key = key;
+    int rc = th_emu_issue(emu, plan, t, id, err);
+    emu->key = 0;
+    return rc;
 }
 
 double th_emu_next(const th_emu *emu) {

@@ -34,7 +34,8 @@ typedef struct emu_queue {
  * SCF. */
 typedef struct emu_bucket {
     uint32_t coll;
-    double m; /* bytes; SCF only */
+    uint64_t rank; /* the collective's priority rank: lower goes first (emu_rank) */
+    double m;      /* bytes; SCF only */
     emu_queue q;
 } emu_bucket;
 
@@ -60,6 +61,7 @@ typedef struct emu_cost {
 typedef struct emu_coll {
     const th_plan *plan;
     double issue, end; /* ns; end < 0 while running */
+    uint64_t rank;     /* priority among collectives in flight, lower first (emu_rank) */
     int64_t left;      /* chunks not finished */
     uint8_t *next;     /* per chunk: index of its next stage */
     size_t next_cap;
@@ -100,7 +102,9 @@ struct th_emu {
     int nfree, free_cap;
     const th_system *sys;
     const emu_model *model; /* the system's model, chosen at reset */
-    int scf, lifo;
+    int scf;
+    th_priority prio; /* between collectives in flight */
+    int64_t key;      /* the priority key of the collective being issued (th_emu_issue_key) */
     th_trace_fn trace;
     void *trace_ctx;
     emu_server srv[TH_MAX_DIMS];
@@ -143,11 +147,22 @@ int emu_ending(const th_emu *emu, int *ending);
  * whose chunks are all done is listed as finished), or -2 when out of memory (err filled). */
 int emu_end(th_emu *emu, int d, uint32_t *chunk, uint32_t *coll, th_error *err);
 
+/* The rank of collective id issued with key under prio: lower ranks go first. fifo: older
+ * first; lifo: newer first; layer: the smaller key first, then older first. */
+static inline uint64_t emu_rank(th_priority prio, uint32_t id, int64_t key) {
+    switch (prio) {
+    case TH_PRIO_LIFO: return (uint64_t)(UINT32_MAX - id);
+    case TH_PRIO_LAYER: return ((uint64_t)key << 32) | id;
+    default: return id;
+    }
+}
+
 /* Ours (emu_queue.c). A run: entries of one bucket by (ready, chunk); -1 when out of memory. */
 int emu_run_push(emu_queue *q, emu_entry x);
 emu_entry emu_run_pop(emu_queue *q); /* the first entry; the run must hold one */
-/* A dim's queue: queues x in order; -1 when out of memory. */
-int emu_queue_push(emu_squeue *s, emu_entry x, int scf, int lifo);
+/* A dim's queue: queues x (of a collective of priority rank `rank`) in order; -1 when out of
+ * memory. */
+int emu_queue_push(emu_squeue *s, emu_entry x, uint64_t rank, int scf);
 /* Takes the first waiting entry (the queue must hold one). */
 emu_entry emu_queue_pop(emu_squeue *s);
 void emu_queue_clear(emu_squeue *s); /* empty, buffers kept */
@@ -158,16 +173,16 @@ void emu_queue_clear(emu_squeue *s); /* empty, buffers kept */
 
 /* The same as emu_queue_push and emu_queue_pop, inline where the queue is empty before the
  * push or after the pop, as it mostly is with few chunks. */
-static inline int emu_queue_put(emu_squeue *s, emu_entry x, int scf, int lifo) {
+static inline int emu_queue_put(emu_squeue *s, emu_entry x, uint64_t rank, int scf) {
     if (s->nb == 0 && s->cap > 0 && s->b[0].q.cap > 0) { /* b[0] is an empty spare */
         emu_bucket *b = &s->b[0];
-        b->coll = x.coll, b->m = x.m;
+        b->coll = x.coll, b->rank = rank, b->m = x.m;
         b->q.e[0] = x;
         b->q.n = 1, b->q.head = 0;
         s->nb = 1, s->first = 0, s->len = 1;
         return 0;
     }
-    return emu_queue_push(s, x, scf, lifo);
+    return emu_queue_push(s, x, rank, scf);
 }
 
 static inline emu_entry emu_queue_take(emu_squeue *s) {

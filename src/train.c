@@ -118,6 +118,13 @@ static void ideal_advance(trainer *tr, double t) {
     tr->tl = t;
 }
 
+/* The priority key of a collective (th_emu_issue_key): under the layer priority (earliest
+ * layer first) a blocking collective, which the compute stream waits for now, goes first (0),
+ * then the others by layer (layer + 1; a bucket's layer is its lowest), older first. */
+static int64_t prio_key(const inst *x) {
+    return x->blocking ? 0 : (int64_t)x->layer + 1;
+}
+
 static void ideal_assign(trainer *tr) {
     int lifo = tr->o->priority == TH_PRIO_LIFO;
     uint32_t taken = 0;
@@ -134,7 +141,14 @@ static int net_issue(trainer *tr, int k, double t, th_error *err) {
     if (tr->o->policy == TH_POLICY_IDEAL) {
         ideal_advance(tr, t);
         x->remaining = coll_bytes(tr->sys, &x->coll, &x->rate);
-        tr->live[tr->nlive++] = k;
+        int at_pos = tr->nlive;
+        if (tr->o->priority == TH_PRIO_LAYER) /* live stays in (key, issue) order */
+            while (at_pos > 0 && prio_key(&tr->in[tr->live[at_pos - 1]]) > prio_key(x))
+                at_pos--;
+        memmove(tr->live + at_pos + 1, tr->live + at_pos,
+                sizeof *tr->live * (size_t)(tr->nlive - at_pos));
+        tr->live[at_pos] = k;
+        tr->nlive++;
         ideal_assign(tr);
         return TH_OK;
     }
@@ -153,7 +167,7 @@ static int net_issue(trainer *tr, int k, double t, th_error *err) {
             tr->tracker[d] = plan->load[d];
         }
     int id;
-    if (th_emu_issue(tr->emu, plan, t, &id, err)) return err->code;
+    if (th_emu_issue_key(tr->emu, plan, t, prio_key(x), &id, err)) return err->code;
     if (id >= tr->id_cap) {
         int cap = tr->id_cap ? 2 * tr->id_cap : 256;
         int *o = realloc(tr->of_id, sizeof *o * (size_t)cap);

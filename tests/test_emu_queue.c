@@ -10,6 +10,11 @@ static emu_entry ent(uint32_t coll, double m, double ready, uint32_t chunk) {
     return (emu_entry){.ready = ready, .m = m, .coll = coll, .chunk = chunk};
 }
 
+/* The rank of collective coll under fifo or lifo (emu_rank, written out). */
+static uint64_t rk(uint32_t coll, int lifo) {
+    return lifo ? (uint64_t)(UINT32_MAX - coll) : coll;
+}
+
 /* SPEC §6 order, written out independently of the queue. */
 static int ref_before(const emu_entry *a, const emu_entry *b, int scf, int lifo) {
     if (a->coll != b->coll) return lifo ? a->coll > b->coll : a->coll < b->coll;
@@ -21,13 +26,13 @@ static int ref_before(const emu_entry *a, const emu_entry *b, int scf, int lifo)
 START_TEST(scf_equal_keys) {
     emu_squeue q = {0};
     /* m in {4, 2, 1} MiB-like sizes, equal m with different ready and chunk */
-    ck_assert_int_eq(emu_queue_push(&q, ent(0, 4, 0, 0), 1, 0), 0);
-    ck_assert_int_eq(emu_queue_push(&q, ent(0, 2, 0, 1), 1, 0), 0);
-    ck_assert_int_eq(emu_queue_push(&q, ent(0, 4, 0, 2), 1, 0), 0);
-    ck_assert_int_eq(emu_queue_push(&q, ent(0, 2, 5, 3), 1, 0), 0);
-    ck_assert_int_eq(emu_queue_push(&q, ent(0, 1, 7, 4), 1, 0), 0);
-    ck_assert_int_eq(emu_queue_push(&q, ent(0, 2, 5, 0 + 5), 1, 0), 0);
-    ck_assert_int_eq(emu_queue_push(&q, ent(0, 4, 3, 6), 1, 0), 0);
+    ck_assert_int_eq(emu_queue_push(&q, ent(0, 4, 0, 0), rk(0, 0), 1), 0);
+    ck_assert_int_eq(emu_queue_push(&q, ent(0, 2, 0, 1), rk(0, 0), 1), 0);
+    ck_assert_int_eq(emu_queue_push(&q, ent(0, 4, 0, 2), rk(0, 0), 1), 0);
+    ck_assert_int_eq(emu_queue_push(&q, ent(0, 2, 5, 3), rk(0, 0), 1), 0);
+    ck_assert_int_eq(emu_queue_push(&q, ent(0, 1, 7, 4), rk(0, 0), 1), 0);
+    ck_assert_int_eq(emu_queue_push(&q, ent(0, 2, 5, 0 + 5), rk(0, 0), 1), 0);
+    ck_assert_int_eq(emu_queue_push(&q, ent(0, 4, 3, 6), rk(0, 0), 1), 0);
     /* smallest m first; equal m by ready, then chunk:
      * (1,7,4) (2,0,1) (2,5,3) (2,5,5) (4,0,0) (4,0,2) (4,3,6) */
     static const uint32_t want[] = {4, 1, 3, 5, 0, 2, 6};
@@ -41,11 +46,11 @@ END_TEST
 START_TEST(fifo_ignores_m_lifo_colls) {
     emu_squeue q = {0};
     /* FIFO: m plays no part; lifo: the newer collective (1) first */
-    ck_assert_int_eq(emu_queue_push(&q, ent(0, 1, 0, 0), 0, 1), 0);
-    ck_assert_int_eq(emu_queue_push(&q, ent(0, 9, 0, 1), 0, 1), 0);
-    ck_assert_int_eq(emu_queue_push(&q, ent(1, 9, 2, 0), 0, 1), 0);
-    ck_assert_int_eq(emu_queue_push(&q, ent(0, 1, 1, 2), 0, 1), 0);
-    ck_assert_int_eq(emu_queue_push(&q, ent(1, 1, 2, 1), 0, 1), 0);
+    ck_assert_int_eq(emu_queue_push(&q, ent(0, 1, 0, 0), rk(0, 1), 0), 0);
+    ck_assert_int_eq(emu_queue_push(&q, ent(0, 9, 0, 1), rk(0, 1), 0), 0);
+    ck_assert_int_eq(emu_queue_push(&q, ent(1, 9, 2, 0), rk(1, 1), 0), 0);
+    ck_assert_int_eq(emu_queue_push(&q, ent(0, 1, 1, 2), rk(0, 1), 0), 0);
+    ck_assert_int_eq(emu_queue_push(&q, ent(1, 1, 2, 1), rk(1, 1), 0), 0);
     /* coll 1: (ready 2, chunk 0), (2, 1); coll 0: chunks 0, 1 (ready 0), then 2 (ready 1) */
     static const uint32_t coll[] = {1, 1, 0, 0, 0}, chunk[] = {0, 1, 0, 1, 2};
     for (int i = 0; i < 5; i++) {
@@ -108,7 +113,9 @@ START_TEST(random_against_reference) {
                     ent((uint32_t)(rand() % ncoll), (double)(1 << (rand() % 4)), t, next_chunk++);
                 /* the inline paths and the general ones, in turn */
                 ck_assert_int_eq(
-                    k % 2 ? emu_queue_put(&q, x, scf, lifo) : emu_queue_push(&q, x, scf, lifo), 0);
+                    k % 2 ? emu_queue_put(&q, x, rk(x.coll, lifo), scf)
+                          : emu_queue_push(&q, x, rk(x.coll, lifo), scf),
+                    0);
                 ref[n++] = x;
             } else {
                 int best = 0;

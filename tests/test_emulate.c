@@ -562,6 +562,27 @@ START_TEST(test_plan_model_mismatch) {
 }
 END_TEST
 
+/* A priority key outside 0 .. INT32_MAX is refused (the layer priority packs it above the id). */
+START_TEST(test_issue_key_range) {
+    th_system s;
+    th_system_default(&s);
+    th_error err = {0};
+    th_plan *plan = th_plan_create();
+    th_emu *emu = th_emu_create();
+    th_collective c = test_coll(TH_COLL_ALLREDUCE, 1048576, 4, 0);
+    ck_assert_int_eq(th_sched_plan(plan, &s, &c, TH_POLICY_BASELINE, TH_LOAD_ALPHA_BETA, &err),
+                     TH_OK);
+    th_emu_reset(emu, &s, TH_INTRA_FIFO, TH_PRIO_LAYER, NULL, NULL);
+    ck_assert_int_eq(th_emu_issue_key(emu, plan, 0, -1, NULL, &err), TH_EINTERNAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "priority key -1"));
+    ck_assert_int_eq(th_emu_issue_key(emu, plan, 0, (int64_t)INT32_MAX + 1, NULL, &err),
+                     TH_EINTERNAL);
+    ck_assert_int_eq(th_emu_issue_key(emu, plan, 0, 7, NULL, &err), TH_OK);
+    th_emu_free(emu);
+    th_plan_free(plan);
+}
+END_TEST
+
 START_TEST(test_intra_names) {
     th_intra q;
     ck_assert_int_eq(th_intra_from_name("fifo", &q), 0);
@@ -718,6 +739,7 @@ Suite *emulate_suite(void) {
     tcase_add_test(tc, test_reference_allreduce);
     tcase_add_test(tc, test_scf_vs_fifo);
     tcase_add_test(tc, test_intra_names);
+    tcase_add_test(tc, test_issue_key_range);
     tcase_add_test(tc, test_refuses_infinite_stage);
     tcase_add_test(tc, test_stop_flag);
     tcase_add_test(tc, test_api_misuse);

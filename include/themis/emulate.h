@@ -51,10 +51,12 @@ typedef struct th_emu th_emu;
 th_emu *th_emu_create(void);
 void th_emu_free(th_emu *emu);
 
-/* Priority between collectives in flight: older first (fifo) or newer first (lifo). */
-typedef enum { TH_PRIO_FIFO, TH_PRIO_LIFO } th_priority;
+/* Priority between collectives in flight: older first (fifo), newer first (lifo), or the
+ * smaller key first, then the older (layer: training gives earliest layer first, as the
+ * tensor-priority schedulers ByteScheduler and P3 do). */
+typedef enum { TH_PRIO_FIFO, TH_PRIO_LIFO, TH_PRIO_LAYER } th_priority;
 
-extern const char *const th_priority_names[]; /* fifo, lifo (NULL-terminated) */
+extern const char *const th_priority_names[]; /* fifo, lifo, layer (NULL-terminated) */
 
 const char *th_priority_name(th_priority p);
 int th_priority_from_name(const char *s, th_priority *out);
@@ -67,6 +69,10 @@ void th_emu_reset(th_emu *emu, const th_system *sys, th_intra intra, th_priority
  * unchanged until the collective finishes. *id = its id (0, 1, ... in issue order). Misuse
  * (before a reset, t before now) is TH_EINTERNAL. */
 int th_emu_issue(th_emu *emu, const th_plan *plan, double t, int *id, th_error *err);
+/* th_emu_issue with a priority key (0 to INT32_MAX; the layer priority orders by it, the others
+ * ignore it); th_emu_issue is key 0. */
+int th_emu_issue_key(th_emu *emu, const th_plan *plan, double t, int64_t key, int *id,
+                     th_error *err);
 /* Time of the next stage completion; INFINITY when nothing runs. */
 double th_emu_next(const th_emu *emu);
 /* Processes every stage ending at th_emu_next(): they end, their chunks move on, idle dims
