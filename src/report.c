@@ -1,6 +1,7 @@
 /* Results out: the comparison table, JSON and CSV of `themis run`, and the per-stage trace.
  * Numbers are printed with the fewest digits that read back to the same double. */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,9 +43,33 @@ static void pretty_size(char *buf, size_t n, double s) {
 
 const char *const th_format_names[] = {"table", "json", "csv", "jsonl", NULL};
 
+/* cJSON prints a number with 15 digits when they read back within DBL_EPSILON, not exactly
+ * (0.1 + 0.2 comes out as 0.3): every number of the tree becomes the text th_report_num gives,
+ * the fewest digits that read back to the same double, as the CSV has them (a non-finite one,
+ * which JSON cannot hold, becomes null, as cJSON prints it). 0, or -1 when memory ran out. */
+static int exact_numbers(cJSON *node) {
+    for (; node; node = node->next) {
+        if (exact_numbers(node->child)) return -1;
+        if (!cJSON_IsNumber(node)) continue;
+        double v = node->valuedouble;
+        if (!isfinite(v)) {
+            node->type = cJSON_NULL;
+            continue;
+        }
+        char buf[32];
+        th_report_num(buf, v);
+        char *text = malloc(strlen(buf) + 1);
+        if (!text) return -1;
+        strcpy(text, buf);
+        node->type = cJSON_Raw;
+        node->valuestring = text;
+    }
+    return 0;
+}
+
 int th_report_write_json(FILE *out, cJSON *root, th_error *err) {
     if (!root) return th_error_set(err, TH_EINTERNAL, "out of memory building JSON");
-    char *text = cJSON_Print(root);
+    char *text = exact_numbers(root) ? NULL : cJSON_Print(root);
     cJSON_Delete(root);
     if (!text) return th_error_set(err, TH_EINTERNAL, "out of memory printing JSON");
     fputs(text, out);
@@ -57,7 +82,9 @@ int th_report_write_jsonl(FILE *out, cJSON *root, const char *key, th_error *err
     if (!root) return th_error_set(err, TH_EINTERNAL, "out of memory building JSON");
     const cJSON *item;
     int rc = TH_OK;
-    cJSON_ArrayForEach(item, cJSON_GetObjectItemCaseSensitive(root, key)) {
+    if (exact_numbers(root)) rc = th_error_set(err, TH_EINTERNAL, "out of memory printing JSON");
+    const cJSON *items = rc ? NULL : cJSON_GetObjectItemCaseSensitive(root, key);
+    cJSON_ArrayForEach(item, items) {
         char *text = cJSON_PrintUnformatted(item);
         if (!text) {
             rc = th_error_set(err, TH_EINTERNAL, "out of memory printing JSON");

@@ -131,8 +131,9 @@ END_TEST
 START_TEST(summarize_jsonl) {
     char *dir = test_tmp_dir();
     TEST_DIR_PATH(csv, dir, "in.csv");
-    /* groups a (2, 8: mean 5, gmean 4), "b,\"x\"" (3) and c (an empty metric: no values) */
-    const char *t = "k,v\na,2\n\"b,\"\"x\"\"\",3\na,8\nc,\n";
+    /* groups a (2, 8: mean 5, gmean 4), "b,\"x\"" (1: log 0, exp 0 = 1 exactly) and c (an
+     * empty metric: no values) */
+    const char *t = "k,v\na,2\n\"b,\"\"x\"\"\",1\na,8\nc,\n";
     test_spit(csv, t, strlen(t));
     ok_to(dir, "s.json", "summarize in.csv --by k --metric v -f json");
     ok_to(dir, "s.jsonl", "summarize in.csv --by k --metric v -f jsonl");
@@ -141,8 +142,8 @@ START_TEST(summarize_jsonl) {
     char *got = test_slurp(out, NULL);
     ck_assert_str_eq(got, "{\"keys\":{\"k\":\"a\"},\"count\":2,\"mean\":5,\"gmean\":4,\"min\":2,"
                           "\"max\":8}\n"
-                          "{\"keys\":{\"k\":\"b,\\\"x\\\"\"},\"count\":1,\"mean\":3,\"gmean\":3,"
-                          "\"min\":3,\"max\":3}\n"
+                          "{\"keys\":{\"k\":\"b,\\\"x\\\"\"},\"count\":1,\"mean\":1,\"gmean\":1,"
+                          "\"min\":1,\"max\":1}\n"
                           "{\"keys\":{\"k\":\"c\"},\"count\":0,\"mean\":null,\"gmean\":null,"
                           "\"min\":null,\"max\":null}\n");
     free(got);
@@ -296,6 +297,47 @@ START_TEST(format_errors) {
 }
 END_TEST
 
+/* JSON numbers are the doubles themselves: the CSV's digits (the fewest that read back), not
+ * cJSON's 15 digits that read back only within DBL_EPSILON (0.30000000000000004 printed as
+ * 0.3; run's ideal_us 4.1861120000000005 as 4.186112). */
+START_TEST(json_numbers_exact) {
+    char *dir = test_tmp_dir();
+    TEST_DIR_PATH(csv, dir, "in.csv");
+    const char *t = "k,v\na,0.30000000000000004\n";
+    test_spit(csv, t, strlen(t));
+    ok_to(dir, "s.json", "summarize in.csv --by k --metric v -f json");
+    ok_to(dir, "s.jsonl", "summarize in.csv --by k --metric v -f jsonl");
+    char out[4096];
+    int st = test_sh(out, sizeof out,
+                     "cd '%s' && python3 -c 'import json\n"
+                     "a = json.load(open(\"s.json\"))[\"groups\"][0]\n"
+                     "b = json.loads(open(\"s.jsonl\").readline())\n"
+                     "x = 0.1 + 0.2\n"
+                     "assert x != 0.3 and a[\"max\"] == x and b[\"min\"] == x, (a, b)\n"
+                     "'",
+                     dir);
+    ck_assert_msg(st == 0, "%s", out);
+    /* every number of run's JSON equals the CSV's field, read as a double */
+    ok_in(dir, "run -b 1MiB -n 4 -f json -o r.json");
+    ok_in(dir, "run -b 1MiB -n 4 -f csv -o r.csv");
+    st = test_sh(out, sizeof out,
+                 "cd '%s' && python3 -c 'import csv, json\n"
+                 "rows = list(csv.DictReader(open(\"r.csv\", newline=\"\")))\n"
+                 "res = json.load(open(\"r.json\"))[\"results\"]\n"
+                 "assert len(rows) == len(res) == 8\n"
+                 "for r, j in zip(rows, res):\n"
+                 "    for k in (\"time_us\", \"ideal_us\", \"bw_util\", \"speedup\", "
+                 "\"algbw_GBps\", \"busbw_GBps\"):\n"
+                 "        assert float(r[k]) == j[k], (k, r[k], j[k])\n"
+                 "    for d in j[\"dims\"]:\n"
+                 "        assert float(r[\"dim%%d_busy_us\" %% d[\"dim\"]]) == d[\"busy_us\"]\n"
+                 "'",
+                 dir);
+    ck_assert_msg(st == 0, "%s", out);
+    test_rm_dir(dir);
+}
+END_TEST
+
 /* --version: themis's version (from themis.h, as the Makefile reads it) and the libraries',
  * as pkg-config and the GLPK header (through the preprocessor) give them: Debian's -dev
  * packages hold headers and library of one version, so nothing is marked "built with". */
@@ -329,6 +371,7 @@ Suite *cli_formats_suite(void) {
     tcase_add_test(tc, merge_jsonl);
     tcase_add_test(tc, format_errors);
     tcase_add_test(tc, version_libraries);
+    tcase_add_test(tc, json_numbers_exact);
     suite_add_tcase(s, tc);
     return s;
 }
