@@ -156,17 +156,9 @@ static void trace_row(void *ctx, const th_stage_rec *rec) {
 }
 
 static int evaluate(const options *o, const th_system *sys, double bound, th_error *err) {
-    th_pair pairs[8];
-    int npairs = 0;
-    for (int p = 0; p <= TH_POLICY_LAST_SINGLE; p++) /* the policies of one collective */
-        for (int q = 0; q < 2; q++) {
-            /* -p all: lp where its program applies (analytical model, <= 12 active dims) */
-            if (p == TH_POLICY_LP && o->policy < 0 && !th_bound_supported(sys, o->coll.dims_mask))
-                continue;
-            if ((o->policy < 0 || o->policy == p) && (o->intra < 0 || o->intra == q))
-                pairs[npairs++] = (th_pair){(th_policy)p, (th_intra)q};
-        }
-    th_result results[8];
+    th_pair pairs[TH_RUN_MAX_PAIRS];
+    int npairs = th_run_pairs(sys, o->coll.dims_mask, o->policy, o->intra, pairs);
+    th_result results[TH_RUN_MAX_PAIRS];
     /* Both outputs are opened before the work and replace their files only if all went well. */
     int flags = o->force ? TH_OUTPUT_FORCE : 0;
     th_output out, trace;

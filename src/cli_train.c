@@ -174,75 +174,32 @@ static int parse(int argc, char **argv, topts *o) {
 typedef struct tctx {
     FILE *out;
     const th_workload *wl;
-    th_policy policy;
-    th_intra intra;
+    const th_train_row *rows; /* rows[cur] is being replayed */
+    int cur;
     int oom; /* a trace row could not be built */
 } tctx;
 
 static void trace_row(void *ctx, const th_train_event *ev) {
     tctx *t = ctx;
-    if (th_report_train_trace_row(t->out, t->wl, t->policy, t->intra, ev)) t->oom = 1;
-}
-
-static int run_one(const th_system *sys, const th_workload *wl, const topts *o, th_policy p,
-                   th_intra q, tctx *tc, th_train_row *row, th_error *err) {
-    th_train_opts t = o->t;
-    t.policy = p;
-    t.intra = q;
-    row->policy = p;
-    row->intra = q;
-    if (tc) tc->policy = p, tc->intra = q;
-    return th_train_run(sys, wl, &t, tc ? trace_row : NULL, tc, &row->res, err);
+    const th_train_row *r = &t->rows[t->cur];
+    if (th_report_train_trace_row(t->out, t->wl, r->policy, r->intra, ev)) t->oom = 1;
 }
 
 static int evaluate(const topts *o, const th_system *sys, const th_workload *wl, th_error *err) {
-    th_train_row rows[16], base = {0}, ideal = {0};
+    th_train_row rows[TH_TRAIN_MAX_ROWS];
     int nrows = 0, rc = TH_OK;
     /* Both outputs are opened before the work and replace their files only if all went well. */
     int flags = o->force ? TH_OUTPUT_FORCE : 0;
     th_output out, trace;
     if ((rc = cli_out_open(&out, o->output ? o->output : "-", flags, err))) return rc;
-    tctx tc = {NULL, wl, TH_POLICY_BASELINE, TH_INTRA_FIFO, 0};
+    tctx tc = {NULL, wl, rows, 0, 0};
     if (o->trace) {
         if ((rc = cli_out_open(&trace, o->trace, flags, err))) return cli_out_close(&out, rc, err);
         tc.out = trace.f;
         th_report_train_trace_header(tc.out);
     }
-    for (int p = 0; p < TH_POLICY_COUNT && rc == TH_OK; p++) {
-        if (o->policy >= 0 && o->policy != p) continue;
-        /* -p all: lp where its program applies (analytical model, <= 12 active dims) */
-        if (o->policy < 0 && p == TH_POLICY_LP && !th_bound_supported(sys, 0)) continue;
-        int ideal = p == TH_POLICY_IDEAL;
-        for (int q = 0; q < 2 && rc == TH_OK; q++) {
-            if (ideal && q > 0) break; /* the ideal network has no queues */
-            if (!ideal && o->intra >= 0 && o->intra != q) continue;
-            rc = run_one(sys, wl, o, (th_policy)p, (th_intra)q, tc.out ? &tc : NULL, &rows[nrows],
-                         err);
-            if (rc == TH_OK) nrows++;
-        }
-    }
-    /* The references every speedup is measured against. */
-    int bi = -1, ii = -1;
-    for (int i = 0; i < nrows; i++) {
-        if (rows[i].policy == TH_POLICY_BASELINE && rows[i].intra == TH_INTRA_FIFO) bi = i;
-        if (rows[i].policy == TH_POLICY_IDEAL) ii = i;
-    }
-    if (rc == TH_OK && bi < 0 &&
-        (rc = run_one(sys, wl, o, TH_POLICY_BASELINE, TH_INTRA_FIFO, NULL, &base, err)) == TH_OK)
-        bi = -2;
-    if (rc == TH_OK && ii < 0 &&
-        (rc = run_one(sys, wl, o, TH_POLICY_IDEAL, TH_INTRA_FIFO, NULL, &ideal, err)) == TH_OK)
-        ii = -2;
-    if (rc == TH_OK) {
-        double tb = bi >= 0 ? rows[bi].res.iteration : base.res.iteration;
-        double ti = ii >= 0 ? rows[ii].res.iteration : ideal.res.iteration;
-        for (int i = 0; i < nrows; i++) {
-            rows[i].speedup = tb / rows[i].res.iteration;
-            rows[i].vs_ideal = ti / rows[i].res.iteration;
-        }
-    }
-    th_train_result_free(&base.res);
-    th_train_result_free(&ideal.res);
+    rc = th_train_compare(sys, wl, &o->t, o->policy, o->intra, tc.out ? trace_row : NULL, &tc,
+                          &tc.cur, rows, &nrows, err);
     if (rc == TH_OK && tc.oom) rc = th_error_set(err, TH_EINTERNAL, "out of memory");
     if (rc == TH_OK) {
         th_train_report rep = {sys, wl, &o->t, rows, nrows};
@@ -250,8 +207,7 @@ static int evaluate(const topts *o, const th_system *sys, const th_workload *wl,
     }
     if (o->trace) rc = cli_out_close(&trace, rc, err);
     rc = cli_out_close(&out, rc, err);
-    for (int i = 0; i < nrows; i++)
-        th_train_result_free(&rows[i].res);
+    th_train_rows_free(rows, nrows);
     return rc;
 }
 

@@ -2,6 +2,7 @@
  * with every speedup measured against baseline+fifo on the same collective. */
 #include <stdlib.h>
 
+#include "themis/bound.h"
 #include "themis/run.h"
 
 struct th_runner {
@@ -71,6 +72,17 @@ int th_run_eval(th_runner *r, const th_system *sys, const th_collective *coll, t
         return eval_lp(r, sys, coll, pair.intra, trace, trace_ctx, res, err);
     if (th_sched_plan(r->plan, sys, coll, pair.policy, model, err)) return err->code;
     return th_emu_run(r->emu, sys, r->plan, pair.intra, trace, trace_ctx, res, err);
+}
+
+int th_run_pairs(const th_system *sys, uint32_t dims_mask, int policy, int intra, th_pair *pairs) {
+    int n = 0;
+    for (int p = 0; p <= TH_POLICY_LAST_SINGLE; p++)
+        for (int q = 0; q < 2; q++) {
+            if (p == TH_POLICY_LP && policy < 0 && !th_bound_supported(sys, dims_mask)) continue;
+            if ((policy < 0 || policy == p) && (intra < 0 || intra == q))
+                pairs[n++] = (th_pair){(th_policy)p, (th_intra)q};
+        }
+    return n;
 }
 
 int th_run_compare(th_runner *r, const th_system *sys, const th_collective *coll,

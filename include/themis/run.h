@@ -42,6 +42,13 @@ int th_run_eval(th_runner *r, const th_system *sys, const th_collective *coll, t
                 th_load_model model, th_trace_fn trace, void *trace_ctx, th_result *res,
                 th_error *err);
 
+/* The pairs a comparison evaluates for policy (a th_policy up to TH_POLICY_LAST_SINGLE, or -1 =
+ * all) and intra (a th_intra, or -1 = both), in report order: with every policy, lp only where
+ * its program applies (th_bound_supported on dims_mask). Fills pairs (room for
+ * TH_RUN_MAX_PAIRS) and returns how many. */
+#define TH_RUN_MAX_PAIRS (2 * (TH_POLICY_LAST_SINGLE + 1))
+int th_run_pairs(const th_system *sys, uint32_t dims_mask, int policy, int intra, th_pair *pairs);
+
 /* Evaluates npairs pairs into out[0 .. npairs-1], with speedup against baseline+fifo
  * (evaluated once, reused when it is one of the pairs). Before each pair runs, *cur_pair
  * (when not NULL) is set to its index, so the trace callback knows whose stages it sees;

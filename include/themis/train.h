@@ -79,4 +79,17 @@ typedef struct th_train_row {
  * (which has no queues). */
 const char *th_train_intra_name(th_policy policy, th_intra intra);
 
+/* The comparison `themis train` prints, in report order: policy (a th_policy, or -1 = every
+ * policy, lp only where its program applies, and the ideal network) and intra (a th_intra, or
+ * -1 = both; the ideal network runs once), into rows (room for TH_TRAIN_MAX_ROWS), with
+ * speedup against baseline+fifo and vs_ideal against the ideal network (each replayed once
+ * more, untraced, when not one of the rows). Before each row is replayed, *cur (when not NULL)
+ * is set to its index and its policy and intra are filled in, so the trace callback knows whose
+ * events it sees. *nrows rows to free with th_train_rows_free; none on failure. */
+#define TH_TRAIN_MAX_ROWS (2 * TH_POLICY_COUNT)
+int th_train_compare(const th_system *sys, const th_workload *wl, const th_train_opts *opts,
+                     int policy, int intra, th_train_trace_fn trace, void *trace_ctx, int *cur,
+                     th_train_row *rows, int *nrows, th_error *err);
+void th_train_rows_free(th_train_row *rows, int n);
+
 #endif
