@@ -121,7 +121,8 @@ static void *worker(void *arg) {
     return NULL;
 }
 
-static int write_all(int fd, const char *p, size_t n) {
+static int write_all(void *ctx, const char *p, size_t n) {
+    int fd = *(const int *)ctx;
     while (n > 0) {
         ssize_t k = write(fd, p, n);
         if (k < 0) {
@@ -134,6 +135,11 @@ static int write_all(int fd, const char *p, size_t n) {
 }
 
 int th_sweep_run(const th_sweep *sw, const th_sweep_opts *opts, int64_t *done, th_error *err) {
+    return th_sweep_run_to(sw, opts, write_all, (void *)&opts->fd, done, err);
+}
+
+int th_sweep_run_to(const th_sweep *sw, const th_sweep_opts *opts, th_sweep_write_fn write,
+                    void *write_ctx, int64_t *done, th_error *err) {
     shared s = {0};
     s.sw = sw;
     s.opts = opts;
@@ -176,7 +182,7 @@ int th_sweep_run(const th_sweep *sw, const th_sweep_opts *opts, int64_t *done, t
             continue;
         }
         pthread_mutex_unlock(&s.mu);
-        int wrc = write_all(opts->fd, sl->rows.p, sl->rows.len);
+        int wrc = write(write_ctx, sl->rows.p, sl->rows.len);
         int64_t rows = sl->nrows;
         pthread_mutex_lock(&s.mu);
         *done += rows;

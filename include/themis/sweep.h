@@ -92,6 +92,12 @@ typedef struct th_sweep_opts {
  * total (start included). Returns TH_OK when finished or stopped (check *done). */
 int th_sweep_run(const th_sweep *sw, const th_sweep_opts *opts, int64_t *done, th_error *err);
 
+/* th_sweep_run with the rows going to write(ctx, rows, len) instead of opts->fd: whole rows, in
+ * point order, from the calling thread; a non-zero return fails the sweep as a write error. */
+typedef int (*th_sweep_write_fn)(void *ctx, const char *rows, size_t len);
+int th_sweep_run_to(const th_sweep *sw, const th_sweep_opts *opts, th_sweep_write_fn write,
+                    void *write_ctx, int64_t *done, th_error *err);
+
 /* Scans an existing output for --resume: checks its header and that its last row is the
  * expected point; *rows = complete rows, *keep = bytes to keep (a partial last line is
  * dropped). A file without a complete header gives rows = 0, keep = 0. */
