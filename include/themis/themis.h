@@ -5,6 +5,7 @@
 
 #define TH_VERSION "0.1.0"
 
+#include "themis/api.h"
 #include "themis/astra.h"
 #include "themis/bound.h"
 #include "themis/buf.h"
