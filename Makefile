@@ -8,6 +8,7 @@
 #   make deps              install the Debian packages        TSAN=1: ThreadSanitizer (build/tsan)
 #   make install           PREFIX=/usr/local DESTDIR=         WERROR=1: warnings are errors
 #   make fuzz              FUZZ_SECONDS=60 per target (clang + libFuzzer, build/fuzz)
+#   make python            the Python package in python/ (records where libthemis is)
 
 # make predefines CC=cc, so `CC ?= gcc` would never apply: take gcc unless CC was given.
 ifeq ($(origin CC),default)
@@ -17,6 +18,9 @@ FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
 CFLAGS       ?= -O2
 PREFIX       ?= /usr/local
+# Debian's interpreter, the one python3-pytest and python3-pandas are installed for (an earlier
+# python3 on PATH, such as a pyenv one, may not see them).
+PYTHON       ?= $(firstword $(wildcard /usr/bin/python3) python3)
 PKGS         := libcjson gsl yaml-0.1 nlopt
 VERSION      := $(shell sed -n 's/^\#define TH_VERSION "\(.*\)"/\1/p' include/themis/themis.h)
 SOVERSION    := $(firstword $(subst ., ,$(VERSION)))
@@ -86,7 +90,7 @@ REPLAY   := $(BUILD)/fuzz_replay
 MANPAGE  := $(BUILD)/themis.1
 PCFILE   := $(BUILD)/themis.pc
 
-.PHONY: all run check bench install deps format figures fuzz fuzz-build man clean
+.PHONY: all run check bench install deps format figures fuzz fuzz-build man clean python
 
 all: $(BIN) $(LIB) $(SHLIB)
 
@@ -147,6 +151,20 @@ check: all $(TESTBIN) $(REPLAY) $(BENCHBIN)
 		$(if $(CK_SLOW),CK_TIMEOUT_MULTIPLIER=$${CK_TIMEOUT_MULTIPLIER:-$(CK_SLOW)}) \
 		$(if $(SAN),$(SAN_RUN)) $(TESTBIN)
 	THEMIS_SRCDIR=$(CURDIR) $(if $(SAN),$(SAN_RUN)) $(REPLAY)
+	$(if $(SAN),,$(PYTEST))
+
+# The Python package's tests (tests/python, pytest) against this build's library and binary;
+# not in sanitizer builds (the interpreter would need the sanitizer runtime preloaded).
+PYTEST = THEMIS_BIN=$(CURDIR)/$(BIN) THEMIS_LIB=$(CURDIR)/$(SHLIB) THEMIS_SRCDIR=$(CURDIR) \
+	THEMIS_PYTHON=$(PYTHON) PYTHONPATH=$(CURDIR)/python PYTHONDONTWRITEBYTECODE=1 \
+	$(PYTHON) -m pytest -q -p no:cacheprovider tests/python
+
+# The Python package (python/): python/themis/_build.py records this build's library, which
+# the package loads (used in place with PYTHONPATH=python, or installed with pip) unless
+# THEMIS_LIB names another.
+python: $(SHLIB)
+	printf '"""Written by make python: the library this package was built with."""\nLIB = "%s"\n' \
+		"$(CURDIR)/$(BUILD)/libthemis.so.$(SOVERSION)" > python/themis/_build.py
 
 # Issue 13's targets, medians of BENCH_RUNS runs (default 5), each flagged met or MISSED;
 # BENCH_ARGS="--save F" keeps the figures, "--compare F" prints ratios to them.

@@ -1,0 +1,101 @@
+"""themis in Python: the commands of the `themis` tool, run in-process by libthemis.
+
+    import themis
+    r = themis.run("models/systems/default-3d.json", size="64MiB", chunks=16, policy="themis")
+    r["results"][0]["time_us"]
+    df = themis.sweep("sweeps/chunks-vs-policy.json")          # a pandas.DataFrame
+    t = themis.train("models/workloads/resnet50.json", policy="themis", intra="scf")
+
+Every result is what `themis COMMAND -f json` prints (the same report code in the same
+library, so the same numbers to the last bit); a sweep's rows are its CSV's rows. Systems,
+workloads and sweep specs are file names or the files' content as dicts. A failure raises
+themis.Error with the message `themis` prints. The library is the one `make python` recorded,
+or the one THEMIS_LIB names.
+"""
+
+import json
+import os
+
+from ._lib import LIBRARY, Error, call
+from ._rows import Columns
+
+__all__ = ["Error", "run", "train", "sweep", "load_system", "version", "LIBRARY"]
+
+
+def _source(value):
+    """A file name (str, bytes or path-like) as a str; anything else as it is (a dict is the
+    file's content, other values are refused by the library with their key named)."""
+    if isinstance(value, (str, bytes, os.PathLike)):
+        return os.fsdecode(value)
+    return value
+
+
+def _request(**options):
+    return {k: v for k, v in options.items() if v is not None}
+
+
+def _dims(dims):
+    return list(dims) if isinstance(dims, (list, tuple, range)) else dims
+
+
+def run(system=None, collective=None, size=None, chunks=None, policy=None, intra=None,
+        dims=None, load_model=None, bound=False):
+    """`themis run -f json`: one collective under each requested policy pair.
+
+    system: a system file, a dict, or None (the built-in default-3d); collective: "allreduce",
+    "reducescatter", "allgather" or "alltoall"; size: bytes or a string such as "64MiB";
+    chunks: 1 to 1000000; policy: "baseline", "themis", "roundrobin", "lp" or "all"; intra:
+    "fifo", "scf" or "all"; dims: involved dims, e.g. [0, 2]; load_model: "alpha_beta" or
+    "bandwidth"; bound: add bound_us and vs_bound. Options left at None take the command's
+    defaults (and a system file's "run" object). Returns the report as a dict."""
+    req = _request(system=_source(system), collective=collective, size=size, chunks=chunks,
+                   policy=policy, intra=intra, dims=_dims(dims), load_model=load_model)
+    if bound:
+        req["bound"] = True
+    return json.loads(call("run", req))
+
+
+def train(workload, system=None, policy=None, intra=None, priority=None, iterations=None,
+          batch=None, chunks=None, load_model=None):
+    """`themis train -f json`: training iterations of a workload (a file or a dict) on a
+    system; policy also takes "themis-global" and "ideal", priority "fifo" or "lifo";
+    iterations 2 to 1000; batch: samples per NPU; chunks per collective."""
+    req = _request(workload=_source(workload), system=_source(system), policy=policy,
+                   intra=intra, priority=priority, iterations=iterations, batch=batch,
+                   chunks=chunks, load_model=load_model)
+    return json.loads(call("train", req))
+
+
+def load_system(system):
+    """A system file (or dict) loaded and checked: the system as `themis run -f json` shows
+    it (name, npus, dims with every field filled in)."""
+    return json.loads(call("system", _request(system=_source(system))))
+
+
+def sweep(spec, jobs=None, shard=None, base_dir=None, frame=None):
+    """`themis sweep`: every point of a spec (a file, or a dict whose relative paths start at
+    base_dir, default the working folder), in point order. Returns a pandas.DataFrame when
+    pandas is importable (frame=None) or frame=True, else a list of dicts (frame=False). The
+    columns are the CSV's; whole numbers are int64, other numbers float64. jobs: threads
+    (default every core; the rows are the same for any count); shard: "K/N".
+
+    Rows stream from the library into typed columns: no row is kept as text."""
+    if frame is None:
+        try:
+            import pandas  # noqa: F401
+            frame = True
+        except ImportError:
+            frame = False
+    cols = Columns()
+    req = _request(spec=_source(spec), jobs=jobs, shard=shard,
+                   base_dir=_source(base_dir))
+    call("sweep", req, cols.feed)
+    return cols.frame() if frame else cols.dicts()
+
+
+def version():
+    """The library's version (the `themis --version` number)."""
+    return json.loads(call("version", {}))["version"]
+
+
+__version__ = "0.1.0"

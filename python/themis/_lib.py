@@ -1,0 +1,84 @@
+"""Finding libthemis and calling its embedding entry point (include/themis/api.h)."""
+
+import ctypes
+import ctypes.util
+import json
+import os
+
+# th_api_row_fn: int (*)(void *ctx, size_t nfields, const char *const *fields)
+ROW_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t,
+                          ctypes.POINTER(ctypes.c_char_p))
+
+
+class Error(Exception):
+    """A themis failure: str(e) is the message `themis` prints after "themis: ", and
+    e.code the command line's exit status (2 bad input, 3 I/O failure, 1 internal)."""
+
+    def __init__(self, message, code=2):
+        super().__init__(message)
+        self.code = code
+
+
+def _candidates():
+    path = os.environ.get("THEMIS_LIB")
+    if path:
+        return [path]  # asked for this one: no other is tried
+    found = []
+    try:
+        from . import _build  # written by `make python`: the library it was built with
+        found.append(_build.LIB)
+    except ImportError:
+        pass
+    name = ctypes.util.find_library("themis")  # an installed libthemis (make install)
+    found.append(name or "libthemis.so.0")
+    return found
+
+
+def _load():
+    tried = []
+    for path in _candidates():
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError as e:
+            tried.append(f"{path} ({e})")
+            continue
+        lib.th_api_call.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ROW_FN, ctypes.c_void_p,
+                                    ctypes.POINTER(ctypes.c_void_p)]
+        lib.th_api_call.restype = ctypes.c_int
+        lib.th_api_free.argtypes = [ctypes.c_void_p]
+        lib.th_api_free.restype = None
+        return lib, path
+    raise ImportError("themis: cannot load libthemis: tried " + "; ".join(tried) +
+                      " (run `make python`, or set THEMIS_LIB to build/libthemis.so.0)")
+
+
+_lib, LIBRARY = _load()
+
+
+def call(command, request, row=None):
+    """Runs one command (th_api_call): the result's JSON text, or Error with its message.
+    row: None, or a function(fields: list of bytes) -> bool (True stops a sweep)."""
+    out = ctypes.c_void_p()
+    failure = []
+
+    def on_row(_ctx, n, fields):
+        try:
+            return 1 if row(fields[:n]) else 0
+        except BaseException as e:  # KeyboardInterrupt too: stop, re-raised below
+            failure.append(e)
+            return 1
+
+    fn = ROW_FN(on_row) if row else ROW_FN()
+    text = json.dumps(request, allow_nan=False).encode()
+    rc = _lib.th_api_call(command.encode(), text, fn, None, ctypes.byref(out))
+    if not out.value:
+        raise MemoryError("themis: out of memory")
+    try:
+        result = ctypes.string_at(out.value).decode()
+    finally:
+        _lib.th_api_free(out.value)
+    if failure:
+        raise failure[0]
+    if rc != 0:
+        raise Error(result, rc)
+    return result
