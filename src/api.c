@@ -147,8 +147,8 @@ int th_api_load_workload(const th_api_req *q, th_workload **wl, const char **sou
                          th_error *err) {
     const cJSON *v = item(q, "workload");
     *wl = NULL;
-    if (!v) return th_error_set(err, TH_EINPUT, "%s: workload: missing (a file or an object)",
-                                q->cmd);
+    if (!v)
+        return th_error_set(err, TH_EINPUT, "%s: workload: missing (a file or an object)", q->cmd);
     if (cJSON_IsString(v)) {
         *source = v->valuestring;
         return th_workload_load(v->valuestring, wl, err);
@@ -179,7 +179,7 @@ static const struct {
     const char *name;
     int (*fn)(const th_api_req *q, FILE *out, th_error *err);
 } commands[] = {
-    {"run", th_api_run},       {"train", th_api_train},     {"sweep", th_api_sweep},
+    {"run", th_api_run},       {"train", th_api_train}, {"sweep", th_api_sweep},
     {"system", th_api_system}, {"version", version},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

@@ -49,8 +49,7 @@ int th_api_string(const th_api_req *q, const char *key, const char **out, th_err
 int th_api_load_system(const th_api_req *q, th_system *sys, th_run_defaults *def,
                        const char **blame, th_error *err);
 /* "workload" (required): a file or an object (named "workload"); *source names it. */
-int th_api_load_workload(const th_api_req *q, th_workload **wl, const char **source,
-                         th_error *err);
+int th_api_load_workload(const th_api_req *q, th_workload **wl, const char **source, th_error *err);
 /* An object value printed back to JSON text (the caller frees it with cJSON_free). */
 int th_api_object_text(const th_api_req *q, const cJSON *v, char **text, th_error *err);
 

@@ -28,8 +28,8 @@ int th_api_run(const th_api_req *q, FILE *out, th_error *err) {
         th_json_enum(q->root, "collective", th_coll_type_names, &type, q->cmd, "", err) ||
         th_api_size(q, "size", &coll.size, err) ||
         th_api_int(q, "chunks", 1, TH_MAX_CHUNKS, &coll.chunks, &set_chunks, err) ||
-        th_api_choice(q, "policy", th_policy_names, TH_POLICY_LAST_SINGLE + 1, &policy,
-                      &set_policy, err) ||
+        th_api_choice(q, "policy", th_policy_names, TH_POLICY_LAST_SINGLE + 1, &policy, &set_policy,
+                      err) ||
         th_api_choice(q, "intra", th_intra_names, 2, &intra, &set_intra, err) ||
         th_json_enum(q->root, "load_model", th_load_model_names, &model, q->cmd, "", err) ||
         th_api_bool(q, "bound", &bound, err))
@@ -53,8 +53,8 @@ int th_api_run(const th_api_req *q, FILE *out, th_error *err) {
     th_result results[TH_RUN_MAX_PAIRS];
     int npairs = th_run_pairs(&sys, coll.dims_mask, policy, intra, pairs);
     th_runner *runner = th_runner_create();
-    int rc = runner ? th_run_compare(runner, &sys, &coll, pairs, npairs, (th_load_model)model,
-                                     NULL, NULL, NULL, results, err)
+    int rc = runner ? th_run_compare(runner, &sys, &coll, pairs, npairs, (th_load_model)model, NULL,
+                                     NULL, NULL, results, err)
                     : th_error_set(err, TH_EINTERNAL, "out of memory");
     th_runner_free(runner);
     if (rc) return rc;
@@ -63,8 +63,8 @@ int th_api_run(const th_api_req *q, FILE *out, th_error *err) {
 }
 
 int th_api_train(const th_api_req *q, FILE *out, th_error *err) {
-    static const char *const keys[] = {"workload", "system", "policy",     "intra", "priority",
-                                       "iterations", "batch", "chunks", "load_model", NULL};
+    static const char *const keys[] = {"workload",   "system", "policy", "intra",      "priority",
+                                       "iterations", "batch",  "chunks", "load_model", NULL};
     th_train_opts t = {0};
     t.priority = TH_PRIO_LIFO;
     t.iterations = 3;
@@ -90,7 +90,7 @@ int th_api_train(const th_api_req *q, FILE *out, th_error *err) {
     th_workload *wl;
     if (th_api_load_workload(q, &wl, &source, err)) return err->code;
     int rc = th_train_check_system(&sys, err) ? blame(err, who)
-                                                : th_workload_check(wl, &sys, source, err);
+                                              : th_workload_check(wl, &sys, source, err);
     th_train_row rows[TH_TRAIN_MAX_ROWS];
     int nrows = 0;
     if (rc == TH_OK)
@@ -109,8 +109,7 @@ int th_api_system(const th_api_req *q, FILE *out, th_error *err) {
     th_system sys;
     th_run_defaults def;
     const char *who;
-    if (th_api_keys(q, keys, err) || th_api_load_system(q, &sys, &def, &who, err))
-        return err->code;
+    if (th_api_keys(q, keys, err) || th_api_load_system(q, &sys, &def, &who, err)) return err->code;
     cJSON *o = th_report_system_json(&sys);
     if (!o) return th_error_set(err, TH_EINTERNAL, "out of memory");
     return th_report_write_json(out, o, err);
