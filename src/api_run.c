@@ -62,14 +62,30 @@ int th_api_run(const th_api_req *q, FILE *out, th_error *err) {
     return th_report_json(out, &rep, err);
 }
 
+/* "bucket": DDP buckets of a size (bytes or "25MiB"), "on" (TH_BUCKET_DEFAULT), "off" or 0
+ * (none), as train's --bucket; absent: the workload's. */
+static int bucket(const th_api_req *q, double *out, th_error *err) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(q->root, "bucket");
+    if (!v || cJSON_IsNull(v)) return TH_OK;
+    double b = 0;
+    if (cJSON_IsString(v) && !strcmp(v->valuestring, "on"))
+        b = TH_BUCKET_DEFAULT;
+    else if (!(cJSON_IsString(v) && !strcmp(v->valuestring, "off")) &&
+             !(cJSON_IsNumber(v) && v->valuedouble == 0) && th_api_size(q, "bucket", &b, err))
+        return err->code;
+    *out = b > 0 ? b : -1;
+    return TH_OK;
+}
+
 int th_api_train(const th_api_req *q, FILE *out, th_error *err) {
-    static const char *const keys[] = {"workload",   "system", "policy", "intra",      "priority",
-                                       "iterations", "batch",  "chunks", "load_model", NULL};
+    static const char *const keys[] = {"workload", "system",     "policy",     "intra",
+                                       "priority", "iterations", "batch",      "chunks",
+                                       "chunking", "bucket",     "load_model", NULL};
     th_train_opts t = {0};
     t.priority = TH_PRIO_LIFO;
     t.iterations = 3;
     t.model = TH_LOAD_ALPHA_BETA;
-    int policy = -1, intra = -1, prio = TH_PRIO_LIFO, model = TH_LOAD_ALPHA_BETA;
+    int policy = -1, intra = -1, prio = TH_PRIO_LIFO, model = TH_LOAD_ALPHA_BETA, chunking = -1;
     int64_t iterations = 3;
     if (th_api_keys(q, keys, err) ||
         th_api_choice(q, "policy", th_policy_names, TH_POLICY_COUNT, &policy, NULL, err) ||
@@ -78,8 +94,11 @@ int th_api_train(const th_api_req *q, FILE *out, th_error *err) {
         th_api_int(q, "iterations", 2, 1000, &iterations, NULL, err) ||
         th_api_number(q, "batch", 0, 1e9, &t.batch, err) ||
         th_api_int(q, "chunks", 1, TH_MAX_CHUNKS, &t.chunks, NULL, err) ||
+        th_json_enum(q->root, "chunking", th_chunking_names, &chunking, q->cmd, "", err) ||
+        bucket(q, &t.bucket, err) ||
         th_json_enum(q->root, "load_model", th_load_model_names, &model, q->cmd, "", err))
         return err->code;
+    if (chunking >= 0) t.chunking_set = 1, t.chunking = (th_chunking)chunking;
     t.priority = (th_priority)prio;
     t.iterations = (int)iterations;
     t.model = (th_load_model)model;

@@ -17,7 +17,7 @@
  *   "run"      system, collective, size, chunks, policy, intra, dims,       themis run -f json
  *              load_model, bound (true/false)
  *   "train"    workload (required), system, policy, intra, priority,        themis train -f json
- *              iterations, batch, chunks, load_model
+ *              iterations, batch, chunks, chunking, bucket, load_model
  *   "sweep"    spec (required: file or object), jobs (threads; default      {"name", "points",
  *              every core), shard ("K/N"), base_dir (where an object         "rows"}
  *              spec's relative paths start; default ".")

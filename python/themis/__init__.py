@@ -56,13 +56,14 @@ def run(system=None, collective=None, size=None, chunks=None, policy=None, intra
 
 
 def train(workload, system=None, policy=None, intra=None, priority=None, iterations=None,
-          batch=None, chunks=None, load_model=None):
+          batch=None, chunks=None, chunking=None, bucket=None, load_model=None):
     """`themis train -f json`: training iterations of a workload (a file or a dict) on a
-    system; policy also takes "themis-global" and "ideal", priority "fifo" or "lifo";
-    iterations 2 to 1000; batch: samples per NPU; chunks per collective."""
+    system; policy also takes "themis-global" and "ideal", priority "fifo", "lifo" or
+    "layer"; iterations 2 to 1000; batch: samples per NPU; chunks per collective; chunking
+    "capped" or "astra"; bucket: DDP bucket bytes (or "25MiB"), "on" or "off"."""
     req = _request(workload=_source(workload), system=_source(system), policy=policy,
                    intra=intra, priority=priority, iterations=iterations, batch=batch,
-                   chunks=chunks, load_model=load_model)
+                   chunks=chunks, chunking=chunking, bucket=bucket, load_model=load_model)
     return json.loads(call("train", req))
 
 

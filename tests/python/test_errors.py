@@ -101,6 +101,10 @@ def test_bad_requests():
         "train: batch: expected a number > 0")
     assert raised(themis.train, "models/workloads/resnet50.json", priority="random")[0] \
         .startswith('train: priority: unknown value "random"')
+    assert raised(themis.train, "models/workloads/resnet50.json", bucket="huge")[0] \
+        .startswith("train: bucket: expected a size such as 4096")
+    assert raised(themis.train, "models/workloads/resnet50.json", chunking="even")[0] \
+        .startswith('train: chunking: unknown value "even"')
     assert raised(_lib.call, "train", {})[0] == "train: workload: missing (a file or an object)"
     assert raised(themis.train, 5)[0].startswith("train: workload: expected a file name")
     assert raised(themis.sweep, "sweeps/chunks-vs-policy.json", jobs=0)[0] == \

@@ -29,6 +29,12 @@ def test_options_as_on_the_command_line():
                 ["models/workloads/gnmt.json", "-s", "models/systems/hetero-4d.json", "-p",
                  "themis", "-q", "scf", "--priority", "fifo", "--iterations", "4", "--batch",
                  "0.5", "-n", "16", "--load-model", "bandwidth"])
+    for bucket, arg in (("on", "on"), ("off", "off"), (0, "0"), ("8MiB", "8MiB"), (1e6, "1e6")):
+        same_as_cli({"workload": "models/workloads/resnet152.json", "policy": "themis",
+                     "intra": "scf", "bucket": bucket, "chunking": "astra", "chunks": 8,
+                     "priority": "layer"},
+                    ["models/workloads/resnet152.json", "-p", "themis", "-q", "scf", "--bucket",
+                     arg, "--chunking", "astra", "-n", "8", "--priority", "layer"])
     # a reference that is not one of the rows (baseline+fifo, ideal) is still measured against
     r = same_as_cli({"workload": "models/workloads/dlrm.json", "policy": "roundrobin",
                      "intra": "scf"},
