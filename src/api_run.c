@@ -115,7 +115,7 @@ int th_api_train(const th_api_req *q, FILE *out, th_error *err) {
     if (rc == TH_OK)
         rc = th_train_compare(&sys, wl, &t, policy, intra, NULL, NULL, NULL, rows, &nrows, err);
     if (rc == TH_OK) {
-        th_train_report rep = {&sys, wl, &t, rows, nrows};
+        th_train_report rep = {&sys, wl, &t, rows, nrows, 0};
         rc = th_report_train_json(out, &rep, err);
     }
     th_train_rows_free(rows, nrows);

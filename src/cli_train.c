@@ -39,6 +39,9 @@ static void usage(FILE *out) {
           "      --bucket SIZE       fuse weight-gradient All-Reduces into DDP buckets of SIZE\n"
           "                          bytes (on = 25MiB, off or 0 = none; default the workload's)\n"
           "      --load-model M      themis load model: alpha_beta | bandwidth\n"
+          "      --ideal-lat         add vs_ideal_lat: against the ideal network plus each\n"
+          "                          collective's latency floor (the latencies of one chunk's\n"
+          "                          stages on its critical path)\n"
           "  -f, --format F          table | json | csv | jsonl (default table; jsonl: one\n"
           "                          result object per line, as in json's results)\n"
           "  -o, --output FILE       results file ('-' = stdout, the default)\n"
@@ -60,11 +63,13 @@ typedef struct topts {
     int intra;  /* -1 all */
     th_format format;
     int force; /* replace existing output files */
+    int ideal_lat; /* --ideal-lat: the vs_ideal_lat column */
     th_train_opts t;
 } topts;
 
 static int parse(int argc, char **argv, topts *o) {
-    enum { O_PRIO = 256, O_ITER, O_BATCH, O_MODEL, O_TRACE, O_FORCE, O_CHUNKING, O_BUCKET };
+    enum { O_PRIO = 256, O_ITER, O_BATCH, O_MODEL, O_TRACE, O_FORCE, O_CHUNKING, O_BUCKET,
+           O_IDEAL_LAT };
     static const struct option longs[] = {
         {"system", required_argument, 0, 's'},
         {"policy", required_argument, 0, 'p'},
@@ -76,6 +81,7 @@ static int parse(int argc, char **argv, topts *o) {
         {"load-model", required_argument, 0, O_MODEL},
         {"chunking", required_argument, 0, O_CHUNKING},
         {"bucket", required_argument, 0, O_BUCKET},
+        {"ideal-lat", no_argument, 0, O_IDEAL_LAT},
         {"format", required_argument, 0, 'f'},
         {"output", required_argument, 0, 'o'},
         {"trace", required_argument, 0, O_TRACE},
@@ -157,6 +163,7 @@ static int parse(int argc, char **argv, topts *o) {
         case 'o': o->output = optarg; break;
         case O_TRACE: o->trace = optarg; break;
         case O_FORCE: o->force = 1; break;
+        case O_IDEAL_LAT: o->ideal_lat = 1; break;
         case 'h': usage(stdout); return -1;
         case 'V': cli_version(); return -1;
         case ':': return cli_usage_error("train", "option '%s' needs a value", argv[optind - 1]);
@@ -200,9 +207,23 @@ static int evaluate(const topts *o, const th_system *sys, const th_workload *wl,
     }
     rc = th_train_compare(sys, wl, &o->t, o->policy, o->intra, tc.out ? trace_row : NULL, &tc,
                           &tc.cur, rows, &nrows, err);
+    double tl = 0; /* --ideal-lat: the ideal network with every latency floor */
+    if (rc == TH_OK && o->ideal_lat) {
+        th_train_opts t = o->t;
+        t.policy = TH_POLICY_IDEAL;
+        t.ideal_latency = 1;
+        th_train_result lat;
+        rc = th_train_run(sys, wl, &t, NULL, NULL, &lat, err);
+        if (rc == TH_OK) {
+            tl = lat.iteration;
+            for (int i = 0; i < nrows; i++)
+                rows[i].vs_ideal_lat = tl / rows[i].res.iteration;
+        }
+        th_train_result_free(&lat);
+    }
     if (rc == TH_OK && tc.oom) rc = th_error_set(err, TH_EINTERNAL, "out of memory");
     if (rc == TH_OK) {
-        th_train_report rep = {sys, wl, &o->t, rows, nrows};
+        th_train_report rep = {sys, wl, &o->t, rows, nrows, tl};
         rc = th_report_train_write(out.f, o->format, &rep, err);
     }
     if (o->trace) rc = cli_out_close(&trace, rc, err);

@@ -35,12 +35,17 @@ int th_report_train_table(FILE *out, const th_train_report *rep, th_error *err) 
                     th_report_num(a, th_train_bucket(wl, rep->opts)));
         fputc('\n', out);
     }
+    int lat = rep->ideal_lat > 0, ncol = 7 + lat;
+    if (lat)
+        fprintf(out, "ideal network with latency floors: %.10g us per iteration\n",
+                rep->ideal_lat / 1000.0);
     th_table *t = calloc(1, sizeof *t);
     if (!t) return th_error_set(err, TH_EINTERNAL, "out of memory");
-    static const char *const head[] = {"policy",          "intra",   "iteration_us", "compute_us",
-                                       "exposed_comm_us", "speedup", "vs_ideal"};
-    static const int width[] = {13, 5, 14, 14, 15, 12, 12};
-    for (int k = 0; k < 7; k++) {
+    static const char *const head[] = {"policy",   "intra",   "iteration_us", "compute_us",
+                                       "exposed_comm_us", "speedup", "vs_ideal",
+                                       "vs_ideal_lat"};
+    static const int width[] = {13, 5, 14, 14, 15, 12, 12, 13};
+    for (int k = 0; k < ncol; k++) {
         th_table_col(t, width[k], k < 2);
         th_table_cell(t, head[k]);
     }
@@ -51,9 +56,11 @@ int th_report_train_table(FILE *out, const th_train_report *rep, th_error *err) 
         snprintf(c, sizeof c, "%.10g", r->res.exposed / 1000.0);
         snprintf(d, sizeof d, "%.6g", r->speedup);
         snprintf(e, sizeof e, "%.6g", r->vs_ideal);
+        char f[32];
+        snprintf(f, sizeof f, "%.6g", r->vs_ideal_lat);
         const char *cells[] = {
-            th_policy_name(r->policy), th_train_intra_name(r->policy, r->intra), a, b, c, d, e};
-        for (int k = 0; k < 7; k++)
+            th_policy_name(r->policy), th_train_intra_name(r->policy, r->intra), a, b, c, d, e, f};
+        for (int k = 0; k < ncol; k++)
             th_table_cell(t, cells[k]);
     }
     fputc('\n', out);
@@ -80,6 +87,8 @@ static cJSON *train_json(const th_train_report *rep) {
         cJSON_AddStringToObject(w, "chunking",
                                 th_chunking_names[th_train_chunking(wl, rep->opts)]);
     if (bucket > 0) cJSON_AddNumberToObject(w, "bucket_bytes", bucket);
+    if (rep->ideal_lat > 0)
+        cJSON_AddNumberToObject(w, "ideal_lat_iteration_us", rep->ideal_lat / 1000.0);
     cJSON *results = cJSON_AddArrayToObject(root, "results");
     for (int i = 0; i < rep->nrows; i++) {
         const th_train_row *r = &rep->rows[i];
@@ -91,6 +100,7 @@ static cJSON *train_json(const th_train_report *rep) {
         cJSON_AddNumberToObject(o, "exposed_comm_us", r->res.exposed / 1000.0);
         cJSON_AddNumberToObject(o, "speedup", r->speedup);
         cJSON_AddNumberToObject(o, "speedup_vs_ideal", r->vs_ideal);
+        if (rep->ideal_lat > 0) cJSON_AddNumberToObject(o, "speedup_vs_ideal_lat", r->vs_ideal_lat);
         cJSON *cs = cJSON_AddArrayToObject(o, "collectives");
         for (int k = 0; k < r->res.ncolls; k++) {
             const th_train_coll *x = &r->res.colls[k];
@@ -137,8 +147,9 @@ int th_report_train_write(FILE *out, th_format format, const th_train_report *re
 
 int th_report_train_csv(FILE *out, const th_train_report *rep, th_error *err) {
     fputs("workload,system,policy,intra,priority,iterations,batch,iteration_us,compute_us,"
-          "exposed_comm_us,speedup,speedup_vs_ideal,collectives\n",
+          "exposed_comm_us,speedup,speedup_vs_ideal,collectives",
           out);
+    fputs(rep->ideal_lat > 0 ? ",speedup_vs_ideal_lat\n" : "\n", out);
     th_buf b = {0};
     int bad = 0;
     for (int i = 0; i < rep->nrows && !bad; i++) {
@@ -156,6 +167,7 @@ int th_report_train_csv(FILE *out, const th_train_report *rep, th_error *err) {
         bad |= th_csv_num(&b, r->speedup);
         bad |= th_csv_num(&b, r->vs_ideal);
         bad |= th_csv_int(&b, r->res.ncolls);
+        if (rep->ideal_lat > 0) bad |= th_csv_num(&b, r->vs_ideal_lat);
         bad |= th_csv_end(&b);
         if (!bad) th_csv_write(out, &b); /* write errors: th_report_done sees them */
     }

@@ -79,6 +79,7 @@ struct th_sweep {
     th_chunking chunking; /* the spec's chunking rule */
     double bucket;        /* the spec's DDP bucket bytes: 0 the workload's, < 0 none */
     int issued;           /* a chunking or bucket key or axis: the collectives column */
+    int ideal_lat;        /* "ideal_latency": true: the ideal network with latency floors too */
     int bound;       /* "bound": true: bound_us and vs_bound columns (collective sweeps) */
     char *text;      /* the spec as read (th_sweep_spec) */
     size_t text_len; /* bytes */

@@ -135,6 +135,8 @@ int th_sweep_header(const th_sweep *sw, th_buf *out, th_error *err) {
     int bad = th_sweep_prefix_header(sw, out, err);
     for (int k = 0; k < 6; k++)
         bad |= th_csv_field(out, sw->train ? train_cols[k] : run_cols[k]);
+    if (sw->ideal_lat)
+        bad |= th_csv_field(out, "ideal_lat_speedup") | th_csv_field(out, "speedup_vs_ideal_lat");
     if (sw->issued) bad |= th_csv_field(out, "collectives");
     if (sw->bound) bad |= th_csv_field(out, "bound_us") | th_csv_field(out, "vs_bound");
     for (int d = 0; d < (sw->train ? 0 : sw->maxdims); d++) {
@@ -174,6 +176,7 @@ typedef struct ref_slot {
     int valid;
     double base_time;  /* baseline+fifo time, ns */
     double ideal_time; /* workload sweeps: ideal-network iteration, ns */
+    double ideal_lat;  /* workload sweeps: the same with latency floors, ns ("ideal_latency") */
 } ref_slot;
 
 struct th_sweep_worker {
@@ -263,8 +266,8 @@ static int reference(th_sweep_worker *w, const sw_point *pt, const th_result *re
 }
 
 /* One training replay at this point under `policy`. */
-static int train_time(const th_sweep_worker *w, const sw_point *pt, th_policy policy, double *iter,
-                      double *compute, int *ncolls, th_error *err) {
+static int train_time(const th_sweep_worker *w, const sw_point *pt, th_policy policy, int lat,
+                      double *iter, double *compute, int *ncolls, th_error *err) {
     const th_sweep *sw = w->sw;
     th_train_opts o = {0};
     o.stop = w->stop;
@@ -278,6 +281,7 @@ static int train_time(const th_sweep_worker *w, const sw_point *pt, th_policy po
     o.chunking_set = pt->chunking_set;
     o.chunking = pt->chunking;
     o.bucket = pt->bucket;
+    o.ideal_latency = lat;
     th_train_result r;
     if (th_train_run(&pt->sys, pt->wl, &o, NULL, NULL, &r, err)) return err->code;
     *iter = r.iteration;
@@ -293,7 +297,7 @@ static int train_row(th_sweep_worker *w, const sw_point *pt, th_buf *out, th_err
     double iter = 0, compute = 0;
     int ncolls = 0;
     th_policy pol = pt->pair.policy;
-    if (train_time(w, pt, pol, &iter, &compute, &ncolls, err)) return err->code;
+    if (train_time(w, pt, pol, 0, &iter, &compute, &ncolls, err)) return err->code;
     int hit;
     ref_slot *r = reference_slot(w, &hit);
     if (!hit) {
@@ -302,9 +306,12 @@ static int train_row(th_sweep_worker *w, const sw_point *pt, th_buf *out, th_err
         r->valid = 0; /* until both references are in */
         if (pol == TH_POLICY_BASELINE && pt->pair.intra == TH_INTRA_FIFO)
             r->base_time = iter;
-        else if (train_time(w, &ref, TH_POLICY_BASELINE, &r->base_time, NULL, NULL, err))
+        else if (train_time(w, &ref, TH_POLICY_BASELINE, 0, &r->base_time, NULL, NULL, err))
             return err->code;
-        if (train_time(w, &ref, TH_POLICY_IDEAL, &r->ideal_time, NULL, NULL, err))
+        if (train_time(w, &ref, TH_POLICY_IDEAL, 0, &r->ideal_time, NULL, NULL, err))
+            return err->code;
+        if (w->sw->ideal_lat &&
+            train_time(w, &ref, TH_POLICY_IDEAL, 1, &r->ideal_lat, NULL, NULL, err))
             return err->code;
         reference_remember(w, r);
     }
@@ -314,6 +321,8 @@ static int train_row(th_sweep_worker *w, const sw_point *pt, th_buf *out, th_err
     bad |= th_csv_num(out, r->base_time / iter);
     bad |= th_csv_num(out, r->base_time / r->ideal_time);
     bad |= th_csv_num(out, r->ideal_time / iter);
+    if (w->sw->ideal_lat)
+        bad |= th_csv_num(out, r->base_time / r->ideal_lat) | th_csv_num(out, r->ideal_lat / iter);
     if (w->sw->issued) bad |= th_csv_int(out, ncolls);
     bad |= th_csv_num(out, pt->sys.npus) | th_csv_end(out);
     return bad ? th_error_set(err, TH_EINTERNAL, "out of memory") : TH_OK;

@@ -16,7 +16,7 @@
 static const char *const top_keys[] = {
     "name", "description", "system",   "collective", "policy",     "intra", "load_model", "axes",
     "zip",  "output",      "workload", "priority",   "iterations", "bound", "chunking",
-    "bucket", NULL};
+    "bucket", "ideal_latency", NULL};
 static const char *const coll_keys[] = {"type", "size", "chunks", "dims", NULL};
 static const char *const range_keys[] = {"from", "to", "step", "times", NULL};
 static const char *const run_axes[] = {
@@ -554,6 +554,8 @@ static int check_train(th_sweep *sw, const cJSON *root, th_error *err) {
                             "%s: collective: a workload sweep takes its "
                             "collectives from the workload",
                             src);
+    if (!sw->train && sw->ideal_lat)
+        return th_error_set(err, TH_EINPUT, "%s: ideal_latency: only for workload sweeps", src);
     if (!sw->train && sw->issued)
         return th_error_set(err, TH_EINPUT, "%s: %s: only for workload sweeps", src,
                             sw->chunking_set ? "chunking" : "bucket");
@@ -575,6 +577,9 @@ static int parse_train_keys(th_sweep *sw, const cJSON *root, th_error *err) {
         sw->chunking = (th_chunking)rule;
         sw->chunking_set = sw->issued = 1;
     }
+    const cJSON *il = cJSON_GetObjectItemCaseSensitive(root, "ideal_latency");
+    if (il && !cJSON_IsBool(il)) return th_json_bad(err, src, "ideal_latency", "true or false", il);
+    sw->ideal_lat = cJSON_IsTrue(il);
     const cJSON *b = cJSON_GetObjectItemCaseSensitive(root, "bucket");
     if (!b) return TH_OK;
     sw->issued = 1;

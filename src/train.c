@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "themis/cost.h"
 #include "themis/train.h"
 
 /* One collective instance: (iteration, layer, phase). */
@@ -19,6 +20,8 @@ typedef struct inst {
     double contrib[TH_MAX_DIMS]; /* themis-global: the loads it added to the tracker */
     double remaining, rate;      /* ideal network: bytes left, bytes per ns over its dims */
     int run;                     /* ideal network: holds its dims now */
+    double lat;                  /* ideal network: the latency floor it adds, ns (0: none) */
+    double lat_end;              /* ideal network: bytes done, ends then (pending), ns */
 } inst;
 
 typedef struct trainer {
@@ -43,6 +46,7 @@ typedef struct trainer {
     double tracker[TH_MAX_DIMS]; /* themis-global */
     /* ideal network: a fluid model with preemptive priority */
     int *live, nlive; /* instances in flight, in issue order */
+    int *pend, npend; /* bytes done, waiting out their latency floor (ideal_latency) */
     double tl;        /* when `remaining` was last brought up to date, ns */
 } trainer;
 
@@ -107,6 +111,18 @@ static double coll_bytes(const th_system *sys, const th_collective *c, double *b
     return 0;
 }
 
+/* A collective's latency floor: the latencies of the stages of one chunk on its critical path,
+ * alpha_d * L_d (SPEC §3) over its active dims, twice for an All-Reduce (RS and AG). */
+static double latency_floor(const th_system *sys, const th_collective *c) {
+    double f = 0;
+    for (int d = 0; d < sys->ndims; d++) {
+        const th_dim *dd = &sys->dims[d];
+        if (!((c->dims_mask >> d) & 1u) || dd->npus < 2) continue;
+        f += dd->latency * th_cost_hops(dd->topology, dd->algorithm, dd->npus);
+    }
+    return c->type == TH_COLL_ALLREDUCE ? 2 * f : f;
+}
+
 /* The ideal network: every collective moves its bytes at the summed bandwidth of its dims
  * (all of them pooled, 100% utilization). In priority order, each collective in flight takes
  * its dims when no higher-priority one holds any of them; the others wait (preempted). */
@@ -141,6 +157,7 @@ static int net_issue(trainer *tr, int k, double t, th_error *err) {
     if (tr->o->policy == TH_POLICY_IDEAL) {
         ideal_advance(tr, t);
         x->remaining = coll_bytes(tr->sys, &x->coll, &x->rate);
+        x->lat = tr->o->ideal_latency ? latency_floor(tr->sys, &x->coll) : 0;
         int at_pos = tr->nlive;
         if (tr->o->priority == TH_PRIO_LAYER) /* live stays in (key, issue) order */
             while (at_pos > 0 && prio_key(&tr->in[tr->live[at_pos - 1]]) > prio_key(x))
@@ -185,6 +202,8 @@ static double net_next(const trainer *tr) {
         const inst *x = &tr->in[tr->live[i]];
         if (x->run && tr->tl + x->remaining / x->rate < t) t = tr->tl + x->remaining / x->rate;
     }
+    for (int i = 0; i < tr->npend; i++)
+        if (tr->in[tr->pend[i]].lat_end < t) t = tr->in[tr->pend[i]].lat_end;
     return t;
 }
 
@@ -214,9 +233,24 @@ static int net_step(trainer *tr, th_error *err) {
             if (!gone) tr->live[kept++] = k;
         }
         tr->nlive = kept;
+        int waiting = 0; /* the latency floors ending now end first, in the order they began */
+        for (int i = 0; i < tr->npend; i++) {
+            int k = tr->pend[i];
+            if (tr->in[k].lat_end == t)
+                finished(tr, k, t);
+            else
+                tr->pend[waiting++] = k;
+        }
+        tr->npend = waiting;
         for (int j = 0; j < ndone; j++) {
-            tr->in[done[j]].run = 0;
-            finished(tr, done[j], t);
+            inst *x = &tr->in[done[j]];
+            x->run = 0;
+            if (x->lat > 0) { /* its bytes are through; its dims are free for the others */
+                x->lat_end = t + x->lat;
+                tr->pend[tr->npend++] = done[j];
+            } else {
+                finished(tr, done[j], t);
+            }
         }
         ideal_assign(tr);
         return TH_OK;
@@ -349,12 +383,13 @@ static int setup(trainer *tr, th_error *err) {
     size_t n = (size_t)tr->S * (size_t)tr->L * TH_NPHASES;
     tr->in = calloc(n, sizeof *tr->in);
     tr->live = calloc(2 * n, sizeof(int));
+    tr->pend = calloc(n, sizeof(int));
     size_t L = (size_t)tr->L;
     tr->carrier = malloc(sizeof(int) * L);
     tr->first = malloc(sizeof(int) * L);
     tr->fused = malloc(sizeof(int) * L);
     tr->bsize = malloc(sizeof(double) * L);
-    if (!tr->in || !tr->live || !tr->carrier || !tr->first || !tr->fused || !tr->bsize)
+    if (!tr->in || !tr->live || !tr->pend || !tr->carrier || !tr->first || !tr->fused || !tr->bsize)
         return th_error_set(err, TH_EINTERNAL, "out of memory");
     for (int l = 0; l < tr->L; l++) {
         tr->carrier[l] = tr->first[l] = l;
@@ -405,6 +440,7 @@ static void teardown(trainer *tr) {
     free(tr->pool);
     free(tr->in);
     free(tr->live);
+    free(tr->pend);
     free(tr->of_id);
     free(tr->carrier);
     free(tr->first);

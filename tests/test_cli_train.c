@@ -303,6 +303,20 @@ START_TEST(train_bucket_chunking) {
                       strstr(r.out, "\"first_layer\":\t\"l3\"") && strstr(r.out, "\"fused\":\t2"),
                   "%s", r.out);
     test_cli_free(&r);
+    /* --ideal-lat: wl_two_layer against the ideal network with latency floors, 49560 ns
+     * (test_train.c ideal_latency_floor); baseline + fifo takes 49620 ns */
+    test_csv c;
+    train_csv(&c, args_of("wl_two_layer.json", "cli_ring4.json", "-p baseline -q fifo --ideal-lat"));
+    ck_assert_rel(test_csv_d(&c, 0, "speedup_vs_ideal_lat"), 49560.0 / 49620.0);
+    ck_assert_rel(test_csv_d(&c, 0, "speedup_vs_ideal"), 49500.0 / 49620.0);
+    test_csv_free(&c);
+    test_cli(&r, "train '%s' -s '%s' -p ideal --ideal-lat", test_dpath("wl_two_layer.json"),
+             test_dpath("cli_ring4.json"));
+    test_expect_ok(&r, "table");
+    ck_assert_msg(strstr(r.out, "ideal network with latency floors: 49.56 us per iteration") &&
+                      strstr(r.out, "vs_ideal_lat"),
+                  "%s", r.out);
+    test_cli_free(&r);
     test_bad("--bucket", "train '%s' --bucket lots", test_dpath("wl_bucket.json"));
     test_bad("--chunking", "train '%s' --chunking ring", test_dpath("wl_bucket.json"));
 }

@@ -1344,6 +1344,21 @@ START_TEST(workload_rows) {
     ck_assert_str_eq(r.f[7], "2");
     free(r.text);
     th_sweep_free(sw);
+    /* "ideal_latency": the ideal network with latency floors, 49560 ns on wl_two_layer
+     * (test_train.c ideal_latency_floor); baseline + fifo 49620 */
+    sw = spec_ok("{'system': 'cli_ring4.json', 'workload': 'wl_two_layer.json', 'policy': "
+                 "'baseline', 'intra': 'fifo', 'ideal_latency': true}");
+    ck_assert_str_eq(header_of(sw), "point,iteration_us,compute_us,exposed_comm_us,speedup,"
+                                    "ideal_speedup,speedup_vs_ideal,ideal_lat_speedup,"
+                                    "speedup_vs_ideal_lat,npus\n");
+    row_get(sw, 0, &r);
+    ck_assert_rel(fnum(&r, 7), 49620.0 / 49560.0);
+    ck_assert_rel(fnum(&r, 8), 49560.0 / 49620.0);
+    free(r.text);
+    th_sweep_free(sw);
+    spec_bad("{'ideal_latency': true}", "ideal_latency", "only for workload sweeps");
+    spec_bad("{'workload': 'wl_two_layer.json', 'ideal_latency': 1}", "ideal_latency",
+             "true or false");
     spec_bad("{'axes': {'bucket': [0, '1MB']}}", "axes.bucket", "only for workload sweeps");
     spec_bad("{'bucket': '1MB'}", "bucket", "only for workload sweeps");
     spec_bad("{'chunking': 'astra'}", "chunking", "only for workload sweeps");

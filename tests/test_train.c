@@ -509,6 +509,44 @@ START_TEST(layer_priority) {
 }
 END_TEST
 
+/* The ideal network with latency floors (ideal_latency): a collective's bytes move as on the
+ * ideal network, then it ends after its latency floor, alpha * L per stage of one chunk on its
+ * critical path (RS and AG for an All-Reduce: 2 * 10 * 3 = 60 ns on cli_ring4.json); its dims
+ * are free for the others meanwhile.
+ * wl_two_layer (two_layer_ideal's trace): AR1 5500-6800 (1300 done); AR0 6800-21800, ends
+ * 21860; AR1 resumes 21800, bytes done 50500, ends 50560. S1 = 21860; F0 -22860; F1 50560-
+ * 52560, IG1 -53560, WG1 -55060 (AR1'), IG0 -55560, WG0 -56360 (AR0'). AR1' 55060-56360;
+ * AR0' 56360-71360, ends 71420 = S2. Iteration 71420 - 21860 = 49560.
+ * wl_single_ar (one blocking 1 GiB All-Reduce): 0.015 S + 60 = 16106187.36 ns, exactly the
+ * emulator's one-chunk time on one dim (test_cli_train.c train_chunks). */
+START_TEST(ideal_latency_floor) {
+    th_system s = load_sys("cli_ring4.json");
+    th_workload *wl = load_wl("wl_two_layer.json");
+    th_train_opts o = opts(TH_POLICY_IDEAL, TH_INTRA_FIFO, TH_PRIO_LIFO);
+    o.ideal_latency = 1;
+    th_train_result r = run(&s, wl, o);
+    ck_assert_rel(r.iteration, 49560);
+    ck_assert_rel(r.colls[1].end - r.colls[1].issue, 71420 - 56360);
+    th_train_result_free(&r);
+    o.ideal_latency = 0; /* the paper's ideal: no latency (two_layer_ideal) */
+    r = run(&s, wl, o);
+    ck_assert_rel(r.iteration, 49500);
+    th_train_result_free(&r);
+    th_workload_free(wl);
+    wl = load_wl("wl_single_ar.json");
+    o.ideal_latency = 1;
+    r = run(&s, wl, o);
+    ck_assert_rel(r.iteration, 16106187.36);
+    th_train_result_free(&r);
+    th_train_opts e = opts(TH_POLICY_BASELINE, TH_INTRA_FIFO, TH_PRIO_LIFO);
+    e.chunks = 1;
+    r = run(&s, wl, e);
+    ck_assert_rel(r.iteration, 16106187.36);
+    th_train_result_free(&r);
+    th_workload_free(wl);
+}
+END_TEST
+
 Suite *train_suite(void) {
     Suite *s = suite_create("train");
     TCase *tc = tcase_create("train");
@@ -519,6 +557,7 @@ Suite *train_suite(void) {
     tcase_add_test(tc, ddp_buckets);
     tcase_add_test(tc, bucket_keys);
     tcase_add_test(tc, layer_priority);
+    tcase_add_test(tc, ideal_latency_floor);
     tcase_add_test(tc, single_collective_equals_run);
     tcase_add_test(tc, hybrid_blocking);
     tcase_add_test(tc, batch_scaling);

@@ -48,6 +48,7 @@ typedef struct th_train_report {
     const th_train_opts *opts; /* priority, iterations, batch, chunks */
     const th_train_row *rows;
     int nrows;
+    double ideal_lat; /* the ideal network's iteration with latency floors, ns; 0 = not asked */
 } th_train_report;
 
 int th_report_train_table(FILE *out, const th_train_report *rep, th_error *err);

@@ -18,6 +18,7 @@ typedef struct th_train_opts {
     int chunking_set;       /* 1: `chunking` below; 0: the workload's rule (astra when chunks) */
     th_chunking chunking;   /* the chunking rule when chunking_set */
     double bucket;          /* DDP bucket bytes; 0 = the workload's bucket_bytes, < 0 = none */
+    int ideal_latency;      /* the ideal network adds each collective's latency floor */
     const atomic_int *stop; /* the replay ends ("interrupted") once it is non-zero; may be NULL */
 } th_train_opts;
 
@@ -73,6 +74,7 @@ typedef struct th_train_row {
     th_train_result res;
     double speedup;  /* baseline+fifo iteration / this iteration */
     double vs_ideal; /* ideal iteration / this iteration */
+    double vs_ideal_lat; /* ideal-with-latency-floors iteration / this one (when computed) */
 } th_train_row;
 
 /* The intra column of a training row: the intra policy's name, or "-" for the ideal network
