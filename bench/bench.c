@@ -329,7 +329,56 @@ static void bench_train(const th_system *sys) {
     line("train1000_mib", "Transformer-1T, 1000 iterations: peak RSS", peak, "MiB", 50, 0);
 }
 
+/* --count CASE N: N evaluations of one case and nothing else, for
+ * `valgrind --tool=callgrind --toggle-collect=th_run_eval`, whose instruction counts do not
+ * vary from run to run as times do (docs/PERFORMANCE.md). */
+static int count_case(const char *name, long n) {
+    static const struct {
+        const char *name;
+        th_pair pair;
+        int64_t chunks;
+    } cases[] = {{"eval64", {TH_POLICY_THEMIS, TH_INTRA_SCF}, 64},
+                 {"eval64_fifo", {TH_POLICY_BASELINE, TH_INTRA_FIFO}, 64},
+                 {"eval1", {TH_POLICY_THEMIS, TH_INTRA_SCF}, 1},
+                 {"million", {TH_POLICY_THEMIS, TH_INTRA_SCF}, 1000000}};
+    th_system sys;
+    system_4d(&sys);
+    th_runner *r = th_runner_create();
+    if (!r) return 1;
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        if (strcmp(name, cases[c].name)) continue;
+        th_collective coll = {TH_COLL_ALLREDUCE, 1073741824.0, cases[c].chunks, 0};
+        th_result res;
+        th_error err;
+        for (long i = 0; i < n; i++)
+            if (th_run_eval(r, &sys, &coll, cases[c].pair, TH_LOAD_ALPHA_BETA, NULL, NULL, &res,
+                            &err))
+                die(&err);
+        printf("%s: %ld evaluations, time %.17g ns\n", name, n, res.time);
+        th_runner_free(r);
+        return 0;
+    }
+    if (!strcmp(name, "sweep")) { /* the bench sweep, n values of dims[2].bw_GBps */
+        char json[1024];
+        snprintf(json, sizeof json, sweep_spec, 10 + (int)n - 1);
+        th_sweep *sw;
+        th_error err;
+        if (th_sweep_parse(json, strlen(json), "bench", ".", &sw, &err)) die(&err);
+        int fd = open("/dev/null", O_WRONLY);
+        double wall, cpu;
+        printf("sweep: %lld points\n", (long long)run_sweep(sw, 1, fd, &wall, &cpu));
+        close(fd);
+        th_sweep_free(sw);
+        th_runner_free(r);
+        return 0;
+    }
+    fprintf(stderr, "bench: --count takes eval64, eval64_fifo, eval1, million or sweep\n");
+    th_runner_free(r);
+    return 2;
+}
+
 int main(int argc, char **argv) {
+    if (argc == 4 && !strcmp(argv[1], "--count")) return count_case(argv[2], atol(argv[3]));
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--save") && i + 1 < argc) {
             if (!(save = fopen(argv[++i], "w"))) return 1;
@@ -341,7 +390,8 @@ int main(int argc, char **argv) {
                 fclose(f);
             }
         } else {
-            fprintf(stderr, "usage: bench_themis [--save FILE] [--compare FILE]\n");
+            fprintf(stderr,
+                    "usage: bench_themis [--save FILE] [--compare FILE] | --count CASE N\n");
             return 2;
         }
     }

@@ -88,7 +88,19 @@ typedef struct emu_model {
     /* Completes every stage ending now (emu->t, already advanced): each chunk moves on
      * (emu_end), and the freed dims take new stages. */
     int (*step)(th_emu *emu, th_error *err);
+    /* Optional (NULL: none): runs one collective alone, issued at 0 with no trace, after
+     * th_emu_reset, with the same results as issue and step: fills cr's end, stages, bytes
+     * and busy (cr->plan set, the rest zero). EMU_DECLINED when it cannot (th_emu_run then
+     * issues and steps), else TH_OK or an error. */
+    int (*run)(th_emu *emu, emu_coll *cr, th_error *err);
 } emu_model;
+
+#define EMU_DECLINED (-1)
+
+/* The clean model's run of one collective alone (emu_fast.c), and its buffers. */
+typedef struct emu_fast emu_fast;
+int emu_fast_run(th_emu *emu, emu_coll *cr, th_error *err);
+void emu_fast_free(emu_fast *f);
 
 struct th_emu {
     emu_queue q[TH_MAX_DIMS];   /* the preset's ready stages per dim */
@@ -119,6 +131,7 @@ struct th_emu {
     const atomic_int *stop; /* th_emu_run ends when it becomes non-zero; may be NULL */
     int bad_dim;            /* the dim whose stage time emu_begin refused */
     double bad_dur;         /* that stage time, ns */
+    emu_fast *fast;         /* the clean model's run buffers, made at its first run */
 };
 
 /* The ASTRA-sim preset's rules (astra_emulate.c). */

@@ -547,8 +547,8 @@ static int interrupt_run(int sig, const char *out, const char *err, const char *
     return interrupted;
 }
 
-/* A signal ends a point that takes seconds (one million chunks of 1 GiB on the default
- * system, Themis + SCF, then its baseline + FIFO reference), not only the gaps between points:
+/* A signal ends a point that takes seconds (one million chunks of 1 GiB on a system of 12
+ * dims, Themis + SCF, then its baseline + FIFO reference), not only the gaps between points:
  * exit 128 + SIGTERM well before the point could finish, the header alone in the file. */
 /* --resume recomputes the last complete row and compares it byte for byte: a hand-edited
  * time_us there is refused (exit 2, naming the file, the row and the column), the file is left
@@ -606,8 +606,16 @@ START_TEST(interrupt_long_point) {
     TEST_DIR_PATH(spec, dir, "spec.json");
     TEST_DIR_PATH(out, dir, "out.csv");
     TEST_DIR_PATH(err, dir, "err.txt");
-    write_spec(spec, "{'collective': {'size': '1GiB', 'chunks': 1000000}, 'policy': 'themis',"
-                     " 'intra': 'scf', 'axes': {'dims': ['0,1,2', '0,1,2']}}");
+    TEST_DIR_PATH(sys, dir, "sys12.json");
+    /* 12 dims of 2 NPUs: 24 stages per chunk, 24 million per point */
+    char json[2048] = "{'name': 'twelve', 'dims': [";
+    for (int d = 0; d < 12; d++)
+        strcat(json, d ? ", {'topology': 'switch', 'npus': 2, 'bw_GBps': 100, 'latency_ns': 10}"
+                       : "{'topology': 'switch', 'npus': 2, 'bw_GBps': 100, 'latency_ns': 10}");
+    strcat(json, "]}");
+    write_spec(sys, json);
+    write_spec(spec, "{'system': 'sys12.json', 'collective': {'size': '1GiB', 'chunks': 1000000},"
+                     " 'policy': 'themis', 'intra': 'scf', 'axes': {'dims': ['all', 'all']}}");
     pid_t pid = spawn_sweep(spec, out, err, 0);
     /* the header is written just before the signal handlers are set: wait for it, then a
      * little more, so the signal lands inside the first point (seconds long) */

@@ -729,6 +729,123 @@ START_TEST(test_release) {
 }
 END_TEST
 
+/* ---- th_emu_run's run of one collective alone against issue and step ---- */
+
+/* The general path: reset, issue at 0, step until nothing runs. */
+static void run_general(th_emu *emu, const th_system *s, const th_plan *plan, th_intra q,
+                        th_result *res) {
+    th_error err = {0};
+    int id;
+    th_emu_reset(emu, s, q, TH_PRIO_FIFO, NULL, NULL);
+    ck_assert_msg(th_emu_issue(emu, plan, 0, &id, &err) == TH_OK, "%s", err.msg);
+    while (th_emu_next(emu) != INFINITY)
+        ck_assert_msg(th_emu_step(emu, &err) == TH_OK, "%s", err.msg);
+    ck_assert_msg(th_emu_result(emu, id, res, &err) == TH_OK, "%s", err.msg);
+}
+
+static uint64_t lcg(uint64_t *x) {
+    *x = *x * 6364136223846793005u + 1442695040888963407u;
+    return *x >> 33;
+}
+
+/* Random systems (half of them with every dim alike, so that stages of different dims end at
+ * the same instant), every collective type, policy and intra policy, 1 to 300 chunks: the
+ * results of th_emu_run without a trace (the model's run of one collective alone), with a
+ * trace (issue and step inside th_emu_run) and of issue and step by hand are the same
+ * doubles. */
+START_TEST(test_alone_matches_general) {
+    static const int64_t ps[] = {1, 2, 3, 4, 6, 8, 16};
+    static const double bws[] = {25, 50, 100, 200, 300, 1e9};
+    static const double lats[] = {0, 5, 100, 1000};
+    static const int64_t chunks[] = {1, 2, 3, 7, 16, 64, 300};
+    static const th_policy pols[] = {TH_POLICY_BASELINE, TH_POLICY_THEMIS, TH_POLICY_ROUNDROBIN,
+                                     TH_POLICY_LP};
+    uint64_t x = 12345;
+    th_plan *plan = th_plan_create();
+    th_emu *emu = th_emu_create(), *gen = th_emu_create();
+    recbuf b = {0};
+    int runs = 0;
+    for (int k = 0; k < 400; k++) {
+        th_system s;
+        memset(&s, 0, sizeof s);
+        int nd = 1 + (int)(lcg(&x) % 6), alike = lcg(&x) % 2;
+        int64_t p = ps[1 + lcg(&x) % 6];
+        double bw = bws[lcg(&x) % 5], lat = lats[lcg(&x) % 4];
+        for (int d = 0; d < nd; d++) {
+            if (!alike) {
+                p = ps[lcg(&x) % 7];
+                bw = bws[lcg(&x) % 6];
+                lat = lats[lcg(&x) % 4];
+            }
+            test_add_dim(&s, (th_topology)(lcg(&x) % 3), p, bw, lat);
+            if (!alike && lcg(&x) % 4 == 0) s.dims[d].efficiency = 0.8;
+        }
+        if (lcg(&x) % 3 == 0) s.reduce_bw = 500;
+        int active = 0;
+        for (int d = 0; d < nd; d++)
+            active += s.dims[d].npus > 1;
+        if (!active) continue;
+        test_finish(&s);
+        th_collective c = test_coll((th_coll_type)(lcg(&x) % 4),
+                                    (double)(1 + lcg(&x) % 4096) * 4096, chunks[lcg(&x) % 7], 0);
+        th_policy pol = pols[lcg(&x) % 4];
+        th_load_model lm = lcg(&x) % 2 ? TH_LOAD_BANDWIDTH : TH_LOAD_ALPHA_BETA;
+        if (pol == TH_POLICY_LP && c.type == TH_COLL_ALLTOALL) pol = TH_POLICY_BASELINE;
+        for (int q = 0; q < 2; q++) {
+            th_result fast, traced, general;
+            th_error err = {0};
+            ck_assert_msg(th_sched_plan(plan, &s, &c, pol, lm, &err) == 0, "plan: %s", err.msg);
+            ck_assert_msg(th_emu_run(emu, &s, plan, (th_intra)q, NULL, NULL, &fast, &err) == 0,
+                          "%s", err.msg);
+            b.n = 0;
+            ck_assert_msg(th_emu_run(gen, &s, plan, (th_intra)q, rec_cb, &b, &traced, &err) == 0,
+                          "%s", err.msg);
+            run_general(gen, &s, plan, (th_intra)q, &general);
+            test_same_result(&fast, &traced);
+            test_same_result(&fast, &general);
+            runs++;
+        }
+    }
+    ck_assert_int_ge(runs, 600);
+    free(b.r);
+    th_plan_free(plan);
+    th_emu_free(emu);
+    th_emu_free(gen);
+}
+END_TEST
+
+/* Stages whose time vanishes against the clock: dim 0 takes 1e12 ns of latency, dim 1 sends
+ * one byte at 1e9 GB/s (5e-10 ns, below half an ulp of 1e12, so start + time = start). Stages
+ * then end at the instant their chunk's previous stage ended, in several steps at one instant;
+ * the result is still that of issue and step, and a failing run leaves the workspace fit for
+ * the next. */
+START_TEST(test_alone_same_instant) {
+    th_system s;
+    memset(&s, 0, sizeof s);
+    test_add_dim(&s, TH_TOPO_SWITCH, 2, 100, 1e12);
+    test_add_dim(&s, TH_TOPO_RING, 2, 1e9, 0);
+    test_finish(&s);
+    th_plan *plan = th_plan_create();
+    th_emu *emu = th_emu_create(), *gen = th_emu_create();
+    th_error err = {0};
+    for (int q = 0; q < 2; q++)
+        for (int pol = 0; pol < 3; pol++) {
+            th_collective c = test_coll(TH_COLL_ALLREDUCE, 64, 64, 0);
+            th_result fast, general;
+            ck_assert_int_eq(th_sched_plan(plan, &s, &c, (th_policy)pol, TH_LOAD_ALPHA_BETA, &err),
+                             0);
+            ck_assert_int_eq(th_emu_run(emu, &s, plan, (th_intra)q, NULL, NULL, &fast, &err), 0);
+            run_general(gen, &s, plan, (th_intra)q, &general);
+            test_same_result(&fast, &general);
+            /* dim 1's stages: 64 chunks x 2 halves, each 1 x 1/2 / 1e9 = 5e-10 ns */
+            ck_assert(fast.busy[1] > 0 && fast.busy[1] < 1e-7);
+        }
+    th_plan_free(plan);
+    th_emu_free(emu);
+    th_emu_free(gen);
+}
+END_TEST
+
 Suite *emulate_suite(void) {
     Suite *s = suite_create("emulate");
     TCase *tc = tcase_create("hand");
@@ -752,6 +869,8 @@ Suite *emulate_suite(void) {
     tcase_add_test(tc, test_determinism);
     tcase_add_test(tc, test_plan_model_mismatch);
     tcase_add_test(tc, test_release);
+    tcase_add_test(tc, test_alone_matches_general);
+    tcase_add_test(tc, test_alone_same_instant);
     suite_add_tcase(s, tc);
     return s;
 }

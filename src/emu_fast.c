@@ -1,0 +1,287 @@
+/* The clean model's run of one collective alone (th_emu_run without a trace): the same events
+ * in the same order as issue/step (SPEC §6), without their multi-collective bookkeeping.
+ * A chunk's stages depend only on its order of dims, so each distinct order (a class) is
+ * planned once into a table of (dim, queue bucket, time, bytes); a chunk carries its place in
+ * that table. A dim's queue is one ring per bucket: under FIFO one bucket, under SCF one per
+ * distinct m on that dim, by ascending m, the non-empty ones in a bit mask. Within a bucket
+ * the order is (ready, chunk), which is arrival order but for stages queued at the same
+ * instant, put in chunk order by a walk back over the tail's equal ready times. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emulate_internal.h"
+
+/* Bounds of the tables; a plan beyond them runs the general path (issue/step). */
+#define MAX_CLASSES 1024 /* distinct orders */
+#define MAX_BUCKETS 64   /* distinct m on one dim (SCF), one bit each */
+#define HASH_SIZE   2048 /* 2 MAX_CLASSES, a power of two */
+
+/* A FIFO of chunk indices e[(head + i) & (cap - 1)], i < n; cap a power of two (or 0). */
+typedef struct ring {
+    uint32_t *e;
+    uint32_t head, n, cap;
+} ring;
+
+/* Stage j of a class: where it queues and what it costs. */
+typedef struct fast_stage {
+    double dur;     /* ns: lh + m (p-1) / (p B) (+ m (p-1) / p / reduce_bw for RS) */
+    double bytes;   /* one NPU sends, m (p-1) / p */
+    uint16_t q;     /* its ring: dim * MAX_BUCKETS + bucket */
+    uint8_t dim;    /* system dim */
+    uint8_t bucket; /* its bucket on that dim (SCF: rank of m) */
+    uint8_t last;   /* the chunk's last stage */
+} fast_stage;
+
+typedef struct hash_slot {
+    uint64_t key; /* the order, 4 bits per dim */
+    uint32_t gen; /* the run that filled the slot (empty otherwise) */
+    uint32_t cls;
+} hash_slot;
+
+struct emu_fast {
+    uint32_t *pos; /* per chunk: its class's stage table index of the stage it is at */
+    size_t pos_cap;
+    fast_stage *st; /* classes x nstages */
+    size_t st_cap;
+    hash_slot hash[HASH_SIZE];
+    uint32_t gen;
+    double bm[TH_MAX_DIMS][MAX_BUCKETS]; /* SCF: the distinct m of each dim, found order */
+    int nbm[TH_MAX_DIMS];
+    ring q[TH_MAX_DIMS * MAX_BUCKETS];
+    int dirty; /* the last run did not end: stages may be left in the rings */
+};
+
+void emu_fast_free(emu_fast *f) {
+    if (!f) return;
+    for (int i = 0; i < TH_MAX_DIMS * MAX_BUCKETS; i++)
+        free(f->q[i].e);
+    free(f->pos);
+    free(f->st);
+    free(f);
+}
+
+static int ring_grow(ring *r) {
+    uint32_t cap = r->cap ? 2 * r->cap : 16;
+    uint32_t *e = malloc(sizeof *e * cap);
+    if (!e) return -1;
+    for (uint32_t i = 0; i < r->n; i++) /* unwrapped into the new buffer */
+        e[i] = r->e[(r->head + i) & (r->cap - 1)];
+    free(r->e);
+    r->e = e, r->cap = cap, r->head = 0;
+    return 0;
+}
+
+/* Queues chunk c last; -1 when out of memory. */
+static inline int ring_push(ring *r, uint32_t c) {
+    if (r->n == r->cap && ring_grow(r)) return -1;
+    r->e[(r->head + r->n++) & (r->cap - 1)] = c;
+    return 0;
+}
+
+static inline uint32_t ring_pop(ring *r) {
+    uint32_t c = r->e[r->head];
+    r->head = (r->head + 1) & (r->cap - 1);
+    r->n--;
+    return c;
+}
+
+/* The class of the order o (n dims): found, or made with its stage table from chunk i's
+ * stages; -1 past MAX_CLASSES or MAX_BUCKETS, out of memory, or at a stage time the general
+ * path refuses (it makes the error, at the stage it meets first). */
+static int class_of(emu_fast *f, const th_emu *emu, const th_plan *plan, int64_t i, int scf,
+                    uint32_t *ncls) {
+    const uint8_t *o = th_plan_order(plan, i);
+    uint64_t key = 0;
+    for (int j = 0; j < plan->n; j++)
+        key = key << 4 | o[j];
+    uint32_t h = (uint32_t)((key * 0x9e3779b97f4a7c15u) >> 53) & (HASH_SIZE - 1);
+    while (f->hash[h].gen == f->gen) {
+        if (f->hash[h].key == key) return (int)f->hash[h].cls;
+        h = (h + 1) & (HASH_SIZE - 1);
+    }
+    if (*ncls == MAX_CLASSES) return -1;
+    uint32_t cls = (*ncls)++, ns = (uint32_t)plan->nstages;
+    size_t need = (size_t)(cls + 1) * ns;
+    if (f->st_cap < need) {
+        size_t cap = f->st_cap ? 2 * f->st_cap : 64;
+        while (cap < need)
+            cap *= 2;
+        fast_stage *st = realloc(f->st, sizeof *st * cap);
+        if (!st) return -1;
+        f->st = st, f->st_cap = cap;
+    }
+    f->hash[h] = (hash_slot){key, f->gen, cls};
+    for (uint32_t j = 0; j < ns; j++) {
+        int d;
+        th_op op;
+        double m;
+        th_plan_stage(plan, i, (int)j, &d, &op, &m);
+        /* start()'s expressions in emulate.c: the same doubles */
+        const emu_cost *k = &emu->cost[d];
+        double mp = m * k->pm1;
+        double dur = k->lh + mp / k->pbw;
+        if (op == TH_OP_RS && emu->sys->reduce_bw > 0.0) dur += mp / k->p / emu->sys->reduce_bw;
+        if (!(dur >= 0) || !isfinite(dur)) return -1;
+        int b = 0;
+        if (scf) { /* the index of m among the dim's m found so far; ranked below */
+            while (b < f->nbm[d] && f->bm[d][b] != m)
+                b++;
+            if (b == MAX_BUCKETS) return -1;
+            if (b == f->nbm[d]) f->bm[d][f->nbm[d]++] = m;
+        }
+        f->st[cls * ns + j] = (fast_stage){dur, mp / k->p, 0, (uint8_t)d, (uint8_t)b, j + 1 == ns};
+    }
+    return (int)cls;
+}
+
+/* Each stage's ring; under SCF its bucket from found order to ascending m (each dim's m are
+ * distinct). */
+static void place(emu_fast *f, int nd, uint32_t nst, int scf) {
+    uint8_t rank[TH_MAX_DIMS][MAX_BUCKETS];
+    for (int d = 0; scf && d < nd; d++)
+        for (int b = 0; b < f->nbm[d]; b++) {
+            int r = 0;
+            for (int k = 0; k < f->nbm[d]; k++)
+                r += f->bm[d][k] < f->bm[d][b];
+            rank[d][b] = (uint8_t)r;
+        }
+    for (uint32_t s = 0; s < nst; s++) {
+        fast_stage *x = &f->st[s];
+        if (scf) x->bucket = rank[x->dim][x->bucket];
+        x->q = (uint16_t)(x->dim * MAX_BUCKETS + x->bucket);
+    }
+}
+
+/* A run that did not end left stages queued: every ring emptied. */
+static void clear(emu_fast *f) {
+    for (int i = 0; i < TH_MAX_DIMS * MAX_BUCKETS; i++)
+        f->q[i].n = 0;
+    f->dirty = 0;
+}
+
+static int run(emu_fast *f, th_emu *emu, emu_coll *cr, th_error *err);
+
+int emu_fast_run(th_emu *emu, emu_coll *cr, th_error *err) {
+    emu_fast *f = emu->fast;
+    if (!f && !(f = emu->fast = calloc(1, sizeof *f))) return EMU_DECLINED;
+    if (f->dirty) clear(f);
+    int rc = run(f, emu, cr, err);
+    f->dirty = rc != TH_OK;
+    return rc;
+}
+
+/* A running stage, in the list of them by (end, dim). */
+typedef struct running {
+    double end; /* ns */
+    uint32_t dim, chunk;
+} running;
+
+/* The events (SPEC §6) from the queued first stages. */
+static __attribute__((noinline)) int events(emu_fast *f, th_emu *emu, emu_coll *cr,
+                                            uint64_t *nonempty, uint32_t waiting, int nd,
+                                            th_error *err) {
+    const fast_stage *st = f->st;
+    uint32_t *pos = f->pos;
+    ring *q = f->q;
+    const atomic_int *stop = emu->stop;
+    double *busy = cr->busy, *bytes = cr->bytes;
+    double t = 0.0;
+    uint32_t idle = (uint32_t)((1ull << nd) - 1);
+    running run[TH_MAX_DIMS]; /* run[0 .. nrun): by (end, dim) descending, the next last */
+    int nrun = 0;
+    for (;;) {
+        /* every idle dim with a waiting stage starts one, in dim-index order */
+        uint32_t go = idle & waiting;
+        idle &= ~go;
+        for (; go; go &= go - 1) {
+            uint32_t d = (uint32_t)__builtin_ctz(go);
+            int b = __builtin_ctzll(nonempty[d]);
+            ring *r = &q[d * MAX_BUCKETS + (uint32_t)b];
+            uint32_t c = ring_pop(r);
+            if (r->n == 0 && !(nonempty[d] &= nonempty[d] - 1)) waiting &= ~(1u << d);
+            const fast_stage *s = &st[pos[c]];
+            double e = t + s->dur;
+            busy[d] += s->dur;
+            bytes[d] += s->bytes;
+            int k = nrun++;
+            for (; k > 0 && (run[k - 1].end < e || (run[k - 1].end == e && run[k - 1].dim < d));
+                 k--)
+                run[k] = run[k - 1];
+            run[k] = (running){e, d, c};
+        }
+        if (nrun == 0) break;
+        if (stop && atomic_load_explicit(stop, memory_order_relaxed))
+            return th_error_set(err, TH_EINTERNAL, "interrupted");
+        /* Stages queued at one instant wait in chunk order. A second step at the same instant
+         * would queue after stages of the first that may have larger chunk indices: the
+         * general path orders those (zero or absorbed stage times only). */
+        running *end = &run[nrun - 1];
+        if (end->end == t) return EMU_DECLINED;
+        t = end->end;
+        int n = 1;
+        while (n < nrun && end[-n].end == t)
+            n++;
+        nrun -= n;
+        end = &run[nrun]; /* the n ending, by dim index from the last */
+        if (n > 1) {      /* by chunk index from the last, so that each queue gets them in order */
+            for (int i = 1; i < n; i++) {
+                running x = end[i];
+                int k = i;
+                for (; k > 0 && end[k - 1].chunk < x.chunk; k--)
+                    end[k] = end[k - 1];
+                end[k] = x;
+            }
+        }
+        /* the stages ending now end; each chunk queues its next stage */
+        for (int i = n - 1; i >= 0; i--) {
+            uint32_t c = end[i].chunk, p = pos[c];
+            idle |= 1u << end[i].dim;
+            if (st[p].last) continue;
+            pos[c] = ++p;
+            const fast_stage *s = &st[p];
+            if (ring_push(&q[s->q], c)) return EMU_DECLINED;
+            nonempty[s->dim] |= 1ull << s->bucket;
+            waiting |= 1u << s->dim;
+        }
+    }
+    /* a stage end that overflowed: the general path's error, at the stage it meets first */
+    if (!isfinite(t)) return EMU_DECLINED;
+    cr->end = t;
+    return TH_OK;
+}
+
+static int run(emu_fast *f, th_emu *emu, emu_coll *cr, th_error *err) {
+    const th_plan *plan = cr->plan;
+    size_t chunks = (size_t)plan->chunks;
+    if (f->pos_cap < chunks) {
+        uint32_t *p = realloc(f->pos, sizeof *p * chunks);
+        if (!p) return EMU_DECLINED;
+        f->pos = p, f->pos_cap = chunks;
+    }
+    int nd = emu->sys->ndims, scf = emu->scf;
+    uint32_t ns = (uint32_t)plan->nstages, ncls = 0;
+    if (++f->gen == 0) { /* the stamps wrapped: every slot empty again */
+        memset(f->hash, 0, sizeof f->hash);
+        f->gen = 1;
+    }
+    for (int d = 0; d < nd; d++)
+        f->nbm[d] = 0;
+    uint32_t *pos = f->pos;
+    for (size_t i = 0; i < chunks; i++) { /* every chunk at its stage 0 */
+        int cls = class_of(f, emu, plan, (int64_t)i, scf, &ncls);
+        if (cls < 0) return EMU_DECLINED;
+        pos[i] = (uint32_t)cls * ns;
+    }
+    place(f, nd, ncls * ns, scf);
+    uint64_t nonempty[TH_MAX_DIMS] = {0}; /* per dim, bit b: its bucket b waits */
+    uint32_t waiting = 0;                 /* bit d: dim d has a stage waiting */
+    for (size_t i = 0; i < chunks; i++) { /* issued at 0 in chunk order */
+        const fast_stage *s = &f->st[pos[i]];
+        if (ring_push(&f->q[s->q], (uint32_t)i)) return EMU_DECLINED;
+        nonempty[s->dim] |= 1ull << s->bucket;
+        waiting |= 1u << s->dim;
+    }
+    cr->stages = (int64_t)chunks * ns;
+    return events(f, emu, cr, nonempty, waiting, nd, err);
+}
