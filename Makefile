@@ -156,7 +156,8 @@ check: all $(TESTBIN) $(REPLAY) $(BENCHBIN)
 # The Python package's tests (tests/python, pytest) against this build's library and binary;
 # not in sanitizer builds (the interpreter would need the sanitizer runtime preloaded).
 PYTEST = THEMIS_BIN=$(CURDIR)/$(BIN) THEMIS_LIB=$(CURDIR)/$(SHLIB) THEMIS_SRCDIR=$(CURDIR) \
-	THEMIS_PYTHON=$(PYTHON) PYTHONPATH=$(CURDIR)/python PYTHONDONTWRITEBYTECODE=1 \
+	THEMIS_MAKE="$(MAKE_COMMAND)" PYTHONPATH=$(CURDIR)/python \
+	PYTHONDONTWRITEBYTECODE=1 \
 	$(PYTHON) -m pytest -q -p no:cacheprovider tests/python
 
 # The Python package (python/): python/themis/_build.py records this build's library, which
