@@ -245,38 +245,96 @@ static int network_dims(const char *path, cJSON *dims, int *ndims, th_error *err
     return TH_OK;
 }
 
-/* Every entry of an implementation setting ("ring_ring" or ["ring", "ring"]) must be ring. */
-static int check_ring(const char *src, const cJSON *v, int ndims, th_error *err) {
-    const char *key = "all-reduce-implementation";
+/* ASTRA-sim's names of our algorithms, in th_algorithm order (ring, direct, rhd); the other
+ * implementations it knows are refused with a reason. */
+static const char *const impl_astra[] = {"ring", "direct", "halvingDoubling", NULL};
+
+static int impl_name(const char *src, const char *key, int k, const char *name, th_algorithm *out,
+                     th_error *err) {
+    int i = th_name_find(impl_astra, name);
+    if (i >= 0) {
+        *out = (th_algorithm)i;
+        return TH_OK;
+    }
+    const char *why = "unknown implementation (expected ring, halvingDoubling or direct)";
+    if (!strncmp(name, "direct", 6))
+        why = "a direct window runs fewer messages at once than there are peers, which the "
+              "preset does not model (use \"direct\")";
+    else if (!strncmp(name, "one", 3))
+        why = "one collective over every NPU as a single dim is not modelled";
+    else if (!strcmp(name, "doubleBinaryTree"))
+        why = "not modelled";
+    return th_error_set(err, TH_EINPUT, "%s: %s[%d]: \"%s\": %s", src, key, k, name, why);
+}
+
+/* An implementation setting, one entry per dim: a list ["ring", "direct"] (2.x) or the string
+ * "ring_direct"; out[k] is dim k's algorithm. */
+static int impl_list(const char *src, const char *key, const cJSON *v, int ndims, th_algorithm *out,
+                     th_error *err) {
+    int n = 0;
     if (cJSON_IsString(v)) {
         char buf[256];
         snprintf(buf, sizeof buf, "%s", v->valuestring);
-        int n = 0;
         char *save = NULL;
         for (char *tok = strtok_r(buf, "_", &save); tok; tok = strtok_r(NULL, "_", &save), n++)
-            if (strcmp(tok, "ring"))
-                return th_error_set(err, TH_EINPUT, "%s: %s: only ring is modelled, got \"%s\"",
-                                    src, key, tok);
-        if (n != ndims)
-            return th_error_set(err, TH_EINPUT, "%s: %s: %d entries for %d dimensions", src, key, n,
-                                ndims);
-        return TH_OK;
+            if (n < ndims && impl_name(src, key, n, tok, &out[n], err)) return err->code;
+    } else if (cJSON_IsArray(v)) {
+        for (const cJSON *x = v->child; x; x = x->next, n++) {
+            if (!cJSON_IsString(x)) {
+                char path[96];
+                snprintf(path, sizeof path, "%s[%d]", key, n);
+                return th_json_bad(err, src, path, "an implementation name", x);
+            }
+            if (n < ndims && impl_name(src, key, n, x->valuestring, &out[n], err)) return err->code;
+        }
+    } else {
+        return th_json_bad(err, src, key, "a list of implementations, one per dimension", v);
     }
-    if (!cJSON_IsArray(v)) return th_json_bad(err, src, key, "a list of implementations", v);
-    int n = 0;
-    for (const cJSON *x = v->child; x; x = x->next, n++)
-        if (!cJSON_IsString(x) || strcmp(x->valuestring, "ring"))
-            return th_json_bad(err, src, key,
-                               "\"ring\" for every dimension (the only "
-                               "implementation modelled)",
-                               x);
     if (n != ndims)
         return th_error_set(err, TH_EINPUT, "%s: %s: %d entries for %d dimensions", src, key, n,
                             ndims);
     return TH_OK;
 }
 
-static int system_settings(const char *path, int ndims, cJSON *sys, cJSON *run, th_error *err) {
+/* The algorithm of every dim: the all-reduce list (ring when absent), used by every phase of
+ * an All-Reduce; the reduce-scatter and all-gather lists must name the same ones, since a
+ * themis system has one algorithm per dim. The all-to-all list is checked only for its form
+ * (the preset runs no All-to-All). */
+static int implementations(const char *src, const cJSON *root, cJSON *dims, int ndims,
+                           th_error *err) {
+    static const char *const keys[] = {"all-reduce-implementation", "reduce-scatter-implementation",
+                                       "all-gather-implementation", NULL};
+    th_algorithm ar[TH_MAX_DIMS], other[TH_MAX_DIMS];
+    for (int k = 0; k < ndims; k++)
+        ar[k] = TH_ALG_RING;
+    const char *from = "ring on every dim, ASTRA-sim's default";
+    for (int i = 0; keys[i]; i++) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, keys[i]);
+        if (!v) continue;
+        if (impl_list(src, keys[i], v, ndims, i == 0 ? ar : other, err)) return err->code;
+        if (i == 0) {
+            from = "all-reduce-implementation";
+            continue;
+        }
+        for (int k = 0; k < ndims; k++)
+            if (other[k] != ar[k])
+                return th_error_set(err, TH_EINPUT,
+                                    "%s: %s[%d]: %s differs from %s (%s); the astra-sim preset "
+                                    "runs one algorithm per dim for every collective",
+                                    src, keys[i], k, impl_astra[other[k]], from, impl_astra[ar[k]]);
+    }
+    const cJSON *a2a = cJSON_GetObjectItemCaseSensitive(root, "all-to-all-implementation");
+    if (a2a && !cJSON_IsString(a2a) && !cJSON_IsArray(a2a))
+        return th_json_bad(err, src, "all-to-all-implementation",
+                           "a list of implementations, one per dimension", a2a);
+    int k = 0;
+    for (cJSON *d = dims->child; d && k < ndims; d = d->next, k++)
+        if (ar[k] != TH_ALG_RING) cJSON_AddStringToObject(d, "algorithm", th_algorithm_name(ar[k]));
+    return TH_OK;
+}
+
+static int system_settings(const char *path, int ndims, cJSON *sys, cJSON *dims, cJSON *run,
+                           th_error *err) {
     static const char *const keys[] = {"scheduling-policy",
                                        "endpoint-delay",
                                        "active-chunks-per-dimension",
@@ -323,8 +381,7 @@ static int system_settings(const char *path, int ndims, cJSON *sys, cJSON *run, 
     if (!rc) rc = th_json_number(root, "boost-mode", 0, &v, path, "", err);
     if (!rc && v != 0)
         rc = th_error_set(err, TH_EINPUT, "%s: boost-mode: only 0 is modelled, got %g", path, v);
-    if (!rc && (x = cJSON_GetObjectItemCaseSensitive(root, "all-reduce-implementation")))
-        rc = check_ring(path, x, ndims, err);
+    if (!rc) rc = implementations(path, root, dims, ndims, err);
     /* ASTRA-sim's values (Sys::initialize_sys); one collective at a time makes them equal here */
     static const char *const sched[] = {"LIFO", "FIFO", "EXPLICIT", NULL};
     int i = 0;
@@ -394,7 +451,7 @@ int th_astra_import(const char *network_yml, const char *system_json, char **out
         cJSON_Delete(probe);
     }
     if (rc == TH_OK && system_json) {
-        rc = system_settings(system_json, ndims, sys, run, err);
+        rc = system_settings(system_json, ndims, sys, dims, run, err);
     } else if (rc == TH_OK) {
         add_sample_settings(sys);
         *note = sample_note;

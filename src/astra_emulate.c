@@ -59,7 +59,7 @@ static int start(th_emu *r, int d) {
     th_plan_stage(cr->plan, e.chunk, stage, &dim, &op, &m);
     const th_dim *dd = &r->sys->dims[d];
     return emu_begin(r, d, e, stage, op, m, th_cost_astra_time(r->sys, dd, op, m),
-                     th_cost_astra_bytes(dd, op, m));
+                     th_cost_astra_bytes(r->sys, dd, op, m));
 }
 
 /* Queues the phase and starts it at once when its dim is idle. */

@@ -1,16 +1,26 @@
-/* The ASTRA-sim preset's model (SPEC §9): integer-ns ring phases and their bytes, and its
- * planner (All-Reduce only, whole-byte chunks, the baseline's last dim as one AR phase, its
- * own Themis). The emulator rules are in astra_emulate.c. */
+/* The ASTRA-sim 2.x preset's model (SPEC §9): integer-ns phases of its ring, halvingDoubling
+ * and direct algorithms and their bytes, and its planner (All-Reduce, Reduce-Scatter and
+ * All-Gather; its chunk count and sizes; the baseline's last dim as one AR phase; its Themis).
+ * The emulator rules are in astra_emulate.c. */
 #include <math.h>
 #include <string.h>
 
 #include "schedule_internal.h"
 #include "themis/astra.h"
 
-/* One message of b bytes: floor(hops * latency + b / B); a switch is two hops. */
-static double net(const th_dim *d, double b) {
-    double hops = d->topology == TH_TOPO_SWITCH ? 2.0 : 1.0;
-    return floor(hops * d->latency + b / d->bw);
+/* Link hops from an NPU to the one `off` places further along its dim: the shorter way round
+ * a (bidirectional) ring, one hop on a fully connected dim, two through a switch. */
+static double hops(const th_dim *d, double off) {
+    if (d->topology == TH_TOPO_SWITCH) return 2.0;
+    if (d->topology == TH_TOPO_FC) return 1.0;
+    double p = (double)d->npus;
+    off = fmod(off, p);
+    return off < p - off ? off : p - off;
+}
+
+/* One message of b bytes over h hops: floor(h * latency + b / B). */
+static double net(const th_dim *d, double h, double b) {
+    return floor(h * d->latency + b / d->bw);
 }
 
 /* Reducing b bytes: three local-memory passes, each truncated to whole ns. */
@@ -18,58 +28,160 @@ static double proc(const th_system *sys, double b) {
     return 3.0 * floor(b / (sys->local_mem_GBps * 1e9) * 1e9);
 }
 
-double th_cost_astra_time(const th_system *sys, const th_dim *d, th_op op, double s) {
-    double p = (double)d->npus, ep = sys->endpoint;
-    double part = floor(s / p);
-    switch (op) {
-    case TH_OP_RS: return ep + (p - 1) * (net(d, part) + ep) + (p - 1) * proc(sys, part);
-    case TH_OP_AG: return ep + (p - 1) * (net(d, s) + ep);
-    case TH_OP_AR: return ep + 2 * (p - 1) * (net(d, part) + ep) + (p - 1) * proc(sys, part);
-    case TH_OP_A2A: break;
-    }
-    return -1;
+/* log2 p for a power of two p (halvingDoubling's steps). */
+static int steps(double p) {
+    int l = 0;
+    for (double q = 1; q < p; q *= 2)
+        l++;
+    return l;
 }
 
-double th_cost_astra_bytes(const th_dim *d, th_op op, double s) {
-    double p = (double)d->npus;
-    switch (op) {
-    case TH_OP_RS: return (p - 1) * floor(s / p);
-    case TH_OP_AG: return (p - 1) * s;
-    case TH_OP_AR: return 2 * (p - 1) * floor(s / p);
-    case TH_OP_A2A: break;
+/* One phase of input s (an integer), its time (ns) and the bytes one NPU sends. Every message
+ * waits for the endpoint delay ep when it is handed over (and for its reduction, when it is
+ * reduced) before the next one leaves; a phase starts and ends with one more ep. */
+static void phase(const th_system *sys, const th_dim *d, th_op op, double s, double *time,
+                  double *bytes) {
+    double p = (double)d->npus, ep = sys->endpoint, part = floor(s / p);
+    double t = ep, b = 0;
+    switch (d->algorithm) {
+    case TH_ALG_RING: { /* p - 1 steps to the next NPU (2 (p - 1) for AR), one at a time */
+        double one = net(d, hops(d, 1), op == TH_OP_AG ? s : part) + ep;
+        double n = op == TH_OP_AR ? 2 * (p - 1) : p - 1;
+        t += n * one + (op == TH_OP_AG ? 0 : (p - 1) * proc(sys, part));
+        b = n * (op == TH_OP_AG ? s : part);
+        break;
     }
-    return -1;
+    case TH_ALG_RHD: { /* log2 p exchanges at distance 1, 2, .. (RS) or p/2, .., 1 (AG) */
+        int l = steps(p);
+        double m = s, off = 1;
+        if (op == TH_OP_AG) {
+            for (int k = 0; k < l; k++, m *= 2) {
+                t += net(d, hops(d, p / 2 / off), m) + ep;
+                b += m, off *= 2;
+            }
+            break;
+        }
+        for (int k = 1; k <= l; k++, off *= 2) { /* the halving half: the k-th message is */
+            m = floor(m / 2);                    /* s / 2^k, reduced at size s / 2^(k+1) */
+            t += net(d, hops(d, off), m) + (k > 1 ? ep + proc(sys, m) : 0);
+            b += m;
+        }
+        if (op == TH_OP_AR) { /* the doubling half starts from 2 floor(m / 2), unreduced */
+            m = 2 * floor(m / 2);
+            for (int k = 0; k < l; k++, m *= 2) {
+                off /= 2;
+                t += ep + net(d, hops(d, off), m);
+                b += m;
+            }
+        }
+        t += ep;
+        break;
+    }
+    case TH_ALG_DIRECT: { /* every peer at once (fc, switch: one hop count) */
+        double h = hops(d, 1);
+        if (op == TH_OP_AG) {
+            t += net(d, h, s) + ep;
+            b = (p - 1) * s;
+        } else {
+            t += net(d, h, part) + ep + proc(sys, part);
+            b = (p - 1) * part;
+            if (op == TH_OP_AR) t += net(d, h, part) + ep, b *= 2;
+        }
+        break;
+    }
+    }
+    *time = t;
+    *bytes = b;
+}
+
+double th_cost_astra_time(const th_system *sys, const th_dim *d, th_op op, double s) {
+    double t, b;
+    if (op == TH_OP_A2A) return -1;
+    phase(sys, d, op, s, &t, &b);
+    return t;
+}
+
+double th_cost_astra_bytes(const th_system *sys, const th_dim *d, th_op op, double s) {
+    double t, b;
+    if (op == TH_OP_A2A) return -1;
+    phase(sys, d, op, s, &t, &b);
+    return b;
+}
+
+/* floor(a / b) for integers a, b < 2^53, exactly. */
+static double idiv(double a, double b) {
+    return (a - fmod(a, b)) / b;
 }
 
 static int check(const th_system *sys, const th_collective *coll, th_error *err) {
-    (void)sys;
-    if (coll->type != TH_COLL_ALLREDUCE)
+    if (coll->type == TH_COLL_ALLTOALL)
         return th_error_set(err, TH_EINPUT,
-                            "collective: the astra-sim preset models allreduce only, got %s",
+                            "collective: the astra-sim preset models allreduce, reducescatter and "
+                            "allgather, got %s",
                             th_coll_type_name(coll->type));
+    if (coll->size != floor(coll->size) || coll->size > 9007199254740992.0)
+        return th_error_set(err, TH_EINPUT,
+                            "size: the astra-sim preset takes a whole number of bytes up to 2^53, "
+                            "got %.17g",
+                            coll->size);
     if (floor(coll->size / (double)coll->chunks) < 1)
         return th_error_set(err, TH_EINPUT,
                             "chunks: the astra-sim preset needs whole-byte chunks, and %.17g "
                             "bytes in %lld chunks is less than 1 byte each",
                             coll->size, (long long)coll->chunks);
+    (void)sys;
     return TH_OK;
 }
 
-/* c = floor(S / C); the baseline merges the last dim's RS and AG into one AR phase. */
-static void shape(th_plan *plan) {
-    plan->chunk = floor(plan->size / (double)plan->chunks);
-    plan->nstages = plan->policy == TH_POLICY_BASELINE ? 2 * plan->n - 1 : 2 * plan->n;
+/* ASTRA-sim's chunks: c = floor(S / C), raised to P (every NPU of the system) for an AR or
+ * RS when smaller, the collective then being C chunks of P bytes; otherwise ceil(S / c)
+ * chunks, the last of which is c bytes too (the whole rest under its Themis, which takes
+ * min(rest, c) each time). The baseline runs the last dim's RS and AG as one AR phase. */
+static int shape(th_plan *plan, const th_system *sys, th_error *err) {
+    double c = idiv(plan->size, (double)plan->chunks), s = plan->size;
+    if (plan->type != TH_COLL_ALLGATHER && c < sys->npus) c = sys->npus, s = c * plan->chunks;
+    double n = idiv(s, c) + (fmod(s, c) > 0);
+    plan->chunk = plan->last_chunk = c;
+    int themis = plan->policy == TH_POLICY_THEMIS || plan->policy == TH_POLICY_THEMIS_GLOBAL;
+    if (themis) plan->last_chunk = s - (n - 1) * c;
+    plan->chunks = (int64_t)n;
+    int ar = plan->type == TH_COLL_ALLREDUCE;
+    plan->nstages = !ar                                  ? plan->n
+                    : plan->policy == TH_POLICY_BASELINE ? 2 * plan->n - 1
+                                                         : 2 * plan->n;
+    /* what each NPU keeps after the RS half (the same in any order): a message of 0 bytes
+     * stops ASTRA-sim on an assertion */
+    if (plan->type == TH_COLL_ALLGATHER) return TH_OK;
+    double keep = idiv(plan->last_chunk, plan->active_npus);
+    int last = plan->active[plan->n - 1];
+    int hd = ar && plan->policy == TH_POLICY_BASELINE && sys->dims[last].algorithm == TH_ALG_RHD;
+    if (keep < 1 || (hd && keep < 2))
+        return th_error_set(err, TH_EINPUT,
+                            "size: under the astra-sim preset the %s chunk of %.17g bytes leaves "
+                            "%.17g bytes per NPU after its %s on %.17g NPUs, and ASTRA-sim stops "
+                            "on a message of 0 bytes%s",
+                            themis && plan->last_chunk != c ? "last" : "", plan->last_chunk, keep,
+                            ar ? "reduce-scatter half" : "reduce-scatter", plan->active_npus,
+                            hd && keep >= 1 ? " (halvingDoubling's AR phase sends 2 floor(x/2))"
+                                            : "");
+    return TH_OK;
 }
 
-/* The astra-sim preset's Themis (SPEC §9): loads in MiB scaled by dim 0's bandwidth, a
- * persistent dim list stably re-sorted per chunk, reset to index order on a fallback. */
+/* The Themis of ASTRA-sim 2.x (its offline greedy scheduler, SPEC §9): one record per system
+ * dim, kept in a list that is sorted by load each chunk (an insertion sort: equal loads keep
+ * their places), reversed for an All-Gather; loads in MiB scaled by dim 0's GB/s. */
 static void themis(th_plan *plan, const th_system *sys, th_load_model model, const int *base) {
-    (void)model; /* the preset has one load model */
-    int n = plan->n, list[TH_MAX_DIMS];
-    memcpy(list, base, sizeof(int) * (size_t)n);
-    double *load = plan->load, b0 = sys->dims[0].bw, c = plan->chunk;
+    (void)model, (void)base; /* the preset has one load model and its own fallback order */
+    int nd = sys->ndims, ag = plan->type == TH_COLL_ALLGATHER, list[TH_MAX_DIMS];
+    int involved[TH_MAX_DIMS] = {0};
+    for (int j = 0; j < plan->n; j++)
+        involved[plan->active[j]] = 1;
+    for (int d = 0; d < nd; d++)
+        list[d] = d;
+    double *load = plan->load, b0 = sys->dims[0].bw_GBps, c = plan->chunk;
+    double threshold = floor(c / 16);
     for (int64_t i = 0; i < plan->chunks; i++) {
-        for (int a = 1; a < n; a++) { /* stable: equal loads keep their places */
+        for (int a = 1; a < nd; a++) { /* stable: equal loads keep their places */
             int d = list[a], j = a - 1;
             while (j >= 0 && load[list[j]] > load[d]) {
                 list[j + 1] = list[j];
@@ -77,39 +189,100 @@ static void themis(th_plan *plan, const th_system *sys, th_load_model model, con
             }
             list[j + 1] = d;
         }
-        int lo = list[0], hi = list[n - 1];
-        double plo = plan->npus[lo];
-        double gap =
-            floor((load[hi] - load[lo]) * (sys->dims[lo].bw / b0) / ((plo - 1) / plo) * 1048576.0);
-        if (gap < floor(c / 16)) memcpy(list, base, sizeof(int) * (size_t)n);
-        uint8_t *o = plan->order + (size_t)i * (size_t)n;
+        if (ag)
+            for (int a = 0, z = nd - 1; a < z; a++, z--) {
+                int t = list[a];
+                list[a] = list[z], list[z] = t;
+            }
+        int first = 0;
+        while (!involved[list[first]])
+            first++;
+        /* the load gap in bytes: for AG from the last involved dim of the list, divided by
+         * the npus of every involved dim between them */
+        int lo = list[first], hi = list[nd - 1];
+        double gap;
+        if (!ag) {
+            double p = (double)sys->dims[lo].npus;
+            gap = floor(fabs(load[hi] - load[lo]) * (sys->dims[lo].bw_GBps / b0) / ((p - 1) / p) *
+                        1048576.0);
+        } else {
+            int k = nd - 1;
+            while (!involved[list[k]])
+                k--;
+            hi = list[k];
+            double p = (double)sys->dims[hi].npus;
+            gap = floor(fabs(load[hi] - load[lo]) * (sys->dims[hi].bw_GBps / b0) / (p - 1) *
+                        1048576.0);
+            for (k--; k >= first; k--)
+                if (involved[list[k]]) gap = idiv(gap, (double)sys->dims[list[k]].npus);
+        }
+        uint8_t *o = plan->order + (size_t)i * (size_t)plan->n;
         double s = c;
-        for (int j = 0; j < n; j++) {
+        int at = 0;
+        if (gap < threshold) {
+            /* fallback: the chunk visits its dims in index order (an AG too), and the list
+             * returns to index order (reversed for an AG) while the loads are added in index
+             * order: for an AG, dim k's load lands on the record of dim nd-1-k */
+            for (int d = 0; d < nd; d++)
+                list[d] = ag ? nd - 1 - d : d;
+            for (int d = 0; d < nd; d++) {
+                if (!involved[d]) continue;
+                double p = (double)sys->dims[d].npus, r = sys->dims[d].bw_GBps / b0;
+                o[at++] = (uint8_t)d;
+                if (ag) {
+                    load[list[d]] += s / 1048576.0 * (p - 1) / r;
+                    s *= p;
+                } else {
+                    load[list[d]] += s / 1048576.0 * ((p - 1) / p) / r;
+                    s = idiv(s, p);
+                }
+            }
+            continue;
+        }
+        for (int j = 0; j < nd; j++) {
             int d = list[j];
-            double p = plan->npus[d];
-            o[j] = (uint8_t)d;
-            load[d] += s / 1048576.0 * ((p - 1) / p) / (sys->dims[d].bw / b0);
-            s = floor(s / p);
+            if (!involved[d]) continue;
+            double p = (double)sys->dims[d].npus, r = sys->dims[d].bw_GBps / b0;
+            o[at++] = (uint8_t)d;
+            if (ag) {
+                load[d] += s / 1048576.0 * (p - 1) / r;
+                s *= p;
+            } else {
+                load[d] += s / 1048576.0 * ((p - 1) / p) / r;
+                s = idiv(s, p);
+            }
         }
     }
 }
 
-/* Phases: RS over the order with integer sizes s_0 = c, s_{j+1} = floor(s_j / p),
- * then AG back with input s_{k+1}; the baseline runs the last dim as one AR phase. */
+/* Phase j of a chunk visiting the dims in order o. An AR: RS over the order, each output
+ * floor(in / p); then AG back, each output in * p, from what the last RS (or the baseline's
+ * AR phase on the last dim) left. An RS: the RS half alone; an AG: AG over the order from the
+ * chunk (its size is what each NPU holds before). */
 static void stage(const th_plan *plan, const uint8_t *o, int j, int *dim, th_op *op, double *m) {
-    int n = plan->n, k;
-    if (plan->policy == TH_POLICY_BASELINE) {
-        k = j < n ? j : 2 * n - 2 - j;
-        *op = j < n - 1 ? TH_OP_RS : j == n - 1 ? TH_OP_AR : TH_OP_AG;
+    int n = plan->n, base = plan->policy == TH_POLICY_BASELINE;
+    int64_t i = (int64_t)((size_t)(o - plan->order) / (size_t)n);
+    double s = i == plan->chunks - 1 ? plan->last_chunk : plan->chunk;
+    if (plan->type == TH_COLL_ALLGATHER) {
+        for (int l = 0; l < j; l++)
+            s *= plan->npus[o[l]];
+        *dim = o[j], *op = TH_OP_AG, *m = s;
+        return;
+    }
+    int down = plan->type == TH_COLL_ALLREDUCE && base ? n - 1 : n; /* RS phases */
+    int k = j < down ? j : j == n - 1 && base ? n - 1 : 2 * n - 1 - j - base;
+    for (int l = 0; l < (j < n ? j : down); l++)
+        s = idiv(s, plan->npus[o[l]]);
+    if (j < down) {
+        *op = TH_OP_RS;
+    } else if (base && j == n - 1) {
+        *op = TH_OP_AR;
     } else {
-        k = j < n ? j : 2 * n - 1 - j;
-        *op = j < n ? TH_OP_RS : TH_OP_AG;
+        *op = TH_OP_AG;
+        for (int l = down - 1; l > k; l--) /* the AG phases before this one */
+            s *= plan->npus[o[l]];
     }
     *dim = o[k];
-    int upto = *op == TH_OP_AG ? k + 1 : k; /* an AG takes the size after its dim's RS */
-    double s = plan->chunk;
-    for (int l = 0; l < upto; l++)
-        s = floor(s / plan->npus[o[l]]);
     *m = s;
 }
 

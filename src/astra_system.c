@@ -1,5 +1,6 @@
 /* The ASTRA-sim preset's system fields (SPEC §9): endpoint delay and local-memory bandwidth
- * instead of reduce_GBps, ring algorithms only, no efficiency, and GiB-based bandwidths. */
+ * instead of reduce_GBps, ring by default on every topology (halvingDoubling and direct where
+ * the preset models them), no efficiency, and GiB-based bandwidths. */
 #include "json.h"
 #include "system_internal.h"
 
@@ -39,14 +40,21 @@ static int validate(const th_system *sys, const char *src, th_error *err) {
     return TH_OK;
 }
 
-/* ASTRA-sim reads GB/s as GiB per second. */
+/* ASTRA-sim reads GB/s as GiB per second. Its halvingDoubling runs log2 p steps and loses
+ * data unless p is a power of two; its direct on a ring sends over paths of different lengths
+ * whose timing the preset does not model. */
 static int dim(th_system *sys, int k, const char *src, th_error *err) {
     th_dim *d = &sys->dims[k];
-    if (d->algorithm != TH_ALG_RING)
+    if (d->algorithm == TH_ALG_RHD && (d->npus & (d->npus - 1)) != 0)
         return th_error_set(err, TH_EINPUT,
-                            "%s: dims[%d].algorithm: expected ring under the astra-sim "
-                            "preset, got %s",
-                            src, k, th_algorithm_name(d->algorithm));
+                            "%s: dims[%d].algorithm: rhd (ASTRA-sim's halvingDoubling) needs a "
+                            "power-of-two npus under the astra-sim preset, got %lld",
+                            src, k, (long long)d->npus);
+    if (d->algorithm == TH_ALG_DIRECT && d->topology == TH_TOPO_RING)
+        return th_error_set(err, TH_EINPUT,
+                            "%s: dims[%d].algorithm: direct on a ring topology is not modelled "
+                            "under the astra-sim preset (fc or switch only)",
+                            src, k);
     if (d->efficiency != 1)
         return th_error_set(err, TH_EINPUT,
                             "%s: dims[%d].efficiency: not used under the astra-sim "

@@ -15,7 +15,7 @@ static void usage(FILE *out) {
           "preferred-dataset-splits, inter-/intra-dimension-scheduling, ...) into a themis\n"
           "system file under the astra-sim preset, whose numbers match ASTRA-sim's analytical\n"
           "backend. Settings themis does not model (active-chunks-per-dimension > 1,\n"
-          "all-reduce implementations other than ring) are errors.\n"
+          "implementations other than ring, halvingDoubling and direct) are errors.\n"
           "\n"
           "options:\n"
           "  -o, --output FILE   write the system file here ('-' = stdout, the default)\n"

@@ -204,13 +204,13 @@ static int plan_with(th_plan *plan, const th_system *sys, const th_collective *c
         }
     }
     int n = plan->n;
-    plan->ops->shape(plan);
-    size_t need = (size_t)coll->chunks * (size_t)n;
+    if (plan->ops->shape(plan, sys, err)) return err->code;
+    size_t need = (size_t)plan->chunks * (size_t)n;
     if (plan->capacity < need) {
         uint8_t *o = realloc(plan->order, need);
         if (!o)
             return th_error_set(err, TH_EINTERNAL, "out of memory planning %lld chunks",
-                                (long long)coll->chunks);
+                                (long long)plan->chunks);
         plan->order = o;
         plan->capacity = need;
     }
@@ -231,7 +231,7 @@ static int plan_with(th_plan *plan, const th_system *sys, const th_collective *c
         plan->ops->themis(plan, sys, model, base);
         return TH_OK;
     }
-    for (int64_t i = 0; i < coll->chunks; i++) {
+    for (int64_t i = 0; i < plan->chunks; i++) {
         uint8_t *o = plan->order + (size_t)i * (size_t)n;
         int shift =
             policy == TH_POLICY_ROUNDROBIN && coll->type != TH_COLL_ALLTOALL ? (int)(i % n) : 0;
@@ -270,9 +270,11 @@ static void stage(const th_plan *plan, const uint8_t *o, int j, int *dim, th_op 
 }
 
 /* Ours: c = S / C; an All-Reduce is an RS half and an AG half. */
-static void shape(th_plan *plan) {
-    plan->chunk = plan->size / (double)plan->chunks;
+static int shape(th_plan *plan, const th_system *sys, th_error *err) {
+    (void)sys, (void)err;
+    plan->chunk = plan->last_chunk = plan->size / (double)plan->chunks;
     plan->nstages = plan->type == TH_COLL_ALLREDUCE ? 2 * plan->n : plan->n;
+    return TH_OK;
 }
 
 static int check(const th_system *sys, const th_collective *coll, th_error *err) {

@@ -8,8 +8,10 @@
 struct th_plan_model {
     /* Rejects what the model cannot run (beyond th_collective_validate's common checks). */
     int (*check)(const th_system *sys, const th_collective *coll, th_error *err);
-    /* Sets plan->chunk and plan->nstages from the plan's type, policy, size, chunks and n. */
-    void (*shape)(th_plan *plan);
+    /* Sets plan->chunk, plan->last_chunk and plan->nstages from the plan's type, policy, size,
+     * chunks and n (a model may run another number of chunks: it sets plan->chunks); refuses a
+     * plan the model cannot run under that policy. */
+    int (*shape)(th_plan *plan, const th_system *sys, th_error *err);
     /* The Themis order of every chunk (RS-first collectives and AG) into plan->order, loads
      * from plan->load; base is the fixed order its fallback uses. */
     void (*themis)(th_plan *plan, const th_system *sys, th_load_model model, const int *base);

@@ -180,6 +180,11 @@ static int analytical_validate(const th_system *sys, const char *src, th_error *
 /* B = bw_GBps * efficiency (GB/s = bytes per ns). */
 static int analytical_dim(th_system *sys, int k, const char *src, th_error *err) {
     th_dim *d = &sys->dims[k];
+    if (d->topology == TH_TOPO_RING && d->algorithm != TH_ALG_RING)
+        return th_error_set(err, TH_EINPUT,
+                            "%s: dims[%d].algorithm: expected ring on a ring topology, got %s "
+                            "(not bandwidth-optimal on a ring)",
+                            src, k, th_algorithm_name(d->algorithm));
     d->bw = d->bw_GBps * d->efficiency;
     if (!(d->bw >= TH_BW_MIN))
         return th_error_set(err, TH_EINPUT,
@@ -232,11 +237,6 @@ int th_system_validate(th_system *sys, const char *src, th_error *err) {
         if ((unsigned)d->topology > TH_TOPO_SWITCH || (unsigned)d->algorithm > TH_ALG_RHD)
             return th_error_set(err, TH_EINPUT, "%s: dims[%d]: invalid topology or algorithm", src,
                                 k);
-        if (d->topology == TH_TOPO_RING && d->algorithm != TH_ALG_RING)
-            return th_error_set(err, TH_EINPUT,
-                                "%s: dims[%d].algorithm: expected ring on a ring topology, got %s "
-                                "(not bandwidth-optimal on a ring)",
-                                src, k, th_algorithm_name(d->algorithm));
         if (model->dim(sys, k, src, err)) return err->code;
         total *= (double)d->npus;
         if (total > TH_MAX_NPUS)

@@ -14,10 +14,11 @@ static th_system load(const char *name) {
     return s;
 }
 
-/* Time in ns of an All-Reduce of `size` bytes in `chunks` under one pair. */
-static double ar_time(const th_system *s, double size, int64_t chunks, th_policy p, th_intra q) {
+/* Time in ns of a collective of `size` bytes in `chunks` under one pair. */
+static double coll_time(const th_system *s, th_coll_type type, double size, int64_t chunks,
+                        th_policy p, th_intra q) {
     th_runner *r = th_runner_create();
-    th_collective c = {TH_COLL_ALLREDUCE, size, chunks, 0};
+    th_collective c = {type, size, chunks, 0};
     th_result res;
     th_error err = {0};
     ck_assert_msg(
@@ -25,6 +26,10 @@ static double ar_time(const th_system *s, double size, int64_t chunks, th_policy
         "%s", err.msg);
     th_runner_free(r);
     return res.time;
+}
+
+static double ar_time(const th_system *s, double size, int64_t chunks, th_policy p, th_intra q) {
+    return coll_time(s, TH_COLL_ALLREDUCE, size, chunks, p, q);
 }
 
 START_TEST(phase_costs) {
@@ -41,9 +46,9 @@ START_TEST(phase_costs) {
      * AR = 10 + 2 * 3 (1420 + 10) + 3 * 120 = 10 + 8580 + 360 = 8950. */
     ck_assert_double_eq(th_cost_astra_time(&s, &s.dims[1], TH_OP_AR, 262144), 8950);
     /* Bytes one NPU sends: RS (p-1) floor(s/p) = 3 * 262144; AG (p-1) s; AR twice the RS. */
-    ck_assert_double_eq(th_cost_astra_bytes(&s.dims[0], TH_OP_RS, 1048576), 786432);
-    ck_assert_double_eq(th_cost_astra_bytes(&s.dims[0], TH_OP_AG, 262144), 786432);
-    ck_assert_double_eq(th_cost_astra_bytes(&s.dims[1], TH_OP_AR, 262144), 2 * 3 * 65536);
+    ck_assert_double_eq(th_cost_astra_bytes(&s, &s.dims[0], TH_OP_RS, 1048576), 786432);
+    ck_assert_double_eq(th_cost_astra_bytes(&s, &s.dims[0], TH_OP_AG, 262144), 786432);
+    ck_assert_double_eq(th_cost_astra_bytes(&s, &s.dims[1], TH_OP_AR, 262144), 2 * 3 * 65536);
 }
 END_TEST
 
@@ -153,9 +158,13 @@ START_TEST(preset_errors) {
          "5}]}",
          "reduce_GBps"},
         {"{\"model\": \"astra-sim\", \"endpoint_ns\": 10, \"local_mem_GBps\": 50, \"dims\": "
-         "[{\"topology\": \"fc\", \"algorithm\": \"direct\", \"npus\": 4, \"bw_GBps\": 50, "
+         "[{\"topology\": \"ring\", \"algorithm\": \"direct\", \"npus\": 4, \"bw_GBps\": 50, "
          "\"latency_ns\": 5}]}",
-         "dims[0].algorithm"},
+         "dims[0].algorithm: direct on a ring topology is not modelled"},
+        {"{\"model\": \"astra-sim\", \"endpoint_ns\": 10, \"local_mem_GBps\": 50, \"dims\": "
+         "[{\"topology\": \"switch\", \"algorithm\": \"rhd\", \"npus\": 6, \"bw_GBps\": 50, "
+         "\"latency_ns\": 5}]}",
+         "dims[0].algorithm: rhd (ASTRA-sim's halvingDoubling) needs a power-of-two npus"},
         {"{\"model\": \"astra\", \"dims\": []}", "model: unknown value"},
         {"{\"model\": \"astra-sim\", \"endpoint_ns\": 10, \"local_mem_GBps\": 0, \"dims\": "
          "[{\"topology\": \"ring\", \"npus\": 4, \"bw_GBps\": 50, \"latency_ns\": 5}]}",
@@ -169,14 +178,18 @@ START_TEST(preset_errors) {
         ck_assert_msg(strstr(err.msg, bad[i][1]) && strstr(err.msg, "x.json"), "case %zu: %s", i,
                       err.msg);
     }
-    /* Only All-Reduce is modelled under the preset. */
+    /* No All-to-All under the preset; sizes are whole bytes (ASTRA-sim's are integers). */
     th_system s = load("astra_2d.json");
     th_plan *p = th_plan_create();
-    th_collective c = {TH_COLL_ALLGATHER, 1048576, 4, 0};
+    th_collective c = {TH_COLL_ALLTOALL, 1048576, 4, 0};
     th_error err = {0};
     ck_assert_int_eq(th_sched_plan(p, &s, &c, TH_POLICY_BASELINE, TH_LOAD_ALPHA_BETA, &err),
                      TH_EINPUT);
-    ck_assert_ptr_nonnull(strstr(err.msg, "allreduce only"));
+    ck_assert_ptr_nonnull(strstr(err.msg, "models allreduce, reducescatter and allgather"));
+    c = (th_collective){TH_COLL_ALLREDUCE, 1048576.5, 4, 0};
+    ck_assert_int_eq(th_sched_plan(p, &s, &c, TH_POLICY_BASELINE, TH_LOAD_ALPHA_BETA, &err),
+                     TH_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "size: the astra-sim preset takes a whole number"));
     th_plan_free(p);
 }
 END_TEST
@@ -236,6 +249,38 @@ START_TEST(import_tagged_numbers) {
 }
 END_TEST
 
+/* The per-dim implementation lists: all-reduce-implementation sets each dim's algorithm
+ * (direct, halvingDoubling = rhd, ring), and the system runs the 3-D reference vector. */
+START_TEST(import_implementations) {
+    char net[4096], sys[4096];
+    snprintf(net, sizeof net, "%s", test_data("astra_net_impl.yml"));
+    snprintf(sys, sizeof sys, "%s", test_data("astra_sys_impl.json"));
+    char *text;
+    const char *note;
+    th_error err = {0};
+    ck_assert_msg(th_astra_import(net, sys, &text, &note, &err) == TH_OK, "%s", err.msg);
+    th_system s;
+    th_run_defaults def;
+    ck_assert_msg(th_run_parse_system(text, strlen(text), "imported", &s, &def, &err) == TH_OK,
+                  "%s", err.msg);
+    free(text);
+    ck_assert_int_eq(s.dims[0].algorithm, TH_ALG_DIRECT);
+    ck_assert_int_eq(s.dims[1].algorithm, TH_ALG_RHD);
+    ck_assert_int_eq(s.dims[2].algorithm, TH_ALG_RING);
+    ck_assert(def.has_policy && def.policy == TH_POLICY_BASELINE);
+    ck_assert_double_eq(ar_time(&s, 1048576, def.chunks, def.policy, def.intra), 12206);
+    /* direct on a fully connected dim; the other lists absent */
+    snprintf(net, sizeof net, "%s", test_data("astra_net_3d.yml"));
+    snprintf(sys, sizeof sys, "%s", test_data("astra_sys_direct.json"));
+    ck_assert_msg(th_astra_import(net, sys, &text, &note, &err) == TH_OK, "%s", err.msg);
+    ck_assert_msg(th_run_parse_system(text, strlen(text), "imported", &s, &def, &err) == TH_OK,
+                  "%s", err.msg);
+    free(text);
+    ck_assert_int_eq(s.dims[0].algorithm, TH_ALG_RING);
+    ck_assert_int_eq(s.dims[1].algorithm, TH_ALG_DIRECT);
+}
+END_TEST
+
 START_TEST(import_errors) {
     static const char *const cases[][3] = {
         {"astra_net_mismatch.yml", NULL, "npus_count has 3 values but topology has 2"},
@@ -245,7 +290,17 @@ START_TEST(import_errors) {
         {"astra_net_syntax.yml", NULL, "YAML syntax error"},
         {"astra_net_missing.yml", NULL, "cannot open"},
         {"astra_net_3d.yml", "astra_sys_chunks2.json", "active-chunks-per-dimension"},
-        {"astra_net_3d.yml", "astra_sys_direct.json", "all-reduce-implementation"},
+        {"astra_net_3d.yml", "astra_sys_window.json",
+         "all-reduce-implementation[1]: \"direct4\": a direct window"},
+        {"astra_net_3d.yml", "astra_sys_dbt.json",
+         "all-reduce-implementation[1]: \"doubleBinaryTree\": not modelled"},
+        {"astra_net_3d.yml", "astra_sys_differs.json",
+         "all-gather-implementation[1]: ring differs from all-reduce-implementation (direct)"},
+        {"astra_net_3d.yml", "astra_sys_impl_count.json",
+         "reduce-scatter-implementation: 2 entries for 3 dimensions"},
+        /* dim 0 of astra_net_3d.yml is a Ring */
+        {"astra_net_3d.yml", "astra_sys_direct_ring.json",
+         "dims[0].algorithm: direct on a ring topology"},
         /* ASTRA-sim knows LIFO, FIFO and EXPLICIT only */
         {"astra_net_3d.yml", "astra_sys_policy.json", "scheduling-policy: unknown value \"XYZ\""},
         /* a number is a plain scalar, untagged or !!int / !!float: not a string that reads
@@ -337,6 +392,246 @@ START_TEST(same_instant_start_order) {
 }
 END_TEST
 
+/* Stage j of chunk i of a plan: its dim, operation and input size. */
+static void want_stage(const th_plan *p, int64_t i, int j, int dim, th_op op, double m) {
+    int d;
+    th_op o;
+    double x;
+    th_plan_stage(p, i, j, &d, &o, &x);
+    ck_assert_msg(d == dim && o == op && x == m, "chunk %lld stage %d: dim %d op %s m %.17g",
+                  (long long)i, j, d, th_op_name(o), x);
+}
+
+/* halvingDoubling and direct phases, from ASTRA-sim 2.x's code (docs/VALIDATION.md). */
+START_TEST(phase_costs_hd_direct) {
+    th_system s = load("astra_hd_3d.json");
+    /* dim 0: switch 4, direct, 200 GB/s (B = 214.7483648 bytes/ns), 20 ns (2 hops: 40).
+     * RS of 1048576: every peer gets s/p = 262144 at once: net = floor(40 + 1220.703125) =
+     * 1260; proc = 3 floor(163.84) = 489; RS = ep + net + ep + proc = 10 + 1260 + 10 + 489 =
+     * 1769. AG of 262144: ep + floor(40 + 1220.703125) + ep = 1280. AR of 1048576: the RS
+     * round, then one more exchange of 262144 and ep: 1769 + 1260 + 10 = 3039. */
+    ck_assert_double_eq(th_cost_astra_time(&s, &s.dims[0], TH_OP_RS, 1048576), 1769);
+    ck_assert_double_eq(th_cost_astra_time(&s, &s.dims[0], TH_OP_AG, 262144), 1280);
+    ck_assert_double_eq(th_cost_astra_time(&s, &s.dims[0], TH_OP_AR, 1048576), 3039);
+    ck_assert_double_eq(th_cost_astra_bytes(&s, &s.dims[0], TH_OP_RS, 1048576), 3 * 262144);
+    ck_assert_double_eq(th_cost_astra_bytes(&s, &s.dims[0], TH_OP_AR, 1048576), 6 * 262144);
+    /* dim 1: fc 8, halvingDoubling, 100 GB/s (B = 107.3741824), 100 ns, log2 8 = 3 steps.
+     * RS of 262144: messages 131072, 65536, 32768: nets floor(100 + 1220.703125) = 1320,
+     * floor(100 + 610.3515625) = 710, floor(100 + 305.17578125) = 405; the 2nd and 3rd
+     * messages are reduced at sizes 65536 and 32768: proc 3 floor(40.96) = 120, 3 floor(20.48)
+     * = 60; RS = 10 + 1320 + (10 + 120) + 710 + (10 + 60) + 405 + 10 = 2655. */
+    ck_assert_double_eq(th_cost_astra_time(&s, &s.dims[1], TH_OP_RS, 262144), 2655);
+    ck_assert_double_eq(th_cost_astra_bytes(&s, &s.dims[1], TH_OP_RS, 262144), 229376);
+    /* AG of 32768: messages 32768, 65536, 131072, each followed by ep:
+     * 10 + (405 + 10) + (710 + 10) + (1320 + 10) = 2475. */
+    ck_assert_double_eq(th_cost_astra_time(&s, &s.dims[1], TH_OP_AG, 32768), 2475);
+    /* AR of 262144: the RS half without its last ep (2645), then from 2 floor(32768 / 2) =
+     * 32768 the doubling half, ep before each message: (10 + 405) + (10 + 710) + (10 + 1320),
+     * then ep: 2645 + 2465 + 10 = 5120. */
+    ck_assert_double_eq(th_cost_astra_time(&s, &s.dims[1], TH_OP_AR, 262144), 5120);
+    /* the ring on dim 2 as before: AR of 32768 on ring 4 @ 50 / 500: s/p = 8192, net =
+     * floor(500 + 152.587890625) = 652, proc = 3 floor(5.12) = 15:
+     * 10 + 6 (652 + 10) + 3 * 15 = 4027 */
+    ck_assert_double_eq(th_cost_astra_time(&s, &s.dims[2], TH_OP_AR, 32768), 4027);
+    ck_assert_double_eq(th_cost_astra_time(&s, &s.dims[2], TH_OP_A2A, 32768), -1);
+}
+END_TEST
+
+/* halvingDoubling on a ring topology: exchanges at distance 1, 2, 4 cost that many hops
+ * (the shorter way round a bidirectional ring). Ring 8 @ 1e9 GB/s (b / B under a ns), 100 ns,
+ * endpoint 10, reductions free (local memory 1e9 GB/s): RS = 10 + 100 + (10 + 200) + (10 +
+ * 400) + 10 = 740; AG: distances 4, 2, 1: 10 + (400 + 10) + (200 + 10) + (100 + 10) = 740. */
+START_TEST(hd_on_a_ring) {
+    static const char *const json =
+        "{\"model\": \"astra-sim\", \"endpoint_ns\": 10, \"local_mem_GBps\": 1e9, \"dims\": ["
+        "{\"topology\": \"ring\", \"algorithm\": \"rhd\", \"npus\": 8, \"bw_GBps\": 1e9, "
+        "\"latency_ns\": 100}]}";
+    th_system s;
+    th_error err = {0};
+    ck_assert_msg(th_system_parse(json, strlen(json), "hd.json", &s, &err) == TH_OK, "%s", err.msg);
+    ck_assert_double_eq(th_cost_astra_time(&s, &s.dims[0], TH_OP_RS, 1024), 740);
+    ck_assert_double_eq(th_cost_astra_time(&s, &s.dims[0], TH_OP_AG, 128), 740);
+    /* and the analytical model still refuses rhd on a ring */
+    static const char *const ours =
+        "{\"dims\": [{\"topology\": \"ring\", \"algorithm\": \"rhd\", \"npus\": 8, "
+        "\"bw_GBps\": 1, \"latency_ns\": 1}]}";
+    ck_assert_int_eq(th_system_parse(ours, strlen(ours), "o.json", &s, &err), TH_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "dims[0].algorithm: expected ring on a ring topology"));
+}
+END_TEST
+
+/* Measured with ASTRA-sim 2.x (reference facts), 1 MiB, 1 chunk, baseline FIFO. */
+START_TEST(vectors_hd_direct) {
+    /* RS dim 0 (hd) + AR dim 1 (ring) + AG dim 0 (hd) = 5343 + 6910 + 4611 */
+    th_system a = load("astra_hd_2d.json");
+    ck_assert_double_eq(th_cost_astra_time(&a, &a.dims[0], TH_OP_RS, 1048576), 5343);
+    ck_assert_double_eq(th_cost_astra_time(&a, &a.dims[1], TH_OP_AR, 131072), 6910);
+    ck_assert_double_eq(th_cost_astra_time(&a, &a.dims[0], TH_OP_AG, 131072), 4611);
+    ck_assert_double_eq(ar_time(&a, 1048576, 1, TH_POLICY_BASELINE, TH_INTRA_FIFO), 16864);
+    /* RS direct 1769 + RS hd 2655 + AR ring 4027 + AG hd 2475 + AG direct 1280
+     * (phase_costs_hd_direct) = 12206 */
+    th_system b = load("astra_hd_3d.json");
+    ck_assert_double_eq(ar_time(&b, 1048576, 1, TH_POLICY_BASELINE, TH_INTRA_FIFO), 12206);
+}
+END_TEST
+
+/* Sizes that are not a multiple of the chunk count: ring 7 @ 50 / 500 (B = 53.6870912). */
+START_TEST(chunk_rest) {
+    th_system s = load("astra_ring7.json");
+    /* 1000003 B, 1 chunk: one AR phase, s/p = 142857: net = floor(500 + 2660.92..) = 3160,
+     * proc = 3 floor(89.28..) = 267: 10 + 12 (3160 + 10) + 6 * 267 = 39652 (measured). */
+    ck_assert_double_eq(ar_time(&s, 1000003, 1, TH_POLICY_BASELINE, TH_INTRA_FIFO), 39652);
+    /* 7 chunks: c = floor(1000003 / 7) = 142857 and 7 c = 999999 < S, so 8 chunks of c; s/p =
+     * 20408: net = floor(500 + 380.13..) = 880, proc = 3 floor(12.755) = 36: AR = 10 + 12 *
+     * 890 + 6 * 36 = 10906, queued on the one dim: 8 * 10906 = 87248 (measured). */
+    ck_assert_double_eq(ar_time(&s, 1000003, 7, TH_POLICY_BASELINE, TH_INTRA_FIFO), 87248);
+    th_plan *p = th_plan_create();
+    th_collective c = {TH_COLL_ALLREDUCE, 1000003, 7, 0};
+    th_error err = {0};
+    ck_assert_int_eq(th_sched_plan(p, &s, &c, TH_POLICY_BASELINE, TH_LOAD_ALPHA_BETA, &err), TH_OK);
+    ck_assert_int_eq(p->chunks, 8);
+    want_stage(p, 7, 0, 0, TH_OP_AR, 142857);
+    /* Themis takes min(rest, c) each time: its 8th chunk is 1000003 - 7 c = 4 bytes, which
+     * leaves floor(4 / 7) = 0 bytes per NPU: ASTRA-sim stops on a 0-byte message. */
+    ck_assert_int_eq(th_sched_plan(p, &s, &c, TH_POLICY_THEMIS, TH_LOAD_ALPHA_BETA, &err),
+                     TH_EINPUT);
+    ck_assert_msg(strstr(err.msg, "last chunk of 4 bytes leaves 0 bytes per NPU"), "%s", err.msg);
+    /* 1000009 B in 10 chunks: c = 100000, 11 chunks, Themis's last one 9 bytes. On one dim
+     * Themis runs RS then AG as two phases. RS(100000): s/p = 14285, net = floor(500 +
+     * 266.08..) = 766, proc = 3 floor(8.93) = 24: 10 + 6 * 776 + 6 * 24 = 4810; AG(14285):
+     * 10 + 6 * 776 = 4666; RS(9): s/p = 1, net 500, proc 0: 10 + 6 * 510 = 3070; AG(1): 3070.
+     * One dim always busy: 10 (4810 + 4666) + 3070 + 3070 = 100900. The baseline runs 11 AR
+     * phases of 100000: 10 + 12 * 776 + 6 * 24 = 9466, 11 * 9466 = 104126. */
+    c.size = 1000009, c.chunks = 10;
+    ck_assert_int_eq(th_sched_plan(p, &s, &c, TH_POLICY_THEMIS, TH_LOAD_ALPHA_BETA, &err), TH_OK);
+    ck_assert_int_eq(p->chunks, 11);
+    want_stage(p, 10, 0, 0, TH_OP_RS, 9);
+    want_stage(p, 10, 1, 0, TH_OP_AG, 1);
+    ck_assert_double_eq(ar_time(&s, 1000009, 10, TH_POLICY_THEMIS, TH_INTRA_FIFO), 100900);
+    ck_assert_double_eq(ar_time(&s, 1000009, 10, TH_POLICY_BASELINE, TH_INTRA_FIFO), 104126);
+    /* A chunk smaller than the system's NPUs becomes P bytes (C chunks of P): 20 B in 4
+     * chunks is 4 chunks of 7; AR(7): s/p = 1, net 500, proc 0: 10 + 12 * 510 = 6130, 4 of
+     * them 24520. An All-Gather keeps its chunk. */
+    c.size = 20, c.chunks = 4;
+    ck_assert_int_eq(th_sched_plan(p, &s, &c, TH_POLICY_BASELINE, TH_LOAD_ALPHA_BETA, &err), TH_OK);
+    ck_assert_int_eq(p->chunks, 4);
+    ck_assert_double_eq(p->chunk, 7);
+    ck_assert_double_eq(ar_time(&s, 20, 4, TH_POLICY_BASELINE, TH_INTRA_FIFO), 24520);
+    c.type = TH_COLL_ALLGATHER;
+    ck_assert_int_eq(th_sched_plan(p, &s, &c, TH_POLICY_BASELINE, TH_LOAD_ALPHA_BETA, &err), TH_OK);
+    ck_assert_int_eq(p->chunks, 4);
+    ck_assert_double_eq(p->chunk, 5);
+    th_plan_free(p);
+}
+END_TEST
+
+/* halvingDoubling's AR phase sends 2 floor(x / 2) in its doubling half: with one byte per
+ * NPU left that is a 0-byte message, on which ASTRA-sim stops. Switch 8, hd, 8 B, 1 chunk:
+ * c = 8 = P, 1 byte per NPU after the halving half. */
+START_TEST(hd_zero_message) {
+    static const char *const json =
+        "{\"model\": \"astra-sim\", \"endpoint_ns\": 10, \"local_mem_GBps\": 50, \"dims\": ["
+        "{\"topology\": \"switch\", \"algorithm\": \"rhd\", \"npus\": 8, \"bw_GBps\": 50, "
+        "\"latency_ns\": 5}]}";
+    th_system s;
+    th_error err = {0};
+    ck_assert_msg(th_system_parse(json, strlen(json), "hd.json", &s, &err) == TH_OK, "%s", err.msg);
+    th_plan *p = th_plan_create();
+    th_collective c = {TH_COLL_ALLREDUCE, 8, 1, 0};
+    ck_assert_int_eq(th_sched_plan(p, &s, &c, TH_POLICY_BASELINE, TH_LOAD_ALPHA_BETA, &err),
+                     TH_EINPUT);
+    ck_assert_msg(strstr(err.msg, "halvingDoubling's AR phase sends 2 floor(x/2)"), "%s", err.msg);
+    c.size = 16; /* 2 bytes per NPU: runs */
+    ck_assert_int_eq(th_sched_plan(p, &s, &c, TH_POLICY_BASELINE, TH_LOAD_ALPHA_BETA, &err), TH_OK);
+    th_plan_free(p);
+}
+END_TEST
+
+/* Measured with ASTRA-sim 2.x: the 4-D system with a 3-NPU dim, 1 GiB, 16 chunks. */
+START_TEST(vectors_3npu) {
+    th_system s = load("astra_4d3.json");
+    double g = 1073741824.0;
+    ck_assert_double_eq(ar_time(&s, g, 16, TH_POLICY_BASELINE, TH_INTRA_FIFO), 3229776);
+    ck_assert_double_eq(ar_time(&s, g, 16, TH_POLICY_THEMIS, TH_INTRA_FIFO), 3711760);
+    ck_assert_double_eq(ar_time(&s, g, 16, TH_POLICY_THEMIS, TH_INTRA_SCF), 3192389);
+    /* The rule behind them: each AG phase takes what the phase before it left, not the size
+     * its dim's RS phase took. Baseline chunk of 67108864: RS dim 0 -> 33554432, RS dim 1
+     * (p = 3) -> floor(33554432 / 3) = 11184810, RS dim 2 -> 5592405, AR dim 3 keeps
+     * 5592405; AG dim 2 takes 5592405 (-> 11184810), AG dim 1 takes 11184810 (-> 33554430),
+     * AG dim 0 takes 33554430, 2 bytes less than its RS took. */
+    th_plan *p = th_plan_create();
+    th_collective c = {TH_COLL_ALLREDUCE, g, 16, 0};
+    th_error err = {0};
+    ck_assert_int_eq(th_sched_plan(p, &s, &c, TH_POLICY_BASELINE, TH_LOAD_ALPHA_BETA, &err), TH_OK);
+    want_stage(p, 0, 1, 1, TH_OP_RS, 33554432);
+    want_stage(p, 0, 3, 3, TH_OP_AR, 5592405);
+    want_stage(p, 0, 4, 2, TH_OP_AG, 5592405);
+    want_stage(p, 0, 5, 1, TH_OP_AG, 11184810);
+    want_stage(p, 0, 6, 0, TH_OP_AG, 33554430);
+    th_plan_free(p);
+}
+END_TEST
+
+/* Reduce-Scatter and All-Gather on the 4-D system, 1 MiB in 4 chunks (measured). */
+START_TEST(vectors_rs_ag) {
+    th_system s = load("astra_4d.json");
+    /* RS, baseline: dims in index order, chunk 262144. dim 0 ring 2 @ 400 (B = 429.4967296):
+     * s/p = 131072, net = floor(50 + 305.17..) = 355, proc = 3 floor(81.92) = 243: 10 + 365 +
+     * 243 = 618. dim 1 fc 4 @ 200: s/p = 32768, net = floor(100 + 152.58..) = 252, proc = 60:
+     * 10 + 3 * 262 + 3 * 20 = 976. dim 2 switch 4 @ 100: s/p = 8192, net = floor(400 +
+     * 76.29..) = 476, proc = 15: 10 + 3 * 486 + 3 * 5 = 1513. dim 3 ring 2 @ 50: s/p = 4096,
+     * net = floor(500 + 76.29..) = 576, proc = 6: 10 + 586 + 6 = 602. Dim 2 paces the four
+     * chunks: chunk 3's RS on dim 2 starts at 1594 + 3 * 1513 = 6133, ends 7646, its dim-3
+     * phase 7646 + 602 = 8248. */
+    ck_assert_double_eq(
+        coll_time(&s, TH_COLL_REDUCESCATTER, 1048576, 4, TH_POLICY_BASELINE, TH_INTRA_FIFO), 8248);
+    ck_assert_double_eq(
+        coll_time(&s, TH_COLL_REDUCESCATTER, 1048576, 4, TH_POLICY_THEMIS, TH_INTRA_SCF), 9070);
+    /* AG: the size is what each NPU holds before (262144 per chunk), dims in reverse order.
+     * dim 3: 10 + floor(500 + 4882.8125) + 10 = 5402; dim 2 (input 524288): 10 + 3 *
+     * (floor(400 + 4882.8125) + 10) = 15886; dim 1 (2097152): 10 + 3 * (floor(100 +
+     * 9765.625) + 10) = 29635; dim 0 (8388608): 10 + floor(50 + 19531.25) + 10 = 19601.
+     * Dim 1 paces: chunk 0 reaches it at 5402 + 15886 = 21288, chunk 3 leaves it at 21288 + 4
+     * * 29635 = 139828, then dim 0: 159429. */
+    ck_assert_double_eq(
+        coll_time(&s, TH_COLL_ALLGATHER, 1048576, 4, TH_POLICY_BASELINE, TH_INTRA_FIFO), 159429);
+    ck_assert_double_eq(
+        coll_time(&s, TH_COLL_ALLGATHER, 1048576, 4, TH_POLICY_THEMIS, TH_INTRA_SCF), 410600);
+}
+END_TEST
+
+/* ASTRA-sim's Themis on an All-Gather: its fallback order is the dims' index order (smallest
+ * piece on dim 0, the largest on the last dim), and its loads land on the records of the
+ * reversed list. 4-D system (p 2, 4, 4, 2; 400, 200, 100, 50 GB/s), chunk 262144 = 0.25 MiB,
+ * threshold floor(262144 / 16) = 16384.
+ * Chunk 0: loads 0, gap 0: fallback, order (0, 1, 2, 3); the list becomes (3, 2, 1, 0) and
+ * the k-th dim's AG load goes to list[k]: dim 3 += 0.25 * 1 / 1 = 0.25, dim 2 += 0.5 * 3 /
+ * 0.5 = 3, dim 1 += 2 * 3 / 0.25 = 24, dim 0 += 8 * 1 / 0.125 = 64.
+ * Chunk 1: ascending (3, 2, 1, 0), reversed (0, 1, 2, 3); gap from the last (dim 3):
+ * (64 - 0.25) * (50 / 400) / 1 * 2^20 = 8355840, / 4 / 4 / 2 = 261120 >= 16384: order
+ * (0, 1, 2, 3); loads dim 0 64.25, dim 1 27, dim 2 27, dim 3 64.25.
+ * Chunk 2: ascending (1, 2, 0, 3) (ties keep their places), reversed (3, 0, 2, 1); gap from
+ * dim 1: 37.25 * 0.5 / 3 * 2^20 = 6509909.3 -> 6509909, / 4 / 2 / 2 = 406869: order
+ * (3, 0, 2, 1). */
+START_TEST(themis_allgather_orders) {
+    th_system s = load("astra_4d.json");
+    th_plan *p = th_plan_create();
+    th_collective c = {TH_COLL_ALLGATHER, 1048576, 4, 0};
+    th_error err = {0};
+    ck_assert_int_eq(th_sched_plan(p, &s, &c, TH_POLICY_THEMIS, TH_LOAD_ALPHA_BETA, &err), TH_OK);
+    static const int want[3][4] = {{0, 1, 2, 3}, {0, 1, 2, 3}, {3, 0, 2, 1}};
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 4; j++)
+            ck_assert_msg(th_plan_order(p, i)[j] == want[i][j], "chunk %d [%d] = %d", i, j,
+                          th_plan_order(p, i)[j]);
+    /* chunk 2's phases grow from the chunk: 262144 on dim 3, then 524288 on dim 0 */
+    want_stage(p, 2, 0, 3, TH_OP_AG, 262144);
+    want_stage(p, 2, 1, 0, TH_OP_AG, 524288);
+    want_stage(p, 2, 3, 1, TH_OP_AG, 4194304);
+    th_plan_free(p);
+}
+END_TEST
+
 Suite *astra_suite(void) {
     Suite *s = suite_create("astra");
     TCase *tc = tcase_create("preset");
@@ -349,10 +644,19 @@ Suite *astra_suite(void) {
     tcase_add_test(tc, equal_bandwidth_finishes);
     tcase_add_test(tc, same_instant_start_order);
     tcase_add_test(tc, preset_errors);
+    tcase_add_test(tc, phase_costs_hd_direct);
+    tcase_add_test(tc, hd_on_a_ring);
+    tcase_add_test(tc, vectors_hd_direct);
+    tcase_add_test(tc, chunk_rest);
+    tcase_add_test(tc, hd_zero_message);
+    tcase_add_test(tc, vectors_3npu);
+    tcase_add_test(tc, vectors_rs_ag);
+    tcase_add_test(tc, themis_allgather_orders);
     suite_add_tcase(s, tc);
     tc = tcase_create("import");
     tcase_add_test(tc, import_runs);
     tcase_add_test(tc, import_errors);
+    tcase_add_test(tc, import_implementations);
     tcase_add_test(tc, import_tagged_numbers);
     suite_add_tcase(s, tc);
     return s;

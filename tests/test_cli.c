@@ -944,7 +944,7 @@ START_TEST(errors_name_their_file) {
     unlink(key);
     free(key);
     /* what the astra-sim preset does not model: its file is named */
-    test_bad("astra_2d.json: collective:", "run -s '%s' -c allgather", test_dpath("astra_2d.json"));
+    test_bad("astra_2d.json: collective:", "run -s '%s' -c alltoall", test_dpath("astra_2d.json"));
     test_bad("astra_2d.json: model:", "train '%s' -s '%s'", wl_path("resnet50.json"),
              test_dpath("astra_2d.json"));
 }
@@ -1026,7 +1026,8 @@ START_TEST(astra_import_and_run) {
     test_csv_free(&c);
     test_bad("YAML syntax error", "import-astra '%s'", test_dpath("astra_net_syntax.yml"));
     test_bad("npus_count has 3 values", "import-astra '%s'", test_dpath("astra_net_mismatch.yml"));
-    test_bad("allreduce only", "run -s '%s' -c allgather", test_dpath("astra_2d.json"));
+    test_bad("models allreduce, reducescatter and allgather", "run -s '%s' -c alltoall",
+             test_dpath("astra_2d.json"));
 }
 END_TEST
 

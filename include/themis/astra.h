@@ -15,12 +15,13 @@
 int th_astra_import(const char *network_yml, const char *system_json, char **out, const char **note,
                     th_error *err);
 
-/* The preset's stage cost (SPEC §9): integer-ns time of a ring phase (RS, AG or AR) whose input
- * is s bytes (an integer), with the system's endpoint delay and local-memory bandwidth. */
+/* The preset's stage cost (SPEC §9): integer-ns time of a phase (RS, AG or AR) of d's algorithm
+ * (ring, rhd = ASTRA-sim's halvingDoubling, direct) whose input is s bytes (an integer), with
+ * the system's endpoint delay and local-memory bandwidth; -1 for A2A. */
 double th_cost_astra_time(const th_system *sys, const th_dim *d, th_op op, double s);
 
-/* Bytes one NPU sends in that phase: (p-1) floor(s/p) for RS, (p-1) s for AG, twice the RS
- * amount for AR. */
-double th_cost_astra_bytes(const th_dim *d, th_op op, double s);
+/* Bytes one NPU sends in that phase (ring: (p-1) floor(s/p) for RS, (p-1) s for AG, twice the
+ * RS amount for AR); -1 for A2A. */
+double th_cost_astra_bytes(const th_system *sys, const th_dim *d, th_op op, double s);
 
 #endif

@@ -53,8 +53,9 @@ typedef struct th_plan {
     const th_plan_model *ops; /* that model's planner */
     th_policy policy;         /* the inter-dimension policy of the plan */
     double size;              /* S, bytes */
-    int64_t chunks;           /* C */
+    int64_t chunks;           /* C (astra-sim: the chunks it runs, see SPEC §9) */
     double chunk;             /* c = S / C, bytes (astra-sim: floor(S / C)) */
+    double last_chunk;        /* the last chunk's size, bytes (astra-sim's Themis: the rest) */
     int n;                    /* number of active dims */
     int active[TH_MAX_DIMS];  /* active dims, ascending index */
     double active_npus;       /* P_a: product of the active dims' npus */
