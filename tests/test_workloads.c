@@ -361,6 +361,47 @@ START_TEST(test_parse_minimal) {
 }
 END_TEST
 
+/* scripts/gen-workloads --format astra-text: ASTRA-sim 1.0 text workloads (docs/WORKLOADS.md,
+ * "In ASTRA-sim's format"), the same as the files in models/workloads/astra (no drift).
+ * resnet50's conv1 (7x7, 3 -> 64, stride 2, 112 x 112 out, batch 32): 7*7*3*64 * 112*112 * 32
+ * = 3776446464 MACs = 7552892928 FLOPs; at 120 TFLOPS 7552892928 / 120e3 = 62940.77 ns =
+ * 62941 cycles at 1 GHz (125881.5 -> 125882 at 2 GHz); no input gradient (the first layer);
+ * its weight-gradient All-Reduce (9408 weights + 2 * 64 BatchNorm) * 2 = 19072 bytes. */
+START_TEST(test_astra_text) {
+    char *out = malloc(65536);
+    char *dir = test_tmp_dir();
+    int rc = test_sh(out, 65536,
+                     "scripts/gen-workloads --format astra-text '%s' >/dev/null && "
+                     "for f in models/workloads/astra/*.txt; do cmp \"$f\" '%s'/$(basename \"$f\") "
+                     "|| exit 7; done && ls '%s' | wc -l && head -n 3 '%s'/resnet50.txt && "
+                     "head -n 2 '%s'/transformer-1t.txt '%s'/dlrm.txt && "
+                     "awk -F'\\t' 'FNR > 2 && NF != 12 { print \"bad\", FILENAME, FNR }' '%s'/*.txt",
+                     dir, dir, dir, dir, dir, dir, dir);
+    ck_assert_msg(rc == 0, "status %d: %s", rc, out);
+    ck_assert_msg(strstr(out, "5\nDATA\n54\nconv1\t-1\t62941\tNONE\t0\t0\tNONE\t0\t62941\tALLREDUCE"
+                              "\t19072\t0\n"),
+                  "%s", out);
+    ck_assert_msg(strstr(out, "HYBRID_TRANSFORMER\tmodel_parallel_NPU_group: 8\n258\n"), "%s",
+                  out);
+    ck_assert_msg(strstr(out, "HYBRID_DLRM\t3\n10\n"), "%s", out); /* bottom_mlp.2 is layer 3 */
+    ck_assert_ptr_null(strstr(out, "bad"));
+    rc = test_sh(out, 65536,
+                 "scripts/gen-workloads --format astra-text --clock-ghz 2 '%s' >/dev/null && "
+                 "sed -n 3p '%s'/resnet50.txt",
+                 dir, dir);
+    ck_assert_msg(rc == 0 && strstr(out, "conv1\t-1\t125882\tNONE\t0\t0\tNONE\t0\t125882\t"), "%s",
+                  out);
+    ck_assert_int_ne(test_sh(out, 65536, "scripts/gen-workloads --format yaml '%s'", dir), 0);
+    ck_assert_msg(strstr(out, "--format: expected json or astra-text, got 'yaml'"), "%s", out);
+    ck_assert_int_ne(test_sh(out, 65536, "scripts/gen-workloads --clock-ghz -1 '%s'", dir), 0);
+    ck_assert_msg(strstr(out, "--clock-ghz: expected a number > 0"), "%s", out);
+    ck_assert_int_ne(test_sh(out, 65536, "scripts/gen-workloads --bogus"), 0);
+    ck_assert_msg(strstr(out, "unknown option '--bogus'"), "%s", out);
+    test_rm_dir(dir);
+    free(out);
+}
+END_TEST
+
 Suite *workloads_suite(void) {
     Suite *s = suite_create("workloads");
     TCase *tc = tcase_create("real");
@@ -370,6 +411,7 @@ Suite *workloads_suite(void) {
     tcase_add_test(tc, test_gnmt);
     tcase_add_test(tc, test_dlrm);
     tcase_add_test(tc, test_transformer_1t);
+    tcase_add_test(tc, test_astra_text);
     tcase_add_loop_test(tc, test_fits_systems, 0,
                         (int)(sizeof all_names / sizeof all_names[0]));
     suite_add_tcase(s, tc);
