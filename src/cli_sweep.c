@@ -28,7 +28,10 @@ static void sweep_usage(FILE *out) {
           "\n"
           "Evaluate every point of a sweep spec (the product of its axes) and write one CSV row\n"
           "per point, in order. Rows are written as they complete; an interrupted sweep leaves\n"
-          "a valid CSV of the finished points, and --resume finishes it.\n"
+          "a valid CSV of the finished points, and --resume finishes it. Beside OUT, OUT.meta.json\n"
+          "records the provenance: themis version, the spec (inline, with its SHA-256), the\n"
+          "command line, threads, start and end times, points written and whether the file is\n"
+          "complete (none for stdout or a device).\n"
           "\n"
           "options:\n"
           "  -o, --output FILE   CSV to write ('-' = stdout; default: the spec's \"output\")\n"
@@ -165,8 +168,8 @@ static int dry_run(const th_sweep *sw, const sweep_opts *o) {
  * resume (appended in place: the complete rows already there are never rewritten, and a
  * partial last line, which no reader counts as a row, is cut); *start = shard-local points
  * already done. */
-static int open_output(const th_sweep *sw, const sweep_opts *o, const char *path, th_output *out,
-                       int64_t *start, th_error *err) {
+static int open_output(const th_sweep *sw, const sweep_opts *o, const char *path, const char *meta,
+                       th_output *out, int64_t *start, int *in_place, th_error *err) {
     *start = 0;
     int nin;
     const char *const *in = th_sweep_inputs(sw, &nin);
@@ -174,11 +177,13 @@ static int open_output(const th_sweep *sw, const sweep_opts *o, const char *path
     if (!inputs) return th_error_set(err, TH_EINTERNAL, "out of memory");
     inputs[0] = o->spec;
     if (nin > 0) memcpy(inputs + 1, in, sizeof *inputs * (size_t)nin); /* in is NULL at 0 */
-    int rc = th_output_check(inputs, nin + 1, &path, 1, err);
+    const char *outputs[] = {path, meta};
+    int rc = th_output_check(inputs, nin + 1, outputs, 2, err);
     free(inputs);
     if (rc) return rc;
     struct stat st;
     int exists = strcmp(path, "-") && stat(path, &st) == 0 && S_ISREG(st.st_mode);
+    *in_place = !exists || o->resume; /* else a temporary file replaces it at the end */
     off_t keep = 0;
     if (o->resume && !strcmp(path, "-"))
         return th_error_set(err, TH_EINPUT, "--resume needs an output file");
@@ -206,7 +211,41 @@ static int open_output(const th_sweep *sw, const sweep_opts *o, const char *path
     return rc ? cli_out_close(out, rc, err) : TH_OK;
 }
 
-int cli_sweep(int argc, char **argv) {
+/* The sidecar of a sweep file: none for stdout or a device (/dev/null). */
+static char *sidecar_of(const char *path) {
+    struct stat st;
+    if (!strcmp(path, "-") || (stat(path, &st) == 0 && !S_ISREG(st.st_mode))) return NULL;
+    return th_sweep_meta_path(path);
+}
+
+/* Writes the sidecar through a temporary file renamed into place. */
+static int write_sidecar(const char *meta, const th_sweep_meta *m, const char *prev,
+                         th_error *err) {
+    th_output o;
+    int rc = cli_out_open(&o, meta, TH_OUTPUT_FORCE, err);
+    if (rc) return rc;
+    return cli_out_close(&o, th_sweep_meta_write(o.f, m, prev, err), err);
+}
+
+static const char *signal_name(int sig) {
+    return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal";
+}
+
+/* Runs cmd(argc, copy of argv, the command line as typed): getopt_long reorders the arguments
+ * it parses, and the sidecar keeps them in order ("themis" first). */
+static int with_command_line(int (*cmd)(int, char **, char **), int argc, char **argv) {
+    char **args = malloc(sizeof *args * (size_t)(argc + 1));
+    if (!args) {
+        fputs("themis: out of memory\n", stderr);
+        return CLI_INTERNAL;
+    }
+    memcpy(args, argv, sizeof *args * (size_t)(argc + 1));
+    int rc = cmd(argc, args, argv - 1);
+    free(args);
+    return rc;
+}
+
+static int sweep_cmd(int argc, char **argv, char **typed) {
     sweep_opts o = {0};
     o.format = TH_FORMAT_CSV;
     o.shard = (th_shard){0, 1};
@@ -235,7 +274,48 @@ int cli_sweep(int argc, char **argv) {
     }
     th_output out;
     int64_t start = 0, done = 0, total = th_shard_points(sw, o.shard);
-    if (open_output(sw, &o, path, &out, &start, &err)) {
+    int in_place = 0;
+    char *meta = sidecar_of(path), *prev = NULL;
+    if (strcmp(path, "-") && !meta) { /* a device has no sidecar; anything else does */
+        struct stat st;
+        if (stat(path, &st) != 0 || S_ISREG(st.st_mode)) {
+            th_sweep_free(sw);
+            th_error_set(&err, TH_EINTERNAL, "out of memory");
+            return cli_fail(&err);
+        }
+    }
+    if (open_output(sw, &o, path, meta, &out, &start, &in_place, &err)) {
+        free(meta);
+        th_sweep_free(sw);
+        return cli_fail(&err);
+    }
+    /* The sidecar says what is in the file: written before the first row when the rows go in
+     * place (so that a killed sweep leaves one saying "incomplete"), and again at the end;
+     * with --force over an existing file, only once the new file replaced the old. */
+    size_t spec_len;
+    const char *spec = th_sweep_spec(sw, &spec_len);
+    th_sweep_meta m = {path,
+                       o.format == TH_FORMAT_JSONL ? "jsonl" : "csv",
+                       o.spec,
+                       spec,
+                       spec_len,
+                       NULL,
+                       th_sweep_points(sw),
+                       o.shard,
+                       start,
+                       total,
+                       o.jobs,
+                       argc + 1,
+                       typed,
+                       (int64_t)time(NULL),
+                       0,
+                       NULL};
+    if (meta && o.resume) prev = th_sweep_meta_read(meta);
+    rc = meta && in_place ? write_sidecar(meta, &m, prev, &err) : TH_OK;
+    if (rc) {
+        cli_out_close(&out, rc, &err);
+        free(meta);
+        free(prev);
         th_sweep_free(sw);
         return cli_fail(&err);
     }
@@ -251,8 +331,21 @@ int cli_sweep(int argc, char **argv) {
         th_error e = err;
         th_error_set(&err, TH_EIO, "%s: %s", path, e.msg);
     }
+    int sig = atomic_load(&stop_signal);
+    m.points = done;
+    m.finished = (int64_t)time(NULL);
+    m.stopped = rc ? "error" : done < total ? signal_name(sig ? sig : SIGINT) : NULL;
     /* An interrupted sweep keeps its finished rows: its file is committed too. */
+    int failed = rc != TH_OK;
     rc = cli_out_close(&out, rc, &err);
+    /* the rows are in the file (in place, or committed): the sidecar follows them */
+    if (meta && (in_place || !failed)) {
+        th_error e;
+        int mrc = write_sidecar(meta, &m, prev, &e);
+        if (mrc && !rc) rc = mrc, err = e;
+    }
+    free(meta);
+    free(prev);
     th_sweep_free(sw);
     if (pr.on) fputc('\n', stderr);
     if (rc) return cli_fail(&err);
@@ -261,10 +354,75 @@ int cli_sweep(int argc, char **argv) {
                 "themis: interrupted: %lld of %lld points are in %s; run again with "
                 "--resume to finish\n",
                 (long long)done, (long long)total, path);
-        int sig = atomic_load(&stop_signal);
         return 128 + (sig ? sig : SIGINT);
     }
     return CLI_OK;
+}
+
+/* Merges the parts into out, then writes out's sidecar: the spec from --spec (sw), else the one
+ * the parts' sidecars agree on (none: spec and expected points unknown, not complete). */
+static int merge(const char *out, const char *const *parts, int nparts, const char *spec,
+                 const th_sweep *sw, int force, int argc, char **argv, th_error *err) {
+    char *meta = sidecar_of(out);
+    char **texts = calloc((size_t)nparts, sizeof *texts);
+    const char **inputs = calloc((size_t)(2 * nparts + 1), sizeof *inputs);
+    char **part_meta = calloc((size_t)nparts, sizeof *part_meta);
+    int rc =
+        texts && inputs && part_meta ? TH_OK : th_error_set(err, TH_EINTERNAL, "out of memory");
+    for (int i = 0; rc == TH_OK && i < nparts; i++) {
+        if (!(part_meta[i] = th_sweep_meta_path(parts[i])))
+            rc = th_error_set(err, TH_EINTERNAL, "out of memory");
+        inputs[1 + i] = parts[i];
+        inputs[1 + nparts + i] = part_meta[i];
+    }
+    const char *outputs[] = {out, meta};
+    if (rc == TH_OK) {
+        inputs[0] = spec;
+        rc = th_output_check(inputs, 2 * nparts + 1, outputs, 2, err);
+    }
+    th_sweep_meta m = {out,    "csv", spec, NULL, 0,    NULL, -1,
+                       {0, 1}, 0,     -1,   0,    argc, argv, (int64_t)time(NULL),
+                       0,      NULL};
+    char *common = NULL, sha[65] = "";
+    if (sw) {
+        m.spec = th_sweep_spec(sw, &m.spec_len);
+        m.sweep_points = m.expected = th_sweep_points(sw);
+    } else if (rc == TH_OK && meta) {
+        for (int i = 0; i < nparts; i++)
+            texts[i] = th_sweep_meta_read(part_meta[i]);
+        rc = th_sweep_meta_common((const char *const *)texts, nparts, &common, sha, &m.sweep_points,
+                                  err);
+        if (common) {
+            m.spec = common, m.spec_len = strlen(common), m.spec_sha256 = sha;
+            m.expected = m.sweep_points;
+        }
+    }
+    FILE *first = rc == TH_OK && nparts > 0 ? fopen(parts[0], "rb") : NULL;
+    if (first) { /* the format, as th_sweep_merge tells it: a JSONL part opens with an object */
+        if (getc(first) == '{') m.format = "jsonl";
+        fclose(first);
+    }
+    th_output o;
+    if (rc == TH_OK && (rc = cli_out_open(&o, out, force ? TH_OUTPUT_FORCE : 0, err)) == TH_OK) {
+        rc = th_sweep_merge(o.f, parts, nparts, sw ? m.expected : -1, &m.points, err);
+        rc = cli_out_close(&o, rc, err);
+    }
+    m.finished = (int64_t)time(NULL);
+    if (rc == TH_OK && meta) rc = write_sidecar(meta, &m, NULL, err);
+    for (int i = 0; i < nparts; i++) {
+        if (texts) free(texts[i]);
+        if (part_meta) free(part_meta[i]);
+    }
+    free(texts);
+    free(part_meta);
+    free(inputs);
+    free(common);
+    free(meta);
+    return rc;
+}
+
+int cli_sweep(int argc, char **argv) {
+    return with_command_line(sweep_cmd, argc, argv);
 }
 
 static void merge_usage(FILE *out) {
@@ -272,7 +430,9 @@ static void merge_usage(FILE *out) {
           "\n"
           "Join the shard files of one sweep (themis sweep --shard K/N) into the file a single\n"
           "run would have written. Headers must match; every point must be in exactly one part.\n"
-          "Parts are CSV, or JSONL (themis sweep -f jsonl), all of one format.\n"
+          "Parts are CSV, or JSONL (themis sweep -f jsonl), all of one format. OUT.meta.json\n"
+          "records the merge; its spec comes from --spec or the parts' sidecars, and it is\n"
+          "complete when every point of that spec is in OUT.\n"
           "\n"
           "options:\n"
           "      --spec SPEC   also check that no point of the spec is missing at the end\n"
@@ -286,7 +446,7 @@ static void merge_usage(FILE *out) {
           out);
 }
 
-int cli_merge(int argc, char **argv) {
+static int merge_cmd(int argc, char **argv, char **typed) {
     enum { O_SPEC = 256, O_FORCE };
     static const struct option longs[] = {
         {"spec", required_argument, 0, O_SPEC},
@@ -312,27 +472,16 @@ int cli_merge(int argc, char **argv) {
     if (argc - optind < 2)
         return cli_usage_error("merge", "expected OUT.csv and at least one part");
     const char *out = argv[optind];
+    const char *const *parts = (const char *const *)argv + optind + 1;
+    int nparts = argc - optind - 1;
     th_error err = {0};
-    int64_t expect = -1;
-    if (spec) {
-        th_sweep *sw;
-        if (th_sweep_load(spec, &sw, &err)) return cli_fail(&err);
-        expect = th_sweep_points(sw);
-        th_sweep_free(sw);
-    }
-    const char **inputs = malloc(sizeof *inputs * (size_t)(argc - optind));
-    if (!inputs) {
-        th_error_set(&err, TH_EINTERNAL, "out of memory");
-        return cli_fail(&err);
-    }
-    inputs[0] = spec;
-    memcpy(inputs + 1, argv + optind + 1, sizeof *inputs * (size_t)(argc - optind - 1));
-    int rc = th_output_check(inputs, argc - optind, &out, 1, &err);
-    free(inputs);
-    th_output o;
-    if (rc || cli_out_open(&o, out, force ? TH_OUTPUT_FORCE : 0, &err)) return cli_fail(&err);
-    rc = th_sweep_merge(o.f, (const char *const *)argv + optind + 1, argc - optind - 1, expect,
-                        &err);
-    if (cli_out_close(&o, rc, &err)) return cli_fail(&err);
-    return CLI_OK;
+    th_sweep *sw = NULL;
+    if (spec && th_sweep_load(spec, &sw, &err)) return cli_fail(&err);
+    int rc = merge(out, parts, nparts, spec, sw, force, argc + 1, typed, &err);
+    th_sweep_free(sw);
+    return rc ? cli_fail(&err) : CLI_OK;
+}
+
+int cli_merge(int argc, char **argv) {
+    return with_command_line(merge_cmd, argc, argv);
 }

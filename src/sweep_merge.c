@@ -66,7 +66,8 @@ static int next_row(part *p, th_error *err) {
     return TH_OK;
 }
 
-static int merge_into(FILE *out, part *parts, int n, int64_t expect, th_error *err) {
+static int merge_into(FILE *out, part *parts, int n, int64_t expect, int64_t *points,
+                      th_error *err) {
     th_buf header = {0}, h = {0};
     int rc = TH_OK;
     for (int i = 0; i < n && rc == TH_OK; i++) {
@@ -129,6 +130,7 @@ static int merge_into(FILE *out, part *parts, int n, int64_t expect, th_error *e
         if (rc == TH_OK) rc = next_row(&parts[best], err);
     }
     th_buf_free(&header);
+    *points = want;
     if (rc == TH_OK && expect >= 0 && want != expect)
         rc = th_error_set(err, TH_EINPUT,
                           "the parts hold points 0 to %" PRId64 ", but the sweep "
@@ -137,7 +139,11 @@ static int merge_into(FILE *out, part *parts, int n, int64_t expect, th_error *e
     return rc;
 }
 
-int th_sweep_merge(FILE *out, const char *const *paths, int n, int64_t expect, th_error *err) {
+int th_sweep_merge(FILE *out, const char *const *paths, int n, int64_t expect, int64_t *points,
+                   th_error *err) {
+    int64_t written = 0;
+    if (!points) points = &written;
+    *points = 0;
     if (n < 1) return th_error_set(err, TH_EINPUT, "merge: no parts given");
     part *parts = calloc((size_t)n, sizeof *parts);
     if (!parts) return th_error_set(err, TH_EINTERNAL, "out of memory");
@@ -156,7 +162,7 @@ int th_sweep_merge(FILE *out, const char *const *paths, int n, int64_t expect, t
             th_csv_open_file(&parts[i].r, parts[i].f, paths[i]);
         }
     }
-    if (rc == TH_OK) rc = merge_into(out, parts, n, expect, err);
+    if (rc == TH_OK) rc = merge_into(out, parts, n, expect, points, err);
     for (int i = 0; i < n; i++) {
         if (parts[i].f) fclose(parts[i].f);
         th_csv_close(&parts[i].r);

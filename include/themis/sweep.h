@@ -106,7 +106,51 @@ int th_sweep_resume_scan(const th_sweep *sw, th_shard shard, const char *path, i
 
 /* Merges shard files into the stream out (open it with th_output_open and commit only on
  * success): identical headers, rows ordered by point, no point twice, no point missing;
- * `expect` = total points or -1. */
-int th_sweep_merge(FILE *out, const char *const *parts, int nparts, int64_t expect, th_error *err);
+ * `expect` = total points or -1; *points (unless NULL) = the rows written. */
+int th_sweep_merge(FILE *out, const char *const *parts, int nparts, int64_t expect, int64_t *points,
+                   th_error *err);
+
+/* ---- the provenance sidecar OUT.meta.json (themis sweep, themis merge) ---- */
+
+/* What one command that wrote a sweep file knows about it. */
+typedef struct th_sweep_meta {
+    const char *file;        /* the sweep file as given */
+    const char *format;      /* "csv" or "jsonl" */
+    const char *spec_file;   /* the spec as given ("-": stdin); NULL: not known */
+    const char *spec;        /* the spec's text (spec_len bytes); NULL: not known */
+    size_t spec_len;         /* bytes */
+    const char *spec_sha256; /* its digest when spec is not its original bytes (a merge copies
+                              * a part's); NULL: th_sha256_hex of spec */
+    int64_t sweep_points;    /* points of the whole spec; -1: not known */
+    th_shard shard;          /* which points the file holds; {0, 1}: all */
+    int64_t points;          /* rows in the file */
+    int64_t expected;        /* rows of the complete file (the shard's points); -1: not known */
+    int threads;             /* worker threads of this run; 0: none (a merge) */
+    int argc;                /* the command line of this run */
+    char *const *argv;
+    int64_t started;     /* this run's start, seconds since 1970 (UTC) */
+    int64_t finished;    /* this run's end; 0: still running */
+    const char *stopped; /* why this run ended before the last point ("SIGINT"); NULL: it did not */
+} th_sweep_meta;
+
+/* OUT.meta.json, malloc'd; NULL when memory runs out. */
+char *th_sweep_meta_path(const char *out);
+
+/* A sidecar's text, malloc'd, or NULL when the file does not exist or cannot be read. */
+char *th_sweep_meta_read(const char *path);
+
+/* Writes the sidecar as JSON: themis_version, file, format, complete (points == expected),
+ * points, expected_points, sweep_points, shard, spec_file, spec_sha256, started (the first
+ * run's), finished (this run's; null while it runs), command and threads (this run's), runs
+ * (every command that wrote the file: command, threads, started, finished, points, stopped)
+ * and spec (the spec inline). `prev` is the sidecar the file had before this run (NULL: none):
+ * its runs are kept when it names the same spec digest, shard and format. */
+int th_sweep_meta_write(FILE *out, const th_sweep_meta *m, const char *prev, th_error *err);
+
+/* The spec the sidecars of a merge's parts agree on (texts[i] NULL: a part without one): its
+ * inline JSON printed into *spec (malloc'd), its digest into sha and its sweep_points; *spec
+ * NULL when a part has no sidecar, one cannot be read, or two name different specs. */
+int th_sweep_meta_common(const char *const *texts, int n, char **spec, char sha[65],
+                         int64_t *sweep_points, th_error *err);
 
 #endif

@@ -19,6 +19,7 @@
 #include "themis/report.h"
 #include "themis/run.h"
 #include "themis/schedule.h"
+#include "themis/sha256.h"
 #include "themis/str.h"
 #include "themis/summarize.h"
 #include "themis/sweep.h"
