@@ -374,27 +374,8 @@ static void print(FILE *out, const options *o, const th_system *sys, const th_pa
                   const th_opt_result *res, int n) {
     char a[32], b[32];
     if (o->format == 1) {
-        cJSON *root = cJSON_CreateObject();
-        cJSON_AddStringToObject(root, "system", sys->name);
-        cJSON *arr = cJSON_AddArrayToObject(root, "results");
-        for (int i = 0; i < n; i++) {
-            cJSON *j = cJSON_CreateObject();
-            cJSON_AddStringToObject(j, "policy", th_policy_name(pairs[i].policy));
-            cJSON_AddStringToObject(j, "intra", th_intra_name(pairs[i].intra));
-            cJSON_AddNumberToObject(j, "time_us", res[i].time / 1000.0);
-            cJSON_AddNumberToObject(j, "start_time_us", res[i].start_time / 1000.0);
-            cJSON_AddNumberToObject(j, "speedup", res[i].start_time / res[i].time);
-            cJSON_AddNumberToObject(j, "spent", res[i].spent);
-            cJSON_AddNumberToObject(j, "evaluations", res[i].evals);
-            cJSON *bw = cJSON_AddArrayToObject(j, "bw_GBps");
-            for (int d = 0; d < sys->ndims; d++)
-                cJSON_AddItemToArray(bw, cJSON_CreateNumber(res[i].bw_GBps[d]));
-            cJSON_AddItemToArray(arr, j);
-        }
-        char *text = cJSON_Print(root);
-        cJSON_Delete(root);
-        if (text) fprintf(out, "%s\n", text);
-        cJSON_free(text);
+        th_error err;
+        th_report_optimize_json(out, sys, pairs, res, n, &err); /* errors: on the stream */
         return;
     }
     if (o->format == 2) {
@@ -456,13 +437,6 @@ static void print(FILE *out, const options *o, const th_system *sys, const th_pa
             fprintf(out, "  dim %d %-10s %14.10g GB/s (was %.10g)\n", d, sys->dims[d].name,
                     res[i].bw_GBps[d], sys->dims[d].bw_GBps);
     }
-}
-
-/* -p all leaves lp out where its program does not apply (to any collective of the list). */
-static int lp_applies(const th_system *sys, const th_collective *coll, const th_collist *l) {
-    for (int i = 0; i < (l ? l->n : 1); i++)
-        if (!th_bound_supported(sys, (l ? &l->items[i].coll : coll)->dims_mask)) return 0;
-    return 1;
 }
 
 int cli_optimize(int argc, char **argv) {
@@ -534,17 +508,13 @@ int cli_optimize(int argc, char **argv) {
     }
     th_pair pairs[TH_POLICY_LAST_SINGLE + 1];
     th_opt_result res[TH_POLICY_LAST_SINGLE + 1];
-    int n = 0;
-    for (int p = 0; p <= TH_POLICY_LAST_SINGLE; p++) {
-        if (o.policy >= 0 && o.policy != p) continue;
-        if (o.policy < 0 && p == TH_POLICY_LP && !lp_applies(&sys, &o.coll, o.opt.list)) continue;
-        pairs[n] = (th_pair){(th_policy)p, o.intra};
+    int npairs = th_opt_pairs(&sys, &o.coll, o.opt.list, o.policy, o.intra, pairs), n = 0;
+    for (; n < npairs; n++) {
         o.opt.pair = pairs[n];
         o.opt.model = TH_LOAD_ALPHA_BETA;
-        tc.policy = th_policy_name(p);
+        tc.policy = th_policy_name(pairs[n].policy);
         tc.evals = 0;
         if ((rc = th_opt_bandwidth(&sys, &o.coll, &o.opt, &res[n], &err))) break;
-        n++;
     }
     if (tc.progress) fputs("\r\033[K", stderr); /* clear the progress line */
     if (rc == TH_OK && tc.oom) rc = th_error_set(&err, TH_EINTERNAL, "out of memory");

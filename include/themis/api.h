@@ -21,6 +21,11 @@
  *   "sweep"    spec (required: file or object), jobs (threads; default      {"name", "points",
  *              every core), shard ("K/N"), base_dir (where an object         "rows"}
  *              spec's relative paths start; default ".")
+ *   "optimize" system, collective, size, chunks, policy (default themis),  themis optimize
+ *              intra (fifo or scf; default scf), budget, cost (a number      -f json
+ *              per dim), dims, min_GBps, max_GBps, max_evals, objective,
+ *              workload or collectives (a list file or object), batch and
+ *              priority (with a workload)
  *   "system"   system                                                       the system as
  *                                                                           run -f json shows it
  *   "version"  (none)                                                       {"version", "api"}

@@ -45,9 +45,9 @@ typedef struct th_opt_result {
                                     scaled to the budget, 2 proportional to baseline bytes */
 } th_opt_result;
 
-/* Minimises the time of coll (or of opts->list or opts->wl) on sys over the varied dims' bw_GBps, subject to the budget and
- * the bounds, from three deterministic starts (COBYLA; the same input gives the same output).
- * An infeasible budget or bounds is TH_EINPUT with the numbers named. */
+/* Minimises the time of coll (or of opts->list or opts->wl) on sys over the varied dims' bw_GBps,
+ * subject to the budget and the bounds, from three deterministic starts (COBYLA; the same input
+ * gives the same output). An infeasible budget or bounds is TH_EINPUT with the numbers named. */
 int th_opt_bandwidth(const th_system *sys, const th_collective *coll, const th_opt_opts *opts,
                      th_opt_result *res, th_error *err);
 
@@ -56,5 +56,11 @@ int th_opt_bandwidth(const th_system *sys, const th_collective *coll, const th_o
 int th_opt_chunks(const th_system *sys, const th_collective *coll, th_pair pair,
                   th_load_model model, const int64_t *list, int n, int64_t *best_chunks,
                   double *best_time, th_error *err);
+
+/* The pairs searched for policy (a th_policy up to TH_POLICY_LAST_SINGLE, or -1 = every one; lp
+ * then only where its program applies to coll, or to every collective of list when not NULL)
+ * with intra, in order, into pairs (room for TH_POLICY_LAST_SINGLE + 1); returns how many. */
+int th_opt_pairs(const th_system *sys, const th_collective *coll, const th_collist *list,
+                 int policy, th_intra intra, th_pair *pairs);
 
 #endif

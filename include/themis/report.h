@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 
+#include "themis/optimize.h"
 #include "themis/run.h"
 #include "themis/summarize.h"
 #include "themis/train.h"
@@ -80,5 +81,10 @@ int th_report_best_csv(FILE *out, const th_summary *s, th_error *err);
 int th_report_best_jsonl(FILE *out, const th_summary *s, th_best mode, th_error *err);
 int th_report_best_write(FILE *out, th_format format, const th_summary *s, th_best mode,
                          th_error *err);
+
+/* `themis optimize -f json`: the system's name and, per pair, the best split found (time_us,
+ * start_time_us, speedup, spent, evaluations, bw_GBps per dim). */
+int th_report_optimize_json(FILE *out, const th_system *sys, const th_pair *pairs,
+                            const th_opt_result *res, int n, th_error *err);
 
 #endif

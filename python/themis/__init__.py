@@ -19,7 +19,7 @@ import os
 from ._lib import LIBRARY, Error, call
 from ._rows import Columns
 
-__all__ = ["Error", "run", "train", "sweep", "load_system", "version", "LIBRARY"]
+__all__ = ["Error", "run", "train", "sweep", "optimize", "load_system", "version", "LIBRARY"]
 
 
 def _source(value):
@@ -65,6 +65,25 @@ def train(workload, system=None, policy=None, intra=None, priority=None, iterati
                    intra=intra, priority=priority, iterations=iterations, batch=batch,
                    chunks=chunks, chunking=chunking, bucket=bucket, load_model=load_model)
     return json.loads(call("train", req))
+
+
+def optimize(system=None, collective=None, size=None, chunks=None, policy=None, intra=None,
+             budget=None, cost=None, dims=None, min_GBps=None, max_GBps=None, max_evals=None,
+             objective=None, workload=None, collectives=None, batch=None, priority=None):
+    """`themis optimize -f json`: the split of a bandwidth budget over the dims (each dim's
+    bw_GBps) that makes one collective fastest under a policy pair (default themis + scf;
+    policy "all" for every one), or the weighted sum of a list of collectives (collectives: a
+    file or a dict), or a workload's steady-state iteration (workload: a file or a dict; batch
+    and priority as for train). budget: in cost units (default the system's own sum); cost:
+    one number per dim; dims: the dims whose bandwidth varies; min_GBps, max_GBps: the bounds
+    of each; objective: "time" or "perf-per-cost"; max_evals per start."""
+    req = _request(system=_source(system), collective=collective, size=size, chunks=chunks,
+                   policy=policy, intra=intra, budget=budget,
+                   cost=list(cost) if cost is not None else None, dims=_dims(dims),
+                   min_GBps=min_GBps, max_GBps=max_GBps, max_evals=max_evals,
+                   objective=objective, workload=_source(workload),
+                   collectives=_source(collectives), batch=batch, priority=priority)
+    return json.loads(call("optimize", req))
 
 
 def load_system(system):
