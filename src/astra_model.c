@@ -36,6 +36,35 @@ static int steps(double p) {
     return l;
 }
 
+/* direct, window p - 1 (every peer at once; on a ring the peer j places on is min(j, p - j)
+ * hops away), after the phase's first ep: an AG sends s to every peer and ends ep after the
+ * last arrives; an RS sends s/p and ends when the last arrival is reduced. An AR then sends
+ * its second round: the j-th reduced message (in arrival order, from ceil(j/2) hops on a ring)
+ * goes to the NPU j places on, leaving when it is reduced but not before the first reduction
+ * that ends after every first-round message arrived; the phase ends ep after the last arrival. */
+static double direct(const th_system *sys, const th_dim *d, th_op op, double s, double *bytes) {
+    double p = (double)d->npus, ep = sys->endpoint, part = floor(s / p);
+    double far = hops(d, floor(p / 2)), pr = proc(sys, part);
+    if (op == TH_OP_AG) {
+        *bytes = (p - 1) * s;
+        return net(d, far, s) + ep;
+    }
+    double last = net(d, far, part); /* the last first-round arrival */
+    *bytes = (op == TH_OP_AR ? 2 : 1) * (p - 1) * part;
+    if (op == TH_OP_RS) return last + ep + pr;
+    if (d->topology != TH_TOPO_RING) return last + ep + pr + net(d, far, part) + ep;
+    /* reduced(j) grows with j: go is the first reduction ending once all have arrived */
+    double go = 0, finish = 0;
+    for (int64_t j = 1; j < d->npus && go < last; j++)
+        go = net(d, (double)((j + 1) / 2), part) + ep + pr;
+    for (int64_t j = 1; j < d->npus; j++) {
+        double reduced = net(d, (double)((j + 1) / 2), part) + ep + pr;
+        double arrive = (reduced > go ? reduced : go) + net(d, hops(d, (double)j), part);
+        if (arrive > finish) finish = arrive;
+    }
+    return finish + ep;
+}
+
 /* One phase of input s (an integer), its time (ns) and the bytes one NPU sends. Every message
  * waits for the endpoint delay ep when it is handed over (and for its reduction, when it is
  * reduced) before the next one leaves; a phase starts and ends with one more ep. */
@@ -77,18 +106,9 @@ static void phase(const th_system *sys, const th_dim *d, th_op op, double s, dou
         t += ep;
         break;
     }
-    case TH_ALG_DIRECT: { /* every peer at once (fc, switch: one hop count) */
-        double h = hops(d, 1);
-        if (op == TH_OP_AG) {
-            t += net(d, h, s) + ep;
-            b = (p - 1) * s;
-        } else {
-            t += net(d, h, part) + ep + proc(sys, part);
-            b = (p - 1) * part;
-            if (op == TH_OP_AR) t += net(d, h, part) + ep, b *= 2;
-        }
+    case TH_ALG_DIRECT: /* every peer at once: the phase waits for the farthest */
+        t += direct(sys, d, op, s, &b);
         break;
-    }
     }
     *time = t;
     *bytes = b;
@@ -157,11 +177,11 @@ static int shape(th_plan *plan, const th_system *sys, th_error *err) {
     int hd = ar && plan->policy == TH_POLICY_BASELINE && sys->dims[last].algorithm == TH_ALG_RHD;
     if (keep < 1 || (hd && keep < 2))
         return th_error_set(err, TH_EINPUT,
-                            "size: under the astra-sim preset the %s chunk of %.17g bytes leaves "
-                            "%.17g bytes per NPU after its %s on %.17g NPUs, and ASTRA-sim stops "
-                            "on a message of 0 bytes%s",
-                            themis && plan->last_chunk != c ? "last" : "", plan->last_chunk, keep,
-                            ar ? "reduce-scatter half" : "reduce-scatter", plan->active_npus,
+                            "size: under the astra-sim preset %s chunk of %.17g B leaves %.17g B "
+                            "per NPU after its %s on %.17g NPUs, and ASTRA-sim stops on a "
+                            "message of 0 bytes%s",
+                            themis && plan->last_chunk != c ? "the last" : "a", plan->last_chunk,
+                            keep, ar ? "reduce-scatter half" : "reduce-scatter", plan->active_npus,
                             hd && keep >= 1 ? " (halvingDoubling's AR phase sends 2 floor(x/2))"
                                             : "");
     return TH_OK;

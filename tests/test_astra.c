@@ -158,9 +158,9 @@ START_TEST(preset_errors) {
          "5}]}",
          "reduce_GBps"},
         {"{\"model\": \"astra-sim\", \"endpoint_ns\": 10, \"local_mem_GBps\": 50, \"dims\": "
-         "[{\"topology\": \"ring\", \"algorithm\": \"direct\", \"npus\": 4, \"bw_GBps\": 50, "
-         "\"latency_ns\": 5}]}",
-         "dims[0].algorithm: direct on a ring topology is not modelled"},
+         "[{\"topology\": \"ring\", \"algorithm\": \"direct\", \"npus\": 4097, \"bw_GBps\": "
+         "50, \"latency_ns\": 5}]}",
+         "dims[0].algorithm: direct on a ring topology of more than 4096 NPUs is not modelled"},
         {"{\"model\": \"astra-sim\", \"endpoint_ns\": 10, \"local_mem_GBps\": 50, \"dims\": "
          "[{\"topology\": \"switch\", \"algorithm\": \"rhd\", \"npus\": 6, \"bw_GBps\": 50, "
          "\"latency_ns\": 5}]}",
@@ -278,6 +278,14 @@ START_TEST(import_implementations) {
     free(text);
     ck_assert_int_eq(s.dims[0].algorithm, TH_ALG_RING);
     ck_assert_int_eq(s.dims[1].algorithm, TH_ALG_DIRECT);
+    /* direct on a Ring dim (dim 0 of astra_net_3d.yml) */
+    snprintf(sys, sizeof sys, "%s", test_data("astra_sys_direct_ring.json"));
+    ck_assert_msg(th_astra_import(net, sys, &text, &note, &err) == TH_OK, "%s", err.msg);
+    ck_assert_msg(th_run_parse_system(text, strlen(text), "imported", &s, &def, &err) == TH_OK,
+                  "%s", err.msg);
+    free(text);
+    ck_assert_int_eq(s.dims[0].algorithm, TH_ALG_DIRECT);
+    ck_assert_int_eq(s.dims[0].topology, TH_TOPO_RING);
 }
 END_TEST
 
@@ -298,9 +306,6 @@ START_TEST(import_errors) {
          "all-gather-implementation[1]: ring differs from all-reduce-implementation (direct)"},
         {"astra_net_3d.yml", "astra_sys_impl_count.json",
          "reduce-scatter-implementation: 2 entries for 3 dimensions"},
-        /* dim 0 of astra_net_3d.yml is a Ring */
-        {"astra_net_3d.yml", "astra_sys_direct_ring.json",
-         "dims[0].algorithm: direct on a ring topology"},
         /* ASTRA-sim knows LIFO, FIFO and EXPLICIT only */
         {"astra_net_3d.yml", "astra_sys_policy.json", "scheduling-policy: unknown value \"XYZ\""},
         /* a number is a plain scalar, untagged or !!int / !!float: not a string that reads
@@ -460,6 +465,32 @@ START_TEST(hd_on_a_ring) {
 }
 END_TEST
 
+/* direct on a ring: the peer j places on is min(j, p - j) hops away. Ring 4, 100 ns per hop,
+ * 1e9 GB/s (b / B under a ns), endpoint 10, reductions free: a message costs 100 h.
+ * RS: ep + 200 (the farthest, 2 hops) + ep + 0 = 220; AG the same, 220.
+ * AR: first-round arrivals at 100, 100, 200 (hops 1, 1, 2 in arrival order), reduced at 110,
+ * 110, 210; every arrival is in by 200, so nothing leaves before 210, the first reduction
+ * after it. The second round leaves at 210 for the NPUs 1, 2, 3 places on (1, 2, 1 hops):
+ * arrivals 310, 410, 310; the phase ends ep after the last: 10 + 410 + 10 = 430 (a fully
+ * connected dim of 4 would take 3 ep + 2 * 100 = 230). */
+START_TEST(direct_on_a_ring) {
+    static const char *const json =
+        "{\"model\": \"astra-sim\", \"endpoint_ns\": 10, \"local_mem_GBps\": 1e9, \"dims\": ["
+        "{\"topology\": \"ring\", \"algorithm\": \"direct\", \"npus\": 4, \"bw_GBps\": 1e9, "
+        "\"latency_ns\": 100},"
+        "{\"topology\": \"fc\", \"algorithm\": \"direct\", \"npus\": 4, \"bw_GBps\": 1e9, "
+        "\"latency_ns\": 100}]}";
+    th_system s;
+    th_error err = {0};
+    ck_assert_msg(th_system_parse(json, strlen(json), "dr.json", &s, &err) == TH_OK, "%s", err.msg);
+    ck_assert_double_eq(th_cost_astra_time(&s, &s.dims[0], TH_OP_RS, 4096), 220);
+    ck_assert_double_eq(th_cost_astra_time(&s, &s.dims[0], TH_OP_AG, 1024), 220);
+    ck_assert_double_eq(th_cost_astra_time(&s, &s.dims[0], TH_OP_AR, 4096), 430);
+    ck_assert_double_eq(th_cost_astra_time(&s, &s.dims[1], TH_OP_AR, 4096), 230);
+    ck_assert_double_eq(th_cost_astra_bytes(&s, &s.dims[0], TH_OP_AR, 4096), 2 * 3 * 1024);
+}
+END_TEST
+
 /* Measured with ASTRA-sim 2.x (reference facts), 1 MiB, 1 chunk, baseline FIFO. */
 START_TEST(vectors_hd_direct) {
     /* RS dim 0 (hd) + AR dim 1 (ring) + AG dim 0 (hd) = 5343 + 6910 + 4611 */
@@ -495,7 +526,7 @@ START_TEST(chunk_rest) {
      * leaves floor(4 / 7) = 0 bytes per NPU: ASTRA-sim stops on a 0-byte message. */
     ck_assert_int_eq(th_sched_plan(p, &s, &c, TH_POLICY_THEMIS, TH_LOAD_ALPHA_BETA, &err),
                      TH_EINPUT);
-    ck_assert_msg(strstr(err.msg, "last chunk of 4 bytes leaves 0 bytes per NPU"), "%s", err.msg);
+    ck_assert_msg(strstr(err.msg, "the last chunk of 4 B leaves 0 B per NPU"), "%s", err.msg);
     /* 1000009 B in 10 chunks: c = 100000, 11 chunks, Themis's last one 9 bytes. On one dim
      * Themis runs RS then AG as two phases. RS(100000): s/p = 14285, net = floor(500 +
      * 266.08..) = 766, proc = 3 floor(8.93) = 24: 10 + 6 * 776 + 6 * 24 = 4810; AG(14285):
@@ -646,6 +677,7 @@ Suite *astra_suite(void) {
     tcase_add_test(tc, preset_errors);
     tcase_add_test(tc, phase_costs_hd_direct);
     tcase_add_test(tc, hd_on_a_ring);
+    tcase_add_test(tc, direct_on_a_ring);
     tcase_add_test(tc, vectors_hd_direct);
     tcase_add_test(tc, chunk_rest);
     tcase_add_test(tc, hd_zero_message);
