@@ -304,6 +304,9 @@ START_TEST(import_errors) {
          "all-reduce-implementation[1]: \"doubleBinaryTree\": not modelled"},
         {"astra_net_3d.yml", "astra_sys_differs.json",
          "all-gather-implementation[1]: ring differs from all-reduce-implementation (direct)"},
+        {"astra_net_3d.yml", "astra_sys_collopt.json",
+         "collective-optimization: baseline (an All-Reduce as an AR phase on every dim) is not "
+         "modelled"},
         {"astra_net_3d.yml", "astra_sys_impl_count.json",
          "reduce-scatter-implementation: 2 entries for 3 dimensions"},
         /* ASTRA-sim knows LIFO, FIFO and EXPLICIT only */
