@@ -61,7 +61,8 @@ START_TEST(test_reproduction_table_current) {
     char out[16384];
     char *dir = test_tmp_dir();
     int rc = test_sh(out, sizeof out,
-                     "for s in ar-bw-util ar-speedup-size ar-speedup-chunks e2e-speedup; do "
+                     "for s in ar-bw-util ar-speedup-size ar-speedup-chunks e2e-speedup "
+                     "e2e-regime-paper e2e-regime-ours e2e-regime-latency; do "
                      "\"$THEMIS_BIN\" sweep sweeps/$s.json -o '%s'/$s.csv --quiet -j 2 || exit 9; "
                      "done && scripts/reproduction-table --check docs/REPRODUCTION.md '%s'",
                      dir, dir);
