@@ -32,6 +32,7 @@ int main(void) {
     srunner_add_suite(sr, cli_formats_suite());
     srunner_add_suite(sr, sha256_suite());
     srunner_add_suite(sr, cli_meta_suite());
+    srunner_add_suite(sr, api_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

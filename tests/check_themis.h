@@ -36,6 +36,7 @@ Suite *install_suite(void);
 Suite *cli_formats_suite(void);
 Suite *sha256_suite(void);
 Suite *cli_meta_suite(void);
+Suite *api_suite(void);
 
 /* Relative comparison for hand-derived values: |got - want| <= 1e-9 * max(1, |want|). */
 #define ck_assert_rel(got, want)                                                                   \
