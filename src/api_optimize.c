@@ -28,6 +28,35 @@ static int costs(const th_api_req *q, int ndims, double *cost, th_error *err) {
     return TH_OK;
 }
 
+#define TH_API_MAX_COUNTS 64
+
+/* "chunks": a count (of the collective), or a list of counts or "auto" (1, 2, 4, ..., 1024):
+ * the best of them per pair, as --chunks LIST. */
+static int chunk_list(const th_api_req *q, int64_t *chunks, int64_t *counts, int *n,
+                      th_error *err) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(q->root, "chunks");
+    if (!v || cJSON_IsNumber(v) || cJSON_IsNull(v))
+        return th_api_int(q, "chunks", 1, TH_MAX_CHUNKS, chunks, NULL, err);
+    if (cJSON_IsString(v) && !strcmp(v->valuestring, "auto")) {
+        for (int64_t c = 1; c <= 1024; c *= 2)
+            counts[(*n)++] = c;
+        return TH_OK;
+    }
+    char what[96];
+    snprintf(what, sizeof what, "a count, \"auto\" or a list of 1 to %d counts from 1 to %d",
+             TH_API_MAX_COUNTS, TH_MAX_CHUNKS);
+    if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) < 1 || cJSON_GetArraySize(v) > TH_API_MAX_COUNTS)
+        return th_json_bad(err, q->cmd, "chunks", what, v);
+    const cJSON *c;
+    cJSON_ArrayForEach(c, v) {
+        if (!cJSON_IsNumber(c) || c->valuedouble < 1 || c->valuedouble > TH_MAX_CHUNKS ||
+            c->valuedouble != floor(c->valuedouble))
+            return th_json_bad(err, q->cmd, "chunks", what, v);
+        counts[(*n)++] = (int64_t)c->valuedouble;
+    }
+    return TH_OK;
+}
+
 /* "collectives": a list file or its content (named "collectives" in messages). */
 static int load_list(const th_api_req *q, const cJSON *v, th_collist *list, const char **src,
                      th_error *err) {
@@ -56,11 +85,12 @@ int th_api_optimize(const th_api_req *q, FILE *out, th_error *err) {
     memset(&opt, 0, sizeof opt);
     int type = TH_COLL_ALLREDUCE, policy = TH_POLICY_THEMIS, intra = TH_INTRA_SCF;
     int objective = TH_OPT_TIME, prio = TH_PRIO_LIFO;
-    int64_t evals = 0;
+    int64_t evals = 0, counts[TH_API_MAX_COUNTS];
+    int ncounts = 0;
     if (th_api_keys(q, keys, err) ||
         th_json_enum(q->root, "collective", th_coll_type_names, &type, q->cmd, "", err) ||
         th_api_size(q, "size", &coll.size, err) ||
-        th_api_int(q, "chunks", 1, TH_MAX_CHUNKS, &coll.chunks, NULL, err) ||
+        chunk_list(q, &coll.chunks, counts, &ncounts, err) ||
         th_api_choice(q, "policy", th_policy_names, TH_POLICY_LAST_SINGLE + 1, &policy, NULL,
                       err) ||
         th_json_enum(q->root, "intra", th_intra_names, &intra, q->cmd, "", err) ||
@@ -97,6 +127,22 @@ int th_api_optimize(const th_api_req *q, FILE *out, th_error *err) {
             th_error_set(err, e.code, "%s: %s", who, e.msg);
         }
         return err->code;
+    }
+    if (ncounts > 0) { /* the best chunk count per pair */
+        if (wv || lv)
+            return th_error_set(err, TH_EINPUT,
+                                "%s: chunks: a list is for one collective, not with workload or "
+                                "collectives",
+                                q->cmd);
+        th_pair pairs[TH_POLICY_LAST_SINGLE + 1];
+        int64_t best[TH_POLICY_LAST_SINGLE + 1];
+        double t[TH_POLICY_LAST_SINGLE + 1];
+        int n = th_opt_pairs(&sys, &coll, NULL, policy, (th_intra)intra, pairs);
+        for (int i = 0; i < n; i++)
+            if (th_opt_chunks(&sys, &coll, pairs[i], TH_LOAD_ALPHA_BETA, counts, ncounts, &best[i],
+                              &t[i], err))
+                return err->code;
+        return th_report_best_chunks_json(out, pairs, best, t, n, err);
     }
     th_collist list = {0};
     th_workload *wl = NULL;

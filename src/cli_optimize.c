@@ -286,51 +286,45 @@ static int best_chunks(const options *o, const th_system *sys, th_error *err) {
     int64_t list[MAX_CHUNK_LIST];
     int n = parse_chunks(o->chunks, list);
     if (n < 0) return CLI_USAGE;
+    th_pair pairs[TH_POLICY_LAST_SINGLE + 1];
+    int64_t best[TH_POLICY_LAST_SINGLE + 1];
+    double t[TH_POLICY_LAST_SINGLE + 1];
+    int npairs = th_opt_pairs(sys, &o->coll, NULL, o->policy, o->intra, pairs);
+    for (int i = 0; i < npairs; i++)
+        if (th_opt_chunks(sys, &o->coll, pairs[i], TH_LOAD_ALPHA_BETA, list, n, &best[i], &t[i],
+                          err))
+            return cli_fail(err);
     th_output out;
     int rc = cli_out_open(&out, o->output ? o->output : "-", o->force ? TH_OUTPUT_FORCE : 0, err);
     if (rc) return cli_fail(err);
     th_buf buf = {0};
     int bad = 0;
-    if (o->format == 2) {
+    char a[32];
+    if (o->format == 1) {
+        rc = th_report_best_chunks_json(out.f, pairs, best, t, npairs, err);
+    } else if (o->format == 2) {
         const char *head[] = {"system", "policy", "intra", "size_bytes", "best_chunks", "time_us"};
         for (size_t k = 0; k < sizeof head / sizeof *head; k++)
             bad |= th_csv_field(&buf, head[k]);
         bad |= th_csv_end(&buf);
-    } else if (o->format == 0) {
+        for (int i = 0; i < npairs; i++) {
+            bad |= th_csv_field(&buf, sys->name);
+            bad |= th_csv_field(&buf, th_policy_name(pairs[i].policy));
+            bad |= th_csv_field(&buf, th_intra_name(pairs[i].intra));
+            bad |= th_csv_num(&buf, o->coll.size);
+            bad |= th_csv_int(&buf, (long long)best[i]);
+            bad |= th_csv_num(&buf, t[i] / 1000.0);
+            bad |= th_csv_end(&buf);
+        }
+        if (!bad) th_csv_write(out.f, &buf);
+    } else {
         fprintf(out.f, "best chunk count per policy on %s (%s of %.15g bytes)\n", sys->name,
                 th_coll_type_name(o->coll.type), o->coll.size);
+        for (int i = 0; i < npairs; i++)
+            fprintf(out.f, "  %-11s %-5s %8lld chunks  %s us\n", th_policy_name(pairs[i].policy),
+                    th_intra_name(pairs[i].intra), (long long)best[i],
+                    th_report_num(a, t[i] / 1000.0));
     }
-    for (int p = 0; p <= TH_POLICY_LAST_SINGLE && rc == TH_OK; p++) {
-        if (o->policy >= 0 && o->policy != p) continue;
-        if (o->policy < 0 && p == TH_POLICY_LP && !th_bound_supported(sys, o->coll.dims_mask))
-            continue;
-        th_pair pair = {(th_policy)p, o->intra};
-        int64_t best;
-        double t;
-        if ((rc = th_opt_chunks(sys, &o->coll, pair, TH_LOAD_ALPHA_BETA, list, n, &best, &t, err)))
-            break;
-        char a[32];
-        if (o->format == 2) {
-            bad |= th_csv_field(&buf, sys->name);
-            bad |= th_csv_field(&buf, th_policy_name(p));
-            bad |= th_csv_field(&buf, th_intra_name(o->intra));
-            bad |= th_csv_num(&buf, o->coll.size);
-            bad |= th_csv_int(&buf, (long long)best);
-            bad |= th_csv_num(&buf, t / 1000.0);
-            bad |= th_csv_end(&buf);
-        } else if (o->format == 1) {
-            fprintf(out.f,
-                    "%s{\"policy\": \"%s\", \"intra\": \"%s\", \"best_chunks\": %lld, "
-                    "\"time_us\": %s}",
-                    p == 0 || (o->policy >= 0) ? "[" : ", ", th_policy_name(p),
-                    th_intra_name(o->intra), (long long)best, th_report_num(a, t / 1000.0));
-        } else {
-            fprintf(out.f, "  %-11s %-5s %8lld chunks  %s us\n", th_policy_name(p),
-                    th_intra_name(o->intra), (long long)best, th_report_num(a, t / 1000.0));
-        }
-    }
-    if (rc == TH_OK && o->format == 1) fputs("]\n", out.f);
-    if (rc == TH_OK && o->format == 2 && !bad) th_csv_write(out.f, &buf);
     if (rc == TH_OK && bad) rc = th_error_set(err, TH_EINTERNAL, "out of memory");
     th_buf_free(&buf);
     if (cli_out_close(&out, rc, err)) return cli_fail(err);

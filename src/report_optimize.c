@@ -1,5 +1,5 @@
-/* `themis optimize` out: the best bandwidth split per policy pair as JSON (the table and CSV
- * are the command's). */
+/* `themis optimize` out: the best bandwidth split, or the best chunk count, per policy pair as
+ * JSON (the table and CSV are the command's). */
 #include "report_internal.h"
 
 int th_report_optimize_json(FILE *out, const th_system *sys, const th_pair *pairs,
@@ -23,4 +23,17 @@ int th_report_optimize_json(FILE *out, const th_system *sys, const th_pair *pair
         cJSON_AddItemToArray(arr, j);
     }
     return th_report_write_json(out, root, err);
+}
+
+int th_report_best_chunks_json(FILE *out, const th_pair *pairs, const int64_t *best,
+                               const double *time, int n, th_error *err) {
+    char a[32];
+    for (int i = 0; i < n; i++)
+        fprintf(out,
+                "%s{\"policy\": \"%s\", \"intra\": \"%s\", \"best_chunks\": %lld, "
+                "\"time_us\": %s}",
+                i ? ", " : "[", th_policy_name(pairs[i].policy), th_intra_name(pairs[i].intra),
+                (long long)best[i], th_report_num(a, time[i] / 1000.0));
+    fputs(n ? "]\n" : "[]\n", out);
+    return th_report_done(out, err);
 }

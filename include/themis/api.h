@@ -25,7 +25,8 @@
  *              intra (fifo or scf; default scf), budget, cost (a number      -f json
  *              per dim), dims, min_GBps, max_GBps, max_evals, objective,
  *              workload or collectives (a list file or object), batch and
- *              priority (with a workload)
+ *              priority (with a workload); chunks a list or "auto": the
+ *              best count per pair (--chunks LIST), a JSON array
  *   "system"   system                                                       the system as
  *                                                                           run -f json shows it
  *   "version"  (none)                                                       {"version", "api"}

@@ -86,5 +86,8 @@ int th_report_best_write(FILE *out, th_format format, const th_summary *s, th_be
  * start_time_us, speedup, spent, evaluations, bw_GBps per dim). */
 int th_report_optimize_json(FILE *out, const th_system *sys, const th_pair *pairs,
                             const th_opt_result *res, int n, th_error *err);
+/* `themis optimize --chunks LIST -f json`: per pair, the best chunk count and its time (ns). */
+int th_report_best_chunks_json(FILE *out, const th_pair *pairs, const int64_t *best,
+                               const double *time, int n, th_error *err);
 
 #endif

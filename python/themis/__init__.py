@@ -76,7 +76,12 @@ def optimize(system=None, collective=None, size=None, chunks=None, policy=None, 
     file or a dict), or a workload's steady-state iteration (workload: a file or a dict; batch
     and priority as for train). budget: in cost units (default the system's own sum); cost:
     one number per dim; dims: the dims whose bandwidth varies; min_GBps, max_GBps: the bounds
-    of each; objective: "time" or "perf-per-cost"; max_evals per start."""
+    of each; objective: "time" or "perf-per-cost"; max_evals per start. Returns the report
+    as a dict. With chunks a list of counts (or "auto": 1, 2, 4, ..., 1024), as --chunks
+    LIST: the best count per pair instead, a list of dicts (policy, intra, best_chunks,
+    time_us)."""
+    if isinstance(chunks, (list, tuple, range)):
+        chunks = list(chunks)
     req = _request(system=_source(system), collective=collective, size=size, chunks=chunks,
                    policy=policy, intra=intra, budget=budget,
                    cost=list(cost) if cost is not None else None, dims=_dims(dims),

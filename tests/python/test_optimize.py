@@ -45,6 +45,19 @@ def test_workload_and_list():
         themis.optimize(workload="models/workloads/resnet50.json", max_evals=20)
 
 
+def test_best_chunk_count():
+    r = same_as_cli({"size": "256MiB", "policy": "all", "chunks": "auto"},
+                    ["-b", "256MiB", "-p", "all", "--chunks", "auto"])
+    assert [x["policy"] for x in r] == ["baseline", "themis", "roundrobin", "lp"]
+    same_as_cli({"system": "models/systems/hetero-4d.json", "size": 1e8, "chunks": [1, 4, 16],
+                 "intra": "fifo", "dims": [0, 1]},
+                ["-s", "models/systems/hetero-4d.json", "-b", "1e8", "--chunks", "1,4,16",
+                 "-q", "fifo", "--dims", "0,1"])
+    assert themis.optimize(size="64MiB", chunks=range(1, 9)) == \
+        json.loads(cli("optimize", "-b", "64MiB", "--chunks", "1,2,3,4,5,6,7,8", "-f",
+                       "json").stdout)
+
+
 def test_errors():
     def msg(**kw):
         try:
@@ -56,6 +69,13 @@ def test_errors():
     assert msg(workload="models/workloads/resnet50.json",
                collectives="models/collectives/llm-step.json") == \
         "optimize: collectives and workload: one objective at a time"
+    assert msg(chunks=[4], workload="models/workloads/resnet50.json") == \
+        "optimize: chunks: a list is for one collective, not with workload or collectives"
+    assert msg(chunks=[]).startswith(
+        'optimize: chunks: expected a count, "auto" or a list of 1 to 64 counts')
+    assert msg(chunks=[1, 0]).startswith("optimize: chunks: expected a count")
+    assert msg(chunks="most").startswith("optimize: chunks: expected a count")
+    assert msg(chunks=0) == "optimize: chunks: expected an integer from 1 to 1000000, got 0"
     assert msg(batch=2) == "optimize: batch and priority apply to a workload"
     assert msg(cost=[1, 1]).startswith(
         "optimize: cost: expected a list of 3 numbers > 0 (one per dim), got")
