@@ -1024,6 +1024,25 @@ START_TEST(astra_import_and_run) {
             test_dpath("astra_rt_template.json"));
     ck_assert_str_eq(test_csv_s(&c, 0, "time_us"), "117.78");
     test_csv_free(&c);
+    /* An All-Gather's size is what each NPU holds before (ASTRA-sim's 159429 ns, derived in
+     * test_astra.c); per-dim algorithms come from the implementation lists (12206 ns). */
+    cli_csv(&c, "-s '%s' -c allgather -b 1MiB -n 4 -p baseline -q fifo -f csv",
+            test_dpath("astra_4d.json"));
+    ck_assert_str_eq(test_csv_s(&c, 0, "time_us"), "159.429");
+    test_csv_free(&c);
+    out = test_tmp_file();
+    unlink(out);
+    test_cli(&r, "import-astra '%s' '%s' -o '%s'", test_dpath("astra_net_impl.yml"),
+             test_dpath("astra_sys_impl.json"), out);
+    test_expect_ok(&r, "import-astra");
+    test_cli_free(&r);
+    cli_csv(&c, "-s '%s' -b 1MiB -f csv", out);
+    ck_assert_str_eq(test_csv_s(&c, 0, "time_us"), "12.206");
+    test_csv_free(&c);
+    unlink(out);
+    free(out);
+    test_bad("all-reduce-implementation[1]: \"direct4\"", "import-astra '%s' '%s'",
+             test_dpath("astra_net_3d.yml"), test_dpath("astra_sys_window.json"));
     test_bad("YAML syntax error", "import-astra '%s'", test_dpath("astra_net_syntax.yml"));
     test_bad("npus_count has 3 values", "import-astra '%s'", test_dpath("astra_net_mismatch.yml"));
     test_bad("models allreduce, reducescatter and allgather", "run -s '%s' -c alltoall",
