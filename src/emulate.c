@@ -120,6 +120,7 @@ static const emu_model clean_model = {.issue = issue, .step = step, .run = emu_f
 static const emu_model *const models[] = {
     [TH_MODEL_ANALYTICAL] = &clean_model,
     [TH_MODEL_ASTRA] = &emu_astra_model,
+    [TH_MODEL_ASTRA1] = &emu_astra1_model,
 };
 
 int emu_begin(th_emu *r, int d, emu_entry e, int stage, th_op op, double m, double dur,

@@ -68,6 +68,7 @@ typedef struct emu_coll {
     double bytes[TH_MAX_DIMS]; /* bytes one NPU sent per dim */
     double busy[TH_MAX_DIMS];  /* stage time per dim, ns */
     int64_t stages;
+    double prio; /* astra-sim-1.0: priority among collectives (FIFO queues: higher first) */
 } emu_coll;
 
 /* What a dimension is running now. */
@@ -132,10 +133,14 @@ struct th_emu {
     int bad_dim;            /* the dim whose stage time emu_begin refused */
     double bad_dur;         /* that stage time, ns */
     emu_fast *fast;         /* the clean model's run buffers, made at its first run */
+    double prio_counter;    /* astra-sim-1.0: the next collective's priority */
 };
 
 /* The ASTRA-sim preset's rules (astra_emulate.c). */
 extern const emu_model emu_astra_model;
+
+/* The ASTRA-sim 1.0 preset's rules (astra1_emulate.c). */
+extern const emu_model emu_astra1_model;
 
 /* Adds collective `plan` issued at t as the next id (*k), every chunk at its stage 0, and
  * moves now to t; its stages are the caller's to queue. */

@@ -291,6 +291,7 @@ static const th_plan_model *const models[] = {
 };
 
 static const th_plan_model *model_of(const th_system *sys) {
+    if (sys->model == TH_MODEL_ASTRA1) return sched_astra1_model(sys); /* two phase lists */
     return models[sys->model];
 }
 

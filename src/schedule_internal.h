@@ -27,4 +27,8 @@ int sched_plan_lp(th_plan *plan, const th_system *sys, const th_collective *coll
 /* The ASTRA-sim preset's planner (astra_model.c). */
 extern const th_plan_model sched_astra_model;
 
+/* The ASTRA-sim 1.0 preset's planner for a system (astra1_model.c): its collective-optimization
+ * picks the phase list. */
+const th_plan_model *sched_astra1_model(const th_system *sys);
+
 #endif

@@ -413,9 +413,9 @@ static int parse_axis(th_sweep *sw, ax *a, const cJSON *j, const char *src, th_e
 }
 
 static int any_astra(const th_sweep *sw) {
-    if (sw->base.model == TH_MODEL_ASTRA) return 1;
+    if (sw->base.model != TH_MODEL_ANALYTICAL) return 1;
     for (int i = 0; i < sw->nsystems; i++)
-        if (sw->systems[i].model == TH_MODEL_ASTRA) return 1;
+        if (sw->systems[i].model != TH_MODEL_ANALYTICAL) return 1;
     return 0;
 }
 

@@ -15,21 +15,39 @@
 static const char *const top_keys[] = {"name",           "description", "dims",
                                        "reduce_GBps",    "model",       "endpoint_ns",
                                        "local_mem_GBps", "run",         NULL};
-static const char *const model_names[] = {"analytical", "astra-sim", NULL};
+static const char *const model_names[] = {"analytical", "astra-sim", "astra-sim-1.0", NULL};
 static const sys_model analytical_model;
 
 /* The system rules of each th_model. */
 static const sys_model *const models[] = {
     [TH_MODEL_ANALYTICAL] = &analytical_model,
     [TH_MODEL_ASTRA] = &sys_astra_model,
+    [TH_MODEL_ASTRA1] = &sys_astra1_model,
 };
+/* A model's own top-level and dim fields, by th_model (NULL: none). */
+static const sys_ext *const exts[] = {
+    [TH_MODEL_ASTRA1] = &sys_astra1_ext,
+};
+#define NEXTS ((int)(sizeof exts / sizeof *exts))
+
+/* Appends the NULL-ended list `more` to `base` into out (at most n - 1 names), NULL-ended. */
+static const char *const *join_keys(const char *const *base, const char *const *more,
+                                    const char **out, int n) {
+    int k = 0;
+    for (; *base && k < n - 1; base++)
+        out[k++] = *base;
+    for (; *more && k < n - 1; more++)
+        out[k++] = *more;
+    out[k] = NULL;
+    return out;
+}
 static const char *const dim_keys[] = {"name",       "topology",  "npus",       "bw_GBps",
                                        "latency_ns", "algorithm", "efficiency", NULL};
 const char *const th_topology_names[] = {"ring", "fc", "switch", NULL};
 const char *const th_algorithm_names[] = {"ring", "direct", "rhd", NULL};
 
 const char *th_model_name(th_model m) {
-    return (unsigned)m < 2 ? model_names[m] : "?";
+    return (unsigned)m < TH_MODEL_COUNT ? model_names[m] : "?";
 }
 
 const char *th_topology_name(th_topology t) {
@@ -54,12 +72,14 @@ int th_algorithm_from_name(const char *s, th_algorithm *out) {
     return 0;
 }
 
-static int parse_dim(const cJSON *d, int k, th_dim *dim, const sys_model *model, const char *src,
-                     th_error *err) {
+static int parse_dim(const cJSON *d, int k, th_dim *dim, const sys_model *model,
+                     const sys_ext *ext, const char *src, th_error *err) {
     char path[32];
     snprintf(path, sizeof path, "dims[%d]", k);
     if (!cJSON_IsObject(d)) return th_json_bad(err, src, path, "an object", d);
-    if (th_json_check_keys(d, dim_keys, src, path, err)) return err->code;
+    const char *keys[40];
+    const char *const *known = ext ? join_keys(dim_keys, ext->dim_keys, keys, 40) : dim_keys;
+    if (th_json_check_keys(d, known, src, path, err)) return err->code;
     memset(dim, 0, sizeof *dim);
     snprintf(dim->name, sizeof dim->name, "dim%d", k);
     if (th_json_string(d, "name", dim->name, sizeof dim->name, src, path, err)) return err->code;
@@ -92,7 +112,13 @@ static int parse_dim(const cJSON *d, int k, th_dim *dim, const sys_model *model,
 static int parse_tree(const cJSON *root, const char *src, th_system *sys, sys_run_fn read_run,
                       void *ctx, th_error *err) {
     if (!cJSON_IsObject(root)) return th_json_bad(err, src, "(top level)", "an object", root);
-    if (th_json_check_keys(root, top_keys, src, "", err)) return err->code;
+    /* a model with fields of its own names them in "model"; the others' files never meet them */
+    const cJSON *named = cJSON_GetObjectItemCaseSensitive(root, "model");
+    int named_model = cJSON_IsString(named) ? th_name_find(model_names, named->valuestring) : -1;
+    const sys_ext *ext = named_model >= 0 && named_model < NEXTS ? exts[named_model] : NULL;
+    const char *keys[40];
+    const char *const *known = ext ? join_keys(top_keys, ext->top_keys, keys, 40) : top_keys;
+    if (th_json_check_keys(root, known, src, "", err)) return err->code;
     if (th_json_string(root, "name", sys->name, sizeof sys->name, src, "", err)) return err->code;
     if (th_json_string(root, "description", sys->description, sizeof sys->description, src, "",
                        err))
@@ -111,7 +137,8 @@ static int parse_tree(const cJSON *root, const char *src, th_system *sys, sys_ru
     /* Another model's fields are an error; the model reads its own. */
     for (int m = 0; m < TH_MODEL_COUNT; m++)
         for (const char *const *key = models[m]->keys; m != model && *key; key++)
-            if (cJSON_GetObjectItemCaseSensitive(root, *key))
+            if (cJSON_GetObjectItemCaseSensitive(root, *key) &&
+                !(ext && th_name_find(ext->top_keys, *key) >= 0))
                 return th_error_set(err, TH_EINPUT, "%s: %s: only used with \"model\": \"%s\"", src,
                                     *key, model_names[m]);
     if (models[model]->parse(root, sys, src, err)) return err->code;
@@ -132,8 +159,11 @@ static int parse_tree(const cJSON *root, const char *src, th_system *sys, sys_ru
                             TH_MAX_DIMS, n);
     sys->ndims = n;
     int k = 0;
-    for (const cJSON *d = dims->child; d; d = d->next, k++)
-        if (parse_dim(d, k, &sys->dims[k], models[model], src, err)) return err->code;
+    ext = model < NEXTS ? exts[model] : NULL;
+    for (const cJSON *d = dims->child; d; d = d->next, k++) {
+        if (parse_dim(d, k, &sys->dims[k], models[model], ext, src, err)) return err->code;
+        if (ext && ext->parse_dim(d, k, sys, src, err)) return err->code;
+    }
     return th_system_validate(sys, src, err);
 }
 

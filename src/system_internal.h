@@ -35,4 +35,17 @@ int sys_load(const char *path, th_system *sys, sys_run_fn read_run, void *ctx, t
 /* The ASTRA-sim preset's system fields and rules (astra_system.c). */
 extern const sys_model sys_astra_model;
 
+/* A model's own fields beyond sys_model's: top-level names it shares with another model (known
+ * only in files that name this model), dim fields, and their reader, called after the common
+ * ones of each dim. */
+typedef struct sys_ext {
+    const char *const *top_keys; /* NULL-ended */
+    const char *const *dim_keys; /* NULL-ended */
+    int (*parse_dim)(const cJSON *d, int k, th_system *sys, const char *src, th_error *err);
+} sys_ext;
+
+/* The ASTRA-sim 1.0 preset's system fields, dim fields and rules (astra1_system.c). */
+extern const sys_model sys_astra1_model;
+extern const sys_ext sys_astra1_ext;
+
 #endif

@@ -502,6 +502,10 @@ int th_train_check_system(const th_system *sys, th_error *err) {
         return th_error_set(err, TH_EINPUT,
                             "model: the astra-sim preset runs single All-Reduces; train workloads "
                             "on the analytical model");
+    if (sys->model == TH_MODEL_ASTRA1)
+        return th_error_set(err, TH_EINPUT,
+                            "model: the astra-sim-1.0 preset runs single collectives here; train "
+                            "workloads on the analytical model");
     return TH_OK;
 }
 

@@ -21,6 +21,7 @@ Suite *report_suite(void);
 Suite *cli_suite(void);
 Suite *sweep_suite(void);
 Suite *astra_suite(void);
+Suite *astra1_suite(void);
 Suite *bound_suite(void);
 Suite *optimize_suite(void);
 Suite *train_suite(void);

@@ -15,9 +15,32 @@
 typedef enum { TH_TOPO_RING, TH_TOPO_FC, TH_TOPO_SWITCH } th_topology;
 typedef enum { TH_ALG_RING, TH_ALG_DIRECT, TH_ALG_RHD } th_algorithm;
 
-/* Which cost model and queue rules: ours (SPEC §3-§6), or the ASTRA-sim preset (§9). */
-typedef enum { TH_MODEL_ANALYTICAL, TH_MODEL_ASTRA } th_model;
-#define TH_MODEL_COUNT 2
+/* Which cost model and queue rules: ours (SPEC §3-§6), the ASTRA-sim 2.x preset (§9), or the
+ * ASTRA-sim 1.0 preset (docs/VALIDATION.md). */
+typedef enum { TH_MODEL_ANALYTICAL, TH_MODEL_ASTRA, TH_MODEL_ASTRA1 } th_model;
+#define TH_MODEL_COUNT 3
+
+/* ASTRA-sim 1.0's collective implementations of one dim (its *-implementation lists). */
+typedef enum { TH_A1_RING, TH_A1_HD, TH_A1_DIRECT } th_a1_impl;
+
+/* Whose ASTRA-sim 1.0 the preset reproduces: the ASTRA-sim-1.0 branch or the
+ * tutorial-asplos2023 tag (they differ in SCF and the Themis gap denominator). */
+typedef enum { TH_A1_BRANCH, TH_A1_TUTORIAL } th_a1_version;
+
+/* The ASTRA-sim 1.0 preset's settings (model astra-sim-1.0 only; zero otherwise). */
+typedef struct th_astra1 {
+    th_a1_version version;
+    int local_bw_aware;              /* collective-optimization localBWAware (else baseline) */
+    int lifo;                        /* scheduling-policy LIFO (else FIFO) */
+    int boost;                       /* boost-mode 1 (0 only on systems of one active dim) */
+    int gap_denominator;             /* Themis fallback: gap < chunk / this (16 on the branch) */
+    int links[TH_MAX_DIMS];          /* links-count per dim */
+    double scalar[TH_MAX_DIMS];      /* bandwidth multiplier from the links-count rules */
+    double greedy_bw[TH_MAX_DIMS];   /* Themis's dim bandwidth: usable links * bw_GBps */
+    double nic[TH_MAX_DIMS];         /* nic latency, ns (twice per message) */
+    double router[TH_MAX_DIMS];      /* router latency, ns (once per switch message) */
+    th_a1_impl impl[4][TH_MAX_DIMS]; /* by th_coll_type order: AR, RS, AG, A2A */
+} th_astra1;
 
 typedef struct th_dim {
     char name[TH_NAME_MAX]; /* label, e.g. "node"; default "dimK" */
@@ -40,6 +63,7 @@ typedef struct th_system {
     double endpoint;       /* astra-sim: endpoint delay per message, ns */
     double local_mem_GBps; /* astra-sim: local memory bandwidth for reductions, GB/s */
     double npus;           /* P = product of all npus (exact: <= 2^40) */
+    th_astra1 a1;          /* astra-sim-1.0: its settings (endpoint is `endpoint`) */
 } th_system;
 
 /* Reads and validates a system file. `path` "-" reads stdin. The optional "run" object
@@ -62,7 +86,7 @@ int th_system_validate(th_system *sys, const char *source, th_error *err);
 extern const char *const th_topology_names[];  /* ring, fc, switch */
 extern const char *const th_algorithm_names[]; /* ring, direct, rhd */
 
-const char *th_model_name(th_model m); /* "analytical", "astra-sim" */
+const char *th_model_name(th_model m); /* "analytical", "astra-sim", "astra-sim-1.0" */
 const char *th_topology_name(th_topology t);
 const char *th_algorithm_name(th_algorithm a);
 /* Name lookups: return 0 and set *out, or -1 when the name is unknown. */

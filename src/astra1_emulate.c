@@ -1,0 +1,120 @@
+/* The ASTRA-sim 1.0 preset's emulator rules (docs/VALIDATION.md): one list per dim holding the
+ * waiting phases in the order Sys::insert_stream gives them (by collective priority, or SCF by
+ * size in either build's variant), one running phase per dim, a phase starting as soon as it
+ * heads the list of an idle dim, and the phases ending at one instant moving on in dim-index
+ * order; several collectives share the lists. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "emulate_internal.h"
+#include "themis/astra1.h"
+
+/* Inserts x before position `at` of list h; -1 when out of memory. */
+static int list_put(emu_queue *h, size_t at, emu_entry x) {
+    if (h->n == h->cap) {
+        if (h->head > 0) {
+            memmove(h->e, h->e + h->head, (h->n - h->head) * sizeof *h->e);
+            at -= h->head;
+            h->n -= h->head, h->head = 0;
+        } else {
+            size_t cap = h->cap ? h->cap * 2 : 64;
+            emu_entry *e = realloc(h->e, cap * sizeof *e);
+            if (!e) return -1;
+            h->e = e, h->cap = cap;
+        }
+    }
+    memmove(h->e + at + 1, h->e + at, (h->n - at) * sizeof *h->e);
+    h->e[at] = x;
+    h->n++;
+    return 0;
+}
+
+/* Where Sys::insert_stream puts a phase: FIFO (and any AR or A2A phase) after every waiting
+ * phase of a collective of equal or higher priority; SCF before the first waiting phase with a
+ * larger key (the branch: key max(input, output), a phase with one more after it appended; the
+ * tutorial tag: key input). */
+static size_t where(const th_emu *r, const emu_queue *h, emu_entry x, th_op op, int last_but_one) {
+    size_t at = h->head;
+    const th_astra1 *a = &r->sys->a1;
+    if (!r->scf || op == TH_OP_AR || op == TH_OP_A2A) {
+        double pri = emu_rec(r, x.coll)->prio;
+        while (at < h->n && emu_rec(r, h->e[at].coll)->prio >= pri)
+            at++;
+        return at;
+    }
+    if (a->version == TH_A1_BRANCH && last_but_one) return h->n;
+    while (at < h->n && h->e[at].m < x.m)
+        at++;
+    return at;
+}
+
+/* Queues a chunk's next phase at its dim; returns the dim, or -1 when out of memory. */
+static int enqueue(th_emu *r, uint32_t id, uint32_t c, int stage) {
+    const th_plan *plan = emu_rec(r, id)->plan;
+    int dim;
+    th_op op;
+    double m, bytes, out;
+    th_plan_stage(plan, c, stage, &dim, &op, &m);
+    th_astra1_phase(r->sys, dim, plan->type, op, m, &bytes, &out);
+    double key = r->sys->a1.version == TH_A1_BRANCH && out > m ? out : m;
+    emu_entry x = {.ready = r->t, .m = key, .coll = id, .chunk = c};
+    emu_queue *h = &r->q[dim];
+    return list_put(h, where(r, h, x, op, stage == plan->nstages - 2), x) ? -1 : dim;
+}
+
+/* Dim d starts the phase heading its list; -1 when its time is refused (emu_begin). */
+static int start(th_emu *r, int d) {
+    emu_queue *q = &r->q[d];
+    emu_entry e = q->e[q->head++];
+    if (q->head == q->n) q->head = q->n = 0;
+    const emu_coll *cr = emu_rec(r, e.coll);
+    int stage = cr->next[e.chunk], dim;
+    th_op op;
+    double m, bytes, out;
+    th_plan_stage(cr->plan, e.chunk, stage, &dim, &op, &m);
+    double dur = th_astra1_phase(r->sys, d, cr->plan->type, op, m, &bytes, &out);
+    return emu_begin(r, d, e, stage, op, m, dur, bytes);
+}
+
+/* A dim with nothing running starts the head of its list. */
+static int kick(th_emu *r, int d, th_error *err) {
+    if (!r->srv[d].busy && emu_waiting(&r->q[d]) && start(r, d)) return emu_bad_stage(r, err);
+    return TH_OK;
+}
+
+static int issue(th_emu *emu, const th_plan *plan, double t, int *id, th_error *err) {
+    int k;
+    if (emu->ncolls == 0) emu->prio_counter = 0;
+    if (emu_admit(emu, plan, t, &k, err)) return err->code;
+    /* Sys::get_priority: LIFO counts up, FIFO down */
+    emu_rec(emu, (uint32_t)k)->prio = emu->prio_counter;
+    emu->prio_counter += emu->sys->a1.lifo ? 1 : -1;
+    for (uint32_t i = 0; i < (uint32_t)plan->chunks; i++) {
+        int dim = enqueue(emu, (uint32_t)k, i, 0);
+        if (dim < 0) return th_error_set(err, TH_EINTERNAL, "out of memory in a queue");
+        if (kick(emu, dim, err)) return err->code;
+    }
+    if (id) *id = k;
+    return TH_OK;
+}
+
+/* The phases ending now move on in dim-index order (with boost-mode 1 a phase moves on when the
+ * last NPU of its dim's ring with NPU 0 finishes, and those come in that order): each queues its
+ * next phase, its freed dim starts its next waiting phase, then the next phase's dim starts if
+ * idle (Sys::proceed_to_next_vnet_baseline). */
+static int step(th_emu *emu, th_error *err) {
+    int ending[TH_MAX_DIMS], nend = emu_ending(emu, ending);
+    for (int k = 0; k < nend; k++) {
+        int d = ending[k], next = -1;
+        uint32_t c, id;
+        int stage = emu_end(emu, d, &c, &id, err);
+        if (stage == -2) return err->code;
+        if (stage >= 0 && (next = enqueue(emu, id, c, stage)) < 0)
+            return th_error_set(err, TH_EINTERNAL, "out of memory in a queue");
+        if (kick(emu, d, err)) return err->code;
+        if (next >= 0 && kick(emu, next, err)) return err->code;
+    }
+    return TH_OK;
+}
+
+const emu_model emu_astra1_model = {issue, step};

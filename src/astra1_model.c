@@ -1,0 +1,329 @@
+/* The ASTRA-sim 1.0 preset's model: integer-ns phase costs of its ring, halvingDoubling and
+ * direct implementations over its analytical network, and its planner (whole-byte chunks, the
+ * localBWAware or flat phase lists, its Themis greedy with the quirks of its code). The queue
+ * rules are in astra1_emulate.c. */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "schedule_internal.h"
+#include "themis/astra1.h"
+
+#define INT_LIMIT 2147483647.0 /* ASTRA-sim holds message times and reduction sizes in int */
+
+/* One message of m bytes over `hops` hops of dim d: the backend adds, in an int, the link
+ * latency, the serialisation m / B, twice the nic latency and (Switch) the router latency,
+ * truncating at each step. -1 when it does not fit in an int. */
+static double net(const th_system *sys, int d, double hops, double m) {
+    const th_dim *dd = &sys->dims[d];
+    double t = floor(hops * dd->latency);
+    t = floor(t + m / dd->bw);
+    t = floor(t + 2 * sys->a1.nic[d]);
+    if (dd->topology == TH_TOPO_SWITCH) t = floor(t + sys->a1.router[d]);
+    return t <= INT_LIMIT ? t : -1;
+}
+
+/* Reducing m bytes: one write and two reads of local memory at 500000 bytes per ns, each
+ * truncated to whole ns. -1 when m overflows the int that carries it. */
+static double proc(double m) {
+    return m <= INT_LIMIT ? 3 * floor(m / 500000.0) : -1;
+}
+
+/* Hops to the partner `r` positions along the dim's ring order. */
+static double hops(const th_dim *d, double r) {
+    double p = (double)d->npus;
+    switch (d->topology) {
+    case TH_TOPO_RING: return r < p - r ? r : p - r;
+    case TH_TOPO_FC: return 1;
+    case TH_TOPO_SWITCH: return 2;
+    }
+    return 1;
+}
+
+/* Adds a step: one message of m bytes to the partner r away, reduced afterwards when `red`
+ * (the reduction is costed on `rm` bytes). Returns -1 once something overflowed. */
+static int step(const th_system *sys, int d, double r, double m, int red, double rm, double *t,
+                double *bytes) {
+    double n = net(sys, d, hops(&sys->dims[d], r), m);
+    double c = red ? proc(rm) : 0;
+    if (n < 0 || c < 0) return -1;
+    *t += n + c + sys->endpoint;
+    *bytes += m;
+    return 0;
+}
+
+/* ring: steps to the next NPU; RS and the first half of AR reduce every step. */
+static double ring(const th_system *sys, int d, th_op op, double in, double *bytes, double *out) {
+    double p = (double)sys->dims[d].npus, t = sys->endpoint, m = floor(in / p), k;
+    int red = 0;
+    switch (op) {
+    case TH_OP_RS: k = p - 1, red = 1, *out = m; break;
+    case TH_OP_AG: k = p - 1, m = in, *out = in * p; break;
+    case TH_OP_AR: k = 2 * (p - 1), *out = in; break;
+    case TH_OP_A2A: k = p * (p - 1) / 2, *out = in; break;
+    default: return -1;
+    }
+    for (double i = 0; i < k; i++)
+        if (step(sys, d, 1, m, red || (op == TH_OP_AR && i < p - 1), m, &t, bytes)) return -1;
+    return t;
+}
+
+/* halvingDoubling (p a power of two, K = log2 p steps): RS sends halves to partners 1, 2, 4,
+ * ... away, reducing after every step but the first; AG mirrors it; AR is RS then AG, its AG
+ * half starting from 2 floor(m_K / 2) (the code halves and doubles the size). */
+static double hd(const th_system *sys, int d, th_op op, double in, double *bytes, double *out) {
+    double p = (double)sys->dims[d].npus, t = sys->endpoint, m, r;
+    int K = 0;
+    while ((double)((int64_t)1 << K) < p)
+        K++;
+    switch (op) {
+    case TH_OP_RS:
+    case TH_OP_AR:
+        m = floor(in / 2), r = 1;
+        for (int i = 1; i <= K; i++, m = floor(m / 2), r *= 2)
+            if (step(sys, d, r, m, i > 1, m, &t, bytes)) return -1;
+        *out = op == TH_OP_RS ? floor(in / p) : in;
+        if (op == TH_OP_RS) return t;
+        m = 2 * floor(floor(in / pow(2, K)) / 2), r = p / 2;
+        for (int i = 1; i <= K; i++, m *= 2, r /= 2)
+            if (step(sys, d, r, m, 0, 0, &t, bytes)) return -1;
+        return t;
+    case TH_OP_AG:
+        m = in, r = p / 2;
+        for (int i = 1; i <= K; i++, m *= 2, r /= 2)
+            if (step(sys, d, r, m, 0, 0, &t, bytes)) return -1;
+        *out = in * p;
+        return t;
+    default: return -1;
+    }
+}
+
+/* direct: p - 1 messages at once, one to each peer, so the farthest sets the time; RS reduces
+ * once after them, and AR runs an RS round then an AG round. */
+static double direct(const th_system *sys, int d, th_op op, double in, double *bytes, double *out) {
+    const th_dim *dd = &sys->dims[d];
+    double p = (double)dd->npus, m = floor(in / p), far = hops(dd, floor(p / 2));
+    double t = sys->endpoint, one = 0;
+    int rounds = op == TH_OP_AR ? 2 : 1;
+    if (op == TH_OP_AG) m = in;
+    for (int i = 0; i < rounds; i++)
+        if (step(sys, d, far, m, (op == TH_OP_RS || op == TH_OP_AR) && i == 0, m, &t, &one))
+            return -1;
+    *bytes += (p - 1) * one;
+    *out = op == TH_OP_RS ? m : op == TH_OP_AG ? in * p : in;
+    return t;
+}
+
+double th_astra1_phase(const th_system *sys, int d, th_coll_type type, th_op op, double in,
+                       double *bytes, double *out) {
+    *bytes = 0;
+    *out = in;
+    if ((unsigned)type > TH_COLL_ALLTOALL) return -1;
+    switch (sys->a1.impl[type][d]) {
+    case TH_A1_RING: return ring(sys, d, op, in, bytes, out);
+    case TH_A1_HD: return hd(sys, d, op, in, bytes, out);
+    case TH_A1_DIRECT: return direct(sys, d, op, in, bytes, out);
+    }
+    return -1;
+}
+
+void th_astra1_micro(const th_system *sys, th_coll_type type, double size, th_result *res) {
+    double old = res->time;
+    res->time = old + 1;
+    res->bw_util = res->ideal / res->time;
+    res->algbw = size / res->time;
+    res->busbw *= old / res->time;
+    for (int d = 0; d < sys->ndims; d++)
+        res->dim_util[d] *= old / res->time;
+    (void)type;
+}
+
+/* ---- the planner ---- */
+
+static int check(const th_system *sys, const th_collective *coll, th_error *err) {
+    (void)sys;
+    double c = floor(coll->size / (double)coll->chunks);
+    if (coll->size != floor(coll->size))
+        return th_error_set(err, TH_EINPUT,
+                            "size: the astra-sim-1.0 preset needs a whole number of bytes, got "
+                            "%.17g",
+                            coll->size);
+    if (c < 1)
+        return th_error_set(err, TH_EINPUT,
+                            "chunks: the astra-sim-1.0 preset needs whole-byte chunks, and %.17g "
+                            "bytes in %lld chunks is less than 1 byte each",
+                            coll->size, (long long)coll->chunks);
+    if (c * (double)coll->chunks != coll->size)
+        return th_error_set(err, TH_EINPUT,
+                            "size: %.17g bytes is not a multiple of %lld chunks; ASTRA-sim 1.0 "
+                            "then adds a smaller last chunk, which the astra-sim-1.0 preset does "
+                            "not model yet",
+                            coll->size, (long long)coll->chunks);
+    return TH_OK;
+}
+
+/* The phase lists: localBWAware All-Reduce (baseline and round-robin: RS, one AR phase on the
+ * last dim, AG back; Themis: RS then AG back), or one phase of the collective's own type per
+ * dim (collective-optimization baseline, RS, AG, A2A). */
+static int themis_shape(const th_plan *plan) {
+    return plan->policy == TH_POLICY_THEMIS || plan->policy == TH_POLICY_THEMIS_GLOBAL;
+}
+
+static void shape_lbw(th_plan *plan) {
+    plan->chunk = floor(plan->size / (double)plan->chunks);
+    if (plan->type != TH_COLL_ALLREDUCE)
+        plan->nstages = plan->n;
+    else
+        plan->nstages = themis_shape(plan) ? 2 * plan->n : 2 * plan->n - 1;
+}
+
+static void shape_flat(th_plan *plan) {
+    plan->chunk = floor(plan->size / (double)plan->chunks);
+    plan->nstages = plan->n;
+}
+
+/* The output size of a phase of op on dim d of input s (whole bytes). */
+static double grow(const th_plan *plan, th_op op, int d, double s) {
+    double p = plan->npus[d];
+    return op == TH_OP_RS ? floor(s / p) : op == TH_OP_AG ? s * p : s;
+}
+
+static void stage_flat(const th_plan *plan, const uint8_t *o, int j, int *dim, th_op *op,
+                       double *m) {
+    static const th_op ops[] = {TH_OP_AR, TH_OP_RS, TH_OP_AG, TH_OP_A2A};
+    *op = ops[plan->type];
+    *dim = o[j];
+    double s = plan->chunk;
+    for (int l = 0; l < j; l++)
+        s = grow(plan, *op, o[l], s);
+    *m = s;
+}
+
+static void stage_lbw(const th_plan *plan, const uint8_t *o, int j, int *dim, th_op *op,
+                      double *m) {
+    if (plan->type != TH_COLL_ALLREDUCE) {
+        stage_flat(plan, o, j, dim, op, m);
+        return;
+    }
+    int n = plan->n, k;
+    if (!themis_shape(plan)) {
+        k = j < n ? j : 2 * n - 2 - j;
+        *op = j < n - 1 ? TH_OP_RS : j == n - 1 ? TH_OP_AR : TH_OP_AG;
+    } else {
+        k = j < n ? j : 2 * n - 1 - j;
+        *op = j < n ? TH_OP_RS : TH_OP_AG;
+    }
+    *dim = o[k];
+    int upto = *op == TH_OP_AG ? k + 1 : k; /* an AG takes the size after its dim's RS */
+    double s = plan->chunk;
+    for (int l = 0; l < upto; l++)
+        s = floor(s / plan->npus[o[l]]);
+    *m = s;
+}
+
+/* ASTRA-sim 1.0's Themis (OfflineGreedy): a persistent list of (dim, load) entries, loads in
+ * MiB scaled by the dims' bandwidths relative to dim 0, stably sorted per chunk (descending for
+ * an All-Gather); the gap between the first active entry and the last (an All-Gather: the last
+ * active one, divided down by the active dims between) in bytes; below chunk / gap denominator
+ * the chunk takes the dims in index order, the list is put back in index order (reversed for an
+ * All-Gather) and each position gets the load of the dim of that index. */
+static void themis(th_plan *plan, const th_system *sys, th_load_model model, const int *base) {
+    (void)model, (void)base;
+    int N = sys->ndims, n = plan->n, ag = plan->type == TH_COLL_ALLGATHER;
+    int act[TH_MAX_DIMS] = {0}, edim[TH_MAX_DIMS];
+    double eload[TH_MAX_DIMS], p[TH_MAX_DIMS], rel[TH_MAX_DIMS];
+    for (int j = 0; j < n; j++)
+        act[plan->active[j]] = 1;
+    for (int d = 0; d < N; d++) {
+        edim[d] = d, eload[d] = plan->load[d], p[d] = plan->npus[d];
+        rel[d] = sys->a1.greedy_bw[d] / sys->a1.greedy_bw[0];
+    }
+    uint64_t rec = (uint64_t)plan->chunk, gap = (uint64_t)sys->a1.gap_denominator;
+    for (int64_t i = 0; i < plan->chunks; i++) {
+        for (int a = 1; a < N; a++) { /* stable: equal loads keep their places */
+            int dd = edim[a], j = a - 1;
+            double l = eload[a];
+            while (j >= 0 && l < eload[j]) {
+                edim[j + 1] = edim[j], eload[j + 1] = eload[j];
+                j--;
+            }
+            edim[j + 1] = dd, eload[j + 1] = l;
+        }
+        if (ag)
+            for (int a = 0, b = N - 1; a < b; a++, b--) {
+                int td = edim[a];
+                double tl = eload[a];
+                edim[a] = edim[b], eload[a] = eload[b];
+                edim[b] = td, eload[b] = tl;
+            }
+        int first = 0;
+        while (!act[edim[first]])
+            first++;
+        double diff;
+        uint64_t size;
+        if (!ag) {
+            int d = edim[first];
+            diff = fabs(eload[N - 1] - eload[first]);
+            size = (uint64_t)(((diff * rel[d]) / ((double)(p[d] - 1) / p[d])) * 1048576);
+        } else {
+            int last = N - 1;
+            while (!act[edim[last]])
+                last--;
+            int d = edim[last];
+            diff = fabs(eload[last] - eload[first]);
+            size = (uint64_t)(((diff * rel[d]) / ((double)(p[d] - 1) / 1)) * 1048576);
+            for (last--; first <= last; last--)
+                if (act[edim[last]]) size /= (uint64_t)p[edim[last]];
+        }
+        uint64_t c = rec;
+        uint8_t *o = plan->order + (size_t)i * (size_t)n;
+        int k = 0;
+        if (size < rec / gap) { /* the index order, the list re-sorted by dim */
+            double byd[TH_MAX_DIMS];
+            for (int a = 0; a < N; a++)
+                byd[edim[a]] = eload[a];
+            for (int a = 0; a < N; a++)
+                edim[a] = a, eload[a] = byd[a];
+            if (ag)
+                for (int a = 0, b = N - 1; a < b; a++, b--) {
+                    int td = edim[a];
+                    double tl = eload[a];
+                    edim[a] = edim[b], eload[a] = eload[b];
+                    edim[b] = td, eload[b] = tl;
+                }
+            for (int d = 0; d < N; d++) {
+                if (!act[d]) continue;
+                o[k++] = (uint8_t)d;
+                if (!ag) {
+                    eload[d] += (((double)c / 1048576) * ((double)(p[d] - 1) / p[d])) / rel[d];
+                    c /= (uint64_t)p[d];
+                } else {
+                    eload[d] += (((double)c / 1048576) * ((double)(p[d] - 1))) / rel[d];
+                    c *= (uint64_t)p[d];
+                }
+            }
+        } else {
+            for (int a = 0; a < N; a++) {
+                int d = edim[a];
+                if (!act[d]) continue;
+                o[k++] = (uint8_t)d;
+                if (!ag) {
+                    eload[a] += (((double)c / 1048576) * ((double)(p[d] - 1) / p[d])) / rel[d];
+                    c /= (uint64_t)p[d];
+                } else {
+                    eload[a] += (((double)c / 1048576) * ((double)(p[d] - 1))) / rel[d];
+                    c *= (uint64_t)p[d];
+                }
+            }
+        }
+    }
+    for (int a = 0; a < N; a++)
+        plan->load[edim[a]] = eload[a];
+}
+
+static const th_plan_model lbw_model = {check, shape_lbw, themis, stage_lbw};
+static const th_plan_model flat_model = {check, shape_flat, themis, stage_flat};
+
+const th_plan_model *sched_astra1_model(const th_system *sys) {
+    return sys->a1.local_bw_aware ? &lbw_model : &flat_model;
+}

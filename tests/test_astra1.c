@@ -1,0 +1,422 @@
+/* Check suite for the ASTRA-sim 1.0 preset: phase costs derived by hand from ASTRA-sim 1.0's
+ * code (ring, halvingDoubling, direct; the links-count rules), the reference and tutorial values
+ * to the nanosecond, the queue rules (SCF of the branch and of the tutorial tag), and every
+ * refusal of the system file. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_themis.h"
+#include "themis/astra1.h"
+
+/* A system from JSON text; the test fails if it does not load. */
+static th_system parse(const char *json) {
+    th_system s;
+    th_error err = {0};
+    ck_assert_msg(th_system_parse(json, strlen(json), "a1.json", &s, &err) == TH_OK, "%s",
+                  err.msg);
+    return s;
+}
+
+/* The error message of a system that must not load. */
+static const char *refuse(const char *json) {
+    static th_error err;
+    th_system s;
+    memset(&err, 0, sizeof err);
+    ck_assert_int_eq(th_system_parse(json, strlen(json), "a1.json", &s, &err), TH_EINPUT);
+    return err.msg;
+}
+
+/* One dim of `p` NPUs: topology, bandwidth, latency, links and the implementation of AR (RS and
+ * AG follow it), as JSON. */
+static char *dim(char *buf, const char *topo, int p, double bw, double lat, int links,
+                 const char *impl) {
+    sprintf(buf,
+            "{\"topology\": \"%s\", \"npus\": %d, \"bw_GBps\": %g, \"latency_ns\": %g, "
+            "\"links\": %d, \"allreduce\": \"%s\"}",
+            topo, p, bw, lat, links, impl);
+    return buf;
+}
+
+/* A system of one or two dims with endpoint delay e. */
+static th_system sys1(const char *d0, int e) {
+    char json[1024];
+    snprintf(json, sizeof json, "{\"model\": \"astra-sim-1.0\", \"endpoint_ns\": %d, \"dims\": [%s]}",
+             e, d0);
+    return parse(json);
+}
+
+/* The time a single-collective run reports (with the MICRO ns), in ns. */
+static double run(const th_system *s, th_coll_type t, double size, int64_t chunks, th_policy p,
+                  th_intra q) {
+    th_runner *r = th_runner_create();
+    th_collective c = {t, size, chunks, 0};
+    th_result res;
+    th_error err = {0};
+    ck_assert_msg(th_run_eval(r, s, &c, (th_pair){p, q}, TH_LOAD_ALPHA_BETA, NULL, NULL, &res,
+                              &err) == TH_OK,
+                  "%s", err.msg);
+    th_runner_free(r);
+    return res.time;
+}
+
+#define MIB 1048576.0
+
+/* B = 50 * 2^30 / 1e9 = 53.6870912 bytes/ns on a 1-link Switch, so m / B is exact for m a
+ * multiple of 2^20: 2^20 / B = 19531.25. */
+START_TEST(reference_checks) {
+    char d[256];
+    /* 4 NPUs, halvingDoubling RS of 64 MiB: messages 32 MiB (625000 ns) then 16 MiB (312500);
+     * the second step reduces 16 MiB: 3 floor(16777216 / 500000) = 3 * 33 = 99;
+     * 625000 + 312500 + 99 = 937599, + 1 (MICRO) = 937600 (the reference value). */
+    th_system s = sys1(dim(d, "switch", 4, 50, 0, 1, "halvingDoubling"), 0);
+    ck_assert_double_eq(run(&s, TH_COLL_REDUCESCATTER, 64 * MIB, 1, TH_POLICY_BASELINE,
+                            TH_INTRA_FIFO),
+                        937600);
+    /* 8 NPUs, ring RS of 64 MiB: 7 steps of 8 MiB (156250 ns) each reducing 8 MiB
+     * (3 floor(8388608 / 500000) = 48): 7 (156250 + 48) = 1094086, + 1 = 1094087. */
+    s = sys1(dim(d, "switch", 8, 50, 0, 1, "ring"), 0);
+    ck_assert_double_eq(run(&s, TH_COLL_REDUCESCATTER, 64 * MIB, 1, TH_POLICY_BASELINE,
+                            TH_INTRA_FIFO),
+                        1094087);
+    /* E = 10 adds (k + 1) E = 80: 1094167. */
+    s = sys1(dim(d, "switch", 8, 50, 0, 1, "ring"), 10);
+    ck_assert_double_eq(run(&s, TH_COLL_REDUCESCATTER, 64 * MIB, 1, TH_POLICY_BASELINE,
+                            TH_INTRA_FIFO),
+                        1094167);
+    /* 8 NPUs, direct AR of 64 MiB: an RS round and an AG round of 8 MiB messages (156250 ns
+     * each), one reduction of 8 MiB (48): 312548, + 1 = 312549. */
+    s = sys1(dim(d, "switch", 8, 50, 0, 1, "direct"), 0);
+    ck_assert_double_eq(run(&s, TH_COLL_ALLREDUCE, 64 * MIB, 1, TH_POLICY_BASELINE,
+                            TH_INTRA_FIFO),
+                        312549);
+}
+END_TEST
+
+/* The links-count rules and hops, through the phase costs. */
+START_TEST(links_and_hops) {
+    char d[256];
+    double bytes, out;
+    /* A Ring of 4 NPUs with 3 links uses 2: B = 25 * 2^30 / 1e9 * 2 = 53.6870912. Ring RS of
+     * 4 MiB with L = 100, E = 10: 3 steps of 1 MiB to the next NPU (1 hop):
+     * net = floor(floor(100) + 19531.25) = 19631; reduction 3 floor(1048576 / 500000) = 6;
+     * T = 10 + 3 (19631 + 6 + 10) = 58951. */
+    th_system s = sys1(dim(d, "ring", 4, 25, 100, 3, "ring"), 10);
+    ck_assert_double_eq(s.dims[0].bw, 25 * 1073741824.0 / 1e9 * 2);
+    ck_assert_double_eq(th_astra1_phase(&s, 0, TH_COLL_REDUCESCATTER, TH_OP_RS, 4 * MIB, &bytes,
+                                        &out),
+                        58951);
+    ck_assert_double_eq(bytes, 3 * MIB);
+    ck_assert_double_eq(out, MIB);
+    /* A FullyConnected dim of 4 NPUs with 7 links gives each peer floor(7 / 3) = 2: the same B.
+     * halvingDoubling AG of a 1 MiB input: 1 MiB to the partner 2 away, then 2 MiB to the one 1
+     * away, 1 hop each: floor(100 + 19531.25) = 19631, floor(100 + 39062.5) = 39162;
+     * T = 10 + (19631 + 10) + (39162 + 10) = 58823; output 4 MiB. */
+    s = sys1(dim(d, "fc", 4, 25, 100, 7, "halvingDoubling"), 10);
+    ck_assert_double_eq(th_astra1_phase(&s, 0, TH_COLL_ALLGATHER, TH_OP_AG, MIB, &bytes, &out),
+                        58823);
+    ck_assert_double_eq(out, 4 * MIB);
+    ck_assert_double_eq(run(&s, TH_COLL_ALLGATHER, MIB, 1, TH_POLICY_BASELINE, TH_INTRA_FIFO),
+                        58824);
+    /* Themis sees usable links times bw_GBps: 6 * 25 on that FC dim. */
+    ck_assert_double_eq(s.a1.greedy_bw[0], 150);
+    /* halvingDoubling on a Ring of 8: partners 1, 2 and 4 away are 1, 2 and 4 hops. RS of
+     * 8 MiB, L = 1000, E = 0, 2 links of 25 (B = 53.6870912): 4 MiB (78125 ns) over 1 hop,
+     * 2 MiB (39062.5) over 2, 1 MiB (19531.25) over 4; reductions of 2 MiB (3 * 4 = 12) and
+     * 1 MiB (6): floor(1000 + 78125) + floor(2000 + 39062.5) + floor(4000 + 19531.25)
+     * + 12 + 6 = 79125 + 41062 + 23531 + 18 = 143736. */
+    s = sys1(dim(d, "ring", 8, 25, 1000, 2, "halvingDoubling"), 0);
+    ck_assert_double_eq(th_astra1_phase(&s, 0, TH_COLL_REDUCESCATTER, TH_OP_RS, 8 * MIB, &bytes,
+                                        &out),
+                        143736);
+    /* direct on that Ring: the farthest peer is 4 hops away. RS of 8 MiB: 7 messages of 1 MiB,
+     * floor(4000 + 19531.25) = 23531, one reduction of 1 MiB (6): 23537. */
+    s = parse("{\"model\": \"astra-sim-1.0\", \"endpoint_ns\": 0, \"dims\": [{\"topology\": "
+              "\"ring\", \"npus\": 8, \"bw_GBps\": 25, \"latency_ns\": 1000, \"links\": 2, "
+              "\"reducescatter\": \"direct\"}]}");
+    ck_assert_double_eq(
+        th_astra1_phase(&s, 0, TH_COLL_REDUCESCATTER, TH_OP_RS, 8 * MIB, &bytes, &out), 23537);
+    ck_assert_double_eq(bytes, 7 * MIB);
+    /* A Switch message is two link hops plus twice the nic latency and one router latency,
+     * each added in an int: 1-D switch of 2, ring AG of 1 MiB, L = 0.6, nic 0.3, router 0.7,
+     * 1 link of 50: floor(floor(2 * 0.6) + 19531.25) = 19532; + 0.6 -> 19532; + 0.7 -> 19532.
+     * T = 0 + 19532. */
+    s = parse("{\"model\": \"astra-sim-1.0\", \"endpoint_ns\": 0, \"dims\": [{\"topology\": "
+              "\"switch\", \"npus\": 2, \"bw_GBps\": 50, \"latency_ns\": 0.6, \"links\": 1, "
+              "\"nic_latency_ns\": 0.3, \"router_latency_ns\": 0.7}]}");
+    ck_assert_double_eq(th_astra1_phase(&s, 0, TH_COLL_ALLGATHER, TH_OP_AG, MIB, &bytes, &out),
+                        19532);
+}
+END_TEST
+
+/* halvingDoubling All-Reduce: the RS half, then the AG half from 2 floor(m_K / 2). On a switch
+ * of 4 (L = 0, E = 0, 50 GB/s) an AR of 3 bytes: RS messages floor(3/2) = 1 and floor(1/2) = 0;
+ * the AG half starts at 2 floor(0 / 2) = 0 bytes: 4 messages, each floor(0 + m / B) = 0 ns.
+ * An AR of 64 MiB: 32 MiB, 16 MiB (625000, 312500; reduction 99), then 16 MiB, 32 MiB:
+ * 1875099. */
+START_TEST(hd_allreduce) {
+    char d[256];
+    double bytes, out;
+    th_system s = sys1(dim(d, "switch", 4, 50, 0, 1, "halvingDoubling"), 0);
+    ck_assert_double_eq(
+        th_astra1_phase(&s, 0, TH_COLL_ALLREDUCE, TH_OP_AR, 64 * MIB, &bytes, &out), 1875099);
+    ck_assert_double_eq(bytes, 96 * MIB);
+    ck_assert_double_eq(out, 64 * MIB);
+    ck_assert_double_eq(th_astra1_phase(&s, 0, TH_COLL_ALLREDUCE, TH_OP_AR, 3, &bytes, &out), 0);
+    ck_assert_double_eq(bytes, 1);
+}
+END_TEST
+
+static const char two_switch4[] =
+    "{\"model\": \"astra-sim-1.0\", \"endpoint_ns\": 0, %s\"dims\": ["
+    "{\"topology\": \"switch\", \"npus\": 4, \"bw_GBps\": 50, \"latency_ns\": 0, \"links\": 1, "
+    "\"allreduce\": \"halvingDoubling\"},"
+    "{\"topology\": \"switch\", \"npus\": 4, \"bw_GBps\": 50, \"latency_ns\": 0, \"links\": 1, "
+    "\"allreduce\": \"halvingDoubling\"}]}";
+
+static th_system two(const char *extra) {
+    char json[1024];
+    snprintf(json, sizeof json, two_switch4, extra);
+    return parse(json);
+}
+
+/* 2 x (Switch 4, 50 GB/s), halvingDoubling, E = 0, 64 MiB in 2 chunks of 32 MiB: phase times
+ * RS@0 (32 -> 8 MiB) 312500 + 156250 + 48 = 468798; AR@1 of 8 MiB: 78125 + 39062 + 12 + 39062
+ * + 78125 = 234386; AG@0 (8 -> 32 MiB) 156250 + 312500 = 468750.
+ * Baseline: c0 RS@0 [0, 468798], c1 RS@0 [468798, 937596], c0 AR@1 [468798, 703184], c0 AG@0
+ * waits for dim 0: [937596, 1406346]; c1 AR@1 [937596, 1171982]; c1 AG@0 [1406346, 1875096]:
+ * + 1 = 1875097 (the reference value).
+ * Themis: c0 falls back to the index order; c1's loads are 24 (dim 0) and 6 (dim 1) MiB, a gap
+ * of 18 / (3/4) MiB >= 32 MiB / 16, so it takes dim 1 first. c0 RS@0 and c1 RS@1 [0, 468798];
+ * c0 RS@1 and c1 RS@0 (8 -> 2 MiB: 78125 + 39062 + 12) [468798, 585997]; AG@0 / AG@1 of
+ * 2 -> 8 MiB (39062 + 78125) [585997, 703184]; AG of 8 -> 32 MiB [703184, 1171934]: 1171935
+ * (the reference value). */
+START_TEST(two_dims) {
+    th_system s = two("");
+    ck_assert_double_eq(run(&s, TH_COLL_ALLREDUCE, 64 * MIB, 2, TH_POLICY_BASELINE, TH_INTRA_FIFO),
+                        1875097);
+    ck_assert_double_eq(run(&s, TH_COLL_ALLREDUCE, 64 * MIB, 2, TH_POLICY_THEMIS, TH_INTRA_FIFO),
+                        1171935);
+    /* One chunk, localBWAware baseline: RS@0 of 64 MiB (625000 + 312500 + 99 = 937599), AR@1
+     * of 16 MiB (156250 + 78125 + 24 + 78125 + 156250 = 468774), AG@0 of 16 MiB (312500 +
+     * 625000): 2343873, + 1. */
+    ck_assert_double_eq(run(&s, TH_COLL_ALLREDUCE, 64 * MIB, 1, TH_POLICY_BASELINE, TH_INTRA_FIFO),
+                        2343874);
+    /* collective-optimization baseline: a whole AR phase of 64 MiB on each dim (1875099 each,
+     * hd_allreduce): 3750198, + 1. */
+    s = two("\"collective_optimization\": \"baseline\", ");
+    ck_assert_double_eq(run(&s, TH_COLL_ALLREDUCE, 64 * MIB, 1, TH_POLICY_BASELINE, TH_INTRA_FIFO),
+                        3750199);
+    /* Reduce-Scatter over both dims: RS@0 of 64 MiB (937599) then RS@1 of 16 MiB (156250 +
+     * 78125 + a reduction of 4 MiB, 3 floor(4194304 / 500000) = 24: 234399): 1171998, + 1.
+     * All-Gather of a 1 MiB input: AG@1 first (the
+     * baseline walks the dims down): 1 MiB and 2 MiB messages (19531 + 39062 = 58593 after
+     * truncating 19531.25), then AG@0 of 4 MiB: 4 and 8 MiB (78125 + 156250): 292968, + 1. */
+    s = two("");
+    ck_assert_double_eq(run(&s, TH_COLL_REDUCESCATTER, 64 * MIB, 1, TH_POLICY_BASELINE,
+                            TH_INTRA_FIFO),
+                        1171999);
+    ck_assert_double_eq(run(&s, TH_COLL_ALLGATHER, MIB, 1, TH_POLICY_BASELINE, TH_INTRA_FIFO),
+                        292969);
+}
+END_TEST
+
+/* The tutorial's exercise 3-1 (a 3-D switch 8 x 8 x 8, 50 GB/s, 1 ns links, endpoint 10,
+ * halvingDoubling, 64 splits of 1 GiB, boost-mode 1): its published numbers. */
+static th_system tutorial(const char *version) {
+    char json[2048], d[256];
+    dim(d, "switch", 8, 50, 1, 1, "halvingDoubling");
+    snprintf(json, sizeof json,
+             "{\"model\": \"astra-sim-1.0\", \"astra_version\": \"%s\", \"endpoint_ns\": 10, "
+             "\"boost_mode\": 1, \"dims\": [%s, %s, %s]}",
+             version, d, d, d);
+    return parse(json);
+}
+
+START_TEST(tutorial_exercise_3) {
+    double g = 1073741824.0;
+    th_system tag = tutorial("tutorial-asplos2023"), branch = tutorial("1.0");
+    ck_assert_double_eq(run(&tag, TH_COLL_ALLREDUCE, g, 64, TH_POLICY_BASELINE, TH_INTRA_FIFO),
+                        35008129);
+    ck_assert_double_eq(run(&tag, TH_COLL_ALLREDUCE, g, 64, TH_POLICY_THEMIS, TH_INTRA_SCF),
+                        13635871);
+    ck_assert_double_eq(run(&branch, TH_COLL_ALLREDUCE, g, 64, TH_POLICY_BASELINE, TH_INTRA_FIFO),
+                        35008129);
+    ck_assert_double_eq(run(&branch, TH_COLL_ALLREDUCE, g, 64, TH_POLICY_THEMIS, TH_INTRA_SCF),
+                        13866496);
+}
+END_TEST
+
+/* Two collectives in flight share the dims' lists: with scheduling-policy LIFO the later one's
+ * phases go ahead of the earlier one's waiting phases; with FIFO behind them. One Switch of 4,
+ * ring, L = 0, E = 0: an RS of 4 MiB in 2 chunks of 2 MiB is 3 steps of 512 KiB (9765.625 ->
+ * 9765 ns) each reducing 524288 bytes (3 floor(1.048576) = 3): 3 * 9768 = 29304 per chunk.
+ * Collective A (2 chunks) at 0: a0 [0, 29304], a1 waits. B (2 chunks) at 0 too. LIFO: b0, b1
+ * go ahead of a1: a1 ends last at 4 * 29304 = 117216, B at 3 * 29304 = 87912. FIFO: A ends at
+ * 58608, B at 117216. */
+START_TEST(collectives_share_queues) {
+    for (int lifo = 0; lifo < 2; lifo++) {
+        char json[512];
+        snprintf(json, sizeof json,
+                 "{\"model\": \"astra-sim-1.0\", \"endpoint_ns\": 0, \"scheduling_policy\": "
+                 "\"%s\", \"dims\": [{\"topology\": \"switch\", \"npus\": 4, \"bw_GBps\": 50, "
+                 "\"latency_ns\": 0, \"links\": 1}]}",
+                 lifo ? "LIFO" : "FIFO");
+        th_system s = parse(json);
+        th_collective c = {TH_COLL_REDUCESCATTER, 4 * MIB, 2, 0};
+        th_plan *pa = th_plan_create(), *pb = th_plan_create();
+        th_emu *emu = th_emu_create();
+        th_error err = {0};
+        ck_assert_int_eq(th_sched_plan(pa, &s, &c, TH_POLICY_BASELINE, TH_LOAD_ALPHA_BETA, &err),
+                         TH_OK);
+        ck_assert_int_eq(th_sched_plan(pb, &s, &c, TH_POLICY_BASELINE, TH_LOAD_ALPHA_BETA, &err),
+                         TH_OK);
+        th_emu_reset(emu, &s, TH_INTRA_FIFO, TH_PRIO_FIFO, NULL, NULL);
+        int a, b;
+        ck_assert_int_eq(th_emu_issue(emu, pa, 0, &a, &err), TH_OK);
+        ck_assert_int_eq(th_emu_issue(emu, pb, 0, &b, &err), TH_OK);
+        while (th_emu_next(emu) < INFINITY)
+            ck_assert_int_eq(th_emu_step(emu, &err), TH_OK);
+        th_result ra, rb;
+        ck_assert_int_eq(th_emu_result(emu, a, &ra, &err), TH_OK);
+        ck_assert_int_eq(th_emu_result(emu, b, &rb, &err), TH_OK);
+        ck_assert_double_eq(ra.time, lifo ? 117216 : 58608);
+        ck_assert_double_eq(rb.time, lifo ? 87912 : 117216);
+        th_emu_free(emu);
+        th_plan_free(pa);
+        th_plan_free(pb);
+    }
+}
+END_TEST
+
+START_TEST(system_errors) {
+    char d[256], json[1024];
+    const char *m;
+    /* a Ring with 1 link has no bandwidth in ASTRA-sim */
+    snprintf(json, sizeof json, "{\"model\": \"astra-sim-1.0\", \"endpoint_ns\": 0, \"dims\": [%s]}",
+             dim(d, "ring", 4, 50, 0, 1, "ring"));
+    m = refuse(json);
+    ck_assert_msg(strstr(m, "dims[0].links") && strstr(m, "pairs"), "%s", m);
+    /* FullyConnected: fewer links than peers */
+    snprintf(json, sizeof json, "{\"model\": \"astra-sim-1.0\", \"endpoint_ns\": 0, \"dims\": [%s]}",
+             dim(d, "fc", 8, 50, 0, 6, "direct"));
+    m = refuse(json);
+    ck_assert_msg(strstr(m, "dims[0].links") && strstr(m, "npus - 1 = 7"), "%s", m);
+    /* halvingDoubling on 6 NPUs */
+    snprintf(json, sizeof json, "{\"model\": \"astra-sim-1.0\", \"endpoint_ns\": 0, \"dims\": [%s]}",
+             dim(d, "switch", 6, 50, 0, 1, "halvingDoubling"));
+    m = refuse(json);
+    ck_assert_msg(strstr(m, "dims[0].allreduce") && strstr(m, "power-of-two"), "%s", m);
+    /* direct All-Reduce on a Ring of 8 */
+    snprintf(json, sizeof json, "{\"model\": \"astra-sim-1.0\", \"endpoint_ns\": 0, \"dims\": [%s]}",
+             dim(d, "ring", 8, 50, 0, 2, "direct"));
+    m = refuse(json);
+    ck_assert_msg(strstr(m, "dims[0].allreduce") && strstr(m, "direct on a Ring"), "%s", m);
+    /* halvingDoubling All-to-All */
+    m = refuse("{\"model\": \"astra-sim-1.0\", \"endpoint_ns\": 0, \"dims\": [{\"topology\": "
+               "\"switch\", \"npus\": 4, \"bw_GBps\": 50, \"latency_ns\": 0, \"links\": 1, "
+               "\"alltoall\": \"halvingDoubling\"}]}");
+    ck_assert_msg(strstr(m, "dims[0].alltoall"), "%s", m);
+    /* the common "algorithm" key, an unknown implementation, a missing links count */
+    m = refuse("{\"model\": \"astra-sim-1.0\", \"endpoint_ns\": 0, \"dims\": [{\"topology\": "
+               "\"switch\", \"npus\": 4, \"bw_GBps\": 50, \"latency_ns\": 0, \"links\": 1, "
+               "\"algorithm\": \"rhd\"}]}");
+    ck_assert_msg(strstr(m, "dims[0].algorithm: not used"), "%s", m);
+    m = refuse("{\"model\": \"astra-sim-1.0\", \"endpoint_ns\": 0, \"dims\": [{\"topology\": "
+               "\"switch\", \"npus\": 4, \"bw_GBps\": 50, \"latency_ns\": 0, \"links\": 1, "
+               "\"allgather\": \"oneRing\"}]}");
+    ck_assert_msg(strstr(m, "dims[0].allgather"), "%s", m);
+    m = refuse("{\"model\": \"astra-sim-1.0\", \"endpoint_ns\": 0, \"dims\": [{\"topology\": "
+               "\"switch\", \"npus\": 4, \"bw_GBps\": 50, \"latency_ns\": 0}]}");
+    ck_assert_msg(strstr(m, "dims[0].links: missing"), "%s", m);
+    /* a FullyConnected dim of 1 NPU, efficiency, an unknown dim key */
+    m = refuse("{\"model\": \"astra-sim-1.0\", \"endpoint_ns\": 0, \"dims\": [{\"topology\": "
+               "\"fc\", \"npus\": 1, \"bw_GBps\": 50, \"latency_ns\": 0, \"links\": 1}]}");
+    ck_assert_msg(strstr(m, "dims[0].npus"), "%s", m);
+    m = refuse("{\"model\": \"astra-sim-1.0\", \"endpoint_ns\": 0, \"dims\": [{\"topology\": "
+               "\"switch\", \"npus\": 4, \"bw_GBps\": 50, \"latency_ns\": 0, \"links\": 1, "
+               "\"efficiency\": 0.5}]}");
+    ck_assert_msg(strstr(m, "dims[0].efficiency"), "%s", m);
+    m = refuse("{\"model\": \"astra-sim-1.0\", \"endpoint_ns\": 0, \"dims\": [{\"topology\": "
+               "\"switch\", \"npus\": 4, \"bw_GBps\": 50, \"latency_ns\": 0, \"links\": 1, "
+               "\"linkz\": 2}]}");
+    ck_assert_msg(strstr(m, "linkz"), "%s", m);
+    /* top level: endpoint missing or fractional, bad settings, reduce_GBps, 2.x fields */
+    m = refuse("{\"model\": \"astra-sim-1.0\", \"dims\": [{\"topology\": \"switch\", \"npus\": "
+               "4, \"bw_GBps\": 50, \"latency_ns\": 0, \"links\": 1}]}");
+    ck_assert_msg(strstr(m, "endpoint_ns: missing"), "%s", m);
+    static const char *const bad_top[][2] = {
+        {"\"endpoint_ns\": 1.5", "endpoint_ns"},
+        {"\"endpoint_ns\": 0, \"scheduling_policy\": \"XYZ\"", "scheduling_policy"},
+        {"\"endpoint_ns\": 0, \"collective_optimization\": \"fast\"", "collective_optimization"},
+        {"\"endpoint_ns\": 0, \"astra_version\": \"2.0\"", "astra_version"},
+        {"\"endpoint_ns\": 0, \"gap_denominator\": 8", "gap_denominator: only with"},
+        {"\"endpoint_ns\": 0, \"astra_version\": \"tutorial-asplos2023\", \"gap_denominator\": 0",
+         "gap_denominator"},
+        {"\"endpoint_ns\": 0, \"boost_mode\": 2", "boost_mode"},
+        {"\"endpoint_ns\": 0, \"reduce_GBps\": 5", "reduce_GBps"},
+        {"\"endpoint_ns\": 0, \"local_mem_GBps\": 5", "local_mem_GBps"},
+    };
+    for (size_t i = 0; i < sizeof bad_top / sizeof *bad_top; i++) {
+        snprintf(json, sizeof json,
+                 "{\"model\": \"astra-sim-1.0\", %s, \"dims\": [{\"topology\": \"switch\", "
+                 "\"npus\": 4, \"bw_GBps\": 50, \"latency_ns\": 0, \"links\": 1}]}",
+                 bad_top[i][0]);
+        m = refuse(json);
+        ck_assert_msg(strstr(m, bad_top[i][1]), "%s: %s", bad_top[i][0], m);
+    }
+    /* boost-mode 0 on two active dims */
+    m = refuse("{\"model\": \"astra-sim-1.0\", \"endpoint_ns\": 0, \"boost_mode\": 0, \"dims\": ["
+               "{\"topology\": \"switch\", \"npus\": 4, \"bw_GBps\": 50, \"latency_ns\": 0, "
+               "\"links\": 1}, {\"topology\": \"switch\", \"npus\": 4, \"bw_GBps\": 50, "
+               "\"latency_ns\": 0, \"links\": 1}]}");
+    ck_assert_msg(strstr(m, "boost_mode: 0"), "%s", m);
+    /* the preset's fields in a file of another model are unknown there */
+    m = refuse("{\"endpoint_ns\": 0, \"scheduling_policy\": \"LIFO\", \"dims\": [{\"topology\": "
+               "\"switch\", \"npus\": 4, \"bw_GBps\": 50, \"latency_ns\": 0}]}");
+    ck_assert_msg(strstr(m, "scheduling_policy"), "%s", m);
+}
+END_TEST
+
+/* What a collective the preset cannot run is refused with. */
+START_TEST(collective_errors) {
+    char d[256];
+    th_system s = sys1(dim(d, "switch", 4, 50, 0, 1, "ring"), 0);
+    th_error err = {0};
+    th_collective c = {TH_COLL_ALLREDUCE, 1000, 3, 0};
+    ck_assert_int_eq(th_collective_validate(&s, &c, &err), TH_EINPUT);
+    ck_assert_msg(strstr(err.msg, "not a multiple of 3 chunks"), "%s", err.msg);
+    c = (th_collective){TH_COLL_ALLREDUCE, 2, 4, 0};
+    ck_assert_int_eq(th_collective_validate(&s, &c, &err), TH_EINPUT);
+    ck_assert_msg(strstr(err.msg, "whole-byte chunks"), "%s", err.msg);
+    c = (th_collective){TH_COLL_ALLREDUCE, 1000.5, 1, 0};
+    ck_assert_int_eq(th_collective_validate(&s, &c, &err), TH_EINPUT);
+    ck_assert_msg(strstr(err.msg, "whole number of bytes"), "%s", err.msg);
+    /* a reduction over 2^31 bytes overflows ASTRA-sim's int: a ring RS of 16 GiB on 4 NPUs
+     * reduces 4 GiB per step */
+    th_runner *r = th_runner_create();
+    th_result res;
+    c = (th_collective){TH_COLL_REDUCESCATTER, 16.0 * 1073741824.0, 1, 0};
+    ck_assert_int_eq(th_run_eval(r, &s, &c, (th_pair){TH_POLICY_BASELINE, TH_INTRA_FIFO},
+                                 TH_LOAD_ALPHA_BETA, NULL, NULL, &res, &err),
+                     TH_EINPUT);
+    th_runner_free(r);
+    /* training is not this preset's here */
+    ck_assert_int_eq(th_train_check_system(&s, &err), TH_EINPUT);
+}
+END_TEST
+
+Suite *astra1_suite(void) {
+    Suite *s = suite_create("astra1");
+    TCase *tc = tcase_create("preset");
+    tcase_add_test(tc, reference_checks);
+    tcase_add_test(tc, links_and_hops);
+    tcase_add_test(tc, hd_allreduce);
+    tcase_add_test(tc, two_dims);
+    tcase_add_test(tc, tutorial_exercise_3);
+    tcase_add_test(tc, collectives_share_queues);
+    tcase_add_test(tc, system_errors);
+    tcase_add_test(tc, collective_errors);
+    suite_add_tcase(s, tc);
+    return s;
+}
