@@ -117,4 +117,4 @@ static int step(th_emu *emu, th_error *err) {
     return TH_OK;
 }
 
-const emu_model emu_astra1_model = {issue, step};
+const emu_model emu_astra1_model = {.issue = issue, .step = step};

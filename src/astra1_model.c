@@ -153,12 +153,6 @@ static int check(const th_system *sys, const th_collective *coll, th_error *err)
                             "chunks: the astra-sim-1.0 preset needs whole-byte chunks, and %.17g "
                             "bytes in %lld chunks is less than 1 byte each",
                             coll->size, (long long)coll->chunks);
-    if (c * (double)coll->chunks != coll->size)
-        return th_error_set(err, TH_EINPUT,
-                            "size: %.17g bytes is not a multiple of %lld chunks; ASTRA-sim 1.0 "
-                            "then adds a smaller last chunk, which the astra-sim-1.0 preset does "
-                            "not model yet",
-                            coll->size, (long long)coll->chunks);
     return TH_OK;
 }
 
@@ -169,17 +163,35 @@ static int themis_shape(const th_plan *plan) {
     return plan->policy == TH_POLICY_THEMIS || plan->policy == TH_POLICY_THEMIS_GLOBAL;
 }
 
-static void shape_lbw(th_plan *plan) {
-    plan->chunk = floor(plan->size / (double)plan->chunks);
+/* Chunks of floor(S / C) bytes, and when S is not a multiple of C one more of the rest
+ * (Sys::generate_collective takes min(chunk, rest) until nothing is left). */
+static void chunks(th_plan *plan) {
+    double c = floor(plan->size / (double)plan->chunks), rest = plan->size - c * plan->chunks;
+    plan->chunk = plan->last_chunk = c;
+    if (rest > 0) plan->chunks++, plan->last_chunk = rest;
+}
+
+static int shape_lbw(th_plan *plan, const th_system *sys, th_error *err) {
+    (void)sys, (void)err;
+    chunks(plan);
     if (plan->type != TH_COLL_ALLREDUCE)
         plan->nstages = plan->n;
     else
         plan->nstages = themis_shape(plan) ? 2 * plan->n : 2 * plan->n - 1;
+    return TH_OK;
 }
 
-static void shape_flat(th_plan *plan) {
-    plan->chunk = floor(plan->size / (double)plan->chunks);
+static int shape_flat(th_plan *plan, const th_system *sys, th_error *err) {
+    (void)sys, (void)err;
+    chunks(plan);
     plan->nstages = plan->n;
+    return TH_OK;
+}
+
+/* The size of the chunk whose order is o. */
+static double chunk_of(const th_plan *plan, const uint8_t *o) {
+    int64_t i = (int64_t)((size_t)(o - plan->order) / (size_t)plan->n);
+    return i == plan->chunks - 1 ? plan->last_chunk : plan->chunk;
 }
 
 /* The output size of a phase of op on dim d of input s (whole bytes). */
@@ -193,7 +205,7 @@ static void stage_flat(const th_plan *plan, const uint8_t *o, int j, int *dim, t
     static const th_op ops[] = {TH_OP_AR, TH_OP_RS, TH_OP_AG, TH_OP_A2A};
     *op = ops[plan->type];
     *dim = o[j];
-    double s = plan->chunk;
+    double s = chunk_of(plan, o);
     for (int l = 0; l < j; l++)
         s = grow(plan, *op, o[l], s);
     *m = s;
@@ -215,7 +227,7 @@ static void stage_lbw(const th_plan *plan, const uint8_t *o, int j, int *dim, th
     }
     *dim = o[k];
     int upto = *op == TH_OP_AG ? k + 1 : k; /* an AG takes the size after its dim's RS */
-    double s = plan->chunk;
+    double s = chunk_of(plan, o);
     for (int l = 0; l < upto; l++)
         s = floor(s / plan->npus[o[l]]);
     *m = s;
