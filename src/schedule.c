@@ -116,12 +116,27 @@ static double estimate_fast(const est_terms *k, double m) {
     return t;
 }
 
+/* The load a chunk adds to each dim of its order depends only on that order: the increments
+ * of the first MEMO_MAX distinct orders of a plan are kept, found by the order packed 4 bits
+ * a dim (n <= 16 dims, indices < 16). */
+#define MEMO_SLOTS 64 /* a power of two */
+#define MEMO_MAX   32
+
+typedef struct order_memo {
+    uint64_t key[MEMO_SLOTS];
+    int8_t slot[MEMO_SLOTS];            /* -1: empty, else the index into inc */
+    double inc[MEMO_MAX][TH_MAX_DIMS];  /* est of stage j (RS or AG half) of the order */
+    uint8_t dim[MEMO_MAX][TH_MAX_DIMS]; /* the dim of stage j */
+    int n;
+} order_memo;
+
 /* Themis greedy (SPEC §5) for RS-first collectives (AR, RS) and for AG. */
 static void plan_themis(th_plan *plan, const th_system *sys, th_load_model model, const int *base) {
     int n = plan->n, ag = plan->type == TH_COLL_ALLGATHER;
     th_op op = ag ? TH_OP_AG : TH_OP_RS;
     double c = plan->chunk, *load = plan->load;
     est_terms k[TH_MAX_DIMS];
+    double threshold[TH_MAX_DIMS]; /* est(lo or last, c/16), step 2 */
     for (int j = 0; j < n; j++) {
         int d = plan->active[j];
         const th_dim *dim = &sys->dims[d];
@@ -132,24 +147,43 @@ static void plan_themis(th_plan *plan, const th_system *sys, th_load_model model
             ab ? dim->latency * th_cost_hops(dim->topology, dim->algorithm, dim->npus) : 0.0,
             p - 1.0, p * dim->bw, p,
             ab && op == TH_OP_RS && sys->reduce_bw > 0.0 ? sys->reduce_bw : 0.0};
+        threshold[d] = estimate_fast(&k[d], c / 16.0);
     }
+    order_memo memo;
+    memset(memo.slot, -1, sizeof memo.slot);
+    memo.n = 0;
     for (int64_t i = 0; i < plan->chunks; i++) {
         int ord[TH_MAX_DIMS];
-        memcpy(ord, plan->active, sizeof(int) * (size_t)n);
+        memcpy(ord, plan->active, sizeof ord); /* a constant size: no call */
         sort_by_load(ord, n, load, ag);
         int first = ord[0], last = ord[n - 1];
         double gap = fabs(load[last] - load[first]);
-        double threshold = estimate_fast(&k[ag ? last : first], c / 16.0);
-        if (gap < threshold) memcpy(ord, base, sizeof(int) * (size_t)n);
+        if (gap < threshold[ag ? last : first]) memcpy(ord, base, sizeof ord);
         uint8_t *o = plan->order + (size_t)i * (size_t)n;
-        for (int j = 0; j < n; j++)
+        uint64_t key = 0;
+        for (int j = 0; j < n; j++) {
             o[j] = (uint8_t)ord[j];
+            key = key << 4 | (uint64_t)ord[j];
+        }
+        unsigned h = (unsigned)((key * 0x9e3779b97f4a7c15u) >> 58) & (MEMO_SLOTS - 1);
+        while (memo.slot[h] >= 0 && memo.key[h] != key)
+            h = (h + 1) & (MEMO_SLOTS - 1);
+        if (memo.slot[h] >= 0) { /* the same increments in the same order: the same loads */
+            int cls = memo.slot[h];
+            for (int j = 0; j < n; j++)
+                load[memo.dim[cls][j]] += memo.inc[cls][j];
+            continue;
+        }
+        int cls = memo.n < MEMO_MAX ? memo.n++ : -1;
+        if (cls >= 0) memo.key[h] = key, memo.slot[h] = (int8_t)cls;
         for (int j = 0; j < n; j++) {
             double m;
             int dim;
             th_op sop;
             th_plan_stage(plan, i, j, &dim, &sop, &m);
-            load[dim] += estimate_fast(&k[dim], m);
+            double e = estimate_fast(&k[dim], m);
+            load[dim] += e;
+            if (cls >= 0) memo.inc[cls][j] = e, memo.dim[cls][j] = (uint8_t)dim;
         }
     }
 }

@@ -1,4 +1,5 @@
 /* Check suite for the scheduler (SPEC §4-§5): collective checks, dim lists, stage orders. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -590,6 +591,77 @@ START_TEST(test_themis_plan_reuse_resets_load) {
 }
 END_TEST
 
+/* The Themis greedy replayed from SPEC §5 on systems of up to 6 dims (hundreds of distinct
+ * orders, more than the planner keeps increments for), every RS-first and AG collective and
+ * both load models: every chunk's order, and the final loads to the bit (the same additions
+ * in the same order). */
+static double est(const th_system *s, int d, th_op op, double m, th_load_model lm) {
+    const th_dim *dim = &s->dims[d];
+    double p = (double)dim->npus;
+    if (lm == TH_LOAD_BANDWIDTH) return m * (p - 1) / (p * dim->bw);
+    return th_cost_time(dim, s->reduce_bw, op, m);
+}
+
+START_TEST(test_themis_greedy_replayed) {
+    static const int64_t ps[] = {2, 3, 4, 8, 16};
+    static const double bws[] = {25, 50, 100, 300};
+    static const th_coll_type types[] = {TH_COLL_ALLREDUCE, TH_COLL_REDUCESCATTER,
+                                         TH_COLL_ALLGATHER};
+    uint64_t x = 99;
+    th_plan *plan = th_plan_create();
+    th_error err = {0};
+    for (int k = 0; k < 60; k++) {
+        th_system s;
+        memset(&s, 0, sizeof s);
+        int nd = 2 + k % 5;
+        for (int d = 0; d < nd; d++) {
+            x = x * 6364136223846793005u + 1442695040888963407u;
+            test_add_dim(&s, (th_topology)(x >> 40) % 3, ps[(x >> 33) % 5], bws[(x >> 50) % 4],
+                         (double)((x >> 20) % 3) * 100);
+        }
+        s.reduce_bw = k % 3 ? 0 : 400;
+        test_finish(&s);
+        th_coll_type type = types[k % 3];
+        th_load_model lm = k % 2 ? TH_LOAD_BANDWIDTH : TH_LOAD_ALPHA_BETA;
+        int ag = type == TH_COLL_ALLGATHER;
+        th_op op = ag ? TH_OP_AG : TH_OP_RS;
+        th_collective c = test_coll(type, 256 * MIB, 300, 0);
+        ck_assert_int_eq(th_sched_plan(plan, &s, &c, TH_POLICY_THEMIS, lm, &err), 0);
+        double load[TH_MAX_DIMS] = {0}, cs = 256 * MIB / 300;
+        for (int64_t i = 0; i < 300; i++) {
+            int ord[TH_MAX_DIMS];
+            for (int j = 0; j < nd; j++) /* sorted by load (AG: descending), ties lower dim */
+                ord[j] = j;
+            for (int a = 0; a < nd; a++)
+                for (int b = a + 1; b < nd; b++) {
+                    double la = load[ord[a]], lb = load[ord[b]];
+                    int swap = ag ? lb > la : lb < la;
+                    if (swap || (la == lb && ord[b] < ord[a])) {
+                        int t = ord[a];
+                        ord[a] = ord[b], ord[b] = t;
+                    }
+                }
+            int lo = ord[0], hi = ord[nd - 1];
+            double gap = ag ? fabs(load[lo] - load[hi]) : load[hi] - load[lo];
+            if (gap < est(&s, ag ? hi : lo, op, cs / 16, lm))
+                for (int j = 0; j < nd; j++) /* baseline: ascending, AG descending */
+                    ord[j] = ag ? nd - 1 - j : j;
+            check_order(plan, i, ord, nd);
+            for (int j = 0; j < nd; j++) { /* RS: c / p of the dims before; AG: after */
+                double div = 1;
+                for (int l = 0; l < nd; l++)
+                    if (ag ? l > j : l < j) div *= (double)s.dims[ord[l]].npus;
+                load[ord[j]] += est(&s, ord[j], op, cs / div, lm);
+            }
+        }
+        for (int d = 0; d < nd; d++)
+            ck_assert_msg(plan->load[d] == load[d], "system %d dim %d: load %.17g, replayed %.17g",
+                          k, d, plan->load[d], load[d]);
+    }
+    th_plan_free(plan);
+}
+END_TEST
+
 /* ---- names ---- */
 
 START_TEST(test_names) {
@@ -670,6 +742,7 @@ Suite *schedule_suite(void) {
     tcase_add_test(tc, test_themis_allgather);
     tcase_add_test(tc, test_themis_tie_break_ag);
     tcase_add_test(tc, test_themis_plan_reuse_resets_load);
+    tcase_add_test(tc, test_themis_greedy_replayed);
     suite_add_tcase(s, tc);
     return s;
 }
