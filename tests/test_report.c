@@ -485,17 +485,28 @@ START_TEST(num_text) {
         ck_assert_str_eq(th_report_num(b, cases[i].v), cases[i].text);
     ck_assert_str_eq(th_report_num(b, INFINITY), "inf");
     /* the definition, against random doubles of every kind (bit patterns, decimals,
-     * binary fractions, values next to round ones) */
+     * binary fractions, values next to round ones; odd multiples of 1/4 from 10^15 on, whose
+     * 18 digits end in 25 or 75: exactly halfway at the 17th digit, rounded to even; values
+     * from 10^17 to 2^128, whose digits come from a division; powers of ten and their
+     * neighbours; 16-digit decimals ending in 5, halfway at the 16th digit) */
     uint64_t x = 88172645463325252u;
-    for (int i = 0; i < 200000; i++) {
+    for (int i = 0; i < 450000; i++) {
         x ^= x << 13, x ^= x >> 7, x ^= x << 17;
         double v;
-        switch (i % 4) {
+        switch (i % 9) {
         case 0: memcpy(&v, &x, sizeof v); break;
         case 1: v = (double)(x % 100000000) / pow(10, (double)(x >> 58)); break;
         case 2: v = ldexp((double)(x >> 11), (int)(x % 90) - 70); break;
-        default: v = nextafter((double)(x % 1000000) / 1000.0, (x >> 63) ? 0 : 1e300); break;
+        case 3: v = nextafter((double)(x % 1000000) / 1000.0, (x >> 63) ? 0 : 1e300); break;
+        case 4: v = ldexp((double)(x >> 11 | 1), -2 - (int)(x % 3)); break;
+        case 5: v = ldexp((double)(x >> 11), 4 + (int)(x % 72)); break;
+        case 6: v = pow(10, (double)((int)(x % 50) - 10)); break;
+        case 7: /* 16 digits ending in 5: 17 digits often ending in 50 */
+            v = (double)(x % 1000000000000000u * 10 + 5) / pow(10, (double)(x >> 59));
+            break;
+        default: v = nextafter(pow(10, (double)((int)(x % 50) - 10)), (x >> 63) ? 0 : 1e300); break;
         }
+        if (x >> 62 == 3) v = -v;
         if (!isfinite(v)) continue;
         char want[32];
         snprintf(want, sizeof want, "%.15g", v);
