@@ -4,6 +4,8 @@ import ctypes
 import ctypes.util
 import json
 import os
+import signal
+import threading
 
 # th_api_row_fn: int (*)(void *ctx, size_t nfields, const char *const *fields)
 ROW_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t,
@@ -57,20 +59,44 @@ _lib, LIBRARY = _load()
 
 def call(command, request, row=None):
     """Runs one command (th_api_call): the result's JSON text, or Error with its message.
-    row: None, or a function(fields: list of bytes) -> bool (True stops a sweep)."""
+    row: None, or a function(fields: list of bytes) -> bool (True stops a sweep).
+
+    An exception in row stops the sweep and is raised here. Ctrl-C while rows stream is turned
+    into a stop too, then KeyboardInterrupt: a KeyboardInterrupt raised as the callback is
+    entered could not be caught in it (ctypes would print and drop it, losing a row)."""
     out = ctypes.c_void_p()
     failure = []
+    state = {"header": False, "rows": 0, "stopped": False}  # what row took, and its stop
+    sigint = []
 
     def on_row(_ctx, n, fields):
         try:
-            return 1 if row(fields[:n]) else 0
+            if sigint:
+                raise KeyboardInterrupt
+            stop = bool(row(fields[:n]))
+            if stop:
+                state["stopped"] = True
+            elif state["header"]:  # counted as the library counts: rows taken, not the header
+                state["rows"] += 1
+            else:
+                state["header"] = True
+            return 1 if stop else 0
         except BaseException as e:  # KeyboardInterrupt too: stop, re-raised below
             failure.append(e)
             return 1
 
     fn = ROW_FN(on_row) if row else ROW_FN()
     text = json.dumps(request, allow_nan=False).encode()
-    rc = _lib.th_api_call(command.encode(), text, fn, None, ctypes.byref(out))
+    # While rows stream, SIGINT only marks the stop (its handler cannot raise inside ctypes).
+    swap = (row is not None and threading.current_thread() is threading.main_thread()
+            and signal.getsignal(signal.SIGINT) is signal.default_int_handler)
+    if swap:
+        signal.signal(signal.SIGINT, lambda signum, frame: sigint.append(signum))
+    try:
+        rc = _lib.th_api_call(command.encode(), text, fn, None, ctypes.byref(out))
+    finally:
+        if swap:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
     if not out.value:
         raise MemoryError("themis: out of memory")
     try:
@@ -79,6 +105,16 @@ def call(command, request, row=None):
         _lib.th_api_free(out.value)
     if failure:
         raise failure[0]
+    if sigint:
+        raise KeyboardInterrupt
     if rc != 0:
         raise Error(result, rc)
+    if row is not None:
+        counts = json.loads(result)
+        if counts["rows"] != state["rows"] or (counts["rows"] < counts["points"]
+                                               and not state["stopped"]):
+            # an exception the callback could not catch (printed by ctypes): never return a
+            # sweep with rows missing as if it were whole
+            raise Error(f"{command}: stopped after {state['rows']} of {counts['points']} rows by "
+                        "an exception in the row callback", 1)
     return result

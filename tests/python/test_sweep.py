@@ -103,3 +103,35 @@ def test_missing_values_and_text_columns():
     c.feed([b"x", b"3", b"4"])
     assert c.dicts()[0]["a"] == "1" and c.dicts()[1]["a"] == "x"
     assert c.dicts()[1]["b"] == 3.0 and math.isnan(c.dicts()[0]["c"]) and c.dicts()[1]["c"] == 4
+
+
+def test_ctrl_c_stops_a_long_sweep(tmp_path):
+    # SIGINT during a 10^6-point sweep: KeyboardInterrupt comes out of themis.sweep at the next
+    # block of rows, long before the sweep would end (about 15 s here); Python's own SIGINT
+    # handler is back afterwards
+    import signal
+    import subprocess
+    import sys
+    import time
+    script = (
+        "import sys, themis\n"
+        "spec = {'name': 'long', 'collective': {'chunks': 4}, 'axes': {'size': "
+        "{'from': 1024, 'to': 1024 * 250000, 'step': 1024}, 'policy': ['baseline', 'themis'], "
+        "'intra': ['fifo', 'scf']}}\n"
+        "print('started', flush=True)\n"
+        "try:\n"
+        "    themis.sweep(spec, jobs=1, frame=False)\n"
+        "except KeyboardInterrupt:\n"
+        "    import signal\n"
+        "    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler\n"
+        "    print('interrupted', flush=True)\n"
+        "    sys.exit(7)\n")
+    p = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True,
+                         cwd=src())
+    assert p.stdout.readline() == "started\n"
+    time.sleep(0.5)
+    t = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    out, _ = p.communicate(timeout=60)
+    assert p.returncode == 7 and out == "interrupted\n"
+    assert time.monotonic() - t < 2.0
