@@ -17,6 +17,7 @@ int main(void) {
     srunner_add_suite(sr, sweep_suite());
     srunner_add_suite(sr, astra_suite());
     srunner_add_suite(sr, astra1_suite());
+    srunner_add_suite(sr, astra1_workload_suite());
     srunner_add_suite(sr, bound_suite());
     srunner_add_suite(sr, optimize_suite());
     srunner_add_suite(sr, train_suite());

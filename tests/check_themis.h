@@ -22,6 +22,7 @@ Suite *cli_suite(void);
 Suite *sweep_suite(void);
 Suite *astra_suite(void);
 Suite *astra1_suite(void);
+Suite *astra1_workload_suite(void);
 Suite *bound_suite(void);
 Suite *optimize_suite(void);
 Suite *train_suite(void);

@@ -7,6 +7,7 @@
 
 #include "themis/api.h"
 #include "themis/astra.h"
+#include "themis/astra1_workload.h"
 #include "themis/bound.h"
 #include "themis/buf.h"
 #include "themis/collist.h"

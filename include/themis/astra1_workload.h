@@ -1,0 +1,128 @@
+/* ASTRA-sim 1.0 text workloads: the parser (told from our JSON workloads by content), the
+ * conversion to our workload format, and the replay of ASTRA-sim 1.0's workload state machine
+ * (workload/Workload.cc, Layer.cc) over the emulator, several collectives in flight sharing
+ * the dims' queues (docs/WORKLOADS.md, "ASTRA-sim 1.0 text workloads"). */
+#ifndef THEMIS_ASTRA1_WORKLOAD_H
+#define THEMIS_ASTRA1_WORKLOAD_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "themis/buf.h"
+#include "themis/emulate.h"
+#include "themis/workload.h"
+
+/* The parallelisms themis replays (the header line's keyword). */
+typedef enum {
+    TH_A1_DATA,              /* weight-gradient collectives over every dim */
+    TH_A1_MODEL,             /* forward and input-gradient collectives over every dim */
+    TH_A1_HYBRID_DATA_MODEL, /* model: dim 0; data: the other dims */
+    TH_A1_HYBRID_MODEL_DATA, /* data: dim 0; model: the other dims */
+    TH_A1_HYBRID_TRANSFORMER, /* model: the inner dims holding model_parallel_NPU_group NPUs */
+    TH_A1_HYBRID_DLRM,        /* DATA, and layer 0's All-to-Alls over every dim first */
+    TH_A1_MICRO,              /* layer 0's weight-gradient collective, once per pass */
+} th_a1_parallelism;
+#define TH_A1_PARALLELISMS 7
+
+extern const char *const th_a1_parallelism_names[]; /* the keywords, NULL-terminated */
+
+#define TH_A1_NONE (-1) /* th_a1_phase.type of a phase without a collective */
+
+typedef struct th_a1_phase {
+    double cycles; /* compute, cycles (1 cycle = 1 ns); an integer */
+    int type;      /* th_coll_type, or TH_A1_NONE */
+    double size;   /* collective bytes, an integer */
+} th_a1_phase;
+
+typedef struct th_a1_layer {
+    char name[TH_NAME_MAX];
+    int line;                   /* its line in the file */
+    double update;              /* cycles a finished collective of the layer still takes */
+    th_a1_phase ph[TH_NPHASES]; /* forward, input gradient, weight gradient (th_phase) */
+} th_a1_layer;
+
+typedef struct th_a1_workload {
+    char name[TH_NAME_MAX]; /* the file's base name */
+    th_a1_parallelism par;
+    int line;       /* the parallelism line's number */
+    int64_t group;  /* HYBRID_TRANSFORMER: model_parallel_NPU_group (>= 1) */
+    int last_bottom; /* HYBRID_DLRM: the last bottom-MLP layer K (0 .. nlayers-1) */
+    th_a1_layer *layers;
+    int nlayers;
+} th_a1_workload;
+
+/* Is this a 1.0 text workload rather than our JSON (whose first non-blank byte is '{')? */
+int th_a1_is_text(const char *text, size_t len);
+
+/* Parses a text workload; every error names source:line, the field and what was expected. */
+int th_a1_parse(const char *text, size_t len, const char *source, th_a1_workload **out,
+                th_error *err);
+void th_a1_free(th_a1_workload *wl);
+
+/* Reads a workload file ("-" = stdin) and parses it by content: our JSON into *json, a 1.0
+ * text workload into *text; the other is NULL. */
+int th_a1_load(const char *path, th_a1_workload **text, th_workload **json, th_error *err);
+
+/* ASTRA-sim's --comm-scale and --compute-scale, and whose behaviour to follow. */
+typedef struct th_a1_scale {
+    double comm;    /* multiplies every collective size (> 0) */
+    double compute; /* multiplies every compute time (> 0) */
+    int tag;        /* 1: the tutorial-asplos2023 tag (scales held as float), 0: the branch */
+} th_a1_scale;
+
+/* A scaled size or compute time as ASTRA-sim computes it: the product truncated to an integer,
+ * in double on the branch, in float on the tag. */
+double th_a1_scaled(double v, double scale, int tag);
+
+/* The dims (bit mask over sys's dims) of `phase`'s collective of layer `layer` under the
+ * workload's parallelism; HYBRID_TRANSFORMER needs the split system of th_a1_split. */
+uint32_t th_a1_dims(const th_a1_workload *wl, const th_system *sys, int layer, th_phase phase);
+
+/* HYBRID_TRANSFORMER: the system ASTRA-sim 1.0 builds (Sys::break_dimension): walking the dims
+ * with a running product, a dim the model group G splits becomes two dims of G / product and
+ * p / (G / product) NPUs with the same links. *split = the index of the split dim (-1 none);
+ * *boundary = the last model-parallel dim of the result (-1: none). A group that does not
+ * divide the system, or a split Ring dim, is an error naming the file's header. */
+int th_a1_split(const th_a1_workload *wl, const th_system *sys, const char *source,
+                th_system *out, int *split, int *boundary, th_error *err);
+
+/* Converts to our workload format, our semantics (docs/WORKLOADS.md): what the format cannot
+ * say (update delays, DLRM's wait at layer K, a split dim, ...) is dropped or approximated and
+ * said in *notes (one sentence per line). sys (may be NULL) gives the dim count that
+ * HYBRID_MODEL_DATA and HYBRID_TRANSFORMER need; without it they are errors. */
+int th_a1_convert(const th_a1_workload *wl, const th_system *sys, const th_a1_scale *scale,
+                  const char *source, th_workload **out, th_buf *notes, th_error *err);
+
+/* The JSON text of a converted workload (our format; caller frees). */
+int th_a1_workload_json(const th_workload *wl, char **out, th_error *err);
+
+/* ---- the replay of ASTRA-sim 1.0's state machine ---- */
+
+typedef struct th_a1_replay_opts {
+    th_policy policy; /* baseline or themis (the planner's policies) */
+    th_intra intra;
+    th_load_model model;    /* for the planner */
+    int64_t chunks;         /* preferred-dataset-splits: chunks per collective */
+    int passes;             /* num-passes, >= 1 */
+    int lifo;               /* scheduling-policy: 1 LIFO, 0 FIFO */
+    th_a1_scale scale;      /* sizes and compute times, the tag's behaviour */
+    const atomic_int *stop; /* the replay ends ("interrupted") once non-zero; may be NULL */
+} th_a1_replay_opts;
+
+typedef struct th_a1_replay_result {
+    double total;   /* the tick NPU 0 reports: every pass done, every collective finished, ns */
+    double compute; /* compute cycles spent, ns */
+    double exposed; /* total - compute, ns */
+    double *pass_end; /* the tick each pass ended ("pass: p finished at time"), passes entries */
+    int passes;
+    int64_t collectives; /* collectives issued on the network */
+} th_a1_replay_result;
+
+/* Replays the workload on sys (under the 1.0 preset: ASTRA-sim 1.0's numbers; on another
+ * model, the same state machine over that model's costs). Errors name the source's line. */
+int th_a1_replay(const th_system *sys, const th_a1_workload *wl, const char *source,
+                 const th_a1_replay_opts *opts, th_a1_replay_result *res, th_error *err);
+void th_a1_replay_result_free(th_a1_replay_result *res);
+
+#endif

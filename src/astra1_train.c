@@ -1,0 +1,550 @@
+/* The replay of ASTRA-sim 1.0's workload state machine (workload/Workload.cc, Layer.cc) on the
+ * emulator: NPU 0's loop of states, one tick per state change, compute waits, the blocking
+ * rules of each parallelism, update delays, passes, and its collectives sharing the dims'
+ * queues. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "themis/astra1_workload.h"
+
+/* Workload::LoopState */
+enum { ST_FWD, ST_WG, ST_IG, ST_WAIT };
+
+/* The SchedulingPolicy a collective is issued with (Sys::get_priority). */
+enum { PREF_NONE, PREF_LIFO, PREF_FIFO, PREF_HIGHEST };
+
+#define HIGHEST_PRIORITY 100000000
+#define MAX_PASSES       100000
+
+/* A pending event: a call of the workload (a compute wait or the tick of a state change
+ * ending) or a layer's collective done after its update delay. */
+typedef struct event {
+    double t;
+    uint64_t seq; /* events of one tick run in the order they were registered */
+    int kind;     /* EV_CALL or EV_DONE */
+    int k;        /* EV_DONE: layer * 3 + phase */
+} event;
+enum { EV_CALL, EV_DONE };
+
+typedef struct replay {
+    const th_system *sys; /* the (split) system */
+    const th_a1_workload *wl;
+    const th_a1_replay_opts *o;
+    const char *src;
+    th_error *err;
+    int L;
+    /* per layer and phase (layer * 3 + phase) */
+    double *cyc, *size;
+    uint32_t *mask;
+    int *out;     /* datasets in flight (issued, not done after the delay) */
+    int *waiting; /* the workload waits for them (Layer::started_waiting_for_*) */
+    int *barrier; /* the last issue was blocking */
+    /* Workload's state */
+    int state, index, delay_loaded, issued, pass, registered, done;
+    double counter;
+    double t;
+    double compute;
+    double *pass_end;
+    int64_t injected, finished;
+    int64_t prio; /* Sys::priority_counter */
+    double loads[TH_MAX_DIMS]; /* the Themis tracker, shared by the collectives of one tick */
+    double last_plan_t;        /* the tick of the last collective generated */
+    /* the network */
+    th_emu *emu;
+    int *k_of_id; /* emulator id -> layer * 3 + phase */
+    int id_cap;
+    th_plan **plan_of; /* emulator id -> its plan, while in flight */
+    th_plan **pool;
+    int npool, pool_cap;
+    event *ev;
+    int nev, ev_cap;
+    uint64_t seq;
+} replay;
+
+static int call(replay *r);
+
+static int push(replay *r, int kind, double t, int k) {
+    if (r->nev == r->ev_cap) {
+        int cap = r->ev_cap ? 2 * r->ev_cap : 16;
+        event *e = realloc(r->ev, sizeof *e * (size_t)cap);
+        if (!e) return th_error_set(r->err, TH_EINTERNAL, "out of memory");
+        r->ev = e, r->ev_cap = cap;
+    }
+    r->ev[r->nev++] = (event){t, r->seq++, kind, k};
+    return TH_OK;
+}
+
+/* The earliest event (by time, then registration), or -1. */
+static int earliest(const replay *r) {
+    int best = -1;
+    for (int i = 0; i < r->nev; i++)
+        if (best < 0 || r->ev[i].t < r->ev[best].t ||
+            (r->ev[i].t == r->ev[best].t && r->ev[i].seq < r->ev[best].seq))
+            best = i;
+    return best;
+}
+
+static int kk(int layer, th_phase p) {
+    return layer * TH_NPHASES + (int)p;
+}
+
+/* Layer::is_*_comm_finished_blocking: done, or the workload now waits for it. */
+static int done_blocking(replay *r, int layer, th_phase p) {
+    int k = kk(layer, p);
+    if (r->out[k] == 0) return 1;
+    r->waiting[k] = 1;
+    return 0;
+}
+
+/* Sys::get_priority */
+static int64_t priority(replay *r, int pref) {
+    if (pref == PREF_HIGHEST) return HIGHEST_PRIORITY;
+    int lifo = r->o->lifo;
+    if (!r->o->scale.tag && pref == PREF_LIFO) lifo = 1;
+    if (!r->o->scale.tag && pref == PREF_FIFO) lifo = 0;
+    return lifo ? r->prio++ : r->prio--;
+}
+
+static int active(const replay *r, uint32_t mask) {
+    for (int d = 0; d < r->sys->ndims; d++)
+        if ((mask >> d) & 1u && r->sys->dims[d].npus > 1) return 1;
+    return 0;
+}
+
+/* Layer::issue_*_comm: a collective that is NONE or spans no dim of more than one NPU is not
+ * issued, and a blocking one lets the workload go on at once. */
+static int issue(replay *r, int layer, th_phase p, int pref, int blocking) {
+    int k = kk(layer, p);
+    r->barrier[k] = blocking;
+    const th_a1_phase *ph = &r->wl->layers[layer].ph[p];
+    if (ph->type == TH_A1_NONE) return blocking ? call(r) : TH_OK;
+    (void)priority(r, pref); /* the emulator orders collectives by its fifo/lifo rule */
+    int themis = r->o->policy == TH_POLICY_THEMIS;
+    if (themis && r->last_plan_t != r->t) {
+        memset(r->loads, 0, sizeof r->loads);
+        r->last_plan_t = r->t;
+    }
+    if (!active(r, r->mask[k])) return blocking ? call(r) : TH_OK;
+    th_plan *plan = r->npool ? r->pool[--r->npool] : th_plan_create();
+    if (!plan) return th_error_set(r->err, TH_EINTERNAL, "out of memory");
+    th_collective c = {(th_coll_type)ph->type, r->size[k], r->o->chunks, r->mask[k]};
+    int shared = themis && ph->type != TH_COLL_ALLTOALL;
+    int id;
+    if (th_sched_plan_from(plan, r->sys, &c, r->o->policy, r->o->model, shared ? r->loads : NULL,
+                           r->err) ||
+        th_emu_issue(r->emu, plan, r->t, &id, r->err)) {
+        th_plan_free(plan);
+        return r->err->code;
+    }
+    if (shared) memcpy(r->loads, plan->load, sizeof r->loads);
+    if (id >= r->id_cap) {
+        int cap = r->id_cap ? 2 * r->id_cap : 256;
+        while (cap <= id)
+            cap *= 2;
+        int *ko = realloc(r->k_of_id, sizeof *ko * (size_t)cap);
+        if (ko) r->k_of_id = ko;
+        th_plan **po = ko ? realloc(r->plan_of, sizeof *po * (size_t)cap) : NULL;
+        if (!po) {
+            th_plan_free(plan);
+            return th_error_set(r->err, TH_EINTERNAL, "out of memory");
+        }
+        memset(po + r->id_cap, 0, sizeof *po * (size_t)(cap - r->id_cap));
+        r->plan_of = po, r->id_cap = cap;
+    }
+    r->k_of_id[id] = k;
+    r->plan_of[id] = plan;
+    r->out[k]++;
+    r->injected++;
+    return TH_OK;
+}
+
+/* Loads the compute of the current layer's phase once; 1 when the workload now waits for it. */
+static int compute(replay *r, th_phase p, int *rc) {
+    if (!r->delay_loaded) {
+        r->counter = r->cyc[kk(r->index, p)];
+        r->compute += r->counter;
+        r->delay_loaded = 1;
+    }
+    *rc = TH_OK;
+    if (r->counter > 0) {
+        *rc = push(r, EV_CALL, r->t + r->counter, 0);
+        r->counter = 0;
+        return 1;
+    }
+    return 0;
+}
+
+/* A state change: the workload is called again one tick later. */
+static int tick(replay *r) {
+    return push(r, EV_CALL, r->t + 1, 0);
+}
+
+static void pass_done(replay *r) {
+    r->pass_end[r->pass++] = r->t;
+}
+
+/* Workload::check_for_sim_end */
+static void check_end(replay *r) {
+    if (r->pass != r->o->passes) return;
+    r->state = ST_WAIT;
+    if (r->finished != r->injected && !r->registered) {
+        r->registered = 1;
+        done_blocking(r, 0, TH_PHASE_WG);
+        return;
+    }
+    if (r->finished == r->injected) r->done = 1;
+}
+
+/* DATA (and the state machine's shape of HYBRID_DLRM): backward is WG compute, WG comm, then
+ * the IG compute of the layer before (layer 0 has none). */
+static int iterate_data(replay *r) {
+    int rc;
+    check_end(r);
+    if (r->state == ST_FWD) {
+        if (!done_blocking(r, r->index, TH_PHASE_WG)) return TH_OK;
+        if (compute(r, TH_PHASE_FWD, &rc)) return rc;
+        r->index++;
+        r->delay_loaded = 0;
+        if (r->index >= r->L) r->state = ST_WG, r->index--;
+        return tick(r);
+    }
+    if (r->state == ST_WG) {
+        if (compute(r, TH_PHASE_WG, &rc)) return rc;
+        r->delay_loaded = 0;
+        if ((rc = issue(r, r->index, TH_PHASE_WG, PREF_NONE, 0))) return rc;
+        if (r->index == 0) {
+            pass_done(r);
+            r->state = ST_FWD;
+        } else {
+            r->state = ST_IG;
+        }
+        return tick(r);
+    }
+    if (r->state == ST_IG) {
+        if (compute(r, TH_PHASE_IG, &rc)) return rc;
+        r->delay_loaded = 0;
+        r->index--;
+        r->state = ST_WG;
+        return tick(r);
+    }
+    return TH_OK;
+}
+
+/* MODEL, HYBRID_DATA_MODEL, HYBRID_MODEL_DATA and HYBRID_TRANSFORMER: blocking forward comm;
+ * backward is IG compute, IG comm, WG compute, WG comm (not MODEL), then the wait for the
+ * layer's IG comm. */
+static int iterate_hybrid(replay *r) {
+    int rc, par = r->wl->par, transformer = par == TH_A1_HYBRID_TRANSFORMER;
+    check_end(r);
+    if (r->state == ST_FWD) {
+        if (!done_blocking(r, r->index, TH_PHASE_WG)) return TH_OK;
+        if (compute(r, TH_PHASE_FWD, &rc)) return rc;
+        if (!r->issued) {
+            r->issued = 1;
+            return issue(r, r->index, TH_PHASE_FWD, PREF_NONE, 1);
+        }
+        r->index++;
+        r->delay_loaded = 0;
+        r->issued = 0;
+        if (r->index >= r->L) r->state = ST_IG, r->index--;
+        return tick(r);
+    }
+    if (r->state == ST_WG) {
+        if (compute(r, TH_PHASE_WG, &rc)) return rc;
+        if (par != TH_A1_MODEL && !r->issued) {
+            r->issued = 1;
+            if ((rc = issue(r, r->index, TH_PHASE_WG, PREF_FIFO, 0))) return rc;
+        }
+        if (!done_blocking(r, r->index, TH_PHASE_IG)) return TH_OK;
+        r->issued = 0;
+        r->delay_loaded = 0;
+        r->index--;
+        if (r->index == -1) {
+            r->index = 0;
+            pass_done(r);
+            r->state = ST_FWD;
+        } else {
+            r->state = ST_IG;
+        }
+        return tick(r);
+    }
+    if (r->state == ST_IG) {
+        if (compute(r, TH_PHASE_IG, &rc)) return rc;
+        if (!r->issued && (r->index > 0 || transformer)) {
+            r->issued = 1;
+            /* the tag's Transformer waits for its input-gradient comm */
+            int blocking = transformer && r->o->scale.tag;
+            if ((rc = issue(r, r->index, TH_PHASE_IG, PREF_LIFO, blocking))) return rc;
+            if (blocking) return TH_OK;
+        }
+        r->issued = 0;
+        r->delay_loaded = 0;
+        r->state = ST_WG;
+        return tick(r);
+    }
+    return TH_OK;
+}
+
+/* HYBRID_DLRM K: layer 0's forward All-to-All (highest priority, not blocking) is waited for at
+ * layer K; its input-gradient All-to-All is issued after layer K+1's IG compute, and layer 0's
+ * WG waits for it. */
+static int iterate_dlrm(replay *r) {
+    int rc, K = r->wl->last_bottom;
+    check_end(r);
+    if (r->state == ST_FWD) {
+        if (!done_blocking(r, r->index, TH_PHASE_WG)) return TH_OK;
+        if (compute(r, TH_PHASE_FWD, &rc)) return rc;
+        if (!r->issued && r->wl->layers[r->index].ph[TH_PHASE_FWD].type == TH_COLL_ALLTOALL) {
+            r->issued = 1;
+            if ((rc = issue(r, r->index, TH_PHASE_FWD, PREF_HIGHEST, 0))) return rc;
+        } else if (r->index == K) {
+            if (!done_blocking(r, 0, TH_PHASE_FWD)) return TH_OK;
+        }
+        r->index++;
+        r->delay_loaded = 0;
+        r->issued = 0;
+        if (r->index >= r->L) r->state = ST_WG, r->index--;
+        return tick(r);
+    }
+    if (r->state == ST_WG) {
+        if (compute(r, TH_PHASE_WG, &rc)) return rc;
+        if (!r->issued) {
+            r->issued = 1;
+            if ((rc = issue(r, r->index, TH_PHASE_WG, PREF_NONE, 0))) return rc;
+        }
+        if (!done_blocking(r, r->index, TH_PHASE_IG)) return TH_OK;
+        if (r->index == 0) {
+            pass_done(r);
+            r->state = ST_FWD;
+        } else {
+            r->state = ST_IG;
+        }
+        r->delay_loaded = 0;
+        r->issued = 0;
+        return tick(r);
+    }
+    if (r->state == ST_IG) {
+        if (compute(r, TH_PHASE_IG, &rc)) return rc;
+        if (r->index == K + 1 && (rc = issue(r, 0, TH_PHASE_IG, PREF_HIGHEST, 0))) return rc;
+        r->index--;
+        r->state = ST_WG;
+        r->issued = 0;
+        r->delay_loaded = 0;
+        return tick(r);
+    }
+    return TH_OK;
+}
+
+/* MICRO: layer 0's weight-gradient collective once per pass, all at the first call. */
+static int iterate_micro(replay *r) {
+    if (r->state != ST_WAIT) {
+        for (r->pass = 0; r->pass < r->o->passes; r->pass++) {
+            int rc = issue(r, 0, TH_PHASE_WG, PREF_NONE, 0);
+            if (rc) return rc;
+            r->pass_end[r->pass] = r->t;
+        }
+    }
+    check_end(r);
+    return TH_OK;
+}
+
+/* Workload::call */
+static int call(replay *r) {
+    if (r->counter > 0) {
+        int rc = push(r, EV_CALL, r->t + r->counter, 0);
+        r->counter = 0;
+        return rc;
+    }
+    switch (r->wl->par) {
+    case TH_A1_DATA: return iterate_data(r);
+    case TH_A1_HYBRID_DLRM: return iterate_dlrm(r);
+    case TH_A1_MICRO: return iterate_micro(r);
+    default: return iterate_hybrid(r);
+    }
+}
+
+/* Layer::call for *_Comm_Finished_After_Delay: the dataset is gone; the workload is called if
+ * it blocks on it (the only one left of a blocking issue) or waits for it; then the finished
+ * streams count up, and a workload waiting for the end is called. */
+static int comm_done(replay *r, int k) {
+    int rc = TH_OK;
+    int wake = (r->out[k] == 1 && r->barrier[k]) || r->waiting[k];
+    if (!(r->out[k] == 1 && r->barrier[k])) r->waiting[k] = 0;
+    r->out[k]--;
+    if (wake) rc = call(r);
+    r->finished++;
+    if (rc == TH_OK && r->registered) rc = call(r);
+    return rc;
+}
+
+static int net_step(replay *r) {
+    if (th_emu_step(r->emu, r->err)) return r->err->code;
+    r->t = th_emu_now(r->emu);
+    const int *ids;
+    int n = th_emu_finished(r->emu, &ids);
+    for (int i = 0; i < n; i++) {
+        int id = ids[i], k = r->k_of_id[id];
+        if (th_emu_release(r->emu, id, r->err)) return r->err->code;
+        if (r->npool == r->pool_cap) {
+            int cap = r->pool_cap ? 2 * r->pool_cap : 64;
+            th_plan **p = realloc(r->pool, sizeof *p * (size_t)cap);
+            if (!p) return th_error_set(r->err, TH_EINTERNAL, "out of memory");
+            r->pool = p, r->pool_cap = cap;
+        }
+        r->pool[r->npool++] = r->plan_of[id];
+        r->plan_of[id] = NULL;
+        double u = r->wl->layers[k / TH_NPHASES].update;
+        int rc = u > 0 ? push(r, EV_DONE, r->t + u, k) : comm_done(r, k);
+        if (rc) return rc;
+    }
+    return TH_OK;
+}
+
+static const char *const phase_field[TH_NPHASES] = {"forward", "input-grad", "weight-grad"};
+
+/* Would the state machine issue this collective (and so hang or loop on a bad size)? */
+static int issued_by(const th_a1_workload *wl, int layer, th_phase p) {
+    switch (wl->par) {
+    case TH_A1_DATA: return p == TH_PHASE_WG;
+    case TH_A1_MICRO: return p == TH_PHASE_WG && layer == 0;
+    case TH_A1_HYBRID_DLRM:
+        return p == TH_PHASE_WG ||
+               (p == TH_PHASE_FWD && wl->layers[layer].ph[p].type == TH_COLL_ALLTOALL) ||
+               (p == TH_PHASE_IG && layer == 0 && wl->last_bottom + 1 < wl->nlayers);
+    case TH_A1_MODEL: return p == TH_PHASE_FWD || (p == TH_PHASE_IG && layer > 0);
+    case TH_A1_HYBRID_TRANSFORMER: return 1;
+    default: return p != TH_PHASE_IG || layer > 0;
+    }
+}
+
+static int setup(replay *r) {
+    const th_a1_workload *wl = r->wl;
+    const th_a1_replay_opts *o = r->o;
+    size_t n = (size_t)r->L * TH_NPHASES;
+    r->cyc = calloc(n, sizeof *r->cyc);
+    r->size = calloc(n, sizeof *r->size);
+    r->mask = calloc(n, sizeof *r->mask);
+    r->out = calloc(n, sizeof *r->out);
+    r->waiting = calloc(n, sizeof *r->waiting);
+    r->barrier = calloc(n, sizeof *r->barrier);
+    r->pass_end = calloc((size_t)o->passes, sizeof *r->pass_end);
+    if (!r->cyc || !r->size || !r->mask || !r->out || !r->waiting || !r->barrier || !r->pass_end ||
+        !(r->emu = th_emu_create()))
+        return th_error_set(r->err, TH_EINTERNAL, "out of memory");
+    for (int l = 0; l < r->L; l++)
+        for (int p = 0; p < TH_NPHASES; p++) {
+            const th_a1_phase *ph = &wl->layers[l].ph[p];
+            int k = kk(l, (th_phase)p), line = wl->layers[l].line;
+            r->cyc[k] = th_a1_scaled(ph->cycles, o->scale.compute, o->scale.tag);
+            r->size[k] = th_a1_scaled(ph->size, o->scale.comm, o->scale.tag);
+            r->mask[k] = th_a1_dims(wl, r->sys, l, (th_phase)p);
+            if (ph->type == TH_A1_NONE || !issued_by(wl, l, (th_phase)p)) continue;
+            if (r->size[k] == 0)
+                return th_error_set(r->err, TH_EINPUT,
+                                    "%s:%d: field %d (%s comm size): ASTRA-sim 1.0 never finishes "
+                                    "a collective of 0 bytes (%s issues this one)%s",
+                                    r->src, line, 5 + 3 * p, phase_field[p],
+                                    th_a1_parallelism_names[wl->par],
+                                    ph->size > 0 ? ", here after --comm-scale" : "");
+            if (!active(r, r->mask[k])) continue;
+            if (r->size[k] < (double)o->chunks)
+                return th_error_set(r->err, TH_EINPUT,
+                                    "%s:%d: field %d (%s comm size): %.0f bytes in %lld chunks "
+                                    "(preferred-dataset-splits) makes chunks of 0 bytes, which "
+                                    "ASTRA-sim 1.0 cuts forever",
+                                    r->src, line, 5 + 3 * p, phase_field[p], r->size[k],
+                                    (long long)o->chunks);
+            th_collective c = {(th_coll_type)ph->type, r->size[k], o->chunks, r->mask[k]};
+            th_error e;
+            if (th_collective_validate(r->sys, &c, &e))
+                return th_error_set(r->err, TH_EINPUT, "%s:%d: %s collective: %s", r->src, line,
+                                    phase_field[p], e.msg);
+        }
+    th_emu_reset(r->emu, r->sys, o->intra, o->lifo ? TH_PRIO_LIFO : TH_PRIO_FIFO, NULL, NULL);
+    r->state = ST_FWD;
+    r->last_plan_t = -1;
+    return TH_OK;
+}
+
+static int run(replay *r) {
+    r->t = 0;
+    int rc = call(r); /* Workload::fire */
+    while (rc == TH_OK && !r->done) {
+        if (r->o->stop && atomic_load_explicit(r->o->stop, memory_order_relaxed))
+            return th_error_set(r->err, TH_EINTERNAL, "interrupted");
+        double tn = th_emu_next(r->emu);
+        int e = earliest(r);
+        double te = e < 0 ? INFINITY : r->ev[e].t;
+        if (tn == INFINITY && te == INFINITY)
+            return th_error_set(r->err, TH_EINPUT,
+                                "%s: the replay waits forever at %.0f ns (pass %d, layer %d): "
+                                "ASTRA-sim 1.0 would end without a report",
+                                r->src, r->t, r->pass, r->index);
+        if (tn <= te) { /* completions at a tick come before the events of that tick */
+            rc = net_step(r);
+            continue;
+        }
+        event x = r->ev[e];
+        r->ev[e] = r->ev[--r->nev];
+        r->t = x.t;
+        rc = x.kind == EV_CALL ? call(r) : comm_done(r, x.k);
+    }
+    return rc;
+}
+
+static void teardown(replay *r) {
+    for (int i = 0; i < r->id_cap && r->plan_of; i++)
+        if (r->plan_of[i]) th_plan_free(r->plan_of[i]);
+    for (int i = 0; i < r->npool; i++)
+        th_plan_free(r->pool[i]);
+    free(r->pool);
+    free(r->plan_of);
+    free(r->k_of_id);
+    free(r->ev);
+    free(r->cyc);
+    free(r->size);
+    free(r->mask);
+    free(r->out);
+    free(r->waiting);
+    free(r->barrier);
+    th_emu_free(r->emu);
+}
+
+int th_a1_replay(const th_system *sys, const th_a1_workload *wl, const char *source,
+                 const th_a1_replay_opts *opts, th_a1_replay_result *res, th_error *err) {
+    memset(res, 0, sizeof *res);
+    if (opts->passes < 1 || opts->passes > MAX_PASSES)
+        return th_error_set(err, TH_EINPUT, "passes: expected 1 to %d, got %d", MAX_PASSES,
+                            opts->passes);
+    if (opts->chunks < 1 || opts->chunks > TH_MAX_CHUNKS)
+        return th_error_set(err, TH_EINPUT, "chunks: expected 1 to %d, got %lld", TH_MAX_CHUNKS,
+                            (long long)opts->chunks);
+    if (!(opts->scale.comm > 0) || !(opts->scale.compute > 0) || !isfinite(opts->scale.comm) ||
+        !isfinite(opts->scale.compute))
+        return th_error_set(err, TH_EINPUT, "comm and compute scales: expected numbers > 0");
+    th_system split;
+    int at, boundary;
+    if (th_a1_split(wl, sys, source, &split, &at, &boundary, err)) return err->code;
+    replay r = {0};
+    r.sys = &split, r.wl = wl, r.o = opts, r.src = source, r.err = err, r.L = wl->nlayers;
+    int rc = setup(&r);
+    if (rc == TH_OK) rc = run(&r);
+    if (rc == TH_OK) {
+        res->total = r.t;
+        res->compute = r.compute;
+        res->exposed = r.t - r.compute;
+        res->pass_end = r.pass_end;
+        res->passes = opts->passes;
+        res->collectives = r.injected;
+        r.pass_end = NULL;
+    }
+    free(r.pass_end);
+    teardown(&r);
+    return rc;
+}
+
+void th_a1_replay_result_free(th_a1_replay_result *res) {
+    free(res->pass_end);
+    res->pass_end = NULL;
+}

@@ -1,0 +1,117 @@
+/* ASTRA-sim 1.0 workloads on a system: which dims each collective spans under each
+ * parallelism (Workload::decode_involved_dimensions), the logical split of a dim by a
+ * Transformer's model group (Sys::break_dimension), and the scaled integers of
+ * --comm-scale / --compute-scale. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "themis/astra1_workload.h"
+
+/* ASTRA-sim's involved-dims vectors have ten entries: dims from the eleventh on never take
+ * part. */
+#define INVOLVED_DIMS 10
+
+double th_a1_scaled(double v, double scale, int tag) {
+    if (tag) {
+        /* the tag holds the scales as float: uint64 * float is a float product */
+        float f = (float)v * (float)scale;
+        return floor((double)f);
+    }
+    return floor(v * scale);
+}
+
+/* The last model-parallel dim of a (split) system for group G: where the running product of
+ * npus reaches G; -1 for G = 1 or when it never does. */
+static int boundary_of(const th_system *sys, int64_t g) {
+    if (g == 1) return -1;
+    double all = 1;
+    for (int d = 0; d < sys->ndims; d++) {
+        all *= (double)sys->dims[d].npus;
+        if (all == (double)g) return d;
+        if (all > (double)g) return -1;
+    }
+    return -1;
+}
+
+uint32_t th_a1_dims(const th_a1_workload *wl, const th_system *sys, int layer, th_phase phase) {
+    int n = sys->ndims < INVOLVED_DIMS ? sys->ndims : INVOLVED_DIMS;
+    uint32_t all = (1u << n) - 1u, model = 0, data = all;
+    switch (wl->par) {
+    case TH_A1_DATA:
+    case TH_A1_MICRO: model = 0, data = all; break;
+    case TH_A1_HYBRID_DLRM:
+        if (layer == 0) return all; /* the embedding layer: every dim for every collective */
+        model = 0, data = all;
+        break;
+    case TH_A1_MODEL: model = all, data = 0; break;
+    case TH_A1_HYBRID_DATA_MODEL: model = 1u & all, data = all & ~1u; break;
+    case TH_A1_HYBRID_MODEL_DATA: model = all & ~1u, data = 1u & all; break;
+    case TH_A1_HYBRID_TRANSFORMER: {
+        int b = boundary_of(sys, wl->group);
+        model = b < 0 ? 0 : ((1u << (b + 1)) - 1u) & all;
+        data = all & ~model;
+        break;
+    }
+    }
+    return phase == TH_PHASE_WG ? data : model;
+}
+
+int th_a1_split(const th_a1_workload *wl, const th_system *sys, const char *source,
+                th_system *out, int *split, int *boundary, th_error *err) {
+    *out = *sys;
+    *split = -1;
+    *boundary = -1;
+    if (wl->par != TH_A1_HYBRID_TRANSFORMER || wl->group == 1) return TH_OK;
+    int64_t g = wl->group;
+    double all = 1;
+    for (int d = 0; d < sys->ndims; d++) {
+        int64_t p = sys->dims[d].npus;
+        if (all * (double)p < (double)g) {
+            all *= (double)p;
+            continue;
+        }
+        if (all * (double)p == (double)g) {
+            *boundary = d;
+            return TH_OK;
+        }
+        int64_t below = (int64_t)all, f = g / below;
+        if (g % below || p % f)
+            return th_error_set(err, TH_EINPUT,
+                                "%s:%d: model_parallel_NPU_group %lld does not divide system \"%s\": "
+                                "the dims before dims[%d] hold %lld NPUs and dims[%d] (%s) %lld, so "
+                                "a group of %lld NPUs is not a block of them",
+                                source, wl->line, (long long)g, sys->name, d, (long long)below, d,
+                                sys->dims[d].name, (long long)p, (long long)g);
+        if (sys->dims[d].topology == TH_TOPO_RING)
+            return th_error_set(err, TH_EINPUT,
+                                "%s:%d: model_parallel_NPU_group %lld splits dims[%d] (%s), a ring, "
+                                "into rings of %lld and %lld NPUs: ASTRA-sim 1.0's logical "
+                                "sub-rings take other hop counts than a ring, not modelled",
+                                source, wl->line, (long long)g, d, sys->dims[d].name, (long long)f,
+                                (long long)(p / f));
+        if (sys->ndims == TH_MAX_DIMS)
+            return th_error_set(err, TH_EINPUT,
+                                "%s:%d: model_parallel_NPU_group %lld splits dims[%d] of a system "
+                                "with %d dims already, the most themis holds",
+                                source, wl->line, (long long)g, d, TH_MAX_DIMS);
+        memmove(&out->dims[d + 1], &out->dims[d], sizeof out->dims[0] * (size_t)(sys->ndims - d));
+        out->ndims = sys->ndims + 1;
+        out->dims[d].npus = f;
+        out->dims[d + 1].npus = p / f;
+        char name[TH_NAME_MAX];
+        snprintf(name, sizeof name, "%s", sys->dims[d].name);
+        snprintf(out->dims[d].name, sizeof out->dims[d].name, "%.55s.model", name);
+        snprintf(out->dims[d + 1].name, sizeof out->dims[d + 1].name, "%.55s.data", name);
+        *split = d;
+        *boundary = d;
+        th_error e;
+        if (th_system_validate(out, source, &e))
+            return th_error_set(err, TH_EINPUT, "%s: the split system: %s", source, e.msg);
+        return TH_OK;
+    }
+    return th_error_set(err, TH_EINPUT,
+                        "%s:%d: model_parallel_NPU_group %lld is more NPUs than system \"%s\" has "
+                        "(%.0f)",
+                        source, wl->line, (long long)g, sys->name, all);
+}

@@ -1,0 +1,676 @@
+/* Check suite for ASTRA-sim 1.0 text workloads: the parser and every error it names, the
+ * conversion to our format, and the state-machine replay, hand-traced from ASTRA-sim 1.0's
+ * Workload.cc and Layer.cc (one tick per state change, compute waits, blocking rules, update
+ * delays, passes). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_themis.h"
+#include "themis/astra1_workload.h"
+
+static th_a1_workload *parse_ok(const char *text) {
+    th_a1_workload *wl = NULL;
+    th_error err = {0};
+    ck_assert_msg(th_a1_parse(text, strlen(text), "w.txt", &wl, &err) == TH_OK, "%s", err.msg);
+    return wl;
+}
+
+/* Parsing fails with exit-2 input error whose message holds every needle. */
+static void parse_bad(const char *text, const char *n1, const char *n2) {
+    th_a1_workload *wl = (th_a1_workload *)1;
+    th_error err = {0};
+    ck_assert_int_eq(th_a1_parse(text, strlen(text), "w.txt", &wl, &err), TH_EINPUT);
+    ck_assert_ptr_null(wl);
+    ck_assert_msg(strstr(err.msg, n1), "'%s' lacks '%s'", err.msg, n1);
+    if (n2) ck_assert_msg(strstr(err.msg, n2), "'%s' lacks '%s'", err.msg, n2);
+}
+
+/* One switch dim per entry of npus, 1 GB/s (1 byte per ns), no latency, rhd: a stage of m
+ * bytes on p NPUs takes m (p-1)/p ns (SPEC §3). */
+static th_system switches(int n, const int64_t *npus, const double *bw) {
+    th_system s = {0};
+    for (int d = 0; d < n; d++)
+        test_add_dim(&s, TH_TOPO_SWITCH, npus[d], bw ? bw[d] : 1, 0);
+    test_finish(&s);
+    return s;
+}
+
+static th_a1_replay_opts ropts(int passes, int lifo) {
+    th_a1_replay_opts o = {0};
+    o.policy = TH_POLICY_BASELINE;
+    o.intra = TH_INTRA_FIFO;
+    o.model = TH_LOAD_ALPHA_BETA;
+    o.chunks = 1;
+    o.passes = passes;
+    o.lifo = lifo;
+    o.scale = (th_a1_scale){1, 1, 0};
+    return o;
+}
+
+static th_a1_replay_result replay(const th_system *s, const char *text, th_a1_replay_opts o) {
+    th_a1_workload *wl = parse_ok(text);
+    th_a1_replay_result r;
+    th_error err = {0};
+    ck_assert_msg(th_a1_replay(s, wl, "w.txt", &o, &r, &err) == TH_OK, "%s", err.msg);
+    th_a1_free(wl);
+    return r;
+}
+
+static void replay_bad(const th_system *s, const char *text, th_a1_replay_opts o, const char *n1,
+                       const char *n2) {
+    th_a1_workload *wl = parse_ok(text);
+    th_a1_replay_result r;
+    th_error err = {0};
+    ck_assert_int_eq(th_a1_replay(s, wl, "w.txt", &o, &r, &err), TH_EINPUT);
+    ck_assert_msg(strstr(err.msg, n1), "'%s' lacks '%s'", err.msg, n1);
+    if (n2) ck_assert_msg(strstr(err.msg, n2), "'%s' lacks '%s'", err.msg, n2);
+    th_a1_free(wl);
+}
+
+/* ---- the parser ---- */
+
+START_TEST(parse_fields) {
+    /* CRLF, tabs, trailing tabs and blank lines, as ASTRA-sim's own files have */
+    th_a1_workload *wl = parse_ok("\r\nHYBRID_DLRM\t1\t\t\r\n2\t\t\r\n\r\n"
+                                  "emb\t-1\t300\tALLTOALL\t98304\t301\tALLTOALL\t98305\t302\tNONE\t"
+                                  "0\t98\r\n"
+                                  "mlp 7 1 NONE 0 2 REDUCESCATTER 4 3 ALLGATHER 5 0\n");
+    ck_assert_int_eq(wl->par, TH_A1_HYBRID_DLRM);
+    ck_assert_int_eq(wl->last_bottom, 1);
+    ck_assert_int_eq(wl->line, 2);
+    ck_assert_int_eq(wl->nlayers, 2);
+    ck_assert_str_eq(wl->name, "w");
+    const th_a1_layer *a = &wl->layers[0], *b = &wl->layers[1];
+    ck_assert_str_eq(a->name, "emb");
+    ck_assert_int_eq(a->line, 5);
+    ck_assert_rel(a->ph[TH_PHASE_FWD].cycles, 300);
+    ck_assert_int_eq(a->ph[TH_PHASE_FWD].type, TH_COLL_ALLTOALL);
+    ck_assert_rel(a->ph[TH_PHASE_FWD].size, 98304);
+    ck_assert_rel(a->ph[TH_PHASE_IG].cycles, 301);
+    ck_assert_rel(a->ph[TH_PHASE_IG].size, 98305);
+    ck_assert_rel(a->ph[TH_PHASE_WG].cycles, 302);
+    ck_assert_int_eq(a->ph[TH_PHASE_WG].type, TH_A1_NONE);
+    ck_assert_rel(a->update, 98);
+    ck_assert_int_eq(b->line, 6);
+    ck_assert_int_eq(b->ph[TH_PHASE_IG].type, TH_COLL_REDUCESCATTER);
+    ck_assert_int_eq(b->ph[TH_PHASE_WG].type, TH_COLL_ALLGATHER);
+    ck_assert_rel(b->ph[TH_PHASE_WG].size, 5);
+    th_a1_free(wl);
+    wl = parse_ok("HYBRID_TRANSFORMER model_parallel_NPU_group: 4\n1\n"
+                  "l -1 1 ALLREDUCE 2 3 NONE 0 4 ALLREDUCE 5 6\n");
+    ck_assert_int_eq(wl->par, TH_A1_HYBRID_TRANSFORMER);
+    ck_assert_int_eq(wl->group, 4);
+    th_a1_free(wl);
+    const char *const pars[] = {"DATA", "MODEL", "HYBRID_DATA_MODEL", "HYBRID_MODEL_DATA",
+                                "MICRO"};
+    const int want[] = {TH_A1_DATA, TH_A1_MODEL, TH_A1_HYBRID_DATA_MODEL, TH_A1_HYBRID_MODEL_DATA,
+                        TH_A1_MICRO};
+    for (int i = 0; i < 5; i++) {
+        char text[200];
+        snprintf(text, sizeof text, "%s\n1\nl -1 1 NONE 0 1 NONE 0 1 NONE 0 0", pars[i]);
+        wl = parse_ok(text);
+        ck_assert_int_eq(wl->par, want[i]);
+        th_a1_free(wl);
+    }
+}
+END_TEST
+
+START_TEST(detect) {
+    ck_assert(th_a1_is_text("DATA\n1\n", 7));
+    ck_assert(!th_a1_is_text(" \n\t{\"name\": 1}", 14));
+    ck_assert(!th_a1_is_text("\xEF\xBB\xBF{}", 5));
+    ck_assert(!th_a1_is_text("  \n", 3)); /* blank: neither; the JSON loader says "empty" */
+}
+END_TEST
+
+#define L1 "l -1 1 NONE 0 1 NONE 0 1 NONE 0 0\n"
+
+START_TEST(parse_errors) {
+    parse_bad("", "w.txt: empty", NULL);
+    parse_bad("\n\n", "empty", NULL);
+    parse_bad("DATTA\n1\n" L1, "w.txt:1: parallelism: expected DATA", "'DATTA'");
+    parse_bad("HYBRID_CUSTOMIZED\n1\n" L1, "w.txt:1: parallelism HYBRID_CUSTOMIZED: not replayed",
+              NULL);
+    parse_bad("DATA 3\n1\n" L1, "w.txt:1: DATA takes no field after it", "'3'");
+    parse_bad("HYBRID_TRANSFORMER\n1\n" L1, "w.txt:1: HYBRID_TRANSFORMER: expected "
+                                           "'model_parallel_NPU_group: G'",
+              NULL);
+    parse_bad("HYBRID_TRANSFORMER group: 4\n1\n" L1, "expected 'model_parallel_NPU_group:'",
+              "'group:'");
+    parse_bad("HYBRID_TRANSFORMER model_parallel_NPU_group: four\n1\n" L1,
+              "model_parallel_NPU_group: expected a whole number of NPUs >= 1", "'four'");
+    parse_bad("HYBRID_TRANSFORMER model_parallel_NPU_group: 0\n1\n" L1, ">= 1", "'0'");
+    parse_bad("HYBRID_DLRM\n1\n" L1, "HYBRID_DLRM: expected the last bottom-MLP layer", NULL);
+    parse_bad("HYBRID_DLRM -1\n1\n" L1, "the last bottom-MLP layer: expected a layer index",
+              "'-1'");
+    parse_bad("HYBRID_DLRM 1\n1\n" L1, "w.txt:1: HYBRID_DLRM: the last bottom-MLP layer 1 is not "
+                                       "a layer (the workload has 1: 0 .. 0)",
+              NULL);
+    parse_bad("DATA\n", "w.txt:1: expected the layer count", NULL);
+    parse_bad("DATA\ntwo\n" L1, "w.txt:2: layer count: expected one whole number", "'two'");
+    parse_bad("DATA\n0\n" L1, "w.txt:2: layer count", "'0'");
+    parse_bad("DATA\n1 2\n" L1, "w.txt:2: layer count", "and more");
+    /* a wrong layer count, both ways */
+    parse_bad("DATA\n2\n" L1, "w.txt: the layer count (line 2) says 2 layers, the file has 1",
+              NULL);
+    parse_bad("DATA\n1\n" L1 L1, "w.txt:4: a line after the 1 layers the layer count (line 2) "
+                                 "says",
+              NULL);
+    /* missing and extra fields */
+    parse_bad("DATA\n1\nl -1 1 NONE 0 1 NONE 0 1 NONE 0\n", "w.txt:3: expected 12 fields",
+              "got 11: a field is missing");
+    parse_bad("DATA\n1\nl -1 1 NONE 0 1 NONE 0 1 NONE 0 0 7\n", "got 13: an extra field", NULL);
+    /* every kind of bad value, each naming its field */
+    parse_bad("DATA\n1\nl x 1 NONE 0 1 NONE 0 1 NONE 0 0\n", "w.txt:3: field 2 (reserved): "
+                                                             "expected an integer, got 'x'",
+              NULL);
+    parse_bad("DATA\n1\nl -1 -5 NONE 0 1 NONE 0 1 NONE 0 0\n",
+              "w.txt:3: field 3 (forward compute): expected a whole number of cycles >= 0", "'-5'");
+    parse_bad("DATA\n1\nl -1 1 NONE 0 1.5 NONE 0 1 NONE 0 0\n", "field 6 (input-grad compute)",
+              "'1.5'");
+    parse_bad("DATA\n1\nl -1 1 NONE 0 1 NONE 0 abc NONE 0 0\n", "field 9 (weight-grad compute)",
+              "'abc'");
+    parse_bad("DATA\n1\nl -1 1 NONE 0 1 NONE 0 1 ALLRDUCE 0 0\n",
+              "field 10 (weight-grad comm type): expected ALLREDUCE, REDUCESCATTER, ALLGATHER, "
+              "ALLTOALL or NONE",
+              "'ALLRDUCE'");
+    parse_bad("DATA\n1\nl -1 1 ALLREDUCEALLTOALL 8 1 NONE 0 1 NONE 0 0\n",
+              "field 4 (forward comm type): ALLREDUCEALLTOALL is read by ASTRA-sim 1.0 but aborts",
+              NULL);
+    parse_bad("DATA\n1\nl -1 1 NONE -8 1 NONE 0 1 NONE 0 0\n", "field 5 (forward comm size): "
+                                                               "expected a whole number of bytes",
+              "'-8'");
+    parse_bad("DATA\n1\nl -1 1 NONE 0 1 NONE 1e6 1 NONE 0 0\n", "field 8 (input-grad comm size)",
+              "'1e6'");
+    parse_bad("DATA\n1\nl -1 1 NONE 0 1 NONE 0 1 ALLREDUCE 99999999999999999999 0\n",
+              "field 11 (weight-grad comm size)", "at most 2^53");
+    parse_bad("DATA\n1\nl -1 1 NONE 0 1 NONE 0 1 NONE 0 -1\n", "field 12 (update delay)", "'-1'");
+    parse_bad("DATA\n1\n"
+              "a_name_that_is_longer_than_sixty_three_characters_which_is_too_long -1 1 NONE 0 1 "
+              "NONE 0 1 NONE 0 0\n",
+              "field 1 (name): at most 63 characters", NULL);
+    parse_bad("DATA\n1\nl\x01 -1 1 NONE 0 1 NONE 0 1 NONE 0 0 7\n", "extra field", NULL);
+    parse_bad("DATA\n1\nl -1 1 N\x01ONE 0 1 NONE 0 1 NONE 0 0\n", "'N\\x01ONE'", NULL);
+    const char nul[] = "DATA\n1\nl -1 1 NONE 0\0 1 NONE 0 1 NONE 0 0\n";
+    th_a1_workload *wl;
+    th_error err = {0};
+    ck_assert_int_eq(th_a1_parse(nul, sizeof nul - 1, "w.txt", &wl, &err), TH_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "a NUL byte"));
+}
+END_TEST
+
+/* ---- dims, the Transformer split, scales ---- */
+
+START_TEST(dims_and_split) {
+    int64_t n3[] = {2, 4, 8};
+    th_system s = switches(3, n3, NULL);
+    th_a1_workload *wl = parse_ok("HYBRID_DATA_MODEL\n1\n" L1);
+    ck_assert_uint_eq(th_a1_dims(wl, &s, 0, TH_PHASE_FWD), 1u);
+    ck_assert_uint_eq(th_a1_dims(wl, &s, 0, TH_PHASE_WG), 6u);
+    wl->par = TH_A1_HYBRID_MODEL_DATA;
+    ck_assert_uint_eq(th_a1_dims(wl, &s, 0, TH_PHASE_IG), 6u);
+    ck_assert_uint_eq(th_a1_dims(wl, &s, 0, TH_PHASE_WG), 1u);
+    wl->par = TH_A1_MODEL;
+    ck_assert_uint_eq(th_a1_dims(wl, &s, 0, TH_PHASE_FWD), 7u);
+    ck_assert_uint_eq(th_a1_dims(wl, &s, 0, TH_PHASE_WG), 0u);
+    wl->par = TH_A1_DATA;
+    ck_assert_uint_eq(th_a1_dims(wl, &s, 0, TH_PHASE_FWD), 0u);
+    ck_assert_uint_eq(th_a1_dims(wl, &s, 0, TH_PHASE_WG), 7u);
+    wl->par = TH_A1_HYBRID_DLRM;
+    ck_assert_uint_eq(th_a1_dims(wl, &s, 0, TH_PHASE_FWD), 7u); /* layer 0: every dim */
+    th_a1_free(wl);
+
+    /* G = 8 = 2 * 4: the first two dims, no split */
+    wl = parse_ok("HYBRID_TRANSFORMER model_parallel_NPU_group: 8\n1\n" L1);
+    th_system out;
+    int at, b;
+    th_error err = {0};
+    ck_assert_int_eq(th_a1_split(wl, &s, "w.txt", &out, &at, &b, &err), TH_OK);
+    ck_assert_int_eq(at, -1);
+    ck_assert_int_eq(b, 1);
+    ck_assert_uint_eq(th_a1_dims(wl, &out, 0, TH_PHASE_FWD), 3u);
+    ck_assert_uint_eq(th_a1_dims(wl, &out, 0, TH_PHASE_WG), 4u);
+    /* G = 16 = 2 * 4 * 2: dim 2 (8) becomes 2 x 4 */
+    wl->group = 16;
+    ck_assert_int_eq(th_a1_split(wl, &s, "w.txt", &out, &at, &b, &err), TH_OK);
+    ck_assert_int_eq(at, 2);
+    ck_assert_int_eq(b, 2);
+    ck_assert_int_eq(out.ndims, 4);
+    ck_assert_int_eq(out.dims[2].npus, 2);
+    ck_assert_int_eq(out.dims[3].npus, 4);
+    ck_assert_rel(out.npus, 64);
+    ck_assert_uint_eq(th_a1_dims(wl, &out, 0, TH_PHASE_IG), 7u);
+    ck_assert_uint_eq(th_a1_dims(wl, &out, 0, TH_PHASE_WG), 8u);
+    /* G = 1: no model-parallel dim */
+    wl->group = 1;
+    ck_assert_int_eq(th_a1_split(wl, &s, "w.txt", &out, &at, &b, &err), TH_OK);
+    ck_assert_int_eq(b, -1);
+    ck_assert_uint_eq(th_a1_dims(wl, &out, 0, TH_PHASE_FWD), 0u);
+    /* G = 6 is no block of (2, 4, 8): 2 NPUs below dims[1], 6 / 2 = 3 does not divide 4 */
+    wl->group = 6;
+    ck_assert_int_eq(th_a1_split(wl, &s, "w.txt", &out, &at, &b, &err), TH_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "w.txt:1: model_parallel_NPU_group 6 does not divide"));
+    wl->group = 128;
+    ck_assert_int_eq(th_a1_split(wl, &s, "w.txt", &out, &at, &b, &err), TH_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "128 is more NPUs than system"));
+    /* a ring cut in two is refused */
+    th_system r = {0};
+    test_add_dim(&r, TH_TOPO_RING, 8, 1, 0);
+    test_finish(&r);
+    wl->group = 2;
+    ck_assert_int_eq(th_a1_split(wl, &r, "w.txt", &out, &at, &b, &err), TH_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "a ring, into rings of 2 and 4 NPUs"));
+    th_a1_free(wl);
+
+    /* scales: the branch truncates a double product, the tag a float product:
+     * 16777217 = 2^24 + 1 is no float (it rounds to 2^24); 1000 * 1.5 = 1500 both ways;
+     * 3 * 0.7 = 2.0999999999999996 -> 2 */
+    ck_assert_rel(th_a1_scaled(16777217, 1, 0), 16777217);
+    ck_assert_rel(th_a1_scaled(16777217, 1, 1), 16777216);
+    ck_assert_rel(th_a1_scaled(1000, 1.5, 1), 1500);
+    ck_assert_rel(th_a1_scaled(3, 0.7, 0), 2);
+}
+END_TEST
+
+/* ---- the replay: no communication (any model) ---- */
+
+#define DATA2 "DATA\n2\n" \
+    "l0 -1 1000 NONE 0 1000 NONE 0 1000 NONE 0 0\n" \
+    "l1 -1 1000 NONE 0 1000 NONE 0 1000 NONE 0 0\n"
+
+START_TEST(no_comm) {
+    int64_t n1[] = {4};
+    th_system s = switches(1, n1, NULL);
+    /* DATA: F0 0-1000, +1; F1 1001-2001, +1; WG1 2002-3002, +1; IG1 3003-4003, +1;
+     * WG0 4004-5004 (pass ends), +1: 5005 the end. Layer 0 has no IG compute. */
+    th_a1_replay_result r = replay(&s, DATA2, ropts(1, 1));
+    ck_assert_rel(r.total, 5005);
+    ck_assert_rel(r.compute, 5000);
+    ck_assert_rel(r.exposed, 5);
+    ck_assert_rel(r.pass_end[0], 5004);
+    ck_assert_int_eq(r.collectives, 0);
+    th_a1_replay_result_free(&r);
+    /* two passes: the second starts at 5005 and ends at 5005 + 5004, +1 */
+    r = replay(&s, DATA2, ropts(2, 1));
+    ck_assert_rel(r.pass_end[1], 10009);
+    ck_assert_rel(r.total, 10010);
+    ck_assert_rel(r.compute, 10000);
+    th_a1_replay_result_free(&r);
+    /* HYBRID_DLRM has DATA's shape */
+    r = replay(&s, "HYBRID_DLRM 0\n2\n"
+                   "l0 -1 1000 NONE 0 1000 NONE 0 1000 NONE 0 0\n"
+                   "l1 -1 1000 NONE 0 1000 NONE 0 1000 NONE 0 0\n",
+               ropts(1, 1));
+    ck_assert_rel(r.total, 5005);
+    th_a1_replay_result_free(&r);
+    /* MODEL: F0 0-1000 (a NONE blocking comm goes on at once), +1; F1 1001-2001, +1;
+     * IG1 2002-3002, +1; WG1 3003-4003, +1; IG0 4004-5004, +1; WG0 5005-6005, +1: 6006.
+     * Layer 0's IG compute runs here. */
+    r = replay(&s, "MODEL\n2\n"
+                   "l0 -1 1000 NONE 0 1000 NONE 0 1000 NONE 0 0\n"
+                   "l1 -1 1000 NONE 0 1000 NONE 0 1000 NONE 0 0\n",
+               ropts(1, 1));
+    ck_assert_rel(r.total, 6006);
+    ck_assert_rel(r.compute, 6000);
+    th_a1_replay_result_free(&r);
+    /* zero compute takes no tick, each state change one: F0 at 0, F1 at 1, WG1 at 2, IG1 at 3,
+     * WG0 at 4 (pass ends), the end at 5 */
+    r = replay(&s, "DATA\n2\nl0 -1 0 NONE 0 0 NONE 0 0 NONE 0 0\nl1 -1 0 NONE 0 0 NONE 0 0 NONE 0 0\n",
+               ropts(1, 1));
+    ck_assert_rel(r.total, 5);
+    ck_assert_rel(r.compute, 0);
+    th_a1_replay_result_free(&r);
+    /* MICRO with no collective ends where it starts */
+    r = replay(&s, "MICRO\n1\nl -1 5 NONE 0 5 NONE 0 5 NONE 0 5\n", ropts(3, 1));
+    ck_assert_rel(r.total, 0);
+    th_a1_replay_result_free(&r);
+    /* --compute-scale 2: every compute doubles, the 5 ticks stay */
+    th_a1_replay_opts o = ropts(1, 1);
+    o.scale.compute = 2;
+    r = replay(&s, DATA2, o);
+    ck_assert_rel(r.total, 10005);
+    th_a1_replay_result_free(&r);
+    /* the tag's float scale: F0 of 2^24 + 1 cycles takes 2^24 on the tag; F0, +1, WG0 (0),
+     * +1: 2^24 + 1 + 1 on the branch, one less on the tag */
+    const char *big = "DATA\n1\nl -1 16777217 NONE 0 0 NONE 0 0 NONE 0 0\n";
+    r = replay(&s, big, ropts(1, 1));
+    ck_assert_rel(r.total, 16777219);
+    th_a1_replay_result_free(&r);
+    o = ropts(1, 1);
+    o.scale.tag = 1;
+    r = replay(&s, big, o);
+    ck_assert_rel(r.total, 16777218);
+    th_a1_replay_result_free(&r);
+}
+END_TEST
+
+/* ---- the replay with collectives, on our analytical model (1 GB/s switches, latency 0, one
+ * chunk): an All-Reduce of m bytes over one dim of p NPUs is RS + AG of m (p-1)/p ns each ---- */
+
+START_TEST(data_comm) {
+    int64_t n1[] = {4};
+    th_system s = switches(1, n1, NULL);
+    /* AR(1000) on 4 NPUs = 2 * 750 = 1500. WG0 issued at 5004 (the pass's end) ends 6504,
+     * after the end tick 5005: the report waits for it. */
+    const char *ar = "DATA\n2\n"
+                     "l0 -1 1000 NONE 0 1000 NONE 0 1000 ALLREDUCE 1000 0\n"
+                     "l1 -1 1000 NONE 0 1000 NONE 0 1000 NONE 0 0\n";
+    th_a1_replay_result r = replay(&s, ar, ropts(1, 1));
+    ck_assert_rel(r.total, 6504);
+    ck_assert_rel(r.exposed, 1504);
+    ck_assert_int_eq(r.collectives, 1);
+    th_a1_replay_result_free(&r);
+    /* two passes: F0 of pass 2 waits for WG0 (6504), then 5004 more to its WG0, + 1500 */
+    r = replay(&s, ar, ropts(2, 1));
+    ck_assert_rel(r.pass_end[1], 6504 + 5004);
+    ck_assert_rel(r.total, 6504 + 5004 + 1500);
+    th_a1_replay_result_free(&r);
+    /* update delay 500 on layer 0: its WG counts as done at 7004; two passes: 7004 + 5004 +
+     * 1500 + 500 */
+    const char *upd = "DATA\n2\n"
+                      "l0 -1 1000 NONE 0 1000 NONE 0 1000 ALLREDUCE 1000 500\n"
+                      "l1 -1 1000 NONE 0 1000 NONE 0 1000 NONE 0 0\n";
+    r = replay(&s, upd, ropts(1, 1));
+    ck_assert_rel(r.total, 7004);
+    th_a1_replay_result_free(&r);
+    r = replay(&s, upd, ropts(2, 1));
+    ck_assert_rel(r.total, 7004 + 5004 + 2000);
+    th_a1_replay_result_free(&r);
+    /* DATA issues no forward or input-gradient collective */
+    r = replay(&s, "DATA\n1\nl0 -1 1000 ALLREDUCE 1000 1000 ALLTOALL 1000 1000 NONE 0 0\n",
+               ropts(1, 1));
+    ck_assert_rel(r.total, 2002); /* F0 0-1000, +1, WG0 1001-2001, +1 */
+    ck_assert_int_eq(r.collectives, 0);
+    th_a1_replay_result_free(&r);
+}
+END_TEST
+
+START_TEST(model_comm) {
+    int64_t n1[] = {4};
+    th_system s = switches(1, n1, NULL);
+    /* c = AR(1000) = 1500. F0 0-1000, AR 1000-2500 (blocking), +1; F1 2501-3501, AR -5001,
+     * +1; IG1 5002-6002, AR (not blocking) 6002-7502, +1; WG1 6003-7003, waits for IG1's AR
+     * to 7502, +1; IG0 7503-8503 (no AR for layer 0), +1; WG0 8504-9504, +1: 9505
+     * = 5 * 1000 + 3 c + 5 (with ASTRA-sim's c = 29294: 92887). */
+    th_a1_replay_result r = replay(&s, "MODEL\n2\n"
+                                       "l0 -1 1000 ALLREDUCE 1000 1000 ALLREDUCE 1000 1000 NONE 0 0\n"
+                                       "l1 -1 1000 ALLREDUCE 1000 1000 ALLREDUCE 1000 1000 NONE 0 0\n",
+                                   ropts(1, 1));
+    ck_assert_rel(r.total, 9505);
+    ck_assert_rel(r.compute, 6000);
+    ck_assert_int_eq(r.collectives, 3);
+    th_a1_replay_result_free(&r);
+}
+END_TEST
+
+/* Two dims: dim 0 at 1 GB/s, dim 1 at 2 GB/s, 4 NPUs each. Forward and IG All-Reduces of 1000
+ * bytes, WG All-Reduces of 2000. */
+#define HYB2 "\n2\n" \
+    "l0 -1 1000 ALLREDUCE 1000 1000 ALLREDUCE 1000 1000 ALLREDUCE 2000 0\n" \
+    "l1 -1 1000 ALLREDUCE 1000 1000 ALLREDUCE 1000 1000 ALLREDUCE 2000 0\n"
+
+START_TEST(hybrid_comm) {
+    int64_t n2[] = {4, 4};
+    double bw[] = {1, 2};
+    th_system s = switches(2, n2, bw);
+    /* HYBRID_DATA_MODEL: model dim 0 (AR 1000: 1500), data dim 1 (AR 2000: 2 * 750 = 1500).
+     * F0 -1000, AR -2500, +1; F1 2501-3501, AR -5001, +1; IG1 5002-6002, AR -7502, +1;
+     * WG1 6003-7003, AR 7003-8503 on dim 1, waits IG1 to 7502, +1; IG0 7503-8503, +1;
+     * WG0 8504-9504, AR 9504-11004 (dim 1 is free since 8503); pass ends 9504; the end at
+     * 11004. */
+    th_a1_replay_result r = replay(&s, "HYBRID_DATA_MODEL" HYB2, ropts(1, 1));
+    ck_assert_rel(r.pass_end[0], 9504);
+    ck_assert_rel(r.total, 11004);
+    ck_assert_int_eq(r.collectives, 5);
+    th_a1_replay_result_free(&r);
+    /* HYBRID_MODEL_DATA: model dim 1 (AR 1000: 2 * 375 = 750), data dim 0 (AR 2000: 3000).
+     * F0 -1000, AR -1750, +1; F1 1751-2751, AR -3501, +1; IG1 3502-4502, AR -5252, +1;
+     * WG1 4503-5503, AR 5503: RS -7003, AG -8503; IG1 done, +1; IG0 5504-6504, +1;
+     * WG0 6505-7505, AR queued behind WG1's AG: RS 8503-10003, AG -11503; pass ends 7505. */
+    r = replay(&s, "HYBRID_MODEL_DATA" HYB2, ropts(1, 1));
+    ck_assert_rel(r.pass_end[0], 7505);
+    ck_assert_rel(r.total, 11503);
+    th_a1_replay_result_free(&r);
+}
+END_TEST
+
+START_TEST(transformer_comm) {
+    /* one switch of 8 NPUs; group 2 splits it into 2 (model) x 4 (data). AR(1000) on 2 NPUs:
+     * 2 * 500 = 1000; on 4: 1500. */
+    int64_t n1[] = {8};
+    th_system s = switches(1, n1, NULL);
+    const char *t = "HYBRID_TRANSFORMER model_parallel_NPU_group: 2\n1\n"
+                    "l0 -1 1000 ALLREDUCE 1000 1000 ALLREDUCE 1000 1000 ALLREDUCE 1000 0\n";
+    /* branch: F0 -1000, AR -2000, +1; IG0 2001-3001, AR (layer 0 too, not blocking) -4001,
+     * +1; WG0 3002-4002, AR (data dim) -5502, IG0 done, pass ends 4002, +1; the end 5502 */
+    th_a1_replay_result r = replay(&s, t, ropts(1, 1));
+    ck_assert_rel(r.pass_end[0], 4002);
+    ck_assert_rel(r.total, 5502);
+    ck_assert_int_eq(r.collectives, 3);
+    th_a1_replay_result_free(&r);
+    /* tag: IG0's AR blocks: resumes at 4001, +1; WG0 4002-5002, AR -6502 */
+    th_a1_replay_opts o = ropts(1, 1);
+    o.scale.tag = 1;
+    r = replay(&s, t, o);
+    ck_assert_rel(r.pass_end[0], 5002);
+    ck_assert_rel(r.total, 6502);
+    th_a1_replay_result_free(&r);
+    /* group 8 = the whole system: every dim is model-parallel, the WG AR is not issued */
+    r = replay(&s, "HYBRID_TRANSFORMER model_parallel_NPU_group: 8\n1\n"
+                   "l0 -1 1000 NONE 0 1000 NONE 0 1000 ALLREDUCE 1000 0\n",
+               ropts(1, 1));
+    ck_assert_int_eq(r.collectives, 0);
+    ck_assert_rel(r.total, 3003); /* F0, +1, IG0, +1, WG0, +1 */
+    th_a1_replay_result_free(&r);
+}
+END_TEST
+
+START_TEST(dlrm_comm) {
+    /* one switch of 4 NPUs: A2A(1000) = 750, AR(1000) = 1500 (RS 750 + AG 750). K = 1. */
+    int64_t n1[] = {4};
+    th_system s = switches(1, n1, NULL);
+    const char *d = "HYBRID_DLRM 1\n3\n"
+                    "emb -1 100 ALLTOALL 1000 100 ALLTOALL 1000 100 NONE 0 0\n"
+                    "b1 -1 100 NONE 0 100 NONE 0 100 ALLREDUCE 1000 0\n"
+                    "t2 -1 100 NONE 0 100 NONE 0 100 ALLREDUCE 1000 0\n";
+    /* F0 -100, A2A0 100-850 (not blocking), +1; F1 101-201 waits for A2A0 (layer K = 1) to
+     * 850, +1; F2 851-951, +1; WG2 952-1052, AR2 RS 1052-1802, +1; IG2 1053-1153, the IG A2A
+     * of layer 0 (after layer K + 1's IG), +1; WG1 1154-1254, AR1, +1; IG1 1255-1355, +1;
+     * WG0 1356-1456 waits for the IG A2A.
+     * lifo (newest first): at 1802 AR1's RS 1802-2552, its AG 2552-3302, the A2A 3302-4052,
+     * AR2's AG 4052-4802: WG0 resumes at 4052, the pass ends there; the end 4802. */
+    th_a1_replay_result r = replay(&s, d, ropts(1, 1));
+    ck_assert_rel(r.pass_end[0], 4052);
+    ck_assert_rel(r.total, 4802);
+    ck_assert_rel(r.compute, 800); /* no IG compute for layer 0 */
+    ck_assert_int_eq(r.collectives, 4);
+    th_a1_replay_result_free(&r);
+    /* fifo (oldest first): AR2's AG 1802-2552, the A2A 2552-3302, AR1 3302-4802 */
+    r = replay(&s, d, ropts(1, 0));
+    ck_assert_rel(r.pass_end[0], 3302);
+    ck_assert_rel(r.total, 4802);
+    th_a1_replay_result_free(&r);
+}
+END_TEST
+
+START_TEST(micro_comm) {
+    int64_t n1[] = {4};
+    th_system s = switches(1, n1, NULL);
+    /* three passes: three AR(1000) issued at 0; fifo: one after the other, 4500 */
+    th_a1_replay_result r = replay(&s, "MICRO\n1\nl -1 5 NONE 0 5 NONE 0 5 ALLREDUCE 1000 0\n",
+                                   ropts(3, 0));
+    ck_assert_rel(r.total, 4500);
+    ck_assert_rel(r.compute, 0);
+    ck_assert_int_eq(r.collectives, 3);
+    th_a1_replay_result_free(&r);
+}
+END_TEST
+
+START_TEST(replay_errors) {
+    int64_t n1[] = {4};
+    th_system s = switches(1, n1, NULL);
+    /* a collective of 0 bytes that the state machine issues */
+    replay_bad(&s, "DATA\n1\nl0 -1 1 NONE 0 1 NONE 0 1 ALLREDUCE 0 0\n", ropts(1, 1),
+               "w.txt:3: field 11 (weight-grad comm size): ASTRA-sim 1.0 never finishes a "
+               "collective of 0 bytes (DATA issues this one)",
+               NULL);
+    /* ... after --comm-scale */
+    th_a1_replay_opts o = ropts(1, 1);
+    o.scale.comm = 0.1;
+    replay_bad(&s, "DATA\n1\nl0 -1 1 NONE 0 1 NONE 0 1 ALLREDUCE 5 0\n", o, "0 bytes",
+               "after --comm-scale");
+    /* DATA never issues the forward collective: its 0 bytes are harmless */
+    th_a1_replay_result r = replay(&s, "DATA\n1\nl0 -1 1 ALLREDUCE 0 1 NONE 0 1 NONE 0 0\n",
+                                   ropts(1, 1));
+    th_a1_replay_result_free(&r);
+    /* fewer bytes than chunks */
+    o = ropts(1, 1);
+    o.chunks = 64;
+    replay_bad(&s, "DATA\n1\nl0 -1 1 NONE 0 1 NONE 0 1 ALLREDUCE 63 0\n", o,
+               "w.txt:3: field 11 (weight-grad comm size): 63 bytes in 64 chunks", NULL);
+    /* a group that does not divide the system */
+    replay_bad(&s, "HYBRID_TRANSFORMER model_parallel_NPU_group: 3\n1\n" L1, ropts(1, 1),
+               "model_parallel_NPU_group 3 does not divide", NULL);
+    /* options */
+    th_a1_workload *wl = parse_ok(DATA2);
+    th_error err = {0};
+    o = ropts(0, 1);
+    ck_assert_int_eq(th_a1_replay(&s, wl, "w.txt", &o, &r, &err), TH_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "passes: expected 1 to"));
+    o = ropts(1, 1);
+    o.chunks = 0;
+    ck_assert_int_eq(th_a1_replay(&s, wl, "w.txt", &o, &r, &err), TH_EINPUT);
+    o = ropts(1, 1);
+    o.scale.comm = -1;
+    ck_assert_int_eq(th_a1_replay(&s, wl, "w.txt", &o, &r, &err), TH_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "scales"));
+    atomic_int stop = 1;
+    o = ropts(1, 1);
+    o.stop = &stop;
+    ck_assert_int_eq(th_a1_replay(&s, wl, "w.txt", &o, &r, &err), TH_EINTERNAL);
+    ck_assert_str_eq(err.msg, "interrupted");
+    th_a1_free(wl);
+}
+END_TEST
+
+/* ---- conversion to our format ---- */
+
+START_TEST(convert) {
+    th_a1_scale sc = {1, 1, 0};
+    th_buf notes = {0};
+    th_error err = {0};
+    th_workload *w;
+    th_a1_workload *wl = parse_ok("DATA\n2\n"
+                                  "l -1 10 ALLREDUCE 8 20 NONE 0 30 ALLREDUCE 4096 5\n"
+                                  "l -1 11 NONE 0 21 NONE 0 31 REDUCESCATTER 64 0\n");
+    ck_assert_int_eq(th_a1_convert(wl, NULL, &sc, "w.txt", &w, &notes, &err), TH_OK);
+    ck_assert_int_eq(w->nlayers, 2);
+    ck_assert_int_eq(w->hybrid, 0);
+    ck_assert_str_eq(w->layers[0].name, "l");
+    ck_assert_str_eq(w->layers[1].name, "l.2");
+    ck_assert_rel(w->layers[0].ph[TH_PHASE_FWD].ns, 10);
+    ck_assert_rel(w->layers[0].ph[TH_PHASE_IG].ns, 0); /* DATA skips layer 0's IG */
+    ck_assert_rel(w->layers[1].ph[TH_PHASE_IG].ns, 21);
+    ck_assert(!w->layers[0].ph[TH_PHASE_FWD].coll.present); /* DATA never issues it */
+    const th_wl_coll *c = &w->layers[0].ph[TH_PHASE_WG].coll;
+    ck_assert(c->present && !c->blocking);
+    ck_assert_int_eq(c->type, TH_COLL_ALLREDUCE);
+    ck_assert_rel(c->size, 4096);
+    ck_assert_int_eq(c->sel, TH_SEL_ALL);
+    ck_assert_ptr_nonnull(strstr(notes.p, "1 layer names repeat"));
+    ck_assert_ptr_nonnull(strstr(notes.p, "1 layers have an update delay"));
+    /* the JSON reads back as the same workload */
+    char *json;
+    ck_assert_int_eq(th_a1_workload_json(w, &json, &err), TH_OK);
+    th_workload *back;
+    ck_assert_msg(th_workload_parse(json, strlen(json), "back.json", &back, &err) == TH_OK, "%s",
+                  err.msg);
+    ck_assert_int_eq(back->nlayers, 2);
+    ck_assert_str_eq(back->layers[1].name, "l.2");
+    ck_assert_rel(back->layers[1].ph[TH_PHASE_WG].coll.size, 64);
+    ck_assert_int_eq(back->layers[1].ph[TH_PHASE_WG].coll.type, TH_COLL_REDUCESCATTER);
+    ck_assert(!back->layers[1].ph[TH_PHASE_WG].coll.blocking);
+    free(json);
+    th_workload_free(back);
+    th_workload_free(w);
+    th_a1_free(wl);
+    th_buf_free(&notes);
+
+    /* hybrids: model dims in forward and IG (blocking), data dims in WG */
+    int64_t n3[] = {2, 4, 8};
+    th_system s = switches(3, n3, NULL);
+    notes = (th_buf){0};
+    wl = parse_ok("HYBRID_DATA_MODEL" HYB2);
+    ck_assert_int_eq(th_a1_convert(wl, &s, &sc, "w.txt", &w, &notes, &err), TH_OK);
+    ck_assert_int_eq(w->hybrid, 1);
+    ck_assert_int_eq(w->mp_dims, 1);
+    ck_assert_int_eq(w->layers[1].ph[TH_PHASE_IG].coll.sel, TH_SEL_MP);
+    ck_assert(w->layers[1].ph[TH_PHASE_IG].coll.blocking);
+    ck_assert(!w->layers[0].ph[TH_PHASE_IG].coll.present); /* layer 0 has none */
+    ck_assert_int_eq(w->layers[0].ph[TH_PHASE_WG].coll.sel, TH_SEL_DP);
+    ck_assert_ptr_nonnull(strstr(notes.p, "input-gradient collectives block"));
+    th_workload_free(w);
+    th_a1_free(wl);
+    wl = parse_ok("HYBRID_MODEL_DATA" HYB2);
+    ck_assert_int_eq(th_a1_convert(wl, &s, &sc, "w.txt", &w, &notes, &err), TH_OK);
+    ck_assert_int_eq(w->layers[0].ph[TH_PHASE_FWD].coll.sel, TH_SEL_LIST);
+    ck_assert_uint_eq(w->layers[0].ph[TH_PHASE_FWD].coll.mask, 6u);
+    ck_assert_uint_eq(w->layers[0].ph[TH_PHASE_WG].coll.mask, 1u);
+    th_workload_free(w);
+    /* without the system it cannot say which dims */
+    ck_assert_int_eq(th_a1_convert(wl, NULL, &sc, "w.txt", &w, &notes, &err), TH_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "w.txt:1: HYBRID_MODEL_DATA: its model-parallel dims "
+                                          "depend on the system's dims"));
+    th_a1_free(wl);
+    /* a Transformer group on whole dims converts; one that splits a dim cannot */
+    wl = parse_ok("HYBRID_TRANSFORMER model_parallel_NPU_group: 8\n1\n"
+                  "l0 -1 1 ALLREDUCE 100 1 ALLREDUCE 100 1 ALLREDUCE 100 0\n");
+    ck_assert_int_eq(th_a1_convert(wl, &s, &sc, "w.txt", &w, &notes, &err), TH_OK);
+    ck_assert_int_eq(w->hybrid, 1);
+    ck_assert_int_eq(w->mp_dims, 2);
+    ck_assert(w->layers[0].ph[TH_PHASE_IG].coll.present); /* layer 0's IG too */
+    th_workload_free(w);
+    wl->group = 4;
+    ck_assert_int_eq(th_a1_convert(wl, &s, &sc, "w.txt", &w, &notes, &err), TH_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "splits dims[1] (dim1) of system \"test\" into two "
+                                          "logical dims"));
+    th_a1_free(wl);
+    /* DLRM: layer 0's collectives over every dim, the note on its waits */
+    wl = parse_ok("HYBRID_DLRM 0\n2\n"
+                  "emb -1 1 ALLTOALL 100 1 ALLTOALL 100 1 NONE 0 0\n"
+                  "m -1 1 ALLTOALL 100 1 NONE 0 1 ALLREDUCE 100 0\n");
+    ck_assert_int_eq(th_a1_convert(wl, NULL, &sc, "w.txt", &w, &notes, &err), TH_OK);
+    ck_assert(w->layers[0].ph[TH_PHASE_FWD].coll.present);
+    ck_assert(w->layers[0].ph[TH_PHASE_IG].coll.present);
+    ck_assert(!w->layers[1].ph[TH_PHASE_FWD].coll.present);
+    ck_assert_ptr_nonnull(strstr(notes.p, "HYBRID_DLRM: layer 0's forward All-to-All"));
+    th_workload_free(w);
+    th_a1_free(wl);
+    /* a collective of 0 bytes that would be issued */
+    wl = parse_ok("DATA\n1\nl0 -1 1 NONE 0 1 NONE 0 1 ALLGATHER 0 0\n");
+    ck_assert_int_eq(th_a1_convert(wl, NULL, &sc, "w.txt", &w, &notes, &err), TH_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "w.txt:3: field 11 (weight-grad comm size)"));
+    th_a1_free(wl);
+    th_buf_free(&notes);
+}
+END_TEST
+
+Suite *astra1_workload_suite(void) {
+    Suite *s = suite_create("astra1_workload");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, parse_fields);
+    tcase_add_test(tc, detect);
+    tcase_add_test(tc, parse_errors);
+    tcase_add_test(tc, dims_and_split);
+    tcase_add_test(tc, no_comm);
+    tcase_add_test(tc, data_comm);
+    tcase_add_test(tc, model_comm);
+    tcase_add_test(tc, hybrid_comm);
+    tcase_add_test(tc, transformer_comm);
+    tcase_add_test(tc, dlrm_comm);
+    tcase_add_test(tc, micro_comm);
+    tcase_add_test(tc, replay_errors);
+    tcase_add_test(tc, convert);
+    suite_add_tcase(s, tc);
+    return s;
+}
