@@ -47,7 +47,7 @@ typedef struct replay {
     double compute;
     double *pass_end;
     int64_t injected, finished;
-    int64_t prio; /* Sys::priority_counter */
+    int64_t prio;              /* Sys::priority_counter */
     double loads[TH_MAX_DIMS]; /* the Themis tracker, shared by the collectives of one tick */
     double last_plan_t;        /* the tick of the last collective generated */
     /* the network */

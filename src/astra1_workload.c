@@ -10,26 +10,34 @@
 #include "themis/str.h"
 
 const char *const th_a1_parallelism_names[] = {
-    "DATA",        "MODEL",       "HYBRID_DATA_MODEL", "HYBRID_MODEL_DATA", "HYBRID_TRANSFORMER",
-    "HYBRID_DLRM", "MICRO",       NULL};
+    "DATA",  "MODEL", "HYBRID_DATA_MODEL", "HYBRID_MODEL_DATA", "HYBRID_TRANSFORMER", "HYBRID_DLRM",
+    "MICRO", NULL};
 
 /* Keywords ASTRA-sim 1.0 reads that themis does not replay. */
 static const char *const unsupported[] = {"HYBRID_TRANSFORMER_FWD_IN_BCKWD", "HYBRID_DLRM_ENHANCED",
                                           "HYBRID_CUSTOMIZED", "DISTRIBUTED_INFERENCE", NULL};
 
 /* The collective keywords, in th_coll_type order, then NONE. */
-static const char *const types[] = {"ALLREDUCE", "REDUCESCATTER", "ALLGATHER", "ALLTOALL", "NONE",
-                                    NULL};
+static const char *const types[] = {"ALLREDUCE", "REDUCESCATTER", "ALLGATHER",
+                                    "ALLTOALL",  "NONE",          NULL};
 
-#define FIELDS   12
-#define MAX_INT  9007199254740992.0 /* 2^53: every integer up to it is exact in a double */
+#define FIELDS     12
+#define MAX_INT    9007199254740992.0 /* 2^53: every integer up to it is exact in a double */
 #define MAX_LAYERS 1000000
-#define MAX_TOKS 16
+#define MAX_TOKS   16
 
-static const char *const field_names[FIELDS] = {
-    "name",          "reserved",        "forward compute", "forward comm type",
-    "forward comm size", "input-grad compute", "input-grad comm type", "input-grad comm size",
-    "weight-grad compute", "weight-grad comm type", "weight-grad comm size", "update delay"};
+static const char *const field_names[FIELDS] = {"name",
+                                                "reserved",
+                                                "forward compute",
+                                                "forward comm type",
+                                                "forward comm size",
+                                                "input-grad compute",
+                                                "input-grad comm type",
+                                                "input-grad comm size",
+                                                "weight-grad compute",
+                                                "weight-grad comm type",
+                                                "weight-grad comm size",
+                                                "update delay"};
 
 int th_a1_is_text(const char *text, size_t len) {
     size_t i = 0;
@@ -47,9 +55,9 @@ void th_a1_free(th_a1_workload *wl) {
 
 /* One line cut into whitespace-separated tokens (in place). */
 typedef struct line {
-    int no;             /* 1-based */
+    int no; /* 1-based */
     char *tok[MAX_TOKS];
-    int n;              /* tokens; more than MAX_TOKS counts on */
+    int n; /* tokens; more than MAX_TOKS counts on */
 } line;
 
 typedef struct reader {
@@ -82,8 +90,10 @@ static const char *shown(char *buf, size_t n, const char *s) {
     size_t k = 0;
     for (; *s && k + 5 < n; s++) {
         unsigned char c = (unsigned char)*s;
-        if (c < 0x20 || c >= 0x7f) k += (size_t)snprintf(buf + k, n - k, "\\x%02X", c);
-        else buf[k++] = (char)c;
+        if (c < 0x20 || c >= 0x7f)
+            k += (size_t)snprintf(buf + k, n - k, "\\x%02X", c);
+        else
+            buf[k++] = (char)c;
     }
     if (*s && k + 4 <= n) memcpy(buf + k, "...", 4), k += 3;
     buf[k < n ? k : n - 1] = '\0';
@@ -120,8 +130,9 @@ static int parse_layer(const line *l, th_a1_layer *ly, const char *src, th_error
                             l->n < FIELDS ? "a field is missing" : "an extra field");
     char b[80];
     if (strlen(l->tok[0]) >= sizeof ly->name)
-        return th_error_set(err, TH_EINPUT, "%s:%d: field 1 (name): at most %zu characters, got '%s'",
-                            src, l->no, sizeof ly->name - 1, shown(b, sizeof b, l->tok[0]));
+        return th_error_set(err, TH_EINPUT,
+                            "%s:%d: field 1 (name): at most %zu characters, got '%s'", src, l->no,
+                            sizeof ly->name - 1, shown(b, sizeof b, l->tok[0]));
     snprintf(ly->name, sizeof ly->name, "%s", l->tok[0]);
     ly->line = l->no;
     double dep;
@@ -223,10 +234,10 @@ static int parse(char *text, size_t len, const char *src, th_a1_workload *wl, th
         return th_error_set(err, TH_EINPUT, "%s:%d: expected the layer count on the next line", src,
                             header);
     if (l.n != 1 || integer(l.tok[0], 0, &n) || n < 1 || n > MAX_LAYERS)
-        return th_error_set(err, TH_EINPUT,
-                            "%s:%d: layer count: expected one whole number from 1 to %d, got '%s'%s",
-                            src, l.no, MAX_LAYERS, shown(b, sizeof b, l.tok[0]),
-                            l.n != 1 ? " and more" : "");
+        return th_error_set(
+            err, TH_EINPUT,
+            "%s:%d: layer count: expected one whole number from 1 to %d, got '%s'%s", src, l.no,
+            MAX_LAYERS, shown(b, sizeof b, l.tok[0]), l.n != 1 ? " and more" : "");
     int count = l.no;
     wl->nlayers = (int)n;
     if (wl->par == TH_A1_HYBRID_DLRM && wl->last_bottom >= wl->nlayers)
@@ -245,8 +256,8 @@ static int parse(char *text, size_t len, const char *src, th_a1_workload *wl, th
     }
     if (next_line(&r, &l))
         return th_error_set(err, TH_EINPUT,
-                            "%s:%d: a line after the %d layers the layer count (line %d) says",
-                            src, l.no, wl->nlayers, count);
+                            "%s:%d: a line after the %d layers the layer count (line %d) says", src,
+                            l.no, wl->nlayers, count);
     return TH_OK;
 }
 

@@ -167,16 +167,16 @@ int th_a1_convert(const th_a1_workload *wl, const th_system *sys, const th_a1_sc
             ph->ns = th_a1_scaled(a->ph[p].cycles, scale->compute, scale->tag);
             /* the state machine skips what it never runs: MICRO's compute, and in DATA and
              * HYBRID_DLRM layer 0's input gradient */
-            if (wl->par == TH_A1_MICRO ||
-                (p == TH_PHASE_IG && l == 0 &&
-                 (wl->par == TH_A1_DATA || wl->par == TH_A1_HYBRID_DLRM)))
+            if (wl->par == TH_A1_MICRO || (p == TH_PHASE_IG && l == 0 &&
+                                           (wl->par == TH_A1_DATA || wl->par == TH_A1_HYBRID_DLRM)))
                 ph->ns = 0;
             rc = coll(wl, out, sys, l, (th_phase)p, scale, source, &ph->coll, err);
         }
     }
     if (rc == TH_OK && renamed)
-        note(notes, "%d layer names repeat in the file: renamed NAME.2, NAME.3, ... (ours are "
-                    "unique)",
+        note(notes,
+             "%d layer names repeat in the file: renamed NAME.2, NAME.3, ... (ours are "
+             "unique)",
              renamed);
     if (rc == TH_OK && delays)
         note(notes, "%d layers have an update delay: our format has none, dropped", delays);

@@ -57,8 +57,8 @@ uint32_t th_a1_dims(const th_a1_workload *wl, const th_system *sys, int layer, t
     return phase == TH_PHASE_WG ? data : model;
 }
 
-int th_a1_split(const th_a1_workload *wl, const th_system *sys, const char *source,
-                th_system *out, int *split, int *boundary, th_error *err) {
+int th_a1_split(const th_a1_workload *wl, const th_system *sys, const char *source, th_system *out,
+                int *split, int *boundary, th_error *err) {
     *out = *sys;
     *split = -1;
     *boundary = -1;
@@ -77,19 +77,21 @@ int th_a1_split(const th_a1_workload *wl, const th_system *sys, const char *sour
         }
         int64_t below = (int64_t)all, f = g / below;
         if (g % below || p % f)
-            return th_error_set(err, TH_EINPUT,
-                                "%s:%d: model_parallel_NPU_group %lld does not divide system \"%s\": "
-                                "the dims before dims[%d] hold %lld NPUs and dims[%d] (%s) %lld, so "
-                                "a group of %lld NPUs is not a block of them",
-                                source, wl->line, (long long)g, sys->name, d, (long long)below, d,
-                                sys->dims[d].name, (long long)p, (long long)g);
+            return th_error_set(
+                err, TH_EINPUT,
+                "%s:%d: model_parallel_NPU_group %lld does not divide system \"%s\": "
+                "the dims before dims[%d] hold %lld NPUs and dims[%d] (%s) %lld, so "
+                "a group of %lld NPUs is not a block of them",
+                source, wl->line, (long long)g, sys->name, d, (long long)below, d,
+                sys->dims[d].name, (long long)p, (long long)g);
         if (sys->dims[d].topology == TH_TOPO_RING)
-            return th_error_set(err, TH_EINPUT,
-                                "%s:%d: model_parallel_NPU_group %lld splits dims[%d] (%s), a ring, "
-                                "into rings of %lld and %lld NPUs: ASTRA-sim 1.0's logical "
-                                "sub-rings take other hop counts than a ring, not modelled",
-                                source, wl->line, (long long)g, d, sys->dims[d].name, (long long)f,
-                                (long long)(p / f));
+            return th_error_set(
+                err, TH_EINPUT,
+                "%s:%d: model_parallel_NPU_group %lld splits dims[%d] (%s), a ring, "
+                "into rings of %lld and %lld NPUs: ASTRA-sim 1.0's logical "
+                "sub-rings take other hop counts than a ring, not modelled",
+                source, wl->line, (long long)g, d, sys->dims[d].name, (long long)f,
+                (long long)(p / f));
         if (sys->ndims == TH_MAX_DIMS)
             return th_error_set(err, TH_EINPUT,
                                 "%s:%d: model_parallel_NPU_group %lld splits dims[%d] of a system "

@@ -64,6 +64,23 @@ int cli_sweep(int argc, char **argv);
 int cli_merge(int argc, char **argv);
 int cli_import_astra(int argc, char **argv);
 int cli_train(int argc, char **argv);
+
+/* `themis train` and `import-astra --workload` on ASTRA-sim 1.0 text workloads
+ * (cli_train_astra1.c, cli_astra1_workload.c). */
+typedef struct cli_a1_opts {
+    th_a1_scale scale; /* --comm-scale, --compute-scale (1 when not given) */
+    int passes;        /* --passes; 0 = not given */
+    int given;         /* one of them was given */
+} cli_a1_opts;
+/* Parses --comm-scale (which 0), --compute-scale (1) or --passes (2); a usage error if bad. */
+int cli_a1_option(const char *cmd, int which, const char *arg, cli_a1_opts *a);
+/* Prints each line of notes as "themis: note: LINE" on stderr. */
+void cli_print_notes(const th_buf *notes);
+/* A text workload for our replay on sys: converted (notes on stderr) into *wl. */
+int cli_a1_train(const cli_a1_opts *a, const char *path, const th_a1_workload *a1,
+                 const th_system *sys, th_workload **wl, th_error *err);
+/* `themis import-astra --workload FILE.txt`. */
+int cli_import_astra_workload(int argc, char **argv);
 int cli_summarize(int argc, char **argv);
 int cli_optimize(int argc, char **argv);
 

@@ -9,6 +9,7 @@
 
 static void usage(FILE *out) {
     fputs("usage: themis import-astra NETWORK.yml [SYSTEM.json] [-o OUT.json] [--force]\n"
+          "       themis import-astra --workload FILE.txt [-s SYSTEM.json] [-o OUT.json]\n"
           "\n"
           "Convert an ASTRA-sim 2.x analytical network file (topology, npus_count, bandwidth,\n"
           "latency) and, if given, its system JSON (endpoint-delay, local-mem-bw,\n"
@@ -18,6 +19,8 @@ static void usage(FILE *out) {
           "implementations other than ring, halvingDoubling and direct) are errors.\n"
           "\n"
           "options:\n"
+          "      --workload FILE convert an ASTRA-sim 1.0 text workload instead (its options:\n"
+          "                      themis import-astra --workload FILE --help)\n"
           "  -o, --output FILE   write the system file here ('-' = stdout, the default)\n"
           "      --force         overwrite an existing OUT.json\n"
           "  -h, --help          this text\n"
@@ -30,6 +33,9 @@ static void usage(FILE *out) {
 }
 
 int cli_import_astra(int argc, char **argv) {
+    for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+        if (!strcmp(argv[i], "--workload") || !strncmp(argv[i], "--workload=", 11))
+            return cli_import_astra_workload(argc, argv);
     static const struct option longs[] = {
         {"output", required_argument, 0, 'o'},
         {"force", no_argument, 0, 'F'},

@@ -12,7 +12,7 @@
 #include "themis/workload.h"
 
 static void usage(FILE *out) {
-    fputs("usage: themis train WORKLOAD.json [OPTIONS]\n"
+    fputs("usage: themis train WORKLOAD.json|WORKLOAD.txt [OPTIONS]\n"
           "\n"
           "Replay training iterations of a workload (docs/WORKLOADS.md): compute overlapped\n"
           "with its collectives, several collectives in flight sharing the network. Prints the\n"
@@ -47,8 +47,14 @@ static void usage(FILE *out) {
           "  -o, --output FILE       results file ('-' = stdout, the default)\n"
           "      --trace FILE        timeline CSV of compute and collectives\n"
           "      --force             replace an existing output or trace file\n"
+          "      --comm-scale X      ASTRA-sim 1.0 text workloads: multiply collective sizes\n"
+          "      --compute-scale X   ... and compute times (as ASTRA-sim, truncated)\n"
+          "      --passes P          ... passes replayed under the 1.0 preset (num-passes)\n"
           "  -h, --help              this text\n"
           "  -V, --version           print the version\n"
+          "\n"
+          "A WORKLOAD.txt in ASTRA-sim 1.0's text format (told by content) replays with our\n"
+          "semantics on our model, converted as `import-astra --workload` does.\n"
           "\n"
           "examples:\n"
           "  themis train models/workloads/resnet50.json\n"
@@ -65,11 +71,12 @@ typedef struct topts {
     int force; /* replace existing output files */
     int ideal_lat; /* --ideal-lat: the vs_ideal_lat column */
     th_train_opts t;
+    cli_a1_opts a1; /* ASTRA-sim 1.0 text workloads: scales, passes */
 } topts;
 
 static int parse(int argc, char **argv, topts *o) {
     enum { O_PRIO = 256, O_ITER, O_BATCH, O_MODEL, O_TRACE, O_FORCE, O_CHUNKING, O_BUCKET,
-           O_IDEAL_LAT };
+           O_IDEAL_LAT, O_COMM_SCALE, O_COMPUTE_SCALE, O_PASSES };
     static const struct option longs[] = {
         {"system", required_argument, 0, 's'},
         {"policy", required_argument, 0, 'p'},
@@ -82,6 +89,9 @@ static int parse(int argc, char **argv, topts *o) {
         {"chunking", required_argument, 0, O_CHUNKING},
         {"bucket", required_argument, 0, O_BUCKET},
         {"ideal-lat", no_argument, 0, O_IDEAL_LAT},
+        {"comm-scale", required_argument, 0, O_COMM_SCALE},
+        {"compute-scale", required_argument, 0, O_COMPUTE_SCALE},
+        {"passes", required_argument, 0, O_PASSES},
         {"format", required_argument, 0, 'f'},
         {"output", required_argument, 0, 'o'},
         {"trace", required_argument, 0, O_TRACE},
@@ -164,6 +174,11 @@ static int parse(int argc, char **argv, topts *o) {
         case O_TRACE: o->trace = optarg; break;
         case O_FORCE: o->force = 1; break;
         case O_IDEAL_LAT: o->ideal_lat = 1; break;
+        case O_COMM_SCALE:
+        case O_COMPUTE_SCALE:
+        case O_PASSES:
+            if (cli_a1_option("train", c - O_COMM_SCALE, optarg, &o->a1)) return CLI_USAGE;
+            break;
         case 'h': usage(stdout); return -1;
         case 'V': cli_version(); return -1;
         case ':': return cli_usage_error("train", "option '%s' needs a value", argv[optind - 1]);
@@ -238,6 +253,7 @@ int cli_train(int argc, char **argv) {
     o.t.priority = TH_PRIO_LIFO;
     o.t.iterations = 3;
     o.t.model = TH_LOAD_ALPHA_BETA;
+    o.a1.scale = (th_a1_scale){1, 1, 0};
     int rc = parse(argc, argv, &o);
     if (rc) return rc < 0 ? CLI_OK : rc;
     th_error err = {0};
@@ -247,7 +263,20 @@ int cli_train(int argc, char **argv) {
     th_run_defaults def; /* checked, not used: they are run's */
     if (cli_load_system(o.system, &sys, &def, &err)) return cli_fail(&err);
     th_workload *wl;
-    if (th_workload_load(o.workload, &wl, &err)) return cli_fail(&err);
+    th_a1_workload *a1; /* an ASTRA-sim 1.0 text workload, told by content */
+    if (th_a1_load(o.workload, &a1, &wl, &err)) return cli_fail(&err);
+    if (!a1 && o.a1.given) {
+        th_workload_free(wl);
+        return cli_usage_error("train",
+                               "--comm-scale, --compute-scale and --passes are for "
+                               "ASTRA-sim 1.0 text workloads; %s is JSON",
+                               o.workload);
+    }
+    if (a1) {
+        rc = cli_a1_train(&o.a1, o.workload, a1, &sys, &wl, &err);
+        th_a1_free(a1);
+        if (rc) return cli_fail(&err);
+    }
     if (th_train_check_system(&sys, &err)) rc = cli_blame(&err, o.system);
     if (rc == CLI_OK && th_workload_check(wl, &sys, o.workload, &err)) rc = err.code;
     if (rc) rc = cli_fail(&err);

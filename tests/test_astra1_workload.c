@@ -101,8 +101,7 @@ START_TEST(parse_fields) {
     ck_assert_int_eq(wl->par, TH_A1_HYBRID_TRANSFORMER);
     ck_assert_int_eq(wl->group, 4);
     th_a1_free(wl);
-    const char *const pars[] = {"DATA", "MODEL", "HYBRID_DATA_MODEL", "HYBRID_MODEL_DATA",
-                                "MICRO"};
+    const char *const pars[] = {"DATA", "MODEL", "HYBRID_DATA_MODEL", "HYBRID_MODEL_DATA", "MICRO"};
     const int want[] = {TH_A1_DATA, TH_A1_MODEL, TH_A1_HYBRID_DATA_MODEL, TH_A1_HYBRID_MODEL_DATA,
                         TH_A1_MICRO};
     for (int i = 0; i < 5; i++) {
@@ -132,8 +131,9 @@ START_TEST(parse_errors) {
     parse_bad("HYBRID_CUSTOMIZED\n1\n" L1, "w.txt:1: parallelism HYBRID_CUSTOMIZED: not replayed",
               NULL);
     parse_bad("DATA 3\n1\n" L1, "w.txt:1: DATA takes no field after it", "'3'");
-    parse_bad("HYBRID_TRANSFORMER\n1\n" L1, "w.txt:1: HYBRID_TRANSFORMER: expected "
-                                           "'model_parallel_NPU_group: G'",
+    parse_bad("HYBRID_TRANSFORMER\n1\n" L1,
+              "w.txt:1: HYBRID_TRANSFORMER: expected "
+              "'model_parallel_NPU_group: G'",
               NULL);
     parse_bad("HYBRID_TRANSFORMER group: 4\n1\n" L1, "expected 'model_parallel_NPU_group:'",
               "'group:'");
@@ -143,8 +143,9 @@ START_TEST(parse_errors) {
     parse_bad("HYBRID_DLRM\n1\n" L1, "HYBRID_DLRM: expected the last bottom-MLP layer", NULL);
     parse_bad("HYBRID_DLRM -1\n1\n" L1, "the last bottom-MLP layer: expected a layer index",
               "'-1'");
-    parse_bad("HYBRID_DLRM 1\n1\n" L1, "w.txt:1: HYBRID_DLRM: the last bottom-MLP layer 1 is not "
-                                       "a layer (the workload has 1: 0 .. 0)",
+    parse_bad("HYBRID_DLRM 1\n1\n" L1,
+              "w.txt:1: HYBRID_DLRM: the last bottom-MLP layer 1 is not "
+              "a layer (the workload has 1: 0 .. 0)",
               NULL);
     parse_bad("DATA\n", "w.txt:1: expected the layer count", NULL);
     parse_bad("DATA\ntwo\n" L1, "w.txt:2: layer count: expected one whole number", "'two'");
@@ -153,16 +154,18 @@ START_TEST(parse_errors) {
     /* a wrong layer count, both ways */
     parse_bad("DATA\n2\n" L1, "w.txt: the layer count (line 2) says 2 layers, the file has 1",
               NULL);
-    parse_bad("DATA\n1\n" L1 L1, "w.txt:4: a line after the 1 layers the layer count (line 2) "
-                                 "says",
+    parse_bad("DATA\n1\n" L1 L1,
+              "w.txt:4: a line after the 1 layers the layer count (line 2) "
+              "says",
               NULL);
     /* missing and extra fields */
     parse_bad("DATA\n1\nl -1 1 NONE 0 1 NONE 0 1 NONE 0\n", "w.txt:3: expected 12 fields",
               "got 11: a field is missing");
     parse_bad("DATA\n1\nl -1 1 NONE 0 1 NONE 0 1 NONE 0 0 7\n", "got 13: an extra field", NULL);
     /* every kind of bad value, each naming its field */
-    parse_bad("DATA\n1\nl x 1 NONE 0 1 NONE 0 1 NONE 0 0\n", "w.txt:3: field 2 (reserved): "
-                                                             "expected an integer, got 'x'",
+    parse_bad("DATA\n1\nl x 1 NONE 0 1 NONE 0 1 NONE 0 0\n",
+              "w.txt:3: field 2 (reserved): "
+              "expected an integer, got 'x'",
               NULL);
     parse_bad("DATA\n1\nl -1 -5 NONE 0 1 NONE 0 1 NONE 0 0\n",
               "w.txt:3: field 3 (forward compute): expected a whole number of cycles >= 0", "'-5'");
@@ -177,8 +180,9 @@ START_TEST(parse_errors) {
     parse_bad("DATA\n1\nl -1 1 ALLREDUCEALLTOALL 8 1 NONE 0 1 NONE 0 0\n",
               "field 4 (forward comm type): ALLREDUCEALLTOALL is read by ASTRA-sim 1.0 but aborts",
               NULL);
-    parse_bad("DATA\n1\nl -1 1 NONE -8 1 NONE 0 1 NONE 0 0\n", "field 5 (forward comm size): "
-                                                               "expected a whole number of bytes",
+    parse_bad("DATA\n1\nl -1 1 NONE -8 1 NONE 0 1 NONE 0 0\n",
+              "field 5 (forward comm size): "
+              "expected a whole number of bytes",
               "'-8'");
     parse_bad("DATA\n1\nl -1 1 NONE 0 1 NONE 1e6 1 NONE 0 0\n", "field 8 (input-grad comm size)",
               "'1e6'");
@@ -274,8 +278,9 @@ END_TEST
 
 /* ---- the replay: no communication (any model) ---- */
 
-#define DATA2 "DATA\n2\n" \
-    "l0 -1 1000 NONE 0 1000 NONE 0 1000 NONE 0 0\n" \
+#define DATA2                                                                                      \
+    "DATA\n2\n"                                                                                    \
+    "l0 -1 1000 NONE 0 1000 NONE 0 1000 NONE 0 0\n"                                                \
     "l1 -1 1000 NONE 0 1000 NONE 0 1000 NONE 0 0\n"
 
 START_TEST(no_comm) {
@@ -297,25 +302,28 @@ START_TEST(no_comm) {
     ck_assert_rel(r.compute, 10000);
     th_a1_replay_result_free(&r);
     /* HYBRID_DLRM has DATA's shape */
-    r = replay(&s, "HYBRID_DLRM 0\n2\n"
-                   "l0 -1 1000 NONE 0 1000 NONE 0 1000 NONE 0 0\n"
-                   "l1 -1 1000 NONE 0 1000 NONE 0 1000 NONE 0 0\n",
+    r = replay(&s,
+               "HYBRID_DLRM 0\n2\n"
+               "l0 -1 1000 NONE 0 1000 NONE 0 1000 NONE 0 0\n"
+               "l1 -1 1000 NONE 0 1000 NONE 0 1000 NONE 0 0\n",
                ropts(1, 1));
     ck_assert_rel(r.total, 5005);
     th_a1_replay_result_free(&r);
     /* MODEL: F0 0-1000 (a NONE blocking comm goes on at once), +1; F1 1001-2001, +1;
      * IG1 2002-3002, +1; WG1 3003-4003, +1; IG0 4004-5004, +1; WG0 5005-6005, +1: 6006.
      * Layer 0's IG compute runs here. */
-    r = replay(&s, "MODEL\n2\n"
-                   "l0 -1 1000 NONE 0 1000 NONE 0 1000 NONE 0 0\n"
-                   "l1 -1 1000 NONE 0 1000 NONE 0 1000 NONE 0 0\n",
+    r = replay(&s,
+               "MODEL\n2\n"
+               "l0 -1 1000 NONE 0 1000 NONE 0 1000 NONE 0 0\n"
+               "l1 -1 1000 NONE 0 1000 NONE 0 1000 NONE 0 0\n",
                ropts(1, 1));
     ck_assert_rel(r.total, 6006);
     ck_assert_rel(r.compute, 6000);
     th_a1_replay_result_free(&r);
     /* zero compute takes no tick, each state change one: F0 at 0, F1 at 1, WG1 at 2, IG1 at 3,
      * WG0 at 4 (pass ends), the end at 5 */
-    r = replay(&s, "DATA\n2\nl0 -1 0 NONE 0 0 NONE 0 0 NONE 0 0\nl1 -1 0 NONE 0 0 NONE 0 0 NONE 0 0\n",
+    r = replay(&s,
+               "DATA\n2\nl0 -1 0 NONE 0 0 NONE 0 0 NONE 0 0\nl1 -1 0 NONE 0 0 NONE 0 0 NONE 0 0\n",
                ropts(1, 1));
     ck_assert_rel(r.total, 5);
     ck_assert_rel(r.compute, 0);
@@ -392,9 +400,10 @@ START_TEST(model_comm) {
      * +1; IG1 5002-6002, AR (not blocking) 6002-7502, +1; WG1 6003-7003, waits for IG1's AR
      * to 7502, +1; IG0 7503-8503 (no AR for layer 0), +1; WG0 8504-9504, +1: 9505
      * = 5 * 1000 + 3 c + 5 (with ASTRA-sim's c = 29294: 92887). */
-    th_a1_replay_result r = replay(&s, "MODEL\n2\n"
-                                       "l0 -1 1000 ALLREDUCE 1000 1000 ALLREDUCE 1000 1000 NONE 0 0\n"
-                                       "l1 -1 1000 ALLREDUCE 1000 1000 ALLREDUCE 1000 1000 NONE 0 0\n",
+    th_a1_replay_result r = replay(&s,
+                                   "MODEL\n2\n"
+                                   "l0 -1 1000 ALLREDUCE 1000 1000 ALLREDUCE 1000 1000 NONE 0 0\n"
+                                   "l1 -1 1000 ALLREDUCE 1000 1000 ALLREDUCE 1000 1000 NONE 0 0\n",
                                    ropts(1, 1));
     ck_assert_rel(r.total, 9505);
     ck_assert_rel(r.compute, 6000);
@@ -405,8 +414,9 @@ END_TEST
 
 /* Two dims: dim 0 at 1 GB/s, dim 1 at 2 GB/s, 4 NPUs each. Forward and IG All-Reduces of 1000
  * bytes, WG All-Reduces of 2000. */
-#define HYB2 "\n2\n" \
-    "l0 -1 1000 ALLREDUCE 1000 1000 ALLREDUCE 1000 1000 ALLREDUCE 2000 0\n" \
+#define HYB2                                                                                       \
+    "\n2\n"                                                                                        \
+    "l0 -1 1000 ALLREDUCE 1000 1000 ALLREDUCE 1000 1000 ALLREDUCE 2000 0\n"                        \
     "l1 -1 1000 ALLREDUCE 1000 1000 ALLREDUCE 1000 1000 ALLREDUCE 2000 0\n"
 
 START_TEST(hybrid_comm) {
@@ -456,8 +466,9 @@ START_TEST(transformer_comm) {
     ck_assert_rel(r.total, 6502);
     th_a1_replay_result_free(&r);
     /* group 8 = the whole system: every dim is model-parallel, the WG AR is not issued */
-    r = replay(&s, "HYBRID_TRANSFORMER model_parallel_NPU_group: 8\n1\n"
-                   "l0 -1 1000 NONE 0 1000 NONE 0 1000 ALLREDUCE 1000 0\n",
+    r = replay(&s,
+               "HYBRID_TRANSFORMER model_parallel_NPU_group: 8\n1\n"
+               "l0 -1 1000 NONE 0 1000 NONE 0 1000 ALLREDUCE 1000 0\n",
                ropts(1, 1));
     ck_assert_int_eq(r.collectives, 0);
     ck_assert_rel(r.total, 3003); /* F0, +1, IG0, +1, WG0, +1 */
@@ -497,8 +508,8 @@ START_TEST(micro_comm) {
     int64_t n1[] = {4};
     th_system s = switches(1, n1, NULL);
     /* three passes: three AR(1000) issued at 0; fifo: one after the other, 4500 */
-    th_a1_replay_result r = replay(&s, "MICRO\n1\nl -1 5 NONE 0 5 NONE 0 5 ALLREDUCE 1000 0\n",
-                                   ropts(3, 0));
+    th_a1_replay_result r =
+        replay(&s, "MICRO\n1\nl -1 5 NONE 0 5 NONE 0 5 ALLREDUCE 1000 0\n", ropts(3, 0));
     ck_assert_rel(r.total, 4500);
     ck_assert_rel(r.compute, 0);
     ck_assert_int_eq(r.collectives, 3);
@@ -520,8 +531,8 @@ START_TEST(replay_errors) {
     replay_bad(&s, "DATA\n1\nl0 -1 1 NONE 0 1 NONE 0 1 ALLREDUCE 5 0\n", o, "0 bytes",
                "after --comm-scale");
     /* DATA never issues the forward collective: its 0 bytes are harmless */
-    th_a1_replay_result r = replay(&s, "DATA\n1\nl0 -1 1 ALLREDUCE 0 1 NONE 0 1 NONE 0 0\n",
-                                   ropts(1, 1));
+    th_a1_replay_result r =
+        replay(&s, "DATA\n1\nl0 -1 1 ALLREDUCE 0 1 NONE 0 1 NONE 0 0\n", ropts(1, 1));
     th_a1_replay_result_free(&r);
     /* fewer bytes than chunks */
     o = ropts(1, 1);
@@ -655,6 +666,127 @@ START_TEST(convert) {
 }
 END_TEST
 
+/* ---- the shipped workloads in ASTRA-sim's format, and the CLI ---- */
+
+START_TEST(shipped) {
+    /* the files of scripts/gen-workloads --format astra-text all parse */
+    const char *names[] = {"resnet50", "resnet152", "gnmt", "dlrm", "transformer-1t"};
+    const int par[] = {TH_A1_DATA, TH_A1_DATA, TH_A1_DATA, TH_A1_HYBRID_DLRM,
+                       TH_A1_HYBRID_TRANSFORMER};
+    const char *dir = getenv("THEMIS_SRCDIR");
+    for (int i = 0; i < 5; i++) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/models/workloads/astra/%s.txt", dir ? dir : ".", names[i]);
+        th_a1_workload *wl;
+        th_workload *json;
+        th_error err = {0};
+        ck_assert_msg(th_a1_load(path, &wl, &json, &err) == TH_OK, "%s", err.msg);
+        ck_assert_ptr_null(json);
+        ck_assert_int_eq(wl->par, par[i]);
+        th_a1_free(wl);
+    }
+    /* and our JSON goes to the JSON loader */
+    th_a1_workload *wl;
+    th_workload *json;
+    th_error err = {0};
+    char path[4200];
+    snprintf(path, sizeof path, "%s/models/workloads/resnet50.json", dir ? dir : ".");
+    ck_assert_int_eq(th_a1_load(path, &wl, &json, &err), TH_OK);
+    ck_assert_ptr_null(wl);
+    ck_assert_int_eq(json->nlayers, 54);
+    th_workload_free(json);
+}
+END_TEST
+
+START_TEST(cli_train_text) {
+    /* DATA, one layer: F0 1000, IG0 (none for layer 0), WG0 1000, then its AR of 1e6 bytes in
+     * one chunk on the ring of 4 (100 GB/s, 10 ns): 2 (3 * 10 + 1e6 * 3 / 400) = 15060 ns.
+     * Our replay (no ticks): the next F0 waits for the AR, so the period is 2000 + 15060. */
+    test_cli_out r;
+    test_cli(&r, "train %s -s %s -p baseline -q fifo -n 1 -f csv", test_dpath("astra1/data1.txt"),
+             test_dpath("cli_ring4.json"));
+    test_expect_quiet(&r, "train text");
+    test_csv c;
+    test_csv_parse(&c, r.out);
+    ck_assert_int_eq(c.nrows, 1);
+    ck_assert_rel(test_csv_d(&c, 0, "iteration_us"), 17.06);
+    ck_assert_rel(test_csv_d(&c, 0, "compute_us"), 2);
+    ck_assert_str_eq(test_csv_s(&c, 0, "workload"), "data1");
+    test_csv_free(&c);
+    test_cli_free(&r);
+    /* --compute-scale 2: computes of 2000; the period is 4000 + 15060 */
+    test_cli(&r, "train %s -s %s -p baseline -q fifo -n 1 -f csv --compute-scale 2",
+             test_dpath("astra1/data1.txt"), test_dpath("cli_ring4.json"));
+    test_expect_quiet(&r, "train text scaled");
+    test_csv_parse(&c, r.out);
+    ck_assert_rel(test_csv_d(&c, 0, "iteration_us"), 19.06);
+    test_csv_free(&c);
+    test_cli_free(&r);
+    /* the notes of the conversion go to stderr */
+    test_cli(&r, "train %s -s %s -p baseline -q fifo", test_dpath("astra1/model_data.txt"),
+             test_dpath("cli_3d.json"));
+    test_expect_ok(&r, "train hybrid text");
+    ck_assert_ptr_nonnull(strstr(r.err, "themis: note: 1 layers have an update delay"));
+    test_cli_free(&r);
+    /* errors */
+    test_bad("short.txt: the layer count (line 2) says 2 layers, the file has 1", "train %s",
+             test_dpath("astra1/short.txt"));
+    test_bad("--passes: ASTRA-sim 1.0's passes replay under the 1.0 preset", "train %s --passes 2",
+             test_dpath("astra1/data1.txt"));
+    test_bad("are for ASTRA-sim 1.0 text workloads", "train %s --comm-scale 2",
+             test_dpath("wl_two_layer.json"));
+    test_bad("--comm-scale: expected a number > 0, got '0'", "train %s --comm-scale 0",
+             test_dpath("astra1/data1.txt"));
+    test_bad("--passes: expected 1 to 100000", "train %s --passes x",
+             test_dpath("astra1/data1.txt"));
+    /* group 2 would cut the ring of 4 in two */
+    test_bad("transformer2.txt:1: model_parallel_NPU_group 2 splits dims[0] (a), a ring",
+             "train %s -s %s", test_dpath("astra1/transformer2.txt"), test_dpath("cli_3d.json"));
+}
+END_TEST
+
+START_TEST(cli_import_workload) {
+    char *dir = test_tmp_dir();
+    TEST_DIR_PATH(out, dir, "w.json");
+    test_cli_out r;
+    test_cli(&r, "import-astra --workload %s -o %s", test_dpath("astra1/data1.txt"), out);
+    test_expect_quiet(&r, "import workload");
+    th_workload *wl;
+    th_error err = {0};
+    ck_assert_msg(th_workload_load(out, &wl, &err) == TH_OK, "%s", err.msg);
+    ck_assert_int_eq(wl->nlayers, 1);
+    ck_assert_rel(wl->layers[0].ph[TH_PHASE_WG].coll.size, 1e6);
+    ck_assert_rel(wl->layers[0].ph[TH_PHASE_IG].ns, 0);
+    th_workload_free(wl);
+    test_cli_free(&r);
+    /* an existing output needs --force; the notes come after a successful write */
+    test_bad("exists", "import-astra --workload %s -o %s", test_dpath("astra1/data1.txt"), out);
+    test_cli(&r, "import-astra --workload %s -s %s -o %s --force --comm-scale 0.5",
+             test_dpath("astra1/model_data.txt"), test_dpath("cli_3d.json"), out);
+    test_expect_ok(&r, "import hybrid");
+    ck_assert_ptr_nonnull(strstr(r.err, "themis: note: HYBRID_MODEL_DATA: input-gradient"));
+    ck_assert_msg(th_workload_load(out, &wl, &err) == TH_OK, "%s", err.msg);
+    /* 8192 * 0.5 over dim 0; forward and IG over dims 1 and 2 */
+    ck_assert_rel(wl->layers[0].ph[TH_PHASE_WG].coll.size, 4096);
+    ck_assert_uint_eq(wl->layers[0].ph[TH_PHASE_WG].coll.mask, 1u);
+    ck_assert_uint_eq(wl->layers[0].ph[TH_PHASE_FWD].coll.mask, 6u);
+    th_workload_free(wl);
+    test_cli_free(&r);
+    test_bad("HYBRID_MODEL_DATA: its model-parallel dims depend on the system's dims",
+             "import-astra --workload %s", test_dpath("astra1/model_data.txt"));
+    test_bad("already a themis workload (JSON)", "import-astra --workload %s",
+             test_dpath("wl_two_layer.json"));
+    test_bad("option '--workload' needs a value", "import-astra -o %s --workload", out);
+    test_bad("unexpected argument", "import-astra --workload %s extra",
+             test_dpath("astra1/data1.txt"));
+    test_bad("--compute-scale: expected a number > 0",
+             "import-astra --workload %s "
+             "--compute-scale -1",
+             test_dpath("astra1/data1.txt"));
+    test_rm_dir(dir);
+}
+END_TEST
+
 Suite *astra1_workload_suite(void) {
     Suite *s = suite_create("astra1_workload");
     TCase *tc = tcase_create("core");
@@ -671,6 +803,12 @@ Suite *astra1_workload_suite(void) {
     tcase_add_test(tc, micro_comm);
     tcase_add_test(tc, replay_errors);
     tcase_add_test(tc, convert);
+    tcase_add_test(tc, shipped);
     suite_add_tcase(s, tc);
+    TCase *cli = tcase_create("cli");
+    tcase_set_timeout(cli, 60);
+    tcase_add_test(cli, cli_train_text);
+    tcase_add_test(cli, cli_import_workload);
+    suite_add_tcase(s, cli);
     return s;
 }

@@ -15,10 +15,10 @@
 
 /* The parallelisms themis replays (the header line's keyword). */
 typedef enum {
-    TH_A1_DATA,              /* weight-gradient collectives over every dim */
-    TH_A1_MODEL,             /* forward and input-gradient collectives over every dim */
-    TH_A1_HYBRID_DATA_MODEL, /* model: dim 0; data: the other dims */
-    TH_A1_HYBRID_MODEL_DATA, /* data: dim 0; model: the other dims */
+    TH_A1_DATA,               /* weight-gradient collectives over every dim */
+    TH_A1_MODEL,              /* forward and input-gradient collectives over every dim */
+    TH_A1_HYBRID_DATA_MODEL,  /* model: dim 0; data: the other dims */
+    TH_A1_HYBRID_MODEL_DATA,  /* data: dim 0; model: the other dims */
     TH_A1_HYBRID_TRANSFORMER, /* model: the inner dims holding model_parallel_NPU_group NPUs */
     TH_A1_HYBRID_DLRM,        /* DATA, and layer 0's All-to-Alls over every dim first */
     TH_A1_MICRO,              /* layer 0's weight-gradient collective, once per pass */
@@ -45,8 +45,8 @@ typedef struct th_a1_layer {
 typedef struct th_a1_workload {
     char name[TH_NAME_MAX]; /* the file's base name */
     th_a1_parallelism par;
-    int line;       /* the parallelism line's number */
-    int64_t group;  /* HYBRID_TRANSFORMER: model_parallel_NPU_group (>= 1) */
+    int line;        /* the parallelism line's number */
+    int64_t group;   /* HYBRID_TRANSFORMER: model_parallel_NPU_group (>= 1) */
     int last_bottom; /* HYBRID_DLRM: the last bottom-MLP layer K (0 .. nlayers-1) */
     th_a1_layer *layers;
     int nlayers;
@@ -84,8 +84,8 @@ uint32_t th_a1_dims(const th_a1_workload *wl, const th_system *sys, int layer, t
  * p / (G / product) NPUs with the same links. *split = the index of the split dim (-1 none);
  * *boundary = the last model-parallel dim of the result (-1: none). A group that does not
  * divide the system, or a split Ring dim, is an error naming the file's header. */
-int th_a1_split(const th_a1_workload *wl, const th_system *sys, const char *source,
-                th_system *out, int *split, int *boundary, th_error *err);
+int th_a1_split(const th_a1_workload *wl, const th_system *sys, const char *source, th_system *out,
+                int *split, int *boundary, th_error *err);
 
 /* Converts to our workload format, our semantics (docs/WORKLOADS.md): what the format cannot
  * say (update delays, DLRM's wait at layer K, a split dim, ...) is dropped or approximated and
@@ -111,9 +111,9 @@ typedef struct th_a1_replay_opts {
 } th_a1_replay_opts;
 
 typedef struct th_a1_replay_result {
-    double total;   /* the tick NPU 0 reports: every pass done, every collective finished, ns */
-    double compute; /* compute cycles spent, ns */
-    double exposed; /* total - compute, ns */
+    double total;     /* the tick NPU 0 reports: every pass done, every collective finished, ns */
+    double compute;   /* compute cycles spent, ns */
+    double exposed;   /* total - compute, ns */
     double *pass_end; /* the tick each pass ended ("pass: p finished at time"), passes entries */
     int passes;
     int64_t collectives; /* collectives issued on the network */

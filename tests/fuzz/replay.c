@@ -23,6 +23,7 @@ static const struct {
     {"astra_sys", th_fuzz_astra_sys},
     {"units", th_fuzz_units},
     {"csv", th_fuzz_csv},
+    {"astra1_workload", th_fuzz_astra1_workload},
 };
 
 /* Reads a whole file; NULL on failure (errno set). */
