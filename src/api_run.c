@@ -58,7 +58,7 @@ int th_api_run(const th_api_req *q, FILE *out, th_error *err) {
                     : th_error_set(err, TH_EINTERNAL, "out of memory");
     th_runner_free(runner);
     if (rc) return rc;
-    th_report rep = {&sys, &coll, (th_load_model)model, pairs, results, npairs, b.time};
+    th_report rep = {&sys, &coll, (th_load_model)model, pairs, results, npairs, b.time, 0, 0};
     return th_report_json(out, &rep, err);
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "themis/cost.h"
 
 static void usage(FILE *out) {
     fprintf(out,
@@ -36,6 +37,9 @@ static void usage(FILE *out) {
             "      --bound             add bound_us, the least time any mix of chunk orders can\n"
             "                          reach (a linear program; analytical model, <= %d active\n"
             "                          dims), and vs_bound = bound / time for each result\n"
+            "      --ideal-lat         add ideal_lat_us, the ideal plus the collective's latency\n"
+            "                          floor (one chunk's link latencies on its critical path;\n"
+            "                          analytical model), and vs_ideal_lat = it / time\n"
             "  -h, --help              this text\n"
             "  -V, --version           print the version\n"
             "\n"
@@ -48,7 +52,7 @@ static void usage(FILE *out) {
             TH_BOUND_MAX_DIMS, TH_BOUND_MAX_DIMS);
 }
 
-enum { OPT_DIMS = 256, OPT_LOAD_MODEL, OPT_TRACE, OPT_FORCE, OPT_BOUND };
+enum { OPT_DIMS = 256, OPT_LOAD_MODEL, OPT_TRACE, OPT_FORCE, OPT_BOUND, OPT_IDEAL_LAT };
 
 typedef struct options {
     const char *system, *dims, *output, *trace;
@@ -58,6 +62,7 @@ typedef struct options {
     th_format format;                      /* -f */
     int force;                             /* replace existing output files */
     int bound;                             /* --bound: add the optimal bound */
+    int ideal_lat;                         /* --ideal-lat: add the ideal with latency floors */
     int set_chunks, set_policy, set_intra; /* given on the command line */
 } options;
 
@@ -76,6 +81,7 @@ static int parse(int argc, char **argv, options *o) {
         {"trace", required_argument, 0, OPT_TRACE},
         {"force", no_argument, 0, OPT_FORCE},
         {"bound", no_argument, 0, OPT_BOUND},
+        {"ideal-lat", no_argument, 0, OPT_IDEAL_LAT},
         {"help", no_argument, 0, 'h'},
         {"version", no_argument, 0, 'V'},
         {0, 0, 0, 0},
@@ -130,6 +136,7 @@ static int parse(int argc, char **argv, options *o) {
         case OPT_TRACE: o->trace = optarg; break;
         case OPT_FORCE: o->force = 1; break;
         case OPT_BOUND: o->bound = 1; break;
+        case OPT_IDEAL_LAT: o->ideal_lat = 1; break;
         case 'h': usage(stdout); return -1;
         case 'V': cli_version(); return -1;
         case ':': return cli_usage_error("run", "option '%s' needs a value", argv[optind - 1]);
@@ -178,7 +185,16 @@ static int evaluate(const options *o, const th_system *sys, double bound, th_err
     th_runner_free(runner);
     if (rc == TH_OK && tc.oom) rc = th_error_set(err, TH_EINTERNAL, "out of memory");
     if (rc == TH_OK) {
-        th_report rep = {sys, &o->coll, o->model, pairs, results, npairs, bound};
+        th_report rep = {sys,
+                         &o->coll,
+                         o->model,
+                         pairs,
+                         results,
+                         npairs,
+                         bound,
+                         o->ideal_lat,
+                         th_cost_latency_floor(sys, o->coll.type == TH_COLL_ALLREDUCE,
+                                               o->coll.dims_mask)};
         rc = th_report_write(out.f, o->format, &rep, err);
     }
     if (o->trace) rc = cli_out_close(&trace, rc, err);
@@ -214,6 +230,13 @@ int cli_run(int argc, char **argv) {
     if ((o.bound || (o.policy == TH_POLICY_LP && !th_bound_supported(&sys, o.coll.dims_mask))) &&
         th_bound_eval(&sys, &o.coll, TH_BOUND_AUTO, &bound, &err))
         return cli_blame(&err, o.system), cli_fail(&err);
+    if (o.ideal_lat && sys.model != TH_MODEL_ANALYTICAL) {
+        th_error_set(&err, TH_EINPUT,
+                     "--ideal-lat: the latency floor is the analytical model's stage latency "
+                     "(SPEC §3), and this system uses the %s preset",
+                     th_model_name(sys.model));
+        return cli_blame(&err, o.system), cli_fail(&err);
+    }
     if (evaluate(&o, &sys, bound.time, &err)) return cli_fail(&err);
     return CLI_OK;
 }

@@ -48,3 +48,13 @@ double th_cost_time(const th_dim *d, double reduce_bw, th_op op, double m) {
     if (op == TH_OP_RS && reduce_bw > 0.0) t += m * (p - 1.0) / p / reduce_bw;
     return t;
 }
+
+double th_cost_latency_floor(const th_system *sys, int allreduce, uint32_t dims_mask) {
+    double f = 0;
+    for (int d = 0; d < sys->ndims; d++) {
+        const th_dim *dd = &sys->dims[d];
+        if ((dims_mask && !((dims_mask >> d) & 1u)) || dd->npus < 2) continue;
+        f += dd->latency * th_cost_hops(dd->topology, dd->algorithm, dd->npus);
+    }
+    return allreduce ? 2 * f : f;
+}

@@ -137,12 +137,16 @@ int th_report_table(FILE *out, const th_report *rep, th_error *err) {
     if (rep->bound > 0)
         fprintf(out, "bound (no mix of chunk orders is faster): %s us\n",
                 cell(a, rep->bound / 1000.0));
+    int lat = rep->ideal_lat && rep->npairs > 0;
+    if (lat)
+        fprintf(out, "ideal with latency floors (plus one chunk's link latencies): %s us\n",
+                cell(a, (rep->results[0].ideal + rep->lat_floor) / 1000.0));
     if (rep->npairs > 0 || rep->bound > 0) fputc('\n', out);
     th_table *t = calloc(2, sizeof *t);
     if (!t) return th_error_set(err, TH_EINTERNAL, "out of memory");
     th_table_col(&t[0], 11, 1);
     th_table_col(&t[0], 5, 1);
-    for (int k = 0; k < (rep->bound > 0 ? 4 : 3); k++)
+    for (int k = 0; k < 3 + (rep->bound > 0) + lat; k++)
         th_table_col(&t[0], 14, 0);
     th_table_cell(&t[0], "policy");
     th_table_cell(&t[0], "intra");
@@ -150,6 +154,7 @@ int th_report_table(FILE *out, const th_report *rep, th_error *err) {
     th_table_cell(&t[0], "bw_util");
     th_table_cell(&t[0], "speedup");
     if (rep->bound > 0) th_table_cell(&t[0], "vs_bound");
+    if (lat) th_table_cell(&t[0], "vs_ideal_lat");
     for (int i = 0; i < rep->npairs; i++) {
         const th_result *r = &rep->results[i];
         th_table_cell(&t[0], th_policy_name(rep->pairs[i].policy));
@@ -158,6 +163,7 @@ int th_report_table(FILE *out, const th_report *rep, th_error *err) {
         th_table_cell(&t[0], cell(a, r->bw_util));
         th_table_cell(&t[0], cell(a, r->speedup));
         if (rep->bound > 0) th_table_cell(&t[0], cell(a, rep->bound / r->time));
+        if (lat) th_table_cell(&t[0], cell(a, (r->ideal + rep->lat_floor) / r->time));
     }
     th_table_print(out, &t[0]);
     fprintf(out, "\nper-dim bw_util (bytes / (B * time)):\n");
@@ -222,6 +228,7 @@ static cJSON *run_json(const th_report *rep) {
         if ((mask >> d) & 1u) cJSON_AddItemToArray(cd, cJSON_CreateNumber(d));
     cJSON_AddStringToObject(root, "load_model", th_load_model_name(rep->model));
     if (rep->bound > 0) cJSON_AddNumberToObject(root, "bound_us", rep->bound / 1000.0);
+    if (rep->ideal_lat) cJSON_AddNumberToObject(root, "latency_floor_us", rep->lat_floor / 1000.0);
     cJSON *results = cJSON_AddArrayToObject(root, "results");
     for (int i = 0; i < rep->npairs; i++) {
         const th_result *r = &rep->results[i];
@@ -235,6 +242,10 @@ static cJSON *run_json(const th_report *rep) {
         cJSON_AddNumberToObject(o, "algbw_GBps", r->algbw);
         cJSON_AddNumberToObject(o, "busbw_GBps", r->busbw);
         if (rep->bound > 0) cJSON_AddNumberToObject(o, "vs_bound", rep->bound / r->time);
+        if (rep->ideal_lat) {
+            cJSON_AddNumberToObject(o, "ideal_lat_us", (r->ideal + rep->lat_floor) / 1000.0);
+            cJSON_AddNumberToObject(o, "vs_ideal_lat", (r->ideal + rep->lat_floor) / r->time);
+        }
         cJSON *dims = cJSON_AddArrayToObject(o, "dims");
         for (int d = 0; d < sys->ndims; d++) {
             cJSON *j = cJSON_CreateObject();
@@ -288,6 +299,7 @@ int th_report_csv(FILE *out, const th_report *rep, th_error *err) {
         bad |= th_csv_field(&b, "bound_us");
         bad |= th_csv_field(&b, "vs_bound");
     }
+    if (rep->ideal_lat) bad |= th_csv_field(&b, "ideal_lat_us") | th_csv_field(&b, "vs_ideal_lat");
     for (int d = 0; d < sys->ndims; d++) {
         char h[3][32];
         snprintf(h[0], sizeof h[0], "dim%d_bytes", d);
@@ -324,6 +336,10 @@ int th_report_csv(FILE *out, const th_report *rep, th_error *err) {
         if (rep->bound > 0) {
             bad |= th_csv_num(&b, rep->bound / 1000.0);
             bad |= th_csv_num(&b, rep->bound / r->time);
+        }
+        if (rep->ideal_lat) {
+            bad |= th_csv_num(&b, (r->ideal + rep->lat_floor) / 1000.0);
+            bad |= th_csv_num(&b, (r->ideal + rep->lat_floor) / r->time);
         }
         for (int d = 0; d < sys->ndims; d++) {
             bad |= th_csv_num(&b, r->bytes[d]);

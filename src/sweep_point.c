@@ -7,6 +7,7 @@
 
 #include "sweep_internal.h"
 #include "themis/bound.h"
+#include "themis/cost.h"
 #include "themis/csv.h"
 #include "themis/report.h"
 
@@ -137,10 +138,12 @@ int th_sweep_header(const th_sweep *sw, th_buf *out, th_error *err) {
     int bad = th_sweep_prefix_header(sw, out, err);
     for (int k = 0; k < 6; k++)
         bad |= th_csv_field(out, sw->train ? train_cols[k] : run_cols[k]);
-    if (sw->ideal_lat)
+    if (sw->ideal_lat && sw->train)
         bad |= th_csv_field(out, "ideal_lat_speedup") | th_csv_field(out, "speedup_vs_ideal_lat");
     if (sw->issued) bad |= th_csv_field(out, "collectives");
     if (sw->bound) bad |= th_csv_field(out, "bound_us") | th_csv_field(out, "vs_bound");
+    if (sw->ideal_lat && !sw->train)
+        bad |= th_csv_field(out, "ideal_lat_us") | th_csv_field(out, "vs_ideal_lat");
     for (int d = 0; d < (sw->train ? 0 : sw->maxdims); d++) {
         char col[2][32];
         snprintf(col[0], sizeof col[0], "dim%d_bw_util", d);
@@ -372,6 +375,12 @@ static int row(th_sweep_worker *w, int64_t point, th_buf *out, th_error *err) {
     if (sw->bound) {
         bad |= th_csv_num(out, bound.time / 1000.0);
         bad |= th_csv_num(out, bound.time / res.time);
+    }
+    if (sw->ideal_lat) {
+        double lat = res.ideal + th_cost_latency_floor(&pt.sys, pt.coll.type == TH_COLL_ALLREDUCE,
+                                                       pt.coll.dims_mask);
+        bad |= th_csv_num(out, lat / 1000.0);
+        bad |= th_csv_num(out, lat / res.time);
     }
     for (int k = 0; k < sw->maxdims; k++) {
         if (k < pt.sys.ndims) {

@@ -554,8 +554,11 @@ static int check_train(th_sweep *sw, const cJSON *root, th_error *err) {
                             "%s: collective: a workload sweep takes its "
                             "collectives from the workload",
                             src);
-    if (!sw->train && sw->ideal_lat)
-        return th_error_set(err, TH_EINPUT, "%s: ideal_latency: only for workload sweeps", src);
+    if (!sw->train && sw->ideal_lat && any_astra(sw))
+        return th_error_set(err, TH_EINPUT,
+                            "%s: ideal_latency: the latency floor is the analytical model's "
+                            "(SPEC §3), not the astra-sim preset's",
+                            src);
     if (!sw->train && sw->issued)
         return th_error_set(err, TH_EINPUT, "%s: %s: only for workload sweeps", src,
                             sw->chunking_set ? "chunking" : "bucket");

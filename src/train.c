@@ -111,18 +111,6 @@ static double coll_bytes(const th_system *sys, const th_collective *c, double *b
     return 0;
 }
 
-/* A collective's latency floor: the latencies of the stages of one chunk on its critical path,
- * alpha_d * L_d (SPEC §3) over its active dims, twice for an All-Reduce (RS and AG). */
-static double latency_floor(const th_system *sys, const th_collective *c) {
-    double f = 0;
-    for (int d = 0; d < sys->ndims; d++) {
-        const th_dim *dd = &sys->dims[d];
-        if (!((c->dims_mask >> d) & 1u) || dd->npus < 2) continue;
-        f += dd->latency * th_cost_hops(dd->topology, dd->algorithm, dd->npus);
-    }
-    return c->type == TH_COLL_ALLREDUCE ? 2 * f : f;
-}
-
 /* The ideal network: every collective moves its bytes at the summed bandwidth of its dims
  * (all of them pooled, 100% utilization). In priority order, each collective in flight takes
  * its dims when no higher-priority one holds any of them; the others wait (preempted). */
@@ -157,7 +145,10 @@ static int net_issue(trainer *tr, int k, double t, th_error *err) {
     if (tr->o->policy == TH_POLICY_IDEAL) {
         ideal_advance(tr, t);
         x->remaining = coll_bytes(tr->sys, &x->coll, &x->rate);
-        x->lat = tr->o->ideal_latency ? latency_floor(tr->sys, &x->coll) : 0;
+        x->lat = tr->o->ideal_latency ? th_cost_latency_floor(tr->sys,
+                                                              x->coll.type == TH_COLL_ALLREDUCE,
+                                                              x->coll.dims_mask)
+                                      : 0;
         int at_pos = tr->nlive;
         if (tr->o->priority == TH_PRIO_LAYER) /* live stays in (key, issue) order */
             while (at_pos > 0 && prio_key(&tr->in[tr->live[at_pos - 1]]) > prio_key(x))

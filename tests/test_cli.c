@@ -533,6 +533,42 @@ START_TEST(ring4_allreduce) {
 }
 END_TEST
 
+/* --ideal-lat: the ideal plus the collective's latency floor (docs/WORKLOADS.md). The default
+ * system (SPEC §2): RS pass 20 * 3 (ring 4, ring: p - 1 hops) + 100 * 1 (fc 8, direct) + 1000
+ * * 8 (switch 16, rhd: 2 log2 16) = 8160 ns, an All-Reduce twice: 16320 ns; ideal 4286.578688
+ * us (the README's comparison) + 16.32 = 4302.898688 us; baseline + FIFO 6450.130944 us.
+ * On cli_ring4.json, 1 chunk of 1e6: ideal 15 us + 2 * 10 * 3 ns = 15.06 us, the time itself. */
+START_TEST(ideal_lat_column) {
+    test_csv c;
+    cli_csv(&c, "-p baseline -q fifo --ideal-lat");
+    ck_assert_rel(test_csv_d(&c, 0, "ideal_us"), 4286.578688);
+    ck_assert_rel(test_csv_d(&c, 0, "ideal_lat_us"), 4302.898688);
+    ck_assert_rel(test_csv_d(&c, 0, "vs_ideal_lat"), 4302.898688 / 6450.130944);
+    test_csv_free(&c);
+    cli_csv(&c, "-s '%s' -b 1e6 -n 1 -p themis -q scf --ideal-lat", test_dpath("cli_ring4.json"));
+    ck_assert_rel(test_csv_d(&c, 0, "ideal_lat_us"), 15.06);
+    ck_assert_rel(test_csv_d(&c, 0, "vs_ideal_lat"), 1.0);
+    test_csv_free(&c);
+    test_cli_out r;
+    test_cli(&r, "run -p baseline -q fifo --ideal-lat");
+    test_expect_ok(&r, "table");
+    ck_assert_msg(strstr(r.out, "ideal with latency floors (plus one chunk's link latencies): "
+                                "4302.898688 us") &&
+                      strstr(r.out, "vs_ideal_lat"),
+                  "%s", r.out);
+    test_cli_free(&r);
+    test_cli(&r, "run -p baseline -q fifo --ideal-lat -f json");
+    test_expect_ok(&r, "json");
+    ck_assert_msg(strstr(r.out, "\"latency_floor_us\":\t16.32"), "%s", r.out);
+    test_cli_free(&r);
+    test_bad("astra-sim preset", "run -s '%s' --ideal-lat", test_dpath("astra_2d.json"));
+    /* without the option, the columns are absent */
+    cli_csv(&c, "-p baseline -q fifo");
+    ck_assert_ptr_null(strstr(c.raw, "ideal_lat"));
+    test_csv_free(&c);
+}
+END_TEST
+
 START_TEST(ring4_chunks) {
     test_csv c;
     /* One dim, FIFO: the server is never idle, so time = 2 C stage(c).
@@ -1137,6 +1173,7 @@ Suite *cli_suite(void) {
     tcase_add_test(tc, trace_one_chunk);
     tcase_add_test(tc, trace_all_pairs);
     tcase_add_test(tc, ring4_allreduce);
+    tcase_add_test(tc, ideal_lat_column);
     tcase_add_test(tc, ring4_chunks);
     tcase_add_test(tc, efficiency_reduce);
     tcase_add_test(tc, dims_subset);

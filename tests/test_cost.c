@@ -286,6 +286,22 @@ START_TEST(test_op_names) {
 }
 END_TEST
 
+/* The latency floor (th_cost_latency_floor) on the default system (SPEC §2): per RS or AG
+ * pass 20 * 3 (ring 4: 3 hops) + 100 * 1 (fc 8, direct) + 1000 * 8 (switch 16, rhd: 2 * 4) =
+ * 8160 ns; an All-Reduce 16320; the pod switch alone (mask 4) 8000, twice 16000; a dim of one
+ * NPU adds nothing. */
+START_TEST(test_latency_floor) {
+    th_system s;
+    th_system_default(&s);
+    ck_assert_double_eq(th_cost_latency_floor(&s, 1, 0), 16320);
+    ck_assert_double_eq(th_cost_latency_floor(&s, 0, 0), 8160);
+    ck_assert_double_eq(th_cost_latency_floor(&s, 0, 7u), 8160);
+    ck_assert_double_eq(th_cost_latency_floor(&s, 1, 4u), 16000);
+    s.dims[0].npus = 1;
+    ck_assert_double_eq(th_cost_latency_floor(&s, 0, 0), 8100);
+}
+END_TEST
+
 Suite *cost_suite(void) {
     Suite *s = suite_create("cost");
     TCase *tc = tcase_create("hops");
@@ -301,6 +317,7 @@ Suite *cost_suite(void) {
     tcase_add_test(tc, test_time_linear_in_m);
     tcase_add_test(tc, test_bytes);
     tcase_add_test(tc, test_op_names);
+    tcase_add_test(tc, test_latency_floor);
     suite_add_tcase(s, tc);
     return s;
 }

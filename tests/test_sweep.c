@@ -1356,7 +1356,20 @@ START_TEST(workload_rows) {
     ck_assert_rel(fnum(&r, 8), 49560.0 / 49620.0);
     free(r.text);
     th_sweep_free(sw);
-    spec_bad("{'ideal_latency': true}", "ideal_latency", "only for workload sweeps");
+    /* collective sweeps: ideal_lat_us and vs_ideal_lat; one chunk of 1e6 on cli_ring4: ideal
+     * 15000 ns + 2 * 10 * 3 = 15060 ns, the time itself (test_cli.c ideal_lat_column) */
+    sw = spec_ok("{'system': 'cli_ring4.json', 'collective': {'size': 1e6, 'chunks': 1}, "
+                 "'ideal_latency': true}");
+    ck_assert_str_eq(header_of(sw), "point,time_us,ideal_us,bw_util,speedup,algbw_GBps,"
+                                    "busbw_GBps,ideal_lat_us,vs_ideal_lat,dim0_bw_util,"
+                                    "dim0_busy_us,npus\n");
+    row_get(sw, 0, &r);
+    ck_assert_rel(fnum(&r, 7), 15.06);
+    ck_assert_rel(fnum(&r, 8), 1.0);
+    free(r.text);
+    th_sweep_free(sw);
+    spec_bad("{'system': 'astra_2d.json', 'ideal_latency': true}", "ideal_latency",
+             "astra-sim preset");
     spec_bad("{'workload': 'wl_two_layer.json', 'ideal_latency': 1}", "ideal_latency",
              "true or false");
     spec_bad("{'axes': {'bucket': [0, '1MB']}}", "axes.bucket", "only for workload sweeps");

@@ -24,4 +24,10 @@ double th_cost_time(const th_dim *d, double reduce_bw, th_op op, double m);
 /* Bytes one NPU sends in that stage: m (p-1)/p. */
 double th_cost_bytes(const th_dim *d, double m);
 
+/* A collective's latency floor, ns: the latencies alpha_d L_d of one chunk's stages on its
+ * critical path, summed over the active dims of dims_mask (0 = all; dims with p > 1), twice
+ * for an All-Reduce (its RS and AG stages). No schedule ends a collective sooner than its
+ * bytes at the summed bandwidth plus this. */
+double th_cost_latency_floor(const th_system *sys, int allreduce, uint32_t dims_mask);
+
 #endif

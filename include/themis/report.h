@@ -25,6 +25,8 @@ typedef struct th_report {
     const th_result *results; /* one per pair */
     int npairs;
     double bound; /* the optimal bound (th_bound_eval), ns; 0 = not asked: no bound_us, vs_bound */
+    int ideal_lat;    /* --ideal-lat: ideal_lat_us (ideal + lat_floor) and vs_ideal_lat */
+    double lat_floor; /* the collective's latency floor (th_cost_latency_floor), ns */
 } th_report;
 
 int th_report_table(FILE *out, const th_report *rep, th_error *err);
