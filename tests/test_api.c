@@ -61,7 +61,7 @@ START_TEST(test_api_run_is_the_report) {
     char *want = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&want, &len);
-    th_report rep = {&sys, &coll, TH_LOAD_ALPHA_BETA, pairs, res, 2, 0};
+    th_report rep = {&sys, &coll, TH_LOAD_ALPHA_BETA, pairs, res, 2, 0, 0, 0};
     ck_assert_int_eq(th_report_json(f, &rep, &err), TH_OK);
     fclose(f);
     ck_assert_str_eq(out, want);
