@@ -43,7 +43,7 @@
 /* Receives a sweep's CSV records, as `themis sweep` writes them (the same text, unquoted): the
  * header first, then one row per point in point order, from the calling thread. The fields are
  * valid during the call only. Returning non-zero stops the sweep: th_api_call then returns
- * TH_OK with "rows" (the rows delivered) short of "points". */
+ * TH_OK with "rows" (the rows the callback took, returning 0) short of "points". */
 typedef int (*th_api_row_fn)(void *ctx, size_t nfields, const char *const *fields);
 
 /* Runs `command` with `request`. Returns 0 (TH_OK) with *result the command's JSON text, or

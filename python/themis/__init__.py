@@ -17,7 +17,7 @@ import json
 import os
 
 from ._lib import LIBRARY, Error, call
-from ._rows import Columns
+from ._rows import Columns, typed
 
 __all__ = ["Error", "run", "train", "sweep", "optimize", "load_system", "version", "LIBRARY"]
 
@@ -97,14 +97,29 @@ def load_system(system):
     return json.loads(call("system", _request(system=_source(system))))
 
 
-def sweep(spec, jobs=None, shard=None, base_dir=None, frame=None):
+def sweep(spec, jobs=None, shard=None, base_dir=None, frame=None, each=None):
     """`themis sweep`: every point of a spec (a file, or a dict whose relative paths start at
     base_dir, default the working folder), in point order. Returns a pandas.DataFrame when
     pandas is importable (frame=None) or frame=True, else a list of dicts (frame=False). The
     columns are the CSV's; whole numbers are int64, other numbers float64. jobs: threads
     (default every core; the rows are the same for any count); shard: "K/N".
 
-    Rows stream from the library into typed columns: no row is kept as text."""
+    Rows stream from the library into typed columns: no row is kept as text. With each, a
+    function, nothing is kept: each(row) is called with every row as a dict (every value
+    typed on its own: int, float, or str) and may return True to stop the sweep; sweep then
+    returns {"name", "points", "rows"} (rows: those each took, the stopping one not counted)."""
+    req = _request(spec=_source(spec), jobs=jobs, shard=shard,
+                   base_dir=_source(base_dir))
+    if each is not None:
+        names = []
+
+        def feed(fields):
+            if not names:
+                names.extend(f.decode() for f in fields)
+                return False
+            return each(dict(zip(names, map(typed, fields))))
+
+        return json.loads(call("sweep", req, feed))
     if frame is None:
         try:
             import pandas  # noqa: F401
@@ -112,8 +127,6 @@ def sweep(spec, jobs=None, shard=None, base_dir=None, frame=None):
         except ImportError:
             frame = False
     cols = Columns()
-    req = _request(spec=_source(spec), jobs=jobs, shard=shard,
-                   base_dir=_source(base_dir))
     call("sweep", req, cols.feed)
     return cols.frame() if frame else cols.dicts()
 

@@ -9,6 +9,18 @@ _INT = re.compile(rb"-?[0-9]+\Z")
 _NAN = float("nan")
 
 
+def typed(b):
+    """One CSV field (bytes) as a value: int, float (empty: NaN), or str."""
+    if _INT.match(b):
+        return int(b)
+    if not b:
+        return _NAN
+    try:
+        return float(b)
+    except ValueError:
+        return b.decode()
+
+
 class Columns:
     """The row callback of a sweep: feed(fields) for the header, then for each row."""
 

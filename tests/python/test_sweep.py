@@ -73,6 +73,33 @@ def test_workload_sweep_equals_the_csv(tmp_path):
     assert themis.sweep(spec, frame=False) == [dict(zip(header, r)) for r in rows]
 
 
+def test_each_row_without_keeping_any():
+    seen = []
+    res = themis.sweep(SPEC, jobs=2, each=seen.append)
+    assert res == {"name": "chunks-vs-policy", "points": 108, "rows": 108}
+    assert seen == themis.sweep(SPEC, frame=False)
+    first = []
+    res = themis.sweep(SPEC, each=lambda r: first.append(r) or len(first) == 3)
+    assert res["rows"] == 2 and [r["point"] for r in first] == [0, 1, 2]
+    assert themis._rows.typed(b"") != themis._rows.typed(b"")  # NaN
+    assert [themis._rows.typed(b) for b in (b"-3", b"2.5", b"1e3", b"a;b")] == \
+        [-3, 2.5, 1000.0, "a;b"]
+
+
+def test_without_pandas_a_list_of_dicts():
+    import subprocess
+    import sys
+    code = ("import sys; sys.modules['pandas'] = None\n"  # import pandas fails
+            "import themis, json\n"
+            "r = themis.sweep('sweeps/chunks-vs-policy.json', jobs=1)\n"
+            "print(type(r).__name__, len(r), json.dumps(r[0]))")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=src())
+    assert p.returncode == 0, p.stderr
+    kind, n, first = p.stdout.split(" ", 2)
+    assert (kind, n) == ("list", "108")
+    assert json.loads(first) == themis.sweep(SPEC, frame=False)[0]
+
+
 def test_callback_stops_the_sweep():
     seen = []
 
