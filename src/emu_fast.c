@@ -251,9 +251,37 @@ static __attribute__((noinline)) int events(emu_fast *f, th_emu *emu, emu_coll *
     return TH_OK;
 }
 
+/* One chunk: no stage ever waits, so each starts when the one before it ends, and the
+ * events reduce to the stages' times added in order (the same additions as the events). */
+static int lone_chunk(th_emu *emu, emu_coll *cr, th_error *err) {
+    const th_plan *plan = cr->plan;
+    double t = 0.0;
+    for (int j = 0; j < plan->nstages; j++) {
+        int d;
+        th_op op;
+        double m;
+        th_plan_stage(plan, 0, j, &d, &op, &m);
+        const emu_cost *k = &emu->cost[d];
+        double mp = m * k->pm1;
+        double dur = k->lh + mp / k->pbw;
+        if (op == TH_OP_RS && emu->sys->reduce_bw > 0.0) dur += mp / k->p / emu->sys->reduce_bw;
+        if (!(dur >= 0) || !isfinite(t + dur)) return EMU_DECLINED;
+        /* issue and step look at the stop flag once the first stage runs */
+        if (j == 0 && emu->stop && atomic_load_explicit(emu->stop, memory_order_relaxed))
+            return th_error_set(err, TH_EINTERNAL, "interrupted");
+        t += dur;
+        cr->busy[d] += dur;
+        cr->bytes[d] += mp / k->p;
+    }
+    cr->end = t;
+    cr->stages = plan->nstages;
+    return TH_OK;
+}
+
 static int run(emu_fast *f, th_emu *emu, emu_coll *cr, th_error *err) {
     const th_plan *plan = cr->plan;
     size_t chunks = (size_t)plan->chunks;
+    if (chunks == 1) return lone_chunk(emu, cr, err);
     if (f->pos_cap < chunks) {
         uint32_t *p = realloc(f->pos, sizeof *p * chunks);
         if (!p) return EMU_DECLINED;

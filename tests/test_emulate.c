@@ -617,6 +617,11 @@ START_TEST(test_refuses_infinite_stage) {
     s.dims[0].latency = NAN;
     ck_assert_int_eq(th_emu_run(emu, &s, plan, TH_INTRA_SCF, NULL, NULL, &res, &err), TH_EINPUT);
     ck_assert_msg(strstr(err.msg, "nan"), "%s", err.msg);
+    /* the same with one chunk (its stages added in order) */
+    c.chunks = 1;
+    ck_assert_int_eq(th_sched_plan(plan, &s, &c, TH_POLICY_BASELINE, TH_LOAD_ALPHA_BETA, &err), 0);
+    ck_assert_int_eq(th_emu_run(emu, &s, plan, TH_INTRA_FIFO, NULL, NULL, &res, &err), TH_EINPUT);
+    ck_assert_msg(strstr(err.msg, "dims[0]") && strstr(err.msg, "nan"), "%s", err.msg);
     th_emu_free(emu);
     th_plan_free(plan);
 }
@@ -633,6 +638,15 @@ START_TEST(test_stop_flag) {
     atomic_int stop = 1;
     ck_assert_int_eq(th_sched_plan(plan, &s, &c, TH_POLICY_THEMIS, TH_LOAD_ALPHA_BETA, &err), 0);
     th_emu_set_stop(emu, &stop);
+    ck_assert_int_eq(th_emu_run(emu, &s, plan, TH_INTRA_SCF, NULL, NULL, &res, &err), TH_EINTERNAL);
+    ck_assert_str_eq(err.msg, "interrupted");
+    atomic_store(&stop, 0);
+    ck_assert_int_eq(th_emu_run(emu, &s, plan, TH_INTRA_SCF, NULL, NULL, &res, &err), TH_OK);
+    ck_assert(res.time > 0);
+    /* one chunk too */
+    c.chunks = 1;
+    ck_assert_int_eq(th_sched_plan(plan, &s, &c, TH_POLICY_THEMIS, TH_LOAD_ALPHA_BETA, &err), 0);
+    atomic_store(&stop, 1);
     ck_assert_int_eq(th_emu_run(emu, &s, plan, TH_INTRA_SCF, NULL, NULL, &res, &err), TH_EINTERNAL);
     ck_assert_str_eq(err.msg, "interrupted");
     atomic_store(&stop, 0);
