@@ -17,9 +17,14 @@
 #define MAX_BUCKETS 64   /* distinct m on one dim (SCF), one bit each */
 #define HASH_SIZE   2048 /* 2 MAX_CLASSES, a power of two */
 
-/* A FIFO of chunk indices e[(head + i) & (cap - 1)], i < n; cap a power of two (or 0). */
+/* A waiting stage: its chunk and its index in the stage tables. */
+typedef struct waiting_stage {
+    uint32_t chunk, p;
+} waiting_stage;
+
+/* A FIFO e[(head + i) & (cap - 1)], i < n; cap a power of two (or 0). */
 typedef struct ring {
-    uint32_t *e;
+    waiting_stage *e;
     uint32_t head, n, cap;
 } ring;
 
@@ -63,7 +68,7 @@ void emu_fast_free(emu_fast *f) {
 
 static int ring_grow(ring *r) {
     uint32_t cap = r->cap ? 2 * r->cap : 16;
-    uint32_t *e = malloc(sizeof *e * cap);
+    waiting_stage *e = malloc(sizeof *e * cap);
     if (!e) return -1;
     for (uint32_t i = 0; i < r->n; i++) /* unwrapped into the new buffer */
         e[i] = r->e[(r->head + i) & (r->cap - 1)];
@@ -72,18 +77,18 @@ static int ring_grow(ring *r) {
     return 0;
 }
 
-/* Queues chunk c last; -1 when out of memory. */
-static inline int ring_push(ring *r, uint32_t c) {
+/* Queues stage p of chunk c last; -1 when out of memory. */
+static inline int ring_push(ring *r, uint32_t c, uint32_t p) {
     if (r->n == r->cap && ring_grow(r)) return -1;
-    r->e[(r->head + r->n++) & (r->cap - 1)] = c;
+    r->e[(r->head + r->n++) & (r->cap - 1)] = (waiting_stage){c, p};
     return 0;
 }
 
-static inline uint32_t ring_pop(ring *r) {
-    uint32_t c = r->e[r->head];
+static inline waiting_stage ring_pop(ring *r) {
+    waiting_stage x = r->e[r->head];
     r->head = (r->head + 1) & (r->cap - 1);
     r->n--;
-    return c;
+    return x;
 }
 
 /* The class of the order o (n dims): found, or made with its stage table from chunk i's
@@ -174,15 +179,15 @@ int emu_fast_run(th_emu *emu, emu_coll *cr, th_error *err) {
 /* A running stage, in the list of them by (end, dim). */
 typedef struct running {
     double end; /* ns */
-    uint32_t dim, chunk;
+    uint32_t chunk, p; /* its dim is st[p].dim */
 } running;
 
-/* The events (SPEC §6) from the queued first stages. */
-static __attribute__((noinline)) int events(emu_fast *f, th_emu *emu, emu_coll *cr,
-                                            uint64_t *nonempty, uint32_t waiting, int nd,
-                                            th_error *err) {
+/* The events (SPEC §6) from the queued first stages; scf a constant in each copy (under FIFO
+ * a dim has one ring). */
+static inline __attribute__((always_inline)) int events(emu_fast *f, th_emu *emu, emu_coll *cr,
+                                                        uint64_t *nonempty, uint32_t waiting,
+                                                        int nd, const int scf, th_error *err) {
     const fast_stage *st = f->st;
-    uint32_t *pos = f->pos;
     ring *q = f->q;
     const atomic_int *stop = emu->stop;
     double *busy = cr->busy, *bytes = cr->bytes;
@@ -196,19 +201,20 @@ static __attribute__((noinline)) int events(emu_fast *f, th_emu *emu, emu_coll *
         idle &= ~go;
         for (; go; go &= go - 1) {
             uint32_t d = (uint32_t)__builtin_ctz(go);
-            int b = __builtin_ctzll(nonempty[d]);
+            int b = scf ? __builtin_ctzll(nonempty[d]) : 0;
             ring *r = &q[d * MAX_BUCKETS + (uint32_t)b];
-            uint32_t c = ring_pop(r);
-            if (r->n == 0 && !(nonempty[d] &= nonempty[d] - 1)) waiting &= ~(1u << d);
-            const fast_stage *s = &st[pos[c]];
+            waiting_stage x = ring_pop(r);
+            if (r->n == 0 && (!scf || !(nonempty[d] &= nonempty[d] - 1)))
+                waiting &= ~(1u << d);
+            const fast_stage *s = &st[x.p];
             double e = t + s->dur;
             busy[d] += s->dur;
             bytes[d] += s->bytes;
             int k = nrun++;
-            for (; k > 0 && (run[k - 1].end < e || (run[k - 1].end == e && run[k - 1].dim < d));
+            for (; k > 0 && (run[k - 1].end < e || (run[k - 1].end == e && st[run[k - 1].p].dim < d));
                  k--)
                 run[k] = run[k - 1];
-            run[k] = (running){e, d, c};
+            run[k] = (running){e, x.chunk, x.p};
         }
         if (nrun == 0) break;
         if (stop && atomic_load_explicit(stop, memory_order_relaxed))
@@ -224,7 +230,7 @@ static __attribute__((noinline)) int events(emu_fast *f, th_emu *emu, emu_coll *
             n++;
         nrun -= n;
         end = &run[nrun]; /* the n ending, by dim index from the last */
-        if (n > 1) {      /* by chunk index from the last, so that each queue gets them in order */
+        if (n > 1) { /* by chunk index from the last, so that each queue gets them in order */
             for (int i = 1; i < n; i++) {
                 running x = end[i];
                 int k = i;
@@ -235,13 +241,12 @@ static __attribute__((noinline)) int events(emu_fast *f, th_emu *emu, emu_coll *
         }
         /* the stages ending now end; each chunk queues its next stage */
         for (int i = n - 1; i >= 0; i--) {
-            uint32_t c = end[i].chunk, p = pos[c];
-            idle |= 1u << end[i].dim;
+            uint32_t p = end[i].p;
+            idle |= 1u << st[p].dim;
             if (st[p].last) continue;
-            pos[c] = ++p;
-            const fast_stage *s = &st[p];
-            if (ring_push(&q[s->q], c)) return EMU_DECLINED;
-            nonempty[s->dim] |= 1ull << s->bucket;
+            const fast_stage *s = &st[++p];
+            if (ring_push(&q[s->q], end[i].chunk, p)) return EMU_DECLINED;
+            if (scf) nonempty[s->dim] |= 1ull << s->bucket;
             waiting |= 1u << s->dim;
         }
     }
@@ -306,10 +311,11 @@ static int run(emu_fast *f, th_emu *emu, emu_coll *cr, th_error *err) {
     uint32_t waiting = 0;                 /* bit d: dim d has a stage waiting */
     for (size_t i = 0; i < chunks; i++) { /* issued at 0 in chunk order */
         const fast_stage *s = &f->st[pos[i]];
-        if (ring_push(&f->q[s->q], (uint32_t)i)) return EMU_DECLINED;
+        if (ring_push(&f->q[s->q], (uint32_t)i, pos[i])) return EMU_DECLINED;
         nonempty[s->dim] |= 1ull << s->bucket;
         waiting |= 1u << s->dim;
     }
     cr->stages = (int64_t)chunks * ns;
-    return events(f, emu, cr, nonempty, waiting, nd, err);
+    if (scf) return events(f, emu, cr, nonempty, waiting, nd, 1, err);
+    return events(f, emu, cr, nonempty, waiting, nd, 0, err);
 }
