@@ -7,6 +7,9 @@
  * the order is (ready, chunk), which is arrival order but for stages queued at the same
  * instant, put in chunk order by a walk back over the tail's equal ready times. */
 #include <math.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -176,25 +179,49 @@ int emu_fast_run(th_emu *emu, emu_coll *cr, th_error *err) {
     return rc;
 }
 
-/* A running stage, in the list of them by (end, dim). */
-typedef struct running {
-    double end; /* ns */
-    uint32_t chunk, p; /* its dim is st[p].dim */
-} running;
+/* The earliest of w ends (w a multiple of 2) into *now, and the mask of the ends equal to it:
+ * with SSE2 two at a time, branch-free. */
+static inline __attribute__((always_inline)) uint32_t earliest(const double *end, const int w,
+                                                               double *now) {
+#ifdef __SSE2__
+    __m128d m = _mm_load_pd(end);
+    for (int i = 2; i < w; i += 2)
+        m = _mm_min_pd(m, _mm_load_pd(end + i));
+    m = _mm_min_sd(m, _mm_unpackhi_pd(m, m));
+    *now = _mm_cvtsd_f64(m);
+    m = _mm_unpacklo_pd(m, m);
+    uint32_t mask = 0;
+    for (int i = 0; i < w; i += 2)
+        mask |= (uint32_t)_mm_movemask_pd(_mm_cmpeq_pd(_mm_load_pd(end + i), m)) << i;
+    return mask;
+#else
+    double t = end[0];
+    for (int i = 1; i < w; i++)
+        t = end[i] < t ? end[i] : t;
+    uint32_t mask = 0;
+    for (int i = 0; i < w; i++)
+        mask |= (uint32_t)(end[i] == t) << i;
+    *now = t;
+    return mask;
+#endif
+}
 
-/* The events (SPEC §6) from the queued first stages; scf a constant in each copy (under FIFO
- * a dim has one ring). */
+/* The events (SPEC §6) from the queued first stages: the dims' arrays w wide (dims nd and up
+ * never busy), scf and w constants in each copy (under FIFO a dim has one ring). */
 static inline __attribute__((always_inline)) int events(emu_fast *f, th_emu *emu, emu_coll *cr,
                                                         uint64_t *nonempty, uint32_t waiting,
-                                                        int nd, const int scf, th_error *err) {
+                                                        int nd, const int scf, const int w,
+                                                        th_error *err) {
     const fast_stage *st = f->st;
     ring *q = f->q;
     const atomic_int *stop = emu->stop;
     double *busy = cr->busy, *bytes = cr->bytes;
     double t = 0.0;
-    uint32_t idle = (uint32_t)((1ull << nd) - 1);
-    running run[TH_MAX_DIMS]; /* run[0 .. nrun): by (end, dim) descending, the next last */
-    int nrun = 0;
+    uint32_t all = (uint32_t)((1ull << nd) - 1), idle = all;
+    _Alignas(16) double end[TH_MAX_DIMS]; /* of the stage each dim runs; INFINITY when idle */
+    waiting_stage run[TH_MAX_DIMS];       /* what each dim runs */
+    for (int d = 0; d < w; d++)
+        end[d] = INFINITY;
     for (;;) {
         /* every idle dim with a waiting stage starts one, in dim-index order */
         uint32_t go = idle & waiting;
@@ -204,48 +231,40 @@ static inline __attribute__((always_inline)) int events(emu_fast *f, th_emu *emu
             int b = scf ? __builtin_ctzll(nonempty[d]) : 0;
             ring *r = &q[d * MAX_BUCKETS + (uint32_t)b];
             waiting_stage x = ring_pop(r);
-            if (r->n == 0 && (!scf || !(nonempty[d] &= nonempty[d] - 1)))
-                waiting &= ~(1u << d);
+            if (r->n == 0 && (!scf || !(nonempty[d] &= nonempty[d] - 1))) waiting &= ~(1u << d);
             const fast_stage *s = &st[x.p];
-            double e = t + s->dur;
+            end[d] = t + s->dur;
             busy[d] += s->dur;
             bytes[d] += s->bytes;
-            int k = nrun++;
-            for (; k > 0 && (run[k - 1].end < e || (run[k - 1].end == e && st[run[k - 1].p].dim < d));
-                 k--)
-                run[k] = run[k - 1];
-            run[k] = (running){e, x.chunk, x.p};
+            run[d] = x;
         }
-        if (nrun == 0) break;
+        if (idle == all) break;
         if (stop && atomic_load_explicit(stop, memory_order_relaxed))
             return th_error_set(err, TH_EINTERNAL, "interrupted");
+        /* the earliest end and the dims ending then (an idle dim's INFINITY is never below a
+         * busy one's; an end overflowing to INFINITY is refused after the loop) */
+        double now;
+        uint32_t ending = earliest(end, w, &now) & all & ~idle;
         /* Stages queued at one instant wait in chunk order. A second step at the same instant
          * would queue after stages of the first that may have larger chunk indices: the
          * general path orders those (zero or absorbed stage times only). */
-        running *end = &run[nrun - 1];
-        if (end->end == t) return EMU_DECLINED;
-        t = end->end;
-        int n = 1;
-        while (n < nrun && end[-n].end == t)
-            n++;
-        nrun -= n;
-        end = &run[nrun]; /* the n ending, by dim index from the last */
-        if (n > 1) { /* by chunk index from the last, so that each queue gets them in order */
-            for (int i = 1; i < n; i++) {
-                running x = end[i];
-                int k = i;
-                for (; k > 0 && end[k - 1].chunk < x.chunk; k--)
-                    end[k] = end[k - 1];
-                end[k] = x;
-            }
+        if (now == t) return EMU_DECLINED;
+        t = now;
+        idle |= ending;
+        int dims[TH_MAX_DIMS], n = 0;
+        for (; ending; ending &= ending - 1) { /* by chunk index, for each queue's order */
+            int d = __builtin_ctz(ending), k = n++;
+            end[d] = INFINITY;
+            for (; k > 0 && run[dims[k - 1]].chunk > run[d].chunk; k--)
+                dims[k] = dims[k - 1];
+            dims[k] = d;
         }
         /* the stages ending now end; each chunk queues its next stage */
-        for (int i = n - 1; i >= 0; i--) {
-            uint32_t p = end[i].p;
-            idle |= 1u << st[p].dim;
-            if (st[p].last) continue;
-            const fast_stage *s = &st[++p];
-            if (ring_push(&q[s->q], end[i].chunk, p)) return EMU_DECLINED;
+        for (int i = 0; i < n; i++) {
+            waiting_stage x = run[dims[i]];
+            if (st[x.p].last) continue;
+            const fast_stage *s = &st[++x.p];
+            if (ring_push(&q[s->q], x.chunk, x.p)) return EMU_DECLINED;
             if (scf) nonempty[s->dim] |= 1ull << s->bucket;
             waiting |= 1u << s->dim;
         }
@@ -316,6 +335,9 @@ static int run(emu_fast *f, th_emu *emu, emu_coll *cr, th_error *err) {
         waiting |= 1u << s->dim;
     }
     cr->stages = (int64_t)chunks * ns;
-    if (scf) return events(f, emu, cr, nonempty, waiting, nd, 1, err);
-    return events(f, emu, cr, nonempty, waiting, nd, 0, err);
+    if (nd <= 4)
+        return scf ? events(f, emu, cr, nonempty, waiting, nd, 1, 4, err)
+                   : events(f, emu, cr, nonempty, waiting, nd, 0, 4, err);
+    return scf ? events(f, emu, cr, nonempty, waiting, nd, 1, TH_MAX_DIMS, err)
+               : events(f, emu, cr, nonempty, waiting, nd, 0, TH_MAX_DIMS, err);
 }
