@@ -191,6 +191,7 @@ static void usage(FILE *out) {
           "  import-astra  convert ASTRA-sim network/system files to a system file\n"
           "  summarize  mean, geometric mean, min and max of a CSV column, grouped\n"
           "  optimize   the split of a bandwidth budget over the dims that runs fastest\n"
+          "  plot       draw any two columns of a CSV, grouped, into PNG, PDF or SVG (gnuplot)\n"
           "\n"
           "options:\n"
           "  -h, --help     this text; 'themis COMMAND --help' for a command's options\n"
@@ -221,6 +222,7 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, "train")) return cli_train(argc - 1, argv + 1);
     if (!strcmp(cmd, "summarize")) return cli_summarize(argc - 1, argv + 1);
     if (!strcmp(cmd, "optimize")) return cli_optimize(argc - 1, argv + 1);
+    if (!strcmp(cmd, "plot")) return cli_plot(argc - 1, argv + 1);
     if (!strcmp(cmd, "help")) {
         usage(stdout);
         return CLI_OK;

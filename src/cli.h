@@ -83,5 +83,6 @@ int cli_a1_train(const cli_a1_opts *a, const char *path, const th_a1_workload *a
 int cli_import_astra_workload(int argc, char **argv);
 int cli_summarize(int argc, char **argv);
 int cli_optimize(int argc, char **argv);
+int cli_plot(int argc, char **argv);
 
 #endif

@@ -35,6 +35,8 @@ int main(void) {
     srunner_add_suite(sr, sha256_suite());
     srunner_add_suite(sr, cli_meta_suite());
     srunner_add_suite(sr, api_suite());
+    srunner_add_suite(sr, plot_suite());
+    srunner_add_suite(sr, cli_plot_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

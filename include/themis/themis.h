@@ -17,6 +17,7 @@
 #include "themis/error.h"
 #include "themis/optimize.h"
 #include "themis/output.h"
+#include "themis/plot.h"
 #include "themis/report.h"
 #include "themis/run.h"
 #include "themis/schedule.h"

@@ -1,0 +1,73 @@
+/* `themis plot`: the part of drawing any two columns of a CSV that needs no gnuplot: choosing
+ * the columns, filtering rows (--where col=value), grouping them into series (--by), axis
+ * labels with the unit a column name carries, the terminal an output's extension asks for,
+ * and the data file and gnuplot script that draw it. */
+#ifndef THEMIS_PLOT_H
+#define THEMIS_PLOT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "themis/error.h"
+
+#define TH_PLOT_MAX_SERIES 100 /* lines in one plot at most */
+
+typedef enum { TH_PLOT_PNG, TH_PLOT_PDF, TH_PLOT_SVG } th_plot_format;
+
+/* One --where filter: rows whose column `col` holds exactly `value` (as the CSV has it). */
+typedef struct th_plot_where {
+    const char *col, *value;
+} th_plot_where;
+
+typedef struct th_plot_opts {
+    const char *x, *y;     /* the columns on the axes */
+    const char *const *by; /* nby columns whose values make one series each */
+    size_t nby;
+    const th_plot_where *where; /* nwhere filters, all must hold */
+    size_t nwhere;
+    int logx, logy;    /* logarithmic axes (every value must be > 0) */
+    const char *title; /* NULL: "<y> vs <x>" and the filters */
+} th_plot_opts;
+
+/* One line of the plot: its points, sorted by x (rows with equal x keep their order). */
+typedef struct th_plot_series {
+    char *name; /* the --by values, ", " between them; the y column without --by */
+    size_t n, cap;
+    double *x, *y;
+} th_plot_series;
+
+typedef struct th_plot_data {
+    th_plot_series *series; /* in the order their first row appears */
+    size_t nseries;
+    size_t rows; /* rows drawn (after the filters, without empty fields) */
+} th_plot_data;
+
+/* The format an output's extension names (.png, .pdf, .svg; any case); TH_EINPUT otherwise. */
+int th_plot_format_of(const char *path, th_plot_format *format, th_error *err);
+
+/* Splits "col=value" at its first '=' (replaced by a NUL) into w, pointing into text;
+ * TH_EINPUT when there is no '=' or the column is empty. */
+int th_plot_where_parse(char *text, th_plot_where *w, th_error *err);
+
+/* An axis label from a column name: the unit its suffix carries, underscores as spaces:
+ * "time_us" -> "time (µs)", "algbw_GBps" -> "algbw (GB/s)", "size" -> "size (bytes)",
+ * "latency_ns" -> "latency (ns)", "speedup" -> "speedup (x)", "bw_util" -> "bw util". */
+void th_plot_label(const char *col, char *buf, size_t n);
+
+/* Reads the CSV (header first; `name` in messages) into series. Errors (TH_EINPUT) name the
+ * file: a column that is not there (listing those that are), a field of x or y that is not a
+ * finite number (naming its line), a value <= 0 on a log axis, more than TH_PLOT_MAX_SERIES
+ * series, and no row left to draw. Empty x or y fields (a dim a system lacks) are skipped. */
+int th_plot_read(FILE *in, const char *name, const th_plot_opts *o, th_plot_data *d, th_error *err);
+void th_plot_free(th_plot_data *d);
+
+/* The data as gnuplot reads it: one block per series ("x y" lines), two blank lines between. */
+int th_plot_write_data(FILE *out, const th_plot_data *d, th_error *err);
+
+/* The gnuplot script that draws `data_path` into `out_path` in `format`: terminal, title,
+ * labels, log axes, a key titled by the --by columns, one line per series. */
+int th_plot_write_script(FILE *out, const th_plot_opts *o, th_plot_format format,
+                         const th_plot_data *d, const char *data_path, const char *out_path,
+                         th_error *err);
+
+#endif

@@ -1,0 +1,250 @@
+/* Check suite for src/plot.c: labels and units from column names, the format from the output's
+ * extension, --where parsing, reading a CSV into sorted series (filters, groups, empty fields)
+ * with every error, and the data file and gnuplot script it writes. */
+#define _GNU_SOURCE /* fmemopen, open_memstream */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_themis.h"
+#include "themis/plot.h"
+
+static const char *label(const char *col) {
+    static char buf[256];
+    th_plot_label(col, buf, sizeof buf);
+    return buf;
+}
+
+START_TEST(labels) {
+    ck_assert_str_eq(label("time_us"), "time (µs)");
+    ck_assert_str_eq(label("dim0_busy_us"), "dim0 busy (µs)");
+    ck_assert_str_eq(label("algbw_GBps"), "algbw (GB/s)");
+    ck_assert_str_eq(label("dims[0].bw_GBps"), "dims[0].bw (GB/s)");
+    ck_assert_str_eq(label("latency_ns"), "latency (ns)");
+    ck_assert_str_eq(label("size"), "size (bytes)");
+    ck_assert_str_eq(label("size_bytes"), "size (bytes)");
+    ck_assert_str_eq(label("speedup"), "speedup (x)");
+    ck_assert_str_eq(label("speedup_vs_ideal"), "speedup vs ideal (x)");
+    ck_assert_str_eq(label("vs_bound"), "vs bound (x)");
+    ck_assert_str_eq(label("bw_util"), "bw util");
+    ck_assert_str_eq(label("chunks"), "chunks");
+    ck_assert_str_eq(label("_us"), " us"); /* nothing before the suffix: no unit taken */
+}
+END_TEST
+
+START_TEST(formats) {
+    th_plot_format f;
+    th_error err;
+    ck_assert_int_eq(th_plot_format_of("a/b.png", &f, &err), TH_OK);
+    ck_assert_int_eq(f, TH_PLOT_PNG);
+    ck_assert_int_eq(th_plot_format_of("B.PDF", &f, &err), TH_OK);
+    ck_assert_int_eq(f, TH_PLOT_PDF);
+    ck_assert_int_eq(th_plot_format_of("x.svg", &f, &err), TH_OK);
+    ck_assert_int_eq(f, TH_PLOT_SVG);
+    ck_assert_int_eq(th_plot_format_of("x.jpg", &f, &err), TH_EINPUT);
+    ck_assert_str_eq(err.msg, "x.jpg: the extension names the format: expected .png, .pdf or .svg");
+    ck_assert_int_eq(th_plot_format_of(".png", &f, &err), TH_EINPUT); /* a name, not only .png */
+    ck_assert_int_eq(th_plot_format_of("png", &f, &err), TH_EINPUT);
+}
+END_TEST
+
+START_TEST(where_parse) {
+    th_plot_where w;
+    th_error err;
+    char a[] = "intra=scf", b[] = "k=v=w", c[] = "k=", d[] = "=x", e[] = "novalue";
+    ck_assert_int_eq(th_plot_where_parse(a, &w, &err), TH_OK);
+    ck_assert_str_eq(w.col, "intra");
+    ck_assert_str_eq(w.value, "scf");
+    ck_assert_int_eq(th_plot_where_parse(b, &w, &err), TH_OK);
+    ck_assert_str_eq(w.col, "k");
+    ck_assert_str_eq(w.value, "v=w");
+    ck_assert_int_eq(th_plot_where_parse(c, &w, &err), TH_OK);
+    ck_assert_str_eq(w.value, "");
+    ck_assert_int_eq(th_plot_where_parse(d, &w, &err), TH_EINPUT);
+    ck_assert_str_eq(err.msg, "--where: expected COLUMN=VALUE, got '=x'");
+    ck_assert_int_eq(th_plot_where_parse(e, &w, &err), TH_EINPUT);
+}
+END_TEST
+
+/* Reads csv with the options; returns the status (d filled on TH_OK). */
+static int read_text(const char *csv, const th_plot_opts *o, th_plot_data *d, th_error *err) {
+    FILE *f = fmemopen((void *)csv, strlen(csv), "r");
+    ck_assert_ptr_nonnull(f);
+    int rc = th_plot_read(f, "t.csv", o, d, err);
+    fclose(f);
+    return rc;
+}
+
+/* A sweep-like CSV: x = chunks (out of order), y = time_us, two policies and two intras; the
+ * row with an empty time_us is skipped. */
+static const char *const CSV = "point,chunks,policy,intra,time_us\n"
+                               "0,4,themis,scf,2\n"
+                               "1,1,baseline,fifo,10\n"
+                               "2,1,themis,scf,5\n"
+                               "3,4,baseline,fifo,8\n"
+                               "4,2,themis,scf,3\n"
+                               "5,2,themis,fifo,\n"
+                               "6,2,themis,fifo,4\n";
+
+START_TEST(read_groups_sorted) {
+    const char *by[] = {"policy", "intra"};
+    th_plot_opts o = {"chunks", "time_us", by, 2, NULL, 0, 0, 0, NULL};
+    th_plot_data d;
+    th_error err;
+    ck_assert_int_eq(read_text(CSV, &o, &d, &err), TH_OK);
+    /* series in the order of their first row; points by chunks */
+    ck_assert_uint_eq(d.nseries, 3);
+    ck_assert_uint_eq(d.rows, 6);
+    ck_assert_str_eq(d.series[0].name, "themis, scf");
+    ck_assert_uint_eq(d.series[0].n, 3);
+    ck_assert(d.series[0].x[0] == 1 && d.series[0].x[1] == 2 && d.series[0].x[2] == 4);
+    ck_assert(d.series[0].y[0] == 5 && d.series[0].y[1] == 3 && d.series[0].y[2] == 2);
+    ck_assert_str_eq(d.series[1].name, "baseline, fifo");
+    ck_assert(d.series[1].n == 2 && d.series[1].x[0] == 1 && d.series[1].y[1] == 8);
+    ck_assert_str_eq(d.series[2].name, "themis, fifo");
+    ck_assert(d.series[2].n == 1 && d.series[2].y[0] == 4);
+    /* the data file: one block per series, two blank lines between */
+    char *text;
+    size_t len;
+    FILE *m = open_memstream(&text, &len);
+    ck_assert_int_eq(th_plot_write_data(m, &d, &err), TH_OK);
+    fclose(m);
+    ck_assert_str_eq(text, "1 5\n2 3\n4 2\n\n\n1 10\n4 8\n\n\n2 4\n");
+    free(text);
+    th_plot_free(&d);
+    /* --where intra=scf, no --by: one series named after y */
+    th_plot_where w = {"intra", "scf"};
+    th_plot_opts o2 = {"chunks", "time_us", NULL, 0, &w, 1, 0, 0, NULL};
+    ck_assert_int_eq(read_text(CSV, &o2, &d, &err), TH_OK);
+    ck_assert_uint_eq(d.nseries, 1);
+    ck_assert_str_eq(d.series[0].name, "time_us");
+    ck_assert_uint_eq(d.series[0].n, 3);
+    th_plot_free(&d);
+}
+END_TEST
+
+/* Expects read_text to fail with TH_EINPUT and the message msg. */
+static void read_fails(const char *csv, const th_plot_opts *o, const char *msg) {
+    th_plot_data d;
+    th_error err;
+    ck_assert_int_eq(read_text(csv, o, &d, &err), TH_EINPUT);
+    ck_assert_str_eq(err.msg, msg);
+}
+
+START_TEST(read_errors) {
+    const char *by[] = {"policy"}, *bad_by[] = {"polcy"};
+    th_plot_where w = {"intra", "nope"}, bad_w = {"intr", "scf"};
+    th_plot_opts o = {"chunks", "time_us", NULL, 0, NULL, 0, 0, 0, NULL};
+    read_fails("", &o, "t.csv: empty file (expected a CSV header row)");
+    o.y = "speed";
+    read_fails(CSV, &o,
+               "t.csv: no column 'speed' (for --y); the columns are: point, chunks, policy, intra, "
+               "time_us");
+    o.y = "time_us";
+    o.x = "chunk";
+    read_fails(CSV, &o,
+               "t.csv: no column 'chunk' (for --x); the columns are: point, chunks, policy, intra, "
+               "time_us");
+    o.x = "chunks";
+    o.by = bad_by, o.nby = 1;
+    read_fails(CSV, &o,
+               "t.csv: no column 'polcy' (for --by); the columns are: point, chunks, policy, "
+               "intra, time_us");
+    o.by = by;
+    o.where = &bad_w, o.nwhere = 1;
+    read_fails(CSV, &o,
+               "t.csv: no column 'intr' (for --where); the columns are: point, chunks, policy, "
+               "intra, time_us");
+    o.where = &w;
+    read_fails(CSV, &o, "t.csv: no row to draw (none matches every --where)");
+    o.nwhere = 0;
+    read_fails("chunks,time_us\n", &o,
+               "t.csv: no column 'policy' (for --by); the columns are: "
+               "chunks, time_us");
+    o.nby = 0;
+    read_fails("chunks,time_us\n", &o, "t.csv: no row to draw");
+    read_fails("chunks,time_us\n1,2\n2,fast\n", &o,
+               "t.csv: line 3: column time_us: expected a number, got 'fast'");
+    read_fails("chunks,time_us\n1,2\n2,inf\n", &o,
+               "t.csv: line 3: column time_us: expected a number, got 'inf'");
+    read_fails("chunks,time_us\n1,2\n2\n", &o, "t.csv: line 3: 1 fields, the header has 2");
+    o.logx = 1;
+    read_fails("chunks,time_us\n1,2\n0,3\n", &o,
+               "t.csv: line 3: column chunks: --logx needs values > 0, got '0'");
+    o.logx = 0, o.logy = 1;
+    read_fails("chunks,time_us\n1,-2\n", &o,
+               "t.csv: line 2: column time_us: --logy needs values > 0, got '-2'");
+    /* more than TH_PLOT_MAX_SERIES (100) series: 101 distinct policies */
+    char *many = malloc(20 * 110);
+    strcpy(many, "chunks,time_us,policy\n");
+    for (int i = 0; i <= TH_PLOT_MAX_SERIES; i++)
+        sprintf(many + strlen(many), "1,1,p%d\n", i);
+    o.logy = 0;
+    o.by = by, o.nby = 1;
+    read_fails(many, &o, "t.csv: --by policy gives more than 100 series; narrow it with --where");
+    free(many);
+}
+END_TEST
+
+/* The script for each format: terminal, output and data paths quoted for gnuplot (a quote
+ * doubled), labels, log axes, the key titled by --by, one plot element per series. */
+START_TEST(script) {
+    const char *by[] = {"policy", "intra"};
+    th_plot_where w = {"size", "1GiB"};
+    th_plot_opts o = {"chunks", "time_us", by, 2, &w, 1, 1, 1, NULL};
+    th_plot_data d;
+    th_error err;
+    ck_assert_int_eq(read_text("chunks,time_us,policy,intra,size\n1,2,it's,scf,1GiB\n"
+                               "2,1,b,fifo,1GiB\n",
+                               &o, &d, &err),
+                     TH_OK);
+    static const char *const terms[] = {"set terminal pngcairo ", "set terminal pdfcairo ",
+                                        "set terminal svg "};
+    for (int f = 0; f < 3; f++) {
+        char *text;
+        size_t len;
+        FILE *m = open_memstream(&text, &len);
+        ck_assert_int_eq(
+            th_plot_write_script(m, &o, (th_plot_format)f, &d, "/t/d'at", "/t/o.tmp", &err), TH_OK);
+        fclose(m);
+        ck_assert_msg(strstr(text, terms[f]), "%s", text);
+        ck_assert_msg(strstr(text, "\nset output '/t/o.tmp'\n"), "%s", text);
+        ck_assert_msg(strstr(text, "\nset title 'time (µs) vs chunks (size=1GiB)'\n"), "%s", text);
+        ck_assert_msg(strstr(text, "\nset xlabel 'chunks'\nset ylabel 'time (µs)'\n"), "%s", text);
+        ck_assert_msg(strstr(text, "\nset logscale x\nset logscale y\n"), "%s", text);
+        ck_assert_msg(strstr(text, "\nset key outside right top vertical title 'policy, intra'\n"),
+                      "%s", text);
+        ck_assert_msg(strstr(text, "\nplot '/t/d''at' index 0 using 1:2 with linespoints lw 2 pt 7 "
+                                   "ps 0.7 title 'it''s, scf', \\\n     '' index 1 using 1:2 "
+                                   "with linespoints lw 2 pt 7 ps 0.7 title 'b, fifo'\n"),
+                      "%s", text);
+        ck_assert_msg(strstr(text, "noenhanced"), "%s", text);
+        free(text);
+    }
+    /* a given title; no --by: no key */
+    th_plot_opts o2 = {"chunks", "time_us", NULL, 0, NULL, 0, 0, 0, "my\ntitle"};
+    char *text;
+    size_t len;
+    FILE *m = open_memstream(&text, &len);
+    ck_assert_int_eq(th_plot_write_script(m, &o2, TH_PLOT_PNG, &d, "d", "o", &err), TH_OK);
+    fclose(m);
+    ck_assert_msg(strstr(text, "\nset title 'my title'\n") && strstr(text, "\nset key off\n") &&
+                      !strstr(text, "logscale"),
+                  "%s", text);
+    free(text);
+    th_plot_free(&d);
+}
+END_TEST
+
+Suite *plot_suite(void) {
+    Suite *s = suite_create("plot");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, labels);
+    tcase_add_test(tc, formats);
+    tcase_add_test(tc, where_parse);
+    tcase_add_test(tc, read_groups_sorted);
+    tcase_add_test(tc, read_errors);
+    tcase_add_test(tc, script);
+    suite_add_tcase(s, tc);
+    return s;
+}
