@@ -185,16 +185,16 @@ static int evaluate(const options *o, const th_system *sys, double bound, th_err
     th_runner_free(runner);
     if (rc == TH_OK && tc.oom) rc = th_error_set(err, TH_EINTERNAL, "out of memory");
     if (rc == TH_OK) {
-        th_report rep = {sys,
-                         &o->coll,
-                         o->model,
-                         pairs,
-                         results,
-                         npairs,
-                         bound,
-                         o->ideal_lat,
-                         th_cost_latency_floor(sys, o->coll.type == TH_COLL_ALLREDUCE,
-                                               o->coll.dims_mask)};
+        th_report rep = {
+            sys,
+            &o->coll,
+            o->model,
+            pairs,
+            results,
+            npairs,
+            bound,
+            o->ideal_lat,
+            th_cost_latency_floor(sys, o->coll.type == TH_COLL_ALLREDUCE, o->coll.dims_mask)};
         rc = th_report_write(out.f, o->format, &rep, err);
     }
     if (o->trace) rc = cli_out_close(&trace, rc, err);

@@ -68,15 +68,27 @@ typedef struct topts {
     int policy; /* th_policy, -1 = all */
     int intra;  /* -1 all */
     th_format format;
-    int force; /* replace existing output files */
+    int force;     /* replace existing output files */
     int ideal_lat; /* --ideal-lat: the vs_ideal_lat column */
     th_train_opts t;
     cli_a1_opts a1; /* ASTRA-sim 1.0 text workloads: scales, passes */
 } topts;
 
 static int parse(int argc, char **argv, topts *o) {
-    enum { O_PRIO = 256, O_ITER, O_BATCH, O_MODEL, O_TRACE, O_FORCE, O_CHUNKING, O_BUCKET,
-           O_IDEAL_LAT, O_COMM_SCALE, O_COMPUTE_SCALE, O_PASSES };
+    enum {
+        O_PRIO = 256,
+        O_ITER,
+        O_BATCH,
+        O_MODEL,
+        O_TRACE,
+        O_FORCE,
+        O_CHUNKING,
+        O_BUCKET,
+        O_IDEAL_LAT,
+        O_COMM_SCALE,
+        O_COMPUTE_SCALE,
+        O_PASSES
+    };
     static const struct option longs[] = {
         {"system", required_argument, 0, 's'},
         {"policy", required_argument, 0, 'p'},
@@ -115,8 +127,8 @@ static int parse(int argc, char **argv, topts *o) {
             break;
         case O_PRIO:
             if (th_priority_from_name(optarg, &o->t.priority))
-                return cli_usage_error("train", "--priority: expected fifo, lifo or layer, got '%s'",
-                                       optarg);
+                return cli_usage_error(
+                    "train", "--priority: expected fifo, lifo or layer, got '%s'", optarg);
             break;
         case O_ITER:
             if (cli_parse_int(optarg, 2, 1000, &v))

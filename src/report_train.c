@@ -41,9 +41,9 @@ int th_report_train_table(FILE *out, const th_train_report *rep, th_error *err) 
                 rep->ideal_lat / 1000.0);
     th_table *t = calloc(1, sizeof *t);
     if (!t) return th_error_set(err, TH_EINTERNAL, "out of memory");
-    static const char *const head[] = {"policy",   "intra",   "iteration_us", "compute_us",
-                                       "exposed_comm_us", "speedup", "vs_ideal",
-                                       "vs_ideal_lat"};
+    static const char *const head[] = {"policy",     "intra",           "iteration_us",
+                                       "compute_us", "exposed_comm_us", "speedup",
+                                       "vs_ideal",   "vs_ideal_lat"};
     static const int width[] = {13, 5, 14, 14, 15, 12, 12, 13};
     for (int k = 0; k < ncol; k++) {
         th_table_col(t, width[k], k < 2);
@@ -84,8 +84,7 @@ static cJSON *train_json(const th_train_report *rep) {
     cJSON_AddStringToObject(w, "priority", th_priority_name(rep->opts->priority));
     double bucket = th_train_bucket(wl, rep->opts);
     if (shows_chunking(rep) || bucket > 0)
-        cJSON_AddStringToObject(w, "chunking",
-                                th_chunking_names[th_train_chunking(wl, rep->opts)]);
+        cJSON_AddStringToObject(w, "chunking", th_chunking_names[th_train_chunking(wl, rep->opts)]);
     if (bucket > 0) cJSON_AddNumberToObject(w, "bucket_bytes", bucket);
     if (rep->ideal_lat > 0)
         cJSON_AddNumberToObject(w, "ideal_lat_iteration_us", rep->ideal_lat / 1000.0);

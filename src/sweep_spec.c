@@ -14,14 +14,14 @@
 #define BATCH_MAX 1e9 /* samples per NPU, as themis train --batch */
 
 static const char *const top_keys[] = {
-    "name", "description", "system",   "collective", "policy",     "intra", "load_model", "axes",
-    "zip",  "output",      "workload", "priority",   "iterations", "bound", "chunking",
-    "bucket", "ideal_latency", NULL};
+    "name",       "description", "system",   "collective", "policy",        "intra",
+    "load_model", "axes",        "zip",      "output",     "workload",      "priority",
+    "iterations", "bound",       "chunking", "bucket",     "ideal_latency", NULL};
 static const char *const coll_keys[] = {"type", "size", "chunks", "dims", NULL};
 static const char *const range_keys[] = {"from", "to", "step", "times", NULL};
 static const char *const run_axes[] = {
-    "chunks", "policy",      "intra",    "size",     "type",  "dims", "load_model",
-    "system", "reduce_GBps", "workload", "priority", "batch", "chunking", "bucket", NULL};
+    "chunks",      "policy",   "intra",    "size",  "type",     "dims",   "load_model", "system",
+    "reduce_GBps", "workload", "priority", "batch", "chunking", "bucket", NULL};
 static const char *const field_names[] = {"npus",      "bw_GBps",    "latency_ns", "topology",
                                           "algorithm", "efficiency", NULL};
 /* A sweep takes every policy up to themis-global (workload points only), not ideal: every
@@ -108,10 +108,9 @@ static char *resolve(const char *dir, const char *path) {
 static int parse_axis_name(const char *src, const char *name, ax *a, th_error *err) {
     int i = th_name_find(run_axes, name);
     if (i >= 0) {
-        static const ax_kind kinds[] = {AX_CHUNKS, AX_POLICY,   AX_INTRA,      AX_SIZE,
-                                        AX_TYPE,   AX_DIMS,     AX_LOAD_MODEL, AX_SYSTEM,
-                                        AX_REDUCE, AX_WORKLOAD, AX_PRIORITY,   AX_BATCH,
-                                        AX_CHUNKING, AX_BUCKET};
+        static const ax_kind kinds[] = {
+            AX_CHUNKS, AX_POLICY, AX_INTRA,    AX_SIZE,     AX_TYPE,  AX_DIMS,     AX_LOAD_MODEL,
+            AX_SYSTEM, AX_REDUCE, AX_WORKLOAD, AX_PRIORITY, AX_BATCH, AX_CHUNKING, AX_BUCKET};
         a->kind = kinds[i];
         return TH_OK;
     }

@@ -145,10 +145,10 @@ static int net_issue(trainer *tr, int k, double t, th_error *err) {
     if (tr->o->policy == TH_POLICY_IDEAL) {
         ideal_advance(tr, t);
         x->remaining = coll_bytes(tr->sys, &x->coll, &x->rate);
-        x->lat = tr->o->ideal_latency ? th_cost_latency_floor(tr->sys,
-                                                              x->coll.type == TH_COLL_ALLREDUCE,
-                                                              x->coll.dims_mask)
-                                      : 0;
+        x->lat = tr->o->ideal_latency
+                     ? th_cost_latency_floor(tr->sys, x->coll.type == TH_COLL_ALLREDUCE,
+                                             x->coll.dims_mask)
+                     : 0;
         int at_pos = tr->nlive;
         if (tr->o->priority == TH_PRIO_LAYER) /* live stays in (key, issue) order */
             while (at_pos > 0 && prio_key(&tr->in[tr->live[at_pos - 1]]) > prio_key(x))
@@ -307,8 +307,8 @@ static int bucketable(const th_wl_coll *c) {
 
 /* Closes bucket `id` (open from layer first down to layer last): `last`, whose gradient is the
  * last one ready, issues it. */
-static void close_bucket(trainer *tr, const int *bucket_of, int id, int first, int last,
-                         int count, double size) {
+static void close_bucket(trainer *tr, const int *bucket_of, int id, int first, int last, int count,
+                         double size) {
     for (int l = first; l >= last; l--)
         if (bucket_of[l] == id) tr->carrier[l] = last;
     tr->first[last] = first, tr->fused[last] = count, tr->bsize[last] = size;
@@ -362,8 +362,7 @@ static int assign_buckets(trainer *tr, double bucket, th_error *err) {
     }
     for (int k = 0; k < nob && rc == TH_OK; k++)
         if (ob[k].id >= 0)
-            close_bucket(tr, bucket_of, ob[k].id, ob[k].first, ob[k].last, ob[k].count,
-                         ob[k].size);
+            close_bucket(tr, bucket_of, ob[k].id, ob[k].first, ob[k].last, ob[k].count, ob[k].size);
     free(bucket_of);
     free(ob);
     return rc;

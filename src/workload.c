@@ -12,9 +12,8 @@
 #define MAX_NS 1e21 /* a phase's compute time (and its flops), at most */
 
 static const char *const top_keys[] = {
-    "name",       "description", "source",          "parallelism", "mp_dims", "batch",
-    "npu_tflops", "chunks",      "min_chunk_bytes", "layers",      "chunking",
-    "bucket_bytes", NULL};
+    "name",   "description",     "source", "parallelism", "mp_dims",      "batch", "npu_tflops",
+    "chunks", "min_chunk_bytes", "layers", "chunking",    "bucket_bytes", NULL};
 static const char *const layer_keys[] = {"name",       "params",      "forward",
                                          "input_grad", "weight_grad", NULL};
 static const char *const phase_keys[] = {"ns", "flops", "collective", NULL};
@@ -212,8 +211,8 @@ static int parse_workload(const cJSON *root, th_workload *wl, const char *src, t
     int rule = TH_CHUNKING_CAPPED;
     if (th_json_enum(root, "chunking", th_chunking_names, &rule, src, "", err)) return err->code;
     wl->chunking = (th_chunking)rule;
-    if (parse_bucket(cJSON_GetObjectItemCaseSensitive(root, "bucket_bytes"), &wl->bucket_bytes,
-                     src, err))
+    if (parse_bucket(cJSON_GetObjectItemCaseSensitive(root, "bucket_bytes"), &wl->bucket_bytes, src,
+                     err))
         return err->code;
     const cJSON *layers = cJSON_GetObjectItemCaseSensitive(root, "layers");
     if (!cJSON_IsArray(layers) || cJSON_GetArraySize(layers) < 1)

@@ -306,7 +306,8 @@ START_TEST(train_bucket_chunking) {
     /* --ideal-lat: wl_two_layer against the ideal network with latency floors, 49560 ns
      * (test_train.c ideal_latency_floor); baseline + fifo takes 49620 ns */
     test_csv c;
-    train_csv(&c, args_of("wl_two_layer.json", "cli_ring4.json", "-p baseline -q fifo --ideal-lat"));
+    train_csv(&c,
+              args_of("wl_two_layer.json", "cli_ring4.json", "-p baseline -q fifo --ideal-lat"));
     ck_assert_rel(test_csv_d(&c, 0, "speedup_vs_ideal_lat"), 49560.0 / 49620.0);
     ck_assert_rel(test_csv_d(&c, 0, "speedup_vs_ideal"), 49500.0 / 49620.0);
     test_csv_free(&c);

@@ -112,10 +112,9 @@ START_TEST(random_against_reference) {
                 emu_entry x =
                     ent((uint32_t)(rand() % ncoll), (double)(1 << (rand() % 4)), t, next_chunk++);
                 /* the inline paths and the general ones, in turn */
-                ck_assert_int_eq(
-                    k % 2 ? emu_queue_put(&q, x, rk(x.coll, lifo), scf)
-                          : emu_queue_push(&q, x, rk(x.coll, lifo), scf),
-                    0);
+                ck_assert_int_eq(k % 2 ? emu_queue_put(&q, x, rk(x.coll, lifo), scf)
+                                       : emu_queue_push(&q, x, rk(x.coll, lifo), scf),
+                                 0);
                 ref[n++] = x;
             } else {
                 int best = 0;

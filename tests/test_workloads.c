@@ -303,8 +303,7 @@ static const struct {
      "bucket_bytes", "0 (no buckets) or true"},
     {"{\"parallelism\": \"data\", \"bucket_bytes\": [1], \"layers\": [" LAYER("a") "]}",
      "bucket_bytes", "a size"},
-    {"{\"parallelism\": \"data\", \"bucket_bytes\": \"2 parsecs\", \"layers\": [" LAYER("a")
-     "]}",
+    {"{\"parallelism\": \"data\", \"bucket_bytes\": \"2 parsecs\", \"layers\": [" LAYER("a") "]}",
      "bucket_bytes", "2 parsecs"},
 };
 
@@ -370,19 +369,19 @@ END_TEST
 START_TEST(test_astra_text) {
     char *out = malloc(65536);
     char *dir = test_tmp_dir();
-    int rc = test_sh(out, 65536,
-                     "scripts/gen-workloads --format astra-text '%s' >/dev/null && "
-                     "for f in models/workloads/astra/*.txt; do cmp \"$f\" '%s'/$(basename \"$f\") "
-                     "|| exit 7; done && ls '%s' | wc -l && head -n 3 '%s'/resnet50.txt && "
-                     "head -n 2 '%s'/transformer-1t.txt '%s'/dlrm.txt && "
-                     "awk -F'\\t' 'FNR > 2 && NF != 12 { print \"bad\", FILENAME, FNR }' '%s'/*.txt",
-                     dir, dir, dir, dir, dir, dir, dir);
+    int rc =
+        test_sh(out, 65536,
+                "scripts/gen-workloads --format astra-text '%s' >/dev/null && "
+                "for f in models/workloads/astra/*.txt; do cmp \"$f\" '%s'/$(basename \"$f\") "
+                "|| exit 7; done && ls '%s' | wc -l && head -n 3 '%s'/resnet50.txt && "
+                "head -n 2 '%s'/transformer-1t.txt '%s'/dlrm.txt && "
+                "awk -F'\\t' 'FNR > 2 && NF != 12 { print \"bad\", FILENAME, FNR }' '%s'/*.txt",
+                dir, dir, dir, dir, dir, dir, dir);
     ck_assert_msg(rc == 0, "status %d: %s", rc, out);
     ck_assert_msg(strstr(out, "5\nDATA\n54\nconv1\t-1\t62941\tNONE\t0\t0\tNONE\t0\t62941\tALLREDUCE"
                               "\t19072\t0\n"),
                   "%s", out);
-    ck_assert_msg(strstr(out, "HYBRID_TRANSFORMER\tmodel_parallel_NPU_group: 8\n258\n"), "%s",
-                  out);
+    ck_assert_msg(strstr(out, "HYBRID_TRANSFORMER\tmodel_parallel_NPU_group: 8\n258\n"), "%s", out);
     ck_assert_msg(strstr(out, "HYBRID_DLRM\t3\n10\n"), "%s", out); /* bottom_mlp.2 is layer 3 */
     ck_assert_ptr_null(strstr(out, "bad"));
     rc = test_sh(out, 65536,

@@ -72,8 +72,8 @@ typedef struct th_train_row {
     th_policy policy; /* any policy, ideal included */
     th_intra intra;   /* ignored by the ideal network */
     th_train_result res;
-    double speedup;  /* baseline+fifo iteration / this iteration */
-    double vs_ideal; /* ideal iteration / this iteration */
+    double speedup;      /* baseline+fifo iteration / this iteration */
+    double vs_ideal;     /* ideal iteration / this iteration */
     double vs_ideal_lat; /* ideal-with-latency-floors iteration / this one (when computed) */
 } th_train_row;
 

@@ -44,7 +44,7 @@ extern const char *const th_chunking_names[]; /* capped, astra (NULL-terminated)
 
 /* PyTorch DDP's bucket_cap_mb default (25 MiB), and its first, smaller bucket (1 MiB). */
 #define TH_BUCKET_DEFAULT 26214400.0
-#define TH_BUCKET_FIRST 1048576.0
+#define TH_BUCKET_FIRST   1048576.0
 
 typedef struct th_workload {
     char name[64];
