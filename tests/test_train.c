@@ -430,6 +430,31 @@ START_TEST(ddp_buckets) {
 }
 END_TEST
 
+/* Each dims mask has its own buckets (one DDP process group each): wl_bucket_masks.json on two
+ * rings (wl_2d_ring.json), gradients of 0.6e6 bytes: m2 over dim 1, m1 over both dims, m0 over
+ * dim 1. Backward order m2, m1, m0: m2 opens A (dim 1); m1 opens B (both dims); m0 joins A,
+ * 1.2e6 >= the first limit 1048576: A = {m2, m0}, issued by m0; B = {m1} closes with the pass.
+ * The iteration issues B (at wg m1), then A (at wg m0). */
+START_TEST(bucket_per_mask) {
+    th_system s = load_sys("wl_2d_ring.json");
+    th_workload *wl = load_wl("wl_bucket_masks.json");
+    th_train_opts o = opts(TH_POLICY_BASELINE, TH_INTRA_FIFO, TH_PRIO_LIFO);
+    o.bucket = 2e6;
+    th_train_result r = run(&s, wl, o);
+    ck_assert_int_eq(r.ncolls, 2);
+    ck_assert_int_eq(r.colls[0].layer, 1);
+    ck_assert_int_eq(r.colls[0].fused, 1);
+    ck_assert_uint_eq(r.colls[0].mask, 3u);
+    ck_assert_int_eq(r.colls[1].layer, 0);
+    ck_assert_int_eq(r.colls[1].first_layer, 2);
+    ck_assert_int_eq(r.colls[1].fused, 2);
+    ck_assert_uint_eq(r.colls[1].mask, 2u);
+    ck_assert_rel(r.colls[1].size, 1.2e6);
+    th_train_result_free(&r);
+    th_workload_free(wl);
+}
+END_TEST
+
 /* A gradient larger than a bucket closes the bucket it joins: bucket 1e6 (first limit
  * min(1 MiB, 1e6) = 1e6): l3 opens A (0.6e6), l2 makes it 1.2e6 >= 1e6: A = {l3, l2}; l1 alone
  * (3e6); l0 alone, closed by the end of the pass. And the workload key: "bucket_bytes": true
@@ -556,6 +581,7 @@ Suite *train_suite(void) {
     tcase_add_test(tc, chunking_rules);
     tcase_add_test(tc, ddp_buckets);
     tcase_add_test(tc, bucket_keys);
+    tcase_add_test(tc, bucket_per_mask);
     tcase_add_test(tc, layer_priority);
     tcase_add_test(tc, ideal_latency_floor);
     tcase_add_test(tc, single_collective_equals_run);
