@@ -94,7 +94,8 @@ class Columns:
         return False
 
     def frame(self):
-        """A pandas.DataFrame, the numeric columns handed over without a copy of their text."""
+        """A pandas.DataFrame. The columns are handed over as they are (copy=False): pandas
+        copies each dtype's columns into one block, so the peak is the columns plus a block."""
         import numpy
         import pandas
         data = {}
@@ -105,7 +106,7 @@ class Columns:
                 data[name] = numpy.frombuffer(col, dtype=numpy.float64)
             else:
                 data[name] = numpy.array(col if col is not None else [], dtype=object)
-        return pandas.DataFrame(data, columns=self.names, copy=True)
+        return pandas.DataFrame(data, columns=self.names, copy=False)
 
     def dicts(self):
         """A list of dicts, one per row."""
