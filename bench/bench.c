@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "themis/astra1_workload.h"
 #include "themis/sweep.h"
 #include "themis/themis.h"
 #include "themis/train.h"
@@ -294,6 +295,56 @@ static void bench_astra(th_runner *r) {
     line("astra_us", "astra-sim preset, 3-dim AR 1 GiB 64 chunks", us, "us", -1, 0);
 }
 
+/* ASTRA-sim 1.0's tutorial system (astra-sim/tutorials asplos2023, exercise 3) under the
+ * astra-sim-1.0 preset: a 3-D switch 8 x 8 x 8 (512 NPUs), 50 GB/s, 1 ns links, endpoint 10,
+ * halvingDoubling. */
+static void tutorial_system(th_system *sys) {
+    static const char *dim = "{\"topology\": \"switch\", \"npus\": 8, \"bw_GBps\": 50, "
+                             "\"latency_ns\": 1, \"links\": 1, \"allreduce\": \"halvingDoubling\"}";
+    char json[1024];
+    snprintf(json, sizeof json,
+             "{\"name\": \"tutorial\", \"model\": \"astra-sim-1.0\", \"endpoint_ns\": 10, "
+             "\"boost_mode\": 1, \"dims\": [%s, %s, %s]}",
+             dim, dim, dim);
+    th_error err;
+    if (th_system_parse(json, strlen(json), "tutorial", sys, &err)) die(&err);
+}
+
+/* The tutorial's case: a 1 GiB All-Reduce in 64 chunks, Themis + SCF. ASTRA-sim 1.0 takes about
+ * 0.3 s for it: the target. Then one ResNet-50 iteration (models/workloads/astra/resnet50.txt,
+ * the 1.0 text form of our ResNet-50) replayed through ASTRA-sim 1.0's state machine on the same
+ * 512 NPUs, 64 chunks per collective, Themis + SCF: ASTRA-sim 1.0 takes about 100 s for a
+ * ResNet-50 iteration. */
+static void bench_astra1(th_runner *r) {
+    th_system sys;
+    tutorial_system(&sys);
+    double us = eval_us(&sys, r, (th_pair){TH_POLICY_THEMIS, TH_INTRA_SCF}, 64);
+    line("astra1_tutorial_us", "astra-sim-1.0 preset, tutorial 3-D switch AR 1 GiB 64 chunks", us,
+         "us", 300000, 0);
+    static const char *path = "models/workloads/astra/resnet50.txt";
+    th_a1_workload *wl;
+    th_workload *json;
+    th_error err;
+    if (th_a1_load(path, &wl, &json, &err)) die(&err);
+    if (!wl) {
+        fprintf(stderr, "bench: %s is not a 1.0 text workload\n", path);
+        exit(1);
+    }
+    th_a1_replay_opts o = {TH_POLICY_THEMIS, TH_INTRA_SCF, TH_LOAD_ALPHA_BETA, 64, 1, 0,
+                           {1, 1, 0},        NULL};
+    double v[64];
+    for (int k = 0; k < runs; k++) {
+        th_a1_replay_result res;
+        double t0 = cpu_s();
+        if (th_a1_replay(&sys, wl, path, &o, &res, &err)) die(&err);
+        v[k] = cpu_s() - t0;
+        th_a1_replay_result_free(&res);
+    }
+    th_a1_free(wl);
+    line("astra1_resnet50_s", "astra-sim-1.0 preset, ResNet-50 iteration, 512 NPUs, 64 chunks",
+         median(v, runs), "s", 100, 0);
+}
+
 static const th_system *train_sys;
 static int train_iterations;
 
@@ -419,6 +470,7 @@ int main(int argc, char **argv) {
     bench_sweep();
     bench_specs();
     bench_astra(r);
+    bench_astra1(r);
     bench_train(&sys);
     bench_whatif(r);
     th_runner_free(r);
