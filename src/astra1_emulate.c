@@ -86,9 +86,14 @@ static int issue(th_emu *emu, const th_plan *plan, double t, int *id, th_error *
     int k;
     if (emu->ncolls == 0) emu->prio_counter = 0;
     if (emu_admit(emu, plan, t, &k, err)) return err->code;
-    /* Sys::get_priority: LIFO counts up, FIFO down */
-    emu_rec(emu, (uint32_t)k)->prio = emu->prio_counter;
-    emu->prio_counter += emu->sys->a1.lifo ? 1 : -1;
+    /* Sys::get_priority: LIFO counts up, FIFO down; a workload replay gives each collective
+     * its own (th_emu_issue_key, TH_EMU_A1_PRIO_BASE) */
+    if (emu->key) {
+        emu_rec(emu, (uint32_t)k)->prio = (double)(emu->key - TH_EMU_A1_PRIO_BASE);
+    } else {
+        emu_rec(emu, (uint32_t)k)->prio = emu->prio_counter;
+        emu->prio_counter += emu->sys->a1.lifo ? 1 : -1;
+    }
     for (uint32_t i = 0; i < (uint32_t)plan->chunks; i++) {
         int dim = enqueue(emu, (uint32_t)k, i, 0);
         if (dim < 0) return th_error_set(err, TH_EINTERNAL, "out of memory in a queue");

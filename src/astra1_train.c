@@ -119,7 +119,7 @@ static int issue(replay *r, int layer, th_phase p, int pref, int blocking) {
     r->barrier[k] = blocking;
     const th_a1_phase *ph = &r->wl->layers[layer].ph[p];
     if (ph->type == TH_A1_NONE) return blocking ? call(r) : TH_OK;
-    (void)priority(r, pref); /* the emulator orders collectives by its fifo/lifo rule */
+    int64_t prio = priority(r, pref); /* the 1.0 preset orders by it; ours by --priority */
     int themis = r->o->policy == TH_POLICY_THEMIS;
     if (themis && r->last_plan_t != r->t) {
         memset(r->loads, 0, sizeof r->loads);
@@ -133,7 +133,7 @@ static int issue(replay *r, int layer, th_phase p, int pref, int blocking) {
     int id;
     if (th_sched_plan_from(plan, r->sys, &c, r->o->policy, r->o->model, shared ? r->loads : NULL,
                            r->err) ||
-        th_emu_issue(r->emu, plan, r->t, &id, r->err)) {
+        th_emu_issue_key(r->emu, plan, r->t, prio + TH_EMU_A1_PRIO_BASE, &id, r->err)) {
         th_plan_free(plan);
         return r->err->code;
     }

@@ -49,12 +49,14 @@ static void usage(FILE *out) {
           "      --force             replace an existing output or trace file\n"
           "      --comm-scale X      ASTRA-sim 1.0 text workloads: multiply collective sizes\n"
           "      --compute-scale X   ... and compute times (as ASTRA-sim, truncated)\n"
-          "      --passes P          ... passes replayed under the 1.0 preset (num-passes)\n"
+          "      --passes P          ... passes under the astra-sim-1.0 preset (default 1)\n"
           "  -h, --help              this text\n"
           "  -V, --version           print the version\n"
           "\n"
           "A WORKLOAD.txt in ASTRA-sim 1.0's text format (told by content) replays with our\n"
-          "semantics on our model, converted as `import-astra --workload` does.\n"
+          "semantics on our model, converted as `import-astra --workload` does; under the\n"
+          "astra-sim-1.0 preset, ASTRA-sim 1.0's state machine gives total_us, compute_us and\n"
+          "exposed_comm_us as ASTRA-sim reports them (-n: the system's run.chunks by default).\n"
           "\n"
           "examples:\n"
           "  themis train models/workloads/resnet50.json\n"
@@ -272,7 +274,7 @@ int cli_train(int argc, char **argv) {
     const char *inputs[] = {o.workload, o.system}, *outputs[] = {o.output, o.trace};
     if (th_output_check(inputs, 2, outputs, 2, &err)) return cli_fail(&err);
     th_system sys;
-    th_run_defaults def; /* checked, not used: they are run's */
+    th_run_defaults def; /* run's; the ASTRA-sim 1.0 replay takes its chunks */
     if (cli_load_system(o.system, &sys, &def, &err)) return cli_fail(&err);
     th_workload *wl;
     th_a1_workload *a1; /* an ASTRA-sim 1.0 text workload, told by content */
@@ -285,9 +287,11 @@ int cli_train(int argc, char **argv) {
                                o.workload);
     }
     if (a1) {
-        rc = cli_a1_train(&o.a1, o.workload, a1, &sys, &wl, &err);
+        cli_a1_run run = {o.output, o.trace, o.format, o.force, o.policy, o.intra, o.t.chunks, &def};
+        rc = cli_a1_train(&o.a1, &run, o.workload, a1, &sys, &wl, &err);
         th_a1_free(a1);
         if (rc) return cli_fail(&err);
+        if (!wl) return CLI_OK; /* ASTRA-sim 1.0's replay, written */
     }
     if (th_train_check_system(&sys, &err)) rc = cli_blame(&err, o.system);
     if (rc == CLI_OK && th_workload_check(wl, &sys, o.workload, &err)) rc = err.code;

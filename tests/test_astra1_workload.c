@@ -666,6 +666,138 @@ START_TEST(convert) {
 }
 END_TEST
 
+/* ---- under the astra-sim-1.0 preset: ASTRA-sim 1.0's numbers ---- */
+
+/* Switch dims of n NPUs, 50 GB/s (B = 50 * 2^30 / 1e9 bytes/ns), latency 0, endpoint 0, one
+ * link, halvingDoubling: an All-Reduce of C = 1 MiB in one chunk is one AR phase of messages
+ * C/2, C/4 then C/4, C/2 on 4 NPUs: floor(9765.625) + 2 floor(4882.8125) + 9765 = 29294 ns
+ * (no reduction: 3 floor(262144 / 500000) = 0); on 2 NPUs C/2 and C/2: 2 * 9765 = 19530. A
+ * direct All-to-All of C on 4 NPUs: net(C / 4) = floor(4882.8125) = 4882. */
+static th_system preset(const char *npus, int tag) {
+    char json[1024];
+    snprintf(json, sizeof json,
+             "{\"model\": \"astra-sim-1.0\", \"endpoint_ns\": 0%s, \"dims\": [%s]}",
+             tag ? ", \"astra_version\": \"tutorial-asplos2023\"" : "", npus);
+    th_system s;
+    th_error err = {0};
+    ck_assert_msg(th_system_parse(json, strlen(json), "a1.json", &s, &err) == TH_OK, "%s",
+                  err.msg);
+    return s;
+}
+
+#define SW(n)                                                                                      \
+    "{\"topology\": \"switch\", \"npus\": " #n ", \"bw_GBps\": 50, \"latency_ns\": 0, \"links\": " \
+    "1, \"allreduce\": \"halvingDoubling\"}"
+
+START_TEST(preset_reference) {
+    th_system s = preset(SW(4), 0);
+    /* the reference checks: no comm 5005; layer 0's WG AR issued at 5004: 5004 + 29294; two
+     * passes: the second F0 waits to 34298, its WG0 at 34298 + 5004, + 29294 */
+    th_a1_replay_result r = replay(&s, DATA2, ropts(1, 1));
+    ck_assert_rel(r.total, 5005);
+    th_a1_replay_result_free(&r);
+    const char *ar = "DATA\n2\n"
+                     "l0 -1 1000 NONE 0 1000 NONE 0 1000 ALLREDUCE 1048576 0\n"
+                     "l1 -1 1000 NONE 0 1000 NONE 0 1000 NONE 0 0\n";
+    r = replay(&s, ar, ropts(1, 1));
+    ck_assert_rel(r.total, 34298);
+    ck_assert_rel(r.compute, 5000);
+    ck_assert_rel(r.exposed, 29298);
+    th_a1_replay_result_free(&r);
+    r = replay(&s, ar, ropts(2, 1));
+    ck_assert_rel(r.total, 68596);
+    ck_assert_rel(r.pass_end[1], 34298 + 5004);
+    th_a1_replay_result_free(&r);
+    /* update delay 500: done at 34798; two passes 34798 + 5004 + 29294 + 500 = 69596 */
+    const char *upd = "DATA\n2\n"
+                      "l0 -1 1000 NONE 0 1000 NONE 0 1000 ALLREDUCE 1048576 500\n"
+                      "l1 -1 1000 NONE 0 1000 NONE 0 1000 NONE 0 0\n";
+    r = replay(&s, upd, ropts(1, 1));
+    ck_assert_rel(r.total, 34798);
+    th_a1_replay_result_free(&r);
+    r = replay(&s, upd, ropts(2, 1));
+    ck_assert_rel(r.total, 69596);
+    th_a1_replay_result_free(&r);
+    /* MODEL, forward and IG ARs on both layers: 5 * 1000 + 3 * 29294 + 5 ticks (model_comm) */
+    r = replay(&s, "MODEL\n2\n"
+                   "l0 -1 1000 ALLREDUCE 1048576 1000 ALLREDUCE 1048576 1000 NONE 0 0\n"
+                   "l1 -1 1000 ALLREDUCE 1048576 1000 ALLREDUCE 1048576 1000 NONE 0 0\n",
+               ropts(1, 1));
+    ck_assert_rel(r.total, 92887);
+    th_a1_replay_result_free(&r);
+    /* MICRO: the AR ends at 29294, its update time of 1 cycle: 29295 (themis run's MICRO) */
+    r = replay(&s, "MICRO\n1\nl -1 5 NONE 0 5 NONE 0 5 ALLREDUCE 1048576 1\n", ropts(1, 1));
+    ck_assert_rel(r.total, 29295);
+    th_a1_replay_result_free(&r);
+}
+END_TEST
+
+START_TEST(preset_dlrm) {
+    /* HYBRID_DLRM 1 on Switch 4: A2A(1 MiB) = 4882, AR(1 MiB) = 29294, computes 100.
+     * F0 0-100, A2A0 (highest priority) 100-4982, +1; F1 101-201 waits for it (K = 1) to
+     * 4982, +1; F2 4983-5083, +1; WG2 5084-5184, AR2 (LIFO priority 0) 5184-34478, +1; IG2
+     * 5185-5285, the IG A2A of layer 0 (highest) queued, +1; WG1 5286-5386, AR1 (priority 1)
+     * queued after the A2A (1e8 >= 1), +1; IG1 5387-5487, +1; WG0 5488-5588 waits for the IG
+     * A2A: 34478-39360; the pass ends at 39360; AR1 39360-68654, the end. */
+    th_system s = preset(SW(4), 0);
+    const char *d = "HYBRID_DLRM 1\n3\n"
+                    "emb -1 100 ALLTOALL 1048576 100 ALLTOALL 1048576 100 NONE 0 0\n"
+                    "b1 -1 100 NONE 0 100 NONE 0 100 ALLREDUCE 1048576 0\n"
+                    "t2 -1 100 NONE 0 100 NONE 0 100 ALLREDUCE 1048576 0\n";
+    th_a1_replay_result r = replay(&s, d, ropts(1, 1));
+    ck_assert_rel(r.pass_end[0], 39360);
+    ck_assert_rel(r.total, 68654);
+    ck_assert_rel(r.compute, 800);
+    th_a1_replay_result_free(&r);
+}
+END_TEST
+
+START_TEST(preset_transformer) {
+    /* Switch 8 split by group 2 into 2 x 4: AR(1 MiB) 19530 on the model dim, 29294 on the
+     * data dim. Branch: F0 0-1000, AR 1000-20530, +1; IG0 20531-21531, AR 21531-41061, +1;
+     * WG0 21532-22532, AR (data) 22532-51826, waits IG0 to 41061 (the pass's end), +1; the
+     * end 51826. */
+    th_system s = preset(SW(8), 0);
+    const char *t = "HYBRID_TRANSFORMER model_parallel_NPU_group: 2\n1\n"
+                    "l0 -1 1000 ALLREDUCE 1048576 1000 ALLREDUCE 1048576 1000 ALLREDUCE 1048576 0\n";
+    th_a1_replay_result r = replay(&s, t, ropts(1, 1));
+    ck_assert_rel(r.pass_end[0], 41061);
+    ck_assert_rel(r.total, 51826);
+    th_a1_replay_result_free(&r);
+    /* the tag: IG0's AR blocks to 41061, +1; WG0 41062-42062 (the pass's end), AR 42062-71356 */
+    s = preset(SW(8), 1);
+    th_a1_replay_opts o = ropts(1, 1);
+    o.scale.tag = 1;
+    r = replay(&s, t, o);
+    ck_assert_rel(r.pass_end[0], 42062);
+    ck_assert_rel(r.total, 71356);
+    th_a1_replay_result_free(&r);
+}
+END_TEST
+
+START_TEST(preset_hybrid) {
+    /* HYBRID_DATA_MODEL on Switch 4 x Switch 4: every AR of 1 MiB 29294 on its one dim.
+     * F0 0-1000, AR (dim 0) -30294, +1; F1 30295-31295, AR -60589, +1; IG1 60590-61590, AR
+     * 61590-90884, +1; WG1 61591-62591, AR (dim 1) 62591-91885, waits IG1 to 90884, +1; IG0
+     * 90885-91885, +1; WG0 91886-92886 (the pass's end), AR (dim 1, free) -122180. */
+    th_system s = preset(SW(4) ", " SW(4), 0);
+    const char *h = "HYBRID_DATA_MODEL\n2\n"
+                    "l0 -1 1000 ALLREDUCE 1048576 1000 ALLREDUCE 1048576 1000 ALLREDUCE 1048576 0\n"
+                    "l1 -1 1000 ALLREDUCE 1048576 1000 ALLREDUCE 1048576 1000 ALLREDUCE 1048576 0\n";
+    th_a1_replay_result r = replay(&s, h, ropts(1, 1));
+    ck_assert_rel(r.pass_end[0], 92886);
+    ck_assert_rel(r.total, 122180);
+    th_a1_replay_result_free(&r);
+    /* HYBRID_MODEL_DATA on the same symmetric system: the same times */
+    r = replay(&s, "HYBRID_MODEL_DATA\n2\n"
+                   "l0 -1 1000 ALLREDUCE 1048576 1000 ALLREDUCE 1048576 1000 ALLREDUCE 1048576 0\n"
+                   "l1 -1 1000 ALLREDUCE 1048576 1000 ALLREDUCE 1048576 1000 ALLREDUCE 1048576 0\n",
+               ropts(1, 1));
+    ck_assert_rel(r.total, 122180);
+    th_a1_replay_result_free(&r);
+}
+END_TEST
+
 /* ---- the shipped workloads in ASTRA-sim's format, and the CLI ---- */
 
 START_TEST(shipped) {
@@ -731,7 +863,8 @@ START_TEST(cli_train_text) {
     /* errors */
     test_bad("short.txt: the layer count (line 2) says 2 layers, the file has 1", "train %s",
              test_dpath("astra1/short.txt"));
-    test_bad("--passes: ASTRA-sim 1.0's passes replay under the 1.0 preset", "train %s --passes 2",
+    test_bad("--passes: ASTRA-sim 1.0's passes replay under the astra-sim-1.0 preset",
+             "train %s --passes 2",
              test_dpath("astra1/data1.txt"));
     test_bad("are for ASTRA-sim 1.0 text workloads", "train %s --comm-scale 2",
              test_dpath("wl_two_layer.json"));
@@ -787,6 +920,58 @@ START_TEST(cli_import_workload) {
 }
 END_TEST
 
+START_TEST(cli_train_preset) {
+    /* the reference check through the binary: layer 0's WG AR of 1 MiB (29294 ns, one chunk
+     * from the system's run.chunks) issued at 5004: 34298; two passes 68596 */
+    test_cli_out r;
+    test_cli(&r, "train %s -s %s -f csv", test_dpath("astra1/data2_ar.txt"),
+             test_dpath("astra1/sw4.json"));
+    test_expect_quiet(&r, "train 1.0");
+    test_csv c;
+    test_csv_parse(&c, r.out);
+    ck_assert_int_eq(c.nrows, 4); /* baseline, themis x fifo, scf */
+    for (int i = 0; i < 4; i++) {
+        ck_assert_rel(test_csv_d(&c, i, "total_us"), 34.298);
+        ck_assert_rel(test_csv_d(&c, i, "compute_us"), 5);
+        ck_assert_rel(test_csv_d(&c, i, "exposed_comm_us"), 29.298);
+        ck_assert_rel(test_csv_d(&c, i, "iteration_us"), 5.004); /* the pass ends at 5004 */
+        ck_assert_rel(test_csv_d(&c, i, "speedup"), 1);
+    }
+    ck_assert_str_eq(test_csv_s(&c, 3, "policy"), "themis");
+    ck_assert_str_eq(test_csv_s(&c, 3, "intra"), "scf");
+    test_csv_free(&c);
+    test_cli_free(&r);
+    /* two passes, one pair, -n over run.chunks (1 MiB in 1 chunk either way) */
+    test_cli(&r, "train %s -s %s -f csv --passes 2 -p themis -q scf -n 1",
+             test_dpath("astra1/data2_ar.txt"), test_dpath("astra1/sw4.json"));
+    test_expect_quiet(&r, "train 1.0 two passes");
+    test_csv_parse(&c, r.out);
+    ck_assert_int_eq(c.nrows, 1);
+    ck_assert_rel(test_csv_d(&c, 0, "total_us"), 68.596);
+    ck_assert_rel(test_csv_d(&c, 0, "iteration_us"), 34.298); /* 39302 - 5004 */
+    ck_assert_rel(test_csv_d(&c, 0, "passes"), 2);
+    test_csv_free(&c);
+    test_cli_free(&r);
+    /* JSON: the passes' ends */
+    test_cli(&r, "train %s -s %s -f json --passes 2 -p baseline -q fifo",
+             test_dpath("astra1/data2_ar.txt"), test_dpath("astra1/sw4.json"));
+    test_expect_quiet(&r, "train 1.0 json");
+    ck_assert_ptr_nonnull(strstr(r.out, "\"pass_end_us\":\t[5.004, 39.302]"));
+    ck_assert_ptr_nonnull(strstr(r.out, "\"total_us\":\t68.596"));
+    test_cli_free(&r);
+    /* errors */
+    test_bad("--trace: ASTRA-sim 1.0's replay", "train %s -s %s --trace t.csv -o o.csv",
+             test_dpath("astra1/data2_ar.txt"), test_dpath("astra1/sw4.json"));
+    test_bad("-p roundrobin: ASTRA-sim 1.0's replay takes baseline or themis",
+             "train %s -s %s -p roundrobin", test_dpath("astra1/data2_ar.txt"),
+             test_dpath("astra1/sw4.json"));
+    test_bad("has no run.chunks (preferred-dataset-splits): give -n N", "train %s -s %s",
+             test_dpath("astra1/data2_ar.txt"), test_dpath("astra1/sw4_norun.json"));
+    test_bad("tiny.txt:3: field 11 (weight-grad comm size): 8 bytes in 64 chunks",
+             "train %s -s %s -n 64", test_dpath("astra1/tiny.txt"), test_dpath("astra1/sw4.json"));
+}
+END_TEST
+
 Suite *astra1_workload_suite(void) {
     Suite *s = suite_create("astra1_workload");
     TCase *tc = tcase_create("core");
@@ -804,11 +989,16 @@ Suite *astra1_workload_suite(void) {
     tcase_add_test(tc, replay_errors);
     tcase_add_test(tc, convert);
     tcase_add_test(tc, shipped);
+    tcase_add_test(tc, preset_reference);
+    tcase_add_test(tc, preset_dlrm);
+    tcase_add_test(tc, preset_transformer);
+    tcase_add_test(tc, preset_hybrid);
     suite_add_tcase(s, tc);
     TCase *cli = tcase_create("cli");
     tcase_set_timeout(cli, 60);
     tcase_add_test(cli, cli_train_text);
     tcase_add_test(cli, cli_import_workload);
+    tcase_add_test(cli, cli_train_preset);
     suite_add_tcase(s, cli);
     return s;
 }

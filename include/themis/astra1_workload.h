@@ -11,6 +11,7 @@
 
 #include "themis/buf.h"
 #include "themis/emulate.h"
+#include "themis/report.h"
 #include "themis/workload.h"
 
 /* The parallelisms themis replays (the header line's keyword). */
@@ -124,5 +125,25 @@ typedef struct th_a1_replay_result {
 int th_a1_replay(const th_system *sys, const th_a1_workload *wl, const char *source,
                  const th_a1_replay_opts *opts, th_a1_replay_result *res, th_error *err);
 void th_a1_replay_result_free(th_a1_replay_result *res);
+
+/* One replayed configuration, as the reports list it. */
+typedef struct th_a1_row {
+    th_policy policy; /* baseline or themis */
+    th_intra intra;
+    th_a1_replay_result res;
+    double iteration; /* the last pass: its end minus the end of the pass before (or 0), ns */
+    double speedup;   /* baseline + fifo total / this total */
+} th_a1_row;
+
+typedef struct th_a1_report {
+    const th_system *sys;
+    const th_a1_workload *wl;
+    const th_a1_replay_opts *opts; /* chunks, passes, scales */
+    const th_a1_row *rows;
+    int nrows;
+} th_a1_report;
+
+/* The rows as a table, JSON, CSV or JSON lines (docs/WORKLOADS.md). */
+int th_a1_report_write(FILE *out, th_format format, const th_a1_report *rep, th_error *err);
 
 #endif
