@@ -17,7 +17,7 @@
 
 /* Bounds of the tables; a plan beyond them runs the general path (issue/step). */
 #define MAX_CLASSES 1024 /* distinct orders */
-#define MAX_BUCKETS 64   /* distinct m on one dim (SCF), one bit each */
+#define MAX_BUCKETS 32   /* distinct m on one dim (SCF), one bit each */
 #define HASH_SIZE   2048 /* 2 MAX_CLASSES, a power of two */
 
 /* A waiting stage: its chunk and its index in the stage tables. */
@@ -25,20 +25,21 @@ typedef struct waiting_stage {
     uint32_t chunk, p;
 } waiting_stage;
 
-/* A FIFO e[(head + i) & (cap - 1)], i < n; cap a power of two (or 0). */
+/* A FIFO e[head], e[(head + 1) & mask] .. up to e[tail] excluded; head == tail when empty,
+ * and a slot is always free (mask + 1, a power of two, or 0 before the first push). */
 typedef struct ring {
     waiting_stage *e;
-    uint32_t head, n, cap;
+    uint32_t head, tail, mask;
 } ring;
 
 /* Stage j of a class: where it queues and what it costs. */
 typedef struct fast_stage {
-    double dur;     /* ns: lh + m (p-1) / (p B) (+ m (p-1) / p / reduce_bw for RS) */
-    double bytes;   /* one NPU sends, m (p-1) / p */
-    uint16_t q;     /* its ring: dim * MAX_BUCKETS + bucket */
-    uint8_t dim;    /* system dim */
-    uint8_t bucket; /* its bucket on that dim (SCF: rank of m) */
-    uint8_t last;   /* the chunk's last stage */
+    double dur;   /* ns: lh + m (p-1) / (p B) (+ m (p-1) / p / reduce_bw for RS) */
+    double bytes; /* one NPU sends, m (p-1) / p */
+    uint32_t bit; /* 1 << its bucket on its dim (SCF: the rank of m; the found index first) */
+    uint16_t q;   /* its ring: dim * MAX_BUCKETS + bucket */
+    uint8_t dim;  /* system dim */
+    uint8_t last; /* the chunk's last stage */
 } fast_stage;
 
 typedef struct hash_slot {
@@ -70,27 +71,27 @@ void emu_fast_free(emu_fast *f) {
 }
 
 static int ring_grow(ring *r) {
-    uint32_t cap = r->cap ? 2 * r->cap : 16;
+    uint32_t cap = r->e ? 2 * (r->mask + 1) : 16, n = 0;
     waiting_stage *e = malloc(sizeof *e * cap);
     if (!e) return -1;
-    for (uint32_t i = 0; i < r->n; i++) /* unwrapped into the new buffer */
-        e[i] = r->e[(r->head + i) & (r->cap - 1)];
+    for (uint32_t i = r->head; i != r->tail; i = (i + 1) & r->mask) /* unwrapped */
+        e[n++] = r->e[i];
     free(r->e);
-    r->e = e, r->cap = cap, r->head = 0;
+    r->e = e, r->mask = cap - 1, r->head = 0, r->tail = n;
     return 0;
 }
 
 /* Queues stage p of chunk c last; -1 when out of memory. */
 static inline int ring_push(ring *r, uint32_t c, uint32_t p) {
-    if (r->n == r->cap && ring_grow(r)) return -1;
-    r->e[(r->head + r->n++) & (r->cap - 1)] = (waiting_stage){c, p};
+    if (((r->tail + 1) & r->mask) == r->head && ring_grow(r)) return -1;
+    r->e[r->tail] = (waiting_stage){c, p};
+    r->tail = (r->tail + 1) & r->mask;
     return 0;
 }
 
 static inline waiting_stage ring_pop(ring *r) {
     waiting_stage x = r->e[r->head];
-    r->head = (r->head + 1) & (r->cap - 1);
-    r->n--;
+    r->head = (r->head + 1) & r->mask;
     return x;
 }
 
@@ -138,7 +139,7 @@ static int class_of(emu_fast *f, const th_emu *emu, const th_plan *plan, int64_t
             if (b == MAX_BUCKETS) return -1;
             if (b == f->nbm[d]) f->bm[d][f->nbm[d]++] = m;
         }
-        f->st[cls * ns + j] = (fast_stage){dur, mp / k->p, 0, (uint8_t)d, (uint8_t)b, j + 1 == ns};
+        f->st[cls * ns + j] = (fast_stage){dur, mp / k->p, (uint32_t)b, 0, (uint8_t)d, j + 1 == ns};
     }
     return (int)cls;
 }
@@ -156,15 +157,16 @@ static void place(emu_fast *f, int nd, uint32_t nst, int scf) {
         }
     for (uint32_t s = 0; s < nst; s++) {
         fast_stage *x = &f->st[s];
-        if (scf) x->bucket = rank[x->dim][x->bucket];
-        x->q = (uint16_t)(x->dim * MAX_BUCKETS + x->bucket);
+        uint32_t b = scf ? rank[x->dim][x->bit] : 0;
+        x->q = (uint16_t)(x->dim * MAX_BUCKETS + b);
+        x->bit = 1u << b;
     }
 }
 
 /* A run that did not end left stages queued: every ring emptied. */
 static void clear(emu_fast *f) {
     for (int i = 0; i < TH_MAX_DIMS * MAX_BUCKETS; i++)
-        f->q[i].n = 0;
+        f->q[i].head = f->q[i].tail = 0;
     f->dirty = 0;
 }
 
@@ -209,7 +211,7 @@ static inline __attribute__((always_inline)) uint32_t earliest(const double *end
 /* The events (SPEC §6) from the queued first stages: the dims' arrays w wide (dims nd and up
  * never busy), scf and w constants in each copy (under FIFO a dim has one ring). */
 static inline __attribute__((always_inline)) int events(emu_fast *f, th_emu *emu, emu_coll *cr,
-                                                        uint64_t *nonempty, uint32_t waiting,
+                                                        uint32_t *nonempty, uint32_t waiting,
                                                         int nd, const int scf, const int w,
                                                         th_error *err) {
     const fast_stage *st = f->st;
@@ -228,10 +230,11 @@ static inline __attribute__((always_inline)) int events(emu_fast *f, th_emu *emu
         idle &= ~go;
         for (; go; go &= go - 1) {
             uint32_t d = (uint32_t)__builtin_ctz(go);
-            int b = scf ? __builtin_ctzll(nonempty[d]) : 0;
+            int b = scf ? __builtin_ctz(nonempty[d]) : 0;
             ring *r = &q[d * MAX_BUCKETS + (uint32_t)b];
             waiting_stage x = ring_pop(r);
-            if (r->n == 0 && (!scf || !(nonempty[d] &= nonempty[d] - 1))) waiting &= ~(1u << d);
+            if (r->head == r->tail && (!scf || !(nonempty[d] &= nonempty[d] - 1)))
+                waiting &= ~(1u << d);
             const fast_stage *s = &st[x.p];
             end[d] = t + s->dur;
             busy[d] += s->dur;
@@ -250,22 +253,25 @@ static inline __attribute__((always_inline)) int events(emu_fast *f, th_emu *emu
          * general path orders those (zero or absorbed stage times only). */
         if (now == t) return EMU_DECLINED;
         t = now;
-        idle |= ending;
-        int dims[TH_MAX_DIMS], n = 0;
-        for (; ending; ending &= ending - 1) { /* by chunk index, for each queue's order */
+        idle |= ending; /* never 0: a busy dim's end (finite or INFINITY) is the minimum */
+        int dims[TH_MAX_DIMS], n = 1;
+        dims[0] = __builtin_ctz(ending);
+        end[dims[0]] = INFINITY;
+        for (ending &= ending - 1; ending; ending &= ending - 1) { /* by chunk index */
             int d = __builtin_ctz(ending), k = n++;
             end[d] = INFINITY;
             for (; k > 0 && run[dims[k - 1]].chunk > run[d].chunk; k--)
                 dims[k] = dims[k - 1];
             dims[k] = d;
         }
-        /* the stages ending now end; each chunk queues its next stage */
+        /* the stages ending now end; each chunk queues its next stage, in chunk order (each
+         * queue's order for stages queued at one instant) */
         for (int i = 0; i < n; i++) {
             waiting_stage x = run[dims[i]];
             if (st[x.p].last) continue;
             const fast_stage *s = &st[++x.p];
             if (ring_push(&q[s->q], x.chunk, x.p)) return EMU_DECLINED;
-            if (scf) nonempty[s->dim] |= 1ull << s->bucket;
+            if (scf) nonempty[s->dim] |= s->bit;
             waiting |= 1u << s->dim;
         }
     }
@@ -326,12 +332,12 @@ static int run(emu_fast *f, th_emu *emu, emu_coll *cr, th_error *err) {
         pos[i] = (uint32_t)cls * ns;
     }
     place(f, nd, ncls * ns, scf);
-    uint64_t nonempty[TH_MAX_DIMS] = {0}; /* per dim, bit b: its bucket b waits */
+    uint32_t nonempty[TH_MAX_DIMS] = {0}; /* per dim, bit b: its bucket b waits */
     uint32_t waiting = 0;                 /* bit d: dim d has a stage waiting */
     for (size_t i = 0; i < chunks; i++) { /* issued at 0 in chunk order */
         const fast_stage *s = &f->st[pos[i]];
         if (ring_push(&f->q[s->q], (uint32_t)i, pos[i])) return EMU_DECLINED;
-        nonempty[s->dim] |= 1ull << s->bucket;
+        nonempty[s->dim] |= s->bit;
         waiting |= 1u << s->dim;
     }
     cr->stages = (int64_t)chunks * ns;
