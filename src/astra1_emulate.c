@@ -3,6 +3,7 @@
  * size in either build's variant), one running phase per dim, a phase starting as soon as it
  * heads the list of an idle dim, and the phases ending at one instant moving on in dim-index
  * order; several collectives share the lists. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -82,17 +83,24 @@ static int kick(th_emu *r, int d, th_error *err) {
     return TH_OK;
 }
 
-static int issue(th_emu *emu, const th_plan *plan, double t, int *id, th_error *err) {
+/* Sys::get_priority: the counter goes up under LIFO, down under FIFO; HIGHEST is 1e8. */
+static int issue_prio(th_emu *emu, const th_plan *plan, double t, th_a1_prio prio, int *id,
+                      th_error *err) {
     int k;
     if (emu->ncolls == 0) emu->prio_counter = 0;
     if (emu_admit(emu, plan, t, &k, err)) return err->code;
-    /* Sys::get_priority: LIFO counts up, FIFO down; a workload replay gives each collective
-     * its own (th_emu_issue_key, TH_EMU_A1_PRIO_BASE) */
+    /* Sys::get_priority: LIFO counts up, FIFO down, HIGHEST above all; a workload replay may
+     * give each collective its own (th_emu_issue_key, TH_EMU_A1_PRIO_BASE) */
+    int lifo = emu->sys->a1.lifo;
+    if (emu->sys->a1.version == TH_A1_BRANCH && prio == TH_A1_PRIO_LIFO) lifo = 1;
+    if (emu->sys->a1.version == TH_A1_BRANCH && prio == TH_A1_PRIO_FIFO) lifo = 0;
     if (emu->key) {
         emu_rec(emu, (uint32_t)k)->prio = (double)(emu->key - TH_EMU_A1_PRIO_BASE);
+    } else if (prio == TH_A1_PRIO_HIGHEST) {
+        emu_rec(emu, (uint32_t)k)->prio = 100000000;
     } else {
         emu_rec(emu, (uint32_t)k)->prio = emu->prio_counter;
-        emu->prio_counter += emu->sys->a1.lifo ? 1 : -1;
+        emu->prio_counter += lifo ? 1 : -1;
     }
     for (uint32_t i = 0; i < (uint32_t)plan->chunks; i++) {
         int dim = enqueue(emu, (uint32_t)k, i, 0);
@@ -101,6 +109,20 @@ static int issue(th_emu *emu, const th_plan *plan, double t, int *id, th_error *
     }
     if (id) *id = k;
     return TH_OK;
+}
+
+static int issue(th_emu *emu, const th_plan *plan, double t, int *id, th_error *err) {
+    return issue_prio(emu, plan, t, TH_A1_PRIO_NONE, id, err);
+}
+
+int th_astra1_issue(th_emu *emu, const th_plan *plan, double t, th_a1_prio prio, int *id,
+                    th_error *err) {
+    if (!emu->sys || emu->sys->model != TH_MODEL_ASTRA1 || plan->model != TH_MODEL_ASTRA1)
+        return th_error_set(err, TH_EINTERNAL, "th_astra1_issue: not an astra-sim-1.0 system");
+    if (!(t >= emu->t) || !isfinite(t))
+        return th_error_set(err, TH_EINTERNAL, "collective issued at %g ns, before now (%g ns)", t,
+                            emu->t);
+    return issue_prio(emu, plan, t, prio, id, err);
 }
 
 /* The phases ending now move on in dim-index order (with boost-mode 1 a phase moves on when the

@@ -239,15 +239,14 @@ static void stage_lbw(const th_plan *plan, const uint8_t *o, int j, int *dim, th
  * active one, divided down by the active dims between) in bytes; below chunk / gap denominator
  * the chunk takes the dims in index order, the list is put back in index order (reversed for an
  * All-Gather) and each position gets the load of the dim of that index. */
-static void themis(th_plan *plan, const th_system *sys, th_load_model model, const int *base) {
-    (void)model, (void)base;
+static void greedy(th_plan *plan, const th_system *sys, th_a1_tracker *t) {
     int N = sys->ndims, n = plan->n, ag = plan->type == TH_COLL_ALLGATHER;
-    int act[TH_MAX_DIMS] = {0}, edim[TH_MAX_DIMS];
-    double eload[TH_MAX_DIMS], p[TH_MAX_DIMS], rel[TH_MAX_DIMS];
+    int act[TH_MAX_DIMS] = {0}, *edim = t->dim;
+    double *eload = t->load, p[TH_MAX_DIMS], rel[TH_MAX_DIMS];
     for (int j = 0; j < n; j++)
         act[plan->active[j]] = 1;
     for (int d = 0; d < N; d++) {
-        edim[d] = d, eload[d] = plan->load[d], p[d] = plan->npus[d];
+        p[d] = plan->npus[d];
         rel[d] = sys->a1.greedy_bw[d] / sys->a1.greedy_bw[0];
     }
     uint64_t rec = (uint64_t)plan->chunk, gap = (uint64_t)sys->a1.gap_denominator;
@@ -331,6 +330,31 @@ static void themis(th_plan *plan, const th_system *sys, th_load_model model, con
     }
     for (int a = 0; a < N; a++)
         plan->load[edim[a]] = eload[a];
+}
+
+/* th_sched_plan's Themis: a tracker in index order with the plan's initial loads. */
+static void themis(th_plan *plan, const th_system *sys, th_load_model model, const int *base) {
+    (void)model, (void)base;
+    th_a1_tracker t;
+    for (int d = 0; d < sys->ndims; d++)
+        t.dim[d] = d, t.load[d] = plan->load[d];
+    greedy(plan, sys, &t);
+}
+
+void th_astra1_tracker_reset(th_a1_tracker *t, const th_system *sys) {
+    for (int d = 0; d < TH_MAX_DIMS; d++)
+        t->dim[d] = d < sys->ndims ? d : 0, t->load[d] = 0;
+}
+
+int th_astra1_plan(th_plan *plan, const th_system *sys, const th_collective *coll,
+                   th_policy policy, th_a1_tracker *t, th_error *err) {
+    if (sys->model != TH_MODEL_ASTRA1)
+        return th_error_set(err, TH_EINTERNAL, "th_astra1_plan on a %s system",
+                            th_model_name(sys->model));
+    if (th_sched_plan(plan, sys, coll, policy, TH_LOAD_ALPHA_BETA, err)) return err->code;
+    int themis = policy == TH_POLICY_THEMIS || policy == TH_POLICY_THEMIS_GLOBAL;
+    if (themis && coll->type != TH_COLL_ALLTOALL) greedy(plan, sys, t);
+    return TH_OK;
 }
 
 static const th_plan_model lbw_model = {check, shape_lbw, themis, stage_lbw};

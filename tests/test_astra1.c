@@ -306,6 +306,71 @@ START_TEST(collectives_share_queues) {
 }
 END_TEST
 
+/* HIGHEST goes ahead of every waiting phase whatever the policy: with FIFO, B issued HIGHEST
+ * runs b0, b1 before a1, as under LIFO above (A 117216, B 87912). */
+START_TEST(highest_priority) {
+    th_system s = parse("{\"model\": \"astra-sim-1.0\", \"endpoint_ns\": 0, "
+                        "\"scheduling_policy\": \"FIFO\", \"dims\": [{\"topology\": "
+                        "\"switch\", \"npus\": 4, \"bw_GBps\": 50, \"latency_ns\": 0, "
+                        "\"links\": 1}]}");
+    th_collective c = {TH_COLL_REDUCESCATTER, 4 * MIB, 2, 0};
+    th_plan *pa = th_plan_create(), *pb = th_plan_create();
+    th_emu *emu = th_emu_create();
+    th_error err = {0};
+    ck_assert_int_eq(th_sched_plan(pa, &s, &c, TH_POLICY_BASELINE, TH_LOAD_ALPHA_BETA, &err),
+                     TH_OK);
+    ck_assert_int_eq(th_sched_plan(pb, &s, &c, TH_POLICY_BASELINE, TH_LOAD_ALPHA_BETA, &err),
+                     TH_OK);
+    th_emu_reset(emu, &s, TH_INTRA_FIFO, TH_PRIO_FIFO, NULL, NULL);
+    int a, b;
+    ck_assert_int_eq(th_astra1_issue(emu, pa, 0, TH_A1_PRIO_NONE, &a, &err), TH_OK);
+    ck_assert_int_eq(th_astra1_issue(emu, pb, 0, TH_A1_PRIO_HIGHEST, &b, &err), TH_OK);
+    while (th_emu_next(emu) < INFINITY)
+        ck_assert_int_eq(th_emu_step(emu, &err), TH_OK);
+    th_result ra, rb;
+    ck_assert_int_eq(th_emu_result(emu, a, &ra, &err), TH_OK);
+    ck_assert_int_eq(th_emu_result(emu, b, &rb, &err), TH_OK);
+    ck_assert_double_eq(ra.time, 117216);
+    ck_assert_double_eq(rb.time, 87912);
+    /* issuing before now, or on another model's system */
+    ck_assert_int_eq(th_astra1_issue(emu, pb, -1, TH_A1_PRIO_NONE, &b, &err), TH_EINTERNAL);
+    th_system other;
+    th_system_default(&other);
+    th_emu_reset(emu, &other, TH_INTRA_FIFO, TH_PRIO_FIFO, NULL, NULL);
+    ck_assert_int_eq(th_astra1_issue(emu, pb, 0, TH_A1_PRIO_NONE, &b, &err), TH_EINTERNAL);
+    th_emu_free(emu);
+    th_plan_free(pa);
+    th_plan_free(pb);
+}
+END_TEST
+
+/* Themis's tracker carried from one collective to the next (same tick): on 2 x Switch 4, a
+ * 32 MiB All-Reduce in 1 chunk falls back to the index order and leaves loads 24 (dim 0) and
+ * 32 MiB / 4 * 3/4 = 6 (dim 1); the next one sees a gap of 18 / (3/4) MiB = 24 MiB >= 32 MiB / 16
+ * and starts on dim 1. A fresh tracker starts on dim 0. */
+START_TEST(themis_tracker) {
+    th_system s = two("");
+    th_collective c = {TH_COLL_ALLREDUCE, 32 * MIB, 1, 0};
+    th_plan *plan = th_plan_create();
+    th_a1_tracker t;
+    th_error err = {0};
+    th_astra1_tracker_reset(&t, &s);
+    ck_assert_int_eq(th_astra1_plan(plan, &s, &c, TH_POLICY_THEMIS, &t, &err), TH_OK);
+    ck_assert_int_eq(th_plan_order(plan, 0)[0], 0);
+    ck_assert_double_eq(t.load[0], 24);
+    ck_assert_double_eq(t.load[1], 6);
+    ck_assert_int_eq(th_astra1_plan(plan, &s, &c, TH_POLICY_THEMIS, &t, &err), TH_OK);
+    ck_assert_int_eq(th_plan_order(plan, 0)[0], 1);
+    th_astra1_tracker_reset(&t, &s);
+    ck_assert_int_eq(th_astra1_plan(plan, &s, &c, TH_POLICY_THEMIS, &t, &err), TH_OK);
+    ck_assert_int_eq(th_plan_order(plan, 0)[0], 0);
+    th_system other;
+    th_system_default(&other);
+    ck_assert_int_eq(th_astra1_plan(plan, &other, &c, TH_POLICY_THEMIS, &t, &err), TH_EINTERNAL);
+    th_plan_free(plan);
+}
+END_TEST
+
 START_TEST(system_errors) {
     char d[256], json[1024];
     const char *m;
@@ -430,6 +495,8 @@ Suite *astra1_suite(void) {
     tcase_add_test(tc, two_dims);
     tcase_add_test(tc, tutorial_exercise_3);
     tcase_add_test(tc, collectives_share_queues);
+    tcase_add_test(tc, highest_priority);
+    tcase_add_test(tc, themis_tracker);
     tcase_add_test(tc, system_errors);
     tcase_add_test(tc, collective_errors);
     suite_add_tcase(s, tc);

@@ -21,6 +21,30 @@ extern const char *const th_a1_impl_names[];
 double th_astra1_phase(const th_system *sys, int d, th_coll_type type, th_op op, double in,
                        double *bytes, double *out);
 
+/* ASTRA-sim 1.0's Themis state (OfflineGreedy's list): positions -> dims and their loads. It
+ * persists across collectives generated at the same tick and is reset (index order, zero
+ * loads) when a collective is generated at a later tick. */
+typedef struct th_a1_tracker {
+    int dim[TH_MAX_DIMS];     /* the dim at each position of the list */
+    double load[TH_MAX_DIMS]; /* that entry's load, MiB scaled by relative bandwidth */
+} th_a1_tracker;
+
+void th_astra1_tracker_reset(th_a1_tracker *t, const th_system *sys);
+
+/* th_sched_plan for a 1.0 system whose Themis starts from tracker t and leaves its state there
+ * (any other policy plans as th_sched_plan does and leaves t alone). */
+int th_astra1_plan(th_plan *plan, const th_system *sys, const th_collective *coll,
+                   th_policy policy, th_a1_tracker *t, th_error *err);
+
+/* Priorities of ASTRA-sim 1.0's Sys::get_priority: the system's scheduling-policy (None), an
+ * explicit LIFO or FIFO request (the branch honours it; the tutorial tag uses the system's),
+ * or HIGHEST (above every other, leaving the counter alone). */
+typedef enum { TH_A1_PRIO_NONE, TH_A1_PRIO_LIFO, TH_A1_PRIO_FIFO, TH_A1_PRIO_HIGHEST } th_a1_prio;
+
+/* th_emu_issue on a 1.0 system with a priority request (th_emu_issue uses TH_A1_PRIO_NONE). */
+int th_astra1_issue(th_emu *emu, const th_plan *plan, double t, th_a1_prio prio, int *id,
+                    th_error *err);
+
 /* ASTRA-sim 1.0 reports a single collective (its MICRO workload, whose one layer's update time
  * is 1 cycle) 1 ns after the collective ends: adds that ns to a result of th_emu_result and
  * rescales what depends on the time. `size` is the collective's size. */
