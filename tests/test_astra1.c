@@ -485,6 +485,255 @@ START_TEST(collective_errors) {
 }
 END_TEST
 
+
+/* ---- import-astra of ASTRA-sim 1.0 files ---- */
+
+/* Writes text to dir/name and returns the path (static, one of four). */
+static const char *put(const char *dir, const char *name, const char *text) {
+    static char paths[4][4200];
+    static int k;
+    char *p = paths[k++ % 4];
+    snprintf(p, 4200, "%s/%s", dir, name);
+    test_spit(p, text, strlen(text));
+    return p;
+}
+
+/* A network of the tutorial's exercise 3 shape (3-D switch 8 x 8 x 8, 1 link of 50 GB/s, 1 ns)
+ * and its two system files, written again here by hand. */
+static const char tut_net[] =
+    "{\n  \"dimensions-count\": 3,\n  \"topologies-per-dim\": [\"Switch\", \"Switch\", \"Switch\"],\n"
+    "  \"units-count\": [8, 8, 8],\n  \"links-count\": [1, 1, 1],\n"
+    "  \"link-latency\": [1, 1, 1],\n  \"link-bandwidth\": [50, 50, 50]\n}\n";
+static const char tut_sys_head[] =
+    "scheduling-policy: LIFO\nendpoint-delay: 10\nactive-chunks-per-dimension: 1\n"
+    "preferred-dataset-splits: 64\nboost-mode: 1\n"
+    "all-reduce-implementation: halvingDoubling_halvingDoubling_halvingDoubling\n"
+    "all-gather-implementation: halvingDoubling_halvingDoubling_halvingDoubling\n"
+    "reduce-scatter-implementation: halvingDoubling_halvingDoubling_halvingDoubling\n"
+    "all-to-all-implementation: direct_direct_direct\ncollective-optimization: localBWAware\n";
+
+/* time_us of the one row `themis run -s sys -f csv` prints (1 GiB, the file's defaults). */
+static double run_file(const char *sys) {
+    test_cli_out r;
+    test_cli(&r, "run -s %s -f csv", sys);
+    test_expect_ok(&r, r.args);
+    test_csv c;
+    test_csv_parse(&c, r.out);
+    ck_assert_int_eq(c.nrows, 1);
+    double t = test_csv_d(&c, 0, "time_us");
+    test_csv_free(&c);
+    test_cli_free(&r);
+    return t;
+}
+
+START_TEST(import_tutorial) {
+    char *dir = test_tmp_dir(), sys[2048], net[4200], base[4200], them[4200];
+    snprintf(net, sizeof net, "%s", put(dir, "3d_switch.json", tut_net));
+    snprintf(sys, sizeof sys, "%sintra-dimension-scheduling: FIFO\ninter-dimension-scheduling: "
+             "baseline\n", tut_sys_head);
+    snprintf(base, sizeof base, "%s", put(dir, "3d_switch_baseline.txt", sys));
+    snprintf(sys, sizeof sys, "%sintra-dimension-scheduling: SCF\ninter-dimension-scheduling: "
+             "themis\n", tut_sys_head);
+    snprintf(them, sizeof them, "%s", put(dir, "3d_switch_themis.txt", sys));
+    test_cli_out r;
+    /* the tutorial's published numbers (tag) and the branch's Themis + SCF */
+    static const struct { const char *sys, *version; double us; } cases[] = {
+        {"base", "tutorial-asplos2023", 35008.129}, {"them", "tutorial-asplos2023", 13635.871},
+        {"base", "1.0", 35008.129}, {"them", "1.0", 13866.496}, {"them", NULL, 13866.496}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        TEST_DIR_PATH(out, dir, "out.json");
+        test_cli(&r, "import-astra %s %s%s%s -o %s --force", net,
+                 cases[i].sys[0] == 'b' ? base : them, cases[i].version ? " --astra-version " : "",
+                 cases[i].version ? cases[i].version : "", out);
+        test_expect_quiet(&r, r.args);
+        test_cli_free(&r);
+        ck_assert_double_eq(run_file(out), cases[i].us);
+    }
+    test_rm_dir(dir);
+}
+END_TEST
+
+/* The long network form: nic and router latencies, an HBM that never beats the network.
+ * 1-D Switch of 4, 2 links of 25 GB/s (B = 53.6870912), 100 ns, nic 5, router 20; ring RS of
+ * 4 MiB in 1 chunk, endpoint 10: messages of 1 MiB: floor(200 + 19531.25) = 19731, + 2 * 5,
+ * + 20 = 19761; reduction 3 floor(1048576 / 500000) = 6; 10 + 3 (19761 + 6 + 10) = 59341,
+ * + 1 = 59342 ns. */
+START_TEST(import_long_form) {
+    char *dir = test_tmp_dir(), net[4200];
+    snprintf(net, sizeof net, "%s",
+             put(dir, "long.json",
+                 "{\"topology-name\": \"Hierarchical\", \"dimensions-count\": 1,\n"
+                 "\"topologies-per-dim\": [\"Switch\"], \"dimension-type\": [\"N\"],\n"
+                 "\"units-count\": [4], \"links-count\": [2], \"link-latency\": [100],\n"
+                 "\"link-bandwidth\": [25], \"nic-latency\": [5], \"router-latency\": [20],\n"
+                 "\"hbm-latency\": [10], \"hbm-bandwidth\": [1000], \"hbm-scale\": [1]}\n"));
+    const char *sys = put(dir, "ring.txt",
+                          "scheduling-policy: FIFO\nendpoint-delay: 10\npreferred-dataset-splits: 1\n"
+                          "boost-mode: 0\nall-reduce-implementation: ring\n"
+                          "all-gather-implementation: ring\nreduce-scatter-implementation: ring\n"
+                          "all-to-all-implementation: ring\ncollective-optimization: baseline\n"
+                          "L: 0\no: 0\ng: 0\nG: 0\nlocal-reduction-delay: 1\nseprate-log: 1\n"
+                          "model-shared-bus: 0\n");
+    TEST_DIR_PATH(out, dir, "out.json");
+    test_cli_out r;
+    test_cli(&r, "import-astra %s %s -o %s", net, sys, out);
+    test_expect_quiet(&r, r.args);
+    test_cli_free(&r);
+    test_cli(&r, "run -s %s -c reducescatter -b 4MiB -f csv", out);
+    test_expect_ok(&r, r.args);
+    test_csv c;
+    test_csv_parse(&c, r.out);
+    ck_assert_double_eq(test_csv_d(&c, 0, "time_us"), 59.342);
+    ck_assert_str_eq(test_csv_s(&c, 0, "policy"), "baseline");
+    ck_assert_str_eq(test_csv_s(&c, 0, "intra"), "fifo");
+    test_csv_free(&c);
+    test_cli_free(&r);
+    test_rm_dir(dir);
+}
+END_TEST
+
+/* Every refusal of the importer: the file, its line and the key are named. */
+START_TEST(import_errors) {
+    static const char *const good_sys =
+        "scheduling-policy: LIFO\nall-reduce-implementation: ring\nall-gather-implementation: "
+        "ring\nreduce-scatter-implementation: ring\nall-to-all-implementation: direct\n"
+        "collective-optimization: localBWAware\n";
+    static const char *const good_net =
+        "{\"dimensions-count\": 1, \"topologies-per-dim\": [\"Switch\"], \"units-count\": [4],\n"
+        "\"links-count\": [1], \"link-latency\": [1], \"link-bandwidth\": [50]}\n";
+    static const struct {
+        const char *net, *sys; /* NULL: the good one */
+        int tag;               /* --astra-version tutorial-asplos2023 */
+        const char *needle;
+    } cases[] = {
+        {"{\"dimensions-count\": 1, \"topology\": 1}", NULL, 0, "net.json:1: topology: not a key"},
+        {"[1]", NULL, 0, "(top level)"},
+        {"{\"dimensions-count\": 1,", NULL, 0, "net.json"},
+        {"{\"topology-name\": \"Torus\", \"dimensions-count\": 1}", NULL, 0,
+         "topology-name: expected \"Hierarchical\""},
+        {"{\"units-count\": [4]}", NULL, 0, "dimensions-count: missing"},
+        {"{\"dimensions-count\": 0}", NULL, 0, "dimensions-count: expected an integer from 1"},
+        {"{\"dimensions-count\": 1}", NULL, 0, "topologies-per-dim: missing"},
+        {"{\"dimensions-count\": 1, \"topologies-per-dim\": [\"Torus\"]}", NULL, 0,
+         "topologies-per-dim: entry 0: expected Ring"},
+        {"{\"dimensions-count\": 1, \"topologies-per-dim\": [\"Ring\"], \"dimension-type\": "
+         "\"N\"}", NULL, 0, "dimension-type: expected one name per dimension"},
+        {"{\"dimensions-count\": 1, \"topologies-per-dim\": [\"Ring\"], \"dimension-type\": "
+         "[\"Node\"]}", NULL, 0, "dimension-type: expected T, N, P or PP"},
+        {"{\"dimensions-count\": 1, \"topologies-per-dim\": [\"Ring\"], \"dimension-type\": "
+         "[\"PP\"]}", NULL, 0, "dimension-type: PP (inter-pod) on a Ring"},
+        {"{\"dimensions-count\": 1, \"topologies-per-dim\": [\"Ring\"], \"dimension-type\": "
+         "[4]}", NULL, 1, "dimension-type: expected strings"},
+        {"{\"dimensions-count\": 1, \"topologies-per-dim\": [\"Ring\"]}", NULL, 0,
+         "units-count: missing"},
+        {"{\"dimensions-count\": 1, \"topologies-per-dim\": [\"Ring\"], \"units-count\": [4, 4]}",
+         NULL, 0, "units-count: expected a list of 1 integers"},
+        {"{\"dimensions-count\": 1, \"topologies-per-dim\": [\"Ring\"], \"units-count\": [4.5]}",
+         NULL, 0, "units-count: entry 0: expected an integer >= 1"},
+        {"{\"dimensions-count\": 1, \"topologies-per-dim\": [\"Switch\"], \"units-count\": [4],\n"
+         "\"links-count\": [1], \"link-latency\": [1], \"link-bandwidth\": [0]}",
+         NULL, 0, "net.json:2: link-bandwidth: expected numbers > 0"},
+        {"{\"dimensions-count\": 1, \"topologies-per-dim\": [\"Switch\"], \"units-count\": [4],\n"
+         "\"links-count\": [1], \"link-latency\": [1], \"link-bandwidth\": [50],\n"
+         "\"hbm-latency\": [500], \"hbm-bandwidth\": [370], \"hbm-scale\": [1]}",
+         NULL, 0, "net.json:3: hbm-scale: an HBM time that can exceed"},
+        /* the system text */
+        {NULL, "scheduling-policy: XYZ\n", 0,
+         "sys.txt:1: scheduling-policy: unknown value \"XYZ\""},
+        {NULL, "scheduling-policy: LIFO\nfoo: 1\n", 0, "sys.txt:2: foo: is not a setting"},
+        {NULL, "scheduling-policy: LIFO\nscheduling-policy: FIFO\n", 0,
+         "sys.txt:2: scheduling-policy: given twice (first on line 1)"},
+        {NULL, "scheduling-policy: LIFO\n", 0, "all-reduce-implementation: missing"},
+        {NULL, "scheduling-policy: LIFO\nendpoint-delay:\n", 0, "endpoint-delay: has no value"},
+        {NULL, "endpoint-delay: 1.5\n", 0, "sys.txt:1: endpoint-delay: expected an integer"},
+        {NULL, "active-chunks-per-dimension: 2\n", 0,
+         "sys.txt:1: active-chunks-per-dimension: 2 is not modelled"},
+        {NULL, "active-chunks-per-dimension: 0\n", 0, "active-chunks-per-dimension: expected"},
+        {NULL, "boost-mode: 2\n", 0, "sys.txt:1: boost-mode: expected an integer from 0 to 1"},
+        {NULL, "model-shared-bus: 1\n", 0, "model-shared-bus: 1 (the LogGP memory bus)"},
+        {NULL, "gap-denominator: 8\n", 0, "gap-denominator: a setting of the tutorial"},
+        {NULL, "gap-denominator: 0\n", 1, "gap-denominator: expected an integer from 1"},
+        {NULL, "preferred-dataset-splits: 0\n", 0, "preferred-dataset-splits: expected"},
+        {NULL, "collective-optimization: fast\n", 0, "collective-optimization: unknown value"},
+        {NULL, "inter-dimension-scheduling: themisFlex\n", 0,
+         "inter-dimension-scheduling: themisFlex is not modelled"},
+        {NULL, "inter-dimension-scheduling: greedy\n", 0,
+         "inter-dimension-scheduling: unknown value"},
+        {NULL, "intra-dimension-scheduling: RG\n", 0, "intra-dimension-scheduling: RG is not"},
+        {NULL, "intra-dimension-scheduling: LIFO\n", 0, "intra-dimension-scheduling: unknown"},
+        {NULL, "all-reduce-implementation: ring_ring\n", 0,
+         "all-reduce-implementation: more entries than the network's 1 dimensions"},
+        {NULL, "all-reduce-implementation: oneRing\n", 0, "oneRing is not modelled"},
+        {NULL, "all-reduce-implementation: direct4\n", 0, "direct4 is not modelled"},
+        {NULL, "all-reduce-implementation: doubleBinaryTree\n", 0,
+         "doubleBinaryTree is not modelled"},
+        {NULL, "all-reduce-implementation: halvingdoubling\n", 0,
+         "unknown implementation \"halvingdoubling\"; did you mean \"halvingDoubling\"?"},
+    };
+    char *dir = test_tmp_dir();
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char net[4200], sys[4200], text[2048];
+        snprintf(net, sizeof net, "%s", put(dir, "net.json", cases[i].net ? cases[i].net : good_net));
+        /* a bad setting goes first, then the good ones it does not repeat */
+        snprintf(text, sizeof text, "%s", cases[i].sys ? cases[i].sys : "");
+        if (cases[i].sys) {
+            const char *key = cases[i].sys;
+            for (const char *l = good_sys; *l;) {
+                const char *e = strchr(l, '\n');
+                if (strncmp(l, key, (size_t)(strchr(l, ':') - l + 1)) != 0 &&
+                    !strstr(cases[i].needle, "missing") && !strstr(cases[i].needle, "twice") &&
+                    !strstr(cases[i].needle, "has no value"))
+                    strncat(text, l, (size_t)(e - l + 1));
+                l = e + 1;
+            }
+        } else {
+            snprintf(text, sizeof text, "%s", good_sys);
+        }
+        snprintf(sys, sizeof sys, "%s", put(dir, "sys.txt", text));
+        char *out = NULL;
+        th_error err = {0};
+        ck_assert_msg(th_astra1_import(net, sys, cases[i].tag ? TH_A1_TUTORIAL : TH_A1_BRANCH, &out,
+                                       &err) == TH_EINPUT,
+                      "case %zu (%s) was accepted", i, cases[i].needle);
+        ck_assert_msg(strstr(err.msg, cases[i].needle), "case %zu: '%s' lacks '%s'", i, err.msg,
+                      cases[i].needle);
+        ck_assert_ptr_null(out);
+    }
+    /* what the preset refuses after import names both files */
+    char net[4200], sys[4200];
+    snprintf(net, sizeof net, "%s",
+             put(dir, "net6.json",
+                 "{\"dimensions-count\": 1, \"topologies-per-dim\": [\"Switch\"], "
+                 "\"units-count\": [6], \"links-count\": [1], \"link-latency\": [1], "
+                 "\"link-bandwidth\": [50]}"));
+    snprintf(sys, sizeof sys, "%s",
+             put(dir, "hd.txt",
+                 "scheduling-policy: LIFO\nall-reduce-implementation: halvingDoubling\n"
+                 "all-gather-implementation: ring\nreduce-scatter-implementation: ring\n"
+                 "all-to-all-implementation: direct\ncollective-optimization: localBWAware\n"));
+    char *out = NULL;
+    th_error err = {0};
+    ck_assert_int_eq(th_astra1_import(net, sys, TH_A1_BRANCH, &out, &err), TH_EINPUT);
+    ck_assert_msg(strstr(err.msg, "net6.json and") && strstr(err.msg, "power-of-two"), "%s",
+                  err.msg);
+    /* missing files */
+    TEST_DIR_PATH(none, dir, "none.json");
+    ck_assert_int_eq(th_astra1_import(none, sys, TH_A1_BRANCH, &out, &err), TH_EINPUT);
+    ck_assert_int_eq(th_astra1_import(net, none, TH_A1_BRANCH, &out, &err), TH_EINPUT);
+    ck_assert_msg(strstr(err.msg, "cannot open"), "%s", err.msg);
+    ck_assert_int_eq(th_astra_detect(none, &err), -1);
+    /* the command line */
+    test_bad("--astra-version: expected 1.0 or tutorial-asplos2023", "import-astra %s %s "
+             "--astra-version 2.0", net, sys);
+    test_bad("give its system text file too", "import-astra %s", net);
+    test_bad("1.0 takes a `key: value` system text file", "import-astra %s %s", net, net);
+    test_bad("--astra-version applies to ASTRA-sim 1.0 inputs",
+             "import-astra %s --astra-version 1.0", test_dpath("astra_net_3d.yml"));
+    test_bad("cannot open", "import-astra %s", none);
+    test_rm_dir(dir);
+}
+END_TEST
+
 Suite *astra1_suite(void) {
     Suite *s = suite_create("astra1");
     TCase *tc = tcase_create("preset");
@@ -499,6 +748,12 @@ Suite *astra1_suite(void) {
     tcase_add_test(tc, themis_tracker);
     tcase_add_test(tc, system_errors);
     tcase_add_test(tc, collective_errors);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("import");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, import_tutorial);
+    tcase_add_test(tc, import_long_form);
+    tcase_add_test(tc, import_errors);
     suite_add_tcase(s, tc);
     return s;
 }
