@@ -296,32 +296,24 @@ static int impl_list(const char *src, const char *key, const cJSON *v, int ndims
     return TH_OK;
 }
 
-/* The algorithm of every dim: the all-reduce list (ring when absent), used by every phase of
- * an All-Reduce; the reduce-scatter and all-gather lists must name the same ones, since a
- * themis system has one algorithm per dim. The all-to-all list is checked only for its form
+/* The algorithm of every dim: the all-reduce list sets dims[k].algorithm (ring when absent),
+ * used by every phase of an All-Reduce; the reduce-scatter and all-gather lists set
+ * dims[k].reducescatter and .allgather where they differ from it (absent, a Reduce-Scatter or
+ * All-Gather runs the all-reduce list too). The all-to-all list is checked only for its form
  * (the preset runs no All-to-All). */
 static int implementations(const char *src, const cJSON *root, cJSON *dims, int ndims,
                            th_error *err) {
     static const char *const keys[] = {"all-reduce-implementation", "reduce-scatter-implementation",
                                        "all-gather-implementation", NULL};
-    th_algorithm ar[TH_MAX_DIMS], other[TH_MAX_DIMS];
+    static const char *const ours[] = {"algorithm", "reducescatter", "allgather"};
+    th_algorithm alg[3][TH_MAX_DIMS];
+    int given[3] = {0};
     for (int k = 0; k < ndims; k++)
-        ar[k] = TH_ALG_RING;
-    const char *from = "ring on every dim, ASTRA-sim's default";
+        alg[0][k] = TH_ALG_RING;
     for (int i = 0; keys[i]; i++) {
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, keys[i]);
-        if (!v) continue;
-        if (impl_list(src, keys[i], v, ndims, i == 0 ? ar : other, err)) return err->code;
-        if (i == 0) {
-            from = "all-reduce-implementation";
-            continue;
-        }
-        for (int k = 0; k < ndims; k++)
-            if (other[k] != ar[k])
-                return th_error_set(err, TH_EINPUT,
-                                    "%s: %s[%d]: %s differs from %s (%s); the astra-sim preset "
-                                    "runs one algorithm per dim for every collective",
-                                    src, keys[i], k, impl_astra[other[k]], from, impl_astra[ar[k]]);
+        if (v && impl_list(src, keys[i], v, ndims, alg[i], err)) return err->code;
+        given[i] = v != NULL;
     }
     const cJSON *a2a = cJSON_GetObjectItemCaseSensitive(root, "all-to-all-implementation");
     if (a2a && !cJSON_IsString(a2a) && !cJSON_IsArray(a2a))
@@ -329,7 +321,9 @@ static int implementations(const char *src, const cJSON *root, cJSON *dims, int 
                            "a list of implementations, one per dimension", a2a);
     int k = 0;
     for (cJSON *d = dims->child; d && k < ndims; d = d->next, k++)
-        if (ar[k] != TH_ALG_RING) cJSON_AddStringToObject(d, "algorithm", th_algorithm_name(ar[k]));
+        for (int i = 0; i < 3; i++)
+            if (i == 0 ? alg[0][k] != TH_ALG_RING : given[i] && alg[i][k] != alg[0][k])
+                cJSON_AddStringToObject(d, ours[i], th_algorithm_name(alg[i][k]));
     return TH_OK;
 }
 

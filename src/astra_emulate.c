@@ -57,9 +57,10 @@ static int start(th_emu *r, int d) {
     th_op op;
     double m;
     th_plan_stage(cr->plan, e.chunk, stage, &dim, &op, &m);
-    const th_dim *dd = &r->sys->dims[d];
-    return emu_begin(r, d, e, stage, op, m, th_cost_astra_time(r->sys, dd, op, m),
-                     th_cost_astra_bytes(r->sys, dd, op, m));
+    double time, bytes;
+    th_cost_astra_phase(r->sys, &r->sys->dims[d], th_astra_algorithm(r->sys, cr->plan->type, d), op,
+                        m, &time, &bytes);
+    return emu_begin(r, d, e, stage, op, m, time, bytes);
 }
 
 /* Queues the phase and starts it at once when its dim is idle. */

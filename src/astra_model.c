@@ -68,11 +68,15 @@ static double direct(const th_system *sys, const th_dim *d, th_op op, double s, 
 /* One phase of input s (an integer), its time (ns) and the bytes one NPU sends. Every message
  * waits for the endpoint delay ep when it is handed over (and for its reduction, when it is
  * reduced) before the next one leaves; a phase starts and ends with one more ep. */
-static void phase(const th_system *sys, const th_dim *d, th_op op, double s, double *time,
-                  double *bytes) {
+void th_cost_astra_phase(const th_system *sys, const th_dim *d, th_algorithm alg, th_op op,
+                         double s, double *time, double *bytes) {
     double p = (double)d->npus, ep = sys->endpoint, part = floor(s / p);
     double t = ep, b = 0;
-    switch (d->algorithm) {
+    if (op == TH_OP_A2A) {
+        *time = *bytes = -1;
+        return;
+    }
+    switch (alg) {
     case TH_ALG_RING: { /* p - 1 steps to the next NPU (2 (p - 1) for AR), one at a time */
         double one = net(d, hops(d, 1), op == TH_OP_AG ? s : part) + ep;
         double n = op == TH_OP_AR ? 2 * (p - 1) : p - 1;
@@ -116,16 +120,20 @@ static void phase(const th_system *sys, const th_dim *d, th_op op, double s, dou
 
 double th_cost_astra_time(const th_system *sys, const th_dim *d, th_op op, double s) {
     double t, b;
-    if (op == TH_OP_A2A) return -1;
-    phase(sys, d, op, s, &t, &b);
+    th_cost_astra_phase(sys, d, d->algorithm, op, s, &t, &b);
     return t;
 }
 
 double th_cost_astra_bytes(const th_system *sys, const th_dim *d, th_op op, double s) {
     double t, b;
-    if (op == TH_OP_A2A) return -1;
-    phase(sys, d, op, s, &t, &b);
+    th_cost_astra_phase(sys, d, d->algorithm, op, s, &t, &b);
     return b;
+}
+
+th_algorithm th_astra_algorithm(const th_system *sys, th_coll_type type, int k) {
+    int c = type == TH_COLL_REDUCESCATTER ? 0 : type == TH_COLL_ALLGATHER ? 1 : -1;
+    return c >= 0 && sys->astra_alg[c][k] ? (th_algorithm)(sys->astra_alg[c][k] - 1)
+                                          : sys->dims[k].algorithm;
 }
 
 /* floor(a / b) for integers a, b < 2^53, exactly. */

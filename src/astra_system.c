@@ -1,6 +1,8 @@
 /* The ASTRA-sim preset's system fields (SPEC §9): endpoint delay and local-memory bandwidth
  * instead of reduce_GBps, ring by default on every topology (halvingDoubling and direct where
  * the preset models them), no efficiency, and GiB-based bandwidths. */
+#include <stdio.h>
+
 #include "json.h"
 #include "system_internal.h"
 
@@ -45,19 +47,36 @@ static int validate(const th_system *sys, const char *src, th_error *err) {
  * peer (astra_model.c), so the ring is capped. */
 #define DIRECT_RING_MAX 4096
 
-static int dim(th_system *sys, int k, const char *src, th_error *err) {
-    th_dim *d = &sys->dims[k];
-    if (d->algorithm == TH_ALG_RHD && (d->npus & (d->npus - 1)) != 0)
+/* Checks the algorithm dim k runs for a collective (field: its key in the dim). */
+static int check_alg(const th_dim *d, int k, th_algorithm alg, const char *field, const char *src,
+                     th_error *err) {
+    if (alg == TH_ALG_RHD && (d->npus & (d->npus - 1)) != 0)
         return th_error_set(err, TH_EINPUT,
-                            "%s: dims[%d].algorithm: rhd (ASTRA-sim's halvingDoubling) needs a "
+                            "%s: dims[%d].%s: rhd (ASTRA-sim's halvingDoubling) needs a "
                             "power-of-two npus under the astra-sim preset, got %lld",
-                            src, k, (long long)d->npus);
-    if (d->algorithm == TH_ALG_DIRECT && d->topology == TH_TOPO_RING && d->npus > DIRECT_RING_MAX)
+                            src, k, field, (long long)d->npus);
+    if (alg == TH_ALG_DIRECT && d->topology == TH_TOPO_RING && d->npus > DIRECT_RING_MAX)
         return th_error_set(err, TH_EINPUT,
-                            "%s: dims[%d].algorithm: direct on a ring topology of more than %d "
+                            "%s: dims[%d].%s: direct on a ring topology of more than %d "
                             "NPUs is not modelled under the astra-sim preset (each phase's time "
                             "takes a pass over every peer), got %lld",
-                            src, k, DIRECT_RING_MAX, (long long)d->npus);
+                            src, k, field, DIRECT_RING_MAX, (long long)d->npus);
+    return TH_OK;
+}
+
+static const char *const alg_keys[] = {"reducescatter", "allgather", NULL};
+
+static int dim(th_system *sys, int k, const char *src, th_error *err) {
+    th_dim *d = &sys->dims[k];
+    if (check_alg(d, k, d->algorithm, "algorithm", src, err)) return err->code;
+    for (int c = 0; c < 2; c++) {
+        if (sys->astra_alg[c][k] > TH_ALG_RHD + 1)
+            return th_error_set(err, TH_EINPUT, "%s: dims[%d].%s: invalid algorithm", src, k,
+                                alg_keys[c]);
+        if (sys->astra_alg[c][k] &&
+            check_alg(d, k, (th_algorithm)(sys->astra_alg[c][k] - 1), alg_keys[c], src, err))
+            return err->code;
+    }
     if (d->efficiency != 1)
         return th_error_set(err, TH_EINPUT,
                             "%s: dims[%d].efficiency: not used under the astra-sim "
@@ -70,3 +89,21 @@ static int dim(th_system *sys, int k, const char *src, th_error *err) {
 static const th_algorithm ring_only[] = {TH_ALG_RING, TH_ALG_RING, TH_ALG_RING};
 
 const sys_model sys_astra_model = {keys, ring_only, parse, validate, dim};
+
+/* dims[k].reducescatter and .allgather: the algorithm a Reduce-Scatter and an All-Gather run on
+ * the dim (ASTRA-sim's per-collective implementation lists); absent, the dim's algorithm. */
+static int parse_dim(const cJSON *d, int k, th_system *sys, const char *src, th_error *err) {
+    char path[32];
+    snprintf(path, sizeof path, "dims[%d]", k);
+    for (int c = 0; c < 2; c++) {
+        int alg = -1;
+        if (th_json_enum(d, alg_keys[c], th_algorithm_names, &alg, src, path, err))
+            return err->code;
+        sys->astra_alg[c][k] = (unsigned char)(alg + 1);
+    }
+    return TH_OK;
+}
+
+static const char *const no_top_keys[] = {NULL};
+
+const sys_ext sys_astra_ext = {no_top_keys, alg_keys, parse_dim};

@@ -26,6 +26,7 @@ static const sys_model *const models[] = {
 };
 /* A model's own top-level and dim fields, by th_model (NULL: none). */
 static const sys_ext *const exts[] = {
+    [TH_MODEL_ASTRA] = &sys_astra_ext,
     [TH_MODEL_ASTRA1] = &sys_astra1_ext,
 };
 #define NEXTS ((int)(sizeof exts / sizeof *exts))

@@ -44,6 +44,10 @@ typedef struct sys_ext {
     int (*parse_dim)(const cJSON *d, int k, th_system *sys, const char *src, th_error *err);
 } sys_ext;
 
+/* The ASTRA-sim 2.x preset's dim fields (astra_system.c): a dim's Reduce-Scatter and All-Gather
+ * algorithms. */
+extern const sys_ext sys_astra_ext;
+
 /* The ASTRA-sim 1.0 preset's system fields, dim fields and rules (astra1_system.c). */
 extern const sys_model sys_astra1_model;
 extern const sys_ext sys_astra1_ext;

@@ -286,6 +286,29 @@ START_TEST(import_implementations) {
     free(text);
     ck_assert_int_eq(s.dims[0].algorithm, TH_ALG_DIRECT);
     ck_assert_int_eq(s.dims[0].topology, TH_TOPO_RING);
+    /* the reduce-scatter and all-gather lists where they differ from the all-reduce list */
+    snprintf(sys, sizeof sys, "%s", test_data("astra_sys_lists.json"));
+    ck_assert_msg(th_astra_import(net, sys, &text, &note, &err) == TH_OK, "%s", err.msg);
+    ck_assert_msg(th_run_parse_system(text, strlen(text), "imported", &s, &def, &err) == TH_OK,
+                  "%s", err.msg);
+    free(text);
+    static const th_algorithm want[3][3] = {{TH_ALG_RING, TH_ALG_DIRECT, TH_ALG_RING},
+                                            {TH_ALG_RING, TH_ALG_RHD, TH_ALG_DIRECT},
+                                            {TH_ALG_RING, TH_ALG_DIRECT, TH_ALG_RHD}};
+    static const th_coll_type types[3] = {TH_COLL_ALLREDUCE, TH_COLL_REDUCESCATTER,
+                                          TH_COLL_ALLGATHER};
+    for (int t = 0; t < 3; t++)
+        for (int k = 0; k < 3; k++)
+            ck_assert_msg(th_astra_algorithm(&s, types[t], k) == want[t][k], "type %d dim %d", t,
+                          k);
+    /* astra_sys_differs.json: its all-gather list differs from the all-reduce list on dim 1 */
+    snprintf(sys, sizeof sys, "%s", test_data("astra_sys_differs.json"));
+    ck_assert_msg(th_astra_import(net, sys, &text, &note, &err) == TH_OK, "%s", err.msg);
+    ck_assert_msg(th_run_parse_system(text, strlen(text), "imported", &s, &def, &err) == TH_OK,
+                  "%s", err.msg);
+    free(text);
+    ck_assert_int_eq(th_astra_algorithm(&s, TH_COLL_ALLGATHER, 1), TH_ALG_RING);
+    ck_assert_int_eq(th_astra_algorithm(&s, TH_COLL_REDUCESCATTER, 1), TH_ALG_DIRECT);
 }
 END_TEST
 
@@ -302,8 +325,6 @@ START_TEST(import_errors) {
          "all-reduce-implementation[1]: \"direct4\": a direct window"},
         {"astra_net_3d.yml", "astra_sys_dbt.json",
          "all-reduce-implementation[1]: \"doubleBinaryTree\": not modelled"},
-        {"astra_net_3d.yml", "astra_sys_differs.json",
-         "all-gather-implementation[1]: ring differs from all-reduce-implementation (direct)"},
         {"astra_net_3d.yml", "astra_sys_collopt.json",
          "collective-optimization: baseline (an All-Reduce as an AR phase on every dim) is not "
          "modelled"},
@@ -494,6 +515,60 @@ START_TEST(direct_on_a_ring) {
 }
 END_TEST
 
+/* A Reduce-Scatter and an All-Gather run their own algorithm on a dim when the system gives one
+ * (ASTRA-sim's per-collective lists). The 4-D system with RS: ring, rhd, direct, ring; 1 MiB
+ * in 4 chunks, baseline FIFO. dim 0: RS(262144) = 618 (vectors_rs_ag). dim 1 fc 4 rhd, input
+ * 131072: messages 65536 (net floor(100 + 305.17..) = 405) and 32768 (floor(100 + 152.58..) =
+ * 252), the second reduced at 32768 (proc 60): 10 + 405 + (10 + 60) + 252 + 10 = 747. dim 2
+ * switch 4 direct, input 32768: s/p = 8192, net floor(400 + 76.29..) = 476, proc 15: 20 + 476 +
+ * 15 = 511. dim 3: 602. Chunks leave dim 0 at 618 k; dim 1 paces (747): chunk 3 on dim 1
+ * [2859, 3606], dim 2 [3606, 4117], dim 3 [4117, 4719]. */
+START_TEST(per_collective_algorithms) {
+    static const char *const json =
+        "{\"model\": \"astra-sim\", \"endpoint_ns\": 10, \"local_mem_GBps\": 1600, \"dims\": ["
+        "{\"topology\": \"ring\", \"npus\": 2, \"bw_GBps\": 400, \"latency_ns\": 50},"
+        "{\"topology\": \"fc\", \"npus\": 4, \"bw_GBps\": 200, \"latency_ns\": 100, "
+        "\"reducescatter\": \"rhd\"},"
+        "{\"topology\": \"switch\", \"npus\": 4, \"bw_GBps\": 100, \"latency_ns\": 200, "
+        "\"reducescatter\": \"direct\", \"allgather\": \"ring\"},"
+        "{\"topology\": \"ring\", \"npus\": 2, \"bw_GBps\": 50, \"latency_ns\": 500}]}";
+    th_system s, ring = load("astra_4d.json");
+    th_error err = {0};
+    ck_assert_msg(th_system_parse(json, strlen(json), "lists.json", &s, &err) == TH_OK, "%s",
+                  err.msg);
+    ck_assert_int_eq(th_astra_algorithm(&s, TH_COLL_REDUCESCATTER, 1), TH_ALG_RHD);
+    ck_assert_int_eq(th_astra_algorithm(&s, TH_COLL_ALLREDUCE, 1), TH_ALG_RING);
+    ck_assert_int_eq(th_astra_algorithm(&s, TH_COLL_ALLGATHER, 2), TH_ALG_RING);
+    ck_assert_double_eq(
+        coll_time(&s, TH_COLL_REDUCESCATTER, 1048576, 4, TH_POLICY_BASELINE, TH_INTRA_FIFO), 4719);
+    /* the All-Reduce and the All-Gather run ring everywhere, as on astra_4d.json */
+    ck_assert_double_eq(ar_time(&s, 1048576, 4, TH_POLICY_THEMIS, TH_INTRA_SCF),
+                        ar_time(&ring, 1048576, 4, TH_POLICY_THEMIS, TH_INTRA_SCF));
+    ck_assert_double_eq(
+        coll_time(&s, TH_COLL_ALLGATHER, 1048576, 4, TH_POLICY_BASELINE, TH_INTRA_FIFO), 159429);
+    /* their checks, and the keys belong to the preset */
+    static const char *const bad[][2] = {
+        {"{\"model\": \"astra-sim\", \"endpoint_ns\": 10, \"local_mem_GBps\": 50, \"dims\": ["
+         "{\"topology\": \"fc\", \"npus\": 6, \"bw_GBps\": 50, \"latency_ns\": 5, "
+         "\"allgather\": \"rhd\"}]}",
+         "dims[0].allgather: rhd (ASTRA-sim's halvingDoubling) needs a power-of-two npus"},
+        {"{\"model\": \"astra-sim\", \"endpoint_ns\": 10, \"local_mem_GBps\": 50, \"dims\": ["
+         "{\"topology\": \"fc\", \"npus\": 4, \"bw_GBps\": 50, \"latency_ns\": 5, "
+         "\"reducescatter\": \"tree\"}]}",
+         "dims[0].reducescatter: unknown value \"tree\""},
+        {"{\"dims\": [{\"topology\": \"fc\", \"npus\": 4, \"bw_GBps\": 50, \"latency_ns\": 5, "
+         "\"reducescatter\": \"rhd\"}]}",
+         "dims[0].reducescatter: unknown key"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ck_assert_int_eq(th_system_parse(bad[i][0], strlen(bad[i][0]), "x.json", &s, &err),
+                         TH_EINPUT);
+        ck_assert_msg(strstr(err.msg, bad[i][1]) && strstr(err.msg, "x.json"), "case %zu: %s", i,
+                      err.msg);
+    }
+}
+END_TEST
+
 /* Measured with ASTRA-sim 2.x (reference facts), 1 MiB, 1 chunk, baseline FIFO. */
 START_TEST(vectors_hd_direct) {
     /* RS dim 0 (hd) + AR dim 1 (ring) + AG dim 0 (hd) = 5343 + 6910 + 4611 */
@@ -681,6 +756,7 @@ Suite *astra_suite(void) {
     tcase_add_test(tc, phase_costs_hd_direct);
     tcase_add_test(tc, hd_on_a_ring);
     tcase_add_test(tc, direct_on_a_ring);
+    tcase_add_test(tc, per_collective_algorithms);
     tcase_add_test(tc, vectors_hd_direct);
     tcase_add_test(tc, chunk_rest);
     tcase_add_test(tc, hd_zero_message);

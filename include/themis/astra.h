@@ -7,6 +7,7 @@
 
 #include "themis/cost.h"
 #include "themis/error.h"
+#include "themis/schedule.h"
 
 /* Converts network_yml (+ system_json, may be NULL) into the text of a themis system file
  * (*out, NUL-terminated, caller frees). Unmodelled settings (more than one active chunk per
@@ -14,6 +15,16 @@
  * system_json is NULL, *note is set to a sentence about the defaults used (else NULL). */
 int th_astra_import(const char *network_yml, const char *system_json, char **out, const char **note,
                     th_error *err);
+
+/* The algorithm dim k runs for a collective of this type under the preset: an All-Reduce (and an
+ * All-to-All) its dims[k].algorithm, a Reduce-Scatter or an All-Gather its own when the system
+ * gives one (dims[k].reducescatter, .allgather). */
+th_algorithm th_astra_algorithm(const th_system *sys, th_coll_type type, int k);
+
+/* Time (ns) and bytes one NPU sends of a phase of algorithm alg on dim d whose input is s bytes
+ * (an integer); both -1 for A2A. */
+void th_cost_astra_phase(const th_system *sys, const th_dim *d, th_algorithm alg, th_op op,
+                         double s, double *time, double *bytes);
 
 /* The preset's stage cost (SPEC §9): integer-ns time of a phase (RS, AG or AR) of d's algorithm
  * (ring, rhd = ASTRA-sim's halvingDoubling, direct) whose input is s bytes (an integer), with

@@ -64,6 +64,9 @@ typedef struct th_system {
     double local_mem_GBps; /* astra-sim: local memory bandwidth for reductions, GB/s */
     double npus;           /* P = product of all npus (exact: <= 2^40) */
     th_astra1 a1;          /* astra-sim-1.0: its settings (endpoint is `endpoint`) */
+    /* astra-sim: a Reduce-Scatter's [0] and an All-Gather's [1] algorithm on dim k, as
+     * 1 + th_algorithm; 0 = dims[k].algorithm, which an All-Reduce uses (th_astra_algorithm) */
+    unsigned char astra_alg[2][TH_MAX_DIMS];
 } th_system;
 
 /* Reads and validates a system file. `path` "-" reads stdin. The optional "run" object
