@@ -122,6 +122,18 @@ static int coll(const th_a1_workload *wl, const th_workload *out, const th_syste
                             "%s:%d: field %d (%s comm size): ASTRA-sim 1.0 never finishes a "
                             "collective of 0 bytes",
                             src, wl->layers[l].line, 5 + 3 * (int)p, phase_field[p]);
+    if (ph->type == TH_COLL_ALLGATHER) {
+        /* ASTRA-sim's All-Gather size is each NPU's input, ours the gathered output */
+        if (!sys)
+            return th_error_set(err, TH_EINPUT,
+                                "%s:%d: field %d (%s comm type): an ALLGATHER's size is each "
+                                "NPU's input in ASTRA-sim, the gathered output in ours: give the "
+                                "system (-s SYSTEM.json) to multiply it by the NPUs of its dims",
+                                src, wl->layers[l].line, 4 + 3 * (int)p, phase_field[p]);
+        uint32_t m = th_a1_dims(wl, sys, l, p);
+        for (int d = 0; d < sys->ndims; d++)
+            if ((m >> d) & 1u) size *= (double)sys->dims[d].npus;
+    }
     c->present = 1;
     c->type = (th_coll_type)ph->type;
     c->size = size;

@@ -657,6 +657,17 @@ START_TEST(convert) {
     ck_assert_ptr_nonnull(strstr(notes.p, "HYBRID_DLRM: layer 0's forward All-to-All"));
     th_workload_free(w);
     th_a1_free(wl);
+    /* an All-Gather: ASTRA-sim's size is each NPU's input, ours the output: 100 bytes from
+     * each of the 64 NPUs (2 * 4 * 8) of a MODEL forward are 6400; without the system, an
+     * error */
+    wl = parse_ok("MODEL\n1\nl0 -1 1 ALLGATHER 100 1 NONE 0 1 NONE 0 0\n");
+    ck_assert_int_eq(th_a1_convert(wl, &s, &sc, "w.txt", &w, &notes, &err), TH_OK);
+    ck_assert_rel(w->layers[0].ph[TH_PHASE_FWD].coll.size, 6400);
+    th_workload_free(w);
+    ck_assert_int_eq(th_a1_convert(wl, NULL, &sc, "w.txt", &w, &notes, &err), TH_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "w.txt:3: field 4 (forward comm type): an ALLGATHER's "
+                                          "size is each NPU's input"));
+    th_a1_free(wl);
     /* a collective of 0 bytes that would be issued */
     wl = parse_ok("DATA\n1\nl0 -1 1 NONE 0 1 NONE 0 1 ALLGATHER 0 0\n");
     ck_assert_int_eq(th_a1_convert(wl, NULL, &sc, "w.txt", &w, &notes, &err), TH_EINPUT);
