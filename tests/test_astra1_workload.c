@@ -799,6 +799,26 @@ START_TEST(preset_hybrid) {
     ck_assert_rel(r.pass_end[0], 92886);
     ck_assert_rel(r.total, 122180);
     th_a1_replay_result_free(&r);
+    /* priorities: three WG ARs on dim 1 (30 ns of compute between them, no forward or IG
+     * comm). F0 0-10, +1; F1 11-21, +1; F2 22-32, +1; IG2 33-43, +1; WG2 44-54, AR2 54-29348;
+     * +1; IG1 55-65, +1; WG1 66-76, AR1 queued; +1; IG0 77-87, +1; WG0 88-98, AR0 queued.
+     * The branch issues hybrid WGs FIFO (priority 0, -1, -2): AR1 29348-58642, its update
+     * delay 1000 to 59642, AR0 58642-87936: the end 87936. The tag issues them by
+     * scheduling-policy LIFO (0, 1, 2): AR0 29348-58642, AR1 58642-87936 + 1000 = 88936. */
+    const char *w3 = "HYBRID_DATA_MODEL\n3\n"
+                     "l0 -1 10 NONE 0 10 NONE 0 10 ALLREDUCE 1048576 0\n"
+                     "l1 -1 10 NONE 0 10 NONE 0 10 ALLREDUCE 1048576 1000\n"
+                     "l2 -1 10 NONE 0 10 NONE 0 10 ALLREDUCE 1048576 0\n";
+    r = replay(&s, w3, ropts(1, 1));
+    ck_assert_rel(r.pass_end[0], 98);
+    ck_assert_rel(r.total, 87936);
+    th_a1_replay_result_free(&r);
+    th_system tag = preset(SW(4) ", " SW(4), 1);
+    th_a1_replay_opts o = ropts(1, 1);
+    o.scale.tag = 1;
+    r = replay(&tag, w3, o);
+    ck_assert_rel(r.total, 88936);
+    th_a1_replay_result_free(&r);
     /* HYBRID_MODEL_DATA on the same symmetric system: the same times */
     r = replay(&s, "HYBRID_MODEL_DATA\n2\n"
                    "l0 -1 1000 ALLREDUCE 1048576 1000 ALLREDUCE 1048576 1000 ALLREDUCE 1048576 0\n"
@@ -969,6 +989,25 @@ START_TEST(cli_train_preset) {
     test_expect_quiet(&r, "train 1.0 json");
     ck_assert_ptr_nonnull(strstr(r.out, "\"pass_end_us\":\t[5.004, 39.302]"));
     ck_assert_ptr_nonnull(strstr(r.out, "\"total_us\":\t68.596"));
+    test_cli_free(&r);
+    /* the system's scheduling-policy orders DATA's weight-gradient ARs (1 MiB, 29294 ns):
+     * AR2 issued at 43 runs 43-29337 while AR1 (55-65 + 0) and AR0 (87) wait. LIFO: AR0
+     * 29337-58631, then AR1 58631-87925 and its update delay of 1000: 88925. FIFO: AR1
+     * 29337-58631 (+ 1000), AR0 58631-87925: 87925. */
+    test_cli(&r, "train %s -s %s -f csv -p baseline -q fifo", test_dpath("astra1/data3_ar.txt"),
+             test_dpath("astra1/sw4.json"));
+    test_expect_quiet(&r, "train 1.0 lifo");
+    test_csv_parse(&c, r.out);
+    ck_assert_rel(test_csv_d(&c, 0, "total_us"), 88.925);
+    ck_assert_rel(test_csv_d(&c, 0, "iteration_us"), 0.087);
+    test_csv_free(&c);
+    test_cli_free(&r);
+    test_cli(&r, "train %s -s %s -f csv -p baseline -q fifo", test_dpath("astra1/data3_ar.txt"),
+             test_dpath("astra1/sw4_fifo.json"));
+    test_expect_quiet(&r, "train 1.0 fifo");
+    test_csv_parse(&c, r.out);
+    ck_assert_rel(test_csv_d(&c, 0, "total_us"), 87.925);
+    test_csv_free(&c);
     test_cli_free(&r);
     /* errors */
     test_bad("--trace: ASTRA-sim 1.0's replay", "train %s -s %s --trace t.csv -o o.csv",
