@@ -14,7 +14,7 @@ _themis() {
     COMPREPLY=()
     # the commands: the first word of each line of the "commands:" block of --help
     cmds=$("$bin" --help 2>/dev/null | sed -n '/^commands:/,/^$/p' | awk 'NR > 1 && NF { printf "%s ", $1 }')
-    [[ -n $cmds ]] || cmds="run train sweep merge import-astra summarize optimize plot"
+    [[ -n $cmds ]] || cmds="run train sweep merge import-astra summarize optimize plot calibrate"
     if ((COMP_CWORD == 1)) && [[ $cur != -* ]]; then
         COMPREPLY=($(compgen -W "$cmds help" -- "$cur"))
         return

@@ -192,6 +192,7 @@ static void usage(FILE *out) {
           "  summarize  mean, geometric mean, min and max of a CSV column, grouped\n"
           "  optimize   the split of a bandwidth budget over the dims that runs fastest\n"
           "  plot       draw any two columns of a CSV, grouped, into PNG, PDF or SVG (gnuplot)\n"
+          "  calibrate  fit a dim's latency and bandwidth to nccl-tests / rccl-tests logs\n"
           "\n"
           "options:\n"
           "  -h, --help     this text; 'themis COMMAND --help' for a command's options\n"
@@ -223,6 +224,7 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, "summarize")) return cli_summarize(argc - 1, argv + 1);
     if (!strcmp(cmd, "optimize")) return cli_optimize(argc - 1, argv + 1);
     if (!strcmp(cmd, "plot")) return cli_plot(argc - 1, argv + 1);
+    if (!strcmp(cmd, "calibrate")) return cli_calibrate(argc - 1, argv + 1);
     if (!strcmp(cmd, "help")) {
         usage(stdout);
         return CLI_OK;

@@ -96,5 +96,6 @@ int cli_import_astra_workload(int argc, char **argv);
 int cli_summarize(int argc, char **argv);
 int cli_optimize(int argc, char **argv);
 int cli_plot(int argc, char **argv);
+int cli_calibrate(int argc, char **argv);
 
 #endif

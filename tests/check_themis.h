@@ -41,6 +41,7 @@ Suite *cli_meta_suite(void);
 Suite *api_suite(void);
 Suite *plot_suite(void);
 Suite *cli_plot_suite(void);
+Suite *calibrate_suite(void);
 
 /* Relative comparison for hand-derived values: |got - want| <= 1e-9 * max(1, |want|). */
 #define ck_assert_rel(got, want)                                                                   \

@@ -9,6 +9,7 @@
 #include "themis/astra.h"
 #include "themis/astra1_workload.h"
 #include "themis/bound.h"
+#include "themis/calibrate.h"
 #include "themis/buf.h"
 #include "themis/collist.h"
 #include "themis/cost.h"

@@ -1,0 +1,136 @@
+/* Calibration from measured runs: reading the results of nccl-tests and rccl-tests (their text
+ * output, and the JSON file of nccl-tests -J), fitting the alpha-beta parameters of one dim
+ * (latency_ns, bw_GBps, optionally efficiency; SPEC §3) to the measured times by weighted least
+ * squares, and writing them into a system file (docs/CALIBRATE.md). */
+#ifndef THEMIS_CALIBRATE_H
+#define THEMIS_CALIBRATE_H
+
+#include <stddef.h>
+
+#include "themis/error.h"
+#include "themis/schedule.h"
+#include "themis/system.h"
+
+/* One result row of a log: one message size. */
+typedef struct th_cal_row {
+    int line;          /* line of the log (text), or index in "results" (JSON) */
+    double size;       /* the size column, bytes: SPEC §4's S (AR buffer, RS input, AG output) */
+    double time_us[2]; /* [0] out-of-place, [1] in-place, microseconds; < 0 when absent */
+    double wrong[2];   /* #wrong of each; < 0 when not checked (N/A, null) */
+    double algbw;      /* out-of-place (else in-place) algbw, GB/s */
+    double busbw;      /* the same row's busbw, GB/s */
+} th_cal_row;
+
+/* A parsed log. */
+typedef struct th_cal_log {
+    char source[256];  /* file name used in messages */
+    char program[64];  /* e.g. "all_reduce_perf"; "" when the log does not name it */
+    int coll;          /* th_coll_type named by the program, -1 when unknown */
+    int json;          /* 1: read from nccl-tests -J JSON; 0: text output */
+    int nranks;        /* ranks of the first group listed under "# Using devices"; 0 if none */
+    int nrows;         /* rows below */
+    th_cal_row *rows;  /* in log order */
+    int cycles;        /* size sweeps in the log (nccl-tests -N, rccl-tests stress cycles) */
+    int rows_zero;     /* rows of size 0 (sizes trimmed to nothing): kept out of rows */
+    int has_time[2];   /* out-of-place / in-place times present */
+    char type[16];     /* data type of every row, e.g. "float" */
+    char redop[16];    /* reduction op of every row, "none" for all_gather and alltoall */
+    double first_size; /* size of the first row (0 included), bytes: where a cycle starts */
+    double last_size;  /* size of the last row read, bytes */
+    int cap;           /* rows allocated */
+} th_cal_log;
+
+/* Reads a log file ("-" = stdin) or text; the format (text or JSON) is told by the first byte
+ * that is not white space ('{' = JSON). Errors name the source and line: a foreign file (no
+ * results table header), a truncated table (a row cut short, or no footer after the rows), no
+ * result rows, a size that goes backwards other than to start a new cycle, several data types
+ * or reduction ops in one log. */
+int th_cal_log_read(const char *path, th_cal_log *log, th_error *err);
+int th_cal_log_parse(const char *text, size_t len, const char *source, th_cal_log *log,
+                     th_error *err);
+void th_cal_log_free(th_cal_log *log);
+
+/* Maps a test program's name (all_reduce_perf, reduce_scatter_perf_mpi, ...) to a collective;
+ * -1 for one themis does not model (broadcast_perf, sendrecv_perf, ...) or an unknown name. */
+int th_cal_program_coll(const char *program);
+
+/* The collective of the log: `given` (a th_coll_type, or -1) must agree with the program the
+ * log names; without either, it is told from the busbw / algbw ratio of the row with the
+ * largest busbw (2(n-1)/n for All-Reduce, (n-1)/n otherwise; n = npus) and the redop column
+ * (none for All-Gather and All-to-All, which then stay ambiguous: an error asking for -c). */
+int th_cal_collective(const th_cal_log *log, int given, int npus, th_coll_type *coll,
+                      th_error *err);
+
+/* What to fit and how. */
+typedef struct th_cal_opts {
+    int in_place;     /* 1: fit the in-place times; 0: out-of-place (the default) */
+    double min_size;  /* rows below this size (bytes) are not fitted; 0 = none */
+    double max_size;  /* rows above this size are not fitted; 0 = no limit */
+    double tolerance; /* a fitted row whose |relative residual| exceeds this is flagged */
+    int allow_wrong;  /* 1: rows with #wrong > 0 are fitted (a warning); 0: an error */
+    double reduce_bw; /* the system's reduction throughput, bytes per ns; 0 = free */
+} th_cal_opts;
+
+/* One row after the fit. */
+typedef struct th_cal_point {
+    int log;        /* index of its log */
+    int line;       /* the log's line (JSON: index in "results") */
+    double size;    /* bytes */
+    double time_ns; /* measured */
+    double fit_ns;  /* the fitted model's time */
+    double rel;     /* (measured - fitted) / measured */
+    int used;       /* 1: in the fit; 0: outside min_size .. max_size */
+    int flagged;    /* 1: used and |rel| > tolerance */
+} th_cal_point;
+
+/* The fit. For a collective c of size m on one dim of p NPUs (one chunk, SPEC §3-§4):
+ *   time = k_c L alpha + k_c m (p-1)/p / B + [c = RS, AR] m (p-1)/p / reduce_bw,
+ * k_c = 2 for All-Reduce (an RS and an AG stage), 1 otherwise; L the dim's hops (SPEC §3). This
+ * is linear in alpha and 1/B, fitted over the used rows of every log by least squares weighted
+ * by 1 / time^2: relative errors count alike at every size (sizes span decades, so plain least
+ * squares would fit the largest sizes only and leave the latency to their noise). */
+typedef struct th_cal_fit {
+    double alpha_ns;           /* latency of one link hop, ns (>= 0; 0 when clamped) */
+    double bw;                 /* effective bandwidth B, bytes per ns (= GB/s) */
+    double alpha_sd;           /* standard error of alpha, ns (0 with two rows) */
+    double bw_sd;              /* standard error of B, bytes per ns (first order) */
+    int clamped;               /* 1: the free fit gave alpha < 0, so alpha = 0 and B was refitted */
+    double r2;                 /* weighted R^2 (1 = every used row on the model) */
+    double rms_rel;            /* root mean square of the used rows' relative residuals */
+    int nused, nflagged;       /* used and flagged rows */
+    int nwrong;                /* rows with #wrong > 0 (fitted only with allow_wrong) */
+    int wrong_log, wrong_line; /* the first such row */
+    int npoints;               /* every point below */
+    th_cal_point *points;      /* one per row with the chosen time, logs in order */
+} th_cal_fit;
+
+/* Fits alpha and B of `dim` (topology, algorithm and npus are read) to the rows of nlogs logs,
+ * log i measuring collective colls[i]. Errors: the chosen time column absent, #wrong > 0
+ * without allow_wrong (naming the line), fewer than two distinct used sizes, L = 0 (p = 1), a
+ * time that does not grow with size (1/B <= 0). */
+int th_cal_fit_logs(const th_cal_log *logs, const th_coll_type *colls, int nlogs, const th_dim *dim,
+                    const th_cal_opts *opts, th_cal_fit *fit, th_error *err);
+void th_cal_fit_free(th_cal_fit *fit);
+
+/* Writes the fit into dim: latency = alpha; with fit_efficiency, dim->bw_GBps is kept (the
+ * nominal bandwidth, > 0) and efficiency = B / bw_GBps, which must be <= 1; otherwise
+ * bw_GBps = B and efficiency = 1. */
+int th_cal_dim_apply(const th_cal_fit *fit, int fit_efficiency, th_dim *dim, th_error *err);
+
+/* The text of a new system file with the one dim `dim` (its name, topology, algorithm, npus,
+ * latency, bw_GBps, and efficiency when not 1); "name" only when name is not NULL (a system
+ * without one is named after its file), "description" when not NULL. The caller frees *out. */
+int th_cal_system_new(const char *name, const char *description, const th_dim *dim, char **out,
+                      th_error *err);
+
+/* Reads a system file once ("-" = stdin): its text (*text, caller frees; *len) and the
+ * validated system. */
+int th_cal_system_read(const char *path, char **text, size_t *len, th_system *sys, th_error *err);
+
+/* The text of the system file `json` (from `source`) with dims[k]'s latency_ns, bw_GBps and
+ * efficiency replaced by those of `dim` (efficiency written only when it is not 1, and removed
+ * when it is 1), every other key kept. The result is loaded back and validated. */
+int th_cal_system_update(const char *json, size_t len, const char *source, int k, const th_dim *dim,
+                         char **out, th_error *err);
+
+#endif

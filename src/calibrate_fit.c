@@ -1,0 +1,233 @@
+/* The calibration fit: a dim's alpha and B from measured times by weighted least squares (GSL),
+ * under the model of SPEC §3-§4 (include/themis/calibrate.h). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_multifit.h>
+
+#include "calibrate_internal.h"
+#include "themis/cost.h"
+
+/* Weighted least squares of y on x (n rows of ncol regressors, row-major), weights w; c[] the
+ * coefficients, sd[] their standard errors scaled by the residual variance (GSL's covariance
+ * takes the weights for exact 1/sigma^2, ours are only relative). */
+static int wls(const double *x, const double *y, const double *w, int n, int ncol, double *c,
+               double *sd, th_error *err) {
+    /* GSL's default handler aborts the process; the library reports errors instead. */
+    gsl_set_error_handler_off();
+    gsl_matrix *X = gsl_matrix_alloc((size_t)n, (size_t)ncol);
+    gsl_vector *Y = gsl_vector_alloc((size_t)n), *W = gsl_vector_alloc((size_t)n);
+    gsl_vector *C = gsl_vector_alloc((size_t)ncol);
+    gsl_matrix *cov = gsl_matrix_alloc((size_t)ncol, (size_t)ncol);
+    gsl_multifit_linear_workspace *ws = gsl_multifit_linear_alloc((size_t)n, (size_t)ncol);
+    int rc = TH_OK;
+    if (!X || !Y || !W || !C || !cov || !ws) {
+        rc = th_error_set(err, TH_EINTERNAL, "calibrate: out of memory");
+        goto out;
+    }
+    for (int i = 0; i < n; i++) {
+        for (int j = 0; j < ncol; j++)
+            gsl_matrix_set(X, (size_t)i, (size_t)j, x[i * ncol + j]);
+        gsl_vector_set(Y, (size_t)i, y[i]);
+        gsl_vector_set(W, (size_t)i, w[i]);
+    }
+    double chisq;
+    int st = gsl_multifit_wlinear(X, W, Y, C, cov, &chisq, ws);
+    if (st) {
+        rc = th_error_set(err, TH_EINTERNAL, "calibrate: least squares failed: %s",
+                          gsl_strerror(st));
+        goto out;
+    }
+    double s2 = n > ncol ? chisq / (n - ncol) : 0.0;
+    for (int j = 0; j < ncol; j++) {
+        c[j] = gsl_vector_get(C, (size_t)j);
+        sd[j] = sqrt(gsl_matrix_get(cov, (size_t)j, (size_t)j) * s2);
+    }
+out:
+    gsl_multifit_linear_free(ws);
+    gsl_matrix_free(cov);
+    gsl_vector_free(C);
+    gsl_vector_free(W);
+    gsl_vector_free(Y);
+    gsl_matrix_free(X);
+    return rc;
+}
+
+/* The regressors of one row: time - reduction = alpha * x1 + (1/B) * x2. */
+typedef struct model {
+    double x1;  /* k L */
+    double x2k; /* k (p-1)/p, times m */
+    double red; /* reduction ns per byte: (p-1)/p / reduce_bw for RS and AR, else 0 */
+} model;
+
+static model model_of(th_coll_type c, const th_dim *dim, double hops, double reduce_bw) {
+    double k = c == TH_COLL_ALLREDUCE ? 2.0 : 1.0, q = (dim->npus - 1.0) / (double)dim->npus;
+    model m = {k * hops, k * q, 0.0};
+    if ((c == TH_COLL_ALLREDUCE || c == TH_COLL_REDUCESCATTER) && reduce_bw > 0)
+        m.red = q / reduce_bw;
+    return m;
+}
+
+static int points(const th_cal_log *logs, int nlogs, const th_cal_opts *o, th_cal_fit *fit,
+                  th_error *err) {
+    int k = o->in_place ? 1 : 0, total = 0;
+    const char *side = k ? "in-place" : "out-of-place";
+    for (int l = 0; l < nlogs; l++) {
+        if (!logs[l].has_time[k])
+            return th_error_set(err, TH_EINPUT, "%s: no %s times in the log%s", logs[l].source,
+                                side,
+                                k ? "" : " (rccl-tests -O 0 runs in-place only: use --in-place)");
+        total += logs[l].nrows;
+    }
+    fit->points = calloc((size_t)total, sizeof *fit->points);
+    if (!fit->points) return th_error_set(err, TH_EINTERNAL, "calibrate: out of memory");
+    for (int l = 0; l < nlogs; l++)
+        for (int i = 0; i < logs[l].nrows; i++) {
+            const th_cal_row *r = &logs[l].rows[i];
+            char at[300];
+            cal_where(&logs[l], r->line, at, sizeof at);
+            if (r->time_us[k] < 0)
+                return th_error_set(err, TH_EINPUT, "%s: no %s time for size %.0f", at, side,
+                                    r->size);
+            if (r->wrong[k] > 0) {
+                if (!o->allow_wrong)
+                    return th_error_set(err, TH_EINPUT,
+                                        "%s: #wrong = %.0f: the test found wrong results at "
+                                        "size %.0f, so its times are suspect (--allow-wrong "
+                                        "fits them anyway)",
+                                        at, r->wrong[k], r->size);
+                if (fit->nwrong++ == 0) fit->wrong_log = l, fit->wrong_line = r->line;
+            }
+            th_cal_point *p = &fit->points[fit->npoints++];
+            p->log = l;
+            p->line = r->line;
+            p->size = r->size;
+            p->time_ns = r->time_us[k] * 1e3;
+            p->used = r->size >= o->min_size && (o->max_size <= 0 || r->size <= o->max_size);
+            fit->nused += p->used;
+        }
+    return TH_OK;
+}
+
+int th_cal_fit_logs(const th_cal_log *logs, const th_coll_type *colls, int nlogs, const th_dim *dim,
+                    const th_cal_opts *o, th_cal_fit *fit, th_error *err) {
+    memset(fit, 0, sizeof *fit);
+    double hops = th_cost_hops(dim->topology, dim->algorithm, dim->npus);
+    if (!(hops > 0))
+        return th_error_set(err, TH_EINPUT,
+                            "a %s dim of %lld NPU(s) under the %s algorithm has no link hop "
+                            "(L = %g): nothing to calibrate",
+                            th_topology_name(dim->topology), (long long)dim->npus,
+                            th_algorithm_name(dim->algorithm), hops);
+    int rc = points(logs, nlogs, o, fit, err);
+    double *x = NULL, *y = NULL, *w = NULL;
+    if (rc) goto out;
+    double lo = INFINITY, hi = 0;
+    for (int i = 0; i < fit->npoints; i++)
+        if (fit->points[i].used) {
+            if (fit->points[i].size < lo) lo = fit->points[i].size;
+            if (fit->points[i].size > hi) hi = fit->points[i].size;
+        }
+    if (fit->nused < 2 || lo == hi) {
+        rc = th_error_set(err, TH_EINPUT,
+                          "%s: %d row(s) of %d in the fitted size range, %s: a line needs two "
+                          "different sizes",
+                          logs[0].source, fit->nused, fit->npoints,
+                          fit->nused ? "all of one size" : "none");
+        goto out;
+    }
+    int n = fit->nused;
+    x = malloc((size_t)n * 2 * sizeof *x), y = malloc((size_t)n * sizeof *y);
+    w = malloc((size_t)n * sizeof *w);
+    if (!x || !y || !w) {
+        rc = th_error_set(err, TH_EINTERNAL, "calibrate: out of memory");
+        goto out;
+    }
+    for (int i = 0, j = 0; i < fit->npoints; i++) {
+        const th_cal_point *p = &fit->points[i];
+        if (!p->used) continue;
+        model m = model_of(colls[p->log], dim, hops, o->reduce_bw);
+        x[2 * j] = m.x1;
+        x[2 * j + 1] = m.x2k * p->size;
+        y[j] = p->time_ns - m.red * p->size;
+        w[j] = 1.0 / (p->time_ns * p->time_ns); /* relative errors count alike at every size */
+        j++;
+    }
+    double c[2], sd[2];
+    if ((rc = wls(x, y, w, n, 2, c, sd, err))) goto out;
+    if (c[0] < 0) { /* a latency below zero means nothing: fit 1/B alone */
+        fit->clamped = 1;
+        for (int j = 0; j < n; j++)
+            x[j] = x[2 * j + 1];
+        if ((rc = wls(x, y, w, n, 1, &c[1], &sd[1], err))) goto out;
+        c[0] = sd[0] = 0;
+    }
+    if (!(c[1] > 0)) {
+        rc = th_error_set(err, TH_EINPUT,
+                          "%s: the time does not grow with the size over the fitted rows%s "
+                          "(1/B = %g ns per byte): no bandwidth to fit (try --min-size)",
+                          logs[0].source, o->reduce_bw > 0 ? " beyond the reduction's" : "", c[1]);
+        goto out;
+    }
+    fit->alpha_ns = c[0], fit->alpha_sd = sd[0];
+    fit->bw = 1.0 / c[1], fit->bw_sd = sd[1] / (c[1] * c[1]);
+    double sw = 0, swy = 0, ss_res = 0, ss_tot = 0, rel2 = 0;
+    for (int i = 0; i < fit->npoints; i++) {
+        th_cal_point *p = &fit->points[i];
+        model m = model_of(colls[p->log], dim, hops, o->reduce_bw);
+        p->fit_ns = m.x1 * fit->alpha_ns + (m.x2k / fit->bw + m.red) * p->size;
+        p->rel = (p->time_ns - p->fit_ns) / p->time_ns;
+        if (!p->used) continue;
+        double wi = 1.0 / (p->time_ns * p->time_ns);
+        sw += wi, swy += wi * p->time_ns;
+    }
+    double mean = swy / sw;
+    for (int i = 0; i < fit->npoints; i++) {
+        th_cal_point *p = &fit->points[i];
+        if (!p->used) continue;
+        double wi = 1.0 / (p->time_ns * p->time_ns);
+        ss_res += wi * (p->time_ns - p->fit_ns) * (p->time_ns - p->fit_ns);
+        ss_tot += wi * (p->time_ns - mean) * (p->time_ns - mean);
+        rel2 += p->rel * p->rel;
+        p->flagged = fabs(p->rel) > o->tolerance;
+        fit->nflagged += p->flagged;
+    }
+    fit->r2 = ss_tot > 0 ? 1.0 - ss_res / ss_tot : 1.0;
+    fit->rms_rel = sqrt(rel2 / n);
+out:
+    free(x);
+    free(y);
+    free(w);
+    if (rc) th_cal_fit_free(fit);
+    return rc;
+}
+
+void th_cal_fit_free(th_cal_fit *fit) {
+    free(fit->points);
+    fit->points = NULL;
+    fit->npoints = 0;
+}
+
+int th_cal_dim_apply(const th_cal_fit *fit, int fit_efficiency, th_dim *dim, th_error *err) {
+    dim->latency = fit->alpha_ns;
+    if (fit_efficiency) {
+        if (!(dim->bw_GBps > 0))
+            return th_error_set(err, TH_EINPUT,
+                                "fitting the efficiency needs the nominal bw_GBps, got %g",
+                                dim->bw_GBps);
+        double e = fit->bw / dim->bw_GBps;
+        if (e > 1)
+            return th_error_set(err, TH_EINPUT,
+                                "the measured bandwidth %.6g GB/s exceeds the nominal bw_GBps "
+                                "%g: efficiency %.6g > 1",
+                                fit->bw, dim->bw_GBps, e);
+        dim->efficiency = e;
+    } else {
+        dim->bw_GBps = fit->bw;
+        dim->efficiency = 1.0;
+    }
+    dim->bw = dim->bw_GBps * dim->efficiency;
+    return TH_OK;
+}

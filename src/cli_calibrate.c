@@ -1,0 +1,468 @@
+/* `themis calibrate`: fit one dim's latency and bandwidth to nccl-tests / rccl-tests logs and
+ * write a system file (docs/CALIBRATE.md). */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+#define MAX_LOGS 64
+
+static void usage(FILE *out) {
+    fputs("usage: themis calibrate LOG... --topology T [--npus N] [-o OUT.json]\n"
+          "       themis calibrate LOG... -s SYSTEM.json --dim K [-o OUT.json]\n"
+          "\n"
+          "Fit the latency_ns and bw_GBps (or the efficiency) of one dim to the times that\n"
+          "nccl-tests or rccl-tests measured (their text output, or nccl-tests -J JSON), by\n"
+          "least squares over the sizes, weighted by relative error. The collective comes from\n"
+          "the log (all_reduce_perf, reduce_scatter_perf, all_gather_perf, alltoall_perf) or -c.\n"
+          "Writes a new one-dim system, or the system of -s with dim K updated, and prints the\n"
+          "fit, R^2 and the residual of every size, marking the sizes the model does not fit.\n"
+          "\n"
+          "options:\n"
+          "  -c, --collective C  allreduce | reducescatter | allgather | alltoall (default: the\n"
+          "                      test the log names)\n"
+          "      --topology T    a new one-dim system: ring | fc | switch\n"
+          "      --npus N        its NPUs (default: the ranks the log lists)\n"
+          "      --algorithm A   its algorithm: ring | direct | rhd (default: the topology's)\n"
+          "      --name NAME     its name (default: the output file's name)\n"
+          "  -s, --system FILE   update a dim of this system file instead\n"
+          "      --dim K         the dim of -s to update (default 0 when it has one dim)\n"
+          "      --efficiency    fit the efficiency against the nominal bw_GBps (the dim's, or\n"
+          "                      --bw for a new system) instead of bw_GBps\n"
+          "      --bw GBPS       the nominal bandwidth of a new system's dim, for --efficiency\n"
+          "      --in-place      fit the in-place times (default: out-of-place)\n"
+          "      --min-size SIZE fit only the rows of at least this size (e.g. 1MiB)\n"
+          "      --max-size SIZE fit only the rows of at most this size\n"
+          "      --tolerance F   mark the rows whose relative residual exceeds F (default 0.1)\n"
+          "      --allow-wrong   fit rows whose #wrong is not 0 (default: an error)\n"
+          "      --plot FILE     measured and fitted time vs size (.png, .pdf or .svg; gnuplot)\n"
+          "  -o, --output FILE   the system file ('-' = stdout, the default; the report then\n"
+          "                      goes to stderr)\n"
+          "      --force         replace an existing OUT.json or plot\n"
+          "  -h, --help          this text\n"
+          "  -V, --version       print the version\n"
+          "\n"
+          "examples:\n"
+          "  themis calibrate nccl-allreduce.log --topology switch --npus 8 -o measured.json\n"
+          "  themis calibrate --dim 1 -s hgx.json rccl-ar.log rccl-ag.log -o hgx-fitted.json\n"
+          "  themis run -s measured.json -b 1GiB\n" CLI_HELP_EXIT,
+          out);
+}
+
+/* SPEC §2: each topology's default algorithm. */
+static const th_algorithm default_alg[] = {TH_ALG_RING, TH_ALG_DIRECT, TH_ALG_RHD};
+
+typedef struct args {
+    int coll; /* -1: from the log */
+    int topology, algorithm;
+    long long npus;
+    const char *name, *system, *out, *plot;
+    int dim, efficiency, force;
+    double bw;
+    th_cal_opts fit;
+} args;
+
+/* The gnuplot terminal for a plot file's extension, or NULL. */
+static const char *terminal(const char *path) {
+    const char *dot = strrchr(path, '.');
+    if (!dot || strchr(dot, '/')) return NULL;
+    if (!strcmp(dot, ".png")) return "pngcairo enhanced font 'Sans,11' size 1000,650";
+    if (!strcmp(dot, ".pdf")) return "pdfcairo enhanced font 'Sans,9' size 6in,3.9in";
+    if (!strcmp(dot, ".svg")) return "svg enhanced font 'Sans,11' size 1000,650";
+    return NULL;
+}
+
+static int parse(int argc, char **argv, args *a) {
+    static const struct option longs[] = {
+        {"collective", required_argument, 0, 'c'},
+        {"topology", required_argument, 0, 'T'},
+        {"npus", required_argument, 0, 'N'},
+        {"algorithm", required_argument, 0, 'A'},
+        {"name", required_argument, 0, 'm'},
+        {"system", required_argument, 0, 's'},
+        {"dim", required_argument, 0, 'd'},
+        {"efficiency", no_argument, 0, 'e'},
+        {"bw", required_argument, 0, 'B'},
+        {"in-place", no_argument, 0, 'i'},
+        {"min-size", required_argument, 0, 'l'},
+        {"max-size", required_argument, 0, 'u'},
+        {"tolerance", required_argument, 0, 't'},
+        {"allow-wrong", no_argument, 0, 'w'},
+        {"plot", required_argument, 0, 'P'},
+        {"output", required_argument, 0, 'o'},
+        {"force", no_argument, 0, 'F'},
+        {"help", no_argument, 0, 'h'},
+        {"version", no_argument, 0, 'V'},
+        {0, 0, 0, 0},
+    };
+    const char *cmd = "calibrate";
+    int c;
+    th_error err = {0};
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":c:s:o:hV", longs, NULL)) != -1) {
+        th_topology topo;
+        th_algorithm alg;
+        long long v;
+        char *end;
+        switch (c) {
+        case 'c':
+            a->coll = th_name_find(th_coll_type_names, optarg);
+            if (a->coll < 0)
+                return cli_usage_error(cmd,
+                                       "-c: unknown collective '%s' (expected allreduce, "
+                                       "reducescatter, allgather or alltoall)",
+                                       optarg);
+            break;
+        case 'T':
+            if (th_topology_from_name(optarg, &topo))
+                return cli_usage_error(
+                    cmd, "--topology: unknown topology '%s' (expected ring, fc or switch)", optarg);
+            a->topology = (int)topo;
+            break;
+        case 'A':
+            if (th_algorithm_from_name(optarg, &alg))
+                return cli_usage_error(
+                    cmd, "--algorithm: unknown algorithm '%s' (expected ring, direct or rhd)",
+                    optarg);
+            a->algorithm = (int)alg;
+            break;
+        case 'N':
+            if (cli_parse_int(optarg, 2, 1LL << 40, &a->npus))
+                return cli_usage_error(cmd, "--npus: expected an integer >= 2, got '%s'", optarg);
+            break;
+        case 'd':
+            if (cli_parse_int(optarg, 0, TH_MAX_DIMS - 1, &v))
+                return cli_usage_error(cmd, "--dim: expected a dim index 0 .. %d, got '%s'",
+                                       TH_MAX_DIMS - 1, optarg);
+            a->dim = (int)v;
+            break;
+        case 'B':
+            a->bw = strtod(optarg, &end);
+            if (end == optarg || *end || !isfinite(a->bw) || a->bw <= 0)
+                return cli_usage_error(cmd, "--bw: expected a bandwidth > 0 in GB/s, got '%s'",
+                                       optarg);
+            break;
+        case 't':
+            a->fit.tolerance = strtod(optarg, &end);
+            if (end == optarg || *end || !(a->fit.tolerance > 0) || !isfinite(a->fit.tolerance))
+                return cli_usage_error(cmd, "--tolerance: expected a number > 0, got '%s'", optarg);
+            break;
+        case 'l':
+        case 'u':
+            if (th_units_parse_size(optarg, c == 'l' ? "--min-size" : "--max-size",
+                                    c == 'l' ? &a->fit.min_size : &a->fit.max_size, &err))
+                return cli_usage_error(cmd, "%s", err.msg);
+            break;
+        case 'm': a->name = optarg; break;
+        case 's': a->system = optarg; break;
+        case 'e': a->efficiency = 1; break;
+        case 'i': a->fit.in_place = 1; break;
+        case 'w': a->fit.allow_wrong = 1; break;
+        case 'P': a->plot = optarg; break;
+        case 'o': a->out = optarg; break;
+        case 'F': a->force = 1; break;
+        case 'h': usage(stdout); return -1;
+        case 'V': cli_version(); return -1;
+        case ':': return cli_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
+        default: return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    int nlogs = argc - optind;
+    if (nlogs < 1) return cli_usage_error(cmd, "expected at least one LOG");
+    if (nlogs > MAX_LOGS) return cli_usage_error(cmd, "at most %d logs", MAX_LOGS);
+    if (a->system && a->topology >= 0)
+        return cli_usage_error(cmd, "--topology makes a new system, -s updates one: not both");
+    if (!a->system && a->topology < 0)
+        return cli_usage_error(cmd, "expected --topology (a new system) or -s (update a dim)");
+    if (a->system && (a->npus || a->algorithm >= 0 || a->name || a->bw > 0))
+        return cli_usage_error(cmd, "--npus, --algorithm, --name and --bw describe a new "
+                                    "system: the dim of -s has its own");
+    if (!a->system && a->dim >= 0) return cli_usage_error(cmd, "--dim selects a dim of -s");
+    if (!a->system && a->efficiency && !(a->bw > 0))
+        return cli_usage_error(cmd, "--efficiency on a new system needs its nominal --bw");
+    if (!a->system && a->bw > 0 && !a->efficiency)
+        return cli_usage_error(cmd, "--bw is the nominal bandwidth of --efficiency");
+    if (a->plot && !terminal(a->plot))
+        return cli_usage_error(cmd, "--plot %s: expected a .png, .pdf or .svg file", a->plot);
+    if (a->fit.max_size > 0 && a->fit.max_size < a->fit.min_size)
+        return cli_usage_error(cmd, "--max-size is below --min-size");
+    return 0;
+}
+
+/* The size with a binary unit when it is a whole one (1 KiB, 64 MiB), else bytes. */
+static const char *size_text(double b, char *buf, size_t n) {
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    while (u < 4 && b >= 1024 && fmod(b, 1024) == 0)
+        b /= 1024, u++;
+    snprintf(buf, n, "%.0f %s", b, units[u]);
+    return buf;
+}
+
+static void report(FILE *f, const args *a, const th_cal_log *logs, const th_coll_type *colls,
+                   int nlogs, const th_dim *before, const th_dim *dim, const th_cal_fit *fit) {
+    fprintf(f, "%s dim", th_topology_name(dim->topology));
+    if (a->system) fprintf(f, " %d (%s) of %s", a->dim, dim->name, a->system);
+    fprintf(f, ": %lld NPUs, %s algorithm, L = %g hops; %d of %d rows fitted (%s)\n",
+            (long long)dim->npus, th_algorithm_name(dim->algorithm),
+            th_cost_hops(dim->topology, dim->algorithm, dim->npus), fit->nused, fit->npoints,
+            a->fit.in_place ? "in-place" : "out-of-place");
+    for (int l = 0; l < nlogs; l++)
+        fprintf(f, "  log %d: %s, %s%s%s, %d rows\n", l + 1, logs[l].source,
+                th_coll_type_name(colls[l]), logs[l].program[0] ? " from " : "", logs[l].program,
+                logs[l].nrows);
+    fprintf(f, "\nlatency_ns  %.6g +- %.2g%s\n", fit->alpha_ns, fit->alpha_sd,
+            fit->clamped ? " (the free fit went below 0)" : "");
+    fprintf(f, "bw_GBps     %.6g +- %.2g (effective)\n", fit->bw, fit->bw_sd);
+    if (a->efficiency)
+        fprintf(f, "efficiency  %.6g of bw_GBps %g\n", dim->efficiency, dim->bw_GBps);
+    if (a->system)
+        fprintf(f, "was         latency_ns %g, bw_GBps %g, efficiency %g\n", before->latency,
+                before->bw_GBps, before->efficiency);
+    fprintf(f, "R^2 %.6f (weighted by 1/time^2), rms relative residual %.3g%%\n", fit->r2,
+            100 * fit->rms_rel);
+    fprintf(f, "\n%-4s %6s %16s %14s %14s %10s\n", "log", "line", "size_bytes", "measured_us",
+            "fitted_us", "residual");
+    for (int i = 0; i < fit->npoints; i++) {
+        const th_cal_point *p = &fit->points[i];
+        fprintf(f, "%-4d %6d %16.0f %14.6g %14.6g %+9.2f%%%s\n", p->log + 1, p->line, p->size,
+                p->time_ns / 1e3, p->fit_ns / 1e3, 100 * p->rel,
+                !p->used     ? "  (not fitted)"
+                : p->flagged ? "  * does not fit"
+                             : "");
+    }
+    if (fit->nflagged) {
+        double lo = INFINITY, hi = 0;
+        for (int i = 0; i < fit->npoints; i++)
+            if (fit->points[i].flagged) {
+                lo = fmin(lo, fit->points[i].size);
+                hi = fmax(hi, fit->points[i].size);
+            }
+        char s1[32], s2[32];
+        fprintf(f,
+                "\n%d row(s) the model does not fit (|residual| > %g%%), sizes %s to %s (small "
+                "sizes: NCCL's low-latency protocols; large: limits the model lacks); "
+                "--min-size and --max-size fit a range\n",
+                fit->nflagged, 100 * a->fit.tolerance, size_text(lo, s1, sizeof s1),
+                size_text(hi, s2, sizeof s2));
+    }
+}
+
+/* The gnuplot script of the plot: the points inline, the figure on gnuplot's stdout. */
+static void plot_script(FILE *f, const char *term, const th_cal_log *logs,
+                        const th_coll_type *colls, int nlogs, const th_cal_fit *fit) {
+    fprintf(f, "set terminal %s\nset output\n", term);
+    fputs("set logscale xy\nset format x '%.0s%cB'\nset grid lc rgb '#dddddd'\n"
+          "set xlabel 'size (bytes)'\nset ylabel 'time (µs)'\nset key top left\n"
+          "set title 'themis calibrate: measured and fitted time'\n",
+          f);
+    for (int l = 0; l < nlogs; l++) {
+        fprintf(f, "$d%d << EOD\n", l);
+        for (int i = 0; i < fit->npoints; i++) {
+            const th_cal_point *p = &fit->points[i];
+            if (p->log == l)
+                fprintf(f, "%.17g %.17g %.17g %d\n", p->size, p->time_ns / 1e3, p->fit_ns / 1e3,
+                        p->used);
+        }
+        fputs("EOD\n", f);
+    }
+    fputs("plot ", f);
+    for (int l = 0; l < nlogs; l++) {
+        /* the log's base name, quotes dropped (gnuplot strings) */
+        char name[96];
+        const char *b = strrchr(logs[l].source, '/');
+        b = b ? b + 1 : logs[l].source;
+        int k = 0;
+        for (; *b && k < (int)sizeof name - 1; b++)
+            if (*b != '\'' && *b != '\\' && (unsigned char)*b >= 0x20) name[k++] = *b;
+        name[k] = '\0';
+        const char *c = th_coll_type_name(colls[l]);
+        fprintf(f,
+                "%s$d%d using 1:($4 > 0 ? $2 : 1/0) with points pt 7 lc %d title '%s %s measured', "
+                "$d%d using 1:($4 > 0 ? 1/0 : $2) with points pt 6 lc %d title '%s not fitted', "
+                "$d%d using 1:3 with lines lw 2 lc %d title '%s fitted'",
+                l ? ", " : "", l, l + 1, name, c, l, l + 1, name, l, l + 1, name);
+    }
+    fputs("\n", f);
+}
+
+/* Draws the plot into path through gnuplot, written by the output rules of every file. */
+static int plot(const args *a, const th_cal_log *logs, const th_coll_type *colls, int nlogs,
+                const th_cal_fit *fit, th_error *err) {
+    const char *term = terminal(a->plot);
+    if (!term)
+        return th_error_set(err, TH_EINPUT, "--plot %s: expected a .png, .pdf or .svg file",
+                            a->plot);
+    if (system("command -v gnuplot >/dev/null 2>&1") != 0)
+        return th_error_set(err, TH_EINPUT,
+                            "--plot: gnuplot not found; install the Debian package gnuplot-nox");
+    const char *dir = getenv("TMPDIR");
+    char script[4200];
+    snprintf(script, sizeof script, "%s/themis-calibrate-XXXXXX", dir && *dir ? dir : "/tmp");
+    if (strchr(script, '\''))
+        return th_error_set(err, TH_EIO, "--plot: TMPDIR holds a quote: %s", script);
+    int fd = mkstemp(script);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        if (fd >= 0) close(fd), unlink(script);
+        return th_error_set(err, TH_EIO, "--plot: cannot write a temporary file in %s",
+                            dir && *dir ? dir : "/tmp");
+    }
+    plot_script(f, term, logs, colls, nlogs, fit);
+    int rc = fclose(f) ? th_error_set(err, TH_EIO, "--plot: writing %s failed", script) : TH_OK;
+    th_output o;
+    if (rc == TH_OK) rc = cli_out_open(&o, a->plot, a->force ? TH_OUTPUT_FORCE : 0, err);
+    if (rc == TH_OK) {
+        char cmd[4300];
+        /* gnuplot writes the figure on stdout, its messages go to ours through a pipe */
+        snprintf(cmd, sizeof cmd, "gnuplot '%s'", script);
+        FILE *g = popen(cmd, "r");
+        size_t n, total = 0;
+        char buf[65536];
+        while (g && (n = fread(buf, 1, sizeof buf, g)) > 0) {
+            total += n;
+            if (fwrite(buf, 1, n, o.f) != n) break;
+        }
+        int st = g ? pclose(g) : -1;
+        if (st != 0 || total == 0)
+            rc = th_error_set(err, TH_EINPUT, "--plot %s: gnuplot failed (status %d)", a->plot, st);
+        else if (ferror(o.f))
+            rc = th_error_set(err, TH_EIO, "%s: write error", a->plot);
+        rc = cli_out_close(&o, rc, err);
+    }
+    unlink(script);
+    return rc;
+}
+
+int cli_calibrate(int argc, char **argv) {
+    args a;
+    memset(&a, 0, sizeof a);
+    a.coll = a.topology = a.algorithm = a.dim = -1;
+    a.out = "-";
+    a.fit.tolerance = 0.1;
+    int rc = parse(argc, argv, &a);
+    if (rc) return rc < 0 ? CLI_OK : rc;
+    char **paths = argv + optind;
+    int nlogs = argc - optind;
+    th_error err = {0};
+    const char *inputs[MAX_LOGS + 1], *outputs[] = {a.out, a.plot};
+    for (int i = 0; i < nlogs; i++)
+        inputs[i] = paths[i];
+    inputs[nlogs] = a.system;
+    if (th_output_check(inputs, nlogs + 1, outputs, 2, &err)) return cli_fail(&err);
+
+    th_system sys;
+    th_dim dim;
+    char *text = NULL, *out_text = NULL;
+    size_t len = 0;
+    memset(&dim, 0, sizeof dim);
+    if (a.system) {
+        if (th_cal_system_read(a.system, &text, &len, &sys, &err)) return cli_fail(&err);
+        rc = TH_EINPUT;
+        if (sys.model != TH_MODEL_ANALYTICAL)
+            th_error_set(&err, rc,
+                         "%s: a system under the %s preset: calibrate fits the "
+                         "analytical model (SPEC §3)",
+                         a.system, th_model_name(sys.model));
+        else if (a.dim < 0 && sys.ndims > 1)
+            th_error_set(&err, rc, "%s has %d dims: give the one to update with --dim", a.system,
+                         sys.ndims);
+        else if (a.dim >= sys.ndims)
+            th_error_set(&err, rc, "--dim %d: %s has dims 0 .. %d", a.dim, a.system, sys.ndims - 1);
+        else
+            rc = TH_OK;
+        if (rc) {
+            free(text);
+            return cli_fail(&err);
+        }
+        if (a.dim < 0) a.dim = 0;
+        dim = sys.dims[a.dim];
+        a.fit.reduce_bw = sys.reduce_bw;
+    } else {
+        snprintf(dim.name, sizeof dim.name, "dim0");
+        dim.topology = (th_topology)a.topology;
+        dim.algorithm = a.algorithm >= 0 ? (th_algorithm)a.algorithm : default_alg[a.topology];
+        dim.npus = a.npus;
+        dim.bw_GBps = a.bw;
+        dim.efficiency = 1;
+    }
+
+    th_cal_log logs[MAX_LOGS];
+    th_coll_type colls[MAX_LOGS];
+    int nread = 0;
+    while (rc == TH_OK && nread < nlogs) {
+        th_cal_log *lg = &logs[nread];
+        if ((rc = th_cal_log_read(paths[nread], lg, &err))) break;
+        if (!dim.npus && lg->nranks < 2)
+            rc = th_error_set(&err, TH_EINPUT,
+                              "%s: the log lists %d rank(s) under '# Using devices': give the "
+                              "dim's NPUs with --npus",
+                              lg->source, lg->nranks);
+        else if (!dim.npus)
+            dim.npus = lg->nranks;
+        else if (lg->nranks && lg->nranks != dim.npus)
+            rc = th_error_set(&err, TH_EINPUT,
+                              "%s: the test ran on %d ranks (its '# Using devices' lines), the "
+                              "dim has %lld NPUs: calibrate one dim from a run on that dim's "
+                              "NPUs",
+                              lg->source, lg->nranks, (long long)dim.npus);
+        if (rc == TH_OK) rc = th_cal_collective(lg, a.coll, (int)dim.npus, &colls[nread], &err);
+        if (rc)
+            th_cal_log_free(lg);
+        else
+            nread++;
+    }
+    if (rc == TH_OK && !a.system) { /* the standard check of topology, algorithm and npus */
+        th_system one;
+        memset(&one, 0, sizeof one);
+        one.ndims = 1;
+        one.dims[0] = dim;
+        one.dims[0].bw_GBps = 1;
+        rc = th_system_validate(&one, "the new system", &err);
+    }
+    th_cal_fit fit;
+    memset(&fit, 0, sizeof fit);
+    th_dim fitted = dim;
+    if (rc == TH_OK) rc = th_cal_fit_logs(logs, colls, nlogs, &dim, &a.fit, &fit, &err);
+    if (rc == TH_OK) rc = th_cal_dim_apply(&fit, a.efficiency, &fitted, &err);
+    if (rc == TH_OK && a.system)
+        rc = th_cal_system_update(text, len, a.system, a.dim, &fitted, &out_text, &err);
+    else if (rc == TH_OK) {
+        char desc[256];
+        snprintf(desc, sizeof desc, "fitted by themis calibrate to %.160s (%s), %d sizes, R^2 %.6f",
+                 logs[0].source, th_coll_type_name(colls[0]), fit.nused, fit.r2);
+        rc = th_cal_system_new(a.name, desc, &fitted, &out_text, &err);
+    }
+    if (rc == TH_OK && a.plot) rc = plot(&a, logs, colls, nlogs, &fit, &err);
+    if (rc == TH_OK) {
+        th_output o;
+        rc = cli_out_open(&o, a.out, a.force ? TH_OUTPUT_FORCE : 0, &err);
+        if (rc == TH_OK) {
+            fprintf(o.f, "%s\n", out_text);
+            rc = cli_out_close(&o, rc, &err);
+        }
+    }
+    if (rc == TH_OK) {
+        FILE *f = strcmp(a.out, "-") ? stdout : stderr;
+        report(f, &a, logs, colls, nlogs, &dim, &fitted, &fit);
+        if (fit.nwrong)
+            fprintf(stderr,
+                    "themis: warning: %d row(s) with #wrong > 0 fitted, the first at %s:%d\n",
+                    fit.nwrong, logs[fit.wrong_log].source, fit.wrong_line);
+        for (int l = 0; l < nlogs; l++)
+            if (logs[l].rows_zero)
+                fprintf(stderr, "themis: note: %s: %d row(s) of size 0 skipped\n", logs[l].source,
+                        logs[l].rows_zero);
+    }
+    th_cal_fit_free(&fit);
+    for (int l = 0; l < nread; l++)
+        th_cal_log_free(&logs[l]);
+    free(text);
+    free(out_text);
+    return rc ? cli_fail(&err) : CLI_OK;
+}

@@ -1,0 +1,906 @@
+/* Calibration: logs in the exact text format of nccl-tests and rccl-tests (and nccl-tests -J
+ * JSON), generated here from known alpha-beta parameters, read back and fitted; every error of
+ * the readers and the fit; the calibrate command end to end. */
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_themis.h"
+
+/* ---- the generator ---- */
+
+/* What a generated log measured: time(m) = a_us + b_us * m (+ noise), sizes 2^kmin .. 2^kmax. */
+typedef struct gen {
+    const char *program; /* "all_reduce_perf", ...; NULL: an older log that does not name it */
+    th_coll_type coll;   /* what the times model (bus bandwidth factor, counts) */
+    int nranks;
+    double a_us, b_us; /* the line, us and us per byte */
+    double noise;      /* relative noise, uniform in [-noise, noise] */
+    uint64_t seed;
+    int kmin, kmax;
+    int rccl;          /* the rccl-tests header (no groups, a version line) */
+    int in_place_only; /* rccl-tests -O 0 */
+    int no_footer;     /* a log cut after its rows */
+    double ll_below;   /* sizes below this follow another line (a low-latency protocol) */
+    double ll_a_us, ll_b_us;
+} gen;
+
+/* The fixed pseudo-random sequence of the noise (a 64-bit LCG, Knuth's MMIX constants). */
+static double uniform(uint64_t *x) {
+    *x = *x * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (double)(*x >> 11) * 0x1p-53;
+}
+
+/* nccl-tests' number cells: %W.2f if it fits the width, else %.1f, %.0f, then %.1e. */
+static void cell(char *out, int w, double v) {
+    char buf[64];
+    const char *fmt[] = {"%*.2f", "%*.1f", "%*.0f"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(buf, sizeof buf, fmt[i], w, v);
+        if ((int)strlen(buf) <= w) {
+            strcpy(out, buf);
+            return;
+        }
+    }
+    snprintf(out, 64, "%*.1e", w, v);
+}
+
+static void add(char **p, size_t *n, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(*p, *n, fmt, ap);
+    va_end(ap);
+    ck_assert(k >= 0 && (size_t)k < *n);
+    *p += k, *n -= (size_t)k;
+}
+
+/* The text of the log (static buffer). */
+static const char *gen_text(const gen *g) {
+    static char text[65536];
+    char *p = text;
+    size_t n = sizeof text;
+    uint64_t x = g->seed;
+    if (g->program) {
+        add(&p, &n, "# nccl-tests version 2.17.6 nccl-headers=22803 nccl-library=22803\n");
+        add(&p, &n, "# Collective test starting: %s\n", g->program);
+    }
+    add(&p, &n,
+        "# nThread 1 nGpus %d minBytes %.0f maxBytes %.0f step: 2(factor) warmup iters: 5 "
+        "iters: 20 agg iters: 1 validation: 1 graph: 0\n#\n",
+        g->nranks, ldexp(1, g->kmin), ldexp(1, g->kmax));
+    if (g->rccl) add(&p, &n, "rccl-tests: Version develop:ae3e635\n");
+    add(&p, &n, "# Using devices\n");
+    for (int r = 0; r < g->nranks; r++) {
+        if (g->rccl)
+            add(&p, &n,
+                "#   Rank %2d Pid %6d on %10s device %2d [0000:%02x:00.0] AMD Instinct MI300X\n", r,
+                4100 + r, "node-a", r, 0x10 + r);
+        else
+            add(&p, &n,
+                "#  Rank %2d Group %2d Pid %6d on %10s device %2d [%04x:%02x:%02x] NVIDIA H100 "
+                "80GB "
+                "HBM3\n",
+                r, 0, 4100 + r, "node-a", r, 0, 0x10 + r, 0);
+    }
+    add(&p, &n, "NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n#\n");
+    const char *title =
+        g->in_place_only ? "in-place" : "out-of-place                       in-place";
+    add(&p, &n, "# %10s  %12s  %8s  %6s  %6s           %s          \n", "", "", "", "", "", title);
+    add(&p, &n, "# %10s  %12s  %8s  %6s  %6s", "size", "count", "type", "redop", "root");
+    for (int s = g->in_place_only; s < 2; s++)
+        add(&p, &n, "  %7s  %6s  %6s  %6s", "time", "algbw", "busbw", "#wrong");
+    add(&p, &n, "\n# %10s  %12s  %8s  %6s  %6s", "(B)", "(elements)", "", "", "");
+    for (int s = g->in_place_only; s < 2; s++)
+        add(&p, &n, "  %7s  %6s  %6s  %6s", "(us)", "(GB/s)", "(GB/s)", "");
+    add(&p, &n, "\n");
+    double q = (g->nranks - 1.0) / g->nranks;
+    double factor = g->coll == TH_COLL_ALLREDUCE ? 2 * q : q;
+    int rooted = g->coll == TH_COLL_ALLREDUCE || g->coll == TH_COLL_REDUCESCATTER;
+    double bus_sum = 0;
+    int bus_n = 0;
+    for (int k = g->kmin; k <= g->kmax; k++) {
+        double m = ldexp(1, k);
+        double count = g->coll == TH_COLL_ALLREDUCE ? m / 4 : m / 4 / g->nranks;
+        add(&p, &n, "%12.0f  %12.0f  %8s  %6s  %6s", m, count, "float", rooted ? "sum" : "none",
+            "-1");
+        for (int s = g->in_place_only; s < 2; s++) {
+            double t = m < g->ll_below ? g->ll_a_us + g->ll_b_us * m : g->a_us + g->b_us * m;
+            t *= 1 + g->noise * (2 * uniform(&x) - 1);
+            double algbw = m / 1e9 / (t * 1e-6);
+            char ct[64], ca[64], cb[64];
+            cell(ct, 7, t), cell(ca, 6, algbw), cell(cb, 6, algbw * factor);
+            add(&p, &n, "  %7s  %6s  %6s  %6g", ct, ca, cb, 0.0);
+            bus_sum += algbw * factor, bus_n++;
+        }
+        add(&p, &n, "\n");
+    }
+    if (!g->no_footer) {
+        add(&p, &n, "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : %g \n#\n",
+            bus_sum / bus_n);
+        if (g->program) add(&p, &n, "# Collective test concluded: %s\n", g->program);
+    }
+    return text;
+}
+
+static int parse(const char *text, th_cal_log *log, th_error *err) {
+    return th_cal_log_parse(text, strlen(text), "x.log", log, err);
+}
+
+static th_dim dim_of(th_topology t, th_algorithm a, int64_t p) {
+    th_dim d;
+    memset(&d, 0, sizeof d);
+    d.topology = t, d.algorithm = a, d.npus = p, d.efficiency = 1;
+    return d;
+}
+
+static th_cal_opts opts(void) {
+    th_cal_opts o;
+    memset(&o, 0, sizeof o);
+    o.tolerance = 0.1;
+    return o;
+}
+
+/* Fits one generated log on dim d; fails the test on an error. */
+static th_cal_fit fit_one(const gen *g, const th_dim *d, const th_cal_opts *o) {
+    th_cal_log log;
+    th_error err = {0};
+    ck_assert_msg(parse(gen_text(g), &log, &err) == 0, "%s", err.msg);
+    th_coll_type c;
+    ck_assert_msg(th_cal_collective(&log, -1, (int)d->npus, &c, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(c, g->coll);
+    th_cal_fit f;
+    ck_assert_msg(th_cal_fit_logs(&log, &c, 1, d, o, &f, &err) == 0, "%s", err.msg);
+    th_cal_log_free(&log);
+    return f;
+}
+
+/* The exact case. All-Reduce on a switch dim of p = 8 under rhd: L = 2 s(8) = 6 hops.
+ * alpha = 500 ns, B = 28.672 GB/s: a = 2 L alpha = 6000 ns = 6 us and
+ * b = 2 (7/8) / 28.672 = 0.06103515625 ns per byte = 2^-14 us per byte, so at the sizes 2^14 ..
+ * 2^27 the times 6 + 2^(k-14) us (7, 8, 10, ..., 8198) print exactly with two decimals. */
+static const gen exact_ar = {.program = "all_reduce_perf",
+                             .coll = TH_COLL_ALLREDUCE,
+                             .nranks = 8,
+                             .a_us = 6.0,
+                             .b_us = 0x1p-14,
+                             .seed = 1,
+                             .kmin = 14,
+                             .kmax = 27};
+
+/* tests/data/calibrate/allreduce-8.log (docs/CALIBRATE.md): All-Reduce on a switch dim of 8
+ * under rhd (L = 6), alpha = 700 ns, B = 150 GB/s: a = 2 * 6 * 700 = 8400 ns = 8.4 us,
+ * b = 1.75 / 150 ns/B = 1.75 / 150e3 us/B; sizes 1 KiB .. 1 GiB, 2% noise, and below 64 KiB a
+ * low-latency protocol's line (5 us + 4 b m) that the model does not follow. */
+static const gen sample = {.program = "all_reduce_perf",
+                           .coll = TH_COLL_ALLREDUCE,
+                           .nranks = 8,
+                           .a_us = 8.4,
+                           .b_us = 1.75 / 150e3,
+                           .noise = 0.02,
+                           .seed = 2026,
+                           .kmin = 10,
+                           .kmax = 30,
+                           .ll_below = 65536,
+                           .ll_a_us = 5.0,
+                           .ll_b_us = 4 * 1.75 / 150e3};
+
+START_TEST(test_exact_recovery) {
+    th_dim d = dim_of(TH_TOPO_SWITCH, TH_ALG_RHD, 8);
+    th_cal_opts o = opts();
+    th_cal_fit f = fit_one(&exact_ar, &d, &o);
+    ck_assert_rel(f.alpha_ns, 500.0);
+    ck_assert_rel(f.bw, 28.672);
+    ck_assert_int_eq(f.nused, 14);
+    ck_assert_int_eq(f.nflagged, 0);
+    ck_assert_int_eq(f.clamped, 0);
+    ck_assert(f.r2 > 1 - 1e-12);
+    ck_assert(f.rms_rel < 1e-12);
+    /* the first point: 16384 B measured 7 us = 7000 ns, fitted the same */
+    ck_assert_int_eq(f.points[0].line, 19); /* after 18 header lines (see test_log_errors) */
+    ck_assert_rel(f.points[0].time_ns, 7000.0);
+    ck_assert_rel(f.points[0].fit_ns, 7000.0);
+    th_cal_fit_free(&f);
+}
+END_TEST
+
+/* The same line read as a Reduce-Scatter (k = 1): a = L alpha and b = (7/8) / B, so
+ * alpha = 6000 / 6 = 1000 ns and B = 0.875 / 0.06103515625 = 14.336 GB/s. */
+START_TEST(test_exact_other_collectives) {
+    gen g = exact_ar;
+    g.program = "reduce_scatter_perf", g.coll = TH_COLL_REDUCESCATTER;
+    th_dim d = dim_of(TH_TOPO_SWITCH, TH_ALG_RHD, 8);
+    th_cal_opts o = opts();
+    th_cal_fit f = fit_one(&g, &d, &o);
+    ck_assert_rel(f.alpha_ns, 1000.0);
+    ck_assert_rel(f.bw, 14.336);
+    th_cal_fit_free(&f);
+    /* All-Gather on a ring of 8 (L = 7): alpha = 6000 / 7 ns, B = 14.336 */
+    g.program = "all_gather_perf", g.coll = TH_COLL_ALLGATHER;
+    d = dim_of(TH_TOPO_RING, TH_ALG_RING, 8);
+    f = fit_one(&g, &d, &o);
+    ck_assert_rel(f.alpha_ns, 6000.0 / 7);
+    ck_assert_rel(f.bw, 14.336);
+    th_cal_fit_free(&f);
+    /* All-to-All on fc direct (L = 1): alpha = 6000 ns */
+    g.program = "alltoall_perf_mpi", g.coll = TH_COLL_ALLTOALL;
+    d = dim_of(TH_TOPO_FC, TH_ALG_DIRECT, 8);
+    f = fit_one(&g, &d, &o);
+    ck_assert_rel(f.alpha_ns, 6000.0);
+    ck_assert_rel(f.bw, 14.336);
+    th_cal_fit_free(&f);
+}
+END_TEST
+
+/* Noise. All-Reduce, switch rhd p = 8 (L = 6), alpha = 2000 ns, B = 40 GB/s: a = 24000 ns,
+ * b = 1.75 / 40 = 0.04375 ns/B; 21 sizes 2^10 .. 2^30, relative noise eps = 2% plus the
+ * printing's rounding (<= 0.005 / 24 us = 0.02%): eps' = 0.0203.
+ * Bound: the fit f minimises S = sum ((y - f) / y)^2 and the true line g has
+ * S(g) <= n (eps' / (1 - eps'))^2, so every |y - f| / y <= sqrt(21) * 0.0203 / 0.9797 = 0.0950
+ * and |f - g| / g <= 0.0950 * 1.0203 + 0.0203 = 0.1172 at every size. At m0 = 2^10
+ * (g0 = 24044.8 ns) and m1 = 2^30 (g1 = 47000204.8 ns): |db| (m1 - m0) <= 0.1172 (g0 + g1), so
+ * |db| / b <= 0.1172 * 47024249.6 / 46976160 = 0.1173 and B is within 0.1173 / 0.8827 = 13.3%;
+ * |da| <= 0.1172 g0 + |db| m0 = 2818.0 + 5.3, so alpha is within 2823.3 / 24000 = 11.8%. */
+START_TEST(test_noisy_recovery) {
+    gen g = {.program = "all_reduce_perf",
+             .coll = TH_COLL_ALLREDUCE,
+             .nranks = 8,
+             .a_us = 24.0,
+             .b_us = 0.04375e-3,
+             .noise = 0.02,
+             .kmin = 10,
+             .kmax = 30};
+    th_dim d = dim_of(TH_TOPO_SWITCH, TH_ALG_RHD, 8);
+    th_cal_opts o = opts();
+    for (uint64_t seed = 1; seed <= 5; seed++) {
+        g.seed = seed;
+        th_cal_fit f = fit_one(&g, &d, &o);
+        ck_assert_msg(fabs(f.alpha_ns - 2000) <= 0.118 * 2000, "seed %d: alpha %g", (int)seed,
+                      f.alpha_ns);
+        ck_assert_msg(fabs(f.bw - 40) <= 0.133 * 40, "seed %d: B %g", (int)seed, f.bw);
+        ck_assert_int_eq(f.nused, 21);
+        /* every residual is within the noise band bound above */
+        for (int i = 0; i < f.npoints; i++)
+            ck_assert(fabs(f.points[i].rel) <= 0.0950);
+        th_cal_fit_free(&f);
+    }
+}
+END_TEST
+
+/* The sample log is the generator's output for `sample`, and the fit above 64 KiB recovers its
+ * parameters. Bound as in test_noisy_recovery: 15 sizes 2^16 .. 2^30, eps' = 0.02 + 0.005 /
+ * 9.16 = 0.0206; |y - f| / y <= sqrt(15) 0.0206 / 0.9794 = 0.0815, |f - g| / g <= 0.0815 *
+ * 1.0206 + 0.0206 = 0.1037. g0 = 8400 + 764.6 = 9164.6 ns at 2^16, g1 = 12535397.3 ns at 2^30,
+ * b (m1 - m0) = 12526232.7: |db| / b <= 0.1037 * 12544561.9 / 12526232.7 = 0.1039, B within
+ * 0.1039 / 0.8961 = 11.6%; |da| <= 0.1037 * 9164.6 + 0.1039 * 764.6 = 1029.8 of 8400: 12.3%. */
+START_TEST(test_sample_log) {
+    size_t len;
+    char *file = test_slurp(test_data("calibrate/allreduce-8.log"), &len);
+    ck_assert_str_eq(file, gen_text(&sample));
+    free(file);
+    th_dim d = dim_of(TH_TOPO_SWITCH, TH_ALG_RHD, 8);
+    th_cal_opts o = opts();
+    o.min_size = 65536;
+    th_cal_fit f = fit_one(&sample, &d, &o);
+    ck_assert_int_eq(f.nused, 15);
+    ck_assert_msg(fabs(f.alpha_ns - 700) <= 0.123 * 700, "alpha %g", f.alpha_ns);
+    ck_assert_msg(fabs(f.bw - 150) <= 0.116 * 150, "B %g", f.bw);
+    th_cal_fit_free(&f);
+    /* fitted over every size, the low-latency rows (1 KiB: 4.96 us measured against a line
+     * near 8.4 us) are flagged */
+    o.min_size = 0;
+    f = fit_one(&sample, &d, &o);
+    ck_assert(f.points[0].flagged && f.points[0].rel < -0.1);
+    th_cal_fit_free(&f);
+}
+END_TEST
+
+/* A reduction cost: the system's reduce_GBps = 100 adds (7/8) m / 100 ns to an All-Reduce.
+ * Times generated with b = 0.06103515625 + 0.00875 = 0.06978515625 ns/B must give back
+ * B = 28.672 once that term is taken out. */
+START_TEST(test_reduce_term) {
+    gen g = exact_ar;
+    g.b_us = (0x1p-14 * 1e3 + 0.875 / 100) * 1e-3;
+    th_dim d = dim_of(TH_TOPO_SWITCH, TH_ALG_RHD, 8);
+    th_cal_opts o = opts();
+    o.reduce_bw = 100;
+    th_cal_fit f = fit_one(&g, &d, &o);
+    /* the times now print rounded to 0.01 us: relative error eps <= 0.005 / 7.14 = 7.1e-4 at
+     * the smallest; as in test_noisy_recovery, with n = 14, |f - g| / g <= sqrt(14) 7.1e-4 +
+     * 7.1e-4 = 3.4e-3, so alpha is within 3.4e-3 * 7.14 / 6 = 4.0e-3 (2 ns) and B within
+     * 3.4e-3 * (g0 + g1) / (b (m1 - m0)) = 3.4e-3 (1 + 7e-4) */
+    ck_assert_msg(fabs(f.alpha_ns - 500) <= 2, "alpha %g", f.alpha_ns);
+    ck_assert_msg(fabs(f.bw - 28.672) / 28.672 <= 3.5e-3, "B %g", f.bw);
+    th_cal_fit_free(&f);
+}
+END_TEST
+
+/* A line through below zero (a = -1 us): the free fit's alpha < 0 is clamped to 0 and 1/B
+ * refitted through the origin. */
+START_TEST(test_clamped) {
+    gen g = exact_ar;
+    g.a_us = -1, g.kmin = 15; /* 1, 3, 7, ... us */
+    th_dim d = dim_of(TH_TOPO_SWITCH, TH_ALG_RHD, 8);
+    th_cal_opts o = opts();
+    th_cal_fit f = fit_one(&g, &d, &o);
+    ck_assert_int_eq(f.clamped, 1);
+    ck_assert(f.alpha_ns == 0);
+    ck_assert(f.bw > 0);
+    th_cal_fit_free(&f);
+}
+END_TEST
+
+/* Rows outside --min-size/--max-size are shown but not fitted; the small sizes of a log whose
+ * first rows carry an extra 20 us (a protocol regime) are flagged when fitted and leave the
+ * fit exact when excluded. */
+START_TEST(test_size_range_and_flags) {
+    gen g = exact_ar;
+    g.kmin = 10; /* 2^10 .. 2^13 lie on the line too: 6.0625, 6.125, 6.25, 6.5 us, but print
+                    rounded to 6.06, 6.12 (6.125 -> "6.12" or "6.13"), ...: exclude them */
+    const char *text = gen_text(&g);
+    /* add 20 us to the first row's out-of-place time: 6.06 -> 26.06 */
+    char *t = strdup(text), *row = strstr(t, "\n        1024 ");
+    ck_assert_ptr_nonnull(row);
+    char *tm = strstr(row, "   6.06 ");
+    ck_assert_ptr_nonnull(tm);
+    memcpy(tm, "  26.06 ", 8);
+    th_cal_log log;
+    th_error err = {0};
+    ck_assert_msg(parse(t, &log, &err) == 0, "%s", err.msg);
+    th_coll_type c = TH_COLL_ALLREDUCE;
+    th_dim d = dim_of(TH_TOPO_SWITCH, TH_ALG_RHD, 8);
+    th_cal_opts o = opts();
+    th_cal_fit f;
+    ck_assert(th_cal_fit_logs(&log, &c, 1, &d, &o, &f, &err) == 0);
+    ck_assert(f.nflagged >= 1 && f.points[0].flagged);
+    th_cal_fit_free(&f);
+    o.min_size = 16384;
+    ck_assert(th_cal_fit_logs(&log, &c, 1, &d, &o, &f, &err) == 0);
+    ck_assert_int_eq(f.nused, 14);
+    ck_assert_int_eq(f.points[0].used, 0);
+    ck_assert_int_eq(f.nflagged, 0);
+    ck_assert_rel(f.alpha_ns, 500.0);
+    ck_assert_rel(f.bw, 28.672);
+    th_cal_fit_free(&f);
+    o.min_size = 0, o.max_size = 1024; /* one size left */
+    ck_assert(th_cal_fit_logs(&log, &c, 1, &d, &o, &f, &err) == TH_EINPUT);
+    ck_assert(strstr(err.msg, "two different sizes"));
+    th_cal_log_free(&log);
+    free(t);
+}
+END_TEST
+
+/* Two logs of one dim fitted together: All-Reduce (k = 2) and All-Gather (k = 1) on the switch
+ * dim of the exact case; the All-Gather's line is a = 6 L alpha... = 3 us, b = 2^-15 us/B. */
+START_TEST(test_joint_fit) {
+    gen ag = exact_ar;
+    ag.program = "all_gather_perf", ag.coll = TH_COLL_ALLGATHER;
+    ag.a_us = 3.0, ag.b_us = 0x1p-15;
+    th_cal_log logs[2];
+    th_error err = {0};
+    ck_assert(parse(gen_text(&exact_ar), &logs[0], &err) == 0);
+    ck_assert(parse(gen_text(&ag), &logs[1], &err) == 0);
+    th_coll_type c[2] = {TH_COLL_ALLREDUCE, TH_COLL_ALLGATHER};
+    th_dim d = dim_of(TH_TOPO_SWITCH, TH_ALG_RHD, 8);
+    th_cal_opts o = opts();
+    th_cal_fit f;
+    ck_assert_msg(th_cal_fit_logs(logs, c, 2, &d, &o, &f, &err) == 0, "%s", err.msg);
+    ck_assert_rel(f.alpha_ns, 500.0);
+    ck_assert_rel(f.bw, 28.672);
+    ck_assert_int_eq(f.npoints, 28);
+    ck_assert_int_eq(f.points[14].log, 1);
+    th_cal_fit_free(&f);
+    th_cal_log_free(&logs[0]);
+    th_cal_log_free(&logs[1]);
+}
+END_TEST
+
+/* rccl-tests: no groups, a version line without '#', and -O 0 (in-place columns alone). */
+START_TEST(test_rccl_in_place_only) {
+    gen g = exact_ar;
+    g.program = NULL, g.rccl = 1, g.in_place_only = 1;
+    th_cal_log log;
+    th_error err = {0};
+    ck_assert_msg(parse(gen_text(&g), &log, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(log.nranks, 8);
+    ck_assert_int_eq(log.has_time[0], 0);
+    ck_assert_int_eq(log.has_time[1], 1);
+    ck_assert_int_eq(log.coll, -1);
+    /* no program: told from busbw / algbw = 2 (7/8) = 1.75, redop sum */
+    th_coll_type c;
+    ck_assert_msg(th_cal_collective(&log, -1, 8, &c, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(c, TH_COLL_ALLREDUCE);
+    th_dim d = dim_of(TH_TOPO_SWITCH, TH_ALG_RHD, 8);
+    th_cal_opts o = opts();
+    th_cal_fit f;
+    ck_assert(th_cal_fit_logs(&log, &c, 1, &d, &o, &f, &err) == TH_EINPUT);
+    ck_assert(strstr(err.msg, "no out-of-place times"));
+    o.in_place = 1;
+    ck_assert(th_cal_fit_logs(&log, &c, 1, &d, &o, &f, &err) == 0);
+    ck_assert_rel(f.alpha_ns, 500.0);
+    ck_assert_rel(f.bw, 28.672);
+    th_cal_fit_free(&f);
+    th_cal_log_free(&log);
+}
+END_TEST
+
+START_TEST(test_collective_detection) {
+    th_cal_log log;
+    th_error err = {0};
+    th_coll_type c;
+    gen g = exact_ar;
+    g.program = NULL, g.coll = TH_COLL_REDUCESCATTER; /* ratio 7/8, redop sum */
+    ck_assert(parse(gen_text(&g), &log, &err) == 0);
+    ck_assert(th_cal_collective(&log, -1, 8, &c, &err) == 0);
+    ck_assert_int_eq(c, TH_COLL_REDUCESCATTER);
+    th_cal_log_free(&log);
+    g.coll = TH_COLL_ALLGATHER; /* redop none: All-Gather or All-to-All */
+    ck_assert(parse(gen_text(&g), &log, &err) == 0);
+    ck_assert(th_cal_collective(&log, -1, 8, &c, &err) == TH_EINPUT);
+    ck_assert(strstr(err.msg, "give the collective with -c"));
+    ck_assert(th_cal_collective(&log, TH_COLL_ALLTOALL, 8, &c, &err) == 0);
+    ck_assert_int_eq(c, TH_COLL_ALLTOALL);
+    th_cal_log_free(&log);
+    g = exact_ar; /* the program named: -c must agree */
+    ck_assert(parse(gen_text(&g), &log, &err) == 0);
+    ck_assert(th_cal_collective(&log, TH_COLL_ALLGATHER, 8, &c, &err) == TH_EINPUT);
+    ck_assert(strstr(err.msg, "the log is of all_reduce_perf, -c says allgather"));
+    th_cal_log_free(&log);
+    g.program = "broadcast_perf";
+    ck_assert(parse(gen_text(&g), &log, &err) == 0);
+    ck_assert(th_cal_collective(&log, -1, 8, &c, &err) == TH_EINPUT);
+    ck_assert(strstr(err.msg, "broadcast_perf, a test themis does not model"));
+    th_cal_log_free(&log);
+    ck_assert_int_eq(th_cal_program_coll("all_reduce_perf_mpi"), TH_COLL_ALLREDUCE);
+    ck_assert_int_eq(th_cal_program_coll("all_reduce_perfx"), -1);
+}
+END_TEST
+
+/* Replaces the first occurrence of `from` in text (static copy). */
+static const char *edit(const char *text, const char *from, const char *to) {
+    static char out[70000];
+    const char *at = strstr(text, from);
+    ck_assert_msg(at != NULL, "'%s' not in the log", from);
+    snprintf(out, sizeof out, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+    return out;
+}
+
+static void parse_fails(const char *text, const char *needle) {
+    th_cal_log log;
+    th_error err = {0};
+    ck_assert_int_eq(parse(text, &log, &err), TH_EINPUT);
+    ck_assert_msg(strstr(err.msg, needle) != NULL, "'%s' lacks '%s'", err.msg, needle);
+    ck_assert_ptr_null(log.rows);
+}
+
+START_TEST(test_log_errors) {
+    char *good = strdup(gen_text(&exact_ar)); /* gen_text's buffer is reused below */
+    /* the header: lines 1-3 version, program, nThread; "#"; devices 4 + 8 ranks; NCCL INFO;
+     * "#"; table title 16, columns 17, units 18; rows 19 .. 32 (2^14 .. 2^27); footer 33 */
+    parse_fails("hello\nworld\n", "x.log: not an nccl-tests or rccl-tests log");
+    parse_fails("", "in its 0 lines");
+    gen g = exact_ar;
+    g.no_footer = 1;
+    parse_fails(gen_text(&g), "x.log:32: the log ends inside the results table");
+    /* a row cut short (the run died mid-line) */
+    char cut[70000];
+    const char *last = strstr(good, "   134217728 ");
+    snprintf(cut, sizeof cut, "%.*s", (int)(last - good) + 60, good);
+    parse_fails(cut, "x.log:32: result row cut short");
+    /* no rows at all */
+    const char *first = strstr(good, "       16384 ");
+    const char *footer = strstr(good, "# Out of bounds");
+    snprintf(cut, sizeof cut, "%.*s%s", (int)(first - good), good, footer);
+    parse_fails(cut, "no result rows after the table header");
+    /* sizes backwards (65536 after 131072, not the first size) */
+    parse_fails(edit(good, "\n      262144 ", "\n       32768 "),
+                "x.log:23: size 32768 after 131072: sizes go backwards");
+    /* a second data type (-d all) */
+    parse_fails(edit(good, "16384     float", "16384      half"),
+                "x.log:21: data type half, op sum after float, sum");
+    /* CPU time */
+    parse_fails(edit(good, "  time  ", "  cputime  "), "x.log:17: the log reports CPU time");
+    /* a cell that is not a number */
+    parse_fails(edit(good, "   7.00 ", "   7.0x "),
+                "x.log:19: column 6 (time): expected a number, got '7.0x'");
+    parse_fails(edit(good, "   7.00 ", "    nan "), "got 'nan'");
+    /* a size repeated (trimmed sizes with a rank count that is no power of two) is kept */
+    th_cal_log log;
+    th_error err = {0};
+    ck_assert_msg(parse(edit(good, "\n      131072 ", "\n       65536 "), &log, &err) == 0, "%s",
+                  err.msg);
+    ck_assert_int_eq(log.nrows, 14);
+    ck_assert(log.rows[3].size == 65536);
+    th_cal_log_free(&log);
+    /* two tables in one file */
+    char two[140000];
+    snprintf(two, sizeof two, "%s%s", good, good);
+    parse_fails(two, "x.log:53: a second results table (the first starts at line 17)");
+    /* a header without its columns */
+    parse_fails(edit(good, "algbw", "algbx"), "x.log:17: results table header: time column 1");
+    parse_fails(edit(good, "  redop", "  redox"), "without its redop column");
+    free(good);
+}
+END_TEST
+
+START_TEST(test_cycles_and_zero_rows) {
+    const char *good = gen_text(&exact_ar);
+    /* -N 2: the table again from the first size */
+    const char *first = strstr(good, "       16384 ");
+    const char *footer = strstr(good, "# Out of bounds");
+    char two[70000];
+    snprintf(two, sizeof two, "%.*s%.*s%s", (int)(footer - good), good, (int)(footer - first),
+             first, footer);
+    th_cal_log log;
+    th_error err = {0};
+    ck_assert_msg(parse(two, &log, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(log.cycles, 2);
+    ck_assert_int_eq(log.nrows, 28);
+    th_cal_log_free(&log);
+    /* a size trimmed to 0 is counted and dropped */
+    ck_assert(parse(edit(good, "       16384          4096", "           0             0"), &log,
+                    &err) == 0);
+    ck_assert_int_eq(log.rows_zero, 1);
+    ck_assert_int_eq(log.nrows, 13);
+    th_cal_log_free(&log);
+}
+END_TEST
+
+START_TEST(test_wrong_rows) {
+    const char *bad = edit(gen_text(&exact_ar), "       0     8.00", "       3     8.00");
+    th_cal_log log;
+    th_error err = {0};
+    ck_assert_msg(parse(bad, &log, &err) == 0, "%s", err.msg);
+    th_coll_type c = TH_COLL_ALLREDUCE;
+    th_dim d = dim_of(TH_TOPO_SWITCH, TH_ALG_RHD, 8);
+    th_cal_opts o = opts();
+    th_cal_fit f;
+    ck_assert_int_eq(th_cal_fit_logs(&log, &c, 1, &d, &o, &f, &err), TH_EINPUT);
+    ck_assert_msg(strstr(err.msg, "x.log:20: #wrong = 3"), "%s", err.msg);
+    o.allow_wrong = 1;
+    ck_assert(th_cal_fit_logs(&log, &c, 1, &d, &o, &f, &err) == 0);
+    ck_assert_int_eq(f.nwrong, 1);
+    ck_assert_int_eq(f.wrong_line, 20);
+    th_cal_fit_free(&f);
+    th_cal_log_free(&log);
+}
+END_TEST
+
+START_TEST(test_fit_errors) {
+    th_cal_log log;
+    th_error err = {0};
+    th_coll_type c = TH_COLL_ALLREDUCE;
+    th_cal_opts o = opts();
+    th_cal_fit f;
+    ck_assert(parse(gen_text(&exact_ar), &log, &err) == 0);
+    th_dim one = dim_of(TH_TOPO_SWITCH, TH_ALG_RHD, 1); /* p = 1: L = 2 s(1) = 0 */
+    ck_assert_int_eq(th_cal_fit_logs(&log, &c, 1, &one, &o, &f, &err), TH_EINPUT);
+    ck_assert(strstr(err.msg, "no link hop"));
+    th_cal_log_free(&log);
+    /* times that shrink with the size: 1/B < 0 */
+    gen g = exact_ar;
+    g.a_us = 9000, g.b_us = -0x1p-14;
+    ck_assert(parse(gen_text(&g), &log, &err) == 0);
+    th_dim d = dim_of(TH_TOPO_SWITCH, TH_ALG_RHD, 8);
+    ck_assert_int_eq(th_cal_fit_logs(&log, &c, 1, &d, &o, &f, &err), TH_EINPUT);
+    ck_assert(strstr(err.msg, "does not grow with the size"));
+    th_cal_log_free(&log);
+}
+END_TEST
+
+START_TEST(test_dim_apply) {
+    th_cal_fit f;
+    memset(&f, 0, sizeof f);
+    f.alpha_ns = 500, f.bw = 40;
+    th_error err = {0};
+    th_dim d = dim_of(TH_TOPO_SWITCH, TH_ALG_RHD, 8);
+    d.bw_GBps = 50, d.latency = 1;
+    ck_assert(th_cal_dim_apply(&f, 0, &d, &err) == 0);
+    ck_assert(d.latency == 500 && d.bw_GBps == 40 && d.efficiency == 1 && d.bw == 40);
+    d.bw_GBps = 50; /* efficiency = 40 / 50 = 0.8 of the nominal 50 */
+    ck_assert(th_cal_dim_apply(&f, 1, &d, &err) == 0);
+    ck_assert(d.bw_GBps == 50);
+    ck_assert_rel(d.efficiency, 0.8);
+    ck_assert_rel(d.bw, 40);
+    d.bw_GBps = 32; /* 40 / 32 > 1 */
+    ck_assert_int_eq(th_cal_dim_apply(&f, 1, &d, &err), TH_EINPUT);
+    ck_assert(strstr(err.msg, "exceeds the nominal bw_GBps 32: efficiency 1.25 > 1"));
+    d.bw_GBps = 0;
+    ck_assert_int_eq(th_cal_dim_apply(&f, 1, &d, &err), TH_EINPUT);
+}
+END_TEST
+
+/* nccl-tests -J: the same exact line as JSON (times in us, "%lf"). */
+static const char *json_log(const char *tail) {
+    static char text[8192];
+    char *p = text;
+    size_t n = sizeof text;
+    add(&p, &n,
+        "{\"version\": 1, \"start_time\": \"2026-01-05 10:00:00\", \"args\": "
+        "[\"/opt/nccl-tests/build/all_reduce_perf\", \"-b\", \"16K\"], \"env\": [], "
+        "\"nccl_version\": 22803, \"config\": {\"nthreads\": 1, \"ngpus\": 8, \"devices\": [");
+    for (int r = 0; r < 8; r++)
+        add(&p, &n, "%s{\"rank\": %d, \"group\": 0, \"pid\": 1, \"hostname\": \"a\"}",
+            r ? ", " : "", r);
+    add(&p, &n, "]}, \"results\": [");
+    for (int k = 14; k <= 27; k++) {
+        double m = ldexp(1, k), t = 6 + ldexp(1, k - 14);
+        add(&p, &n,
+            "%s{\"size\": %.0f, \"count\": %.0f, \"type\": \"float\", \"redop\": \"sum\", "
+            "\"root\": \"    -1\", \"out_of_place\": {\"time\": %lf, \"alg_bw\": %lf, "
+            "\"bus_bw\": %lf, \"nwrong\": 0.000000}, \"in_place\": {\"time\": %lf, \"alg_bw\": "
+            "%lf, \"bus_bw\": %lf, \"nwrong\": null}, \"actual_iterations\": 20, "
+            "\"experiment_name\": \"\"}",
+            k > 14 ? ", " : "", m, m / 4, t, m / t / 1e3, 1.75 * m / t / 1e3, t, m / t / 1e3,
+            1.75 * m / t / 1e3);
+    }
+    add(&p, &n, "]%s", tail);
+    return text;
+}
+
+START_TEST(test_json) {
+    th_cal_log log;
+    th_error err = {0};
+    ck_assert_msg(parse(json_log(", \"end_time\": \"x\"}"), &log, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(log.json, 1);
+    ck_assert_str_eq(log.program, "all_reduce_perf");
+    ck_assert_int_eq(log.coll, TH_COLL_ALLREDUCE);
+    ck_assert_int_eq(log.nranks, 8);
+    ck_assert_int_eq(log.nrows, 14);
+    ck_assert(log.rows[0].wrong[1] < 0); /* null: not checked */
+    th_coll_type c = TH_COLL_ALLREDUCE;
+    th_dim d = dim_of(TH_TOPO_SWITCH, TH_ALG_RHD, 8);
+    th_cal_opts o = opts();
+    th_cal_fit f;
+    ck_assert(th_cal_fit_logs(&log, &c, 1, &d, &o, &f, &err) == 0);
+    ck_assert_rel(f.alpha_ns, 500.0);
+    ck_assert_rel(f.bw, 28.672);
+    th_cal_fit_free(&f);
+    th_cal_log_free(&log);
+    /* a run killed while writing: no closing brace */
+    parse_fails(json_log(""), "x.log:1:");
+    parse_fails("{\"a\": 1}", "not an nccl-tests JSON file (-J): no \"results\" list");
+    parse_fails(edit(json_log("}"), "\"time\": 7.000000", "\"cpu_time\": 7.0"),
+                "results[0].out_of_place.cpu_time: the file reports CPU time");
+    parse_fails(edit(json_log("}"), "\"size\": 16384", "\"size\": \"16384\""),
+                "x.log: results[0].size: expected a finite number, got the string");
+    parse_fails(edit(json_log("}"), "\"size\": 65536", "\"size\": 8192"),
+                "x.log: results[2]: size 8192 after 32768: sizes go backwards");
+}
+END_TEST
+
+START_TEST(test_system_files) {
+    th_dim d = dim_of(TH_TOPO_SWITCH, TH_ALG_RHD, 8);
+    snprintf(d.name, sizeof d.name, "dim0");
+    d.latency = 500, d.bw_GBps = 28.671999999999997, d.efficiency = 1;
+    char *text;
+    th_error err = {0};
+    ck_assert(th_cal_system_new(NULL, "fitted", &d, &text, &err) == 0);
+    th_system s;
+    ck_assert(th_system_parse(text, strlen(text), "new", &s, &err) == 0);
+    ck_assert_int_eq(s.ndims, 1);
+    ck_assert(s.dims[0].bw_GBps == 28.672); /* rounded to 6 significant digits */
+    ck_assert(s.dims[0].latency == 500);
+    ck_assert_int_eq(s.dims[0].npus, 8);
+    ck_assert_str_eq(s.description, "fitted");
+    ck_assert_ptr_null(strstr(text, "efficiency"));
+    free(text);
+    /* updating dims[1] keeps every other key, the run object and dims[0] */
+    const char *sys = "{\"name\": \"hgx\", \"run\": {\"chunks\": 16}, \"dims\": ["
+                      "{\"topology\": \"ring\", \"npus\": 4, \"bw_GBps\": 100, \"latency_ns\": 10},"
+                      "{\"name\": \"nic\", \"topology\": \"switch\", \"npus\": 8, \"bw_GBps\": 50,"
+                      " \"latency_ns\": 900, \"efficiency\": 0.5}]}";
+    d.efficiency = 1;
+    ck_assert(th_cal_system_update(sys, strlen(sys), "hgx.json", 1, &d, &text, &err) == 0);
+    th_run_defaults def;
+    ck_assert_msg(th_run_parse_system(text, strlen(text), "out", &s, &def, &err) == 0, "%s",
+                  err.msg);
+    ck_assert_str_eq(s.name, "hgx");
+    ck_assert_int_eq(def.chunks, 16);
+    ck_assert(s.dims[0].bw_GBps == 100 && s.dims[0].latency == 10);
+    ck_assert_str_eq(s.dims[1].name, "nic");
+    ck_assert(s.dims[1].bw_GBps == 28.672 && s.dims[1].latency == 500);
+    ck_assert(s.dims[1].efficiency == 1); /* removed */
+    free(text);
+    d.bw_GBps = 50, d.efficiency = 0.8;
+    ck_assert(th_cal_system_update(sys, strlen(sys), "hgx.json", 1, &d, &text, &err) == 0);
+    ck_assert(th_system_parse(text, strlen(text), "out", &s, &err) == 0);
+    ck_assert(s.dims[1].efficiency == 0.8 && s.dims[1].bw_GBps == 50);
+    free(text);
+    ck_assert_int_eq(th_cal_system_update(sys, strlen(sys), "hgx.json", 2, &d, &text, &err),
+                     TH_EINPUT);
+    ck_assert(strstr(err.msg, "hgx.json: dims[2]: no such dim (the system has 2)"));
+}
+END_TEST
+
+/* ---- the command ---- */
+
+static char *write_log(const char *dir, const char *name, const char *text) {
+    static char path[4][4200];
+    static int k;
+    char *p = path[k++ % 4];
+    snprintf(p, sizeof path[0], "%s/%s", dir, name);
+    test_spit(p, text, strlen(text));
+    return p;
+}
+
+START_TEST(test_cli_new_system) {
+    char *dir = test_tmp_dir();
+    const char *log = write_log(dir, "ar.log", gen_text(&exact_ar));
+    test_cli_out r;
+    test_cli(&r, "calibrate %s --topology switch -o %s/measured.json", log, dir);
+    test_expect_quiet(&r, "calibrate");
+    ck_assert(strstr(r.out, "latency_ns  500 +- "));
+    ck_assert(strstr(r.out, "bw_GBps     28.672 +- "));
+    ck_assert(strstr(r.out, "8 NPUs, rhd algorithm, L = 6 hops; 14 of 14 rows fitted"));
+    test_cli_free(&r);
+    TEST_DIR_PATH(sys, dir, "measured.json");
+    th_system s;
+    th_error err = {0};
+    ck_assert_msg(th_system_load(sys, &s, &err) == 0, "%s", err.msg);
+    ck_assert_str_eq(s.name, "measured");
+    ck_assert(s.dims[0].latency == 500 && s.dims[0].bw_GBps == 28.672);
+    /* the system runs: an All-Reduce of 1 MiB in 1 chunk on it is
+     * 2 * 6 * 500 + 2 * 2^20 * 7/8 / 28.672 = 6000 + 64000 = 70000 ns = 70 us */
+    test_cli(&r, "run -s %s -b 1MiB -n 1 -p baseline -q fifo -f csv", sys);
+    test_expect_ok(&r, "run on the calibrated system");
+    ck_assert_msg(strstr(r.out, ",70,"), "%s", r.out);
+    test_cli_free(&r);
+    /* the output exists: refused without --force, and never over an input */
+    test_bad("exists", "calibrate %s --topology switch -o %s", log, sys);
+    test_bad("", "calibrate %s --topology switch -o %s --force", log, log);
+    /* stdout: the system, the report on stderr */
+    test_cli(&r, "calibrate %s --topology switch --name lab", log);
+    test_expect_ok(&r, "calibrate to stdout");
+    ck_assert(strstr(r.out, "\"name\":\t\"lab\""));
+    ck_assert(strstr(r.err, "R^2 1.000000"));
+    test_cli_free(&r);
+    /* --npus must agree with the ranks of the log */
+    test_bad("ran on 8 ranks", "calibrate %s --topology switch --npus 4", log);
+    /* the sample: rows flagged, named in the report */
+    test_cli(&r, "calibrate %s --topology switch -o %s/s.json",
+             test_dpath("calibrate/allreduce-8.log"), dir);
+    test_expect_quiet(&r, "calibrate the sample");
+    ck_assert(strstr(r.out, "1        19             1024           4.96"));
+    ck_assert(strstr(r.out, "* does not fit"));
+    ck_assert(strstr(r.out,
+                     "8 row(s) the model does not fit (|residual| > 10%), sizes 1 KiB to 512 KiB"));
+    test_cli_free(&r);
+    test_bad("not bandwidth-optimal on a ring", "calibrate %s --topology ring --algorithm rhd",
+             log);
+    test_rm_dir(dir);
+}
+END_TEST
+
+START_TEST(test_cli_update_dim) {
+    char *dir = test_tmp_dir();
+    const char *log = write_log(dir, "ar.log", gen_text(&exact_ar));
+    const char *sys = write_log(dir, "hgx.json",
+                                "{\"name\": \"hgx\", \"dims\": ["
+                                "{\"topology\": \"ring\", \"npus\": 4, \"bw_GBps\": 100, "
+                                "\"latency_ns\": 10},"
+                                "{\"topology\": \"switch\", \"npus\": 8, \"bw_GBps\": 35.84, "
+                                "\"latency_ns\": 900}]}\n");
+    test_cli_out r;
+    test_cli(&r, "calibrate --dim 1 -s %s %s -o %s/fitted.json", sys, log, dir);
+    test_expect_quiet(&r, "calibrate --dim 1");
+    ck_assert(strstr(r.out, "was         latency_ns 900, bw_GBps 35.84, efficiency 1"));
+    test_cli_free(&r);
+    TEST_DIR_PATH(out, dir, "fitted.json");
+    th_system s;
+    th_error err = {0};
+    ck_assert_msg(th_system_load(out, &s, &err) == 0, "%s", err.msg);
+    ck_assert(s.dims[0].latency == 10 && s.dims[1].latency == 500);
+    ck_assert(s.dims[1].bw_GBps == 28.672);
+    /* efficiency against the file's 35.84 GB/s: 28.672 / 35.84 = 0.8 */
+    test_cli(&r, "calibrate --dim 1 -s %s %s --efficiency -o %s --force", sys, log, out);
+    test_expect_quiet(&r, "calibrate --efficiency");
+    test_cli_free(&r);
+    ck_assert(th_system_load(out, &s, &err) == 0);
+    ck_assert(s.dims[1].bw_GBps == 35.84 && s.dims[1].efficiency == 0.8);
+    test_cli(&r, "run -s %s -b 1GiB --dims 1 -n 1 -p baseline -q fifo", out);
+    test_expect_ok(&r, "run on the fitted system");
+    test_cli_free(&r);
+    test_bad("has 2 dims: give the one to update with --dim", "calibrate -s %s %s", sys, log);
+    test_bad("ran on 8 ranks", "calibrate --dim 0 -s %s %s", sys, log);
+    test_bad("--dim 2: ", "calibrate --dim 2 -s %s %s", sys, log);
+    test_bad("", "calibrate --dim 1 -s %s %s -o %s --force", sys, log, sys);
+    test_rm_dir(dir);
+}
+END_TEST
+
+START_TEST(test_cli_plot) {
+    char *dir = test_tmp_dir();
+    const char *log = test_dpath("calibrate/allreduce-8.log");
+    test_cli_out r;
+    test_cli(&r, "calibrate '%s' --topology switch -o %s/s.json --plot %s/fit.png", log, dir, dir);
+    test_expect_quiet(&r, "calibrate --plot png");
+    test_cli_free(&r);
+    TEST_DIR_PATH(png, dir, "fit.png");
+    size_t len;
+    char *data = test_slurp(png, &len);
+    ck_assert(len > 1000 && !memcmp(data, "\x89PNG\r\n", 6));
+    free(data);
+    test_cli(&r, "calibrate '%s' --topology switch -o %s/s2.json --plot %s/fit.svg", log, dir, dir);
+    test_expect_quiet(&r, "calibrate --plot svg");
+    test_cli_free(&r);
+    TEST_DIR_PATH(svg, dir, "fit.svg");
+    data = test_slurp(svg, &len);
+    ck_assert(strstr(data, "<svg") && strstr(data, "allreduce-8.log fitted"));
+    free(data);
+    /* the plot exists: refused without --force, and the system file is not written either */
+    test_bad("exists", "calibrate '%s' --topology switch -o %s/s3.json --plot %s", log, dir, png);
+    TEST_DIR_PATH(s3, dir, "s3.json");
+    ck_assert(!test_exists(s3));
+    test_bad("expected a .png, .pdf or .svg file", "calibrate '%s' --topology switch --plot x.gif",
+             log);
+    /* without gnuplot */
+    char out[4096];
+    int st = test_sh(out, sizeof out,
+                     "PATH=/nonexistent \"$THEMIS_BIN\" calibrate '%s' --topology switch -o "
+                     "%s/s4.json --plot %s/g.png",
+                     log, dir, dir);
+    ck_assert_int_eq(st, 2);
+    ck_assert_msg(strstr(out, "gnuplot not found; install the Debian package gnuplot-nox"), "%s",
+                  out);
+    test_rm_dir(dir);
+}
+END_TEST
+
+START_TEST(test_cli_usage) {
+    test_cli_out r;
+    test_cli(&r, "calibrate --help");
+    test_expect_quiet(&r, "--help");
+    ck_assert(strstr(r.out, "themis calibrate nccl-allreduce.log --topology switch"));
+    ck_assert(strstr(r.out, "exit status: 0 success; 1 internal error; 2 bad input or usage"));
+    ck_assert(strstr(r.out, "-V, --version"));
+    test_cli_free(&r);
+    /* a write that fails: exit 3 naming the file */
+    test_fails(3, "/dev/full", "calibrate '%s' --topology switch -o /dev/full",
+               test_dpath("calibrate/allreduce-8.log"));
+    test_bad("expected at least one LOG", "calibrate --topology switch");
+    test_bad("expected --topology", "calibrate x.log");
+    test_bad("not both", "calibrate x.log --topology ring -s y.json");
+    test_bad("unknown collective 'bcast'", "calibrate x.log -c bcast --topology ring");
+    test_bad("unknown topology", "calibrate x.log --topology torus");
+    test_bad("--npus: expected an integer >= 2", "calibrate x.log --topology ring --npus 1");
+    test_bad("--efficiency on a new system needs", "calibrate x.log --topology ring --efficiency");
+    test_bad("--min-size", "calibrate x.log --topology ring --min-size 1XB");
+    test_bad("cannot open", "calibrate /nonexistent.log --topology ring --npus 8");
+    test_bad("--dim selects a dim of -s", "calibrate x.log --topology ring --dim 1");
+}
+END_TEST
+
+Suite *calibrate_suite(void) {
+    Suite *s = suite_create("calibrate");
+    TCase *t = tcase_create("fit");
+    tcase_add_test(t, test_exact_recovery);
+    tcase_add_test(t, test_exact_other_collectives);
+    tcase_add_test(t, test_noisy_recovery);
+    tcase_add_test(t, test_sample_log);
+    tcase_add_test(t, test_reduce_term);
+    tcase_add_test(t, test_clamped);
+    tcase_add_test(t, test_size_range_and_flags);
+    tcase_add_test(t, test_joint_fit);
+    tcase_add_test(t, test_fit_errors);
+    tcase_add_test(t, test_dim_apply);
+    suite_add_tcase(s, t);
+    t = tcase_create("logs");
+    tcase_add_test(t, test_rccl_in_place_only);
+    tcase_add_test(t, test_collective_detection);
+    tcase_add_test(t, test_log_errors);
+    tcase_add_test(t, test_cycles_and_zero_rows);
+    tcase_add_test(t, test_wrong_rows);
+    tcase_add_test(t, test_json);
+    tcase_add_test(t, test_system_files);
+    suite_add_tcase(s, t);
+    t = tcase_create("cli");
+    tcase_set_timeout(t, 60);
+    tcase_add_test(t, test_cli_new_system);
+    tcase_add_test(t, test_cli_update_dim);
+    tcase_add_test(t, test_cli_plot);
+    tcase_add_test(t, test_cli_usage);
+    suite_add_tcase(s, t);
+    return s;
+}
