@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
 
@@ -65,16 +64,6 @@ typedef struct args {
     double bw;
     th_cal_opts fit;
 } args;
-
-/* The gnuplot terminal for a plot file's extension, or NULL. */
-static const char *terminal(const char *path) {
-    const char *dot = strrchr(path, '.');
-    if (!dot || strchr(dot, '/')) return NULL;
-    if (!strcmp(dot, ".png")) return "pngcairo enhanced font 'Sans,11' size 1000,650";
-    if (!strcmp(dot, ".pdf")) return "pdfcairo enhanced font 'Sans,9' size 6in,3.9in";
-    if (!strcmp(dot, ".svg")) return "svg enhanced font 'Sans,11' size 1000,650";
-    return NULL;
-}
 
 static int parse(int argc, char **argv, args *a) {
     static const struct option longs[] = {
@@ -187,8 +176,9 @@ static int parse(int argc, char **argv, args *a) {
         return cli_usage_error(cmd, "--efficiency on a new system needs its nominal --bw");
     if (!a->system && a->bw > 0 && !a->efficiency)
         return cli_usage_error(cmd, "--bw is the nominal bandwidth of --efficiency");
-    if (a->plot && !terminal(a->plot))
-        return cli_usage_error(cmd, "--plot %s: expected a .png, .pdf or .svg file", a->plot);
+    th_plot_format format;
+    if (a->plot && th_plot_format_of(a->plot, &format, &err))
+        return cli_usage_error(cmd, "--plot: %s", err.msg);
     if (a->fit.max_size > 0 && a->fit.max_size < a->fit.min_size)
         return cli_usage_error(cmd, "--max-size is below --min-size");
     return 0;
@@ -253,89 +243,67 @@ static void report(FILE *f, const args *a, const th_cal_log *logs, const th_coll
     }
 }
 
-/* The gnuplot script of the plot: the points inline, the figure on gnuplot's stdout. */
-static void plot_script(FILE *f, const char *term, const th_cal_log *logs,
-                        const th_coll_type *colls, int nlogs, const th_cal_fit *fit) {
-    fprintf(f, "set terminal %s\nset output\n", term);
-    fputs("set logscale xy\nset format x '%.0s%cB'\nset grid lc rgb '#dddddd'\n"
-          "set xlabel 'size (bytes)'\nset ylabel 'time (µs)'\nset key top left\n"
-          "set title 'themis calibrate: measured and fitted time'\n",
-          f);
-    for (int l = 0; l < nlogs; l++) {
-        fprintf(f, "$d%d << EOD\n", l);
-        for (int i = 0; i < fit->npoints; i++) {
-            const th_cal_point *p = &fit->points[i];
-            if (p->log == l)
-                fprintf(f, "%.17g %.17g %.17g %d\n", p->size, p->time_ns / 1e3, p->fit_ns / 1e3,
-                        p->used);
+/* Appends a series named "<log> <what>" with the points of log l that pass `keep` (0: fitted
+ * rows' measured times, 1: other rows' measured times, 2: the model at every row); an empty
+ * one is not added. */
+static int add_series(th_plot_data *d, const th_cal_log *log, int l, int keep,
+                      const th_cal_fit *fit) {
+    static const char *const what[] = {"measured", "measured, not fitted", "model"};
+    th_plot_series *s = &d->series[d->nseries];
+    memset(s, 0, sizeof *s);
+    const char *b = strrchr(log->source, '/');
+    size_t n = strlen(b ? b + 1 : log->source) + 32;
+    s->name = malloc(n);
+    s->x = malloc((size_t)fit->npoints * sizeof *s->x);
+    s->y = malloc((size_t)fit->npoints * sizeof *s->y);
+    if (!s->name || !s->x || !s->y) {
+        free(s->name), free(s->x), free(s->y);
+        return -1;
+    }
+    snprintf(s->name, n, "%s %s", b ? b + 1 : log->source, what[keep]);
+    for (int i = 0; i < fit->npoints; i++) {
+        const th_cal_point *p = &fit->points[i];
+        if (p->log != l || (keep == 0 && !p->used) || (keep == 1 && p->used)) continue;
+        s->x[s->n] = p->size;
+        s->y[s->n++] = (keep == 2 ? p->fit_ns : p->time_ns) / 1e3;
+    }
+    s->cap = (size_t)fit->npoints;
+    for (size_t i = 1; i < s->n; i++) /* by size: a log of several cycles goes back */
+        for (size_t j = i; j > 0 && s->x[j - 1] > s->x[j]; j--) {
+            double x = s->x[j], y = s->y[j];
+            s->x[j] = s->x[j - 1], s->y[j] = s->y[j - 1];
+            s->x[j - 1] = x, s->y[j - 1] = y;
         }
-        fputs("EOD\n", f);
+    if (s->n == 0) {
+        free(s->name), free(s->x), free(s->y);
+        return 0;
     }
-    fputs("plot ", f);
-    for (int l = 0; l < nlogs; l++) {
-        /* the log's base name, quotes dropped (gnuplot strings) */
-        char name[96];
-        const char *b = strrchr(logs[l].source, '/');
-        b = b ? b + 1 : logs[l].source;
-        int k = 0;
-        for (; *b && k < (int)sizeof name - 1; b++)
-            if (*b != '\'' && *b != '\\' && (unsigned char)*b >= 0x20) name[k++] = *b;
-        name[k] = '\0';
-        const char *c = th_coll_type_name(colls[l]);
-        fprintf(f,
-                "%s$d%d using 1:($4 > 0 ? $2 : 1/0) with points pt 7 lc %d title '%s %s measured', "
-                "$d%d using 1:($4 > 0 ? 1/0 : $2) with points pt 6 lc %d title '%s not fitted', "
-                "$d%d using 1:3 with lines lw 2 lc %d title '%s fitted'",
-                l ? ", " : "", l, l + 1, name, c, l, l + 1, name, l, l + 1, name);
-    }
-    fputs("\n", f);
+    d->nseries++, d->rows += s->n;
+    return 0;
 }
 
-/* Draws the plot into path through gnuplot, written by the output rules of every file. */
-static int plot(const args *a, const th_cal_log *logs, const th_coll_type *colls, int nlogs,
-                const th_cal_fit *fit, th_error *err) {
-    const char *term = terminal(a->plot);
-    if (!term)
-        return th_error_set(err, TH_EINPUT, "--plot %s: expected a .png, .pdf or .svg file",
-                            a->plot);
-    if (system("command -v gnuplot >/dev/null 2>&1") != 0)
-        return th_error_set(err, TH_EINPUT,
-                            "--plot: gnuplot not found; install the Debian package gnuplot-nox");
-    const char *dir = getenv("TMPDIR");
-    char script[4200];
-    snprintf(script, sizeof script, "%s/themis-calibrate-XXXXXX", dir && *dir ? dir : "/tmp");
-    if (strchr(script, '\''))
-        return th_error_set(err, TH_EIO, "--plot: TMPDIR holds a quote: %s", script);
-    int fd = mkstemp(script);
-    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-    if (!f) {
-        if (fd >= 0) close(fd), unlink(script);
-        return th_error_set(err, TH_EIO, "--plot: cannot write a temporary file in %s",
-                            dir && *dir ? dir : "/tmp");
+/* --plot: measured and fitted time against size, log-log, through themis plot's drawing. */
+static int plot(const args *a, const th_cal_log *logs, int nlogs, const th_cal_fit *fit,
+                th_error *err) {
+    th_plot_format format;
+    if (th_plot_format_of(a->plot, &format, err)) return err->code;
+    th_plot_data d = {0};
+    int rc = TH_OK;
+    d.series = calloc((size_t)nlogs * 3, sizeof *d.series);
+    for (int l = 0; d.series && rc == TH_OK && l < nlogs; l++)
+        for (int k = 0; rc == TH_OK && k < 3; k++)
+            if (add_series(&d, &logs[l], l, k, fit)) rc = TH_EINTERNAL;
+    if (!d.series || rc) {
+        th_plot_free(&d);
+        return th_error_set(err, TH_EINTERNAL, "out of memory");
     }
-    plot_script(f, term, logs, colls, nlogs, fit);
-    int rc = fclose(f) ? th_error_set(err, TH_EIO, "--plot: writing %s failed", script) : TH_OK;
-    th_output o;
-    if (rc == TH_OK) rc = cli_out_open(&o, a->plot, a->force ? TH_OUTPUT_FORCE : 0, err);
-    if (rc == TH_OK) {
-        char cmd[4300];
-        /* gnuplot writes the figure on stdout, its messages go to ours through a pipe */
-        snprintf(cmd, sizeof cmd, "gnuplot '%s'", script);
-        FILE *g = popen(cmd, "r");
-        size_t n, total = 0;
-        char buf[65536];
-        while (g && (n = fread(buf, 1, sizeof buf, g)) > 0) {
-            total += n;
-            if (fwrite(buf, 1, n, o.f) != n) break;
-        }
-        int st = g ? pclose(g) : -1;
-        if (st != 0 || total == 0)
-            rc = th_error_set(err, TH_EINPUT, "--plot %s: gnuplot failed (status %d)", a->plot, st);
-        else if (ferror(o.f))
-            rc = th_error_set(err, TH_EIO, "%s: write error", a->plot);
-        rc = cli_out_close(&o, rc, err);
-    }
-    unlink(script);
+    static const char *const by[] = {"series"};
+    th_plot_opts o;
+    memset(&o, 0, sizeof o);
+    o.x = "size", o.y = "time_us", o.by = by, o.nby = 1, o.logx = o.logy = 1;
+    o.title = "themis calibrate: measured and fitted time";
+    rc = cli_plot_draw(a->plot, a->force, &o, format, &d, err);
+    th_plot_free(&d);
     return rc;
 }
 
@@ -438,7 +406,7 @@ int cli_calibrate(int argc, char **argv) {
                  logs[0].source, th_coll_type_name(colls[0]), fit.nused, fit.r2);
         rc = th_cal_system_new(a.name, desc, &fitted, &out_text, &err);
     }
-    if (rc == TH_OK && a.plot) rc = plot(&a, logs, colls, nlogs, &fit, &err);
+    if (rc == TH_OK && a.plot) rc = plot(&a, logs, nlogs, &fit, &err);
     if (rc == TH_OK) {
         th_output o;
         rc = cli_out_open(&o, a.out, a.force ? TH_OUTPUT_FORCE : 0, &err);

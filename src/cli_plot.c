@@ -222,3 +222,11 @@ int cli_plot(int argc, char **argv) {
     free(o.bylist);
     return rc;
 }
+
+int cli_plot_draw(const char *output, int force, const th_plot_opts *p, th_plot_format format,
+                  const th_plot_data *d, th_error *err) {
+    plot_opts o;
+    memset(&o, 0, sizeof o);
+    o.output = output, o.force = force, o.p = *p;
+    return draw(&o, format, d, err);
+}

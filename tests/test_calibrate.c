@@ -827,14 +827,14 @@ START_TEST(test_cli_plot) {
     test_cli_free(&r);
     TEST_DIR_PATH(svg, dir, "fit.svg");
     data = test_slurp(svg, &len);
-    ck_assert(strstr(data, "<svg") && strstr(data, "allreduce-8.log fitted"));
+    ck_assert(strstr(data, "<svg") && strstr(data, "allreduce-8.log model"));
     free(data);
     /* the plot exists: refused without --force, and the system file is not written either */
     test_bad("exists", "calibrate '%s' --topology switch -o %s/s3.json --plot %s", log, dir, png);
     TEST_DIR_PATH(s3, dir, "s3.json");
     ck_assert(!test_exists(s3));
-    test_bad("expected a .png, .pdf or .svg file", "calibrate '%s' --topology switch --plot x.gif",
-             log);
+    test_bad("x.gif: the extension names the format: expected .png, .pdf or .svg",
+             "calibrate '%s' --topology switch --plot x.gif", log);
     /* without gnuplot */
     char out[4096];
     int st = test_sh(out, sizeof out,
