@@ -185,6 +185,36 @@ START_TEST(sweep_jsonl) {
 }
 END_TEST
 
+/* A workload sweep (its other result columns, a workload axis with its _file column, names that
+ * need JSON escapes): 2 workloads x 2 batches = 4 rows, no empty field. */
+START_TEST(sweep_jsonl_workloads) {
+    char *dir = test_tmp_dir();
+    write_system(dir);
+    TEST_DIR_PATH(wl, dir, "w.json");
+    const char *w =
+        "{\"name\": \"w \\\"1\\\" é\", \"parallelism\": \"data\", \"chunks\": 1, \"layers\": ["
+        "{\"name\": \"l\", \"params\": 500000, \"forward\": {\"ns\": 1000}, "
+        "\"input_grad\": {\"ns\": 500}, \"weight_grad\": {\"ns\": 800, \"collective\": "
+        "{\"type\": \"allreduce\", \"size\": 1000000}}}]}";
+    test_spit(wl, w, strlen(w));
+    TEST_DIR_PATH(wl2, dir, "plain.json");
+    const char *p = "{\"name\": \"plain\", \"parallelism\": \"data\", \"layers\": [{\"name\": "
+                    "\"a\", \"forward\": {\"ns\": 100}, \"input_grad\": {\"ns\": 1}, "
+                    "\"weight_grad\": {\"ns\": 1, \"collective\": {\"type\": \"allreduce\", "
+                    "\"size\": 1000}}}]}";
+    test_spit(wl2, p, strlen(p));
+    TEST_DIR_PATH(spec, dir, "spec.json");
+    const char *s = "{\"system\": \"sys.json\", \"axes\": {\"workload\": [\"w.json\", "
+                    "\"plain.json\"], \"batch\": [0.5, 2]}}";
+    test_spit(spec, s, strlen(s));
+    ok_in(dir, "sweep spec.json --quiet -o s.csv");
+    ok_in(dir, "sweep spec.json --quiet -f jsonl -o s.jsonl");
+    py_expect(dir, "4 0 int str str float float\n", PY_SAME_AS_CSV, "s.csv", "s.jsonl",
+              "point workload workload_file batch iteration_us");
+    test_rm_dir(dir);
+}
+END_TEST
+
 START_TEST(sweep_jsonl_resume) {
     char *dir = test_tmp_dir();
     write_spec(dir);
@@ -358,6 +388,30 @@ START_TEST(version_libraries) {
 }
 END_TEST
 
+/* Completes the words of `line` (the cursor after its last word) with scripts/themis.bash,
+ * which reads the values and options from --help. */
+static void completes(const char *line, const char *want) {
+    char out[4096];
+    int st = test_sh(out, sizeof out,
+                     "bash -c 'source scripts/themis.bash && COMP_WORDS=(%s) && "
+                     "COMP_CWORD=$((${#COMP_WORDS[@]} - 1)) && _themis && "
+                     "printf \"%%s\\n\" \"${COMPREPLY[@]}\"'",
+                     line);
+    ck_assert_msg(st == 0, "%s: %s", line, out);
+    ck_assert_msg(!strcmp(out, want), "%s: got '%s', want '%s'", line, out, want);
+}
+
+/* The formats and the plot command reach the bash completion through --help. */
+START_TEST(completion) {
+    completes("\"$THEMIS_BIN\" run -f \"\"", "table\njson\ncsv\njsonl\n");
+    completes("\"$THEMIS_BIN\" sweep x.json --format \"\"", "csv\njsonl\n");
+    completes("\"$THEMIS_BIN\" summarize x.csv -f js", "json\njsonl\n");
+    completes("\"$THEMIS_BIN\" pl", "plot\n");
+    completes("\"$THEMIS_BIN\" plot x.csv --lo", "--logx\n--logy\n");
+    completes("\"$THEMIS_BIN\" plot x.csv --w", "--where\n");
+}
+END_TEST
+
 Suite *cli_formats_suite(void) {
     Suite *s = suite_create("cli_formats");
     TCase *tc = tcase_create("core");
@@ -366,12 +420,14 @@ Suite *cli_formats_suite(void) {
     tcase_add_test(tc, train_jsonl);
     tcase_add_test(tc, summarize_jsonl);
     tcase_add_test(tc, sweep_jsonl);
+    tcase_add_test(tc, sweep_jsonl_workloads);
     tcase_add_test(tc, sweep_jsonl_resume);
     tcase_add_test(tc, sweep_jsonl_resume_errors);
     tcase_add_test(tc, merge_jsonl);
     tcase_add_test(tc, format_errors);
     tcase_add_test(tc, version_libraries);
     tcase_add_test(tc, json_numbers_exact);
+    tcase_add_test(tc, completion);
     suite_add_tcase(s, tc);
     return s;
 }
