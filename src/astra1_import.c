@@ -418,12 +418,12 @@ static int settings(const char *path, th_a1_version version, int ndims, cJSON *s
     i = 0;
     if ((x = find(s, n, "inter-dimension-scheduling:")) && (i = choose(path, x, inter, err)) < 0)
         return err->code;
-    if (i >= 4)
+    if (i == 4 || i == 5)
         return th_error_set(err, TH_EINPUT,
                             "%s:%d: inter-dimension-scheduling: %s is not modelled by the "
-                            "astra-sim-1.0 preset (baseline and themis are)",
+                            "astra-sim-1.0 preset (baseline, themis and roundRobin are)",
                             path, x->line, x->value);
-    cJSON_AddStringToObject(run, "policy", i < 2 ? "baseline" : "themis");
+    cJSON_AddStringToObject(run, "policy", i < 2 ? "baseline" : i < 4 ? "themis" : "roundrobin");
     static const char *const intra[] = {"FIFO", "SCF", "smallestFirst", "RG",
                                         "lessRemainingPhaseFirst", NULL};
     i = 0;

@@ -171,8 +171,20 @@ static void chunks(th_plan *plan) {
     if (rest > 0) plan->chunks++, plan->last_chunk = rest;
 }
 
+/* ASTRA-sim's roundRobin rotates the list of every dim (a counter over all of them, kept from
+ * one collective to the next) and then skips the inactive ones: ours rotates the active dims,
+ * the same when every dim is active in a single collective. */
+static int roundrobin_ok(const th_plan *plan, const th_system *sys, th_error *err) {
+    if (plan->policy != TH_POLICY_ROUNDROBIN || plan->n == sys->ndims) return TH_OK;
+    return th_error_set(err, TH_EINPUT,
+                        "policy roundrobin: under the astra-sim-1.0 preset only when every dim "
+                        "is active (ASTRA-sim rotates over all %d dims, %d of which are active "
+                        "here)",
+                        sys->ndims, plan->n);
+}
+
 static int shape_lbw(th_plan *plan, const th_system *sys, th_error *err) {
-    (void)sys, (void)err;
+    if (roundrobin_ok(plan, sys, err)) return err->code;
     chunks(plan);
     if (plan->type != TH_COLL_ALLREDUCE)
         plan->nstages = plan->n;
@@ -182,7 +194,7 @@ static int shape_lbw(th_plan *plan, const th_system *sys, th_error *err) {
 }
 
 static int shape_flat(th_plan *plan, const th_system *sys, th_error *err) {
-    (void)sys, (void)err;
+    if (roundrobin_ok(plan, sys, err)) return err->code;
     chunks(plan);
     plan->nstages = plan->n;
     return TH_OK;

@@ -166,6 +166,23 @@ START_TEST(links_and_hops) {
 }
 END_TEST
 
+/* All-to-All (for workloads): on a Switch of 4 (L = 0, 50 GB/s), 4 MiB in 1 chunk sends messages
+ * of 1 MiB (19531.25 -> 19531 ns). direct: all 3 at once, 2E + 19531 = 19551 with E = 10;
+ * ring: 4 * 3 / 2 = 6 steps, (6 + 1) E + 6 * 19531 = 117256. + 1 each. */
+START_TEST(alltoall) {
+    th_system s = parse("{\"model\": \"astra-sim-1.0\", \"endpoint_ns\": 10, \"dims\": ["
+                        "{\"topology\": \"switch\", \"npus\": 4, \"bw_GBps\": 50, "
+                        "\"latency_ns\": 0, \"links\": 1}]}");
+    ck_assert_double_eq(run(&s, TH_COLL_ALLTOALL, 4 * MIB, 1, TH_POLICY_BASELINE, TH_INTRA_FIFO),
+                        19552);
+    s = parse("{\"model\": \"astra-sim-1.0\", \"endpoint_ns\": 10, \"dims\": ["
+              "{\"topology\": \"switch\", \"npus\": 4, \"bw_GBps\": 50, "
+              "\"latency_ns\": 0, \"links\": 1, \"alltoall\": \"ring\"}]}");
+    ck_assert_double_eq(run(&s, TH_COLL_ALLTOALL, 4 * MIB, 1, TH_POLICY_THEMIS, TH_INTRA_SCF),
+                        117257);
+}
+END_TEST
+
 /* halvingDoubling All-Reduce: the RS half, then the AG half from 2 floor(m_K / 2). On a switch
  * of 4 (L = 0, E = 0, 50 GB/s) an AR of 3 bytes: RS messages floor(3/2) = 1 and floor(1/2) = 0;
  * the AG half starts at 2 floor(0 / 2) = 0 bytes: 4 messages, each floor(0 + m / B) = 0 ns.
@@ -214,6 +231,22 @@ START_TEST(two_dims) {
                         1875097);
     ck_assert_double_eq(run(&s, TH_COLL_ALLREDUCE, 64 * MIB, 2, TH_POLICY_THEMIS, TH_INTRA_FIFO),
                         1171935);
+    /* Round-robin: c0 takes dims 0, 1 and c1 dims 1, 0, each the baseline's list (RS, AR on the
+     * second, AG back): c0 RS@0 and c1 RS@1 [0, 468798]; the AR phases of 8 MiB [468798,
+     * 703184]; the AGs of 8 -> 32 MiB [703184, 1171934]: 1171935. */
+    ck_assert_double_eq(run(&s, TH_COLL_ALLREDUCE, 64 * MIB, 2, TH_POLICY_ROUNDROBIN,
+                            TH_INTRA_FIFO),
+                        1171935);
+    /* ... but not with an inactive dim (ASTRA-sim rotates over every dim) */
+    th_runner *rr = th_runner_create();
+    th_collective c1 = {TH_COLL_ALLREDUCE, 64 * MIB, 2, 1u};
+    th_result res;
+    th_error err = {0};
+    ck_assert_int_eq(th_run_eval(rr, &s, &c1, (th_pair){TH_POLICY_ROUNDROBIN, TH_INTRA_FIFO},
+                                 TH_LOAD_ALPHA_BETA, NULL, NULL, &res, &err),
+                     TH_EINPUT);
+    ck_assert_msg(strstr(err.msg, "policy roundrobin"), "%s", err.msg);
+    th_runner_free(rr);
     /* One chunk, localBWAware baseline: RS@0 of 64 MiB (625000 + 312500 + 99 = 937599), AR@1
      * of 16 MiB (156250 + 78125 + 24 + 78125 + 156250 = 468774), AG@0 of 16 MiB (312500 +
      * 625000): 2343873, + 1. */
@@ -573,7 +606,7 @@ START_TEST(import_long_form) {
                           "all-gather-implementation: ring\nreduce-scatter-implementation: ring\n"
                           "all-to-all-implementation: ring\ncollective-optimization: baseline\n"
                           "L: 0\no: 0\ng: 0\nG: 0\nlocal-reduction-delay: 1\nseprate-log: 1\n"
-                          "model-shared-bus: 0\n");
+                          "model-shared-bus: 0\ninter-dimension-scheduling: roundRobin\n");
     TEST_DIR_PATH(out, dir, "out.json");
     test_cli_out r;
     test_cli(&r, "import-astra %s %s -o %s", net, sys, out);
@@ -584,7 +617,7 @@ START_TEST(import_long_form) {
     test_csv c;
     test_csv_parse(&c, r.out);
     ck_assert_double_eq(test_csv_d(&c, 0, "time_us"), 59.342);
-    ck_assert_str_eq(test_csv_s(&c, 0, "policy"), "baseline");
+    ck_assert_str_eq(test_csv_s(&c, 0, "policy"), "roundrobin");
     ck_assert_str_eq(test_csv_s(&c, 0, "intra"), "fifo");
     test_csv_free(&c);
     test_cli_free(&r);
@@ -741,6 +774,7 @@ Suite *astra1_suite(void) {
     tcase_add_test(tc, last_chunk);
     tcase_add_test(tc, links_and_hops);
     tcase_add_test(tc, hd_allreduce);
+    tcase_add_test(tc, alltoall);
     tcase_add_test(tc, two_dims);
     tcase_add_test(tc, tutorial_exercise_3);
     tcase_add_test(tc, collectives_share_queues);
