@@ -167,9 +167,10 @@ static int network(const char *path, th_a1_version version, cJSON *dims, int *nd
         if (bw[i] <= 0) rc = net_err(&w, "link-bandwidth", err, "expected numbers > 0");
         /* HBM time is the larger of the two only if it can win: then a message's time is
          * fractional, which the preset does not model. It never wins when its latency is below
-         * the link's and its bandwidth above the link's. */
-        double hops = topo[i] == 2 ? 2 : 1;
-        double b = bw[i] * 1073741824.0 / 1e9; /* one link: the least a dim can have */
+         * the link's and its bandwidth above the dim's. */
+        double hops = topo[i] == 2 ? 2 : 1, l = links[i];
+        double scalar = topo[i] == 0 ? l - fmod(l, 2) : topo[i] == 1 ? floor(l / (units[i] - 1)) : l;
+        double b = bw[i] * 1073741824.0 / 1e9 * scalar; /* the dim's B (links rules) */
         if (!rc && hscale[i] > 0 &&
             !(floor(hops * lat[i]) - 3 > hscale[i] * hlat[i] && hbw[i] > 0 && 1 / b >= hscale[i] / hbw[i]))
             rc = net_err(&w, "hbm-scale", err,

@@ -670,6 +670,11 @@ START_TEST(import_errors) {
          "\"links-count\": [1], \"link-latency\": [1], \"link-bandwidth\": [50],\n"
          "\"hbm-latency\": [500], \"hbm-bandwidth\": [370], \"hbm-scale\": [1]}",
          NULL, 0, "net.json:3: hbm-scale: an HBM time that can exceed"},
+        /* 20 links of 25 GB/s outrun an HBM of 370 B/ns: large messages are HBM-bound */
+        {"{\"dimensions-count\": 1, \"topologies-per-dim\": [\"Switch\"], \"units-count\": [4],\n"
+         "\"links-count\": [20], \"link-latency\": [500], \"link-bandwidth\": [25],\n"
+         "\"hbm-latency\": [500], \"hbm-bandwidth\": [370], \"hbm-scale\": [1]}",
+         NULL, 0, "net.json:3: hbm-scale"},
         /* the system text */
         {NULL, "scheduling-policy: XYZ\n", 0,
          "sys.txt:1: scheduling-policy: unknown value \"XYZ\""},
