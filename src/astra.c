@@ -384,11 +384,7 @@ static int system_settings(const char *path, int ndims, cJSON *sys, cJSON *dims,
     static const char *const opt[] = {"localBWAware", "baseline", NULL};
     i = 0;
     if (!rc) rc = th_json_enum(root, "collective-optimization", opt, &i, path, "", err);
-    if (!rc && i == 1)
-        rc = th_error_set(err, TH_EINPUT,
-                          "%s: collective-optimization: baseline (an All-Reduce as an AR phase on "
-                          "every dim) is not modelled by the astra-sim preset; localBWAware is",
-                          path);
+    if (!rc && i == 1) cJSON_AddStringToObject(sys, "collective_optimization", "baseline");
     if (!rc && (x = cJSON_GetObjectItemCaseSensitive(root, "preferred-dataset-splits"))) {
         if (!cJSON_IsNumber(x) || x->valuedouble < 1 || x->valuedouble > 1000000 ||
             x->valuedouble != floor(x->valuedouble))

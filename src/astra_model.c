@@ -174,9 +174,24 @@ static int shape(th_plan *plan, const th_system *sys, th_error *err) {
     if (themis) plan->last_chunk = s - (n - 1) * c;
     plan->chunks = (int64_t)n;
     int ar = plan->type == TH_COLL_ALLREDUCE;
-    plan->nstages = !ar                                  ? plan->n
+    plan->nstages = !ar || sys->astra_flat               ? plan->n
                     : plan->policy == TH_POLICY_BASELINE ? 2 * plan->n - 1
                                                          : 2 * plan->n;
+    if (ar && sys->astra_flat) { /* an AR phase of the whole chunk on every dim */
+        for (int j = 0; j < plan->n; j++) {
+            const th_dim *d = &sys->dims[plan->active[j]];
+            double part = idiv(plan->last_chunk, (double)d->npus);
+            if (part < 1 || (d->algorithm == TH_ALG_RHD && part < 2))
+                return th_error_set(err, TH_EINPUT,
+                                    "size: under the astra-sim preset %s chunk of %.17g B sends "
+                                    "%s messages in its AR phase on dim %d, and ASTRA-sim stops "
+                                    "on a message of 0 bytes",
+                                    themis && plan->last_chunk != c ? "the last" : "a",
+                                    plan->last_chunk, part < 1 ? "0-byte" : "0-byte doubling",
+                                    plan->active[j]);
+        }
+        return TH_OK;
+    }
     /* what each NPU keeps after the RS half (the same in any order): a message of 0 bytes
      * stops ASTRA-sim on an assertion */
     if (plan->type == TH_COLL_ALLGATHER) return TH_OK;
@@ -285,7 +300,8 @@ static void themis(th_plan *plan, const th_system *sys, th_load_model model, con
 
 /* Phase j of a chunk visiting the dims in order o. An AR: RS over the order, each output
  * floor(in / p); then AG back, each output in * p, from what the last RS (or the baseline's
- * AR phase on the last dim) left. An RS: the RS half alone; an AG: AG over the order from the
+ * AR phase on the last dim) left; under collective-optimization baseline an AR phase of the
+ * whole chunk on each dim in turn. An RS: the RS half alone; an AG: AG over the order from the
  * chunk (its size is what each NPU holds before). */
 static void stage(const th_plan *plan, const uint8_t *o, int j, int *dim, th_op *op, double *m) {
     int n = plan->n, base = plan->policy == TH_POLICY_BASELINE;
@@ -295,6 +311,10 @@ static void stage(const th_plan *plan, const uint8_t *o, int j, int *dim, th_op 
         for (int l = 0; l < j; l++)
             s *= plan->npus[o[l]];
         *dim = o[j], *op = TH_OP_AG, *m = s;
+        return;
+    }
+    if (plan->type == TH_COLL_ALLREDUCE && plan->nstages == n) {
+        *dim = o[j], *op = TH_OP_AR, *m = s; /* collective-optimization baseline */
         return;
     }
     int down = plan->type == TH_COLL_ALLREDUCE && base ? n - 1 : n; /* RS phases */

@@ -23,10 +23,18 @@ static int parse(const cJSON *root, th_system *sys, const char *src, th_error *e
     if (th_json_number(root, "endpoint_ns", 0, &sys->endpoint, src, "", err)) return err->code;
     if (th_json_number(root, "local_mem_GBps", 0, &sys->local_mem_GBps, src, "", err))
         return err->code;
+    /* ASTRA-sim's collective-optimization: localBWAware (RS down, AG up) or baseline */
+    static const char *const opt[] = {"localBWAware", "baseline", NULL};
+    int flat = 0;
+    if (th_json_enum(root, "collective_optimization", opt, &flat, src, "", err)) return err->code;
+    sys->astra_flat = flat;
     return TH_OK;
 }
 
 static int validate(const th_system *sys, const char *src, th_error *err) {
+    if (sys->astra_flat != 0 && sys->astra_flat != 1)
+        return th_error_set(err, TH_EINPUT, "%s: collective_optimization: invalid value %d", src,
+                            sys->astra_flat);
     if (!(sys->endpoint >= 0 && sys->endpoint <= TH_LATENCY_MAX))
         return th_error_set(err, TH_EINPUT,
                             "%s: endpoint_ns: expected a number >= 0 (at most %g), got %.17g", src,
@@ -104,6 +112,6 @@ static int parse_dim(const cJSON *d, int k, th_system *sys, const char *src, th_
     return TH_OK;
 }
 
-static const char *const no_top_keys[] = {NULL};
+static const char *const top_keys[] = {"collective_optimization", NULL};
 
-const sys_ext sys_astra_ext = {no_top_keys, alg_keys, parse_dim};
+const sys_ext sys_astra_ext = {top_keys, alg_keys, parse_dim};

@@ -301,6 +301,13 @@ START_TEST(import_implementations) {
         for (int k = 0; k < 3; k++)
             ck_assert_msg(th_astra_algorithm(&s, types[t], k) == want[t][k], "type %d dim %d", t,
                           k);
+    /* collective-optimization baseline */
+    snprintf(sys, sizeof sys, "%s", test_data("astra_sys_collopt.json"));
+    ck_assert_msg(th_astra_import(net, sys, &text, &note, &err) == TH_OK, "%s", err.msg);
+    ck_assert_msg(th_run_parse_system(text, strlen(text), "imported", &s, &def, &err) == TH_OK,
+                  "%s", err.msg);
+    free(text);
+    ck_assert_int_eq(s.astra_flat, 1);
     /* astra_sys_differs.json: its all-gather list differs from the all-reduce list on dim 1 */
     snprintf(sys, sizeof sys, "%s", test_data("astra_sys_differs.json"));
     ck_assert_msg(th_astra_import(net, sys, &text, &note, &err) == TH_OK, "%s", err.msg);
@@ -325,9 +332,6 @@ START_TEST(import_errors) {
          "all-reduce-implementation[1]: \"direct4\": a direct window"},
         {"astra_net_3d.yml", "astra_sys_dbt.json",
          "all-reduce-implementation[1]: \"doubleBinaryTree\": not modelled"},
-        {"astra_net_3d.yml", "astra_sys_collopt.json",
-         "collective-optimization: baseline (an All-Reduce as an AR phase on every dim) is not "
-         "modelled"},
         {"astra_net_3d.yml", "astra_sys_impl_count.json",
          "reduce-scatter-implementation: 2 entries for 3 dimensions"},
         /* ASTRA-sim knows LIFO, FIFO and EXPLICIT only */
@@ -569,6 +573,69 @@ START_TEST(per_collective_algorithms) {
 }
 END_TEST
 
+/* collective-optimization baseline: an All-Reduce is one AR phase of the whole chunk on every
+ * dim in turn. 2-D system, 1 MiB, 1 chunk: AR on dim 0 (ring 4 @ 200/50): s/p = 262144, net
+ * 1270, proc 489 (phase_costs): 10 + 6 * 1280 + 3 * 489 = 9157; AR on dim 1 (switch 4 @ 50/100,
+ * B = 53.6870912) of the same 1048576: net floor(200 + 4882.8125) = 5082: 10 + 6 * 5092 +
+ * 3 * 489 = 32029; 9157 + 32029 = 41186 under every policy. */
+START_TEST(collective_optimization_baseline) {
+    th_system s = load("astra_2d.json");
+    s.astra_flat = 1;
+    th_error err = {0};
+    ck_assert_int_eq(th_system_validate(&s, "flat", &err), TH_OK);
+    for (int p = 0; p < 2; p++)
+        ck_assert_double_eq(ar_time(&s, 1048576, 1, (th_policy)p, TH_INTRA_SCF), 41186);
+    th_plan *plan = th_plan_create();
+    th_collective c = {TH_COLL_ALLREDUCE, 1048576, 4, 0};
+    ck_assert_int_eq(th_sched_plan(plan, &s, &c, TH_POLICY_BASELINE, TH_LOAD_ALPHA_BETA, &err),
+                     TH_OK);
+    ck_assert_int_eq(plan->nstages, 2);
+    want_stage(plan, 3, 0, 0, TH_OP_AR, 262144);
+    want_stage(plan, 3, 1, 1, TH_OP_AR, 262144);
+    th_plan_free(plan);
+    /* from a system file, and refused elsewhere */
+    static const char *const json =
+        "{\"model\": \"astra-sim\", \"endpoint_ns\": 10, \"local_mem_GBps\": 50, "
+        "\"collective_optimization\": \"baseline\", \"dims\": [{\"topology\": \"ring\", "
+        "\"npus\": 4, \"bw_GBps\": 50, \"latency_ns\": 5}]}";
+    ck_assert_msg(th_system_parse(json, strlen(json), "f.json", &s, &err) == TH_OK, "%s", err.msg);
+    ck_assert_int_eq(s.astra_flat, 1);
+    static const char *const bad[][2] = {
+        {"{\"model\": \"astra-sim\", \"endpoint_ns\": 10, \"local_mem_GBps\": 50, "
+         "\"collective_optimization\": \"flat\", \"dims\": [{\"topology\": \"ring\", \"npus\": 4, "
+         "\"bw_GBps\": 50, \"latency_ns\": 5}]}",
+         "collective_optimization: unknown value \"flat\""},
+        {"{\"collective_optimization\": \"baseline\", \"dims\": [{\"topology\": \"ring\", "
+         "\"npus\": 4, \"bw_GBps\": 50, \"latency_ns\": 5}]}",
+         "collective_optimization: unknown key"},
+        /* a 16-byte chunk on a halvingDoubling dim of 8: 2 bytes each, then 2 floor(2/2) = 2;
+         * 8 bytes: 1 byte each, a 0-byte doubling message */
+        {"{\"model\": \"astra-sim\", \"endpoint_ns\": 10, \"local_mem_GBps\": 50, "
+         "\"collective_optimization\": \"baseline\", \"dims\": [{\"topology\": \"switch\", "
+         "\"algorithm\": \"rhd\", \"npus\": 8, \"bw_GBps\": 50, \"latency_ns\": 5}]}",
+         NULL},
+    };
+    for (size_t i = 0; i < 2; i++) {
+        ck_assert_int_eq(th_system_parse(bad[i][0], strlen(bad[i][0]), "x.json", &s, &err),
+                         TH_EINPUT);
+        ck_assert_msg(strstr(err.msg, bad[i][1]) && strstr(err.msg, "x.json"), "case %zu: %s", i,
+                      err.msg);
+    }
+    ck_assert_msg(th_system_parse(bad[2][0], strlen(bad[2][0]), "h.json", &s, &err) == TH_OK, "%s",
+                  err.msg);
+    plan = th_plan_create();
+    c = (th_collective){TH_COLL_ALLREDUCE, 16, 1, 0};
+    ck_assert_int_eq(th_sched_plan(plan, &s, &c, TH_POLICY_BASELINE, TH_LOAD_ALPHA_BETA, &err),
+                     TH_OK);
+    c.size = 8;
+    ck_assert_int_eq(th_sched_plan(plan, &s, &c, TH_POLICY_BASELINE, TH_LOAD_ALPHA_BETA, &err),
+                     TH_EINPUT);
+    ck_assert_msg(strstr(err.msg, "0-byte doubling messages in its AR phase on dim 0"), "%s",
+                  err.msg);
+    th_plan_free(plan);
+}
+END_TEST
+
 /* Measured with ASTRA-sim 2.x (reference facts), 1 MiB, 1 chunk, baseline FIFO. */
 START_TEST(vectors_hd_direct) {
     /* RS dim 0 (hd) + AR dim 1 (ring) + AG dim 0 (hd) = 5343 + 6910 + 4611 */
@@ -757,6 +824,7 @@ Suite *astra_suite(void) {
     tcase_add_test(tc, hd_on_a_ring);
     tcase_add_test(tc, direct_on_a_ring);
     tcase_add_test(tc, per_collective_algorithms);
+    tcase_add_test(tc, collective_optimization_baseline);
     tcase_add_test(tc, vectors_hd_direct);
     tcase_add_test(tc, chunk_rest);
     tcase_add_test(tc, hd_zero_message);

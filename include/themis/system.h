@@ -67,6 +67,8 @@ typedef struct th_system {
     /* astra-sim: a Reduce-Scatter's [0] and an All-Gather's [1] algorithm on dim k, as
      * 1 + th_algorithm; 0 = dims[k].algorithm, which an All-Reduce uses (th_astra_algorithm) */
     unsigned char astra_alg[2][TH_MAX_DIMS];
+    int astra_flat; /* astra-sim: collective-optimization baseline (an All-Reduce is one AR
+                     * phase on every dim); 0: localBWAware */
 } th_system;
 
 /* Reads and validates a system file. `path` "-" reads stdin. The optional "run" object
