@@ -401,6 +401,43 @@ START_TEST(test_astra_text) {
 }
 END_TEST
 
+/* The files of models/workloads/astra load in themis train (its ASTRA-sim 1.0 text reader) as
+ * the JSON workloads they come from: compute_us is the sum of the file's cycles (fields 3, 6
+ * and 9; a cycle is a ns), the collectives are as many, and with the same chunking (64 chunks
+ * each, as the reader gives) the exposed communication is the JSON's to the ns, the compute
+ * differing only by the rounding to whole cycles. On sweeps/e2e-regime/2d-flat-paper.json
+ * (8 NPUs in dim 0: Transformer-1T's model-parallel group of 8 is that dim). */
+START_TEST(test_astra_text_loads) {
+    static const char *const names[] = {"resnet50", "gnmt", "dlrm", "transformer-1t"};
+    static const int colls[] = {54, 20, 10, 772};
+    char *out = malloc(8192);
+    for (int i = 0; i < 4; i++) {
+        const char *w = names[i];
+        int rc = test_sh(out, 8192,
+                         "sys=sweeps/e2e-regime/2d-flat-paper.json; "
+                         "\"$THEMIS_BIN\" train models/workloads/astra/%s.txt -s $sys -p baseline "
+                         "-q fifo -f csv 2>/dev/null | tail -n 1 | cut -d, -f9,10,13 && "
+                         "\"$THEMIS_BIN\" train models/workloads/%s.json -s $sys -p baseline -q "
+                         "fifo -n 64 --chunking astra -f csv | tail -n 1 | cut -d, -f10,13 && "
+                         "awk 'NR > 2 { c += $3 + $6 + $9 } END { printf \"%%.3f\\n\", c / 1000 }' "
+                         "models/workloads/astra/%s.txt",
+                         w, w, w);
+        ck_assert_msg(rc == 0, "%s: status %d: %s", w, rc, out);
+        double compute, exposed, exposed_json, cycles;
+        int n, n_json;
+        ck_assert_msg(sscanf(out, "%lf,%lf,%d %lf,%d %lf", &compute, &exposed, &n, &exposed_json,
+                             &n_json, &cycles) == 6,
+                      "%s: %s", w, out);
+        ck_assert_msg(fabs(compute - cycles) <= 1e-6 * cycles, "%s: %s", w, out);
+        ck_assert_int_eq(n, colls[i]);
+        ck_assert_int_eq(n_json, colls[i]);
+        if (i != 2) /* DLRM's All-to-Alls are placed as ASTRA-sim places them (reader notes) */
+            ck_assert_msg(fabs(exposed - exposed_json) <= 1e-3, "%s: %s", w, out);
+    }
+    free(out);
+}
+END_TEST
+
 Suite *workloads_suite(void) {
     Suite *s = suite_create("workloads");
     TCase *tc = tcase_create("real");
@@ -411,6 +448,7 @@ Suite *workloads_suite(void) {
     tcase_add_test(tc, test_dlrm);
     tcase_add_test(tc, test_transformer_1t);
     tcase_add_test(tc, test_astra_text);
+    tcase_add_test(tc, test_astra_text_loads);
     tcase_add_loop_test(tc, test_fits_systems, 0,
                         (int)(sizeof all_names / sizeof all_names[0]));
     suite_add_tcase(s, tc);
