@@ -366,7 +366,10 @@ int th_emu_run(th_emu *emu, const th_system *sys, const th_plan *plan, th_intra 
     if (!trace && emu->model->run && plan->model == sys->model) {
         emu_coll cr = {.plan = plan};
         int rc = emu->model->run(emu, &cr, err);
-        if (rc == TH_OK) return result_of(emu, &cr, res, err);
+        if (rc == TH_OK) {
+            emu->t = cr.end; /* now, as after issue and step */
+            return result_of(emu, &cr, res, err);
+        }
         if (rc != EMU_DECLINED) return rc;
     }
     int id;

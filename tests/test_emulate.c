@@ -817,6 +817,7 @@ START_TEST(test_alone_matches_general) {
             run_general(gen, &s, plan, (th_intra)q, &general);
             test_same_result(&fast, &traced);
             test_same_result(&fast, &general);
+            ck_assert(th_emu_now(emu) == th_emu_now(gen)); /* the end, both ways */
             runs++;
         }
     }
