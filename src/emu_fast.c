@@ -89,12 +89,6 @@ static inline int ring_push(ring *r, uint32_t c, uint32_t p) {
     return 0;
 }
 
-static inline waiting_stage ring_pop(ring *r) {
-    waiting_stage x = r->e[r->head];
-    r->head = (r->head + 1) & r->mask;
-    return x;
-}
-
 /* The class of the order o (n dims): found, or made with its stage table from chunk i's
  * stages; -1 past MAX_CLASSES or MAX_BUCKETS, out of memory, or at a stage time the general
  * path refuses (it makes the error, at the stage it meets first). */
@@ -210,6 +204,18 @@ static inline __attribute__((always_inline)) uint32_t earliest(const double *end
 
 /* The events (SPEC §6) from the queued first stages: the dims' arrays w wide (dims nd and up
  * never busy), scf and w constants in each copy (under FIFO a dim has one ring). */
+/* Chunk c's stage p ended: its next stage, if any, queues; -1 when out of memory. */
+static inline __attribute__((always_inline)) int next_stage(const fast_stage *st, ring *q,
+                                                            uint32_t *nonempty, uint32_t *waiting,
+                                                            uint32_t c, uint32_t p, const int scf) {
+    if (st[p].last) return 0;
+    const fast_stage *s = &st[++p];
+    if (ring_push(&q[s->q], c, p)) return -1;
+    if (scf) nonempty[s->dim] |= s->bit;
+    *waiting |= 1u << s->dim;
+    return 0;
+}
+
 static inline __attribute__((always_inline)) int events(emu_fast *f, th_emu *emu, emu_coll *cr,
                                                         uint32_t *nonempty, uint32_t waiting,
                                                         int nd, const int scf, const int w,
@@ -221,7 +227,7 @@ static inline __attribute__((always_inline)) int events(emu_fast *f, th_emu *emu
     double t = 0.0;
     uint32_t all = (uint32_t)((1ull << nd) - 1), idle = all;
     _Alignas(16) double end[TH_MAX_DIMS]; /* of the stage each dim runs; INFINITY when idle */
-    waiting_stage run[TH_MAX_DIMS];       /* what each dim runs */
+    uint32_t chunk[TH_MAX_DIMS], pos[TH_MAX_DIMS]; /* what each dim runs */
     for (int d = 0; d < w; d++)
         end[d] = INFINITY;
     for (;;) {
@@ -232,14 +238,15 @@ static inline __attribute__((always_inline)) int events(emu_fast *f, th_emu *emu
             uint32_t d = (uint32_t)__builtin_ctz(go);
             int b = scf ? __builtin_ctz(nonempty[d]) : 0;
             ring *r = &q[d * MAX_BUCKETS + (uint32_t)b];
-            waiting_stage x = ring_pop(r);
+            const waiting_stage *x = &r->e[r->head];
+            chunk[d] = x->chunk, pos[d] = x->p;
+            r->head = (r->head + 1) & r->mask;
             if (r->head == r->tail && (!scf || !(nonempty[d] &= nonempty[d] - 1)))
                 waiting &= ~(1u << d);
-            const fast_stage *s = &st[x.p];
+            const fast_stage *s = &st[pos[d]];
             end[d] = t + s->dur;
             busy[d] += s->dur;
             bytes[d] += s->bytes;
-            run[d] = x;
         }
         if (idle == all) break;
         if (stop && atomic_load_explicit(stop, memory_order_relaxed))
@@ -254,26 +261,26 @@ static inline __attribute__((always_inline)) int events(emu_fast *f, th_emu *emu
         if (now == t) return EMU_DECLINED;
         t = now;
         idle |= ending; /* never 0: a busy dim's end (finite or INFINITY) is the minimum */
+        int d0 = __builtin_ctz(ending);
+        end[d0] = INFINITY;
+        if (!(ending & (ending - 1))) { /* one stage ends: its chunk's next stage queues */
+            if (next_stage(st, q, nonempty, &waiting, chunk[d0], pos[d0], scf)) return EMU_DECLINED;
+            continue;
+        }
+        /* several: their chunks' next stages queue in chunk order (each queue's order for
+         * stages queued at one instant) */
         int dims[TH_MAX_DIMS], n = 1;
-        dims[0] = __builtin_ctz(ending);
-        end[dims[0]] = INFINITY;
-        for (ending &= ending - 1; ending; ending &= ending - 1) { /* by chunk index */
+        dims[0] = d0;
+        for (ending &= ending - 1; ending; ending &= ending - 1) {
             int d = __builtin_ctz(ending), k = n++;
             end[d] = INFINITY;
-            for (; k > 0 && run[dims[k - 1]].chunk > run[d].chunk; k--)
+            for (; k > 0 && chunk[dims[k - 1]] > chunk[d]; k--)
                 dims[k] = dims[k - 1];
             dims[k] = d;
         }
-        /* the stages ending now end; each chunk queues its next stage, in chunk order (each
-         * queue's order for stages queued at one instant) */
-        for (int i = 0; i < n; i++) {
-            waiting_stage x = run[dims[i]];
-            if (st[x.p].last) continue;
-            const fast_stage *s = &st[++x.p];
-            if (ring_push(&q[s->q], x.chunk, x.p)) return EMU_DECLINED;
-            if (scf) nonempty[s->dim] |= s->bit;
-            waiting |= 1u << s->dim;
-        }
+        for (int i = 0; i < n; i++)
+            if (next_stage(st, q, nonempty, &waiting, chunk[dims[i]], pos[dims[i]], scf))
+                return EMU_DECLINED;
     }
     /* a stage end that overflowed: the general path's error, at the stage it meets first */
     if (!isfinite(t)) return EMU_DECLINED;
