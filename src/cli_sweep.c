@@ -24,34 +24,35 @@ static void on_signal(int sig) {
 }
 
 static void sweep_usage(FILE *out) {
-    fputs("usage: themis sweep SPEC.json [OPTIONS]\n"
-          "\n"
-          "Evaluate every point of a sweep spec (the product of its axes) and write one CSV row\n"
-          "per point, in order. Rows are written as they complete; an interrupted sweep leaves\n"
-          "a valid CSV of the finished points, and --resume finishes it. Beside OUT, OUT.meta.json\n"
-          "records the provenance: themis version, the spec (inline, with its SHA-256), the\n"
-          "command line, threads, start and end times, points written and whether the file is\n"
-          "complete (none for stdout or a device).\n"
-          "\n"
-          "options:\n"
-          "  -o, --output FILE   CSV to write ('-' = stdout; default: the spec's \"output\")\n"
-          "  -f, --format F      csv | jsonl (default csv; jsonl: one JSON object per point,\n"
-          "                      the CSV's columns as keys, no header)\n"
-          "  -j, --jobs N        worker threads (default: all cores); output is identical\n"
-          "      --shard K/N     compute only points i with i mod N == K (0 <= K < N)\n"
-          "      --resume        continue an interrupted output file from its last row\n"
-          "      --force         overwrite an existing output file\n"
-          "      --dry-run       print the number of points and the first few, compute nothing\n"
-          "      --quiet         no progress bar (it is shown only on a terminal anyway)\n"
-          "  -h, --help          this text\n"
-          "  -V, --version       print the version\n"
-          "\n"
-          "examples:\n"
-          "  themis sweep sweeps/chunks-vs-policy.json -o out/chunks.csv\n"
-          "  themis sweep sweeps/chunks-vs-policy.json --dry-run\n"
-          "  themis sweep SPEC.json --shard 0/4 -o part0.csv && themis merge all.csv "
-          "part*.csv\n" CLI_HELP_EXIT_SWEEP,
-          out);
+    fputs(
+        "usage: themis sweep SPEC.json [OPTIONS]\n"
+        "\n"
+        "Evaluate every point of a sweep spec (the product of its axes) and write one CSV row\n"
+        "per point, in order. Rows are written as they complete; an interrupted sweep leaves\n"
+        "a valid CSV of the finished points, and --resume finishes it. Beside OUT, OUT.meta.json\n"
+        "records the provenance: themis version, the spec (inline, with its SHA-256), the\n"
+        "command line, threads, start and end times, points written and whether the file is\n"
+        "complete (none for stdout or a device).\n"
+        "\n"
+        "options:\n"
+        "  -o, --output FILE   CSV to write ('-' = stdout; default: the spec's \"output\")\n"
+        "  -f, --format F      csv | jsonl (default csv; jsonl: one JSON object per point,\n"
+        "                      the CSV's columns as keys, no header)\n"
+        "  -j, --jobs N        worker threads (default: all cores); output is identical\n"
+        "      --shard K/N     compute only points i with i mod N == K (0 <= K < N)\n"
+        "      --resume        continue an interrupted output file from its last row\n"
+        "      --force         overwrite an existing output file\n"
+        "      --dry-run       print the number of points and the first few, compute nothing\n"
+        "      --quiet         no progress bar (it is shown only on a terminal anyway)\n"
+        "  -h, --help          this text\n"
+        "  -V, --version       print the version\n"
+        "\n"
+        "examples:\n"
+        "  themis sweep sweeps/chunks-vs-policy.json -o out/chunks.csv\n"
+        "  themis sweep sweeps/chunks-vs-policy.json --dry-run\n"
+        "  themis sweep SPEC.json --shard 0/4 -o part0.csv && themis merge all.csv "
+        "part*.csv\n" CLI_HELP_EXIT_SWEEP,
+        out);
 }
 
 typedef struct progress {
@@ -383,7 +384,7 @@ static int merge(const char *out, const char *const *parts, int nparts, const ch
     th_sweep_meta m = {out,    "csv", spec, NULL, 0,    NULL, -1,
                        {0, 1}, 0,     -1,   0,    argc, argv, (int64_t)time(NULL),
                        0,      NULL};
-    char *common = NULL, sha[65] = "";
+    char *common = NULL, *common_file = NULL, sha[65] = "";
     if (sw) {
         m.spec = th_sweep_spec(sw, &m.spec_len);
         m.sweep_points = m.expected = th_sweep_points(sw);
@@ -391,9 +392,10 @@ static int merge(const char *out, const char *const *parts, int nparts, const ch
         for (int i = 0; i < nparts; i++)
             texts[i] = th_sweep_meta_read(part_meta[i]);
         rc = th_sweep_meta_common((const char *const *)texts, nparts, &common, sha, &m.sweep_points,
-                                  err);
+                                  &common_file, err);
         if (common) {
             m.spec = common, m.spec_len = strlen(common), m.spec_sha256 = sha;
+            m.spec_file = common_file;
             m.expected = m.sweep_points;
         }
     }
@@ -417,6 +419,7 @@ static int merge(const char *out, const char *const *parts, int nparts, const ch
     free(part_meta);
     free(inputs);
     free(common);
+    free(common_file);
     free(meta);
     return rc;
 }

@@ -320,8 +320,14 @@ int th_plot_write_script(FILE *out, const th_plot_opts *o, th_plot_format format
     fputs("\nset ylabel ", out);
     quoted(out, yl);
     fputs("\nset grid lc rgb '#dddddd' lt 1\nset border 3\nset tics nomirror\n", out);
-    if (o->logx) fputs("set logscale x\n", out);
-    if (o->logy) fputs("set logscale y\n", out);
+    /* bytes read best in binary units (1 MiB, 1 GiB), on a log axis at powers of 2 */
+    const char *axis[2] = {"x", "y"}, *label[2] = {xl, yl};
+    int logs[2] = {o->logx, o->logy};
+    for (int a = 0; a < 2; a++) {
+        int bytes = strstr(label[a], " (bytes)") != NULL;
+        if (logs[a]) fprintf(out, "set logscale %s%s\n", axis[a], bytes ? " 2" : "");
+        if (bytes) fprintf(out, "set format %s '%%.0b %%BB'\n", axis[a]);
+    }
     if (o->nby) {
         th_buf k = {0};
         int bad = 0;

@@ -133,8 +133,9 @@ int th_sweep_meta_write(FILE *out, const th_sweep_meta *m, const char *prev, th_
 }
 
 int th_sweep_meta_common(const char *const *texts, int n, char **spec, char sha[65],
-                         int64_t *sweep_points, th_error *err) {
+                         int64_t *sweep_points, char **spec_file, th_error *err) {
     *spec = NULL;
+    *spec_file = NULL;
     sha[0] = '\0';
     *sweep_points = -1;
     cJSON *first = NULL;
@@ -163,6 +164,13 @@ int th_sweep_meta_common(const char *const *texts, int n, char **spec, char sha[
             return th_error_set(err, TH_EINTERNAL, "out of memory");
         }
         snprintf(sha, 65, "%s", string_of(first, "spec_sha256"));
+        const char *file = string_of(first, "spec_file");
+        if (file && !(*spec_file = th_strdup(file))) {
+            free(*spec);
+            *spec = NULL;
+            cJSON_Delete(first);
+            return th_error_set(err, TH_EINTERNAL, "out of memory");
+        }
         *sweep_points =
             (int64_t)cJSON_GetObjectItemCaseSensitive(first, "sweep_points")->valuedouble;
     }

@@ -221,6 +221,17 @@ START_TEST(script) {
         ck_assert_msg(strstr(text, "noenhanced"), "%s", text);
         free(text);
     }
+    /* a size axis: binary units, powers of 2 on a log axis */
+    th_plot_opts o3 = {"size", "time_us", NULL, 0, NULL, 0, 1, 0, NULL};
+    char *sz;
+    size_t szlen;
+    FILE *ms = open_memstream(&sz, &szlen);
+    ck_assert_int_eq(th_plot_write_script(ms, &o3, TH_PLOT_PNG, &d, "d", "o", &err), TH_OK);
+    fclose(ms);
+    ck_assert_msg(strstr(sz, "\nset logscale x 2\nset format x '%.0b %BB'\n") &&
+                      !strstr(sz, "logscale y") && !strstr(sz, "format y"),
+                  "%s", sz);
+    free(sz);
     /* a given title; no --by: no key */
     th_plot_opts o2 = {"chunks", "time_us", NULL, 0, NULL, 0, 0, 0, "my\ntitle"};
     char *text;

@@ -148,9 +148,10 @@ char *th_sweep_meta_read(const char *path);
 int th_sweep_meta_write(FILE *out, const th_sweep_meta *m, const char *prev, th_error *err);
 
 /* The spec the sidecars of a merge's parts agree on (texts[i] NULL: a part without one): its
- * inline JSON printed into *spec (malloc'd), its digest into sha and its sweep_points; *spec
- * NULL when a part has no sidecar, one cannot be read, or two name different specs. */
+ * inline JSON printed into *spec (malloc'd), its digest into sha, its sweep_points and the
+ * first part's spec_file (malloc'd; NULL when it has none); *spec NULL when a part has no
+ * sidecar, one cannot be read, or two name different specs. */
 int th_sweep_meta_common(const char *const *texts, int n, char **spec, char sha[65],
-                         int64_t *sweep_points, th_error *err);
+                         int64_t *sweep_points, char **spec_file, th_error *err);
 
 #endif
