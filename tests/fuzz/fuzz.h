@@ -16,6 +16,10 @@ int th_fuzz_astra_sys(const uint8_t *data, size_t size); /* th_astra_import, the
 int th_fuzz_units(const uint8_t *data, size_t size);     /* sizes, shards */
 int th_fuzz_csv(const uint8_t *data, size_t size);       /* th_csv_read, th_summarize */
 
+/* th_astra1_import: an ASTRA-sim 1.0 network JSON, a 1.0 system text */
+int th_fuzz_astra1_net(const uint8_t *data, size_t size);
+int th_fuzz_astra1_sys(const uint8_t *data, size_t size);
+
 /* th_a1_parse, th_a1_convert and th_a1_replay (ASTRA-sim 1.0 text workloads) */
 int th_fuzz_astra1_workload(const uint8_t *data, size_t size);
 

@@ -24,6 +24,8 @@ static const struct {
     {"units", th_fuzz_units},
     {"csv", th_fuzz_csv},
     {"astra1_workload", th_fuzz_astra1_workload},
+    {"astra1_net", th_fuzz_astra1_net},
+    {"astra1_sys", th_fuzz_astra1_sys},
 };
 
 /* Reads a whole file; NULL on failure (errno set). */
