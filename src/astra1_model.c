@@ -183,6 +183,13 @@ static int roundrobin_ok(const th_plan *plan, const th_system *sys, th_error *er
                         sys->ndims, plan->n);
 }
 
+int th_astra1_roundrobin_ok(const th_system *sys, uint32_t dims_mask) {
+    if (sys->model != TH_MODEL_ASTRA1) return 1;
+    for (int d = 0; d < sys->ndims; d++)
+        if (sys->dims[d].npus < 2 || (dims_mask && !((dims_mask >> d) & 1u))) return 0;
+    return 1;
+}
+
 static int shape_lbw(th_plan *plan, const th_system *sys, th_error *err) {
     if (roundrobin_ok(plan, sys, err)) return err->code;
     chunks(plan);

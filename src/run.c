@@ -83,6 +83,9 @@ int th_run_pairs(const th_system *sys, uint32_t dims_mask, int policy, int intra
     for (int p = 0; p <= TH_POLICY_LAST_SINGLE; p++)
         for (int q = 0; q < 2; q++) {
             if (p == TH_POLICY_LP && policy < 0 && !th_bound_supported(sys, dims_mask)) continue;
+            /* all: roundrobin where the astra-sim-1.0 preset reproduces it */
+            if (p == TH_POLICY_ROUNDROBIN && policy < 0 && !th_astra1_roundrobin_ok(sys, dims_mask))
+                continue;
             if ((policy < 0 || policy == p) && (intra < 0 || intra == q))
                 pairs[n++] = (th_pair){(th_policy)p, (th_intra)q};
         }

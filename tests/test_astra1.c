@@ -247,6 +247,12 @@ START_TEST(two_dims) {
                      TH_EINPUT);
     ck_assert_msg(strstr(err.msg, "policy roundrobin"), "%s", err.msg);
     th_runner_free(rr);
+    ck_assert_int_eq(th_astra1_roundrobin_ok(&s, 1u), 0);
+    ck_assert_int_eq(th_astra1_roundrobin_ok(&s, 0), 1);
+    /* -p all leaves it out there, and keeps it where it holds */
+    th_pair pairs[8];
+    ck_assert_int_eq(th_run_pairs(&s, 1u, -1, 0, pairs), 2);
+    ck_assert_int_eq(th_run_pairs(&s, 0, -1, 0, pairs), 3);
     /* One chunk, localBWAware baseline: RS@0 of 64 MiB (625000 + 312500 + 99 = 937599), AR@1
      * of 16 MiB (156250 + 78125 + 24 + 78125 + 156250 = 468774), AG@0 of 16 MiB (312500 +
      * 625000): 2343873, + 1. */
@@ -401,6 +407,45 @@ START_TEST(themis_tracker) {
     th_system_default(&other);
     ck_assert_int_eq(th_astra1_plan(plan, &other, &c, TH_POLICY_THEMIS, &t, &err), TH_EINTERNAL);
     th_plan_free(plan);
+}
+END_TEST
+
+/* Reduce-Scatter and All-Gather under Themis, on 2 x Switch 4 (halvingDoubling, L 0, E 0).
+ * RS of 64 MiB in 2 chunks: c0 falls back to dims 0, 1 (loads 24, 6); c1 takes 1, 0. c0 RS@0 and
+ * c1 RS@1 (32 -> 8 MiB, 468798) [0, 468798]; c0 RS@1 and c1 RS@0 (8 -> 2 MiB, 117199)
+ * [468798, 585997]: 585998. The baseline queues c1 behind c0 on dim 0: c1 RS@0 [468798, 937596],
+ * c1 RS@1 [937596, 1054795]: 1054796.
+ * AG of a 2 MiB input in 2 chunks of 1 MiB: c0's list is reversed (dim 1, dim 0), the gap 0 falls
+ * back to the index order, dims 0 then 1 (the baseline's All-Gather walks them down), and each
+ * position takes the load of the dim of its index: position 0 (dim 1's entry) 1 * 3 = 3, position
+ * 1 (dim 0's) 4 * 3 = 12. c1: sorted and reversed, dim 0 (12) then dim 1 (3): the gap 9 MiB-units
+ * / 3 * 2^20 = 3 MiB, divided by dim 0's 4: 786432 >= 1 MiB / 16, so dims 0, 1; loads 15, 15. */
+START_TEST(themis_rs_ag) {
+    th_system s = two("");
+    ck_assert_double_eq(run(&s, TH_COLL_REDUCESCATTER, 64 * MIB, 2, TH_POLICY_THEMIS,
+                            TH_INTRA_FIFO),
+                        585998);
+    ck_assert_double_eq(run(&s, TH_COLL_REDUCESCATTER, 64 * MIB, 2, TH_POLICY_BASELINE,
+                            TH_INTRA_FIFO),
+                        1054796);
+    th_collective c = {TH_COLL_ALLGATHER, 2 * MIB, 2, 0};
+    th_plan *plan = th_plan_create();
+    th_error err = {0};
+    ck_assert_int_eq(th_sched_plan(plan, &s, &c, TH_POLICY_THEMIS, TH_LOAD_ALPHA_BETA, &err), TH_OK);
+    for (int i = 0; i < 2; i++) {
+        ck_assert_int_eq(th_plan_order(plan, i)[0], 0);
+        ck_assert_int_eq(th_plan_order(plan, i)[1], 1);
+    }
+    ck_assert_double_eq(plan->load[0], 15);
+    ck_assert_double_eq(plan->load[1], 15);
+    ck_assert_int_eq(th_sched_plan(plan, &s, &c, TH_POLICY_BASELINE, TH_LOAD_ALPHA_BETA, &err),
+                     TH_OK);
+    ck_assert_int_eq(th_plan_order(plan, 0)[0], 1);
+    th_plan_free(plan);
+    /* AG@0 of 1 MiB (19531 + 39062 = 58593), AG@1 of 4 MiB (78125 + 156250 = 234375): c0 AG@0
+     * [0, 58593], c1 AG@0 [58593, 117186], c0 AG@1 [58593, 292968], c1 AG@1 [292968, 527343]. */
+    ck_assert_double_eq(run(&s, TH_COLL_ALLGATHER, 2 * MIB, 2, TH_POLICY_THEMIS, TH_INTRA_FIFO),
+                        527344);
 }
 END_TEST
 
@@ -785,6 +830,7 @@ Suite *astra1_suite(void) {
     tcase_add_test(tc, collectives_share_queues);
     tcase_add_test(tc, highest_priority);
     tcase_add_test(tc, themis_tracker);
+    tcase_add_test(tc, themis_rs_ag);
     tcase_add_test(tc, system_errors);
     tcase_add_test(tc, collective_errors);
     suite_add_tcase(s, tc);

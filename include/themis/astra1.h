@@ -45,6 +45,11 @@ typedef enum { TH_A1_PRIO_NONE, TH_A1_PRIO_LIFO, TH_A1_PRIO_FIFO, TH_A1_PRIO_HIG
 int th_astra1_issue(th_emu *emu, const th_plan *plan, double t, th_a1_prio prio, int *id,
                     th_error *err);
 
+/* Whether policy roundrobin is ASTRA-sim 1.0's for a collective on dims_mask (0: all): always
+ * for the other models; under astra-sim-1.0 only when every dim is active (ASTRA-sim rotates
+ * over all dims). */
+int th_astra1_roundrobin_ok(const th_system *sys, uint32_t dims_mask);
+
 /* ASTRA-sim 1.0 reports a single collective (its MICRO workload, whose one layer's update time
  * is 1 cycle) 1 ns after the collective ends: adds that ns to a result of th_emu_result and
  * rescales what depends on the time. `size` is the collective's size. */
