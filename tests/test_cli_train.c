@@ -318,6 +318,17 @@ START_TEST(train_bucket_chunking) {
                       strstr(r.out, "vs_ideal_lat"),
                   "%s", r.out);
     test_cli_free(&r);
+    /* the same from the workload's keys (wl_bucket_keys.json: "chunking": "astra",
+     * "bucket_bytes": "2MB"), and --bucket off over them: 4 */
+    test_csv k;
+    train_csv(&k, args_of("wl_bucket_keys.json", "cli_ring4.json", "-p baseline -q fifo"));
+    ck_assert_rel(test_csv_d(&k, 0, "iteration_us"), 74.18);
+    ck_assert_int_eq((int)test_csv_d(&k, 0, "collectives"), 3);
+    test_csv_free(&k);
+    train_csv(&k,
+              args_of("wl_bucket_keys.json", "cli_ring4.json", "-p baseline -q fifo --bucket off"));
+    ck_assert_int_eq((int)test_csv_d(&k, 0, "collectives"), 4);
+    test_csv_free(&k);
     test_bad("--bucket", "train '%s' --bucket lots", test_dpath("wl_bucket.json"));
     test_bad("--chunking", "train '%s' --chunking ring", test_dpath("wl_bucket.json"));
 }
