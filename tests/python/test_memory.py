@@ -41,6 +41,6 @@ def test_sweep_of_100000_points_into_a_frame(tmp_path):
     # 17 columns of 8 bytes (int64, float64, or a pointer to one shared str): 13.3 MB
     assert m["frame_kib"] < 100000 * 17 * 8 // 1024 + 64
     # measured: 13 to 19 MB of growth (from run to run), the columns plus pandas' copy of one
-    # dtype's columns into its block at a time. The rows as Python str would be about 94 MB (1.7 million fields of
-    # about 55 bytes each), the CSV text the command line writes 22.6 MB.
+    # dtype's columns into its block at a time. The rows as Python str would be about 94 MB
+    # (1.7 million fields of about 55 bytes each), the CSV text the command line writes 22.6 MB.
     assert m["growth_kib"] < 2 * m["frame_kib"], m
