@@ -313,7 +313,9 @@ static int iterate_dlrm(replay *r) {
             r->issued = 1;
             if ((rc = issue(r, r->index, TH_PHASE_WG, PREF_NONE, 0))) return rc;
         }
-        if (!done_blocking(r, r->index, TH_PHASE_IG)) return TH_OK;
+        /* HYBRID_DLRM_ENHANCED does not wait for the input-gradient All-to-All */
+        if (r->wl->par == TH_A1_HYBRID_DLRM && !done_blocking(r, r->index, TH_PHASE_IG))
+            return TH_OK;
         if (r->index == 0) {
             pass_done(r);
             r->state = ST_FWD;
@@ -334,6 +336,28 @@ static int iterate_dlrm(replay *r) {
         return tick(r);
     }
     return TH_OK;
+}
+
+/* DISTRIBUTED_INFERENCE: forwards only, each waiting for its collective; the last one ends
+ * the pass. */
+static int iterate_inference(replay *r) {
+    int rc;
+    check_end(r);
+    if (r->state != ST_FWD) return TH_OK;
+    if (!done_blocking(r, r->index, TH_PHASE_WG)) return TH_OK;
+    if (compute(r, TH_PHASE_FWD, &rc)) return rc;
+    if (!r->issued) {
+        r->issued = 1;
+        return issue(r, r->index, TH_PHASE_FWD, PREF_NONE, 1);
+    }
+    r->index++;
+    r->delay_loaded = 0;
+    r->issued = 0;
+    if (r->index >= r->L) {
+        r->index = 0;
+        pass_done(r);
+    }
+    return tick(r);
 }
 
 /* MICRO: layer 0's weight-gradient collective once per pass, all at the first call. */
@@ -358,8 +382,10 @@ static int call(replay *r) {
     }
     switch (r->wl->par) {
     case TH_A1_DATA: return iterate_data(r);
-    case TH_A1_HYBRID_DLRM: return iterate_dlrm(r);
+    case TH_A1_HYBRID_DLRM:
+    case TH_A1_HYBRID_DLRM_ENHANCED: return iterate_dlrm(r);
     case TH_A1_MICRO: return iterate_micro(r);
+    case TH_A1_DISTRIBUTED_INFERENCE: return iterate_inference(r);
     default: return iterate_hybrid(r);
     }
 }
@@ -403,21 +429,6 @@ static int net_step(replay *r) {
 
 static const char *const phase_field[TH_NPHASES] = {"forward", "input-grad", "weight-grad"};
 
-/* Would the state machine issue this collective (and so hang or loop on a bad size)? */
-static int issued_by(const th_a1_workload *wl, int layer, th_phase p) {
-    switch (wl->par) {
-    case TH_A1_DATA: return p == TH_PHASE_WG;
-    case TH_A1_MICRO: return p == TH_PHASE_WG && layer == 0;
-    case TH_A1_HYBRID_DLRM:
-        return p == TH_PHASE_WG ||
-               (p == TH_PHASE_FWD && wl->layers[layer].ph[p].type == TH_COLL_ALLTOALL) ||
-               (p == TH_PHASE_IG && layer == 0 && wl->last_bottom + 1 < wl->nlayers);
-    case TH_A1_MODEL: return p == TH_PHASE_FWD || (p == TH_PHASE_IG && layer > 0);
-    case TH_A1_HYBRID_TRANSFORMER: return 1;
-    default: return p != TH_PHASE_IG || layer > 0;
-    }
-}
-
 static int setup(replay *r) {
     const th_a1_workload *wl = r->wl;
     const th_a1_replay_opts *o = r->o;
@@ -439,7 +450,7 @@ static int setup(replay *r) {
             r->cyc[k] = th_a1_scaled(ph->cycles, o->scale.compute, o->scale.tag);
             r->size[k] = th_a1_scaled(ph->size, o->scale.comm, o->scale.tag);
             r->mask[k] = th_a1_dims(wl, r->sys, l, (th_phase)p);
-            if (ph->type == TH_A1_NONE || !issued_by(wl, l, (th_phase)p)) continue;
+            if (ph->type == TH_A1_NONE || !th_a1_issues(wl, l, (th_phase)p)) continue;
             if (r->size[k] == 0)
                 return th_error_set(r->err, TH_EINPUT,
                                     "%s:%d: field %d (%s comm size): ASTRA-sim 1.0 never finishes "

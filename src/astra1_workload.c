@@ -10,12 +10,12 @@
 #include "themis/str.h"
 
 const char *const th_a1_parallelism_names[] = {
-    "DATA",  "MODEL", "HYBRID_DATA_MODEL", "HYBRID_MODEL_DATA", "HYBRID_TRANSFORMER", "HYBRID_DLRM",
-    "MICRO", NULL};
+    "DATA",        "MODEL", "HYBRID_DATA_MODEL",    "HYBRID_MODEL_DATA",     "HYBRID_TRANSFORMER",
+    "HYBRID_DLRM", "MICRO", "HYBRID_DLRM_ENHANCED", "DISTRIBUTED_INFERENCE", NULL};
 
 /* Keywords ASTRA-sim 1.0 reads that themis does not replay. */
-static const char *const unsupported[] = {"HYBRID_TRANSFORMER_FWD_IN_BCKWD", "HYBRID_DLRM_ENHANCED",
-                                          "HYBRID_CUSTOMIZED", "DISTRIBUTED_INFERENCE", NULL};
+static const char *const unsupported[] = {"HYBRID_TRANSFORMER_FWD_IN_BCKWD", "HYBRID_CUSTOMIZED",
+                                          NULL};
 
 /* The collective keywords, in th_coll_type order, then NONE. */
 static const char *const types[] = {"ALLREDUCE", "REDUCESCATTER", "ALLGATHER",
@@ -170,27 +170,28 @@ static int parse_header(const line *l, th_a1_workload *wl, const char *src, th_e
             return th_error_set(err, TH_EINPUT,
                                 "%s:%d: parallelism %s: not replayed by themis (supported: DATA, "
                                 "MODEL, HYBRID_DATA_MODEL, HYBRID_MODEL_DATA, HYBRID_TRANSFORMER, "
-                                "HYBRID_DLRM, MICRO)",
+                                "HYBRID_DLRM, HYBRID_DLRM_ENHANCED, DISTRIBUTED_INFERENCE, MICRO)",
                                 src, l->no, l->tok[0]);
         return th_error_set(err, TH_EINPUT,
                             "%s:%d: parallelism: expected DATA, MODEL, HYBRID_DATA_MODEL, "
-                            "HYBRID_MODEL_DATA, HYBRID_TRANSFORMER, HYBRID_DLRM or MICRO, got '%s'",
+                            "HYBRID_MODEL_DATA, HYBRID_TRANSFORMER, HYBRID_DLRM, "
+                            "HYBRID_DLRM_ENHANCED, DISTRIBUTED_INFERENCE or MICRO, got '%s'",
                             src, l->no, shown(b, sizeof b, l->tok[0]));
     }
     wl->par = (th_a1_parallelism)k;
     wl->line = l->no;
-    int want = k == TH_A1_HYBRID_TRANSFORMER ? 3 : k == TH_A1_HYBRID_DLRM ? 2 : 1;
+    int dlrm = th_a1_dlrm(wl->par), want = k == TH_A1_HYBRID_TRANSFORMER ? 3 : dlrm ? 2 : 1;
     if (l->n != want) {
         if (k == TH_A1_HYBRID_TRANSFORMER)
             return th_error_set(err, TH_EINPUT,
                                 "%s:%d: HYBRID_TRANSFORMER: expected "
                                 "'model_parallel_NPU_group: G' after the keyword, got %d fields",
                                 src, l->no, l->n - 1);
-        if (k == TH_A1_HYBRID_DLRM)
+        if (dlrm)
             return th_error_set(err, TH_EINPUT,
-                                "%s:%d: HYBRID_DLRM: expected the last bottom-MLP layer after the "
-                                "keyword, got %d fields",
-                                src, l->no, l->n - 1);
+                                "%s:%d: %s: expected the last bottom-MLP layer after the keyword, "
+                                "got %d fields",
+                                src, l->no, l->tok[0], l->n - 1);
         return th_error_set(err, TH_EINPUT, "%s:%d: %s takes no field after it, got '%s'", src,
                             l->no, l->tok[0], shown(b, sizeof b, l->tok[1]));
     }
@@ -207,12 +208,12 @@ static int parse_header(const line *l, th_a1_workload *wl, const char *src, th_e
                                 ">= 1, got '%s'",
                                 src, l->no, shown(b, sizeof b, l->tok[2]));
         wl->group = (int64_t)v;
-    } else if (k == TH_A1_HYBRID_DLRM) {
+    } else if (dlrm) {
         if (integer(l->tok[1], 0, &v) || v >= MAX_LAYERS)
             return th_error_set(err, TH_EINPUT,
-                                "%s:%d: HYBRID_DLRM: the last bottom-MLP layer: expected a layer "
-                                "index >= 0, got '%s'",
-                                src, l->no, shown(b, sizeof b, l->tok[1]));
+                                "%s:%d: %s: the last bottom-MLP layer: expected a layer index >= "
+                                "0, got '%s'",
+                                src, l->no, l->tok[0], shown(b, sizeof b, l->tok[1]));
         wl->last_bottom = (int)v;
     }
     return TH_OK;
@@ -240,11 +241,12 @@ static int parse(char *text, size_t len, const char *src, th_a1_workload *wl, th
             MAX_LAYERS, shown(b, sizeof b, l.tok[0]), l.n != 1 ? " and more" : "");
     int count = l.no;
     wl->nlayers = (int)n;
-    if (wl->par == TH_A1_HYBRID_DLRM && wl->last_bottom >= wl->nlayers)
+    if (th_a1_dlrm(wl->par) && wl->last_bottom >= wl->nlayers)
         return th_error_set(err, TH_EINPUT,
-                            "%s:%d: HYBRID_DLRM: the last bottom-MLP layer %d is not a layer "
-                            "(the workload has %d: 0 .. %d)",
-                            src, header, wl->last_bottom, wl->nlayers, wl->nlayers - 1);
+                            "%s:%d: %s: the last bottom-MLP layer %d is not a layer (the workload "
+                            "has %d: 0 .. %d)",
+                            src, header, th_a1_parallelism_names[wl->par], wl->last_bottom,
+                            wl->nlayers, wl->nlayers - 1);
     wl->layers = calloc((size_t)wl->nlayers, sizeof *wl->layers);
     if (!wl->layers) return th_error_set(err, TH_EINTERNAL, "out of memory");
     for (int i = 0; i < wl->nlayers; i++) {

@@ -24,20 +24,6 @@ static void note(th_buf *b, const char *fmt, ...) {
     th_buf_add(b, line, (size_t)n); /* a note lost to a full memory loses nothing else */
 }
 
-/* The collectives the state machine issues (the others it reads and never issues). */
-static int issued(const th_a1_workload *wl, int layer, th_phase p) {
-    switch (wl->par) {
-    case TH_A1_DATA: return p == TH_PHASE_WG;
-    case TH_A1_MICRO: return p == TH_PHASE_WG && layer == 0;
-    case TH_A1_HYBRID_DLRM:
-        if (layer == 0) return p != TH_PHASE_IG || wl->last_bottom + 1 < wl->nlayers;
-        return p == TH_PHASE_WG;
-    case TH_A1_MODEL: return p == TH_PHASE_FWD || (p == TH_PHASE_IG && layer > 0);
-    case TH_A1_HYBRID_TRANSFORMER: return 1;
-    default: return p != TH_PHASE_IG || layer > 0;
-    }
-}
-
 /* How the workload's parallelism maps onto ours; 0 or an error. */
 static int shape(const th_a1_workload *wl, const th_system *sys, const char *src, th_workload *out,
                  th_buf *notes, th_error *err) {
@@ -71,6 +57,17 @@ static int shape(const th_a1_workload *wl, const th_system *sys, const char *src
     if (sys && out->hybrid && out->mp_dims >= sys->ndims) out->hybrid = 0, out->mp_dims = 0;
     if (wl->par == TH_A1_MICRO)
         note(notes, "MICRO: one collective per pass; 'themis run' evaluates a single collective");
+    if (wl->par == TH_A1_HYBRID_DLRM_ENHANCED)
+        note(
+            notes,
+            "HYBRID_DLRM_ENHANCED: layer 0's forward All-to-All blocks the next compute (ASTRA-sim "
+            "1.0 waits for it at the end of layer %d's forward); its input-gradient All-to-All "
+            "is issued at layer 0's input gradient (ASTRA-sim: after layer %d's) and, as there, "
+            "waited for only by the next iteration",
+            wl->last_bottom, wl->last_bottom + 1);
+    if (wl->par == TH_A1_DISTRIBUTED_INFERENCE)
+        note(notes, "DISTRIBUTED_INFERENCE: forwards only; the input- and weight-gradient "
+                    "computes are 0");
     if (wl->par == TH_A1_HYBRID_DLRM)
         note(notes,
              "HYBRID_DLRM: layer 0's forward All-to-All blocks the next compute (ASTRA-sim 1.0 "
@@ -78,7 +75,8 @@ static int shape(const th_a1_workload *wl, const th_system *sys, const char *src
              "issued at layer 0's input gradient and blocks its weight gradient (ASTRA-sim issues "
              "it after layer %d's input-gradient compute)",
              wl->last_bottom, wl->last_bottom + 1);
-    if (wl->par != TH_A1_DATA && wl->par != TH_A1_MICRO && wl->par != TH_A1_HYBRID_DLRM)
+    if (wl->par != TH_A1_DATA && wl->par != TH_A1_MICRO && !th_a1_dlrm(wl->par) &&
+        wl->par != TH_A1_DISTRIBUTED_INFERENCE)
         note(notes,
              "%s: input-gradient collectives block the next compute (ASTRA-sim 1.0 waits for "
              "them only after the layer's weight-gradient compute)",
@@ -91,7 +89,8 @@ static int shape(const th_a1_workload *wl, const th_system *sys, const char *src
 static void dims(const th_a1_workload *wl, const th_workload *out, const th_system *sys, int l,
                  th_phase p, th_wl_coll *c) {
     int par = wl->par, everywhere = par == TH_A1_DATA || par == TH_A1_MICRO ||
-                                    par == TH_A1_HYBRID_DLRM || par == TH_A1_MODEL;
+                                    th_a1_dlrm(wl->par) || par == TH_A1_MODEL ||
+                                    par == TH_A1_DISTRIBUTED_INFERENCE;
     c->sel = TH_SEL_ALL;
     if (out->hybrid) c->sel = p == TH_PHASE_WG ? TH_SEL_DP : TH_SEL_MP;
     if (sys && (sys->ndims > 10 || (!everywhere && !out->hybrid))) {
@@ -108,14 +107,18 @@ static int coll(const th_a1_workload *wl, const th_workload *out, const th_syste
                 th_error *err) {
     const th_a1_phase *ph = &wl->layers[l].ph[p];
     memset(c, 0, sizeof *c);
-    if (ph->type == TH_A1_NONE || !issued(wl, l, p)) return TH_OK;
-    if (sys) {
-        uint32_t m = th_a1_dims(wl, sys, l, p);
-        int any = 0;
-        for (int d = 0; d < sys->ndims; d++)
-            any |= ((m >> d) & 1u) && sys->dims[d].npus > 1;
-        if (!any) return TH_OK; /* spans no dim of more than one NPU: not issued */
-    }
+    if (ph->type == TH_A1_NONE || !th_a1_issues(wl, l, p)) return TH_OK;
+    /* one that spans no dim of more than one NPU is not issued (without the system: no dim
+     * of ten with two NPUs each, i.e. none the parallelism gives it) */
+    th_system ten = {.ndims = 10};
+    for (int d = 0; d < 10; d++)
+        ten.dims[d].npus = 2;
+    const th_system *on = sys ? sys : &ten;
+    uint32_t m = th_a1_dims(wl, on, l, p);
+    int any = 0;
+    for (int d = 0; d < on->ndims; d++)
+        any |= ((m >> d) & 1u) && on->dims[d].npus > 1;
+    if (!any) return TH_OK;
     double size = th_a1_scaled(ph->size, scale->comm, scale->tag);
     if (size < 1)
         return th_error_set(err, TH_EINPUT,
@@ -137,7 +140,8 @@ static int coll(const th_a1_workload *wl, const th_workload *out, const th_syste
     c->present = 1;
     c->type = (th_coll_type)ph->type;
     c->size = size;
-    c->blocking = p != TH_PHASE_WG;
+    /* ENHANCED never waits for layer 0's input-gradient All-to-All within the pass */
+    c->blocking = p != TH_PHASE_WG && !(wl->par == TH_A1_HYBRID_DLRM_ENHANCED && p == TH_PHASE_IG);
     dims(wl, out, sys, l, p, c);
     return TH_OK;
 }
@@ -177,10 +181,11 @@ int th_a1_convert(const th_a1_workload *wl, const th_system *sys, const th_a1_sc
         for (int p = 0; rc == TH_OK && p < TH_NPHASES; p++) {
             th_wl_phase *ph = &out->layers[l].ph[p];
             ph->ns = th_a1_scaled(a->ph[p].cycles, scale->compute, scale->tag);
-            /* the state machine skips what it never runs: MICRO's compute, and in DATA and
-             * HYBRID_DLRM layer 0's input gradient */
-            if (wl->par == TH_A1_MICRO || (p == TH_PHASE_IG && l == 0 &&
-                                           (wl->par == TH_A1_DATA || wl->par == TH_A1_HYBRID_DLRM)))
+            /* the state machine skips what it never runs: MICRO's compute, the backward of
+             * DISTRIBUTED_INFERENCE, and under DATA and HYBRID_DLRM layer 0's input gradient */
+            if (wl->par == TH_A1_MICRO ||
+                (wl->par == TH_A1_DISTRIBUTED_INFERENCE && p != TH_PHASE_FWD) ||
+                (p == TH_PHASE_IG && l == 0 && (wl->par == TH_A1_DATA || th_a1_dlrm(wl->par))))
                 ph->ns = 0;
             rc = coll(wl, out, sys, l, (th_phase)p, scale, source, &ph->coll, err);
         }

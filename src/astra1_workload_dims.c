@@ -34,6 +34,26 @@ static int boundary_of(const th_system *sys, int64_t g) {
     return -1;
 }
 
+int th_a1_issues(const th_a1_workload *wl, int layer, th_phase p) {
+    switch (wl->par) {
+    case TH_A1_DATA: return p == TH_PHASE_WG;
+    case TH_A1_MICRO: return p == TH_PHASE_WG && layer == 0;
+    case TH_A1_HYBRID_DLRM:
+    case TH_A1_HYBRID_DLRM_ENHANCED:
+        /* every layer's forward All-to-All (only layer 0's spans dims), layer 0's input
+         * gradient after layer K + 1's */
+        return p == TH_PHASE_WG ||
+               (p == TH_PHASE_FWD && wl->layers[layer].ph[p].type == TH_COLL_ALLTOALL) ||
+               (p == TH_PHASE_IG && layer == 0 && wl->last_bottom + 1 < wl->nlayers);
+    case TH_A1_MODEL: return p == TH_PHASE_FWD || (p == TH_PHASE_IG && layer > 0);
+    case TH_A1_DISTRIBUTED_INFERENCE: return p == TH_PHASE_FWD;
+    case TH_A1_HYBRID_TRANSFORMER: return 1;
+    case TH_A1_HYBRID_DATA_MODEL:
+    case TH_A1_HYBRID_MODEL_DATA: return p != TH_PHASE_IG || layer > 0;
+    }
+    return 0;
+}
+
 uint32_t th_a1_dims(const th_a1_workload *wl, const th_system *sys, int layer, th_phase phase) {
     int n = sys->ndims < INVOLVED_DIMS ? sys->ndims : INVOLVED_DIMS;
     uint32_t all = (1u << n) - 1u, model = 0, data = all;
@@ -41,10 +61,12 @@ uint32_t th_a1_dims(const th_a1_workload *wl, const th_system *sys, int layer, t
     case TH_A1_DATA:
     case TH_A1_MICRO: model = 0, data = all; break;
     case TH_A1_HYBRID_DLRM:
+    case TH_A1_HYBRID_DLRM_ENHANCED:
         if (layer == 0) return all; /* the embedding layer: every dim for every collective */
         model = 0, data = all;
         break;
-    case TH_A1_MODEL: model = all, data = 0; break;
+    case TH_A1_MODEL:
+    case TH_A1_DISTRIBUTED_INFERENCE: model = all, data = 0; break;
     case TH_A1_HYBRID_DATA_MODEL: model = 1u & all, data = all & ~1u; break;
     case TH_A1_HYBRID_MODEL_DATA: model = all & ~1u, data = 1u & all; break;
     case TH_A1_HYBRID_TRANSFORMER: {

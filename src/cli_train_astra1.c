@@ -111,8 +111,7 @@ static int replay_all(const cli_a1_opts *a, const cli_a1_run *run, const char *p
 }
 
 int cli_a1_train(const cli_a1_opts *a, const cli_a1_run *run, const char *path,
-                 const th_a1_workload *a1, const th_system *sys, th_workload **wl,
-                 th_error *err) {
+                 const th_a1_workload *a1, const th_system *sys, th_workload **wl, th_error *err) {
     *wl = NULL;
     if (sys->model == TH_MODEL_ASTRA1) return replay_all(a, run, path, a1, sys, err);
     if (a->passes)

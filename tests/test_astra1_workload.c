@@ -141,6 +141,9 @@ START_TEST(parse_errors) {
               "model_parallel_NPU_group: expected a whole number of NPUs >= 1", "'four'");
     parse_bad("HYBRID_TRANSFORMER model_parallel_NPU_group: 0\n1\n" L1, ">= 1", "'0'");
     parse_bad("HYBRID_DLRM\n1\n" L1, "HYBRID_DLRM: expected the last bottom-MLP layer", NULL);
+    parse_bad("HYBRID_DLRM_ENHANCED x\n1\n" L1, "HYBRID_DLRM_ENHANCED: the last bottom-MLP layer",
+              "'x'");
+    parse_bad("DISTRIBUTED_INFERENCE 2\n1\n" L1, "DISTRIBUTED_INFERENCE takes no field", NULL);
     parse_bad("HYBRID_DLRM -1\n1\n" L1, "the last bottom-MLP layer: expected a layer index",
               "'-1'");
     parse_bad("HYBRID_DLRM 1\n1\n" L1,
@@ -691,8 +694,7 @@ static th_system preset(const char *npus, int tag) {
              tag ? ", \"astra_version\": \"tutorial-asplos2023\"" : "", npus);
     th_system s;
     th_error err = {0};
-    ck_assert_msg(th_system_parse(json, strlen(json), "a1.json", &s, &err) == TH_OK, "%s",
-                  err.msg);
+    ck_assert_msg(th_system_parse(json, strlen(json), "a1.json", &s, &err) == TH_OK, "%s", err.msg);
     return s;
 }
 
@@ -730,9 +732,10 @@ START_TEST(preset_reference) {
     ck_assert_rel(r.total, 69596);
     th_a1_replay_result_free(&r);
     /* MODEL, forward and IG ARs on both layers: 5 * 1000 + 3 * 29294 + 5 ticks (model_comm) */
-    r = replay(&s, "MODEL\n2\n"
-                   "l0 -1 1000 ALLREDUCE 1048576 1000 ALLREDUCE 1048576 1000 NONE 0 0\n"
-                   "l1 -1 1000 ALLREDUCE 1048576 1000 ALLREDUCE 1048576 1000 NONE 0 0\n",
+    r = replay(&s,
+               "MODEL\n2\n"
+               "l0 -1 1000 ALLREDUCE 1048576 1000 ALLREDUCE 1048576 1000 NONE 0 0\n"
+               "l1 -1 1000 ALLREDUCE 1048576 1000 ALLREDUCE 1048576 1000 NONE 0 0\n",
                ropts(1, 1));
     ck_assert_rel(r.total, 92887);
     th_a1_replay_result_free(&r);
@@ -763,14 +766,69 @@ START_TEST(preset_dlrm) {
 }
 END_TEST
 
+START_TEST(preset_enhanced_inference) {
+    /* HYBRID_DLRM_ENHANCED: preset_dlrm's workload, but WG0 (5488-5588) does not wait for the
+     * IG All-to-All: the pass ends at 5588; the lists are the same (the A2A 34478-39360, AR1
+     * 39360-68654): the end 68654 */
+    th_system s = preset(SW(4), 0);
+    th_a1_replay_result r = replay(&s,
+                                   "HYBRID_DLRM_ENHANCED 1\n3\n"
+                                   "emb -1 100 ALLTOALL 1048576 100 ALLTOALL 1048576 100 NONE 0 0\n"
+                                   "b1 -1 100 NONE 0 100 NONE 0 100 ALLREDUCE 1048576 0\n"
+                                   "t2 -1 100 NONE 0 100 NONE 0 100 ALLREDUCE 1048576 0\n",
+                                   ropts(1, 1));
+    ck_assert_rel(r.pass_end[0], 5588);
+    ck_assert_rel(r.total, 68654);
+    th_a1_replay_result_free(&r);
+    /* DISTRIBUTED_INFERENCE: forwards only. F0 0-1000, AR 1000-30294 (blocking), +1; F1
+     * 30295-31295, AR -60589, the pass ends, +1: 60590; two passes: 60590 + 60589 + 1 */
+    const char *inf = "DISTRIBUTED_INFERENCE\n2\n"
+                      "l0 -1 1000 ALLREDUCE 1048576 1000 ALLREDUCE 8 1000 ALLREDUCE 8 0\n"
+                      "l1 -1 1000 ALLREDUCE 1048576 1000 NONE 0 1000 NONE 0 0\n";
+    r = replay(&s, inf, ropts(1, 1));
+    ck_assert_rel(r.pass_end[0], 60589);
+    ck_assert_rel(r.total, 60590);
+    ck_assert_rel(r.compute, 2000);
+    ck_assert_int_eq(r.collectives, 2);
+    th_a1_replay_result_free(&r);
+    r = replay(&s, inf, ropts(2, 1));
+    ck_assert_rel(r.total, 60590 + 60590);
+    th_a1_replay_result_free(&r);
+    /* converted: forwards only, blocking; ENHANCED's IG All-to-All does not block */
+    th_a1_scale sc = {1, 1, 0};
+    th_buf notes = {0};
+    th_error err = {0};
+    th_workload *w;
+    th_a1_workload *wl = parse_ok(inf);
+    ck_assert_int_eq(th_a1_convert(wl, &s, &sc, "w.txt", &w, &notes, &err), TH_OK);
+    ck_assert_rel(w->layers[0].ph[TH_PHASE_IG].ns, 0);
+    ck_assert_rel(w->layers[0].ph[TH_PHASE_WG].ns, 0);
+    ck_assert(!w->layers[0].ph[TH_PHASE_WG].coll.present);
+    ck_assert(w->layers[1].ph[TH_PHASE_FWD].coll.blocking);
+    ck_assert_ptr_nonnull(strstr(notes.p, "DISTRIBUTED_INFERENCE: forwards only"));
+    th_workload_free(w);
+    th_a1_free(wl);
+    wl = parse_ok("HYBRID_DLRM_ENHANCED 0\n2\n"
+                  "emb -1 1 ALLTOALL 100 1 ALLTOALL 100 1 NONE 0 0\n"
+                  "m -1 1 NONE 0 1 NONE 0 1 ALLREDUCE 100 0\n");
+    ck_assert_int_eq(th_a1_convert(wl, NULL, &sc, "w.txt", &w, &notes, &err), TH_OK);
+    ck_assert(w->layers[0].ph[TH_PHASE_FWD].coll.blocking);
+    ck_assert(!w->layers[0].ph[TH_PHASE_IG].coll.blocking);
+    th_workload_free(w);
+    th_a1_free(wl);
+    th_buf_free(&notes);
+}
+END_TEST
+
 START_TEST(preset_transformer) {
     /* Switch 8 split by group 2 into 2 x 4: AR(1 MiB) 19530 on the model dim, 29294 on the
      * data dim. Branch: F0 0-1000, AR 1000-20530, +1; IG0 20531-21531, AR 21531-41061, +1;
      * WG0 21532-22532, AR (data) 22532-51826, waits IG0 to 41061 (the pass's end), +1; the
      * end 51826. */
     th_system s = preset(SW(8), 0);
-    const char *t = "HYBRID_TRANSFORMER model_parallel_NPU_group: 2\n1\n"
-                    "l0 -1 1000 ALLREDUCE 1048576 1000 ALLREDUCE 1048576 1000 ALLREDUCE 1048576 0\n";
+    const char *t =
+        "HYBRID_TRANSFORMER model_parallel_NPU_group: 2\n1\n"
+        "l0 -1 1000 ALLREDUCE 1048576 1000 ALLREDUCE 1048576 1000 ALLREDUCE 1048576 0\n";
     th_a1_replay_result r = replay(&s, t, ropts(1, 1));
     ck_assert_rel(r.pass_end[0], 41061);
     ck_assert_rel(r.total, 51826);
@@ -792,9 +850,10 @@ START_TEST(preset_hybrid) {
      * 61590-90884, +1; WG1 61591-62591, AR (dim 1) 62591-91885, waits IG1 to 90884, +1; IG0
      * 90885-91885, +1; WG0 91886-92886 (the pass's end), AR (dim 1, free) -122180. */
     th_system s = preset(SW(4) ", " SW(4), 0);
-    const char *h = "HYBRID_DATA_MODEL\n2\n"
-                    "l0 -1 1000 ALLREDUCE 1048576 1000 ALLREDUCE 1048576 1000 ALLREDUCE 1048576 0\n"
-                    "l1 -1 1000 ALLREDUCE 1048576 1000 ALLREDUCE 1048576 1000 ALLREDUCE 1048576 0\n";
+    const char *h =
+        "HYBRID_DATA_MODEL\n2\n"
+        "l0 -1 1000 ALLREDUCE 1048576 1000 ALLREDUCE 1048576 1000 ALLREDUCE 1048576 0\n"
+        "l1 -1 1000 ALLREDUCE 1048576 1000 ALLREDUCE 1048576 1000 ALLREDUCE 1048576 0\n";
     th_a1_replay_result r = replay(&s, h, ropts(1, 1));
     ck_assert_rel(r.pass_end[0], 92886);
     ck_assert_rel(r.total, 122180);
@@ -820,9 +879,10 @@ START_TEST(preset_hybrid) {
     ck_assert_rel(r.total, 88936);
     th_a1_replay_result_free(&r);
     /* HYBRID_MODEL_DATA on the same symmetric system: the same times */
-    r = replay(&s, "HYBRID_MODEL_DATA\n2\n"
-                   "l0 -1 1000 ALLREDUCE 1048576 1000 ALLREDUCE 1048576 1000 ALLREDUCE 1048576 0\n"
-                   "l1 -1 1000 ALLREDUCE 1048576 1000 ALLREDUCE 1048576 1000 ALLREDUCE 1048576 0\n",
+    r = replay(&s,
+               "HYBRID_MODEL_DATA\n2\n"
+               "l0 -1 1000 ALLREDUCE 1048576 1000 ALLREDUCE 1048576 1000 ALLREDUCE 1048576 0\n"
+               "l1 -1 1000 ALLREDUCE 1048576 1000 ALLREDUCE 1048576 1000 ALLREDUCE 1048576 0\n",
                ropts(1, 1));
     ck_assert_rel(r.total, 122180);
     th_a1_replay_result_free(&r);
@@ -895,8 +955,7 @@ START_TEST(cli_train_text) {
     test_bad("short.txt: the layer count (line 2) says 2 layers, the file has 1", "train %s",
              test_dpath("astra1/short.txt"));
     test_bad("--passes: ASTRA-sim 1.0's passes replay under the astra-sim-1.0 preset",
-             "train %s --passes 2",
-             test_dpath("astra1/data1.txt"));
+             "train %s --passes 2", test_dpath("astra1/data1.txt"));
     test_bad("are for ASTRA-sim 1.0 text workloads", "train %s --comm-scale 2",
              test_dpath("wl_two_layer.json"));
     test_bad("--comm-scale: expected a number > 0, got '0'", "train %s --comm-scale 0",
@@ -1042,6 +1101,7 @@ Suite *astra1_workload_suite(void) {
     tcase_add_test(tc, preset_reference);
     tcase_add_test(tc, preset_dlrm);
     tcase_add_test(tc, preset_transformer);
+    tcase_add_test(tc, preset_enhanced_inference);
     tcase_add_test(tc, preset_hybrid);
     suite_add_tcase(s, tc);
     TCase *cli = tcase_create("cli");

@@ -16,15 +16,17 @@
 
 /* The parallelisms themis replays (the header line's keyword). */
 typedef enum {
-    TH_A1_DATA,               /* weight-gradient collectives over every dim */
-    TH_A1_MODEL,              /* forward and input-gradient collectives over every dim */
-    TH_A1_HYBRID_DATA_MODEL,  /* model: dim 0; data: the other dims */
-    TH_A1_HYBRID_MODEL_DATA,  /* data: dim 0; model: the other dims */
-    TH_A1_HYBRID_TRANSFORMER, /* model: the inner dims holding model_parallel_NPU_group NPUs */
-    TH_A1_HYBRID_DLRM,        /* DATA, and layer 0's All-to-Alls over every dim first */
-    TH_A1_MICRO,              /* layer 0's weight-gradient collective, once per pass */
+    TH_A1_DATA,                  /* weight-gradient collectives over every dim */
+    TH_A1_MODEL,                 /* forward and input-gradient collectives over every dim */
+    TH_A1_HYBRID_DATA_MODEL,     /* model: dim 0; data: the other dims */
+    TH_A1_HYBRID_MODEL_DATA,     /* data: dim 0; model: the other dims */
+    TH_A1_HYBRID_TRANSFORMER,    /* model: the inner dims holding model_parallel_NPU_group NPUs */
+    TH_A1_HYBRID_DLRM,           /* DATA, and layer 0's All-to-Alls over every dim first */
+    TH_A1_MICRO,                 /* layer 0's weight-gradient collective, once per pass */
+    TH_A1_HYBRID_DLRM_ENHANCED,  /* HYBRID_DLRM whose weight gradients wait for no All-to-All */
+    TH_A1_DISTRIBUTED_INFERENCE, /* forwards only, their collectives over every dim */
 } th_a1_parallelism;
-#define TH_A1_PARALLELISMS 7
+#define TH_A1_PARALLELISMS 9
 
 extern const char *const th_a1_parallelism_names[]; /* the keywords, NULL-terminated */
 
@@ -48,7 +50,7 @@ typedef struct th_a1_workload {
     th_a1_parallelism par;
     int line;        /* the parallelism line's number */
     int64_t group;   /* HYBRID_TRANSFORMER: model_parallel_NPU_group (>= 1) */
-    int last_bottom; /* HYBRID_DLRM: the last bottom-MLP layer K (0 .. nlayers-1) */
+    int last_bottom; /* HYBRID_DLRM(_ENHANCED): the last bottom-MLP layer K (0 .. nlayers-1) */
     th_a1_layer *layers;
     int nlayers;
 } th_a1_workload;
@@ -75,6 +77,15 @@ typedef struct th_a1_scale {
 /* A scaled size or compute time as ASTRA-sim computes it: the product truncated to an integer,
  * in double on the branch, in float on the tag. */
 double th_a1_scaled(double v, double scale, int tag);
+
+/* Does the state machine issue layer `layer`'s collective of `phase` (when it has a type)?
+ * The others are read and never issued. */
+int th_a1_issues(const th_a1_workload *wl, int layer, th_phase phase);
+
+/* Is the parallelism one of HYBRID_DLRM's two? */
+static inline int th_a1_dlrm(th_a1_parallelism p) {
+    return p == TH_A1_HYBRID_DLRM || p == TH_A1_HYBRID_DLRM_ENHANCED;
+}
 
 /* The dims (bit mask over sys's dims) of `phase`'s collective of layer `layer` under the
  * workload's parallelism; HYBRID_TRANSFORMER needs the split system of th_a1_split. */
