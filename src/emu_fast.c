@@ -218,14 +218,12 @@ static inline __attribute__((always_inline)) int next_stage(const fast_stage *st
 
 static inline __attribute__((always_inline)) int events(emu_fast *f, th_emu *emu, emu_coll *cr,
                                                         uint32_t *nonempty, uint32_t waiting,
-                                                        int nd, const int scf, const int w,
-                                                        th_error *err) {
+                                                        const int scf, const int w, th_error *err) {
     const fast_stage *st = f->st;
     ring *q = f->q;
     const atomic_int *stop = emu->stop;
-    double *busy = cr->busy, *bytes = cr->bytes;
     double t = 0.0;
-    uint32_t all = (uint32_t)((1ull << nd) - 1), idle = all;
+    uint32_t idle = ~0u;                  /* bit d: dim d idle; the bits of dims past nd stay set */
     _Alignas(16) double end[TH_MAX_DIMS]; /* of the stage each dim runs; INFINITY when idle */
     uint32_t chunk[TH_MAX_DIMS], pos[TH_MAX_DIMS]; /* what each dim runs */
     for (int d = 0; d < w; d++)
@@ -245,16 +243,16 @@ static inline __attribute__((always_inline)) int events(emu_fast *f, th_emu *emu
                 waiting &= ~(1u << d);
             const fast_stage *s = &st[pos[d]];
             end[d] = t + s->dur;
-            busy[d] += s->dur;
-            bytes[d] += s->bytes;
+            cr->busy[d] += s->dur; /* one base register for both */
+            cr->bytes[d] += s->bytes;
         }
-        if (idle == all) break;
+        if (idle == ~0u) break;
         if (stop && atomic_load_explicit(stop, memory_order_relaxed))
             return th_error_set(err, TH_EINTERNAL, "interrupted");
         /* the earliest end and the dims ending then (an idle dim's INFINITY is never below a
          * busy one's; an end overflowing to INFINITY is refused after the loop) */
         double now;
-        uint32_t ending = earliest(end, w, &now) & all & ~idle;
+        uint32_t ending = earliest(end, w, &now) & ~idle;
         /* Stages queued at one instant wait in chunk order. A second step at the same instant
          * would queue after stages of the first that may have larger chunk indices: the
          * general path orders those (zero or absorbed stage times only). */
@@ -349,8 +347,8 @@ static int run(emu_fast *f, th_emu *emu, emu_coll *cr, th_error *err) {
     }
     cr->stages = (int64_t)chunks * ns;
     if (nd <= 4)
-        return scf ? events(f, emu, cr, nonempty, waiting, nd, 1, 4, err)
-                   : events(f, emu, cr, nonempty, waiting, nd, 0, 4, err);
-    return scf ? events(f, emu, cr, nonempty, waiting, nd, 1, TH_MAX_DIMS, err)
-               : events(f, emu, cr, nonempty, waiting, nd, 0, TH_MAX_DIMS, err);
+        return scf ? events(f, emu, cr, nonempty, waiting, 1, 4, err)
+                   : events(f, emu, cr, nonempty, waiting, 0, 4, err);
+    return scf ? events(f, emu, cr, nonempty, waiting, 1, TH_MAX_DIMS, err)
+               : events(f, emu, cr, nonempty, waiting, 0, TH_MAX_DIMS, err);
 }

@@ -89,7 +89,8 @@ int th_collective_validate(const th_system *sys, const th_collective *coll, th_e
 }
 
 /* Sorts dims by load (ascending, or descending when `desc`), ties lower index first. */
-static void sort_by_load(int *dims, int n, const double *load, int desc) {
+static inline __attribute__((always_inline)) void sort_by_load(int *dims, int n,
+                                                              const double *load, int desc) {
     for (int i = 1; i < n; i++) {
         int d = dims[i], j = i - 1;
         while (j >= 0) {
@@ -155,7 +156,10 @@ static void plan_themis(th_plan *plan, const th_system *sys, th_load_model model
     for (int64_t i = 0; i < plan->chunks; i++) {
         int ord[TH_MAX_DIMS];
         memcpy(ord, plan->active, sizeof ord); /* a constant size: no call */
-        sort_by_load(ord, n, load, ag);
+        if (ag) /* each direction compiled apart */
+            sort_by_load(ord, n, load, 1);
+        else
+            sort_by_load(ord, n, load, 0);
         int first = ord[0], last = ord[n - 1];
         double gap = fabs(load[last] - load[first]);
         if (gap < threshold[ag ? last : first]) memcpy(ord, base, sizeof ord);
