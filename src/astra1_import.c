@@ -18,7 +18,8 @@
 
 int th_astra_detect(const char *network, th_error *err) {
     FILE *f = fopen(network, "rb");
-    if (!f) return th_error_set(err, TH_EINPUT, "%s: cannot open: %s", network, strerror(errno)), -1;
+    if (!f)
+        return th_error_set(err, TH_EINPUT, "%s: cannot open: %s", network, strerror(errno)), -1;
     int c;
     while ((c = fgetc(f)) != EOF && isspace(c)) {
     }
@@ -38,11 +39,13 @@ static int line_of(const char *text, const char *key) {
     return line;
 }
 
-static const char *const net_keys[] = {
-    "topology-name", "dimensions-count", "topologies-per-dim", "dimension-type",
-    "units-count",   "links-count",      "link-latency",       "link-bandwidth",
-    "nic-latency",   "router-latency",   "hbm-latency",        "hbm-bandwidth",
-    "hbm-scale",     NULL};
+static const char *const net_keys[] = {"topology-name",      "dimensions-count",
+                                       "topologies-per-dim", "dimension-type",
+                                       "units-count",        "links-count",
+                                       "link-latency",       "link-bandwidth",
+                                       "nic-latency",        "router-latency",
+                                       "hbm-latency",        "hbm-bandwidth",
+                                       "hbm-scale",          NULL};
 
 typedef struct net {
     const char *path, *text;
@@ -169,10 +172,13 @@ static int network(const char *path, th_a1_version version, cJSON *dims, int *nd
          * fractional, which the preset does not model. It never wins when its latency is below
          * the link's and its bandwidth above the dim's. */
         double hops = topo[i] == 2 ? 2 : 1, l = links[i];
-        double scalar = topo[i] == 0 ? l - fmod(l, 2) : topo[i] == 1 ? floor(l / (units[i] - 1)) : l;
+        double scalar = topo[i] == 0   ? l - fmod(l, 2)
+                        : topo[i] == 1 ? floor(l / (units[i] - 1))
+                                       : l;
         double b = bw[i] * 1073741824.0 / 1e9 * scalar; /* the dim's B (links rules) */
         if (!rc && hscale[i] > 0 &&
-            !(floor(hops * lat[i]) - 3 > hscale[i] * hlat[i] && hbw[i] > 0 && 1 / b >= hscale[i] / hbw[i]))
+            !(floor(hops * lat[i]) - 3 > hscale[i] * hlat[i] && hbw[i] > 0 &&
+              1 / b >= hscale[i] / hbw[i]))
             rc = net_err(&w, "hbm-scale", err,
                          "an HBM time that can exceed the network's makes message times "
                          "fractional, which the astra-sim-1.0 preset does not model (set "
@@ -319,15 +325,14 @@ static int impls(const char *path, const setting *s, int ndims, cJSON *dims, con
                                     path, s->line, s->key, t);
             char hint[256];
             th_json_suggest(th_a1_impl_names, t, hint, sizeof hint);
-            return th_error_set(err, TH_EINPUT, "%s:%d: %s unknown implementation \"%s\"; %s",
-                                path, s->line, s->key, t, hint);
+            return th_error_set(err, TH_EINPUT, "%s:%d: %s unknown implementation \"%s\"; %s", path,
+                                s->line, s->key, t, hint);
         }
         cJSON_AddStringToObject(cJSON_GetArrayItem(dims, k), field, th_a1_impl_names[i]);
     }
     if (k != ndims)
-        return th_error_set(err, TH_EINPUT,
-                            "%s:%d: %s %d entries for the network's %d dimensions", path,
-                            s->line, s->key, k, ndims);
+        return th_error_set(err, TH_EINPUT, "%s:%d: %s %d entries for the network's %d dimensions",
+                            path, s->line, s->key, k, ndims);
     return TH_OK;
 }
 
@@ -357,11 +362,13 @@ static int settings(const char *path, th_a1_version version, int ndims, cJSON *s
                 return th_error_set(err, TH_EINPUT, "%s:%d: %s given twice (first on line %d)",
                                     path, s[i].line, s[i].key, s[j].line);
     }
-    static const char *const required[] = {"scheduling-policy:", "all-reduce-implementation:",
+    static const char *const required[] = {"scheduling-policy:",
+                                           "all-reduce-implementation:",
                                            "reduce-scatter-implementation:",
                                            "all-gather-implementation:",
                                            "all-to-all-implementation:",
-                                           "collective-optimization:", NULL};
+                                           "collective-optimization:",
+                                           NULL};
     const setting *x;
     long v;
     int i;
@@ -393,8 +400,7 @@ static int settings(const char *path, th_a1_version version, int ndims, cJSON *s
     if ((x = find(s, n, "boost-mode:")) && integer(path, x, 0, 1, &v, err)) return err->code;
     cJSON_AddNumberToObject(sys, "boost_mode", (double)v);
     v = 0;
-    if ((x = find(s, n, "model-shared-bus:")) && integer(path, x, 0, 1, &v, err))
-        return err->code;
+    if ((x = find(s, n, "model-shared-bus:")) && integer(path, x, 0, 1, &v, err)) return err->code;
     if (v)
         return th_error_set(err, TH_EINPUT,
                             "%s:%d: model-shared-bus: 1 (the LogGP memory bus) is not modelled",
@@ -408,14 +414,15 @@ static int settings(const char *path, th_a1_version version, int ndims, cJSON *s
         cJSON_AddNumberToObject(run, "chunks", (double)v);
     }
     static const char *const fields[] = {"allreduce", "reducescatter", "allgather", "alltoall"};
-    static const char *const keys[] = {"all-reduce-implementation:",
-                                       "reduce-scatter-implementation:",
-                                       "all-gather-implementation:", "all-to-all-implementation:"};
+    static const char *const keys[] = {
+        "all-reduce-implementation:", "reduce-scatter-implementation:",
+        "all-gather-implementation:", "all-to-all-implementation:"};
     for (int t = 0; t < 4; t++)
         if ((x = find(s, n, keys[t])) && impls(path, x, ndims, dims, fields[t], err))
             return err->code;
-    static const char *const inter[] = {"baseline", "ascending", "themis", "offlineGreedy",
-                                        "themisFlex", "offlineGreedyFlex", "roundRobin", NULL};
+    static const char *const inter[] = {"baseline",      "ascending",  "themis",
+                                        "offlineGreedy", "themisFlex", "offlineGreedyFlex",
+                                        "roundRobin",    NULL};
     i = 0;
     if ((x = find(s, n, "inter-dimension-scheduling:")) && (i = choose(path, x, inter, err)) < 0)
         return err->code;
@@ -425,8 +432,8 @@ static int settings(const char *path, th_a1_version version, int ndims, cJSON *s
                             "astra-sim-1.0 preset (baseline, themis and roundRobin are)",
                             path, x->line, x->value);
     cJSON_AddStringToObject(run, "policy", i < 2 ? "baseline" : i < 4 ? "themis" : "roundrobin");
-    static const char *const intra[] = {"FIFO", "SCF", "smallestFirst", "RG",
-                                        "lessRemainingPhaseFirst", NULL};
+    static const char *const intra[] = {
+        "FIFO", "SCF", "smallestFirst", "RG", "lessRemainingPhaseFirst", NULL};
     i = 0;
     if ((x = find(s, n, "intra-dimension-scheduling:")) && (i = choose(path, x, intra, err)) < 0)
         return err->code;

@@ -365,8 +365,8 @@ void th_astra1_tracker_reset(th_a1_tracker *t, const th_system *sys) {
         t->dim[d] = d < sys->ndims ? d : 0, t->load[d] = 0;
 }
 
-int th_astra1_plan(th_plan *plan, const th_system *sys, const th_collective *coll,
-                   th_policy policy, th_a1_tracker *t, th_error *err) {
+int th_astra1_plan(th_plan *plan, const th_system *sys, const th_collective *coll, th_policy policy,
+                   th_a1_tracker *t, th_error *err) {
     if (sys->model != TH_MODEL_ASTRA1)
         return th_error_set(err, TH_EINTERNAL, "th_astra1_plan on a %s system",
                             th_model_name(sys->model));

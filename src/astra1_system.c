@@ -9,27 +9,31 @@
 #include "system_internal.h"
 #include "themis/str.h"
 
-static const char *const top_keys[] = {"endpoint_ns",     "astra_version",     "collective_optimization",
-                                       "scheduling_policy", "gap_denominator", "boost_mode",
+static const char *const top_keys[] = {"endpoint_ns",
+                                       "astra_version",
+                                       "collective_optimization",
+                                       "scheduling_policy",
+                                       "gap_denominator",
+                                       "boost_mode",
                                        NULL};
-static const char *const dim_keys[] = {"links",           "allreduce",         "reducescatter",
-                                       "allgather",       "alltoall",          "nic_latency_ns",
-                                       "router_latency_ns", NULL};
+static const char *const dim_keys[] = {
+    "links",    "allreduce",      "reducescatter",     "allgather",
+    "alltoall", "nic_latency_ns", "router_latency_ns", NULL};
 static const char *const versions[] = {"1.0", "tutorial-asplos2023", NULL};
 static const char *const optimizations[] = {"baseline", "localBWAware", NULL};
 static const char *const policies[] = {"FIFO", "LIFO", NULL};
 const char *const th_a1_impl_names[] = {"ring", "halvingDoubling", "direct", NULL};
 
 /* An integer obj[key] in [lo, hi] into *out (unchanged when absent and not required). */
-static int integer(const cJSON *obj, const char *key, int required, double lo, double hi,
-                   int *out, const char *src, const char *path, th_error *err) {
+static int integer(const cJSON *obj, const char *key, int required, double lo, double hi, int *out,
+                   const char *src, const char *path, th_error *err) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
     char p[64], what[96];
     th_json_path(p, sizeof p, path, key);
     if (!v) {
         if (!required) return TH_OK;
-        return th_error_set(err, TH_EINPUT, "%s: %s: missing (an integer from %.0f to %.0f)", src, p,
-                            lo, hi);
+        return th_error_set(err, TH_EINPUT, "%s: %s: missing (an integer from %.0f to %.0f)", src,
+                            p, lo, hi);
     }
     snprintf(what, sizeof what, "an integer from %.0f to %.0f", lo, hi);
     if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble) || v->valuedouble < lo ||
@@ -86,8 +90,7 @@ static int parse_dim(const cJSON *d, int k, th_system *sys, const char *src, th_
     int impl[4] = {ar, ar, ar, TH_A1_DIRECT};
     static const char *const types[] = {"allreduce", "reducescatter", "allgather", "alltoall"};
     for (int t = 1; t < 4; t++)
-        if (th_json_enum(d, types[t], th_a1_impl_names, &impl[t], src, path, err))
-            return err->code;
+        if (th_json_enum(d, types[t], th_a1_impl_names, &impl[t], src, path, err)) return err->code;
     for (int t = 0; t < 4; t++)
         a->impl[t][k] = (th_a1_impl)impl[t];
     a->nic[k] = a->router[k] = 0;

@@ -13,8 +13,7 @@
 static th_system parse(const char *json) {
     th_system s;
     th_error err = {0};
-    ck_assert_msg(th_system_parse(json, strlen(json), "a1.json", &s, &err) == TH_OK, "%s",
-                  err.msg);
+    ck_assert_msg(th_system_parse(json, strlen(json), "a1.json", &s, &err) == TH_OK, "%s", err.msg);
     return s;
 }
 
@@ -41,8 +40,8 @@ static char *dim(char *buf, const char *topo, int p, double bw, double lat, int 
 /* A system of one or two dims with endpoint delay e. */
 static th_system sys1(const char *d0, int e) {
     char json[1024];
-    snprintf(json, sizeof json, "{\"model\": \"astra-sim-1.0\", \"endpoint_ns\": %d, \"dims\": [%s]}",
-             e, d0);
+    snprintf(json, sizeof json,
+             "{\"model\": \"astra-sim-1.0\", \"endpoint_ns\": %d, \"dims\": [%s]}", e, d0);
     return parse(json);
 }
 
@@ -53,9 +52,9 @@ static double run(const th_system *s, th_coll_type t, double size, int64_t chunk
     th_collective c = {t, size, chunks, 0};
     th_result res;
     th_error err = {0};
-    ck_assert_msg(th_run_eval(r, s, &c, (th_pair){p, q}, TH_LOAD_ALPHA_BETA, NULL, NULL, &res,
-                              &err) == TH_OK,
-                  "%s", err.msg);
+    ck_assert_msg(
+        th_run_eval(r, s, &c, (th_pair){p, q}, TH_LOAD_ALPHA_BETA, NULL, NULL, &res, &err) == TH_OK,
+        "%s", err.msg);
     th_runner_free(r);
     return res.time;
 }
@@ -70,25 +69,21 @@ START_TEST(reference_checks) {
      * the second step reduces 16 MiB: 3 floor(16777216 / 500000) = 3 * 33 = 99;
      * 625000 + 312500 + 99 = 937599, + 1 (MICRO) = 937600 (the reference value). */
     th_system s = sys1(dim(d, "switch", 4, 50, 0, 1, "halvingDoubling"), 0);
-    ck_assert_double_eq(run(&s, TH_COLL_REDUCESCATTER, 64 * MIB, 1, TH_POLICY_BASELINE,
-                            TH_INTRA_FIFO),
-                        937600);
+    ck_assert_double_eq(
+        run(&s, TH_COLL_REDUCESCATTER, 64 * MIB, 1, TH_POLICY_BASELINE, TH_INTRA_FIFO), 937600);
     /* 8 NPUs, ring RS of 64 MiB: 7 steps of 8 MiB (156250 ns) each reducing 8 MiB
      * (3 floor(8388608 / 500000) = 48): 7 (156250 + 48) = 1094086, + 1 = 1094087. */
     s = sys1(dim(d, "switch", 8, 50, 0, 1, "ring"), 0);
-    ck_assert_double_eq(run(&s, TH_COLL_REDUCESCATTER, 64 * MIB, 1, TH_POLICY_BASELINE,
-                            TH_INTRA_FIFO),
-                        1094087);
+    ck_assert_double_eq(
+        run(&s, TH_COLL_REDUCESCATTER, 64 * MIB, 1, TH_POLICY_BASELINE, TH_INTRA_FIFO), 1094087);
     /* E = 10 adds (k + 1) E = 80: 1094167. */
     s = sys1(dim(d, "switch", 8, 50, 0, 1, "ring"), 10);
-    ck_assert_double_eq(run(&s, TH_COLL_REDUCESCATTER, 64 * MIB, 1, TH_POLICY_BASELINE,
-                            TH_INTRA_FIFO),
-                        1094167);
+    ck_assert_double_eq(
+        run(&s, TH_COLL_REDUCESCATTER, 64 * MIB, 1, TH_POLICY_BASELINE, TH_INTRA_FIFO), 1094167);
     /* 8 NPUs, direct AR of 64 MiB: an RS round and an AG round of 8 MiB messages (156250 ns
      * each), one reduction of 8 MiB (48): 312548, + 1 = 312549. */
     s = sys1(dim(d, "switch", 8, 50, 0, 1, "direct"), 0);
-    ck_assert_double_eq(run(&s, TH_COLL_ALLREDUCE, 64 * MIB, 1, TH_POLICY_BASELINE,
-                            TH_INTRA_FIFO),
+    ck_assert_double_eq(run(&s, TH_COLL_ALLREDUCE, 64 * MIB, 1, TH_POLICY_BASELINE, TH_INTRA_FIFO),
                         312549);
 }
 END_TEST
@@ -101,12 +96,10 @@ END_TEST
 START_TEST(last_chunk) {
     char d[256];
     th_system s = sys1(dim(d, "switch", 4, 50, 0, 1, "ring"), 10);
-    ck_assert_double_eq(run(&s, TH_COLL_REDUCESCATTER, 2 * MIB + 1, 2, TH_POLICY_BASELINE,
-                            TH_INTRA_FIFO),
-                        29413);
-    ck_assert_double_eq(run(&s, TH_COLL_REDUCESCATTER, 2 * MIB + 1, 2, TH_POLICY_THEMIS,
-                            TH_INTRA_SCF),
-                        29413);
+    ck_assert_double_eq(
+        run(&s, TH_COLL_REDUCESCATTER, 2 * MIB + 1, 2, TH_POLICY_BASELINE, TH_INTRA_FIFO), 29413);
+    ck_assert_double_eq(
+        run(&s, TH_COLL_REDUCESCATTER, 2 * MIB + 1, 2, TH_POLICY_THEMIS, TH_INTRA_SCF), 29413);
 }
 END_TEST
 
@@ -120,9 +113,8 @@ START_TEST(links_and_hops) {
      * T = 10 + 3 (19631 + 6 + 10) = 58951. */
     th_system s = sys1(dim(d, "ring", 4, 25, 100, 3, "ring"), 10);
     ck_assert_double_eq(s.dims[0].bw, 25 * 1073741824.0 / 1e9 * 2);
-    ck_assert_double_eq(th_astra1_phase(&s, 0, TH_COLL_REDUCESCATTER, TH_OP_RS, 4 * MIB, &bytes,
-                                        &out),
-                        58951);
+    ck_assert_double_eq(
+        th_astra1_phase(&s, 0, TH_COLL_REDUCESCATTER, TH_OP_RS, 4 * MIB, &bytes, &out), 58951);
     ck_assert_double_eq(bytes, 3 * MIB);
     ck_assert_double_eq(out, MIB);
     /* A FullyConnected dim of 4 NPUs with 7 links gives each peer floor(7 / 3) = 2: the same B.
@@ -143,9 +135,8 @@ START_TEST(links_and_hops) {
      * 1 MiB (6): floor(1000 + 78125) + floor(2000 + 39062.5) + floor(4000 + 19531.25)
      * + 12 + 6 = 79125 + 41062 + 23531 + 18 = 143736. */
     s = sys1(dim(d, "ring", 8, 25, 1000, 2, "halvingDoubling"), 0);
-    ck_assert_double_eq(th_astra1_phase(&s, 0, TH_COLL_REDUCESCATTER, TH_OP_RS, 8 * MIB, &bytes,
-                                        &out),
-                        143736);
+    ck_assert_double_eq(
+        th_astra1_phase(&s, 0, TH_COLL_REDUCESCATTER, TH_OP_RS, 8 * MIB, &bytes, &out), 143736);
     /* direct on that Ring: the farthest peer is 4 hops away. RS of 8 MiB: 7 messages of 1 MiB,
      * floor(4000 + 19531.25) = 23531, one reduction of 1 MiB (6): 23537. */
     s = parse("{\"model\": \"astra-sim-1.0\", \"endpoint_ns\": 0, \"dims\": [{\"topology\": "
@@ -192,8 +183,8 @@ START_TEST(hd_allreduce) {
     char d[256];
     double bytes, out;
     th_system s = sys1(dim(d, "switch", 4, 50, 0, 1, "halvingDoubling"), 0);
-    ck_assert_double_eq(
-        th_astra1_phase(&s, 0, TH_COLL_ALLREDUCE, TH_OP_AR, 64 * MIB, &bytes, &out), 1875099);
+    ck_assert_double_eq(th_astra1_phase(&s, 0, TH_COLL_ALLREDUCE, TH_OP_AR, 64 * MIB, &bytes, &out),
+                        1875099);
     ck_assert_double_eq(bytes, 96 * MIB);
     ck_assert_double_eq(out, 64 * MIB);
     ck_assert_double_eq(th_astra1_phase(&s, 0, TH_COLL_ALLREDUCE, TH_OP_AR, 3, &bytes, &out), 0);
@@ -234,9 +225,8 @@ START_TEST(two_dims) {
     /* Round-robin: c0 takes dims 0, 1 and c1 dims 1, 0, each the baseline's list (RS, AR on the
      * second, AG back): c0 RS@0 and c1 RS@1 [0, 468798]; the AR phases of 8 MiB [468798,
      * 703184]; the AGs of 8 -> 32 MiB [703184, 1171934]: 1171935. */
-    ck_assert_double_eq(run(&s, TH_COLL_ALLREDUCE, 64 * MIB, 2, TH_POLICY_ROUNDROBIN,
-                            TH_INTRA_FIFO),
-                        1171935);
+    ck_assert_double_eq(
+        run(&s, TH_COLL_ALLREDUCE, 64 * MIB, 2, TH_POLICY_ROUNDROBIN, TH_INTRA_FIFO), 1171935);
     /* ... but not with an inactive dim (ASTRA-sim rotates over every dim) */
     th_runner *rr = th_runner_create();
     th_collective c1 = {TH_COLL_ALLREDUCE, 64 * MIB, 2, 1u};
@@ -269,9 +259,8 @@ START_TEST(two_dims) {
      * baseline walks the dims down): 1 MiB and 2 MiB messages (19531 + 39062 = 58593 after
      * truncating 19531.25), then AG@0 of 4 MiB: 4 and 8 MiB (78125 + 156250): 292968, + 1. */
     s = two("");
-    ck_assert_double_eq(run(&s, TH_COLL_REDUCESCATTER, 64 * MIB, 1, TH_POLICY_BASELINE,
-                            TH_INTRA_FIFO),
-                        1171999);
+    ck_assert_double_eq(
+        run(&s, TH_COLL_REDUCESCATTER, 64 * MIB, 1, TH_POLICY_BASELINE, TH_INTRA_FIFO), 1171999);
     ck_assert_double_eq(run(&s, TH_COLL_ALLGATHER, MIB, 1, TH_POLICY_BASELINE, TH_INTRA_FIFO),
                         292969);
 }
@@ -422,16 +411,15 @@ END_TEST
  * / 3 * 2^20 = 3 MiB, divided by dim 0's 4: 786432 >= 1 MiB / 16, so dims 0, 1; loads 15, 15. */
 START_TEST(themis_rs_ag) {
     th_system s = two("");
-    ck_assert_double_eq(run(&s, TH_COLL_REDUCESCATTER, 64 * MIB, 2, TH_POLICY_THEMIS,
-                            TH_INTRA_FIFO),
-                        585998);
-    ck_assert_double_eq(run(&s, TH_COLL_REDUCESCATTER, 64 * MIB, 2, TH_POLICY_BASELINE,
-                            TH_INTRA_FIFO),
-                        1054796);
+    ck_assert_double_eq(
+        run(&s, TH_COLL_REDUCESCATTER, 64 * MIB, 2, TH_POLICY_THEMIS, TH_INTRA_FIFO), 585998);
+    ck_assert_double_eq(
+        run(&s, TH_COLL_REDUCESCATTER, 64 * MIB, 2, TH_POLICY_BASELINE, TH_INTRA_FIFO), 1054796);
     th_collective c = {TH_COLL_ALLGATHER, 2 * MIB, 2, 0};
     th_plan *plan = th_plan_create();
     th_error err = {0};
-    ck_assert_int_eq(th_sched_plan(plan, &s, &c, TH_POLICY_THEMIS, TH_LOAD_ALPHA_BETA, &err), TH_OK);
+    ck_assert_int_eq(th_sched_plan(plan, &s, &c, TH_POLICY_THEMIS, TH_LOAD_ALPHA_BETA, &err),
+                     TH_OK);
     for (int i = 0; i < 2; i++) {
         ck_assert_int_eq(th_plan_order(plan, i)[0], 0);
         ck_assert_int_eq(th_plan_order(plan, i)[1], 1);
@@ -453,22 +441,26 @@ START_TEST(system_errors) {
     char d[256], json[1024];
     const char *m;
     /* a Ring with 1 link has no bandwidth in ASTRA-sim */
-    snprintf(json, sizeof json, "{\"model\": \"astra-sim-1.0\", \"endpoint_ns\": 0, \"dims\": [%s]}",
+    snprintf(json, sizeof json,
+             "{\"model\": \"astra-sim-1.0\", \"endpoint_ns\": 0, \"dims\": [%s]}",
              dim(d, "ring", 4, 50, 0, 1, "ring"));
     m = refuse(json);
     ck_assert_msg(strstr(m, "dims[0].links") && strstr(m, "pairs"), "%s", m);
     /* FullyConnected: fewer links than peers */
-    snprintf(json, sizeof json, "{\"model\": \"astra-sim-1.0\", \"endpoint_ns\": 0, \"dims\": [%s]}",
+    snprintf(json, sizeof json,
+             "{\"model\": \"astra-sim-1.0\", \"endpoint_ns\": 0, \"dims\": [%s]}",
              dim(d, "fc", 8, 50, 0, 6, "direct"));
     m = refuse(json);
     ck_assert_msg(strstr(m, "dims[0].links") && strstr(m, "npus - 1 = 7"), "%s", m);
     /* halvingDoubling on 6 NPUs */
-    snprintf(json, sizeof json, "{\"model\": \"astra-sim-1.0\", \"endpoint_ns\": 0, \"dims\": [%s]}",
+    snprintf(json, sizeof json,
+             "{\"model\": \"astra-sim-1.0\", \"endpoint_ns\": 0, \"dims\": [%s]}",
              dim(d, "switch", 6, 50, 0, 1, "halvingDoubling"));
     m = refuse(json);
     ck_assert_msg(strstr(m, "dims[0].allreduce") && strstr(m, "power-of-two"), "%s", m);
     /* direct All-Reduce on a Ring of 8 */
-    snprintf(json, sizeof json, "{\"model\": \"astra-sim-1.0\", \"endpoint_ns\": 0, \"dims\": [%s]}",
+    snprintf(json, sizeof json,
+             "{\"model\": \"astra-sim-1.0\", \"endpoint_ns\": 0, \"dims\": [%s]}",
              dim(d, "ring", 8, 50, 0, 2, "direct"));
     m = refuse(json);
     ck_assert_msg(strstr(m, "dims[0].allreduce") && strstr(m, "direct on a Ring"), "%s", m);
@@ -563,7 +555,6 @@ START_TEST(collective_errors) {
 }
 END_TEST
 
-
 /* ---- import-astra of ASTRA-sim 1.0 files ---- */
 
 /* Writes text to dir/name and returns the path (static, one of four). */
@@ -579,7 +570,8 @@ static const char *put(const char *dir, const char *name, const char *text) {
 /* A network of the tutorial's exercise 3 shape (3-D switch 8 x 8 x 8, 1 link of 50 GB/s, 1 ns)
  * and its two system files, written again here by hand. */
 static const char tut_net[] =
-    "{\n  \"dimensions-count\": 3,\n  \"topologies-per-dim\": [\"Switch\", \"Switch\", \"Switch\"],\n"
+    "{\n  \"dimensions-count\": 3,\n  \"topologies-per-dim\": [\"Switch\", \"Switch\", "
+    "\"Switch\"],\n"
     "  \"units-count\": [8, 8, 8],\n  \"links-count\": [1, 1, 1],\n"
     "  \"link-latency\": [1, 1, 1],\n  \"link-bandwidth\": [50, 50, 50]\n}\n";
 static const char tut_sys_head[] =
@@ -607,17 +599,26 @@ static double run_file(const char *sys) {
 START_TEST(import_tutorial) {
     char *dir = test_tmp_dir(), sys[2048], net[4200], base[4200], them[4200];
     snprintf(net, sizeof net, "%s", put(dir, "3d_switch.json", tut_net));
-    snprintf(sys, sizeof sys, "%sintra-dimension-scheduling: FIFO\ninter-dimension-scheduling: "
-             "baseline\n", tut_sys_head);
+    snprintf(sys, sizeof sys,
+             "%sintra-dimension-scheduling: FIFO\ninter-dimension-scheduling: "
+             "baseline\n",
+             tut_sys_head);
     snprintf(base, sizeof base, "%s", put(dir, "3d_switch_baseline.txt", sys));
-    snprintf(sys, sizeof sys, "%sintra-dimension-scheduling: SCF\ninter-dimension-scheduling: "
-             "themis\n", tut_sys_head);
+    snprintf(sys, sizeof sys,
+             "%sintra-dimension-scheduling: SCF\ninter-dimension-scheduling: "
+             "themis\n",
+             tut_sys_head);
     snprintf(them, sizeof them, "%s", put(dir, "3d_switch_themis.txt", sys));
     test_cli_out r;
     /* the tutorial's published numbers (tag) and the branch's Themis + SCF */
-    static const struct { const char *sys, *version; double us; } cases[] = {
-        {"base", "tutorial-asplos2023", 35008.129}, {"them", "tutorial-asplos2023", 13635.871},
-        {"base", "1.0", 35008.129}, {"them", "1.0", 13866.496}, {"them", NULL, 13866.496}};
+    static const struct {
+        const char *sys, *version;
+        double us;
+    } cases[] = {{"base", "tutorial-asplos2023", 35008.129},
+                 {"them", "tutorial-asplos2023", 13635.871},
+                 {"base", "1.0", 35008.129},
+                 {"them", "1.0", 13866.496},
+                 {"them", NULL, 13866.496}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         TEST_DIR_PATH(out, dir, "out.json");
         test_cli(&r, "import-astra %s %s%s%s -o %s --force", net,
@@ -645,13 +646,14 @@ START_TEST(import_long_form) {
                  "\"units-count\": [4], \"links-count\": [2], \"link-latency\": [100],\n"
                  "\"link-bandwidth\": [25], \"nic-latency\": [5], \"router-latency\": [20],\n"
                  "\"hbm-latency\": [10], \"hbm-bandwidth\": [1000], \"hbm-scale\": [1]}\n"));
-    const char *sys = put(dir, "ring.txt",
-                          "scheduling-policy: FIFO\nendpoint-delay: 10\npreferred-dataset-splits: 1\n"
-                          "boost-mode: 0\nall-reduce-implementation: ring\n"
-                          "all-gather-implementation: ring\nreduce-scatter-implementation: ring\n"
-                          "all-to-all-implementation: ring\ncollective-optimization: baseline\n"
-                          "L: 0\no: 0\ng: 0\nG: 0\nlocal-reduction-delay: 1\nseprate-log: 1\n"
-                          "model-shared-bus: 0\ninter-dimension-scheduling: roundRobin\n");
+    const char *sys =
+        put(dir, "ring.txt",
+            "scheduling-policy: FIFO\nendpoint-delay: 10\npreferred-dataset-splits: 1\n"
+            "boost-mode: 0\nall-reduce-implementation: ring\n"
+            "all-gather-implementation: ring\nreduce-scatter-implementation: ring\n"
+            "all-to-all-implementation: ring\ncollective-optimization: baseline\n"
+            "L: 0\no: 0\ng: 0\nG: 0\nlocal-reduction-delay: 1\nseprate-log: 1\n"
+            "model-shared-bus: 0\ninter-dimension-scheduling: roundRobin\n");
     TEST_DIR_PATH(out, dir, "out.json");
     test_cli_out r;
     test_cli(&r, "import-astra %s %s -o %s", net, sys, out);
@@ -695,13 +697,17 @@ START_TEST(import_errors) {
         {"{\"dimensions-count\": 1, \"topologies-per-dim\": [\"Torus\"]}", NULL, 0,
          "topologies-per-dim: entry 0: expected Ring"},
         {"{\"dimensions-count\": 1, \"topologies-per-dim\": [\"Ring\"], \"dimension-type\": "
-         "\"N\"}", NULL, 0, "dimension-type: expected one name per dimension"},
+         "\"N\"}",
+         NULL, 0, "dimension-type: expected one name per dimension"},
         {"{\"dimensions-count\": 1, \"topologies-per-dim\": [\"Ring\"], \"dimension-type\": "
-         "[\"Node\"]}", NULL, 0, "dimension-type: expected T, N, P or PP"},
+         "[\"Node\"]}",
+         NULL, 0, "dimension-type: expected T, N, P or PP"},
         {"{\"dimensions-count\": 1, \"topologies-per-dim\": [\"Ring\"], \"dimension-type\": "
-         "[\"PP\"]}", NULL, 0, "dimension-type: PP (inter-pod) on a Ring"},
+         "[\"PP\"]}",
+         NULL, 0, "dimension-type: PP (inter-pod) on a Ring"},
         {"{\"dimensions-count\": 1, \"topologies-per-dim\": [\"Ring\"], \"dimension-type\": "
-         "[4]}", NULL, 1, "dimension-type: expected strings"},
+         "[4]}",
+         NULL, 1, "dimension-type: expected strings"},
         {"{\"dimensions-count\": 1, \"topologies-per-dim\": [\"Ring\"]}", NULL, 0,
          "units-count: missing"},
         {"{\"dimensions-count\": 1, \"topologies-per-dim\": [\"Ring\"], \"units-count\": [4, 4]}",
@@ -756,7 +762,8 @@ START_TEST(import_errors) {
     char *dir = test_tmp_dir();
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char net[4200], sys[4200], text[2048];
-        snprintf(net, sizeof net, "%s", put(dir, "net.json", cases[i].net ? cases[i].net : good_net));
+        snprintf(net, sizeof net, "%s",
+                 put(dir, "net.json", cases[i].net ? cases[i].net : good_net));
         /* a bad setting goes first, then the good ones it does not repeat */
         snprintf(text, sizeof text, "%s", cases[i].sys ? cases[i].sys : "");
         if (cases[i].sys) {
@@ -806,8 +813,10 @@ START_TEST(import_errors) {
     ck_assert_msg(strstr(err.msg, "cannot open"), "%s", err.msg);
     ck_assert_int_eq(th_astra_detect(none, &err), -1);
     /* the command line */
-    test_bad("--astra-version: expected 1.0 or tutorial-asplos2023", "import-astra %s %s "
-             "--astra-version 2.0", net, sys);
+    test_bad("--astra-version: expected 1.0 or tutorial-asplos2023",
+             "import-astra %s %s "
+             "--astra-version 2.0",
+             net, sys);
     test_bad("give its system text file too", "import-astra %s", net);
     test_bad("1.0 takes a `key: value` system text file", "import-astra %s %s", net, net);
     test_bad("--astra-version applies to ASTRA-sim 1.0 inputs",

@@ -33,8 +33,8 @@ void th_astra1_tracker_reset(th_a1_tracker *t, const th_system *sys);
 
 /* th_sched_plan for a 1.0 system whose Themis starts from tracker t and leaves its state there
  * (any other policy plans as th_sched_plan does and leaves t alone). */
-int th_astra1_plan(th_plan *plan, const th_system *sys, const th_collective *coll,
-                   th_policy policy, th_a1_tracker *t, th_error *err);
+int th_astra1_plan(th_plan *plan, const th_system *sys, const th_collective *coll, th_policy policy,
+                   th_a1_tracker *t, th_error *err);
 
 /* Priorities of ASTRA-sim 1.0's Sys::get_priority: the system's scheduling-policy (None), an
  * explicit LIFO or FIFO request (the branch honours it; the tutorial tag uses the system's),
