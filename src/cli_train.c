@@ -286,6 +286,14 @@ int cli_train(int argc, char **argv) {
                                "ASTRA-sim 1.0 text workloads; %s is JSON",
                                o.workload);
     }
+    if (a1 && sys.model == TH_MODEL_ASTRA1 && (o.t.bucket || o.t.chunking_set || o.ideal_lat)) {
+        th_a1_free(a1);
+        th_workload_free(wl);
+        return cli_usage_error("train",
+                               "--bucket, --chunking and --ideal-lat are for our replay; under "
+                               "the astra-sim-1.0 preset %s runs ASTRA-sim 1.0's state machine",
+                               o.workload);
+    }
     if (a1) {
         cli_a1_run run = {o.output, o.trace, o.format, o.force, o.policy, o.intra, o.t.chunks, &def};
         rc = cli_a1_train(&o.a1, &run, o.workload, a1, &sys, &wl, &err);

@@ -330,6 +330,11 @@ START_TEST(train_bucket_chunking) {
     ck_assert_int_eq((int)test_csv_d(&k, 0, "collectives"), 4);
     test_csv_free(&k);
     test_bad("--bucket", "train '%s' --bucket lots", test_dpath("wl_bucket.json"));
+    /* ASTRA-sim 1.0's own replay (a text workload under the astra-sim-1.0 preset) has none */
+    test_bad("are for our replay", "train '%s' -s '%s' --bucket on", test_dpath("astra1/data1.txt"),
+             test_dpath("astra1/sw4.json"));
+    test_bad("astra-sim-1.0 preset", "train '%s' -s '%s' --ideal-lat",
+             test_dpath("astra1/data1.txt"), test_dpath("astra1/sw4.json"));
     test_bad("--chunking", "train '%s' --chunking ring", test_dpath("wl_bucket.json"));
 }
 END_TEST
