@@ -164,6 +164,13 @@ int th_cal_fit_logs(const th_cal_log *logs, const th_coll_type *colls, int nlogs
         if ((rc = wls(x, y, w, n, 1, &c[1], &sd[1], err))) goto out;
         c[0] = sd[0] = 0;
     }
+    if (!isfinite(c[0]) || !isfinite(c[1]) || !isfinite(1.0 / c[1])) {
+        rc = th_error_set(err, TH_EINPUT,
+                          "%s: the fit gives no finite latency and bandwidth (times or sizes out "
+                          "of range)",
+                          logs[0].source);
+        goto out;
+    }
     if (!(c[1] > 0)) {
         rc = th_error_set(err, TH_EINPUT,
                           "%s: the time does not grow with the size over the fitted rows%s "

@@ -22,6 +22,8 @@ typedef struct gen {
     int kmin, kmax;
     int rccl;          /* the rccl-tests header (no groups, a version line) */
     int in_place_only; /* rccl-tests -O 0 */
+    int per_iter;      /* nccl-tests -I 1: i_min, i_max, i_p99, i_cv% after each #wrong */
+    int timestamps;    /* nccl-tests -S 1: a timestamp column at the end */
     int no_footer;     /* a log cut after its rows */
     double ll_below;   /* sizes below this follow another line (a low-latency protocol) */
     double ll_a_us, ll_b_us;
@@ -89,11 +91,17 @@ static const char *gen_text(const gen *g) {
         g->in_place_only ? "in-place" : "out-of-place                       in-place";
     add(&p, &n, "# %10s  %12s  %8s  %6s  %6s           %s          \n", "", "", "", "", "", title);
     add(&p, &n, "# %10s  %12s  %8s  %6s  %6s", "size", "count", "type", "redop", "root");
-    for (int s = g->in_place_only; s < 2; s++)
+    for (int s = g->in_place_only; s < 2; s++) {
         add(&p, &n, "  %7s  %6s  %6s  %6s", "time", "algbw", "busbw", "#wrong");
+        if (g->per_iter) add(&p, &n, "  %7s  %7s  %7s  %7s", "i_min", "i_max", "i_p99", "i_cv%");
+    }
+    if (g->timestamps) add(&p, &n, " %19s", "timestamp");
     add(&p, &n, "\n# %10s  %12s  %8s  %6s  %6s", "(B)", "(elements)", "", "", "");
-    for (int s = g->in_place_only; s < 2; s++)
+    for (int s = g->in_place_only; s < 2; s++) {
         add(&p, &n, "  %7s  %6s  %6s  %6s", "(us)", "(GB/s)", "(GB/s)", "");
+        if (g->per_iter) add(&p, &n, "  %7s  %7s  %7s  %7s", "(us)", "(us)", "(us)", "(%)");
+    }
+    if (g->timestamps) add(&p, &n, " %19s", "%Y-%m-%d %H:%M:%S");
     add(&p, &n, "\n");
     double q = (g->nranks - 1.0) / g->nranks;
     double factor = g->coll == TH_COLL_ALLREDUCE ? 2 * q : q;
@@ -113,7 +121,13 @@ static const char *gen_text(const gen *g) {
             cell(ct, 7, t), cell(ca, 6, algbw), cell(cb, 6, algbw * factor);
             add(&p, &n, "  %7s  %6s  %6s  %6g", ct, ca, cb, 0.0);
             bus_sum += algbw * factor, bus_n++;
+            if (g->per_iter) {
+                char c1[64], c2[64];
+                cell(c1, 7, 0.97 * t), cell(c2, 7, 1.05 * t);
+                add(&p, &n, "  %7s  %7s  %7s  %7s", c1, c2, c2, "   1.20");
+            }
         }
+        if (g->timestamps) add(&p, &n, "%21s", "2026-01-05 10:00:00");
         add(&p, &n, "\n");
     }
     if (!g->no_footer) {
@@ -425,6 +439,38 @@ START_TEST(test_rccl_in_place_only) {
 }
 END_TEST
 
+/* Replaces the first occurrence of `from` in text (static copy). */
+static const char *edit(const char *text, const char *from, const char *to) {
+    static char out[70000];
+    const char *at = strstr(text, from);
+    ck_assert_msg(at != NULL, "'%s' not in the log", from);
+    snprintf(out, sizeof out, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+    return out;
+}
+
+/* nccl-tests -I 1 and -S 1 add columns; the old 'error' column name reads as #wrong. */
+START_TEST(test_table_variants) {
+    gen g = exact_ar;
+    g.per_iter = 1, g.timestamps = 1;
+    th_dim d = dim_of(TH_TOPO_SWITCH, TH_ALG_RHD, 8);
+    th_cal_opts o = opts();
+    th_cal_fit f = fit_one(&g, &d, &o);
+    ck_assert_rel(f.alpha_ns, 500.0);
+    ck_assert_rel(f.bw, 28.672);
+    th_cal_fit_free(&f);
+    o.in_place = 1;
+    f = fit_one(&g, &d, &o);
+    ck_assert_rel(f.alpha_ns, 500.0);
+    th_cal_fit_free(&f);
+    th_cal_log log;
+    th_error err = {0};
+    const char *old = edit(gen_text(&exact_ar), "busbw  #wrong", "busbw   error");
+    ck_assert_msg(parse(old, &log, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(log.nrows, 14);
+    th_cal_log_free(&log);
+}
+END_TEST
+
 START_TEST(test_collective_detection) {
     th_cal_log log;
     th_error err = {0};
@@ -456,15 +502,6 @@ START_TEST(test_collective_detection) {
     ck_assert_int_eq(th_cal_program_coll("all_reduce_perfx"), -1);
 }
 END_TEST
-
-/* Replaces the first occurrence of `from` in text (static copy). */
-static const char *edit(const char *text, const char *from, const char *to) {
-    static char out[70000];
-    const char *at = strstr(text, from);
-    ck_assert_msg(at != NULL, "'%s' not in the log", from);
-    snprintf(out, sizeof out, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
-    return out;
-}
 
 static void parse_fails(const char *text, const char *needle) {
     th_cal_log log;
@@ -530,8 +567,8 @@ START_TEST(test_cycles_and_zero_rows) {
     const char *first = strstr(good, "       16384 ");
     const char *footer = strstr(good, "# Out of bounds");
     char two[70000];
-    snprintf(two, sizeof two, "%.*s%.*s%s", (int)(footer - good), good, (int)(footer - first),
-             first, footer);
+    snprintf(two, sizeof two, "%.*s# Testing 2 cycle.\n%.*s%s", (int)(footer - good), good,
+             (int)(footer - first), first, footer); /* rccl-tests' line between cycles */
     th_cal_log log;
     th_error err = {0};
     ck_assert_msg(parse(two, &log, &err) == 0, "%s", err.msg);
@@ -889,6 +926,7 @@ Suite *calibrate_suite(void) {
     t = tcase_create("logs");
     tcase_add_test(t, test_rccl_in_place_only);
     tcase_add_test(t, test_collective_detection);
+    tcase_add_test(t, test_table_variants);
     tcase_add_test(t, test_log_errors);
     tcase_add_test(t, test_cycles_and_zero_rows);
     tcase_add_test(t, test_wrong_rows);

@@ -15,6 +15,7 @@ int th_fuzz_astra_net(const uint8_t *data, size_t size); /* th_astra_import, the
 int th_fuzz_astra_sys(const uint8_t *data, size_t size); /* th_astra_import, the JSON */
 int th_fuzz_units(const uint8_t *data, size_t size);     /* sizes, shards */
 int th_fuzz_csv(const uint8_t *data, size_t size);       /* th_csv_read, th_summarize */
+int th_fuzz_calibrate(const uint8_t *data, size_t size); /* th_cal_log_parse, the fit */
 
 /* th_astra1_import: an ASTRA-sim 1.0 network JSON, a 1.0 system text */
 int th_fuzz_astra1_net(const uint8_t *data, size_t size);

@@ -26,6 +26,7 @@ static const struct {
     {"astra1_workload", th_fuzz_astra1_workload},
     {"astra1_net", th_fuzz_astra1_net},
     {"astra1_sys", th_fuzz_astra1_sys},
+    {"calibrate", th_fuzz_calibrate},
 };
 
 /* Reads a whole file; NULL on failure (errno set). */
