@@ -481,6 +481,11 @@ START_TEST(test_collective_detection) {
     ck_assert(th_cal_collective(&log, -1, 8, &c, &err) == 0);
     ck_assert_int_eq(c, TH_COLL_REDUCESCATTER);
     th_cal_log_free(&log);
+    /* a log of 8 ranks read as a dim of 2: neither 2 (1/2) nor 1/2 matches 7/8 */
+    ck_assert(parse(gen_text(&g), &log, &err) == 0);
+    ck_assert_int_eq(th_cal_collective(&log, -1, 2, &c, &err), TH_EINPUT);
+    ck_assert(strstr(err.msg, "its busbw / algbw ratio does not tell it"));
+    th_cal_log_free(&log);
     g.coll = TH_COLL_ALLGATHER; /* redop none: All-Gather or All-to-All */
     ck_assert(parse(gen_text(&g), &log, &err) == 0);
     ck_assert(th_cal_collective(&log, -1, 8, &c, &err) == TH_EINPUT);
@@ -557,6 +562,26 @@ START_TEST(test_log_errors) {
     /* a header without its columns */
     parse_fails(edit(good, "algbw", "algbx"), "x.log:17: results table header: time column 1");
     parse_fails(edit(good, "  redop", "  redox"), "without its redop column");
+    /* a time of 0, a third time column, no time column, too many columns */
+    parse_fails(edit(good, "   7.00 ", "   0.00 "),
+                "x.log:19: out-of-place time: expected a time > 0 us, got 0");
+    parse_fails(edit(good, "#wrong\n", "#wrong     time\n"),
+                "x.log:17: results table header with more than two time columns");
+    char *once = strdup(edit(good, "  time  ", "  tame  "));
+    parse_fails(edit(once, "  time  ", "  tame  "),
+                "x.log:17: results table header without its time column");
+    free(once);
+    char wide[70000];
+    snprintf(wide, sizeof wide, "%s", good);
+    char *eol = strchr(strstr(wide, "\n       16384 "), '\n');
+    eol = strchr(eol + 1, '\n');
+    char tail[70000];
+    snprintf(tail, sizeof tail, "%s", eol);
+    int off = (int)(eol - wide);
+    for (int i = 0; i < 60; i++)
+        off += snprintf(wide + off, sizeof wide - (size_t)off, " 1");
+    snprintf(wide + off, sizeof wide - (size_t)off, "%s", tail);
+    parse_fails(wide, "x.log:19: too many columns");
     free(good);
 }
 END_TEST
@@ -622,6 +647,28 @@ START_TEST(test_fit_errors) {
     th_dim d = dim_of(TH_TOPO_SWITCH, TH_ALG_RHD, 8);
     ck_assert_int_eq(th_cal_fit_logs(&log, &c, 1, &d, &o, &f, &err), TH_EINPUT);
     ck_assert(strstr(err.msg, "does not grow with the size"));
+    th_cal_log_free(&log);
+}
+END_TEST
+
+/* Times of 1e-300 us: their weights overflow and the fit has no finite value. */
+START_TEST(test_fit_not_finite) {
+    const char *text = "# Collective test starting: all_reduce_perf\n"
+                       "#  size  count  type  redop  root  time  algbw  busbw  #wrong\n"
+                       "   1024    256 float    sum    -1 1e-300   0.21   0.36       0\n"
+                       "   2048    512 float    sum    -1 2e-300   0.21   0.36       0\n"
+                       "   4096   1024 float    sum    -1 3e-300   0.21   0.36       0\n"
+                       "# Out of bounds values : 0 OK\n";
+    th_cal_log log;
+    th_error err = {0};
+    ck_assert_msg(parse(text, &log, &err) == 0, "%s", err.msg);
+    th_coll_type c = TH_COLL_ALLREDUCE;
+    th_dim d = dim_of(TH_TOPO_SWITCH, TH_ALG_RHD, 8);
+    th_cal_opts o = opts();
+    th_cal_fit f;
+    ck_assert_int_eq(th_cal_fit_logs(&log, &c, 1, &d, &o, &f, &err), TH_EINPUT);
+    ck_assert_msg(strstr(err.msg, "x.log: the fit gives no finite latency and bandwidth"), "%s",
+                  err.msg);
     th_cal_log_free(&log);
 }
 END_TEST
@@ -698,6 +745,25 @@ START_TEST(test_json) {
     /* a run killed while writing: no closing brace */
     parse_fails(json_log(""), "x.log:1:");
     parse_fails("{\"a\": 1}", "not an nccl-tests JSON file (-J): no \"results\" list");
+    parse_fails("{\"results\": [1]}", "x.log: results[0]: expected an object");
+    parse_fails("{\"results\": [{\"size\": 1.5, \"type\": \"float\", \"redop\": \"sum\"}]}",
+                "x.log: results[0]: size: expected a whole number of bytes, got 1.5");
+    parse_fails("{\"results\": [{\"size\": 0, \"type\": \"float\", \"redop\": \"sum\"}]}",
+                "x.log: results: no result of size > 0");
+    parse_fails("{\"results\": [{\"size\": 8, \"out_of_place\": 3}]}",
+                "x.log: results[0].out_of_place: expected an object or null, got 3");
+    /* a result without the chosen side: null in-place times */
+    th_cal_log nul;
+    ck_assert(parse("{\"results\": [{\"size\": 8, \"type\": \"float\", \"redop\": \"sum\", "
+                    "\"out_of_place\": {\"time\": 5}, \"in_place\": {\"time\": 6}}, "
+                    "{\"size\": 16, \"type\": \"float\", \"redop\": \"sum\", "
+                    "\"out_of_place\": {\"time\": 7}, \"in_place\": null}]}",
+                    &nul, &err) == 0);
+    o.in_place = 1;
+    ck_assert_int_eq(th_cal_fit_logs(&nul, &c, 1, &d, &o, &f, &err), TH_EINPUT);
+    ck_assert_msg(strstr(err.msg, "x.log: results[1]: no in-place time for size 16"), "%s",
+                  err.msg);
+    th_cal_log_free(&nul);
     parse_fails(edit(json_log("}"), "\"time\": 7.000000", "\"cpu_time\": 7.0"),
                 "results[0].out_of_place.cpu_time: the file reports CPU time");
     parse_fails(edit(json_log("}"), "\"size\": 16384", "\"size\": \"16384\""),
@@ -885,6 +951,49 @@ START_TEST(test_cli_plot) {
 }
 END_TEST
 
+START_TEST(test_cli_inputs) {
+    char *dir = test_tmp_dir();
+    const char *log = write_log(dir, "ar.log", gen_text(&exact_ar));
+    test_bad("astra-sim preset: calibrate fits the analytical model", "calibrate %s -s %s", log,
+             test_dpath("astra_2d.json"));
+    /* a log without its devices: --npus is needed */
+    const char *bare = write_log(dir, "bare.log",
+                                 "# Collective test starting: all_reduce_perf\n"
+                                 "#  size  count  type  redop  root  time  algbw  busbw  #wrong\n"
+                                 "  16384   4096 float    sum    -1   7.00   2.34   4.10       0\n"
+                                 "  32768   8192 float    sum    -1   8.00   4.10   7.17       0\n"
+                                 "# Out of bounds values : 0 OK\n");
+    test_bad("bare.log: the log lists 0 rank(s) under '# Using devices': give the dim's NPUs "
+             "with --npus",
+             "calibrate %s --topology switch", bare);
+    /* with --npus: the two sizes give the exact case's line (7 = 6 + 1, 8 = 6 + 2 us) */
+    test_cli_out r;
+    test_cli(&r, "calibrate %s --topology switch --npus 8", bare);
+    test_expect_ok(&r, "--npus");
+    ck_assert(strstr(r.err, "latency_ns  500 +- 0"));
+    test_cli_free(&r);
+    /* #wrong > 0 fitted with --allow-wrong: a warning naming the first row */
+    const char *wrong = write_log(
+        dir, "wrong.log", edit(gen_text(&exact_ar), "       0     8.00", "       3     8.00"));
+    test_bad("wrong.log:20: #wrong = 3", "calibrate %s --topology switch", wrong);
+    test_cli(&r, "calibrate %s --topology switch --allow-wrong -o %s/w.json", wrong, dir);
+    test_expect_ok(&r, "--allow-wrong");
+    ck_assert_msg(strstr(r.err, "themis: warning: 1 row(s) with #wrong > 0 fitted, the first at "),
+                  "%s", r.err);
+    ck_assert(strstr(r.err, "wrong.log:20"));
+    test_cli_free(&r);
+    /* a size-0 row first (trimmed sizes): skipped with a note */
+    const char *zero = write_log(
+        dir, "zero.log",
+        edit(gen_text(&exact_ar), "       16384          4096", "           0             0"));
+    test_cli(&r, "calibrate %s --topology switch -o %s/z.json", zero, dir);
+    test_expect_ok(&r, "size 0");
+    ck_assert_msg(strstr(r.err, "zero.log: 1 row(s) of size 0 skipped"), "%s", r.err);
+    test_cli_free(&r);
+    test_rm_dir(dir);
+}
+END_TEST
+
 START_TEST(test_cli_usage) {
     test_cli_out r;
     test_cli(&r, "calibrate --help");
@@ -906,6 +1015,25 @@ START_TEST(test_cli_usage) {
     test_bad("--min-size", "calibrate x.log --topology ring --min-size 1XB");
     test_bad("cannot open", "calibrate /nonexistent.log --topology ring --npus 8");
     test_bad("--dim selects a dim of -s", "calibrate x.log --topology ring --dim 1");
+    test_bad("--npus, --algorithm, --name and --bw describe a new system",
+             "calibrate x.log -s y.json --npus 8");
+    test_bad("--bw is the nominal bandwidth of --efficiency",
+             "calibrate x.log --topology ring --bw 5");
+    test_bad("--bw: expected a bandwidth > 0",
+             "calibrate x.log --topology ring --bw -5 --efficiency");
+    test_bad("--max-size is below --min-size",
+             "calibrate x.log --topology ring --min-size 1MiB --max-size 1KiB");
+    test_bad("--tolerance: expected a number > 0", "calibrate x.log --topology ring --tolerance 0");
+    test_bad("--dim: expected a dim index 0 .. 15", "calibrate x.log -s y.json --dim 16");
+    test_bad("unknown algorithm 'tree'", "calibrate x.log --topology ring --algorithm tree");
+    test_bad("option '--plot' needs a value", "calibrate x.log --topology ring --plot");
+    test_bad("unknown option '--bogus'", "calibrate x.log --topology ring --bogus");
+    {
+        char many[70 * 8] = "";
+        for (int i = 0; i < 65; i++)
+            strcat(many, " x.log");
+        test_bad("at most 64 logs", "calibrate%s --topology ring", many);
+    }
 }
 END_TEST
 
@@ -921,6 +1049,7 @@ Suite *calibrate_suite(void) {
     tcase_add_test(t, test_size_range_and_flags);
     tcase_add_test(t, test_joint_fit);
     tcase_add_test(t, test_fit_errors);
+    tcase_add_test(t, test_fit_not_finite);
     tcase_add_test(t, test_dim_apply);
     suite_add_tcase(s, t);
     t = tcase_create("logs");
@@ -938,6 +1067,7 @@ Suite *calibrate_suite(void) {
     tcase_add_test(t, test_cli_new_system);
     tcase_add_test(t, test_cli_update_dim);
     tcase_add_test(t, test_cli_plot);
+    tcase_add_test(t, test_cli_inputs);
     tcase_add_test(t, test_cli_usage);
     suite_add_tcase(s, t);
     return s;
