@@ -11,11 +11,11 @@
 
 const char *const th_a1_parallelism_names[] = {
     "DATA",        "MODEL", "HYBRID_DATA_MODEL",    "HYBRID_MODEL_DATA",     "HYBRID_TRANSFORMER",
-    "HYBRID_DLRM", "MICRO", "HYBRID_DLRM_ENHANCED", "DISTRIBUTED_INFERENCE", NULL};
+    "HYBRID_DLRM", "MICRO", "HYBRID_DLRM_ENHANCED", "DISTRIBUTED_INFERENCE", "HYBRID_CUSTOMIZED",
+    NULL};
 
 /* Keywords ASTRA-sim 1.0 reads that themis does not replay. */
-static const char *const unsupported[] = {"HYBRID_TRANSFORMER_FWD_IN_BCKWD", "HYBRID_CUSTOMIZED",
-                                          NULL};
+static const char *const unsupported[] = {"HYBRID_TRANSFORMER_FWD_IN_BCKWD", NULL};
 
 /* The collective keywords, in th_coll_type order, then NONE. */
 static const char *const types[] = {"ALLREDUCE", "REDUCESCATTER", "ALLGATHER",
@@ -26,18 +26,19 @@ static const char *const types[] = {"ALLREDUCE", "REDUCESCATTER", "ALLGATHER",
 #define MAX_LAYERS 1000000
 #define MAX_TOKS   16
 
-static const char *const field_names[FIELDS] = {"name",
-                                                "reserved",
-                                                "forward compute",
-                                                "forward comm type",
-                                                "forward comm size",
-                                                "input-grad compute",
-                                                "input-grad comm type",
-                                                "input-grad comm size",
-                                                "weight-grad compute",
-                                                "weight-grad comm type",
-                                                "weight-grad comm size",
-                                                "update delay"};
+static const char *const field_names[FIELDS + 1] = {"name",
+                                                    "reserved",
+                                                    "forward compute",
+                                                    "forward comm type",
+                                                    "forward comm size",
+                                                    "input-grad compute",
+                                                    "input-grad comm type",
+                                                    "input-grad comm size",
+                                                    "weight-grad compute",
+                                                    "weight-grad comm type",
+                                                    "weight-grad comm size",
+                                                    "update delay",
+                                                    "layer parallelism"};
 
 int th_a1_is_text(const char *text, size_t len) {
     size_t i = 0;
@@ -120,14 +121,39 @@ static int bad_field(th_error *err, const char *src, const line *l, int f, const
                         f + 1, field_names[f], expected, shown(b, sizeof b, l->tok[f]));
 }
 
-static int parse_layer(const line *l, th_a1_layer *ly, const char *src, th_error *err) {
-    if (l->n != FIELDS)
+/* A HYBRID_CUSTOMIZED layer's own parallelism: one whose dims need no model group. */
+static int layer_par(const line *l, th_a1_layer *ly, const char *src, th_error *err) {
+    static const char *const ok[] = {"DATA",
+                                     "MODEL",
+                                     "HYBRID_DATA_MODEL",
+                                     "HYBRID_MODEL_DATA",
+                                     "HYBRID_DLRM",
+                                     "HYBRID_DLRM_ENHANCED",
+                                     "MICRO",
+                                     "DISTRIBUTED_INFERENCE",
+                                     NULL};
+    const char *t = l->tok[FIELDS];
+    if (th_name_find(ok, t) < 0)
+        return bad_field(err, src, l, FIELDS,
+                         !strcmp(t, "HYBRID_TRANSFORMER")
+                             ? "a parallelism without a model group (ASTRA-sim splits dims with "
+                               "a group of -1 here)"
+                             : "DATA, MODEL, HYBRID_DATA_MODEL, HYBRID_MODEL_DATA, HYBRID_DLRM, "
+                               "HYBRID_DLRM_ENHANCED, MICRO or DISTRIBUTED_INFERENCE");
+    ly->par = (th_a1_parallelism)th_name_find(th_a1_parallelism_names, t);
+    return TH_OK;
+}
+
+static int parse_layer(const line *l, int custom, th_a1_layer *ly, const char *src, th_error *err) {
+    int want = FIELDS + custom;
+    if (l->n != want)
         return th_error_set(err, TH_EINPUT,
                             "%s:%d: expected %d fields (name, reserved, then compute, comm type "
                             "and comm size for forward, input gradient and weight gradient, then "
-                            "the update delay), got %d: %s",
-                            src, l->no, FIELDS, l->n,
-                            l->n < FIELDS ? "a field is missing" : "an extra field");
+                            "the update delay%s), got %d: %s",
+                            src, l->no, want, custom ? " and the layer's parallelism" : "", l->n,
+                            l->n < want ? "a field is missing" : "an extra field");
+    if (custom && layer_par(l, ly, src, err)) return err->code;
     char b[80];
     if (strlen(l->tok[0]) >= sizeof ly->name)
         return th_error_set(err, TH_EINPUT,
@@ -168,14 +194,14 @@ static int parse_header(const line *l, th_a1_workload *wl, const char *src, th_e
     if (k < 0) {
         if (th_name_find(unsupported, l->tok[0]) >= 0)
             return th_error_set(err, TH_EINPUT,
-                                "%s:%d: parallelism %s: not replayed by themis (supported: DATA, "
-                                "MODEL, HYBRID_DATA_MODEL, HYBRID_MODEL_DATA, HYBRID_TRANSFORMER, "
-                                "HYBRID_DLRM, HYBRID_DLRM_ENHANCED, DISTRIBUTED_INFERENCE, MICRO)",
+                                "%s:%d: parallelism %s: not replayed by themis (activation "
+                                "recomputation in the backward pass)",
                                 src, l->no, l->tok[0]);
         return th_error_set(err, TH_EINPUT,
                             "%s:%d: parallelism: expected DATA, MODEL, HYBRID_DATA_MODEL, "
                             "HYBRID_MODEL_DATA, HYBRID_TRANSFORMER, HYBRID_DLRM, "
-                            "HYBRID_DLRM_ENHANCED, DISTRIBUTED_INFERENCE or MICRO, got '%s'",
+                            "HYBRID_DLRM_ENHANCED, DISTRIBUTED_INFERENCE, HYBRID_CUSTOMIZED or "
+                            "MICRO, got '%s'",
                             src, l->no, shown(b, sizeof b, l->tok[0]));
     }
     wl->par = (th_a1_parallelism)k;
@@ -254,7 +280,8 @@ static int parse(char *text, size_t len, const char *src, th_a1_workload *wl, th
             return th_error_set(err, TH_EINPUT,
                                 "%s: the layer count (line %d) says %d layers, the file has %d",
                                 src, count, wl->nlayers, i);
-        if (parse_layer(&l, &wl->layers[i], src, err)) return err->code;
+        if (parse_layer(&l, wl->par == TH_A1_HYBRID_CUSTOMIZED, &wl->layers[i], src, err))
+            return err->code;
     }
     if (next_line(&r, &l))
         return th_error_set(err, TH_EINPUT,

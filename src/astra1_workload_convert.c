@@ -28,7 +28,9 @@ static void note(th_buf *b, const char *fmt, ...) {
 static int shape(const th_a1_workload *wl, const th_system *sys, const char *src, th_workload *out,
                  th_buf *notes, th_error *err) {
     const char *par = th_a1_parallelism_names[wl->par];
-    if ((wl->par == TH_A1_HYBRID_MODEL_DATA || wl->par == TH_A1_HYBRID_TRANSFORMER) && !sys)
+    if ((wl->par == TH_A1_HYBRID_MODEL_DATA || wl->par == TH_A1_HYBRID_TRANSFORMER ||
+         wl->par == TH_A1_HYBRID_CUSTOMIZED) &&
+        !sys)
         return th_error_set(err, TH_EINPUT,
                             "%s:%d: %s: its model-parallel dims depend on the system's dims: give "
                             "the system (-s SYSTEM.json)",

@@ -49,7 +49,8 @@ int th_a1_issues(const th_a1_workload *wl, int layer, th_phase p) {
     case TH_A1_DISTRIBUTED_INFERENCE: return p == TH_PHASE_FWD;
     case TH_A1_HYBRID_TRANSFORMER: return 1;
     case TH_A1_HYBRID_DATA_MODEL:
-    case TH_A1_HYBRID_MODEL_DATA: return p != TH_PHASE_IG || layer > 0;
+    case TH_A1_HYBRID_MODEL_DATA:
+    case TH_A1_HYBRID_CUSTOMIZED: return p != TH_PHASE_IG || layer > 0;
     }
     return 0;
 }
@@ -57,9 +58,18 @@ int th_a1_issues(const th_a1_workload *wl, int layer, th_phase p) {
 uint32_t th_a1_dims(const th_a1_workload *wl, const th_system *sys, int layer, th_phase phase) {
     int n = sys->ndims < INVOLVED_DIMS ? sys->ndims : INVOLVED_DIMS;
     uint32_t all = (1u << n) - 1u, model = 0, data = all;
-    switch (wl->par) {
+    th_a1_parallelism par = wl->par;
+    if (par == TH_A1_HYBRID_CUSTOMIZED) {
+        /* the layer's own; DLRM's embedding rule belongs to a whole DLRM workload only */
+        par = wl->layers[layer].par;
+        if (th_a1_dlrm(par)) par = TH_A1_DATA;
+    }
+    switch (par) {
     case TH_A1_DATA:
-    case TH_A1_MICRO: model = 0, data = all; break;
+    case TH_A1_MICRO:
+    case TH_A1_HYBRID_CUSTOMIZED: /* never: a layer's own is another */
+        model = 0, data = all;
+        break;
     case TH_A1_HYBRID_DLRM:
     case TH_A1_HYBRID_DLRM_ENHANCED:
         if (layer == 0) return all; /* the embedding layer: every dim for every collective */

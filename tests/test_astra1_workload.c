@@ -122,14 +122,24 @@ START_TEST(detect) {
 }
 END_TEST
 
-#define L1 "l -1 1 NONE 0 1 NONE 0 1 NONE 0 0\n"
+#define L1       "l -1 1 NONE 0 1 NONE 0 1 NONE 0 0\n"
+#define L1C(par) "l -1 1 NONE 0 1 NONE 0 1 NONE 0 0 " par "\n"
 
 START_TEST(parse_errors) {
     parse_bad("", "w.txt: empty", NULL);
     parse_bad("\n\n", "empty", NULL);
     parse_bad("DATTA\n1\n" L1, "w.txt:1: parallelism: expected DATA", "'DATTA'");
-    parse_bad("HYBRID_CUSTOMIZED\n1\n" L1, "w.txt:1: parallelism HYBRID_CUSTOMIZED: not replayed",
-              NULL);
+    parse_bad("HYBRID_TRANSFORMER_FWD_IN_BCKWD\n1\n" L1,
+              "w.txt:1: parallelism HYBRID_TRANSFORMER_FWD_IN_BCKWD: not replayed", NULL);
+    parse_bad("HYBRID_CUSTOMIZED\n1\n" L1, "w.txt:3: expected 13 fields",
+              "and the layer's parallelism), got 12: a field is missing");
+    parse_bad("HYBRID_CUSTOMIZED\n1\n" L1C("DATTA"),
+              "w.txt:3: field 13 (layer parallelism): "
+              "expected DATA, MODEL",
+              "'DATTA'");
+    parse_bad("HYBRID_CUSTOMIZED\n1\n" L1C("HYBRID_TRANSFORMER"),
+              "field 13 (layer parallelism): expected a parallelism without a model group", NULL);
+    parse_bad("DATA\n1\n" L1C("DATA"), "w.txt:3: expected 12 fields", "got 13: an extra field");
     parse_bad("DATA 3\n1\n" L1, "w.txt:1: DATA takes no field after it", "'3'");
     parse_bad("HYBRID_TRANSFORMER\n1\n" L1,
               "w.txt:1: HYBRID_TRANSFORMER: expected "
@@ -820,6 +830,55 @@ START_TEST(preset_enhanced_inference) {
 }
 END_TEST
 
+START_TEST(preset_customized) {
+    /* HYBRID_CUSTOMIZED, a layer's own dims: l0 HYBRID_DATA_MODEL (forward dim 0, WG dim 1),
+     * l1 HYBRID_MODEL_DATA (forward and IG dim 1, WG dim 0). Dim 0 at 50 GB/s (AR of 1 MiB
+     * 29294), dim 1 at 100 GB/s (messages 4882, 2441, 2441, 4882: 14646).
+     * F0 0-1000, AR dim 0 1000-30294, +1; F1 30295-31295, AR dim 1 -45941, +1; IG1
+     * 45942-46942, AR dim 1 46942-61588, +1; WG1 46943-47943, AR dim 0 47943-77237, waits IG1
+     * to 61588, +1; IG0 61589-62589, +1; WG0 62590-63590 (the pass's end), AR dim 1
+     * 63590-78236: the end. */
+    th_system s = preset(SW(4) ", {\"topology\": \"switch\", \"npus\": 4, \"bw_GBps\": 100, "
+                               "\"latency_ns\": 0, \"links\": 1, \"allreduce\": "
+                               "\"halvingDoubling\"}",
+                         0);
+    const char *c = "HYBRID_CUSTOMIZED\n2\n"
+                    "l0 -1 1000 ALLREDUCE 1048576 1000 ALLREDUCE 1048576 1000 ALLREDUCE 1048576 0 "
+                    "HYBRID_DATA_MODEL\n"
+                    "l1 -1 1000 ALLREDUCE 1048576 1000 ALLREDUCE 1048576 1000 ALLREDUCE 1048576 0 "
+                    "HYBRID_MODEL_DATA\n";
+    th_a1_replay_result r = replay(&s, c, ropts(1, 1));
+    ck_assert_rel(r.pass_end[0], 63590);
+    ck_assert_rel(r.total, 78236);
+    ck_assert_int_eq(r.collectives, 5);
+    th_a1_replay_result_free(&r);
+    /* the dims of each layer's own keyword; a DLRM layer 0 is no embedding layer here */
+    th_a1_workload *wl = parse_ok("HYBRID_CUSTOMIZED\n2\n" L1C("HYBRID_DLRM") L1C("MODEL"));
+    ck_assert_int_eq(wl->layers[0].par, TH_A1_HYBRID_DLRM);
+    ck_assert_uint_eq(th_a1_dims(wl, &s, 0, TH_PHASE_FWD), 0u);
+    ck_assert_uint_eq(th_a1_dims(wl, &s, 0, TH_PHASE_WG), 3u);
+    ck_assert_uint_eq(th_a1_dims(wl, &s, 1, TH_PHASE_FWD), 3u);
+    ck_assert_uint_eq(th_a1_dims(wl, &s, 1, TH_PHASE_WG), 0u);
+    /* converted: lists of dims, which need the system */
+    th_a1_scale sc = {1, 1, 0};
+    th_buf notes = {0};
+    th_error err = {0};
+    th_workload *w;
+    ck_assert_int_eq(th_a1_convert(wl, NULL, &sc, "w.txt", &w, &notes, &err), TH_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "HYBRID_CUSTOMIZED: its model-parallel dims depend"));
+    th_a1_free(wl);
+    wl = parse_ok(c);
+    ck_assert_int_eq(th_a1_convert(wl, &s, &sc, "w.txt", &w, &notes, &err), TH_OK);
+    ck_assert_int_eq(w->layers[1].ph[TH_PHASE_FWD].coll.sel, TH_SEL_LIST);
+    ck_assert_uint_eq(w->layers[1].ph[TH_PHASE_FWD].coll.mask, 2u);
+    ck_assert_uint_eq(w->layers[1].ph[TH_PHASE_WG].coll.mask, 1u);
+    ck_assert_uint_eq(w->layers[0].ph[TH_PHASE_WG].coll.mask, 2u);
+    th_workload_free(w);
+    th_a1_free(wl);
+    th_buf_free(&notes);
+}
+END_TEST
+
 START_TEST(preset_transformer) {
     /* Switch 8 split by group 2 into 2 x 4: AR(1 MiB) 19530 on the model dim, 29294 on the
      * data dim. Branch: F0 0-1000, AR 1000-20530, +1; IG0 20531-21531, AR 21531-41061, +1;
@@ -1102,6 +1161,7 @@ Suite *astra1_workload_suite(void) {
     tcase_add_test(tc, preset_dlrm);
     tcase_add_test(tc, preset_transformer);
     tcase_add_test(tc, preset_enhanced_inference);
+    tcase_add_test(tc, preset_customized);
     tcase_add_test(tc, preset_hybrid);
     suite_add_tcase(s, tc);
     TCase *cli = tcase_create("cli");

@@ -25,8 +25,9 @@ typedef enum {
     TH_A1_MICRO,                 /* layer 0's weight-gradient collective, once per pass */
     TH_A1_HYBRID_DLRM_ENHANCED,  /* HYBRID_DLRM whose weight gradients wait for no All-to-All */
     TH_A1_DISTRIBUTED_INFERENCE, /* forwards only, their collectives over every dim */
+    TH_A1_HYBRID_CUSTOMIZED,     /* the hybrids' loop, each layer's dims by its own keyword */
 } th_a1_parallelism;
-#define TH_A1_PARALLELISMS 9
+#define TH_A1_PARALLELISMS 10
 
 extern const char *const th_a1_parallelism_names[]; /* the keywords, NULL-terminated */
 
@@ -42,6 +43,7 @@ typedef struct th_a1_layer {
     char name[TH_NAME_MAX];
     int line;                   /* its line in the file */
     double update;              /* cycles a finished collective of the layer still takes */
+    th_a1_parallelism par;      /* HYBRID_CUSTOMIZED: the layer's own (13th field) */
     th_a1_phase ph[TH_NPHASES]; /* forward, input gradient, weight gradient (th_phase) */
 } th_a1_layer;
 
