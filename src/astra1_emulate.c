@@ -129,8 +129,41 @@ int th_astra1_issue(th_emu *emu, const th_plan *plan, double t, th_a1_prio prio,
  * last NPU of its dim's ring with NPU 0 finishes, and those come in that order): each queues its
  * next phase, its freed dim starts its next waiting phase, then the next phase's dim starts if
  * idle (Sys::proceed_to_next_vnet_baseline). */
+/* The dim of the phase after the one dim d runs, or -1 when that is its chunk's last. */
+static int next_dim(const th_emu *r, int d) {
+    const emu_coll *cr = emu_rec(r, r->srv[d].coll);
+    int stage = cr->next[r->srv[d].chunk] + 1, dim;
+    if (stage >= cr->plan->nstages) return -1;
+    th_op op;
+    double m;
+    th_plan_stage(cr->plan, r->srv[d].chunk, stage, &dim, &op, &m);
+    return dim;
+}
+
+/* With boost-mode 0 ASTRA-sim moves phases ending at the same ns on in the order it registered
+ * their last events, which the preset does not follow: that order changes nothing when the
+ * phases and the phases they move on to touch different dims, and is refused otherwise. */
+static int check_order(const th_emu *r, const int *ending, int nend, th_error *err) {
+    int next[TH_MAX_DIMS];
+    for (int k = 0; k < nend; k++)
+        next[k] = next_dim(r, ending[k]);
+    for (int a = 0; a < nend; a++)
+        for (int b = a + 1; b < nend; b++)
+            if (next[a] == ending[b] || next[b] == ending[a] ||
+                (next[a] >= 0 && next[a] == next[b]))
+                return th_error_set(
+                    err, TH_EINPUT,
+                    "boost_mode: 0, and phases on dims %d and %d end at the same "
+                    "ns (%.0f) and move on into the same dim: ASTRA-sim then orders "
+                    "them by the registration of their last events, which the "
+                    "astra-sim-1.0 preset does not follow (boost_mode 1: dim order)",
+                    ending[a], ending[b], r->t);
+    return TH_OK;
+}
+
 static int step(th_emu *emu, th_error *err) {
     int ending[TH_MAX_DIMS], nend = emu_ending(emu, ending);
+    if (nend > 1 && !emu->sys->a1.boost && check_order(emu, ending, nend, err)) return err->code;
     for (int k = 0; k < nend; k++) {
         int d = ending[k], next = -1;
         uint32_t c, id;

@@ -49,7 +49,7 @@ static int parse(const cJSON *root, th_system *sys, const char *src, th_error *e
     a->local_bw_aware = 1;
     a->lifo = 1;
     a->gap_denominator = 16;
-    a->boost = 1; /* the tutorials' value; 0 only on systems of one active dim */
+    a->boost = 1; /* the tutorials' value */
     int v = TH_A1_BRANCH;
     if (th_json_enum(root, "astra_version", versions, &v, src, "", err)) return err->code;
     a->version = (th_a1_version)v;
@@ -111,16 +111,6 @@ static int validate(const th_system *sys, const char *src, th_error *err) {
                             "%s: reduce_GBps: not used with \"model\": \"astra-sim-1.0\" (a "
                             "reduction of m bytes costs 3 floor(m / 500000) ns there)",
                             src);
-    int active = 0;
-    for (int k = 0; k < sys->ndims; k++)
-        active += sys->dims[k].npus > 1;
-    if (!a->boost && active > 1)
-        return th_error_set(err, TH_EINPUT,
-                            "%s: boost_mode: 0 on a system of %d dims with more than one NPU is "
-                            "not modelled (phases ending at the same ns on different dims then "
-                            "move on in ASTRA-sim's event-registration order, which the preset "
-                            "does not follow; with boost_mode 1 they move on in dim order)",
-                            src, active);
     if ((unsigned)a->version > TH_A1_TUTORIAL || a->gap_denominator < 1 ||
         (a->version == TH_A1_BRANCH && a->gap_denominator != 16))
         return th_error_set(err, TH_EINPUT, "%s: astra_version or gap_denominator out of range",

@@ -32,7 +32,7 @@ typedef struct th_astra1 {
     th_a1_version version;
     int local_bw_aware;              /* collective-optimization localBWAware (else baseline) */
     int lifo;                        /* scheduling-policy LIFO (else FIFO) */
-    int boost;                       /* boost-mode 1 (0 only on systems of one active dim) */
+    int boost;                       /* boost-mode (0: some same-ns phase orders refused) */
     int gap_denominator;             /* Themis fallback: gap < chunk / this (16 on the branch) */
     int links[TH_MAX_DIMS];          /* links-count per dim */
     double scalar[TH_MAX_DIMS];      /* bandwidth multiplier from the links-count rules */
