@@ -52,20 +52,21 @@ static int step(const th_system *sys, int d, double r, double m, int red, double
     return 0;
 }
 
-/* ring: steps to the next NPU; RS and the first half of AR reduce every step. */
+/* ring: k identical steps to the next NPU (1 hop); RS reduces after every step, AR after the
+ * first p - 1. The same sums as step() would make, in closed form (A2A has p (p - 1) / 2). */
 static double ring(const th_system *sys, int d, th_op op, double in, double *bytes, double *out) {
-    double p = (double)sys->dims[d].npus, t = sys->endpoint, m = floor(in / p), k;
-    int red = 0;
+    double p = (double)sys->dims[d].npus, m = floor(in / p), k, reduced = 0;
     switch (op) {
-    case TH_OP_RS: k = p - 1, red = 1, *out = m; break;
+    case TH_OP_RS: k = p - 1, reduced = k, *out = m; break;
     case TH_OP_AG: k = p - 1, m = in, *out = in * p; break;
-    case TH_OP_AR: k = 2 * (p - 1), *out = in; break;
+    case TH_OP_AR: k = 2 * (p - 1), reduced = p - 1, *out = in; break;
     case TH_OP_A2A: k = p * (p - 1) / 2, *out = in; break;
     default: return -1;
     }
-    for (double i = 0; i < k; i++)
-        if (step(sys, d, 1, m, red || (op == TH_OP_AR && i < p - 1), m, &t, bytes)) return -1;
-    return t;
+    double n = net(sys, d, hops(&sys->dims[d], 1), m), c = reduced > 0 ? proc(m) : 0;
+    if (n < 0 || c < 0) return -1;
+    *bytes = k * m;
+    return sys->endpoint + k * (n + sys->endpoint) + reduced * c;
 }
 
 /* halvingDoubling (p a power of two, K = log2 p steps): RS sends halves to partners 1, 2, 4,
