@@ -9,7 +9,7 @@
 #include "themis/astra1_workload.h"
 
 /* Workload::LoopState */
-enum { ST_FWD, ST_WG, ST_IG, ST_WAIT };
+enum { ST_FWD, ST_WG, ST_IG, ST_WAIT, ST_FIB /* Forward_In_BackPass */ };
 
 /* The SchedulingPolicy a collective is issued with (Sys::get_priority). */
 enum { PREF_NONE, PREF_LIFO, PREF_FIFO, PREF_HIGHEST };
@@ -42,6 +42,7 @@ typedef struct replay {
     int *barrier; /* the last issue was blocking */
     /* Workload's state */
     int state, index, delay_loaded, issued, pass, registered, done;
+    int recomputing; /* FWD_IN_BCKWD: checkpoint_initiated */
     double counter;
     double t;
     double compute;
@@ -235,7 +236,7 @@ static int iterate_data(replay *r) {
  * backward is IG compute, IG comm, WG compute, WG comm (not MODEL), then the wait for the
  * layer's IG comm. */
 static int iterate_hybrid(replay *r) {
-    int rc, par = r->wl->par, transformer = par == TH_A1_HYBRID_TRANSFORMER;
+    int rc, par = r->wl->par, transformer = th_a1_transformer(r->wl->par);
     check_end(r);
     if (r->state == ST_FWD) {
         if (!done_blocking(r, r->index, TH_PHASE_WG)) return TH_OK;
@@ -270,6 +271,14 @@ static int iterate_hybrid(replay *r) {
         return tick(r);
     }
     if (r->state == ST_IG) {
+        /* FWD_IN_BCKWD: first recompute the forwards from the checkpoint below */
+        if (r->wl->layers[r->index].initiates && !r->recomputing) {
+            while (!r->wl->layers[r->index].checkpoint)
+                r->index--;
+            r->state = ST_FIB;
+            r->recomputing = 1;
+            return tick(r);
+        }
         if (compute(r, TH_PHASE_IG, &rc)) return rc;
         if (!r->issued && (r->index > 0 || transformer)) {
             r->issued = 1;
@@ -278,9 +287,23 @@ static int iterate_hybrid(replay *r) {
             if ((rc = issue(r, r->index, TH_PHASE_IG, PREF_LIFO, blocking))) return rc;
             if (blocking) return TH_OK;
         }
+        r->recomputing = 0;
         r->issued = 0;
         r->delay_loaded = 0;
         r->state = ST_WG;
+        return tick(r);
+    }
+    if (r->state == ST_FIB) { /* a forward again, up to the layer that started it */
+        if (!done_blocking(r, r->index, TH_PHASE_WG)) return TH_OK;
+        if (compute(r, TH_PHASE_FWD, &rc)) return rc;
+        if (!r->issued) {
+            r->issued = 1;
+            return issue(r, r->index, TH_PHASE_FWD, PREF_NONE, 1);
+        }
+        r->index++;
+        r->delay_loaded = 0;
+        r->issued = 0;
+        if (r->wl->layers[r->index].initiates) r->state = ST_IG;
         return tick(r);
     }
     return TH_OK;

@@ -9,13 +9,18 @@
 #include "themis/astra1_workload.h"
 #include "themis/str.h"
 
-const char *const th_a1_parallelism_names[] = {
-    "DATA",        "MODEL", "HYBRID_DATA_MODEL",    "HYBRID_MODEL_DATA",     "HYBRID_TRANSFORMER",
-    "HYBRID_DLRM", "MICRO", "HYBRID_DLRM_ENHANCED", "DISTRIBUTED_INFERENCE", "HYBRID_CUSTOMIZED",
-    NULL};
-
-/* Keywords ASTRA-sim 1.0 reads that themis does not replay. */
-static const char *const unsupported[] = {"HYBRID_TRANSFORMER_FWD_IN_BCKWD", NULL};
+const char *const th_a1_parallelism_names[] = {"DATA",
+                                               "MODEL",
+                                               "HYBRID_DATA_MODEL",
+                                               "HYBRID_MODEL_DATA",
+                                               "HYBRID_TRANSFORMER",
+                                               "HYBRID_DLRM",
+                                               "MICRO",
+                                               "HYBRID_DLRM_ENHANCED",
+                                               "DISTRIBUTED_INFERENCE",
+                                               "HYBRID_CUSTOMIZED",
+                                               "HYBRID_TRANSFORMER_FWD_IN_BCKWD",
+                                               NULL};
 
 /* The collective keywords, in th_coll_type order, then NONE. */
 static const char *const types[] = {"ALLREDUCE", "REDUCESCATTER", "ALLGATHER",
@@ -24,7 +29,7 @@ static const char *const types[] = {"ALLREDUCE", "REDUCESCATTER", "ALLGATHER",
 #define FIELDS     12
 #define MAX_INT    9007199254740992.0 /* 2^53: every integer up to it is exact in a double */
 #define MAX_LAYERS 1000000
-#define MAX_TOKS   16
+#define MAX_TOKS   1024 /* a line's fields: the FWD_IN_BCKWD header lists layers */
 
 static const char *const field_names[FIELDS + 1] = {"name",
                                                     "reserved",
@@ -188,24 +193,115 @@ static int parse_layer(const line *l, int custom, th_a1_layer *ly, const char *s
 }
 
 /* The header line: the parallelism keyword and its arguments. */
+/* 'model_parallel_NPU_group: G' in tokens 1 and 2 of the header. */
+static int group(const line *l, th_a1_workload *wl, const char *src, th_error *err) {
+    char b[80];
+    double v;
+    if (strcmp(l->tok[1], "model_parallel_NPU_group:"))
+        return th_error_set(err, TH_EINPUT,
+                            "%s:%d: %s: expected 'model_parallel_NPU_group:', got '%s'", src, l->no,
+                            l->tok[0], shown(b, sizeof b, l->tok[1]));
+    if (integer(l->tok[2], 0, &v) || v < 1)
+        return th_error_set(err, TH_EINPUT,
+                            "%s:%d: model_parallel_NPU_group: expected a whole number of NPUs "
+                            ">= 1, got '%s'",
+                            src, l->no, shown(b, sizeof b, l->tok[2]));
+    wl->group = (int64_t)v;
+    return TH_OK;
+}
+
+/* A list 'NAME N i1 .. iN' of layer indices at token *at; moves *at past it. */
+static int layer_list(const line *l, int *at, const char *name, const char *src, th_error *err) {
+    char b[80];
+    double n, v;
+    if (*at + 1 >= l->n || strcmp(l->tok[*at], name))
+        return th_error_set(err, TH_EINPUT,
+                            "%s:%d: HYBRID_TRANSFORMER_FWD_IN_BCKWD: expected '%s N' and N "
+                            "layers, got '%s'",
+                            src, l->no, name, *at < l->n ? shown(b, sizeof b, l->tok[*at]) : "");
+    if (integer(l->tok[*at + 1], 0, &n) || *at + 2 + n > l->n)
+        return th_error_set(err, TH_EINPUT,
+                            "%s:%d: %s expected a count and that many layers, got '%s'", src, l->no,
+                            name, shown(b, sizeof b, l->tok[*at + 1]));
+    for (int i = 0; i < (int)n; i++)
+        if (integer(l->tok[*at + 2 + i], 0, &v))
+            return th_error_set(err, TH_EINPUT, "%s:%d: %s expected layer indices >= 0, got '%s'",
+                                src, l->no, name, shown(b, sizeof b, l->tok[*at + 2 + i]));
+    *at += 2 + (int)n;
+    return TH_OK;
+}
+
+/* HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: G checkpoints: N ...
+ * checkpoint_initiates: M ...: the lists are checked here, set once the layers are read. */
+static int fib_header(const line *l, th_a1_workload *wl, const char *src, th_error *err) {
+    if (l->n > MAX_TOKS)
+        return th_error_set(err, TH_EINPUT, "%s:%d: more than %d fields", src, l->no, MAX_TOKS);
+    if (l->n < 3)
+        return th_error_set(err, TH_EINPUT,
+                            "%s:%d: %s: expected 'model_parallel_NPU_group: G' after the keyword",
+                            src, l->no, l->tok[0]);
+    if (group(l, wl, src, err)) return err->code;
+    int at = 3;
+    if (layer_list(l, &at, "checkpoints:", src, err) ||
+        layer_list(l, &at, "checkpoint_initiates:", src, err))
+        return err->code;
+    if (at != l->n)
+        return th_error_set(err, TH_EINPUT, "%s:%d: a field after checkpoint_initiates' layers",
+                            src, l->no);
+    return TH_OK;
+}
+
+/* The checkpoint flags of the header's lists; every initiating layer needs a checkpoint below
+ * it (ASTRA-sim walks down to one: none reads below layer 0, one at the layer itself
+ * recomputes past it). */
+static int fib_flags(const line *h, th_a1_workload *wl, const char *src, th_error *err) {
+    int at = 3;
+    for (int list = 0; list < 2; list++) {
+        int n = atoi(h->tok[at + 1]);
+        for (int i = 0; i < n; i++) {
+            double v = strtod(h->tok[at + 2 + i], NULL);
+            if (v >= wl->nlayers)
+                return th_error_set(err, TH_EINPUT,
+                                    "%s:%d: %s layer %.0f is not a layer (the workload has %d: "
+                                    "0 .. %d)",
+                                    src, h->no, h->tok[at], v, wl->nlayers, wl->nlayers - 1);
+            if (list == 0)
+                wl->layers[(int)v].checkpoint = 1;
+            else
+                wl->layers[(int)v].initiates = 1;
+        }
+        at += 2 + n;
+    }
+    for (int a = 0; a < wl->nlayers; a++) {
+        if (!wl->layers[a].initiates) continue;
+        int c = a;
+        while (c >= 0 && !wl->layers[c].checkpoint)
+            c--;
+        if (c < 0 || c == a)
+            return th_error_set(err, TH_EINPUT,
+                                "%s:%d: checkpoint_initiates layer %d: %s (ASTRA-sim recomputes "
+                                "the forwards from the nearest checkpoint at or below it, up to "
+                                "the layer before it)",
+                                src, h->no, a,
+                                c < 0 ? "no checkpoint at or below it"
+                                      : "is a checkpoint itself, so nothing lies between");
+    }
+    return TH_OK;
+}
+
 static int parse_header(const line *l, th_a1_workload *wl, const char *src, th_error *err) {
     char b[80];
     int k = th_name_find(th_a1_parallelism_names, l->tok[0]);
-    if (k < 0) {
-        if (th_name_find(unsupported, l->tok[0]) >= 0)
-            return th_error_set(err, TH_EINPUT,
-                                "%s:%d: parallelism %s: not replayed by themis (activation "
-                                "recomputation in the backward pass)",
-                                src, l->no, l->tok[0]);
+    if (k < 0)
         return th_error_set(err, TH_EINPUT,
                             "%s:%d: parallelism: expected DATA, MODEL, HYBRID_DATA_MODEL, "
                             "HYBRID_MODEL_DATA, HYBRID_TRANSFORMER, HYBRID_DLRM, "
-                            "HYBRID_DLRM_ENHANCED, DISTRIBUTED_INFERENCE, HYBRID_CUSTOMIZED or "
-                            "MICRO, got '%s'",
+                            "HYBRID_DLRM_ENHANCED, DISTRIBUTED_INFERENCE, HYBRID_CUSTOMIZED, "
+                            "HYBRID_TRANSFORMER_FWD_IN_BCKWD or MICRO, got '%s'",
                             src, l->no, shown(b, sizeof b, l->tok[0]));
-    }
     wl->par = (th_a1_parallelism)k;
     wl->line = l->no;
+    if (k == TH_A1_HYBRID_TRANSFORMER_FWD_IN_BCKWD) return fib_header(l, wl, src, err);
     int dlrm = th_a1_dlrm(wl->par), want = k == TH_A1_HYBRID_TRANSFORMER ? 3 : dlrm ? 2 : 1;
     if (l->n != want) {
         if (k == TH_A1_HYBRID_TRANSFORMER)
@@ -223,17 +319,7 @@ static int parse_header(const line *l, th_a1_workload *wl, const char *src, th_e
     }
     double v;
     if (k == TH_A1_HYBRID_TRANSFORMER) {
-        if (strcmp(l->tok[1], "model_parallel_NPU_group:"))
-            return th_error_set(err, TH_EINPUT,
-                                "%s:%d: HYBRID_TRANSFORMER: expected 'model_parallel_NPU_group:', "
-                                "got '%s'",
-                                src, l->no, shown(b, sizeof b, l->tok[1]));
-        if (integer(l->tok[2], 0, &v) || v < 1)
-            return th_error_set(err, TH_EINPUT,
-                                "%s:%d: model_parallel_NPU_group: expected a whole number of NPUs "
-                                ">= 1, got '%s'",
-                                src, l->no, shown(b, sizeof b, l->tok[2]));
-        wl->group = (int64_t)v;
+        if (group(l, wl, src, err)) return err->code;
     } else if (dlrm) {
         if (integer(l->tok[1], 0, &v) || v >= MAX_LAYERS)
             return th_error_set(err, TH_EINPUT,
@@ -245,16 +331,11 @@ static int parse_header(const line *l, th_a1_workload *wl, const char *src, th_e
     return TH_OK;
 }
 
-static int parse(char *text, size_t len, const char *src, th_a1_workload *wl, th_error *err) {
-    reader r = {text, text + len, 0};
-    if (len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3)) r.p += 3;
-    if (memchr(text, '\0', len))
-        return th_error_set(err, TH_EINPUT, "%s: a NUL byte: not a text workload", src);
+/* The layer count and the layers after the header h. */
+static int layers(reader *rp, const line *h, th_a1_workload *wl, const char *src, th_error *err) {
+    reader r = *rp;
     line l;
-    if (!next_line(&r, &l))
-        return th_error_set(err, TH_EINPUT, "%s: empty: expected the parallelism line", src);
-    if (parse_header(&l, wl, src, err)) return err->code;
-    int header = l.no;
+    int header = h->no;
     char b[80];
     double n;
     if (!next_line(&r, &l))
@@ -287,7 +368,25 @@ static int parse(char *text, size_t len, const char *src, th_a1_workload *wl, th
         return th_error_set(err, TH_EINPUT,
                             "%s:%d: a line after the %d layers the layer count (line %d) says", src,
                             l.no, wl->nlayers, count);
+    if (wl->par == TH_A1_HYBRID_TRANSFORMER_FWD_IN_BCKWD) return fib_flags(h, wl, src, err);
     return TH_OK;
+}
+
+static int parse(char *text, size_t len, const char *src, th_a1_workload *wl, th_error *err) {
+    reader r = {text, text + len, 0};
+    if (len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3)) r.p += 3;
+    if (memchr(text, '\0', len))
+        return th_error_set(err, TH_EINPUT, "%s: a NUL byte: not a text workload", src);
+    line l;
+    if (!next_line(&r, &l))
+        return th_error_set(err, TH_EINPUT, "%s: empty: expected the parallelism line", src);
+    if (parse_header(&l, wl, src, err)) return err->code;
+    line *h = malloc(sizeof *h); /* the header, for FWD_IN_BCKWD's lists */
+    if (!h) return th_error_set(err, TH_EINTERNAL, "out of memory");
+    *h = l;
+    int rc = layers(&r, h, wl, src, err);
+    free(h);
+    return rc;
 }
 
 int th_a1_parse(const char *text, size_t len, const char *source, th_a1_workload **out,

@@ -28,6 +28,12 @@ static void note(th_buf *b, const char *fmt, ...) {
 static int shape(const th_a1_workload *wl, const th_system *sys, const char *src, th_workload *out,
                  th_buf *notes, th_error *err) {
     const char *par = th_a1_parallelism_names[wl->par];
+    if (wl->par == TH_A1_HYBRID_TRANSFORMER_FWD_IN_BCKWD)
+        return th_error_set(err, TH_EINPUT,
+                            "%s:%d: HYBRID_TRANSFORMER_FWD_IN_BCKWD recomputes forwards in the "
+                            "backward pass, which our workload format cannot say (it replays "
+                            "under the astra-sim-1.0 preset)",
+                            src, wl->line);
     if ((wl->par == TH_A1_HYBRID_MODEL_DATA || wl->par == TH_A1_HYBRID_TRANSFORMER ||
          wl->par == TH_A1_HYBRID_CUSTOMIZED) &&
         !sys)

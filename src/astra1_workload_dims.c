@@ -47,7 +47,8 @@ int th_a1_issues(const th_a1_workload *wl, int layer, th_phase p) {
                (p == TH_PHASE_IG && layer == 0 && wl->last_bottom + 1 < wl->nlayers);
     case TH_A1_MODEL: return p == TH_PHASE_FWD || (p == TH_PHASE_IG && layer > 0);
     case TH_A1_DISTRIBUTED_INFERENCE: return p == TH_PHASE_FWD;
-    case TH_A1_HYBRID_TRANSFORMER: return 1;
+    case TH_A1_HYBRID_TRANSFORMER:
+    case TH_A1_HYBRID_TRANSFORMER_FWD_IN_BCKWD: return 1;
     case TH_A1_HYBRID_DATA_MODEL:
     case TH_A1_HYBRID_MODEL_DATA:
     case TH_A1_HYBRID_CUSTOMIZED: return p != TH_PHASE_IG || layer > 0;
@@ -79,7 +80,8 @@ uint32_t th_a1_dims(const th_a1_workload *wl, const th_system *sys, int layer, t
     case TH_A1_DISTRIBUTED_INFERENCE: model = all, data = 0; break;
     case TH_A1_HYBRID_DATA_MODEL: model = 1u & all, data = all & ~1u; break;
     case TH_A1_HYBRID_MODEL_DATA: model = all & ~1u, data = 1u & all; break;
-    case TH_A1_HYBRID_TRANSFORMER: {
+    case TH_A1_HYBRID_TRANSFORMER:
+    case TH_A1_HYBRID_TRANSFORMER_FWD_IN_BCKWD: {
         int b = boundary_of(sys, wl->group);
         model = b < 0 ? 0 : ((1u << (b + 1)) - 1u) & all;
         data = all & ~model;
@@ -94,7 +96,7 @@ int th_a1_split(const th_a1_workload *wl, const th_system *sys, const char *sour
     *out = *sys;
     *split = -1;
     *boundary = -1;
-    if (wl->par != TH_A1_HYBRID_TRANSFORMER || wl->group == 1) return TH_OK;
+    if (!th_a1_transformer(wl->par) || wl->group == 1) return TH_OK;
     int64_t g = wl->group;
     double all = 1;
     for (int d = 0; d < sys->ndims; d++) {

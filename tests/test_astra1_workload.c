@@ -129,8 +129,6 @@ START_TEST(parse_errors) {
     parse_bad("", "w.txt: empty", NULL);
     parse_bad("\n\n", "empty", NULL);
     parse_bad("DATTA\n1\n" L1, "w.txt:1: parallelism: expected DATA", "'DATTA'");
-    parse_bad("HYBRID_TRANSFORMER_FWD_IN_BCKWD\n1\n" L1,
-              "w.txt:1: parallelism HYBRID_TRANSFORMER_FWD_IN_BCKWD: not replayed", NULL);
     parse_bad("HYBRID_CUSTOMIZED\n1\n" L1, "w.txt:3: expected 13 fields",
               "and the layer's parallelism), got 12: a field is missing");
     parse_bad("HYBRID_CUSTOMIZED\n1\n" L1C("DATTA"),
@@ -145,8 +143,8 @@ START_TEST(parse_errors) {
               "w.txt:1: HYBRID_TRANSFORMER: expected "
               "'model_parallel_NPU_group: G'",
               NULL);
-    parse_bad("HYBRID_TRANSFORMER group: 4\n1\n" L1, "expected 'model_parallel_NPU_group:'",
-              "'group:'");
+    parse_bad("HYBRID_TRANSFORMER group: 4\n1\n" L1,
+              "HYBRID_TRANSFORMER: expected 'model_parallel_NPU_group:'", "'group:'");
     parse_bad("HYBRID_TRANSFORMER model_parallel_NPU_group: four\n1\n" L1,
               "model_parallel_NPU_group: expected a whole number of NPUs >= 1", "'four'");
     parse_bad("HYBRID_TRANSFORMER model_parallel_NPU_group: 0\n1\n" L1, ">= 1", "'0'");
@@ -879,6 +877,64 @@ START_TEST(preset_customized) {
 }
 END_TEST
 
+START_TEST(preset_fwd_in_bckwd) {
+    /* HYBRID_TRANSFORMER_FWD_IN_BCKWD on Switch 4, group 4 (every dim model-parallel): layer
+     * 0 a checkpoint, layer 2 starts the recomputation. AR(1 MiB) = 29294.
+     * F0 0-1000 (NONE), +1; F1 1001-2001, AR 2001-31295, +1; F2 31296-32296, +1; at IG2 (32297)
+     * back to layer 0, +1; again F0 32298-33298, +1; F1 33299-34299, AR 34299-63593, up to
+     * layer 2, +1; IG2 63594-64594, AR 64594-93888 (not blocking), +1; WG2 64595-65595 waits
+     * for it to 93888, +1; IG1 93889-94889, +1; WG1 94890-95890, +1; IG0 95891-96891, +1; WG0
+     * 96892-97892 (the pass's end), +1: 97893. Compute 5 forwards, 3 IG, 3 WG. */
+    th_system s = preset(SW(4), 0);
+    const char *f = "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 4 checkpoints: 1 0 "
+                    "checkpoint_initiates: 1 2\n3\n"
+                    "l0 -1 1000 NONE 0 1000 NONE 0 1000 NONE 0 0\n"
+                    "l1 -1 1000 ALLREDUCE 1048576 1000 NONE 0 1000 NONE 0 0\n"
+                    "l2 -1 1000 NONE 0 1000 ALLREDUCE 1048576 1000 NONE 0 0\n";
+    th_a1_workload *wl = parse_ok(f);
+    ck_assert(wl->layers[0].checkpoint && !wl->layers[0].initiates);
+    ck_assert(wl->layers[2].initiates && !wl->layers[1].checkpoint);
+    ck_assert_int_eq(wl->group, 4);
+    th_a1_free(wl);
+    th_a1_replay_result r = replay(&s, f, ropts(1, 1));
+    ck_assert_rel(r.pass_end[0], 97892);
+    ck_assert_rel(r.total, 97893);
+    ck_assert_rel(r.compute, 11000);
+    ck_assert_int_eq(r.collectives, 3);
+    th_a1_replay_result_free(&r);
+    /* our format cannot say it */
+    wl = parse_ok(f);
+    th_a1_scale sc = {1, 1, 0};
+    th_buf notes = {0};
+    th_error err = {0};
+    th_workload *w;
+    ck_assert_int_eq(th_a1_convert(wl, &s, &sc, "w.txt", &w, &notes, &err), TH_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "recomputes forwards in the backward pass"));
+    th_a1_free(wl);
+    th_buf_free(&notes);
+    /* the header's errors */
+#define FIB "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 4 "
+#define L3  "3\n" L1 L1 L1
+    parse_bad(FIB "checkpoints: 1 0\n" L3, "expected 'checkpoint_initiates: N' and N layers", NULL);
+    parse_bad(FIB "checkpoints: 2 0\n" L3, "checkpoints: expected a count and that many layers",
+              NULL);
+    parse_bad(FIB "checkpoints: 1 x checkpoint_initiates: 0\n" L3,
+              "checkpoints: expected layer indices >= 0, got 'x'", NULL);
+    parse_bad(FIB "checkpoints: 1 0 checkpoint_initiates: 1 2 9\n" L3,
+              "a field after checkpoint_initiates' layers", NULL);
+    parse_bad(FIB "checkpoints: 1 5 checkpoint_initiates: 0\n" L3,
+              "w.txt:1: checkpoints: layer 5 is not a layer (the workload has 3: 0 .. 2)", NULL);
+    parse_bad(FIB "checkpoints: 1 1 checkpoint_initiates: 1 0\n" L3,
+              "checkpoint_initiates layer 0: no checkpoint at or below it", NULL);
+    parse_bad(FIB "checkpoints: 1 2 checkpoint_initiates: 1 2\n" L3,
+              "checkpoint_initiates layer 2: is a checkpoint itself", NULL);
+    parse_bad("HYBRID_TRANSFORMER_FWD_IN_BCKWD\n" L3, "expected 'model_parallel_NPU_group: G'",
+              NULL);
+#undef FIB
+#undef L3
+}
+END_TEST
+
 START_TEST(preset_transformer) {
     /* Switch 8 split by group 2 into 2 x 4: AR(1 MiB) 19530 on the model dim, 29294 on the
      * data dim. Branch: F0 0-1000, AR 1000-20530, +1; IG0 20531-21531, AR 21531-41061, +1;
@@ -1162,6 +1218,7 @@ Suite *astra1_workload_suite(void) {
     tcase_add_test(tc, preset_transformer);
     tcase_add_test(tc, preset_enhanced_inference);
     tcase_add_test(tc, preset_customized);
+    tcase_add_test(tc, preset_fwd_in_bckwd);
     tcase_add_test(tc, preset_hybrid);
     suite_add_tcase(s, tc);
     TCase *cli = tcase_create("cli");

@@ -26,8 +26,10 @@ typedef enum {
     TH_A1_HYBRID_DLRM_ENHANCED,  /* HYBRID_DLRM whose weight gradients wait for no All-to-All */
     TH_A1_DISTRIBUTED_INFERENCE, /* forwards only, their collectives over every dim */
     TH_A1_HYBRID_CUSTOMIZED,     /* the hybrids' loop, each layer's dims by its own keyword */
+    TH_A1_HYBRID_TRANSFORMER_FWD_IN_BCKWD, /* HYBRID_TRANSFORMER recomputing forwards from
+                                              checkpoints in the backward pass */
 } th_a1_parallelism;
-#define TH_A1_PARALLELISMS 10
+#define TH_A1_PARALLELISMS 11
 
 extern const char *const th_a1_parallelism_names[]; /* the keywords, NULL-terminated */
 
@@ -44,6 +46,7 @@ typedef struct th_a1_layer {
     int line;                   /* its line in the file */
     double update;              /* cycles a finished collective of the layer still takes */
     th_a1_parallelism par;      /* HYBRID_CUSTOMIZED: the layer's own (13th field) */
+    int checkpoint, initiates;  /* FWD_IN_BCKWD: a checkpoint; its IG starts a recomputation */
     th_a1_phase ph[TH_NPHASES]; /* forward, input gradient, weight gradient (th_phase) */
 } th_a1_layer;
 
@@ -51,7 +54,7 @@ typedef struct th_a1_workload {
     char name[TH_NAME_MAX]; /* the file's base name */
     th_a1_parallelism par;
     int line;        /* the parallelism line's number */
-    int64_t group;   /* HYBRID_TRANSFORMER: model_parallel_NPU_group (>= 1) */
+    int64_t group;   /* HYBRID_TRANSFORMER(_FWD_IN_BCKWD): model_parallel_NPU_group (>= 1) */
     int last_bottom; /* HYBRID_DLRM(_ENHANCED): the last bottom-MLP layer K (0 .. nlayers-1) */
     th_a1_layer *layers;
     int nlayers;
@@ -83,6 +86,11 @@ double th_a1_scaled(double v, double scale, int tag);
 /* Does the state machine issue layer `layer`'s collective of `phase` (when it has a type)?
  * The others are read and never issued. */
 int th_a1_issues(const th_a1_workload *wl, int layer, th_phase phase);
+
+/* Is the parallelism one of HYBRID_TRANSFORMER's two? */
+static inline int th_a1_transformer(th_a1_parallelism p) {
+    return p == TH_A1_HYBRID_TRANSFORMER || p == TH_A1_HYBRID_TRANSFORMER_FWD_IN_BCKWD;
+}
 
 /* Is the parallelism one of HYBRID_DLRM's two? */
 static inline int th_a1_dlrm(th_a1_parallelism p) {
