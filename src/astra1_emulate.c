@@ -89,14 +89,11 @@ static int issue_prio(th_emu *emu, const th_plan *plan, double t, th_a1_prio pri
     int k;
     if (emu->ncolls == 0) emu->prio_counter = 0;
     if (emu_admit(emu, plan, t, &k, err)) return err->code;
-    /* Sys::get_priority: LIFO counts up, FIFO down, HIGHEST above all; a workload replay may
-     * give each collective its own (th_emu_issue_key, TH_EMU_A1_PRIO_BASE) */
+    /* Sys::get_priority: LIFO counts up, FIFO down, HIGHEST above all */
     int lifo = emu->sys->a1.lifo;
     if (emu->sys->a1.version == TH_A1_BRANCH && prio == TH_A1_PRIO_LIFO) lifo = 1;
     if (emu->sys->a1.version == TH_A1_BRANCH && prio == TH_A1_PRIO_FIFO) lifo = 0;
-    if (emu->key) {
-        emu_rec(emu, (uint32_t)k)->prio = (double)(emu->key - TH_EMU_A1_PRIO_BASE);
-    } else if (prio == TH_A1_PRIO_HIGHEST) {
+    if (prio == TH_A1_PRIO_HIGHEST) {
         emu_rec(emu, (uint32_t)k)->prio = 100000000;
     } else {
         emu_rec(emu, (uint32_t)k)->prio = emu->prio_counter;

@@ -6,16 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "themis/astra1.h"
 #include "themis/astra1_workload.h"
 
 /* Workload::LoopState */
 enum { ST_FWD, ST_WG, ST_IG, ST_WAIT, ST_FIB /* Forward_In_BackPass */ };
 
-/* The SchedulingPolicy a collective is issued with (Sys::get_priority). */
-enum { PREF_NONE, PREF_LIFO, PREF_FIFO, PREF_HIGHEST };
-
-#define HIGHEST_PRIORITY 100000000
-#define MAX_PASSES       100000
+#define MAX_PASSES 100000
 
 /* A pending event: a call of the workload (a compute wait or the tick of a state change
  * ending) or a layer's collective done after its update delay. */
@@ -48,9 +45,8 @@ typedef struct replay {
     double compute;
     double *pass_end;
     int64_t injected, finished;
-    int64_t prio;              /* Sys::priority_counter */
-    double loads[TH_MAX_DIMS]; /* the Themis tracker, shared by the collectives of one tick */
-    double last_plan_t;        /* the tick of the last collective generated */
+    th_a1_tracker tracker; /* 1.0: the Themis list, shared by the collectives of one tick */
+    double last_plan_t;    /* the tick of the last collective generated */
     /* the network */
     th_emu *emu;
     int *k_of_id; /* emulator id -> layer * 3 + phase */
@@ -98,47 +94,39 @@ static int done_blocking(replay *r, int layer, th_phase p) {
     return 0;
 }
 
-/* Sys::get_priority */
-static int64_t priority(replay *r, int pref) {
-    if (pref == PREF_HIGHEST) return HIGHEST_PRIORITY;
-    int lifo = r->o->lifo;
-    if (!r->o->scale.tag && pref == PREF_LIFO) lifo = 1;
-    if (!r->o->scale.tag && pref == PREF_FIFO) lifo = 0;
-    return lifo ? r->prio++ : r->prio--;
-}
-
 static int active(const replay *r, uint32_t mask) {
     for (int d = 0; d < r->sys->ndims; d++)
         if ((mask >> d) & 1u && r->sys->dims[d].npus > 1) return 1;
     return 0;
 }
 
-/* Layer::issue_*_comm: a collective that is NONE or spans no dim of more than one NPU is not
- * issued, and a blocking one lets the workload go on at once. */
-static int issue(replay *r, int layer, th_phase p, int pref, int blocking) {
+/* Layer::issue_*_comm with the priority request `pref` (Sys::get_priority, which the 1.0
+ * preset's th_astra1_issue follows; our model orders collectives by --priority): a collective
+ * that is NONE or spans no dim of more than one NPU is not issued, and a blocking one lets the
+ * workload go on at once. */
+static int issue(replay *r, int layer, th_phase p, th_a1_prio pref, int blocking) {
     int k = kk(layer, p);
     r->barrier[k] = blocking;
     const th_a1_phase *ph = &r->wl->layers[layer].ph[p];
     if (ph->type == TH_A1_NONE) return blocking ? call(r) : TH_OK;
-    int64_t prio = priority(r, pref); /* the 1.0 preset orders by it; ours by --priority */
-    int themis = r->o->policy == TH_POLICY_THEMIS;
-    if (themis && r->last_plan_t != r->t) {
-        memset(r->loads, 0, sizeof r->loads);
+    /* Sys::generate_collective resets the Themis list when the tick changed */
+    int a1 = r->sys->model == TH_MODEL_ASTRA1;
+    if (a1 && r->last_plan_t != r->t) {
+        th_astra1_tracker_reset(&r->tracker, r->sys);
         r->last_plan_t = r->t;
     }
     if (!active(r, r->mask[k])) return blocking ? call(r) : TH_OK;
     th_plan *plan = r->npool ? r->pool[--r->npool] : th_plan_create();
     if (!plan) return th_error_set(r->err, TH_EINTERNAL, "out of memory");
     th_collective c = {(th_coll_type)ph->type, r->size[k], r->o->chunks, r->mask[k]};
-    int shared = themis && ph->type != TH_COLL_ALLTOALL;
     int id;
-    if (th_sched_plan_from(plan, r->sys, &c, r->o->policy, r->o->model, shared ? r->loads : NULL,
-                           r->err) ||
-        th_emu_issue_key(r->emu, plan, r->t, prio + TH_EMU_A1_PRIO_BASE, &id, r->err)) {
+    if (a1 ? th_astra1_plan(plan, r->sys, &c, r->o->policy, &r->tracker, r->err) ||
+                 th_astra1_issue(r->emu, plan, r->t, pref, &id, r->err)
+           : th_sched_plan(plan, r->sys, &c, r->o->policy, r->o->model, r->err) ||
+                 th_emu_issue(r->emu, plan, r->t, &id, r->err)) {
         th_plan_free(plan);
         return r->err->code;
     }
-    if (shared) memcpy(r->loads, plan->load, sizeof r->loads);
     if (id >= r->id_cap) {
         int cap = r->id_cap ? 2 * r->id_cap : 256;
         while (cap <= id)
@@ -213,7 +201,7 @@ static int iterate_data(replay *r) {
     if (r->state == ST_WG) {
         if (compute(r, TH_PHASE_WG, &rc)) return rc;
         r->delay_loaded = 0;
-        if ((rc = issue(r, r->index, TH_PHASE_WG, PREF_NONE, 0))) return rc;
+        if ((rc = issue(r, r->index, TH_PHASE_WG, TH_A1_PRIO_NONE, 0))) return rc;
         if (r->index == 0) {
             pass_done(r);
             r->state = ST_FWD;
@@ -243,7 +231,7 @@ static int iterate_hybrid(replay *r) {
         if (compute(r, TH_PHASE_FWD, &rc)) return rc;
         if (!r->issued) {
             r->issued = 1;
-            return issue(r, r->index, TH_PHASE_FWD, PREF_NONE, 1);
+            return issue(r, r->index, TH_PHASE_FWD, TH_A1_PRIO_NONE, 1);
         }
         r->index++;
         r->delay_loaded = 0;
@@ -255,7 +243,7 @@ static int iterate_hybrid(replay *r) {
         if (compute(r, TH_PHASE_WG, &rc)) return rc;
         if (par != TH_A1_MODEL && !r->issued) {
             r->issued = 1;
-            if ((rc = issue(r, r->index, TH_PHASE_WG, PREF_FIFO, 0))) return rc;
+            if ((rc = issue(r, r->index, TH_PHASE_WG, TH_A1_PRIO_FIFO, 0))) return rc;
         }
         if (!done_blocking(r, r->index, TH_PHASE_IG)) return TH_OK;
         r->issued = 0;
@@ -284,7 +272,7 @@ static int iterate_hybrid(replay *r) {
             r->issued = 1;
             /* the tag's Transformer waits for its input-gradient comm */
             int blocking = transformer && r->o->scale.tag;
-            if ((rc = issue(r, r->index, TH_PHASE_IG, PREF_LIFO, blocking))) return rc;
+            if ((rc = issue(r, r->index, TH_PHASE_IG, TH_A1_PRIO_LIFO, blocking))) return rc;
             if (blocking) return TH_OK;
         }
         r->recomputing = 0;
@@ -298,7 +286,7 @@ static int iterate_hybrid(replay *r) {
         if (compute(r, TH_PHASE_FWD, &rc)) return rc;
         if (!r->issued) {
             r->issued = 1;
-            return issue(r, r->index, TH_PHASE_FWD, PREF_NONE, 1);
+            return issue(r, r->index, TH_PHASE_FWD, TH_A1_PRIO_NONE, 1);
         }
         r->index++;
         r->delay_loaded = 0;
@@ -320,7 +308,7 @@ static int iterate_dlrm(replay *r) {
         if (compute(r, TH_PHASE_FWD, &rc)) return rc;
         if (!r->issued && r->wl->layers[r->index].ph[TH_PHASE_FWD].type == TH_COLL_ALLTOALL) {
             r->issued = 1;
-            if ((rc = issue(r, r->index, TH_PHASE_FWD, PREF_HIGHEST, 0))) return rc;
+            if ((rc = issue(r, r->index, TH_PHASE_FWD, TH_A1_PRIO_HIGHEST, 0))) return rc;
         } else if (r->index == K) {
             if (!done_blocking(r, 0, TH_PHASE_FWD)) return TH_OK;
         }
@@ -334,7 +322,7 @@ static int iterate_dlrm(replay *r) {
         if (compute(r, TH_PHASE_WG, &rc)) return rc;
         if (!r->issued) {
             r->issued = 1;
-            if ((rc = issue(r, r->index, TH_PHASE_WG, PREF_NONE, 0))) return rc;
+            if ((rc = issue(r, r->index, TH_PHASE_WG, TH_A1_PRIO_NONE, 0))) return rc;
         }
         /* HYBRID_DLRM_ENHANCED does not wait for the input-gradient All-to-All */
         if (r->wl->par == TH_A1_HYBRID_DLRM && !done_blocking(r, r->index, TH_PHASE_IG))
@@ -351,7 +339,7 @@ static int iterate_dlrm(replay *r) {
     }
     if (r->state == ST_IG) {
         if (compute(r, TH_PHASE_IG, &rc)) return rc;
-        if (r->index == K + 1 && (rc = issue(r, 0, TH_PHASE_IG, PREF_HIGHEST, 0))) return rc;
+        if (r->index == K + 1 && (rc = issue(r, 0, TH_PHASE_IG, TH_A1_PRIO_HIGHEST, 0))) return rc;
         r->index--;
         r->state = ST_WG;
         r->issued = 0;
@@ -371,7 +359,7 @@ static int iterate_inference(replay *r) {
     if (compute(r, TH_PHASE_FWD, &rc)) return rc;
     if (!r->issued) {
         r->issued = 1;
-        return issue(r, r->index, TH_PHASE_FWD, PREF_NONE, 1);
+        return issue(r, r->index, TH_PHASE_FWD, TH_A1_PRIO_NONE, 1);
     }
     r->index++;
     r->delay_loaded = 0;
@@ -387,7 +375,7 @@ static int iterate_inference(replay *r) {
 static int iterate_micro(replay *r) {
     if (r->state != ST_WAIT) {
         for (r->pass = 0; r->pass < r->o->passes; r->pass++) {
-            int rc = issue(r, 0, TH_PHASE_WG, PREF_NONE, 0);
+            int rc = issue(r, 0, TH_PHASE_WG, TH_A1_PRIO_NONE, 0);
             if (rc) return rc;
             r->pass_end[r->pass] = r->t;
         }

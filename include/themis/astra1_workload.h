@@ -127,7 +127,8 @@ typedef struct th_a1_replay_opts {
     th_load_model model;    /* for the planner */
     int64_t chunks;         /* preferred-dataset-splits: chunks per collective */
     int passes;             /* num-passes, >= 1 */
-    int lifo;               /* scheduling-policy: 1 LIFO, 0 FIFO */
+    int lifo;               /* other models: collectives in flight LIFO (1) or FIFO (0); the
+                               1.0 preset follows the system's scheduling_policy */
     th_a1_scale scale;      /* sizes and compute times, the tag's behaviour */
     const atomic_int *stop; /* the replay ends ("interrupted") once non-zero; may be NULL */
 } th_a1_replay_opts;

@@ -70,10 +70,7 @@ void th_emu_reset(th_emu *emu, const th_system *sys, th_intra intra, th_priority
  * (before a reset, t before now) is TH_EINTERNAL. */
 int th_emu_issue(th_emu *emu, const th_plan *plan, double t, int *id, th_error *err);
 /* th_emu_issue with a priority key (0 to INT32_MAX; the layer priority orders by it, the others
- * ignore it); th_emu_issue is key 0. Under the astra-sim-1.0 model a key k > 0 gives the
- * collective ASTRA-sim's priority k - TH_EMU_A1_PRIO_BASE (Sys::get_priority's value, higher
- * first) instead of the model's own counter. */
-#define TH_EMU_A1_PRIO_BASE 1073741824 /* 2^30 */
+ * ignore it); th_emu_issue is key 0. */
 int th_emu_issue_key(th_emu *emu, const th_plan *plan, double t, int64_t key, int *id,
                      th_error *err);
 /* Time of the next stage completion; INFINITY when nothing runs. */
