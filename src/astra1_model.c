@@ -115,6 +115,42 @@ static double direct(const th_system *sys, int d, th_op op, double in, double *b
     return t;
 }
 
+/* direct All-Reduce on a Ring of more than 3 NPUs, where the peers are 1 .. p/2 hops away: the
+ * RS round's p - 1 messages leave at E; each arrival is followed by E and a reduction, and the
+ * AG round waits (AllToAll::run) until every message has arrived: the first of those follow-ups
+ * at or after the last arrival sends as many AG messages as follow-ups have come, each later one
+ * one more; the q-th AG message goes to the peer q away (the receivers rotate). The phase ends
+ * E after the last AG message arrives. */
+static double direct_ring_ar(const th_system *sys, int d, double in, double *bytes, double *out) {
+    const th_dim *dd = &sys->dims[d];
+    int p = (int)dd->npus;
+    double e = sys->endpoint, m = floor(in / p), c = proc(m), last = 0, g[4096], t = 0;
+    if (p < 2 || p - 1 > 4096 || c < 0) return -1;
+    g[0] = 0;
+    for (int k = 1; k < p; k++) {
+        double n = net(sys, d, hops(dd, k), m);
+        if (n < 0) return -1;
+        g[k - 1] = e + n + e + c;
+        if (e + n > last) last = e + n;
+    }
+    for (int a = 1; a < p - 1; a++) /* the follow-ups in time order */
+        for (int b = a; b > 0 && g[b - 1] > g[b]; b--) {
+            double x = g[b];
+            g[b] = g[b - 1], g[b - 1] = x;
+        }
+    int first = 0;
+    while (g[first] < last)
+        first++;
+    for (int q = 1; q < p; q++) {
+        double sent = q - 1 <= first ? g[first] : g[q - 1];
+        double arrive = sent + net(sys, d, hops(dd, q), m);
+        if (arrive > t) t = arrive;
+    }
+    *bytes = 2 * (p - 1) * m;
+    *out = in;
+    return t + e;
+}
+
 double th_astra1_phase(const th_system *sys, int d, th_coll_type type, th_op op, double in,
                        double *bytes, double *out) {
     *bytes = 0;
@@ -123,7 +159,10 @@ double th_astra1_phase(const th_system *sys, int d, th_coll_type type, th_op op,
     switch (sys->a1.impl[type][d]) {
     case TH_A1_RING: return ring(sys, d, op, in, bytes, out);
     case TH_A1_HD: return hd(sys, d, op, in, bytes, out);
-    case TH_A1_DIRECT: return direct(sys, d, op, in, bytes, out);
+    case TH_A1_DIRECT:
+        if (op == TH_OP_AR && sys->dims[d].topology == TH_TOPO_RING && sys->dims[d].npus > 3)
+            return direct_ring_ar(sys, d, in, bytes, out);
+        return direct(sys, d, op, in, bytes, out);
     }
     return -1;
 }

@@ -179,11 +179,10 @@ static int dim(th_system *sys, int k, const char *src, th_error *err) {
                                 "%s: dims[%d].alltoall: halvingDoubling has no All-to-All in "
                                 "ASTRA-sim 1.0 (it stops there); use ring or direct",
                                 src, k);
-        if (im == TH_A1_DIRECT && t == 0 && d->topology == TH_TOPO_RING && d->npus > 3)
+        if (im == TH_A1_DIRECT && t == 0 && d->topology == TH_TOPO_RING && d->npus > 4097)
             return th_error_set(err, TH_EINPUT,
-                                "%s: dims[%d].allreduce: direct on a Ring of more than 3 NPUs is "
-                                "not modelled (its messages travel different hop counts and the "
-                                "All-Gather half starts message by message)",
+                                "%s: dims[%d].allreduce: direct on a Ring of more than 4097 NPUs "
+                                "is not modelled",
                                 src, k);
     }
     if (!(a->nic[k] >= 0 && a->nic[k] <= 1e9 && a->router[k] >= 0 && a->router[k] <= 1e9))

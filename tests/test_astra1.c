@@ -145,6 +145,24 @@ START_TEST(links_and_hops) {
     ck_assert_double_eq(
         th_astra1_phase(&s, 0, TH_COLL_REDUCESCATTER, TH_OP_RS, 8 * MIB, &bytes, &out), 23537);
     ck_assert_double_eq(bytes, 7 * MIB);
+    /* direct All-Reduce on a Ring of 8, L = 1, E = 10: the RS round's 1 MiB messages to the peers
+     * 1..7 away (1, 2, 3, 4, 3, 2, 1 hops) take 19531 + h ns (19532 .. 19535) and arrive by
+     * 10 + 19535 = 19545; each arrival's follow-up comes E + 6 (the reduction) later: 19558 (h 1,
+     * twice), 19559, 19559, 19560, 19560, 19561, all after 19545, so the first sends AG message 1
+     * and each later one the next: messages to the peers q = 1..7 away leave at 19558, 19558,
+     * 19559, 19559, 19560, 19560, 19561 and arrive at + 19532, 19533, 19534, 19535, 19534, 19533,
+     * 19532 = 39090, 39091, 39093, 39094, 39094, 39093, 39093; + E = 39104 (the farthest peer's
+     * round trip alone would say 3E + 2 * 19535 + 6 = 39106). */
+    s = sys1(dim(d, "ring", 8, 25, 1, 2, "direct"), 10);
+    ck_assert_double_eq(th_astra1_phase(&s, 0, TH_COLL_ALLREDUCE, TH_OP_AR, 8 * MIB, &bytes, &out),
+                        39104);
+    ck_assert_double_eq(bytes, 14 * MIB);
+    /* L = 1000: the far peers' messages take 1000 ns a hop longer, more than E + the reduction,
+     * so every AG message waits for the follow-up at 20 + 23531 + 6 = 23557: 23557 + 23531 + 10
+     * = 47098. */
+    s = sys1(dim(d, "ring", 8, 25, 1000, 2, "direct"), 10);
+    ck_assert_double_eq(th_astra1_phase(&s, 0, TH_COLL_ALLREDUCE, TH_OP_AR, 8 * MIB, &bytes, &out),
+                        47098);
     /* A Switch message is two link hops plus twice the nic latency and one router latency,
      * each added in an int: 1-D switch of 2, ring AG of 1 MiB, L = 0.6, nic 0.3, router 0.7,
      * 1 link of 50: floor(floor(2 * 0.6) + 19531.25) = 19532; + 0.6 -> 19532; + 0.7 -> 19532.
@@ -477,12 +495,6 @@ START_TEST(system_errors) {
              dim(d, "switch", 6, 50, 0, 1, "halvingDoubling"));
     m = refuse(json);
     ck_assert_msg(strstr(m, "dims[0].allreduce") && strstr(m, "power-of-two"), "%s", m);
-    /* direct All-Reduce on a Ring of 8 */
-    snprintf(json, sizeof json,
-             "{\"model\": \"astra-sim-1.0\", \"endpoint_ns\": 0, \"dims\": [%s]}",
-             dim(d, "ring", 8, 50, 0, 2, "direct"));
-    m = refuse(json);
-    ck_assert_msg(strstr(m, "dims[0].allreduce") && strstr(m, "direct on a Ring"), "%s", m);
     /* halvingDoubling All-to-All */
     m = refuse("{\"model\": \"astra-sim-1.0\", \"endpoint_ns\": 0, \"dims\": [{\"topology\": "
                "\"switch\", \"npus\": 4, \"bw_GBps\": 50, \"latency_ns\": 0, \"links\": 1, "
