@@ -49,7 +49,11 @@ typedef struct replay {
     double last_plan_t;    /* the tick of the last collective generated */
     /* the network */
     th_emu *emu;
-    int *k_of_id; /* emulator id -> layer * 3 + phase */
+    int *k_of_id;     /* emulator id -> layer * 3 + phase */
+    int *pass_of;     /* emulator id -> the pass that issued it (for the trace) */
+    double *issue_of; /* emulator id -> its issue tick (for the trace) */
+    th_train_trace_fn trace;
+    void *trace_ctx;
     int id_cap;
     th_plan **plan_of; /* emulator id -> its plan, while in flight */
     th_plan **pool;
@@ -133,7 +137,11 @@ static int issue(replay *r, int layer, th_phase p, th_a1_prio pref, int blocking
             cap *= 2;
         int *ko = realloc(r->k_of_id, sizeof *ko * (size_t)cap);
         if (ko) r->k_of_id = ko;
-        th_plan **po = ko ? realloc(r->plan_of, sizeof *po * (size_t)cap) : NULL;
+        int *pa = ko ? realloc(r->pass_of, sizeof *pa * (size_t)cap) : NULL;
+        if (pa) r->pass_of = pa;
+        double *is = pa ? realloc(r->issue_of, sizeof *is * (size_t)cap) : NULL;
+        if (is) r->issue_of = is;
+        th_plan **po = is ? realloc(r->plan_of, sizeof *po * (size_t)cap) : NULL;
         if (!po) {
             th_plan_free(plan);
             return th_error_set(r->err, TH_EINTERNAL, "out of memory");
@@ -142,6 +150,8 @@ static int issue(replay *r, int layer, th_phase p, th_a1_prio pref, int blocking
         r->plan_of = po, r->id_cap = cap;
     }
     r->k_of_id[id] = k;
+    r->pass_of[id] = r->pass;
+    r->issue_of[id] = r->t;
     r->plan_of[id] = plan;
     r->out[k]++;
     r->injected++;
@@ -154,6 +164,10 @@ static int compute(replay *r, th_phase p, int *rc) {
         r->counter = r->cyc[kk(r->index, p)];
         r->compute += r->counter;
         r->delay_loaded = 1;
+        if (r->trace) {
+            th_train_event ev = {0, r->pass, r->index, p, r->t, r->t + r->counter};
+            r->trace(r->trace_ctx, &ev);
+        }
     }
     *rc = TH_OK;
     if (r->counter > 0) {
@@ -431,6 +445,12 @@ static int net_step(replay *r) {
         }
         r->pool[r->npool++] = r->plan_of[id];
         r->plan_of[id] = NULL;
+        if (r->trace) {
+            th_train_event ev = {
+                1,   r->pass_of[id], k / TH_NPHASES, (th_phase)(k % TH_NPHASES), r->issue_of[id],
+                r->t};
+            r->trace(r->trace_ctx, &ev);
+        }
         double u = r->wl->layers[k / TH_NPHASES].update;
         int rc = u > 0 ? push(r, EV_DONE, r->t + u, k) : comm_done(r, k);
         if (rc) return rc;
@@ -523,6 +543,8 @@ static void teardown(replay *r) {
     free(r->pool);
     free(r->plan_of);
     free(r->k_of_id);
+    free(r->pass_of);
+    free(r->issue_of);
     free(r->ev);
     free(r->cyc);
     free(r->size);
@@ -535,6 +557,12 @@ static void teardown(replay *r) {
 
 int th_a1_replay(const th_system *sys, const th_a1_workload *wl, const char *source,
                  const th_a1_replay_opts *opts, th_a1_replay_result *res, th_error *err) {
+    return th_a1_replay_trace(sys, wl, source, opts, NULL, NULL, res, err);
+}
+
+int th_a1_replay_trace(const th_system *sys, const th_a1_workload *wl, const char *source,
+                       const th_a1_replay_opts *opts, th_train_trace_fn trace, void *trace_ctx,
+                       th_a1_replay_result *res, th_error *err) {
     memset(res, 0, sizeof *res);
     if (opts->passes < 1 || opts->passes > MAX_PASSES)
         return th_error_set(err, TH_EINPUT, "passes: expected 1 to %d, got %d", MAX_PASSES,
@@ -550,6 +578,7 @@ int th_a1_replay(const th_system *sys, const th_a1_workload *wl, const char *sou
     if (th_a1_split(wl, sys, source, &split, &at, &boundary, err)) return err->code;
     replay r = {0};
     r.sys = &split, r.wl = wl, r.o = opts, r.src = source, r.err = err, r.L = wl->nlayers;
+    r.trace = trace, r.trace_ctx = trace_ctx;
     int rc = setup(&r);
     if (rc == TH_OK) rc = run(&r);
     if (rc == TH_OK) {

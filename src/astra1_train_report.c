@@ -122,3 +122,20 @@ int th_a1_report_write(FILE *out, th_format format, const th_a1_report *rep, th_
     }
     return th_error_set(err, TH_EINTERNAL, "unknown output format %d", (int)format);
 }
+
+int th_a1_report_trace_row(FILE *out, const th_a1_workload *wl, th_policy policy, th_intra intra,
+                           const th_train_event *ev) {
+    th_buf b = {0};
+    int bad = th_csv_field(&b, th_policy_name(policy));
+    bad |= th_csv_field(&b, th_intra_name(intra));
+    bad |= th_csv_field(&b, ev->collective ? "collective" : "compute");
+    bad |= th_csv_int(&b, ev->iteration);
+    bad |= th_csv_field(&b, wl->layers[ev->layer].name);
+    bad |= th_csv_field(&b, th_phase_name(ev->phase));
+    bad |= th_csv_num(&b, ev->start / 1000.0);
+    bad |= th_csv_num(&b, ev->end / 1000.0);
+    bad |= th_csv_end(&b);
+    if (!bad) th_csv_write(out, &b);
+    th_buf_free(&b);
+    return bad ? -1 : 0;
+}

@@ -38,15 +38,25 @@ void cli_print_notes(const th_buf *notes) {
     }
 }
 
+/* The trace rows of the pair being replayed. */
+typedef struct a1_trace {
+    FILE *out;
+    const th_a1_workload *wl;
+    th_policy policy;
+    th_intra intra;
+    int oom; /* a row could not be built */
+} a1_trace;
+
+static void trace_row(void *ctx, const th_train_event *ev) {
+    a1_trace *t = ctx;
+    if (th_a1_report_trace_row(t->out, t->wl, t->policy, t->intra, ev)) t->oom = 1;
+}
+
 /* ASTRA-sim 1.0's state machine under the 1.0 preset: every requested pair (and baseline +
- * fifo, the speedups' reference), written as the report asks. */
+ * fifo, the speedups' reference), written as the report asks, with the timeline of the
+ * requested pairs in the trace. */
 static int replay_all(const cli_a1_opts *a, const cli_a1_run *run, const char *path,
                       const th_a1_workload *a1, const th_system *sys, th_error *err) {
-    if (run->trace)
-        return th_error_set(err, TH_EINPUT,
-                            "--trace: ASTRA-sim 1.0's replay (system \"%s\", astra-sim-1.0) writes "
-                            "no timeline",
-                            sys->name);
     int64_t chunks = run->chunks ? run->chunks : run->def->chunks;
     if (!chunks)
         return th_error_set(err, TH_EINPUT,
@@ -78,9 +88,25 @@ static int replay_all(const cli_a1_opts *a, const cli_a1_run *run, const char *p
             if (base) ref = n;
             n++;
         }
+    /* both outputs are opened before the work and replace their files only if all went well */
+    int flags = run->force ? TH_OUTPUT_FORCE : 0;
+    th_output out, trace;
+    a1_trace tc = {NULL, a1, TH_POLICY_BASELINE, TH_INTRA_FIFO, 0};
+    if ((rc = cli_out_open(&out, run->output ? run->output : "-", flags, err))) return rc;
+    if (run->trace) {
+        if ((rc = cli_out_open(&trace, run->trace, flags, err)))
+            return cli_out_close(&out, rc, err);
+        tc.out = trace.f;
+        th_report_train_trace_header(tc.out);
+    }
+    int asked_ref = (run->policy < 0 || run->policy == TH_POLICY_BASELINE) &&
+                    (run->intra < 0 || run->intra == TH_INTRA_FIFO);
     for (int i = 0; i < n && rc == TH_OK; i++) {
         o.policy = rows[i].policy, o.intra = rows[i].intra;
-        rc = th_a1_replay(sys, a1, path, &o, &rows[i].res, err);
+        tc.policy = rows[i].policy, tc.intra = rows[i].intra;
+        int traced = tc.out && (i != ref || asked_ref);
+        rc = th_a1_replay_trace(sys, a1, path, &o, traced ? trace_row : NULL, &tc, &rows[i].res,
+                                err);
         if (rc == TH_OK) {
             const double *e = rows[i].res.pass_end;
             int P = rows[i].res.passes;
@@ -90,21 +116,17 @@ static int replay_all(const cli_a1_opts *a, const cli_a1_run *run, const char *p
     for (int i = 0; i < n && rc == TH_OK; i++)
         rows[i].speedup = rows[ref].res.total / rows[i].res.total;
     /* baseline + fifo ran for the speedups; listed only when asked for */
-    int asked_ref = (run->policy < 0 || run->policy == TH_POLICY_BASELINE) &&
-                    (run->intra < 0 || run->intra == TH_INTRA_FIFO);
     th_a1_row shown[5];
     int k = 0;
     for (int i = 0; i < n; i++)
         if (i != ref || asked_ref) shown[k++] = rows[i];
+    if (rc == TH_OK && tc.oom) rc = th_error_set(err, TH_EINTERNAL, "out of memory");
     if (rc == TH_OK) {
-        th_output out;
-        rc = cli_out_open(&out, run->output ? run->output : "-", run->force ? TH_OUTPUT_FORCE : 0,
-                          err);
-        if (rc == TH_OK) {
-            th_a1_report rep = {sys, a1, &o, shown, k};
-            rc = cli_out_close(&out, th_a1_report_write(out.f, run->format, &rep, err), err);
-        }
+        th_a1_report rep = {sys, a1, &o, shown, k};
+        rc = th_a1_report_write(out.f, run->format, &rep, err);
     }
+    if (run->trace) rc = cli_out_close(&trace, rc, err);
+    rc = cli_out_close(&out, rc, err);
     for (int i = 0; i < n; i++)
         th_a1_replay_result_free(&rows[i].res);
     return rc;

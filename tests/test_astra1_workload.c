@@ -1184,8 +1184,34 @@ START_TEST(cli_train_preset) {
     test_csv_free(&c);
     test_cli_free(&r);
     /* errors */
-    test_bad("--trace: ASTRA-sim 1.0's replay", "train %s -s %s --trace t.csv -o o.csv",
-             test_dpath("astra1/data2_ar.txt"), test_dpath("astra1/sw4.json"));
+    /* the timeline: F0 0-1000, F1 1001-2001, WG1 2002-3002, IG1 3003-4003, WG0 4004-5004,
+     * then layer 0's AR 5004-34298 */
+    char *dir = test_tmp_dir();
+    TEST_DIR_PATH(tpath, dir, "t.csv");
+    TEST_DIR_PATH(opath, dir, "o.csv");
+    test_cli(&r, "train %s -s %s -p baseline -q fifo -f csv --trace %s -o %s",
+             test_dpath("astra1/data2_ar.txt"), test_dpath("astra1/sw4.json"), tpath, opath);
+    test_expect_quiet(&r, "train 1.0 trace");
+    test_cli_free(&r);
+    test_csv_read(&c, tpath);
+    ck_assert_int_eq(c.nrows, 6);
+    const char *kind[] = {"compute", "compute", "compute", "compute", "compute", "collective"};
+    const char *layer[] = {"l0", "l1", "l1", "l1", "l0", "l0"};
+    const char *phase[] = {"forward",    "forward",     "weight_grad",
+                           "input_grad", "weight_grad", "weight_grad"};
+    const double start[] = {0, 1.001, 2.002, 3.003, 4.004, 5.004};
+    const double end[] = {1, 2.001, 3.002, 4.003, 5.004, 34.298};
+    for (int i = 0; i < 6; i++) {
+        ck_assert_str_eq(test_csv_s(&c, i, "policy"), "baseline");
+        ck_assert_str_eq(test_csv_s(&c, i, "kind"), kind[i]);
+        ck_assert_str_eq(test_csv_s(&c, i, "layer"), layer[i]);
+        ck_assert_str_eq(test_csv_s(&c, i, "phase"), phase[i]);
+        ck_assert_rel(test_csv_d(&c, i, "iteration"), 0);
+        ck_assert_rel(test_csv_d(&c, i, "start_us"), start[i]);
+        ck_assert_rel(test_csv_d(&c, i, "end_us"), end[i]);
+    }
+    test_csv_free(&c);
+    test_rm_dir(dir);
     test_bad("-p roundrobin: ASTRA-sim 1.0's replay takes baseline or themis",
              "train %s -s %s -p roundrobin", test_dpath("astra1/data2_ar.txt"),
              test_dpath("astra1/sw4.json"));

@@ -146,6 +146,11 @@ typedef struct th_a1_replay_result {
  * model, the same state machine over that model's costs). Errors name the source's line. */
 int th_a1_replay(const th_system *sys, const th_a1_workload *wl, const char *source,
                  const th_a1_replay_opts *opts, th_a1_replay_result *res, th_error *err);
+/* The same, calling trace (may be NULL) for every compute as it starts (iteration = pass;
+ * recomputed forwards too) and every collective as it ends on the network (start = issue). */
+int th_a1_replay_trace(const th_system *sys, const th_a1_workload *wl, const char *source,
+                       const th_a1_replay_opts *opts, th_train_trace_fn trace, void *trace_ctx,
+                       th_a1_replay_result *res, th_error *err);
 void th_a1_replay_result_free(th_a1_replay_result *res);
 
 /* One replayed configuration, as the reports list it. */
@@ -167,5 +172,10 @@ typedef struct th_a1_report {
 
 /* The rows as a table, JSON, CSV or JSON lines (docs/WORKLOADS.md). */
 int th_a1_report_write(FILE *out, th_format format, const th_a1_report *rep, th_error *err);
+
+/* One row of the training trace CSV (th_report_train_trace_header's columns), layer names from
+ * the text workload; -1 when memory ran out (nothing written). */
+int th_a1_report_trace_row(FILE *out, const th_a1_workload *wl, th_policy policy, th_intra intra,
+                           const th_train_event *ev);
 
 #endif
