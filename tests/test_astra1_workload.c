@@ -1164,6 +1164,26 @@ START_TEST(cli_train_preset) {
     ck_assert_ptr_nonnull(strstr(r.out, "\"pass_end_us\":\t[5.004, 39.302]"));
     ck_assert_ptr_nonnull(strstr(r.out, "\"total_us\":\t68.596"));
     test_cli_free(&r);
+    /* the table and JSON lines */
+    test_cli(&r, "train %s -s %s -p baseline -q scf", test_dpath("astra1/data2_ar.txt"),
+             test_dpath("astra1/sw4.json"));
+    test_expect_quiet(&r, "train 1.0 table");
+    ck_assert_ptr_nonnull(strstr(r.out, "data2_ar on a1-switch4 (4 NPUs): 2 layers, DATA, 1 "
+                                        "passes, 1 chunks per collective, ASTRA-sim 1.0's state "
+                                        "machine\n"));
+    ck_assert_ptr_nonnull(strstr(r.out, "baseline   scf           34.298              5          "
+                                        "29.298          5.004            1\n"));
+    test_cli_free(&r);
+    test_cli(&r, "train %s -s %s -p themis -f jsonl", test_dpath("astra1/data2_ar.txt"),
+             test_dpath("astra1/sw4.json"));
+    test_expect_quiet(&r, "train 1.0 jsonl");
+    ck_assert_str_eq(r.out, "{\"policy\":\"themis\",\"intra\":\"fifo\",\"total_us\":34.298,"
+                            "\"compute_us\":5,\"exposed_comm_us\":29.298,\"iteration_us\":5.004,"
+                            "\"speedup\":1,\"collectives\":1,\"pass_end_us\":[5.004]}\n"
+                            "{\"policy\":\"themis\",\"intra\":\"scf\",\"total_us\":34.298,"
+                            "\"compute_us\":5,\"exposed_comm_us\":29.298,\"iteration_us\":5.004,"
+                            "\"speedup\":1,\"collectives\":1,\"pass_end_us\":[5.004]}\n");
+    test_cli_free(&r);
     /* the system's scheduling-policy orders DATA's weight-gradient ARs (1 MiB, 29294 ns):
      * AR2 issued at 43 runs 43-29337 while AR1 (55-65 + 0) and AR0 (87) wait. LIFO: AR0
      * 29337-58631, then AR1 58631-87925 and its update delay of 1000: 88925. FIFO: AR1
