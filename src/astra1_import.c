@@ -304,7 +304,7 @@ static const char *const sys_keys[] = {"scheduling-policy:",
 
 /* An implementation list a_b_c: one of ring, halvingDoubling, direct per dim. */
 static int impls(const char *path, const setting *s, int ndims, cJSON *dims, const char *field,
-                 th_error *err) {
+                 th_a1_version version, th_error *err) {
     char buf[256];
     snprintf(buf, sizeof buf, "%s", s->value);
     char *save = NULL;
@@ -315,13 +315,29 @@ static int impls(const char *path, const setting *s, int ndims, cJSON *dims, con
                                 "%s:%d: %s more entries than the network's %d dimensions", path,
                                 s->line, s->key, ndims);
         int i = th_name_find(th_a1_impl_names, t);
+        if (i < 0 && !strncmp(t, "direct", 6) && t[6] >= '0' && t[6] <= '9') {
+            /* directN: std::stoi of the 5 (the tag: 10) characters after "direct" */
+            char digits[16];
+            snprintf(digits, version == TH_A1_BRANCH ? 6 : 11, "%s", t + 6);
+            char *end;
+            long w = strtol(digits, &end, 10);
+            if (*end || w < 1)
+                return th_error_set(err, TH_EINPUT,
+                                    "%s:%d: %s %s: expected direct followed by a window of 1 or "
+                                    "more",
+                                    path, s->line, s->key, t);
+            char value[32];
+            snprintf(value, sizeof value, "direct%ld", w);
+            cJSON_AddStringToObject(cJSON_GetArrayItem(dims, k), field, value);
+            continue;
+        }
         if (i < 0) {
             static const char *const other[] = {"oneRing", "oneDirect", "oneHalvingDoubling",
                                                 "doubleBinaryTree", NULL};
-            if (th_name_find(other, t) >= 0 || !strncmp(t, "direct", 6))
+            if (th_name_find(other, t) >= 0)
                 return th_error_set(err, TH_EINPUT,
                                     "%s:%d: %s %s is not modelled by the astra-sim-1.0 preset "
-                                    "(ring, halvingDoubling and direct are)",
+                                    "(ring, halvingDoubling, direct and directN are)",
                                     path, s->line, s->key, t);
             char hint[256];
             th_json_suggest(th_a1_impl_names, t, hint, sizeof hint);
@@ -418,7 +434,7 @@ static int settings(const char *path, th_a1_version version, int ndims, cJSON *s
         "all-reduce-implementation:", "reduce-scatter-implementation:",
         "all-gather-implementation:", "all-to-all-implementation:"};
     for (int t = 0; t < 4; t++)
-        if ((x = find(s, n, keys[t])) && impls(path, x, ndims, dims, fields[t], err))
+        if ((x = find(s, n, keys[t])) && impls(path, x, ndims, dims, fields[t], version, err))
             return err->code;
     static const char *const inter[] = {"baseline",      "ascending",  "themis",
                                         "offlineGreedy", "themisFlex", "offlineGreedyFlex",

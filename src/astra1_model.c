@@ -100,11 +100,24 @@ static double hd(const th_system *sys, int d, th_op op, double in, double *bytes
 }
 
 /* direct: p - 1 messages at once, one to each peer, so the farthest sets the time; RS reduces
- * once after them, and AR runs an RS round then an AG round. */
-static double direct(const th_system *sys, int d, th_op op, double in, double *bytes, double *out) {
+ * once after them, and AR runs an RS round then an AG round. directN sends N at once: each
+ * arrival's follow-up (E, and a reduction after the odd rounds) sends the next, so the messages
+ * go in ceil((p - 1) / N) rounds. */
+static double direct(const th_system *sys, int d, th_coll_type type, th_op op, double in,
+                     double *bytes, double *out) {
     const th_dim *dd = &sys->dims[d];
     double p = (double)dd->npus, m = floor(in / p), far = hops(dd, floor(p / 2));
-    double t = sys->endpoint, one = 0;
+    double t = sys->endpoint, one = 0, w = sys->a1.window[type][d];
+    if (w > 0 && w < p - 1 && op != TH_OP_AR) { /* a window: rounds of w messages */
+        double rounds = ceil((p - 1) / w), e = sys->endpoint;
+        if (op == TH_OP_AG) m = in;
+        double n = net(sys, d, far, m), c = op == TH_OP_RS ? proc(m) : 0;
+        if (n < 0 || c < 0) return -1;
+        *bytes = (p - 1) * m;
+        *out = op == TH_OP_RS ? m : op == TH_OP_AG ? in * p : in;
+        /* arrivals of odd rounds are reduced, of even rounds not (the packet counters) */
+        return e + rounds * (n + e) + ceil(rounds / 2) * c;
+    }
     int rounds = op == TH_OP_AR ? 2 : 1;
     if (op == TH_OP_AG) m = in;
     for (int i = 0; i < rounds; i++)
@@ -162,7 +175,7 @@ double th_astra1_phase(const th_system *sys, int d, th_coll_type type, th_op op,
     case TH_A1_DIRECT:
         if (op == TH_OP_AR && sys->dims[d].topology == TH_TOPO_RING && sys->dims[d].npus > 3)
             return direct_ring_ar(sys, d, in, bytes, out);
-        return direct(sys, d, op, in, bytes, out);
+        return direct(sys, d, type, op, in, bytes, out);
     }
     return -1;
 }

@@ -3,6 +3,7 @@
  * and router latencies, and the links-count rules that fix each dim's bandwidth. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "json.h"
@@ -41,6 +42,23 @@ static int integer(const cJSON *obj, const char *key, int required, double lo, d
         return th_json_bad(err, src, p, what, v);
     *out = (int)v->valuedouble;
     return TH_OK;
+}
+
+/* An implementation: ring, halvingDoubling, direct or directN (at most N messages at once). */
+static int impl_value(const cJSON *v, int *impl, int *window) {
+    if (!cJSON_IsString(v)) return -1;
+    int i = th_name_find(th_a1_impl_names, v->valuestring);
+    if (i >= 0) {
+        *impl = i, *window = 0;
+        return 0;
+    }
+    const char *s = v->valuestring;
+    if (strncmp(s, "direct", 6) || !s[6] || strlen(s + 6) > 9) return -1;
+    for (const char *c = s + 6; *c; c++)
+        if (*c < '0' || *c > '9') return -1;
+    *window = atoi(s + 6);
+    *impl = TH_A1_DIRECT;
+    return *window >= 1 ? 0 : -1;
 }
 
 static int parse(const cJSON *root, th_system *sys, const char *src, th_error *err) {
@@ -85,14 +103,22 @@ static int parse_dim(const cJSON *d, int k, th_system *sys, const char *src, th_
                             "halvingDoubling or direct)",
                             src, path);
     if (integer(d, "links", 1, 1, 1e6, &a->links[k], src, path, err)) return err->code;
-    int ar = TH_A1_RING;
-    if (th_json_enum(d, "allreduce", th_a1_impl_names, &ar, src, path, err)) return err->code;
-    int impl[4] = {ar, ar, ar, TH_A1_DIRECT};
+    int impl[4] = {TH_A1_RING, -1, -1, TH_A1_DIRECT}, window[4] = {0, 0, 0, 0};
     static const char *const types[] = {"allreduce", "reducescatter", "allgather", "alltoall"};
-    for (int t = 1; t < 4; t++)
-        if (th_json_enum(d, types[t], th_a1_impl_names, &impl[t], src, path, err)) return err->code;
+    for (int t = 0; t < 4; t++) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(d, types[t]);
+        if (v && impl_value(v, &impl[t], &window[t])) {
+            char p[64];
+            snprintf(p, sizeof p, "%s.%s", path, types[t]);
+            return th_json_bad(err, src, p,
+                               "ring, halvingDoubling, direct or directN (a window of N >= 1 "
+                               "messages)",
+                               v);
+        }
+        if (impl[t] < 0) impl[t] = impl[0], window[t] = window[0]; /* RS, AG: AR's */
+    }
     for (int t = 0; t < 4; t++)
-        a->impl[t][k] = (th_a1_impl)impl[t];
+        a->impl[t][k] = (th_a1_impl)impl[t], a->window[t][k] = window[t];
     a->nic[k] = a->router[k] = 0;
     if (th_json_number(d, "nic_latency_ns", 0, &a->nic[k], src, path, err) ||
         th_json_number(d, "router_latency_ns", 0, &a->router[k], src, path, err))
@@ -179,6 +205,18 @@ static int dim(th_system *sys, int k, const char *src, th_error *err) {
                                 "%s: dims[%d].alltoall: halvingDoubling has no All-to-All in "
                                 "ASTRA-sim 1.0 (it stops there); use ring or direct",
                                 src, k);
+        int w = a->window[t][k];
+        if (w > 0 && w < d->npus - 1 && t == 0)
+            return th_error_set(err, TH_EINPUT,
+                                "%s: dims[%d].allreduce: direct%d, a window on an All-Reduce, is "
+                                "not modelled (its All-Gather round waits on the Reduce-Scatter "
+                                "round's messages window by window)",
+                                src, k, w);
+        if (w > 0 && w < d->npus - 1 && d->topology == TH_TOPO_RING && d->npus > 3)
+            return th_error_set(err, TH_EINPUT,
+                                "%s: dims[%d].%s: direct%d on a Ring of more than 3 NPUs is not "
+                                "modelled (its rounds reach peers at different hop counts)",
+                                src, k, types[t], w);
         if (im == TH_A1_DIRECT && t == 0 && d->topology == TH_TOPO_RING && d->npus > 4097)
             return th_error_set(err, TH_EINPUT,
                                 "%s: dims[%d].allreduce: direct on a Ring of more than 4097 NPUs "

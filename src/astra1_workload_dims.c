@@ -145,8 +145,10 @@ int th_a1_split(const th_a1_workload *wl, const th_system *sys, const char *sour
         memmove(&a->greedy_bw[d + 1], &a->greedy_bw[d], sizeof a->greedy_bw[0] * tail);
         memmove(&a->nic[d + 1], &a->nic[d], sizeof a->nic[0] * tail);
         memmove(&a->router[d + 1], &a->router[d], sizeof a->router[0] * tail);
-        for (int t = 0; t < 4; t++)
+        for (int t = 0; t < 4; t++) {
             memmove(&a->impl[t][d + 1], &a->impl[t][d], sizeof a->impl[t][0] * tail);
+            memmove(&a->window[t][d + 1], &a->window[t][d], sizeof a->window[t][0] * tail);
+        }
         out->ndims = sys->ndims + 1;
         out->dims[d].npus = f;
         out->dims[d + 1].npus = p / f;

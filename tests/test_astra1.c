@@ -192,6 +192,45 @@ START_TEST(alltoall) {
 }
 END_TEST
 
+/* direct with a window: on a Switch of 8 (L = 0, E = 10, 50 GB/s), direct3 sends the 7 messages
+ * in ceil(7 / 3) = 3 rounds, each E after the last round's arrivals; an RS of 8 MiB (messages of
+ * 1 MiB, 19531 ns; reductions of 6 after rounds 1 and 3, not 2: the packet counters):
+ * 10 + 3 (19531 + 10) + 2 * 6 = 58645; an AG of a 1 MiB input: 10 + 3 (19531 + 10) = 58633.
+ * A window on an All-Reduce is refused. */
+START_TEST(direct_window) {
+    th_system s = parse("{\"model\": \"astra-sim-1.0\", \"endpoint_ns\": 10, \"dims\": ["
+                        "{\"topology\": \"switch\", \"npus\": 8, \"bw_GBps\": 50, "
+                        "\"latency_ns\": 0, \"links\": 1, \"reducescatter\": \"direct3\", "
+                        "\"allgather\": \"direct3\"}]}");
+    double bytes, out;
+    ck_assert_int_eq(s.a1.window[TH_COLL_REDUCESCATTER][0], 3);
+    ck_assert_double_eq(
+        th_astra1_phase(&s, 0, TH_COLL_REDUCESCATTER, TH_OP_RS, 8 * MIB, &bytes, &out), 58645);
+    ck_assert_double_eq(bytes, 7 * MIB);
+    ck_assert_double_eq(th_astra1_phase(&s, 0, TH_COLL_ALLGATHER, TH_OP_AG, MIB, &bytes, &out),
+                        58633);
+    ck_assert_double_eq(out, 8 * MIB);
+    /* a window of p - 1 or more is plain direct: 2E + 19531 + 6 */
+    s = parse("{\"model\": \"astra-sim-1.0\", \"endpoint_ns\": 10, \"dims\": ["
+              "{\"topology\": \"switch\", \"npus\": 8, \"bw_GBps\": 50, "
+              "\"latency_ns\": 0, \"links\": 1, \"allreduce\": \"direct9\"}]}");
+    ck_assert_double_eq(
+        th_astra1_phase(&s, 0, TH_COLL_REDUCESCATTER, TH_OP_RS, 8 * MIB, &bytes, &out), 19557);
+    const char *m = refuse("{\"model\": \"astra-sim-1.0\", \"endpoint_ns\": 10, \"dims\": ["
+                           "{\"topology\": \"switch\", \"npus\": 8, \"bw_GBps\": 50, "
+                           "\"latency_ns\": 0, \"links\": 1, \"allreduce\": \"direct4\"}]}");
+    ck_assert_msg(strstr(m, "a window on an All-Reduce"), "%s", m);
+    m = refuse("{\"model\": \"astra-sim-1.0\", \"endpoint_ns\": 10, \"dims\": ["
+               "{\"topology\": \"ring\", \"npus\": 8, \"bw_GBps\": 50, "
+               "\"latency_ns\": 0, \"links\": 2, \"allgather\": \"direct2\"}]}");
+    ck_assert_msg(strstr(m, "dims[0].allgather: direct2 on a Ring"), "%s", m);
+    m = refuse("{\"model\": \"astra-sim-1.0\", \"endpoint_ns\": 10, \"dims\": ["
+               "{\"topology\": \"switch\", \"npus\": 8, \"bw_GBps\": 50, "
+               "\"latency_ns\": 0, \"links\": 1, \"allgather\": \"direct0\"}]}");
+    ck_assert_msg(strstr(m, "dims[0].allgather: expected ring, halvingDoubling"), "%s", m);
+}
+END_TEST
+
 /* halvingDoubling All-Reduce: the RS half, then the AG half from 2 floor(m_K / 2). On a switch
  * of 4 (L = 0, E = 0, 50 GB/s) an AR of 3 bytes: RS messages floor(3/2) = 1 and floor(1/2) = 0;
  * the AG half starts at 2 floor(0 / 2) = 0 bytes: 4 messages, each floor(0 + m / B) = 0 ns.
@@ -778,7 +817,10 @@ START_TEST(import_errors) {
         {NULL, "all-reduce-implementation: ring_ring\n", 0,
          "all-reduce-implementation: more entries than the network's 1 dimensions"},
         {NULL, "all-reduce-implementation: oneRing\n", 0, "oneRing is not modelled"},
-        {NULL, "all-reduce-implementation: direct4\n", 0, "direct4 is not modelled"},
+        {NULL, "all-reduce-implementation: direct2\n", 0,
+         "direct2, a window on an All-Reduce, is not modelled"},
+        {NULL, "reduce-scatter-implementation: direct0\n", 0,
+         "sys.txt:1: reduce-scatter-implementation: direct0: expected direct followed by"},
         {NULL, "all-reduce-implementation: doubleBinaryTree\n", 0,
          "doubleBinaryTree is not modelled"},
         {NULL, "all-reduce-implementation: halvingdoubling\n", 0,
@@ -859,6 +901,7 @@ Suite *astra1_suite(void) {
     tcase_add_test(tc, links_and_hops);
     tcase_add_test(tc, hd_allreduce);
     tcase_add_test(tc, alltoall);
+    tcase_add_test(tc, direct_window);
     tcase_add_test(tc, two_dims);
     tcase_add_test(tc, tutorial_exercise_3);
     tcase_add_test(tc, collectives_share_queues);

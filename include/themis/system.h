@@ -40,6 +40,7 @@ typedef struct th_astra1 {
     double nic[TH_MAX_DIMS];         /* nic latency, ns (twice per message) */
     double router[TH_MAX_DIMS];      /* router latency, ns (once per switch message) */
     th_a1_impl impl[4][TH_MAX_DIMS]; /* by th_coll_type order: AR, RS, AG, A2A */
+    int window[4][TH_MAX_DIMS];      /* direct: messages at once ("directN": N; 0: p - 1) */
 } th_astra1;
 
 typedef struct th_dim {
