@@ -1164,6 +1164,15 @@ START_TEST(cli_train_preset) {
     ck_assert_ptr_nonnull(strstr(r.out, "\"pass_end_us\":\t[5.004, 39.302]"));
     ck_assert_ptr_nonnull(strstr(r.out, "\"total_us\":\t68.596"));
     test_cli_free(&r);
+    /* a recomputation from a checkpoint (preset_fwd_in_bckwd's workload): 97893 */
+    test_cli(&r, "train %s -s %s -f csv -p baseline -q fifo", test_dpath("astra1/fib.txt"),
+             test_dpath("astra1/sw4.json"));
+    test_expect_quiet(&r, "train 1.0 fwd_in_bckwd");
+    test_csv_parse(&c, r.out);
+    ck_assert_rel(test_csv_d(&c, 0, "total_us"), 97.893);
+    ck_assert_rel(test_csv_d(&c, 0, "compute_us"), 11);
+    test_csv_free(&c);
+    test_cli_free(&r);
     /* the table and JSON lines */
     test_cli(&r, "train %s -s %s -p baseline -q scf", test_dpath("astra1/data2_ar.txt"),
              test_dpath("astra1/sw4.json"));
