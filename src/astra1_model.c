@@ -277,6 +277,11 @@ static void stage_flat(const th_plan *plan, const uint8_t *o, int j, int *dim, t
     static const th_op ops[] = {TH_OP_AR, TH_OP_RS, TH_OP_AG, TH_OP_A2A};
     *op = ops[plan->type];
     *dim = o[j];
+    if (plan->type == TH_COLL_ALLTOALL && plan->policy == TH_POLICY_ROUNDROBIN) {
+        /* ASTRA-sim rotates an All-to-All's dims too (the planner leaves its order alone) */
+        int64_t i = (int64_t)((size_t)(o - plan->order) / (size_t)plan->n);
+        *dim = o[(j + i) % plan->n];
+    }
     double s = chunk_of(plan, o);
     for (int l = 0; l < j; l++)
         s = grow(plan, *op, o[l], s);

@@ -178,6 +178,8 @@ END_TEST
 /* All-to-All (for workloads): on a Switch of 4 (L = 0, 50 GB/s), 4 MiB in 1 chunk sends messages
  * of 1 MiB (19531.25 -> 19531 ns). direct: all 3 at once, 2E + 19531 = 19551 with E = 10;
  * ring: 4 * 3 / 2 = 6 steps, (6 + 1) E + 6 * 19531 = 117256. + 1 each. */
+static th_system two(const char *extra);
+
 START_TEST(alltoall) {
     th_system s = parse("{\"model\": \"astra-sim-1.0\", \"endpoint_ns\": 10, \"dims\": ["
                         "{\"topology\": \"switch\", \"npus\": 4, \"bw_GBps\": 50, "
@@ -189,6 +191,15 @@ START_TEST(alltoall) {
               "\"latency_ns\": 0, \"links\": 1, \"alltoall\": \"ring\"}]}");
     ck_assert_double_eq(run(&s, TH_COLL_ALLTOALL, 4 * MIB, 1, TH_POLICY_THEMIS, TH_INTRA_SCF),
                         117257);
+    /* round-robin rotates an All-to-All's dims too: on 2 x Switch 4 (halvingDoubling AR, direct
+     * A2A, L 0, E 0), 8 MiB in 2 chunks of 4 MiB, each phase 4 MiB in messages of 1 MiB
+     * (19531 ns): c0 dims 0, 1 and c1 dims 1, 0 run side by side: 2 * 19531 = 39062, + 1; the
+     * baseline queues c1 behind c0: 3 * 19531 = 58593, + 1. */
+    th_system s2 = two("");
+    ck_assert_double_eq(run(&s2, TH_COLL_ALLTOALL, 8 * MIB, 2, TH_POLICY_ROUNDROBIN, TH_INTRA_FIFO),
+                        39063);
+    ck_assert_double_eq(run(&s2, TH_COLL_ALLTOALL, 8 * MIB, 2, TH_POLICY_BASELINE, TH_INTRA_FIFO),
+                        58594);
 }
 END_TEST
 
