@@ -216,6 +216,23 @@ static inline __attribute__((always_inline)) int next_stage(const fast_stage *st
     return 0;
 }
 
+/* Dim d starts the first stage of its queue (its lowest non-empty bucket's ring) at t. */
+static inline __attribute__((always_inline)) void start(const fast_stage *st, ring *q, emu_coll *cr,
+                                                        uint32_t *nonempty, uint32_t *waiting,
+                                                        double *end, uint32_t *chunk, uint32_t *pos,
+                                                        uint32_t d, double t, const int scf) {
+    int b = scf ? __builtin_ctz(nonempty[d]) : 0;
+    ring *r = &q[d * MAX_BUCKETS + (uint32_t)b];
+    const waiting_stage *x = &r->e[r->head];
+    chunk[d] = x->chunk, pos[d] = x->p;
+    r->head = (r->head + 1) & r->mask;
+    if (r->head == r->tail && (!scf || !(nonempty[d] &= nonempty[d] - 1))) *waiting &= ~(1u << d);
+    const fast_stage *s = &st[pos[d]];
+    end[d] = t + s->dur;
+    cr->busy[d] += s->dur; /* one base register for both */
+    cr->bytes[d] += s->bytes;
+}
+
 static inline __attribute__((always_inline)) int events(emu_fast *f, th_emu *emu, emu_coll *cr,
                                                         uint32_t *nonempty, uint32_t waiting,
                                                         const int scf, const int w, th_error *err) {
@@ -232,20 +249,9 @@ static inline __attribute__((always_inline)) int events(emu_fast *f, th_emu *emu
         /* every idle dim with a waiting stage starts one, in dim-index order */
         uint32_t go = idle & waiting;
         idle &= ~go;
-        for (; go; go &= go - 1) {
-            uint32_t d = (uint32_t)__builtin_ctz(go);
-            int b = scf ? __builtin_ctz(nonempty[d]) : 0;
-            ring *r = &q[d * MAX_BUCKETS + (uint32_t)b];
-            const waiting_stage *x = &r->e[r->head];
-            chunk[d] = x->chunk, pos[d] = x->p;
-            r->head = (r->head + 1) & r->mask;
-            if (r->head == r->tail && (!scf || !(nonempty[d] &= nonempty[d] - 1)))
-                waiting &= ~(1u << d);
-            const fast_stage *s = &st[pos[d]];
-            end[d] = t + s->dur;
-            cr->busy[d] += s->dur; /* one base register for both */
-            cr->bytes[d] += s->bytes;
-        }
+        for (; go; go &= go - 1)
+            start(st, q, cr, nonempty, &waiting, end, chunk, pos, (uint32_t)__builtin_ctz(go), t,
+                  scf);
         if (idle == ~0u) break;
         if (stop && atomic_load_explicit(stop, memory_order_relaxed))
             return th_error_set(err, TH_EINTERNAL, "interrupted");
@@ -262,7 +268,20 @@ static inline __attribute__((always_inline)) int events(emu_fast *f, th_emu *emu
         int d0 = __builtin_ctz(ending);
         end[d0] = INFINITY;
         if (!(ending & (ending - 1))) { /* one stage ends: its chunk's next stage queues */
-            if (next_stage(st, q, nonempty, &waiting, chunk[d0], pos[d0], scf)) return EMU_DECLINED;
+            uint32_t c = chunk[d0], p = pos[d0];
+            if (st[p].last) continue;
+            const fast_stage *s = &st[p + 1];
+            /* The usual case: the next stage queues on another dim, a busy one. Every other
+             * idle dim's queue is empty (each took a stage when it could), so the only start
+             * now is d0's, from its own queue, which that queueing does not touch: start it
+             * first, so that the next end does not wait on the queueing. */
+            if (s->dim != (uint32_t)d0 && !(idle & 1u << s->dim) && (waiting & 1u << d0)) {
+                start(st, q, cr, nonempty, &waiting, end, chunk, pos, (uint32_t)d0, t, scf);
+                idle &= ~(1u << d0);
+            }
+            if (ring_push(&q[s->q], c, p + 1)) return EMU_DECLINED;
+            if (scf) nonempty[s->dim] |= s->bit;
+            waiting |= 1u << s->dim;
             continue;
         }
         /* several: their chunks' next stages queue in chunk order (each queue's order for
