@@ -79,7 +79,14 @@ static int start(th_emu *r, int d) {
 
 /* A dim with nothing running starts the head of its list. */
 static int kick(th_emu *r, int d, th_error *err) {
-    if (!r->srv[d].busy && emu_waiting(&r->q[d]) && start(r, d)) return emu_bad_stage(r, err);
+    if (!r->srv[d].busy && emu_waiting(&r->q[d]) && start(r, d)) {
+        if (r->bad_dur != -1) return emu_bad_stage(r, err);
+        return th_error_set(err, TH_EINPUT,
+                            "dims[%d] (%s): a message of more than 2^31 ns or a reduction of more "
+                            "than 2^31 bytes, which overflow ASTRA-sim 1.0's int fields: use more "
+                            "chunks or a smaller size",
+                            d, r->sys->dims[d].name);
+    }
     return TH_OK;
 }
 

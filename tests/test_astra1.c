@@ -624,6 +624,8 @@ START_TEST(collective_errors) {
     ck_assert_int_eq(th_run_eval(r, &s, &c, (th_pair){TH_POLICY_BASELINE, TH_INTRA_FIFO},
                                  TH_LOAD_ALPHA_BETA, NULL, NULL, &res, &err),
                      TH_EINPUT);
+    ck_assert_msg(strstr(err.msg, "dims[0] (dim0): a message of more than 2^31 ns or a reduction"),
+                  "%s", err.msg);
     th_runner_free(r);
     /* training is not this preset's here */
     ck_assert_int_eq(th_train_check_system(&s, &err), TH_EINPUT);
