@@ -347,8 +347,11 @@ static int impls(const char *path, const setting *s, int ndims, cJSON *dims, con
         cJSON_AddStringToObject(cJSON_GetArrayItem(dims, k), field, th_a1_impl_names[i]);
     }
     if (k != ndims)
-        return th_error_set(err, TH_EINPUT, "%s:%d: %s %d entries for the network's %d dimensions",
-                            path, s->line, s->key, k, ndims);
+        return th_error_set(err, TH_EINPUT,
+                            "%s:%d: %s %d entries for the network's %d dimensions (with fewer, "
+                            "ASTRA-sim runs that collective on the first %d dims only, which the "
+                            "preset does not model: give one per dim)",
+                            path, s->line, s->key, k, ndims, k);
     return TH_OK;
 }
 

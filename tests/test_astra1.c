@@ -830,6 +830,11 @@ START_TEST(import_errors) {
         {NULL, "all-reduce-implementation: ring_ring\n", 0,
          "all-reduce-implementation: more entries than the network's 1 dimensions"},
         {NULL, "all-reduce-implementation: oneRing\n", 0, "oneRing is not modelled"},
+        {"{\"dimensions-count\": 2, \"topologies-per-dim\": [\"Switch\", \"Switch\"],\n"
+         "\"units-count\": [4, 4], \"links-count\": [1, 1], \"link-latency\": [1, 1],\n"
+         "\"link-bandwidth\": [50, 50]}",
+         NULL, 0,
+         "all-reduce-implementation: 1 entries for the network's 2 dimensions (with fewer"},
         {NULL, "all-reduce-implementation: direct2\n", 0,
          "direct2, a window on an All-Reduce, is not modelled"},
         {NULL, "reduce-scatter-implementation: direct0\n", 0,
