@@ -204,33 +204,58 @@ static inline __attribute__((always_inline)) uint32_t earliest(const double *end
 
 /* The events (SPEC §6) from the queued first stages: the dims' arrays w wide (dims nd and up
  * never busy), scf and w constants in each copy (under FIFO a dim has one ring). */
-/* Chunk c's stage p ended: its next stage, if any, queues; -1 when out of memory. */
-static inline __attribute__((always_inline)) int next_stage(const fast_stage *st, ring *q,
-                                                            uint32_t *nonempty, uint32_t *waiting,
-                                                            uint32_t c, uint32_t p, const int scf) {
-    if (st[p].last) return 0;
-    const fast_stage *s = &st[++p];
-    if (ring_push(&q[s->q], c, p)) return -1;
-    if (scf) nonempty[s->dim] |= s->bit;
-    *waiting |= 1u << s->dim;
-    return 0;
+
+/* The time of the first stage of dim d's queue (the head of its lowest non-empty bucket). */
+static inline __attribute__((always_inline)) double
+head_dur(const fast_stage *st, const ring *q, const uint32_t *nonempty, uint32_t d, const int scf) {
+    const ring *r = &q[d * MAX_BUCKETS + (uint32_t)(scf ? __builtin_ctz(nonempty[d]) : 0)];
+    return st[r->e[r->head].p].dur;
 }
 
-/* Dim d starts the first stage of its queue (its lowest non-empty bucket's ring) at t. */
+/* Dim d starts the first stage of its queue (its lowest non-empty bucket's ring) at t. Its
+ * time is next[d], kept as the queue changes, so that the end does not wait on the ring. */
 static inline __attribute__((always_inline)) void start(const fast_stage *st, ring *q, emu_coll *cr,
                                                         uint32_t *nonempty, uint32_t *waiting,
-                                                        double *end, uint32_t *chunk, uint32_t *pos,
-                                                        uint32_t d, double t, const int scf) {
+                                                        double *end, double *next, uint32_t *chunk,
+                                                        uint32_t *pos, uint32_t d, double t,
+                                                        const int scf) {
+    end[d] = t + next[d];
     int b = scf ? __builtin_ctz(nonempty[d]) : 0;
     ring *r = &q[d * MAX_BUCKETS + (uint32_t)b];
     const waiting_stage *x = &r->e[r->head];
     chunk[d] = x->chunk, pos[d] = x->p;
     r->head = (r->head + 1) & r->mask;
-    if (r->head == r->tail && (!scf || !(nonempty[d] &= nonempty[d] - 1))) *waiting &= ~(1u << d);
+    if (r->head == r->tail && (!scf || !(nonempty[d] &= nonempty[d] - 1)))
+        *waiting &= ~(1u << d);
+    else
+        next[d] = head_dur(st, q, nonempty, d, scf);
     const fast_stage *s = &st[pos[d]];
-    end[d] = t + s->dur;
     cr->busy[d] += s->dur; /* one base register for both */
     cr->bytes[d] += s->bytes;
+}
+
+/* Stage p (table entry s) of chunk c queues; -1 when out of memory. */
+static inline __attribute__((always_inline)) int queue(ring *q, uint32_t *nonempty,
+                                                       uint32_t *waiting, double *next,
+                                                       const fast_stage *s, uint32_t c, uint32_t p,
+                                                       const int scf) {
+    if (ring_push(&q[s->q], c, p)) return -1;
+    uint32_t d = s->dim;
+    /* the queue's first stage when it was empty, or (SCF) when its bucket is below the
+     * lowest waiting one */
+    if (!(*waiting & 1u << d) || (scf && s->bit < (nonempty[d] & -nonempty[d]))) next[d] = s->dur;
+    if (scf) nonempty[d] |= s->bit;
+    *waiting |= 1u << d;
+    return 0;
+}
+
+/* Chunk c's stage p ended: its next stage, if any, queues; -1 when out of memory. */
+static inline __attribute__((always_inline)) int next_stage(const fast_stage *st, ring *q,
+                                                            uint32_t *nonempty, uint32_t *waiting,
+                                                            double *next, uint32_t c, uint32_t p,
+                                                            const int scf) {
+    if (st[p].last) return 0;
+    return queue(q, nonempty, waiting, next, &st[p + 1], c, p + 1, scf);
 }
 
 static inline __attribute__((always_inline)) int events(emu_fast *f, th_emu *emu, emu_coll *cr,
@@ -243,6 +268,9 @@ static inline __attribute__((always_inline)) int events(emu_fast *f, th_emu *emu
     uint32_t idle = ~0u;                  /* bit d: dim d idle; the bits of dims past nd stay set */
     _Alignas(16) double end[TH_MAX_DIMS]; /* of the stage each dim runs; INFINITY when idle */
     uint32_t chunk[TH_MAX_DIMS], pos[TH_MAX_DIMS]; /* what each dim runs */
+    double next[TH_MAX_DIMS]; /* a waiting dim's first queued stage's time, ns */
+    for (uint32_t go = waiting; go; go &= go - 1)
+        next[__builtin_ctz(go)] = head_dur(st, q, nonempty, (uint32_t)__builtin_ctz(go), scf);
     for (int d = 0; d < w; d++)
         end[d] = INFINITY;
     for (;;) {
@@ -250,8 +278,8 @@ static inline __attribute__((always_inline)) int events(emu_fast *f, th_emu *emu
         uint32_t go = idle & waiting;
         idle &= ~go;
         for (; go; go &= go - 1)
-            start(st, q, cr, nonempty, &waiting, end, chunk, pos, (uint32_t)__builtin_ctz(go), t,
-                  scf);
+            start(st, q, cr, nonempty, &waiting, end, next, chunk, pos, (uint32_t)__builtin_ctz(go),
+                  t, scf);
         if (idle == ~0u) break;
         if (stop && atomic_load_explicit(stop, memory_order_relaxed))
             return th_error_set(err, TH_EINTERNAL, "interrupted");
@@ -276,12 +304,10 @@ static inline __attribute__((always_inline)) int events(emu_fast *f, th_emu *emu
              * now is d0's, from its own queue, which that queueing does not touch: start it
              * first, so that the next end does not wait on the queueing. */
             if (s->dim != (uint32_t)d0 && !(idle & 1u << s->dim) && (waiting & 1u << d0)) {
-                start(st, q, cr, nonempty, &waiting, end, chunk, pos, (uint32_t)d0, t, scf);
+                start(st, q, cr, nonempty, &waiting, end, next, chunk, pos, (uint32_t)d0, t, scf);
                 idle &= ~(1u << d0);
             }
-            if (ring_push(&q[s->q], c, p + 1)) return EMU_DECLINED;
-            if (scf) nonempty[s->dim] |= s->bit;
-            waiting |= 1u << s->dim;
+            if (queue(q, nonempty, &waiting, next, s, c, p + 1, scf)) return EMU_DECLINED;
             continue;
         }
         /* several: their chunks' next stages queue in chunk order (each queue's order for
@@ -296,7 +322,7 @@ static inline __attribute__((always_inline)) int events(emu_fast *f, th_emu *emu
             dims[k] = d;
         }
         for (int i = 0; i < n; i++)
-            if (next_stage(st, q, nonempty, &waiting, chunk[dims[i]], pos[dims[i]], scf))
+            if (next_stage(st, q, nonempty, &waiting, next, chunk[dims[i]], pos[dims[i]], scf))
                 return EMU_DECLINED;
     }
     /* a stage end that overflowed: the general path's error, at the stage it meets first */
