@@ -129,7 +129,7 @@ int th_api_system(const th_api_req *q, FILE *out, th_error *err) {
     th_run_defaults def;
     const char *who;
     if (th_api_keys(q, keys, err) || th_api_load_system(q, &sys, &def, &who, err)) return err->code;
-    cJSON *o = th_report_system_json(&sys);
+    cJSON *o = th_report_system_json(&sys, -1);
     if (!o) return th_error_set(err, TH_EINTERNAL, "out of memory");
     return th_report_write_json(out, o, err);
 }

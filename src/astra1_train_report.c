@@ -54,7 +54,7 @@ static int table(FILE *out, const th_a1_report *rep, th_error *err) {
 static cJSON *json(const th_a1_report *rep) {
     const th_a1_workload *wl = rep->wl;
     cJSON *root = cJSON_CreateObject();
-    cJSON_AddItemToObject(root, "system", th_report_system_json(rep->sys));
+    cJSON_AddItemToObject(root, "system", th_report_system_json(rep->sys, -1));
     cJSON *w = cJSON_AddObjectToObject(root, "workload");
     cJSON_AddStringToObject(w, "name", wl->name);
     cJSON_AddStringToObject(w, "format", "astra-sim-1.0-text");

@@ -192,7 +192,7 @@ int th_report_table(FILE *out, const th_report *rep, th_error *err) {
     return th_report_done(out, err);
 }
 
-cJSON *th_report_system_json(const th_system *sys) {
+cJSON *th_report_system_json(const th_system *sys, int type) {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "name", sys->name);
     cJSON_AddNumberToObject(o, "npus", sys->npus);
@@ -203,7 +203,7 @@ cJSON *th_report_system_json(const th_system *sys) {
         cJSON *j = cJSON_CreateObject();
         cJSON_AddStringToObject(j, "name", x->name);
         cJSON_AddStringToObject(j, "topology", th_topology_name(x->topology));
-        cJSON_AddStringToObject(j, "algorithm", th_algorithm_name(x->algorithm));
+        th_report_dim_algorithms(j, sys, d, type);
         cJSON_AddNumberToObject(j, "npus", (double)x->npus);
         cJSON_AddNumberToObject(j, "bw_GBps", x->bw_GBps);
         cJSON_AddNumberToObject(j, "latency_ns", x->latency);
@@ -217,7 +217,7 @@ cJSON *th_report_system_json(const th_system *sys) {
 static cJSON *run_json(const th_report *rep) {
     const th_system *sys = rep->sys;
     cJSON *root = cJSON_CreateObject();
-    cJSON_AddItemToObject(root, "system", th_report_system_json(sys));
+    cJSON_AddItemToObject(root, "system", th_report_system_json(sys, (int)rep->coll->type));
     cJSON *coll = cJSON_AddObjectToObject(root, "collective");
     cJSON_AddStringToObject(coll, "type", th_coll_type_name(rep->coll->type));
     cJSON_AddNumberToObject(coll, "size_bytes", rep->coll->size);

@@ -73,7 +73,7 @@ int th_report_train_table(FILE *out, const th_train_report *rep, th_error *err) 
 static cJSON *train_json(const th_train_report *rep) {
     const th_workload *wl = rep->wl;
     cJSON *root = cJSON_CreateObject();
-    cJSON_AddItemToObject(root, "system", th_report_system_json(rep->sys));
+    cJSON_AddItemToObject(root, "system", th_report_system_json(rep->sys, -1));
     cJSON *w = cJSON_AddObjectToObject(root, "workload");
     cJSON_AddStringToObject(w, "name", wl->name);
     cJSON_AddNumberToObject(w, "layers", wl->nlayers);

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "check_themis.h"
 #include "themis/astra.h"
 
@@ -808,6 +810,44 @@ START_TEST(themis_allgather_orders) {
 }
 END_TEST
 
+/* `themis run -f json` names each dim's algorithm for the collective run, and every type's
+ * when they differ: dim 0 runs rhd (halvingDoubling) for All-Reduce and Reduce-Scatter and
+ * ring for All-Gather; dim 1 direct for all three (the preset runs no All-to-All). */
+START_TEST(report_algorithms) {
+    char *dir = test_tmp_dir();
+    TEST_DIR_PATH(sys, dir, "s.json");
+    const char *text = "{\"model\": \"astra-sim\", \"endpoint_ns\": 10, \"local_mem_GBps\": 50, "
+                       "\"dims\": [{\"topology\": \"switch\", \"algorithm\": \"rhd\", "
+                       "\"allgather\": \"ring\", \"npus\": 4, \"bw_GBps\": 50, \"latency_ns\": 0}, "
+                       "{\"topology\": \"switch\", \"algorithm\": \"direct\", \"npus\": 4, "
+                       "\"bw_GBps\": 50, \"latency_ns\": 0}]}";
+    test_spit(sys, text, strlen(text));
+    static const char *const types[] = {"allreduce", "reducescatter", "allgather"};
+    static const char *const dim0[] = {"rhd", "rhd", "ring"};
+    for (int t = 0; t < 3; t++) {
+        test_cli_out r;
+        test_cli(&r, "run -s %s -c %s -b 1MiB -n 1 -p baseline -q fifo -f json", sys, types[t]);
+        test_expect_ok(&r, "run");
+        cJSON *root = cJSON_Parse(r.out);
+        test_cli_free(&r);
+        ck_assert_ptr_nonnull(root);
+        cJSON *dims = cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(root, "system"), "dims");
+        cJSON *d0 = cJSON_GetArrayItem(dims, 0), *d1 = cJSON_GetArrayItem(dims, 1);
+        ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(d0, "algorithm")->valuestring, dim0[t]);
+        cJSON *all = cJSON_GetObjectItemCaseSensitive(d0, "algorithms");
+        ck_assert_int_eq(cJSON_GetArraySize(all), 3);
+        for (int u = 0; u < 3; u++)
+            ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(all, types[u])->valuestring,
+                             dim0[u]);
+        ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(d1, "algorithm")->valuestring, "direct");
+        ck_assert_ptr_null(cJSON_GetObjectItemCaseSensitive(d1, "algorithms"));
+        cJSON_Delete(root);
+    }
+    test_rm_dir(dir);
+}
+END_TEST
+
 Suite *astra_suite(void) {
     Suite *s = suite_create("astra");
     TCase *tc = tcase_create("preset");
@@ -836,6 +876,7 @@ Suite *astra_suite(void) {
     tcase_add_test(tc, import_runs);
     tcase_add_test(tc, import_errors);
     tcase_add_test(tc, import_implementations);
+    tcase_add_test(tc, report_algorithms);
     tcase_add_test(tc, import_tagged_numbers);
     suite_add_tcase(s, tc);
     return s;

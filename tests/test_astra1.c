@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "check_themis.h"
 #include "themis/astra1.h"
 
@@ -911,6 +913,58 @@ START_TEST(import_errors) {
 }
 END_TEST
 
+/* The dim's "algorithm" field of `themis run -f json`, and its "algorithms" object (NULL when
+ * absent: every collective type runs the same one). */
+static cJSON *run_dim(const char *sys, const char *type, int k, cJSON **root) {
+    test_cli_out r;
+    test_cli(&r, "run -s %s -c %s -b 1MiB -n 1 -p baseline -q fifo -f json", sys, type);
+    test_expect_ok(&r, "run");
+    *root = cJSON_Parse(r.out);
+    test_cli_free(&r);
+    ck_assert_ptr_nonnull(*root);
+    cJSON *dims = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(*root, "system"), "dims");
+    return cJSON_GetArrayItem(dims, k);
+}
+
+static const char *str(const cJSON *o, const char *key) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    ck_assert_msg(cJSON_IsString(v), "%s: not a string", key);
+    return v->valuestring;
+}
+
+/* The report names each dim's real implementation for the collective run (not "ring" for
+ * all), as the system file spells it, and every type's when they differ: dim 0 has
+ * halvingDoubling AR, ring RS, direct2 AG and the default direct A2A; dim 1 ring for all. */
+START_TEST(report_algorithms) {
+    char *dir = test_tmp_dir();
+    const char *sys = put(dir, "s.json",
+                          "{\"model\": \"astra-sim-1.0\", \"endpoint_ns\": 10, \"dims\": ["
+                          "{\"topology\": \"switch\", \"npus\": 4, \"bw_GBps\": 50, "
+                          "\"latency_ns\": 0, \"links\": 1, \"allreduce\": \"halvingDoubling\", "
+                          "\"reducescatter\": \"ring\", \"allgather\": \"direct2\"}, "
+                          "{\"topology\": \"switch\", \"npus\": 4, \"bw_GBps\": 50, "
+                          "\"latency_ns\": 0, \"links\": 1, \"alltoall\": \"ring\"}]}");
+    static const char *const types[] = {"allreduce", "reducescatter", "allgather", "alltoall"};
+    static const char *const dim0[] = {"halvingDoubling", "ring", "direct2", "direct"};
+    for (int t = 0; t < 4; t++) {
+        cJSON *root;
+        cJSON *d = run_dim(sys, types[t], 0, &root);
+        ck_assert_str_eq(str(d, "algorithm"), dim0[t]);
+        cJSON *all = cJSON_GetObjectItemCaseSensitive(d, "algorithms");
+        ck_assert_int_eq(cJSON_GetArraySize(all), 4);
+        for (int u = 0; u < 4; u++)
+            ck_assert_str_eq(str(all, types[u]), dim0[u]);
+        cJSON_Delete(root);
+        d = run_dim(sys, types[t], 1, &root);
+        ck_assert_str_eq(str(d, "algorithm"), "ring");
+        ck_assert_ptr_null(cJSON_GetObjectItemCaseSensitive(d, "algorithms"));
+        cJSON_Delete(root);
+    }
+    test_rm_dir(dir);
+}
+END_TEST
+
 Suite *astra1_suite(void) {
     Suite *s = suite_create("astra1");
     TCase *tc = tcase_create("preset");
@@ -934,6 +988,7 @@ Suite *astra1_suite(void) {
     tcase_add_test(tc, import_tutorial);
     tcase_add_test(tc, import_long_form);
     tcase_add_test(tc, import_errors);
+    tcase_add_test(tc, report_algorithms);
     suite_add_tcase(s, tc);
     return s;
 }
