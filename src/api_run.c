@@ -7,6 +7,7 @@
 #include "json.h"
 #include "report_internal.h"
 #include "themis/bound.h"
+#include "themis/cost.h"
 #include "themis/report.h"
 
 /* Prefixes err with the system's name when the system caused it (as the command line does). */
@@ -19,11 +20,12 @@ static int blame(th_error *err, const char *who) {
 }
 
 int th_api_run(const th_api_req *q, FILE *out, th_error *err) {
-    static const char *const keys[] = {"system", "collective", "size",       "chunks", "policy",
-                                       "intra",  "dims",       "load_model", "bound",  NULL};
+    static const char *const keys[] = {"system", "collective", "size",  "chunks",
+                                       "policy", "intra",      "dims",  "load_model",
+                                       "bound",  "ideal_lat",  NULL};
     th_collective coll = {TH_COLL_ALLREDUCE, 1073741824.0, 64, 0};
     int policy = -1, intra = -1, type = TH_COLL_ALLREDUCE, model = TH_LOAD_ALPHA_BETA, bound = 0;
-    int set_chunks = 0, set_policy = 0, set_intra = 0;
+    int ideal_lat = 0, set_chunks = 0, set_policy = 0, set_intra = 0;
     if (th_api_keys(q, keys, err) ||
         th_json_enum(q->root, "collective", th_coll_type_names, &type, q->cmd, "", err) ||
         th_api_size(q, "size", &coll.size, err) ||
@@ -32,7 +34,7 @@ int th_api_run(const th_api_req *q, FILE *out, th_error *err) {
                       err) ||
         th_api_choice(q, "intra", th_intra_names, 2, &intra, &set_intra, err) ||
         th_json_enum(q->root, "load_model", th_load_model_names, &model, q->cmd, "", err) ||
-        th_api_bool(q, "bound", &bound, err))
+        th_api_bool(q, "bound", &bound, err) || th_api_bool(q, "ideal_lat", &ideal_lat, err))
         return err->code;
     coll.type = (th_coll_type)type;
     th_system sys;
@@ -49,6 +51,7 @@ int th_api_run(const th_api_req *q, FILE *out, th_error *err) {
     if ((bound || (policy == TH_POLICY_LP && !th_bound_supported(&sys, coll.dims_mask))) &&
         th_bound_eval(&sys, &coll, TH_BOUND_AUTO, &b, err))
         return blame(err, who);
+    if (ideal_lat && th_run_check_ideal_lat(&sys, err)) return blame(err, who);
     th_pair pairs[TH_RUN_MAX_PAIRS];
     th_result results[TH_RUN_MAX_PAIRS];
     int npairs = th_run_pairs(&sys, coll.dims_mask, policy, intra, pairs);
@@ -58,7 +61,9 @@ int th_api_run(const th_api_req *q, FILE *out, th_error *err) {
                     : th_error_set(err, TH_EINTERNAL, "out of memory");
     th_runner_free(runner);
     if (rc) return rc;
-    th_report rep = {&sys, &coll, (th_load_model)model, pairs, results, npairs, b.time, 0, 0};
+    th_report rep = {&sys,    &coll,  (th_load_model)model, pairs, results, npairs,
+                     b.time,  ideal_lat,
+                     th_cost_latency_floor(&sys, coll.type == TH_COLL_ALLREDUCE, coll.dims_mask)};
     return th_report_json(out, &rep, err);
 }
 
@@ -80,13 +85,15 @@ static int bucket(const th_api_req *q, double *out, th_error *err) {
 int th_api_train(const th_api_req *q, FILE *out, th_error *err) {
     static const char *const keys[] = {"workload", "system",     "policy",     "intra",
                                        "priority", "iterations", "batch",      "chunks",
-                                       "chunking", "bucket",     "load_model", NULL};
+                                       "chunking", "bucket",     "load_model", "ideal_lat",
+                                       NULL};
     th_train_opts t = {0};
     t.priority = TH_PRIO_LIFO;
     t.iterations = 3;
     t.model = TH_LOAD_ALPHA_BETA;
     int policy = -1, intra = -1, prio = TH_PRIO_LIFO, model = TH_LOAD_ALPHA_BETA, chunking = -1;
     int64_t iterations = 3;
+    int ideal_lat = 0;
     if (th_api_keys(q, keys, err) ||
         th_api_choice(q, "policy", th_policy_names, TH_POLICY_COUNT, &policy, NULL, err) ||
         th_api_choice(q, "intra", th_intra_names, 2, &intra, NULL, err) ||
@@ -96,7 +103,8 @@ int th_api_train(const th_api_req *q, FILE *out, th_error *err) {
         th_api_int(q, "chunks", 1, TH_MAX_CHUNKS, &t.chunks, NULL, err) ||
         th_json_enum(q->root, "chunking", th_chunking_names, &chunking, q->cmd, "", err) ||
         bucket(q, &t.bucket, err) ||
-        th_json_enum(q->root, "load_model", th_load_model_names, &model, q->cmd, "", err))
+        th_json_enum(q->root, "load_model", th_load_model_names, &model, q->cmd, "", err) ||
+        th_api_bool(q, "ideal_lat", &ideal_lat, err))
         return err->code;
     if (chunking >= 0) t.chunking_set = 1, t.chunking = (th_chunking)chunking;
     t.priority = (th_priority)prio;
@@ -114,8 +122,10 @@ int th_api_train(const th_api_req *q, FILE *out, th_error *err) {
     int nrows = 0;
     if (rc == TH_OK)
         rc = th_train_compare(&sys, wl, &t, policy, intra, NULL, NULL, NULL, rows, &nrows, err);
+    double tl = 0; /* ideal_lat: the ideal network with every latency floor */
+    if (rc == TH_OK && ideal_lat) rc = th_train_ideal_lat(&sys, wl, &t, rows, nrows, &tl, err);
     if (rc == TH_OK) {
-        th_train_report rep = {&sys, wl, &t, rows, nrows, 0};
+        th_train_report rep = {&sys, wl, &t, rows, nrows, tl};
         rc = th_report_train_json(out, &rep, err);
     }
     th_train_rows_free(rows, nrows);

@@ -230,13 +230,8 @@ int cli_run(int argc, char **argv) {
     if ((o.bound || (o.policy == TH_POLICY_LP && !th_bound_supported(&sys, o.coll.dims_mask))) &&
         th_bound_eval(&sys, &o.coll, TH_BOUND_AUTO, &bound, &err))
         return cli_blame(&err, o.system), cli_fail(&err);
-    if (o.ideal_lat && sys.model != TH_MODEL_ANALYTICAL) {
-        th_error_set(&err, TH_EINPUT,
-                     "--ideal-lat: the latency floor is the analytical model's stage latency "
-                     "(SPEC §3), and this system uses the %s preset",
-                     th_model_name(sys.model));
+    if (o.ideal_lat && th_run_check_ideal_lat(&sys, &err))
         return cli_blame(&err, o.system), cli_fail(&err);
-    }
     if (evaluate(&o, &sys, bound.time, &err)) return cli_fail(&err);
     return CLI_OK;
 }

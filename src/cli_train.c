@@ -237,19 +237,7 @@ static int evaluate(const topts *o, const th_system *sys, const th_workload *wl,
     rc = th_train_compare(sys, wl, &o->t, o->policy, o->intra, tc.out ? trace_row : NULL, &tc,
                           &tc.cur, rows, &nrows, err);
     double tl = 0; /* --ideal-lat: the ideal network with every latency floor */
-    if (rc == TH_OK && o->ideal_lat) {
-        th_train_opts t = o->t;
-        t.policy = TH_POLICY_IDEAL;
-        t.ideal_latency = 1;
-        th_train_result lat;
-        rc = th_train_run(sys, wl, &t, NULL, NULL, &lat, err);
-        if (rc == TH_OK) {
-            tl = lat.iteration;
-            for (int i = 0; i < nrows; i++)
-                rows[i].vs_ideal_lat = tl / rows[i].res.iteration;
-        }
-        th_train_result_free(&lat);
-    }
+    if (rc == TH_OK && o->ideal_lat) rc = th_train_ideal_lat(sys, wl, &o->t, rows, nrows, &tl, err);
     if (rc == TH_OK && tc.oom) rc = th_error_set(err, TH_EINTERNAL, "out of memory");
     if (rc == TH_OK) {
         th_train_report rep = {sys, wl, &o->t, rows, nrows, tl};

@@ -116,3 +116,11 @@ int th_run_compare(th_runner *r, const th_system *sys, const th_collective *coll
         out[i].speedup = ref_time / out[i].time;
     return TH_OK;
 }
+
+int th_run_check_ideal_lat(const th_system *sys, th_error *err) {
+    if (sys->model == TH_MODEL_ANALYTICAL) return TH_OK;
+    return th_error_set(err, TH_EINPUT,
+                        "--ideal-lat: the latency floor is the analytical model's stage latency "
+                        "(SPEC §3), and this system uses the %s preset",
+                        th_model_name(sys->model));
+}

@@ -69,3 +69,19 @@ void th_train_rows_free(th_train_row *rows, int n) {
     for (int i = 0; i < n; i++)
         th_train_result_free(&rows[i].res);
 }
+
+int th_train_ideal_lat(const th_system *sys, const th_workload *wl, const th_train_opts *opts,
+                       th_train_row *rows, int nrows, double *iteration, th_error *err) {
+    th_train_opts t = *opts;
+    t.policy = TH_POLICY_IDEAL;
+    t.ideal_latency = 1;
+    th_train_result lat;
+    int rc = th_train_run(sys, wl, &t, NULL, NULL, &lat, err);
+    if (rc == TH_OK) {
+        *iteration = lat.iteration;
+        for (int i = 0; i < nrows; i++)
+            rows[i].vs_ideal_lat = lat.iteration / rows[i].res.iteration;
+    }
+    th_train_result_free(&lat);
+    return rc;
+}

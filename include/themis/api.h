@@ -15,9 +15,10 @@
  *
  *   command    keys (the command-line option of the same name)              result
  *   "run"      system, collective, size, chunks, policy, intra, dims,       themis run -f json
- *              load_model, bound (true/false)
+ *              load_model, bound and ideal_lat (true/false; --ideal-lat)
  *   "train"    workload (required), system, policy, intra, priority,        themis train -f json
- *              iterations, batch, chunks, chunking, bucket, load_model
+ *              iterations, batch, chunks, chunking, bucket, load_model,
+ *              ideal_lat (true/false; --ideal-lat)
  *   "sweep"    spec (required: file or object), jobs (threads; default      {"name", "points",
  *              every core), shard ("K/N"), base_dir (where an object         "rows"}
  *              spec's relative paths start; default ".")
@@ -38,7 +39,7 @@
 
 #include <stddef.h>
 
-#define TH_API_VERSION 1 /* raised when a command or key is added */
+#define TH_API_VERSION 2 /* raised when a command or key is added */
 
 /* Receives a sweep's CSV records, as `themis sweep` writes them (the same text, unquoted): the
  * header first, then one row per point in point order, from the calling thread. The fields are

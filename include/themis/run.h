@@ -57,4 +57,8 @@ int th_run_compare(th_runner *r, const th_system *sys, const th_collective *coll
                    const th_pair *pairs, int npairs, th_load_model model, th_trace_fn trace,
                    void *trace_ctx, int *cur_pair, th_result *out, th_error *err);
 
+/* Whether run --ideal-lat applies to sys: its latency floor is the analytical model's stage
+ * latency (SPEC §3), so a preset is TH_EINPUT naming it. */
+int th_run_check_ideal_lat(const th_system *sys, th_error *err);
+
 #endif

@@ -94,4 +94,10 @@ int th_train_compare(const th_system *sys, const th_workload *wl, const th_train
                      th_train_row *rows, int *nrows, th_error *err);
 void th_train_rows_free(th_train_row *rows, int n);
 
+/* train --ideal-lat: the iteration of the ideal network with every latency floor (opts with
+ * policy ideal and ideal_latency) into *iteration, ns, and each row's vs_ideal_lat (it over the
+ * row's iteration). */
+int th_train_ideal_lat(const th_system *sys, const th_workload *wl, const th_train_opts *opts,
+                       th_train_row *rows, int nrows, double *iteration, th_error *err);
+
 #endif

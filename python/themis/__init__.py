@@ -39,31 +39,38 @@ def _dims(dims):
 
 
 def run(system=None, collective=None, size=None, chunks=None, policy=None, intra=None,
-        dims=None, load_model=None, bound=False):
+        dims=None, load_model=None, bound=False, ideal_lat=False):
     """`themis run -f json`: one collective under each requested policy pair.
 
     system: a system file, a dict, or None (the built-in default-3d); collective: "allreduce",
     "reducescatter", "allgather" or "alltoall"; size: bytes or a string such as "64MiB";
     chunks: 1 to 1000000; policy: "baseline", "themis", "roundrobin", "lp" or "all"; intra:
     "fifo", "scf" or "all"; dims: involved dims, e.g. [0, 2]; load_model: "alpha_beta" or
-    "bandwidth"; bound: add bound_us and vs_bound. Options left at None take the command's
+    "bandwidth"; bound: add bound_us and vs_bound; ideal_lat: add ideal_lat_us and vs_ideal_lat
+    (the ideal plus the collective's latency floor, analytical model only). Options left at None take the command's
     defaults (and a system file's "run" object). Returns the report as a dict."""
     req = _request(system=_source(system), collective=collective, size=size, chunks=chunks,
                    policy=policy, intra=intra, dims=_dims(dims), load_model=load_model)
     if bound:
         req["bound"] = True
+    if ideal_lat:
+        req["ideal_lat"] = True
     return json.loads(call("run", req))
 
 
 def train(workload, system=None, policy=None, intra=None, priority=None, iterations=None,
-          batch=None, chunks=None, chunking=None, bucket=None, load_model=None):
+          batch=None, chunks=None, chunking=None, bucket=None, load_model=None,
+          ideal_lat=False):
     """`themis train -f json`: training iterations of a workload (a file or a dict) on a
     system; policy also takes "themis-global" and "ideal", priority "fifo", "lifo" or
     "layer"; iterations 2 to 1000; batch: samples per NPU; chunks per collective; chunking
-    "capped" or "astra"; bucket: DDP bucket bytes (or "25MiB"), "on" or "off"."""
+    "capped" or "astra"; bucket: DDP bucket bytes (or "25MiB"), "on" or "off"; ideal_lat: add
+    speedup_vs_ideal_lat (against the ideal network with every latency floor)."""
     req = _request(workload=_source(workload), system=_source(system), policy=policy,
                    intra=intra, priority=priority, iterations=iterations, batch=batch,
                    chunks=chunks, chunking=chunking, bucket=bucket, load_model=load_model)
+    if ideal_lat:
+        req["ideal_lat"] = True
     return json.loads(call("train", req))
 
 

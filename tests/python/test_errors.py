@@ -128,7 +128,7 @@ def test_malformed_request_text():
     assert rc == 2 and msg.startswith("unknown command '(null)'")
     # no request is {}: the default comparison
     rc = _lib._lib.th_api_call(b"version", None, _lib.ROW_FN(), None, ctypes.byref(out))
-    assert rc == 0 and json.loads(ctypes.string_at(out.value))["api"] == 1
+    assert rc == 0 and json.loads(ctypes.string_at(out.value))["api"] == 2
     _lib._lib.th_api_free(out.value)
 
 
@@ -141,3 +141,16 @@ def test_library_not_found(tmp_path):
     assert p.returncode != 0
     assert "cannot load libthemis: tried " + str(tmp_path / "nothing.so") in p.stderr
     assert "set THEMIS_LIB" in p.stderr
+
+
+def test_ideal_lat_under_a_preset():
+    # the latency floor is the analytical model's: a preset is refused, naming the file
+    path = src("tests", "data", "astra_2d.json")
+    msg, code = cli_error("run", "-s", path, "--ideal-lat")
+    assert msg.startswith(path + ": --ideal-lat: ") and code == 2
+    assert raised(themis.run, path, ideal_lat=True) == (msg, code)
+    assert raised(_lib.call, "run", {"ideal_lat": "yes"})[0] == \
+        'run: ideal_lat: expected true or false, got the string "yes"'
+    assert raised(_lib.call, "train", {"workload": "models/workloads/resnet50.json",
+                                       "ideal_lat": 1})[0] == \
+        "train: ideal_lat: expected true or false, got 1"

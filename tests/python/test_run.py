@@ -39,6 +39,20 @@ def test_options_as_on_the_command_line():
                 ["-c", "alltoall", "--dims", "1,2", "-b", "4096"])
 
 
+def test_ideal_lat():
+    # --ideal-lat: the ideal plus the collective's latency floor, per result
+    r = same_as_cli({"size": "1MiB", "chunks": 4, "policy": "themis", "intra": "all",
+                     "ideal_lat": True},
+                    ["-b", "1MiB", "-n", "4", "-p", "themis", "-q", "all", "--ideal-lat"])
+    assert "latency_floor_us" in r and all("vs_ideal_lat" in x for x in r["results"])
+    assert themis.run(size="1MiB", chunks=4, policy="themis", intra="all", ideal_lat=True) == r
+    same_as_cli({"system": "models/systems/hetero-4d.json", "collective": "alltoall",
+                 "dims": [1, 3], "bound": True, "ideal_lat": True},
+                ["-s", "models/systems/hetero-4d.json", "-c", "alltoall", "--dims", "1,3",
+                 "--bound", "--ideal-lat"])
+    assert "vs_ideal_lat" not in themis.run(size="1MiB", ideal_lat=False)["results"][0]
+
+
 def test_keyword_api_equals_cli():
     r = themis.run("models/systems/default-3d.json", collective="allgather", size="64MiB",
                    chunks=16, policy="baseline", intra="all", dims=range(0, 2), bound=True)

@@ -54,3 +54,17 @@ def test_keyword_api_and_dicts():
                        "models/systems/default-3d.json", "-p", "themis", "-q", "scf",
                        "--batch", "2", "-f", "json").stdout)
     assert a == b == c
+
+
+def test_ideal_lat():
+    # --ideal-lat: each row against the ideal network with every latency floor
+    r = same_as_cli({"workload": "models/workloads/resnet50.json", "policy": "themis",
+                     "intra": "scf", "chunks": 8, "ideal_lat": True},
+                    ["models/workloads/resnet50.json", "-p", "themis", "-q", "scf", "-n", "8",
+                     "--ideal-lat"])
+    assert "ideal_lat_iteration_us" in r["workload"]
+    assert "speedup_vs_ideal_lat" in r["results"][0]
+    assert themis.train("models/workloads/resnet50.json", policy="themis", intra="scf",
+                        chunks=8, ideal_lat=True) == r
+    assert "speedup_vs_ideal_lat" not in themis.train(
+        "models/workloads/resnet50.json", policy="themis", intra="scf")["results"][0]
