@@ -23,7 +23,10 @@ int th_astra_detect(const char *network, th_error *err) {
     int c;
     while ((c = fgetc(f)) != EOF && isspace(c)) {
     }
+    int bad = ferror(f), e = errno;
     fclose(f);
+    if (bad) /* a folder opens, then fails to read */
+        return th_error_set(err, TH_EIO, "%s: read error: %s", network, strerror(e)), -1;
     return c == '{' ? 1 : 2;
 }
 
@@ -244,6 +247,8 @@ static int read_settings(const char *path, setting *s, int *n, th_error *err) {
         k++;
         if (c == EOF) break;
     }
+    if (!rc && ferror(f)) /* a folder opens, then fails to read: not an empty file */
+        rc = th_error_set(err, TH_EIO, "%s: read error: %s", path, strerror(errno));
     fclose(f);
     if (!rc && k % 2)
         rc = th_error_set(err, TH_EINPUT, "%s:%d: %s has no value", path, s[*n].line, s[*n].key);
