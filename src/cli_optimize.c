@@ -54,6 +54,7 @@ static void usage(FILE *out) {
         "                          dimK_bw_GBps, spent, time_us)\n"
         "      --force             replace an existing output or trace file\n"
         "  -h, --help              this text\n"
+        "  -V, --version           print the version\n"
         "\n"
         "examples:\n"
         "  themis optimize -s models/systems/default-3d.json -b 1GiB -n 64 -p themis -q scf\n"
@@ -91,6 +92,7 @@ typedef struct options {
     th_format format;
     int force;
     int train_opts; /* --batch or --priority given: they need -w */
+    int coll_opts;  /* -c or -b given: they describe one collective, not -w or -l */
 } options;
 
 static int parse_num(const char *what, const char *s, double *out) {
@@ -127,13 +129,14 @@ static int parse(int argc, char **argv, options *o) {
         {"batch", required_argument, 0, OPT_BATCH},
         {"priority", required_argument, 0, OPT_PRIORITY},
         {"help", no_argument, 0, 'h'},
+        {"version", no_argument, 0, 'V'},
         {0, 0, 0, 0},
     };
     th_error err;
     opterr = 0;
     optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, ":s:c:b:n:p:q:f:o:w:l:h", longs, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":s:c:b:n:p:q:f:o:w:l:hV", longs, NULL)) != -1) {
         switch (c) {
         case 's': o->system = optarg; break;
         case 'w': o->workload = optarg; break;
@@ -141,9 +144,11 @@ static int parse(int argc, char **argv, options *o) {
         case 'c':
             if (th_coll_type_from_name(optarg, &o->coll.type))
                 return cli_usage_error("optimize", "-c: unknown collective '%s'", optarg);
+            o->coll_opts = 1;
             break;
         case 'b':
             if (th_units_parse_size(optarg, "--size", &o->coll.size, &err)) return cli_fail(&err);
+            o->coll_opts = 1;
             break;
         case 'n': {
             long long v;
@@ -230,6 +235,7 @@ static int parse(int argc, char **argv, options *o) {
             o->train_opts = 1;
             break;
         case 'h': usage(stdout); return -1;
+        case 'V': cli_version(); return -1;
         case ':': return cli_usage_error("optimize", "option '%s' needs a value", argv[optind - 1]);
         default: return cli_usage_error("optimize", "unknown option '%s'", argv[optind - 1]);
         }
@@ -237,6 +243,10 @@ static int parse(int argc, char **argv, options *o) {
     if (optind < argc) return cli_usage_error("optimize", "unexpected argument '%s'", argv[optind]);
     if (o->train_opts && !o->workload)
         return cli_usage_error("optimize", "--batch and --priority apply to a workload (-w)");
+    if (o->coll_opts && (o->workload || o->list))
+        return cli_usage_error("optimize", "-c and -b describe one collective: not with %s",
+                               o->workload ? "-w (the workload names its collectives)"
+                                           : "-l (the list gives each type and size)");
     return CLI_OK;
 }
 
