@@ -1,6 +1,7 @@
 /* The ASTRA-sim 1.0 replay's results out: per policy and intra policy the total, compute and
- * exposed communication as ASTRA-sim reports them, the last pass and the speedup, as a table,
- * JSON, CSV or JSON lines. */
+ * exposed communication as ASTRA-sim reports them, the last pass ('-', empty or null when
+ * undefined) and the speedup, as a table, JSON, CSV or JSON lines. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -38,7 +39,7 @@ static int table(FILE *out, const th_a1_report *rep, th_error *err) {
         snprintf(c[0], 32, "%.10g", r->res.total / 1000.0);
         snprintf(c[1], 32, "%.10g", r->res.compute / 1000.0);
         snprintf(c[2], 32, "%.10g", r->res.exposed / 1000.0);
-        snprintf(c[3], 32, "%.10g", r->iteration / 1000.0);
+        snprintf(c[3], 32, isnan(r->iteration) ? "-" : "%.10g", r->iteration / 1000.0);
         snprintf(c[4], 32, "%.6g", r->speedup);
         th_table_cell(t, th_policy_name(r->policy));
         th_table_cell(t, th_intra_name(r->intra));
@@ -102,7 +103,7 @@ static int csv(FILE *out, const th_a1_report *rep, th_error *err) {
         bad |= th_csv_num(&b, r->res.total / 1000.0);
         bad |= th_csv_num(&b, r->res.compute / 1000.0);
         bad |= th_csv_num(&b, r->res.exposed / 1000.0);
-        bad |= th_csv_num(&b, r->iteration / 1000.0);
+        bad |= isnan(r->iteration) ? th_csv_field(&b, "") : th_csv_num(&b, r->iteration / 1000.0);
         bad |= th_csv_num(&b, r->speedup);
         bad |= th_csv_int(&b, r->res.collectives);
         bad |= th_csv_end(&b);

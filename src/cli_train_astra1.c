@@ -1,6 +1,7 @@
 /* `themis train` on an ASTRA-sim 1.0 text workload: --comm-scale, --compute-scale and
  * --passes, and the workload converted to our format for our replay (our semantics). */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,7 +111,8 @@ static int replay_all(const cli_a1_opts *a, const cli_a1_run *run, const char *p
         if (rc == TH_OK) {
             const double *e = rows[i].res.pass_end;
             int P = rows[i].res.passes;
-            rows[i].iteration = e[P - 1] - (P >= 2 ? e[P - 2] : 0);
+            /* a steady-state pass needs one before it; MICRO's passes all end at tick 0 */
+            rows[i].iteration = P >= 2 && a1->par != TH_A1_MICRO ? e[P - 1] - e[P - 2] : NAN;
         }
     }
     for (int i = 0; i < n && rc == TH_OK; i++)

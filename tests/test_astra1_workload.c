@@ -1139,7 +1139,8 @@ START_TEST(cli_train_preset) {
         ck_assert_rel(test_csv_d(&c, i, "total_us"), 34.298);
         ck_assert_rel(test_csv_d(&c, i, "compute_us"), 5);
         ck_assert_rel(test_csv_d(&c, i, "exposed_comm_us"), 29.298);
-        ck_assert_rel(test_csv_d(&c, i, "iteration_us"), 5.004); /* the pass ends at 5004 */
+        /* one pass: no steady-state pass (the pass ends at 5004, before its All-Reduce) */
+        ck_assert_str_eq(test_csv_s(&c, i, "iteration_us"), "");
         ck_assert_rel(test_csv_d(&c, i, "speedup"), 1);
     }
     ck_assert_str_eq(test_csv_s(&c, 3, "policy"), "themis");
@@ -1157,6 +1158,28 @@ START_TEST(cli_train_preset) {
     ck_assert_rel(test_csv_d(&c, 0, "passes"), 2);
     test_csv_free(&c);
     test_cli_free(&r);
+    /* MICRO, two passes: both All-Reduces (29294 ns each, one chunk) are issued at tick 0 and
+     * keep the one dim busy back to back, 2 * 29294 = 58588, + the update cycle: 58589. Every
+     * pass ends at tick 0, so no pass is an iteration: iteration_us is empty (null in JSON) */
+    char *mdir = test_tmp_dir();
+    TEST_DIR_PATH(micro, mdir, "micro.txt");
+    const char *mtext = "MICRO\n1\nallreduce -1 1 NONE 0 1 NONE 0 1 ALLREDUCE 1048576 1\n";
+    test_spit(micro, mtext, strlen(mtext));
+    test_cli(&r, "train %s -s %s -f csv --passes 2 -p baseline -q fifo", micro,
+             test_dpath("astra1/sw4.json"));
+    test_expect_quiet(&r, "train 1.0 micro");
+    test_csv_parse(&c, r.out);
+    ck_assert_rel(test_csv_d(&c, 0, "total_us"), 58.589);
+    ck_assert_str_eq(test_csv_s(&c, 0, "iteration_us"), "");
+    test_csv_free(&c);
+    test_cli_free(&r);
+    test_cli(&r, "train %s -s %s -f json --passes 2 -p baseline -q fifo", micro,
+             test_dpath("astra1/sw4.json"));
+    test_expect_quiet(&r, "train 1.0 micro json");
+    ck_assert_ptr_nonnull(strstr(r.out, "\"iteration_us\":\tnull,"));
+    ck_assert_ptr_nonnull(strstr(r.out, "\"pass_end_us\":\t[0, 0]"));
+    test_cli_free(&r);
+    test_rm_dir(mdir);
     /* JSON: the passes' ends */
     test_cli(&r, "train %s -s %s -f json --passes 2 -p baseline -q fifo",
              test_dpath("astra1/data2_ar.txt"), test_dpath("astra1/sw4.json"));
@@ -1181,16 +1204,16 @@ START_TEST(cli_train_preset) {
                                         "passes, 1 chunks per collective, ASTRA-sim 1.0's state "
                                         "machine\n"));
     ck_assert_ptr_nonnull(strstr(r.out, "baseline   scf           34.298              5          "
-                                        "29.298          5.004            1\n"));
+                                        "29.298              -            1\n"));
     test_cli_free(&r);
     test_cli(&r, "train %s -s %s -p themis -f jsonl", test_dpath("astra1/data2_ar.txt"),
              test_dpath("astra1/sw4.json"));
     test_expect_quiet(&r, "train 1.0 jsonl");
     ck_assert_str_eq(r.out, "{\"policy\":\"themis\",\"intra\":\"fifo\",\"total_us\":34.298,"
-                            "\"compute_us\":5,\"exposed_comm_us\":29.298,\"iteration_us\":5.004,"
+                            "\"compute_us\":5,\"exposed_comm_us\":29.298,\"iteration_us\":null,"
                             "\"speedup\":1,\"collectives\":1,\"pass_end_us\":[5.004]}\n"
                             "{\"policy\":\"themis\",\"intra\":\"scf\",\"total_us\":34.298,"
-                            "\"compute_us\":5,\"exposed_comm_us\":29.298,\"iteration_us\":5.004,"
+                            "\"compute_us\":5,\"exposed_comm_us\":29.298,\"iteration_us\":null,"
                             "\"speedup\":1,\"collectives\":1,\"pass_end_us\":[5.004]}\n");
     test_cli_free(&r);
     /* the system's scheduling-policy orders DATA's weight-gradient ARs (1 MiB, 29294 ns):
@@ -1202,7 +1225,7 @@ START_TEST(cli_train_preset) {
     test_expect_quiet(&r, "train 1.0 lifo");
     test_csv_parse(&c, r.out);
     ck_assert_rel(test_csv_d(&c, 0, "total_us"), 88.925);
-    ck_assert_rel(test_csv_d(&c, 0, "iteration_us"), 0.087);
+    ck_assert_str_eq(test_csv_s(&c, 0, "iteration_us"), "");
     test_csv_free(&c);
     test_cli_free(&r);
     test_cli(&r, "train %s -s %s -f csv -p baseline -q fifo", test_dpath("astra1/data3_ar.txt"),

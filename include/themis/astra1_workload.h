@@ -158,7 +158,8 @@ typedef struct th_a1_row {
     th_policy policy; /* baseline or themis */
     th_intra intra;
     th_a1_replay_result res;
-    double iteration; /* the last pass: its end minus the end of the pass before (or 0), ns */
+    double iteration; /* the last pass: its end minus the end of the pass before, ns; NaN
+                       * (undefined) with one pass, or under MICRO (every pass ends at 0) */
     double speedup;   /* baseline + fifo total / this total */
 } th_a1_row;
 
