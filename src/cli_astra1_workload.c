@@ -30,6 +30,7 @@ static void usage(FILE *out) {
           "  -o, --output FILE       write the workload here ('-' = stdout, the default)\n"
           "      --force             overwrite an existing OUT.json\n"
           "  -h, --help              this text\n"
+          "  -V, --version           print the version\n"
           "\n"
           "example:\n"
           "  themis import-astra --workload resnet50.txt -o resnet50.json\n" CLI_HELP_EXIT,
@@ -46,6 +47,7 @@ int cli_import_astra_workload(int argc, char **argv) {
         {"compute-scale", required_argument, 0, O_COMPUTE},
         {"force", no_argument, 0, O_FORCE},
         {"help", no_argument, 0, 'h'},
+        {"version", no_argument, 0, 'V'},
         {0, 0, 0, 0},
     };
     const char *path = "-", *sys_path = NULL, *out_path = "-";
@@ -53,7 +55,7 @@ int cli_import_astra_workload(int argc, char **argv) {
     int force = 0, c;
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":s:o:h", longs, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":s:o:hV", longs, NULL)) != -1) {
         switch (c) {
         case O_WORKLOAD: path = optarg; break;
         case 's': sys_path = optarg; break;
@@ -64,6 +66,7 @@ int cli_import_astra_workload(int argc, char **argv) {
             break;
         case O_FORCE: force = 1; break;
         case 'h': usage(stdout); return CLI_OK;
+        case 'V': cli_version(); return CLI_OK;
         case ':':
             return cli_usage_error("import-astra", "option '%s' needs a value", argv[optind - 1]);
         default: return cli_usage_error("import-astra", "unknown option '%s'", argv[optind - 1]);

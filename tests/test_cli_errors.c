@@ -25,13 +25,16 @@ START_TEST(optimize_one_collective) {
 }
 END_TEST
 
-/* optimize -V prints the version, as every other command does. */
+/* -V prints the version in optimize and import-astra --workload, as in every other command. */
 START_TEST(optimize_version) {
-    test_cli_out r;
-    test_cli(&r, "optimize -V");
-    test_expect_quiet(&r, "optimize -V");
-    ck_assert_msg(strncmp(r.out, "themis ", 7) == 0, "optimize -V printed '%s'", r.out);
-    test_cli_free(&r);
+    const char *cmds[] = {"optimize -V", "import-astra --workload w.txt -V"};
+    for (int i = 0; i < 2; i++) {
+        test_cli_out r;
+        test_cli(&r, "%s", cmds[i]);
+        test_expect_quiet(&r, cmds[i]);
+        ck_assert_msg(strncmp(r.out, "themis ", 7) == 0, "%s printed '%s'", cmds[i], r.out);
+        test_cli_free(&r);
+    }
 }
 END_TEST
 
