@@ -8,8 +8,6 @@
 
 #include "cli.h"
 
-#define MAX_LOGS 64
-
 static void usage(FILE *out) {
     fputs("usage: themis calibrate LOG... --topology T [--npus N] [-o OUT.json]\n"
           "       themis calibrate LOG... -s SYSTEM.json --dim K [-o OUT.json]\n"
@@ -39,6 +37,8 @@ static void usage(FILE *out) {
           "      --tolerance F   mark the rows whose relative residual exceeds F (default 0.1)\n"
           "      --allow-wrong   fit rows whose #wrong is not 0 (default: an error)\n"
           "      --plot FILE     measured and fitted time vs size (.png, .pdf or .svg; gnuplot)\n"
+          "  -f, --format F      the report: table (default) | json (the fit, every row's\n"
+          "                      residual and the system, as themis.calibrate returns them)\n"
           "  -o, --output FILE   the system file ('-' = stdout, the default; the report then\n"
           "                      goes to stderr)\n"
           "      --force         replace an existing OUT.json or plot\n"
@@ -52,17 +52,11 @@ static void usage(FILE *out) {
           out);
 }
 
-/* SPEC §2: each topology's default algorithm. */
-static const th_algorithm default_alg[] = {TH_ALG_RING, TH_ALG_DIRECT, TH_ALG_RHD};
-
 typedef struct args {
-    int coll; /* -1: from the log */
-    int topology, algorithm;
-    long long npus;
-    const char *name, *system, *out, *plot;
-    int dim, efficiency, force;
-    double bw;
-    th_cal_opts fit;
+    th_cal_request q;
+    const char *out, *plot;
+    int force;
+    th_format format;
 } args;
 
 static int parse(int argc, char **argv, args *a) {
@@ -84,6 +78,7 @@ static int parse(int argc, char **argv, args *a) {
         {"plot", required_argument, 0, 'P'},
         {"output", required_argument, 0, 'o'},
         {"force", no_argument, 0, 'F'},
+        {"format", required_argument, 0, 'f'},
         {"help", no_argument, 0, 'h'},
         {"version", no_argument, 0, 'V'},
         {0, 0, 0, 0},
@@ -93,15 +88,15 @@ static int parse(int argc, char **argv, args *a) {
     th_error err = {0};
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":c:s:o:hV", longs, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":c:s:o:f:hV", longs, NULL)) != -1) {
         th_topology topo;
         th_algorithm alg;
         long long v;
         char *end;
         switch (c) {
         case 'c':
-            a->coll = th_name_find(th_coll_type_names, optarg);
-            if (a->coll < 0)
+            a->q.coll = th_name_find(th_coll_type_names, optarg);
+            if (a->q.coll < 0)
                 return cli_usage_error(cmd,
                                        "-c: unknown collective '%s' (expected allreduce, "
                                        "reducescatter, allgather or alltoall)",
@@ -111,76 +106,67 @@ static int parse(int argc, char **argv, args *a) {
             if (th_topology_from_name(optarg, &topo))
                 return cli_usage_error(
                     cmd, "--topology: unknown topology '%s' (expected ring, fc or switch)", optarg);
-            a->topology = (int)topo;
+            a->q.topology = (int)topo;
             break;
         case 'A':
             if (th_algorithm_from_name(optarg, &alg))
                 return cli_usage_error(
                     cmd, "--algorithm: unknown algorithm '%s' (expected ring, direct or rhd)",
                     optarg);
-            a->algorithm = (int)alg;
+            a->q.algorithm = (int)alg;
             break;
         case 'N':
-            if (cli_parse_int(optarg, 2, 1LL << 40, &a->npus))
+            if (cli_parse_int(optarg, 2, 1LL << 40, &a->q.npus))
                 return cli_usage_error(cmd, "--npus: expected an integer >= 2, got '%s'", optarg);
             break;
         case 'd':
             if (cli_parse_int(optarg, 0, TH_MAX_DIMS - 1, &v))
                 return cli_usage_error(cmd, "--dim: expected a dim index 0 .. %d, got '%s'",
                                        TH_MAX_DIMS - 1, optarg);
-            a->dim = (int)v;
+            a->q.dim = (int)v;
             break;
         case 'B':
-            a->bw = strtod(optarg, &end);
-            if (end == optarg || *end || !isfinite(a->bw) || a->bw <= 0)
+            a->q.bw = strtod(optarg, &end);
+            if (end == optarg || *end || !isfinite(a->q.bw) || a->q.bw <= 0)
                 return cli_usage_error(cmd, "--bw: expected a bandwidth > 0 in GB/s, got '%s'",
                                        optarg);
             break;
         case 't':
-            a->fit.tolerance = strtod(optarg, &end);
-            if (end == optarg || *end || !(a->fit.tolerance > 0) || !isfinite(a->fit.tolerance))
+            a->q.fit.tolerance = strtod(optarg, &end);
+            if (end == optarg || *end || !(a->q.fit.tolerance > 0) || !isfinite(a->q.fit.tolerance))
                 return cli_usage_error(cmd, "--tolerance: expected a number > 0, got '%s'", optarg);
             break;
         case 'l':
         case 'u':
             if (th_units_parse_size(optarg, c == 'l' ? "--min-size" : "--max-size",
-                                    c == 'l' ? &a->fit.min_size : &a->fit.max_size, &err))
+                                    c == 'l' ? &a->q.fit.min_size : &a->q.fit.max_size, &err))
                 return cli_usage_error(cmd, "%s", err.msg);
             break;
-        case 'm': a->name = optarg; break;
-        case 's': a->system = optarg; break;
-        case 'e': a->efficiency = 1; break;
-        case 'i': a->fit.in_place = 1; break;
-        case 'w': a->fit.allow_wrong = 1; break;
+        case 'm': a->q.name = optarg; break;
+        case 's': a->q.system = optarg; break;
+        case 'e': a->q.efficiency = 1; break;
+        case 'i': a->q.fit.in_place = 1; break;
+        case 'w': a->q.fit.allow_wrong = 1; break;
         case 'P': a->plot = optarg; break;
         case 'o': a->out = optarg; break;
         case 'F': a->force = 1; break;
+        case 'f':
+            if (cli_parse_format(cmd, optarg, 1u << TH_FORMAT_TABLE | 1u << TH_FORMAT_JSON,
+                                 &a->format))
+                return CLI_USAGE;
+            break;
         case 'h': usage(stdout); return -1;
         case 'V': cli_version(); return -1;
         case ':': return cli_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
         default: return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
         }
     }
-    int nlogs = argc - optind;
-    if (nlogs < 1) return cli_usage_error(cmd, "expected at least one LOG");
-    if (nlogs > MAX_LOGS) return cli_usage_error(cmd, "at most %d logs", MAX_LOGS);
-    if (a->system && a->topology >= 0)
-        return cli_usage_error(cmd, "--topology makes a new system, -s updates one: not both");
-    if (!a->system && a->topology < 0)
-        return cli_usage_error(cmd, "expected --topology (a new system) or -s (update a dim)");
-    if (a->system && (a->npus || a->algorithm >= 0 || a->name || a->bw > 0))
-        return cli_usage_error(cmd, "--npus, --algorithm, --name and --bw describe a new "
-                                    "system: the dim of -s has its own");
-    if (!a->system && a->dim >= 0) return cli_usage_error(cmd, "--dim selects a dim of -s");
-    if (!a->system && a->efficiency && !(a->bw > 0))
-        return cli_usage_error(cmd, "--efficiency on a new system needs its nominal --bw");
-    if (!a->system && a->bw > 0 && !a->efficiency)
-        return cli_usage_error(cmd, "--bw is the nominal bandwidth of --efficiency");
+    a->q.logs = (const char *const *)argv + optind;
+    a->q.nlogs = argc - optind;
+    if (th_cal_request_check(&a->q, &err)) return cli_usage_error(cmd, "%s", err.msg);
     th_plot_format format;
     if (a->plot && th_plot_format_of(a->plot, &format, &err))
         return cli_usage_error(cmd, "--plot: %s", err.msg);
-    if (a->fit.max_size > 0 && a->fit.max_size < a->fit.min_size)
-        return cli_usage_error(cmd, "--max-size is below --min-size");
     return 0;
 }
 
@@ -194,10 +180,14 @@ static const char *size_text(double b, char *buf, size_t n) {
     return buf;
 }
 
-static void report(FILE *f, const args *a, const th_cal_log *logs, const th_coll_type *colls,
-                   int nlogs, const th_dim *before, const th_dim *dim, const th_cal_fit *fit) {
+static void report(FILE *f, const th_cal_request *a, const th_cal_result *r) {
+    const th_cal_log *logs = r->logs;
+    const th_coll_type *colls = r->colls;
+    const th_dim *before = &r->before, *dim = &r->fitted;
+    const th_cal_fit *fit = &r->fit;
+    int nlogs = r->nlogs;
     fprintf(f, "%s dim", th_topology_name(dim->topology));
-    if (a->system) fprintf(f, " %d (%s) of %s", a->dim, dim->name, a->system);
+    if (a->system) fprintf(f, " %d (%s) of %s", r->dim, dim->name, a->system);
     fprintf(f, ": %lld NPUs, %s algorithm, L = %g hops; %d of %d rows fitted (%s)\n",
             (long long)dim->npus, th_algorithm_name(dim->algorithm),
             th_cost_hops(dim->topology, dim->algorithm, dim->npus), fit->nused, fit->npoints,
@@ -310,127 +300,47 @@ static int plot(const args *a, const th_cal_log *logs, int nlogs, const th_cal_f
 int cli_calibrate(int argc, char **argv) {
     args a;
     memset(&a, 0, sizeof a);
-    a.coll = a.topology = a.algorithm = a.dim = -1;
+    a.q.coll = a.q.topology = a.q.algorithm = a.q.dim = -1;
     a.out = "-";
-    a.fit.tolerance = 0.1;
+    a.q.fit.tolerance = 0.1;
+    a.format = TH_FORMAT_TABLE;
     int rc = parse(argc, argv, &a);
     if (rc) return rc < 0 ? CLI_OK : rc;
-    char **paths = argv + optind;
-    int nlogs = argc - optind;
     th_error err = {0};
-    const char *inputs[MAX_LOGS + 1], *outputs[] = {a.out, a.plot};
-    for (int i = 0; i < nlogs; i++)
-        inputs[i] = paths[i];
-    inputs[nlogs] = a.system;
-    if (th_output_check(inputs, nlogs + 1, outputs, 2, &err)) return cli_fail(&err);
+    const char *inputs[TH_CAL_MAX_LOGS + 1], *outputs[] = {a.out, a.plot};
+    for (int i = 0; i < a.q.nlogs; i++)
+        inputs[i] = a.q.logs[i];
+    inputs[a.q.nlogs] = a.q.system;
+    if (th_output_check(inputs, a.q.nlogs + 1, outputs, 2, &err)) return cli_fail(&err);
 
-    th_system sys;
-    th_dim dim;
-    char *text = NULL, *out_text = NULL;
-    size_t len = 0;
-    memset(&dim, 0, sizeof dim);
-    if (a.system) {
-        if (th_cal_system_read(a.system, &text, &len, &sys, &err)) return cli_fail(&err);
-        rc = TH_EINPUT;
-        if (sys.model != TH_MODEL_ANALYTICAL)
-            th_error_set(&err, rc,
-                         "%s: a system under the %s preset: calibrate fits the "
-                         "analytical model (SPEC §3)",
-                         a.system, th_model_name(sys.model));
-        else if (a.dim < 0 && sys.ndims > 1)
-            th_error_set(&err, rc, "%s has %d dims: give the one to update with --dim", a.system,
-                         sys.ndims);
-        else if (a.dim >= sys.ndims)
-            th_error_set(&err, rc, "--dim %d: %s has dims 0 .. %d", a.dim, a.system, sys.ndims - 1);
-        else
-            rc = TH_OK;
-        if (rc) {
-            free(text);
-            return cli_fail(&err);
-        }
-        if (a.dim < 0) a.dim = 0;
-        dim = sys.dims[a.dim];
-        a.fit.reduce_bw = sys.reduce_bw;
-    } else {
-        snprintf(dim.name, sizeof dim.name, "dim0");
-        dim.topology = (th_topology)a.topology;
-        dim.algorithm = a.algorithm >= 0 ? (th_algorithm)a.algorithm : default_alg[a.topology];
-        dim.npus = a.npus;
-        dim.bw_GBps = a.bw;
-        dim.efficiency = 1;
-    }
-
-    th_cal_log logs[MAX_LOGS];
-    th_coll_type colls[MAX_LOGS];
-    int nread = 0;
-    while (rc == TH_OK && nread < nlogs) {
-        th_cal_log *lg = &logs[nread];
-        if ((rc = th_cal_log_read(paths[nread], lg, &err))) break;
-        if (!dim.npus && lg->nranks < 2)
-            rc = th_error_set(&err, TH_EINPUT,
-                              "%s: the log lists %d rank(s) under '# Using devices': give the "
-                              "dim's NPUs with --npus",
-                              lg->source, lg->nranks);
-        else if (!dim.npus)
-            dim.npus = lg->nranks;
-        else if (lg->nranks && lg->nranks != dim.npus)
-            rc = th_error_set(&err, TH_EINPUT,
-                              "%s: the test ran on %d ranks (its '# Using devices' lines), the "
-                              "dim has %lld NPUs: calibrate one dim from a run on that dim's "
-                              "NPUs",
-                              lg->source, lg->nranks, (long long)dim.npus);
-        if (rc == TH_OK) rc = th_cal_collective(lg, a.coll, (int)dim.npus, &colls[nread], &err);
-        if (rc)
-            th_cal_log_free(lg);
-        else
-            nread++;
-    }
-    if (rc == TH_OK && !a.system) { /* the standard check of topology, algorithm and npus */
-        th_system one;
-        memset(&one, 0, sizeof one);
-        one.ndims = 1;
-        one.dims[0] = dim;
-        one.dims[0].bw_GBps = 1;
-        rc = th_system_validate(&one, "the new system", &err);
-    }
-    th_cal_fit fit;
-    memset(&fit, 0, sizeof fit);
-    th_dim fitted = dim;
-    if (rc == TH_OK) rc = th_cal_fit_logs(logs, colls, nlogs, &dim, &a.fit, &fit, &err);
-    if (rc == TH_OK) rc = th_cal_dim_apply(&fit, a.efficiency, &fitted, &err);
-    if (rc == TH_OK && a.system)
-        rc = th_cal_system_update(text, len, a.system, a.dim, &fitted, &out_text, &err);
-    else if (rc == TH_OK) {
-        char desc[256];
-        snprintf(desc, sizeof desc, "fitted by themis calibrate to %.160s (%s), %d sizes, R^2 %.6f",
-                 logs[0].source, th_coll_type_name(colls[0]), fit.nused, fit.r2);
-        rc = th_cal_system_new(a.name, desc, &fitted, &out_text, &err);
-    }
-    if (rc == TH_OK && a.plot) rc = plot(&a, logs, nlogs, &fit, &err);
+    th_cal_result r;
+    rc = th_cal_run(&a.q, &r, &err);
+    if (rc == TH_OK && a.plot) rc = plot(&a, r.logs, r.nlogs, &r.fit, &err);
     if (rc == TH_OK) {
         th_output o;
         rc = cli_out_open(&o, a.out, a.force ? TH_OUTPUT_FORCE : 0, &err);
         if (rc == TH_OK) {
-            fprintf(o.f, "%s\n", out_text);
+            fprintf(o.f, "%s\n", r.out);
             rc = cli_out_close(&o, rc, &err);
         }
     }
     if (rc == TH_OK) {
         FILE *f = strcmp(a.out, "-") ? stdout : stderr;
-        report(f, &a, logs, colls, nlogs, &dim, &fitted, &fit);
-        if (fit.nwrong)
+        if (a.format == TH_FORMAT_JSON)
+            rc = th_cal_report_json(f, &a.q, &r, &err);
+        else
+            report(f, &a.q, &r);
+    }
+    if (rc == TH_OK) {
+        if (r.fit.nwrong)
             fprintf(stderr,
                     "themis: warning: %d row(s) with #wrong > 0 fitted, the first at %s:%d\n",
-                    fit.nwrong, logs[fit.wrong_log].source, fit.wrong_line);
-        for (int l = 0; l < nlogs; l++)
-            if (logs[l].rows_zero)
-                fprintf(stderr, "themis: note: %s: %d row(s) of size 0 skipped\n", logs[l].source,
-                        logs[l].rows_zero);
+                    r.fit.nwrong, r.logs[r.fit.wrong_log].source, r.fit.wrong_line);
+        for (int l = 0; l < r.nlogs; l++)
+            if (r.logs[l].rows_zero)
+                fprintf(stderr, "themis: note: %s: %d row(s) of size 0 skipped\n",
+                        r.logs[l].source, r.logs[l].rows_zero);
     }
-    th_cal_fit_free(&fit);
-    for (int l = 0; l < nread; l++)
-        th_cal_log_free(&logs[l]);
-    free(text);
-    free(out_text);
+    th_cal_result_free(&r);
     return rc ? cli_fail(&err) : CLI_OK;
 }

@@ -905,6 +905,17 @@ START_TEST(test_cli_update_dim) {
     test_cli(&r, "run -s %s -b 1GiB --dims 1 -n 1 -p baseline -q fifo", out);
     test_expect_ok(&r, "run on the fitted system");
     test_cli_free(&r);
+    /* -f json: the same fit as a JSON report (the dim as it was: 900 ns, 35.84 GB/s; the
+     * efficiency 0.8 as above), the system file inside it */
+    test_cli(&r, "calibrate --dim 1 -s %s %s --efficiency -o %s --force -f json", sys, log, out);
+    test_expect_quiet(&r, "calibrate -f json");
+    ck_assert_msg(strstr(r.out, "\"was\":\t{\n\t\t\"latency_ns\":\t900,\n\t\t\"bw_GBps\":\t35.84,"),
+                  "%s", r.out);
+    ck_assert(strstr(r.out, "\"index\":\t1,") && strstr(r.out, "\"efficiency\":\t0.8"));
+    ck_assert(strstr(r.out, "\"system\":\t{\n\t\t\"name\":\t\"hgx\""));
+    test_cli_free(&r);
+    test_bad("-f: format 'csv' does not apply here (expected table or json)",
+             "calibrate --dim 1 -s %s %s -f csv", sys, log);
     test_bad("has 2 dims: give the one to update with --dim", "calibrate -s %s %s", sys, log);
     test_bad("ran on 8 ranks", "calibrate --dim 0 -s %s %s", sys, log);
     test_bad("--dim 2: ", "calibrate --dim 2 -s %s %s", sys, log);

@@ -28,6 +28,10 @@
  *              workload or collectives (a list file or object), batch and
  *              priority (with a workload); chunks a list or "auto": the
  *              best count per pair (--chunks LIST), a JSON array
+ *   "calibrate" logs (required: a file or a list), collective, topology,  themis calibrate
+ *              npus, algorithm, name, bw, or system (a file) and dim;       -f json
+ *              efficiency, in_place, allow_wrong (true/false), min_size,
+ *              max_size, tolerance
  *   "system"   system                                                       the system as
  *                                                                           run -f json shows it
  *   "version"  (none)                                                       {"version", "api"}
@@ -39,7 +43,7 @@
 
 #include <stddef.h>
 
-#define TH_API_VERSION 2 /* raised when a command or key is added */
+#define TH_API_VERSION 3 /* raised when a command or key is added */
 
 /* Receives a sweep's CSV records, as `themis sweep` writes them (the same text, unquoted): the
  * header first, then one row per point in point order, from the calling thread. The fields are

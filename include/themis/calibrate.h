@@ -6,6 +6,7 @@
 #define THEMIS_CALIBRATE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "themis/error.h"
 #include "themis/schedule.h"
@@ -132,5 +133,48 @@ int th_cal_system_read(const char *path, char **text, size_t *len, th_system *sy
  * when it is 1), every other key kept. The result is loaded back and validated. */
 int th_cal_system_update(const char *json, size_t len, const char *source, int k, const th_dim *dim,
                          char **out, th_error *err);
+
+/* One calibration, as `themis calibrate` asks for it. */
+#define TH_CAL_MAX_LOGS 64
+typedef struct th_cal_request {
+    const char *const *logs; /* nlogs log files ("-" = stdin) */
+    int nlogs;
+    int coll;          /* a th_coll_type, or -1: the one each log names */
+    const char *system; /* -s: update a dim of this system file; NULL: a new one-dim system */
+    int dim;            /* -s's dim, -1: 0 when the system has one dim */
+    int topology;       /* a new system's th_topology (-1 with -s) */
+    int algorithm;      /* its th_algorithm, -1: the topology's default */
+    long long npus;     /* its NPUs, 0: the ranks the first log lists */
+    const char *name;   /* its name, NULL: none (named after its file) */
+    int efficiency;     /* fit the efficiency against the nominal bandwidth */
+    double bw;          /* a new system's nominal bandwidth, GB/s (with efficiency), else 0 */
+    th_cal_opts fit;
+} th_cal_request;
+
+/* What it found. */
+typedef struct th_cal_result {
+    th_cal_log *logs;     /* nlogs logs read */
+    th_coll_type *colls;  /* the collective of each */
+    int nlogs;
+    int dim;              /* the dim of -s updated */
+    th_dim before;        /* the dim as it was (a new one: its NPUs filled in) */
+    th_dim fitted;        /* the dim with the fit applied */
+    th_cal_fit fit;
+    char *text;           /* -s's text */
+    size_t len;
+    char *out;            /* the system file written (new, or -s updated), NUL-terminated */
+} th_cal_result;
+
+/* The combinations of options a request may not make (as messages naming the options). */
+int th_cal_request_check(const th_cal_request *q, th_error *err);
+
+/* Checks q, reads the system and the logs, fits and makes the system file's text. The
+ * result is filled as far as it got: free it with th_cal_result_free either way. */
+int th_cal_run(const th_cal_request *q, th_cal_result *r, th_error *err);
+void th_cal_result_free(th_cal_result *r);
+
+/* The report as JSON (calibrate -f json): dim, logs, fit, was (with -s), points (every row:
+ * log, line, size, measured_us, fitted_us, residual, fitted, flagged) and the system. */
+int th_cal_report_json(FILE *out, const th_cal_request *q, const th_cal_result *r, th_error *err);
 
 #endif

@@ -19,7 +19,8 @@ import os
 from ._lib import LIBRARY, Error, call
 from ._rows import Columns, typed
 
-__all__ = ["Error", "run", "train", "sweep", "optimize", "load_system", "version", "LIBRARY"]
+__all__ = ["Error", "run", "train", "sweep", "optimize", "calibrate", "load_system", "version",
+           "LIBRARY"]
 
 
 def _source(value):
@@ -96,6 +97,31 @@ def optimize(system=None, collective=None, size=None, chunks=None, policy=None, 
                    objective=objective, workload=_source(workload),
                    collectives=_source(collectives), batch=batch, priority=priority)
     return json.loads(call("optimize", req))
+
+
+def calibrate(logs, topology=None, npus=None, system=None, dim=None, collective=None,
+              algorithm=None, name=None, efficiency=False, bw=None, in_place=False,
+              min_size=None, max_size=None, tolerance=None, allow_wrong=False):
+    """`themis calibrate -f json`: one dim's latency_ns and bw_GBps (or efficiency) fitted to
+    nccl-tests / rccl-tests logs (logs: a file or a list of files). Either a new one-dim
+    system (topology "ring", "fc" or "switch"; npus, default the ranks the log lists;
+    algorithm; name; bw the nominal bandwidth with efficiency=True) or dim `dim` of the
+    system file `system` updated. collective: default the test the log names; in_place: fit
+    the in-place times; min_size, max_size: the sizes fitted (bytes or "1MiB"); tolerance:
+    the relative residual above which a row is flagged (default 0.1); allow_wrong: fit rows
+    with #wrong > 0. Returns the report as a dict: "fit" (latency_ns, bw_GBps, their standard
+    errors, r2, ...), "points" (every row's size, measured_us, fitted_us, residual, fitted,
+    flagged), "logs", "dim", "was" (with system) and "system" (the system file's content)."""
+    if isinstance(logs, (str, bytes, os.PathLike)):
+        logs = [logs]
+    req = _request(logs=[_source(x) for x in logs], topology=topology, npus=npus,
+                   system=_source(system), dim=dim, collective=collective, algorithm=algorithm,
+                   name=name, bw=bw, min_size=min_size, max_size=max_size, tolerance=tolerance)
+    for key, on in (("efficiency", efficiency), ("in_place", in_place),
+                    ("allow_wrong", allow_wrong)):
+        if on:
+            req[key] = True
+    return json.loads(call("calibrate", req))
 
 
 def load_system(system):

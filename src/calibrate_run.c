@@ -1,0 +1,245 @@
+/* `themis calibrate`'s steps after its options: the system or new dim, the logs read and
+ * checked against it, the fit, the system file's text; and the report as JSON (-f json, and
+ * th_api_call's "calibrate"). */
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "report_internal.h"
+#include "themis/calibrate.h"
+#include "themis/cost.h"
+
+/* SPEC §2: each topology's default algorithm. */
+static const th_algorithm default_alg[] = {TH_ALG_RING, TH_ALG_DIRECT, TH_ALG_RHD};
+
+int th_cal_request_check(const th_cal_request *q, th_error *err) {
+    if (q->nlogs < 1) return th_error_set(err, TH_EINPUT, "expected at least one LOG");
+    if (q->nlogs > TH_CAL_MAX_LOGS)
+        return th_error_set(err, TH_EINPUT, "at most %d logs", TH_CAL_MAX_LOGS);
+    if (q->system && q->topology >= 0)
+        return th_error_set(err, TH_EINPUT,
+                            "--topology makes a new system, -s updates one: not both");
+    if (!q->system && q->topology < 0)
+        return th_error_set(err, TH_EINPUT,
+                            "expected --topology (a new system) or -s (update a dim)");
+    if (q->system && (q->npus || q->algorithm >= 0 || q->name || q->bw > 0))
+        return th_error_set(err, TH_EINPUT,
+                            "--npus, --algorithm, --name and --bw describe a new system: the "
+                            "dim of -s has its own");
+    if (!q->system && q->dim >= 0) return th_error_set(err, TH_EINPUT, "--dim selects a dim of -s");
+    if (!q->system && q->efficiency && !(q->bw > 0))
+        return th_error_set(err, TH_EINPUT, "--efficiency on a new system needs its nominal --bw");
+    if (!q->system && q->bw > 0 && !q->efficiency)
+        return th_error_set(err, TH_EINPUT, "--bw is the nominal bandwidth of --efficiency");
+    if (q->fit.max_size > 0 && q->fit.max_size < q->fit.min_size)
+        return th_error_set(err, TH_EINPUT, "--max-size is below --min-size");
+    return TH_OK;
+}
+
+/* The dim to fit: dim K of -s (read into r->text), or the new system's one dim. */
+static int the_dim(const th_cal_request *q, th_cal_result *r, th_cal_opts *fit, th_error *err) {
+    th_dim *dim = &r->before;
+    if (!q->system) {
+        snprintf(dim->name, sizeof dim->name, "dim0");
+        dim->topology = (th_topology)q->topology;
+        dim->algorithm = q->algorithm >= 0 ? (th_algorithm)q->algorithm : default_alg[q->topology];
+        dim->npus = q->npus;
+        dim->bw_GBps = q->bw;
+        dim->efficiency = 1;
+        return TH_OK;
+    }
+    th_system sys;
+    if (th_cal_system_read(q->system, &r->text, &r->len, &sys, err)) return err->code;
+    if (sys.model != TH_MODEL_ANALYTICAL)
+        return th_error_set(err, TH_EINPUT,
+                            "%s: a system under the %s preset: calibrate fits the analytical "
+                            "model (SPEC §3)",
+                            q->system, th_model_name(sys.model));
+    if (r->dim < 0 && sys.ndims > 1)
+        return th_error_set(err, TH_EINPUT, "%s has %d dims: give the one to update with --dim",
+                            q->system, sys.ndims);
+    if (r->dim >= sys.ndims)
+        return th_error_set(err, TH_EINPUT, "--dim %d: %s has dims 0 .. %d", r->dim, q->system,
+                            sys.ndims - 1);
+    if (r->dim < 0) r->dim = 0;
+    *dim = sys.dims[r->dim];
+    fit->reduce_bw = sys.reduce_bw;
+    return TH_OK;
+}
+
+/* Reads log i and checks it against the dim (its NPUs taken from the first log when not given). */
+static int read_log(const th_cal_request *q, th_cal_result *r, int i, th_error *err) {
+    th_cal_log *lg = &r->logs[i];
+    th_dim *dim = &r->before;
+    int rc = th_cal_log_read(q->logs[i], lg, err);
+    if (rc) return rc;
+    if (!dim->npus && lg->nranks < 2)
+        rc = th_error_set(err, TH_EINPUT,
+                          "%s: the log lists %d rank(s) under '# Using devices': give the "
+                          "dim's NPUs with --npus",
+                          lg->source, lg->nranks);
+    else if (!dim->npus)
+        dim->npus = lg->nranks;
+    else if (lg->nranks && lg->nranks != dim->npus)
+        rc = th_error_set(err, TH_EINPUT,
+                          "%s: the test ran on %d ranks (its '# Using devices' lines), the "
+                          "dim has %lld NPUs: calibrate one dim from a run on that dim's NPUs",
+                          lg->source, lg->nranks, (long long)dim->npus);
+    if (rc == TH_OK) rc = th_cal_collective(lg, q->coll, (int)dim->npus, &r->colls[i], err);
+    if (rc)
+        th_cal_log_free(lg);
+    else
+        r->nlogs++;
+    return rc;
+}
+
+int th_cal_run(const th_cal_request *q, th_cal_result *r, th_error *err) {
+    memset(r, 0, sizeof *r);
+    r->dim = q->dim;
+    if (th_cal_request_check(q, err)) return err->code;
+    th_cal_opts fit = q->fit;
+    if (the_dim(q, r, &fit, err)) return err->code;
+    r->logs = calloc((size_t)q->nlogs, sizeof *r->logs);
+    r->colls = calloc((size_t)q->nlogs, sizeof *r->colls);
+    if (!r->logs || !r->colls) return th_error_set(err, TH_EINTERNAL, "out of memory");
+    int rc = TH_OK;
+    for (int i = 0; rc == TH_OK && i < q->nlogs; i++)
+        rc = read_log(q, r, i, err);
+    th_dim *dim = &r->before;
+    if (rc == TH_OK && !q->system) { /* the standard check of topology, algorithm and npus */
+        th_system one;
+        memset(&one, 0, sizeof one);
+        one.ndims = 1;
+        one.dims[0] = *dim;
+        one.dims[0].bw_GBps = 1;
+        rc = th_system_validate(&one, "the new system", err);
+    }
+    r->fitted = *dim;
+    if (rc == TH_OK) rc = th_cal_fit_logs(r->logs, r->colls, r->nlogs, dim, &fit, &r->fit, err);
+    if (rc == TH_OK) rc = th_cal_dim_apply(&r->fit, q->efficiency, &r->fitted, err);
+    if (rc == TH_OK && q->system) {
+        rc = th_cal_system_update(r->text, r->len, q->system, r->dim, &r->fitted, &r->out, err);
+    } else if (rc == TH_OK) {
+        char desc[256];
+        snprintf(desc, sizeof desc, "fitted by themis calibrate to %.160s (%s), %d sizes, R^2 %.6f",
+                 r->logs[0].source, th_coll_type_name(r->colls[0]), r->fit.nused, r->fit.r2);
+        rc = th_cal_system_new(q->name, desc, &r->fitted, &r->out, err);
+    }
+    return rc;
+}
+
+void th_cal_result_free(th_cal_result *r) {
+    th_cal_fit_free(&r->fit);
+    for (int l = 0; r->logs && l < r->nlogs; l++)
+        th_cal_log_free(&r->logs[l]);
+    free(r->logs);
+    free(r->colls);
+    free(r->text);
+    free(r->out);
+    memset(r, 0, sizeof *r);
+}
+
+static cJSON *dim_json(const th_cal_request *q, const th_cal_result *r) {
+    const th_dim *d = &r->fitted;
+    cJSON *o = cJSON_CreateObject();
+    if (!o) return NULL;
+    if (q->system) cJSON_AddStringToObject(o, "system", q->system);
+    if (q->system) cJSON_AddNumberToObject(o, "index", r->dim);
+    cJSON_AddStringToObject(o, "name", d->name);
+    cJSON_AddStringToObject(o, "topology", th_topology_name(d->topology));
+    cJSON_AddStringToObject(o, "algorithm", th_algorithm_name(d->algorithm));
+    cJSON_AddNumberToObject(o, "npus", (double)d->npus);
+    cJSON_AddNumberToObject(o, "hops", th_cost_hops(d->topology, d->algorithm, d->npus));
+    return o;
+}
+
+static cJSON *fit_json(const th_cal_request *q, const th_cal_result *r) {
+    const th_cal_fit *f = &r->fit;
+    cJSON *o = cJSON_CreateObject();
+    if (!o) return NULL;
+    cJSON_AddNumberToObject(o, "latency_ns", f->alpha_ns);
+    cJSON_AddNumberToObject(o, "latency_sd_ns", f->alpha_sd);
+    cJSON_AddNumberToObject(o, "bw_GBps", f->bw);
+    cJSON_AddNumberToObject(o, "bw_sd_GBps", f->bw_sd);
+    if (q->efficiency) {
+        cJSON_AddNumberToObject(o, "efficiency", r->fitted.efficiency);
+        cJSON_AddNumberToObject(o, "nominal_bw_GBps", r->fitted.bw_GBps);
+    }
+    cJSON_AddBoolToObject(o, "clamped", f->clamped);
+    cJSON_AddNumberToObject(o, "r2", f->r2);
+    cJSON_AddNumberToObject(o, "rms_rel", f->rms_rel);
+    cJSON_AddNumberToObject(o, "rows", f->npoints);
+    cJSON_AddNumberToObject(o, "fitted", f->nused);
+    cJSON_AddNumberToObject(o, "flagged", f->nflagged);
+    cJSON_AddNumberToObject(o, "wrong", f->nwrong);
+    cJSON_AddStringToObject(o, "times", q->fit.in_place ? "in-place" : "out-of-place");
+    cJSON_AddNumberToObject(o, "tolerance", q->fit.tolerance);
+    return o;
+}
+
+static cJSON *logs_json(const th_cal_result *r) {
+    cJSON *a = cJSON_CreateArray();
+    for (int l = 0; a && l < r->nlogs; l++) {
+        const th_cal_log *lg = &r->logs[l];
+        cJSON *o = cJSON_CreateObject();
+        if (!o || !cJSON_AddItemToArray(a, o)) {
+            cJSON_Delete(o);
+            break;
+        }
+        cJSON_AddStringToObject(o, "source", lg->source);
+        cJSON_AddStringToObject(o, "collective", th_coll_type_name(r->colls[l]));
+        cJSON_AddStringToObject(o, "program", lg->program);
+        cJSON_AddNumberToObject(o, "rows", lg->nrows);
+        cJSON_AddNumberToObject(o, "zero_rows", lg->rows_zero);
+    }
+    return a;
+}
+
+static cJSON *points_json(const th_cal_fit *f) {
+    cJSON *a = cJSON_CreateArray();
+    for (int i = 0; a && i < f->npoints; i++) {
+        const th_cal_point *p = &f->points[i];
+        cJSON *o = cJSON_CreateObject();
+        if (!o || !cJSON_AddItemToArray(a, o)) {
+            cJSON_Delete(o);
+            break;
+        }
+        cJSON_AddNumberToObject(o, "log", p->log + 1);
+        cJSON_AddNumberToObject(o, "line", p->line);
+        cJSON_AddNumberToObject(o, "size", p->size);
+        cJSON_AddNumberToObject(o, "measured_us", p->time_ns / 1e3);
+        cJSON_AddNumberToObject(o, "fitted_us", p->fit_ns / 1e3);
+        cJSON_AddNumberToObject(o, "residual", p->rel);
+        cJSON_AddBoolToObject(o, "fitted", p->used);
+        cJSON_AddBoolToObject(o, "flagged", p->flagged);
+    }
+    return a;
+}
+
+int th_cal_report_json(FILE *out, const th_cal_request *q, const th_cal_result *r,
+                       th_error *err) {
+    cJSON *root = cJSON_CreateObject();
+    cJSON *sys = cJSON_Parse(r->out);
+    if (!root || !sys || !cJSON_AddItemToObject(root, "dim", dim_json(q, r)) ||
+        !cJSON_AddItemToObject(root, "logs", logs_json(r)) ||
+        !cJSON_AddItemToObject(root, "fit", fit_json(q, r))) {
+        cJSON_Delete(root);
+        cJSON_Delete(sys);
+        return th_error_set(err, TH_EINTERNAL, "out of memory");
+    }
+    if (q->system) {
+        cJSON *was = cJSON_AddObjectToObject(root, "was");
+        if (was) {
+            cJSON_AddNumberToObject(was, "latency_ns", r->before.latency);
+            cJSON_AddNumberToObject(was, "bw_GBps", r->before.bw_GBps);
+            cJSON_AddNumberToObject(was, "efficiency", r->before.efficiency);
+        }
+    }
+    if (!cJSON_AddItemToObject(root, "points", points_json(&r->fit)) ||
+        !cJSON_AddItemToObject(root, "system", sys)) {
+        cJSON_Delete(root);
+        return th_error_set(err, TH_EINTERNAL, "out of memory");
+    }
+    return th_report_write_json(out, root, err);
+}

@@ -1,0 +1,105 @@
+"""themis.calibrate against `themis calibrate -f json`: the same report, byte for byte, and
+errors with the command line's messages."""
+
+import json
+
+import pytest
+
+import themis
+from themis import _lib
+
+from conftest import cli, cli_error
+
+LOG = "tests/data/calibrate/allreduce-8.log"
+
+
+def same_as_cli(tmp_path, request, args):
+    text = _lib.call("calibrate", request)
+    out = tmp_path / "out.json"
+    p = cli("calibrate", *args, "-o", str(out), "-f", "json", "--force")
+    assert text == p.stdout
+    r = json.loads(text)
+    with open(out) as f:
+        assert r["system"] == json.load(f)  # the system file the command wrote
+    return r
+
+
+def test_new_system(tmp_path):
+    r = same_as_cli(tmp_path, {"logs": [LOG], "topology": "switch"},
+                    [LOG, "--topology", "switch"])
+    assert r["dim"]["npus"] == 8 and r["logs"][0]["collective"] == "allreduce"
+    # the file keeps 6 significant digits
+    assert r["system"]["dims"][0]["latency_ns"] == float(f"{r['fit']['latency_ns']:.6g}")
+    assert r["system"]["dims"][0]["bw_GBps"] == float(f"{r['fit']['bw_GBps']:.6g}")
+    assert len(r["points"]) == r["fit"]["rows"]
+    # the table report shows the same fit
+    table = cli("calibrate", LOG, "--topology", "switch", "-o", str(tmp_path / "t.json")).stdout
+    assert f"latency_ns  {r['fit']['latency_ns']:.6g} " in table
+    assert f"R^2 {r['fit']['r2']:.6f} " in table
+    assert themis.calibrate(LOG, topology="switch") == r
+
+
+def test_options_and_an_existing_system(tmp_path):
+    same_as_cli(tmp_path, {"logs": LOG, "topology": "switch", "npus": 8, "name": "lab",
+                           "algorithm": "ring", "in_place": True, "min_size": "64KiB",
+                           "max_size": 1 << 28, "tolerance": 0.02, "efficiency": True,
+                           "bw": 400, "collective": "allreduce"},
+                [LOG, "--topology", "switch", "--npus", "8", "--name", "lab", "--algorithm",
+                 "ring", "--in-place", "--min-size", "64KiB", "--max-size", "268435456",
+                 "--tolerance", "0.02", "--efficiency", "--bw", "400", "-c", "allreduce"])
+    sys_file = tmp_path / "two.json"
+    sys_file.write_text(json.dumps({"name": "two", "dims": [
+        {"topology": "ring", "npus": 4, "bw_GBps": 50, "latency_ns": 500},
+        {"topology": "switch", "npus": 8, "bw_GBps": 100, "latency_ns": 700}]}))
+    r = same_as_cli(tmp_path, {"logs": [LOG], "system": str(sys_file), "dim": 1},
+                    [LOG, "-s", str(sys_file), "--dim", "1"])
+    assert r["was"] == {"latency_ns": 700, "bw_GBps": 100, "efficiency": 1}
+    assert r["system"]["dims"][0] == {"topology": "ring", "npus": 4, "bw_GBps": 50,
+                                      "latency_ns": 500}
+    assert themis.calibrate([LOG], system=sys_file, dim=1) == r
+
+
+def raised(**kw):
+    with pytest.raises(themis.Error) as e:
+        themis.calibrate(**kw)
+    return str(e.value), e.value.code
+
+
+def test_errors_as_the_cli(tmp_path):
+    assert raised(logs="no/such.log", topology="switch") == \
+        cli_error("calibrate", "no/such.log", "--topology", "switch")
+    assert raised(logs=LOG, topology="switch", npus=4) == \
+        cli_error("calibrate", LOG, "--topology", "switch", "--npus", "4")
+    foreign = tmp_path / "foreign.log"
+    foreign.write_text("hello\nworld\n")
+    assert raised(logs=foreign, topology="switch") == \
+        cli_error("calibrate", str(foreign), "--topology", "switch")
+    sys_file = tmp_path / "two.json"
+    sys_file.write_text(json.dumps({"name": "two", "dims": [
+        {"topology": "ring", "npus": 4, "bw_GBps": 50, "latency_ns": 500},
+        {"topology": "switch", "npus": 8, "bw_GBps": 100, "latency_ns": 700}]}))
+    assert raised(logs=LOG, system=sys_file) == cli_error("calibrate", LOG, "-s", str(sys_file))
+    # the combinations of options: the command's message after "calibrate: "
+    msg, code = cli_error("calibrate", LOG)
+    assert msg == "calibrate: expected --topology (a new system) or -s (update a dim) " \
+        "(see 'themis calibrate --help')" and code == 2
+    assert raised(logs=LOG) == (msg.replace(" (see 'themis calibrate --help')", ""), 2)
+    assert raised(logs=LOG, topology="switch", efficiency=True)[0] == \
+        "calibrate: --efficiency on a new system needs its nominal --bw"
+
+
+@pytest.mark.parametrize("kw, message", [
+    ({}, "calibrate: logs: missing (a file or a list of files)"),
+    ({"logs": [1]}, "calibrate: logs: expected a log file name or a list of them"),
+    ({"logs": LOG, "topology": "torus"}, 'calibrate: topology: unknown value "torus"'),
+    ({"logs": LOG, "topology": "ring", "npus": 1},
+     "calibrate: npus: expected an integer from 2 to"),
+    ({"logs": LOG, "topology": "ring", "tolerance": 0},
+     "calibrate: tolerance: expected a number > 0"),
+    ({"logs": LOG, "topology": "ring", "min_size": "1XB"}, 'calibrate: min_size: unknown unit'),
+    ({"logs": LOG, "topolgy": "ring"}, 'calibrate: topolgy: unknown key; did you mean "topology"?'),
+])
+def test_bad_requests(kw, message):
+    with pytest.raises(themis.Error) as e:
+        _lib.call("calibrate", kw)
+    assert str(e.value).startswith(message) and e.value.code == 2, str(e.value)
