@@ -285,7 +285,10 @@ static int sweep_cmd(int argc, char **argv, char **typed) {
             return cli_fail(&err);
         }
     }
-    if (open_output(sw, &o, path, meta, &out, &start, &in_place, &err)) {
+    struct stat mst; /* a folder where the sidecar goes: refused before OUT is started */
+    if (meta && stat(meta, &mst) == 0 && S_ISDIR(mst.st_mode))
+        th_error_set(&err, TH_EIO, "%s: is a folder, not a file", meta);
+    if (err.code || open_output(sw, &o, path, meta, &out, &start, &in_place, &err)) {
         free(meta);
         th_sweep_free(sw);
         return cli_fail(&err);

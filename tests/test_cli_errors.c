@@ -1,8 +1,10 @@
-/* Check suite for hostile inputs across commands: folders given as input files, options that
- * do not belong together, each refused with its documented exit code and one clear line. */
+/* Check suite for hostile inputs across commands: folders given as input files or where an
+ * output goes, options that do not belong together, each refused with its documented exit
+ * code and one clear line. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "check_themis.h"
 
@@ -38,6 +40,28 @@ START_TEST(optimize_version) {
 }
 END_TEST
 
+/* A folder where a sweep's OUT.meta.json goes: refused (exit 3, naming it) before OUT is
+ * started, so no header-only OUT is left behind to need --force on the next run. */
+START_TEST(sweep_sidecar_folder) {
+    char *dir = test_tmp_dir();
+    TEST_DIR_PATH(spec, dir, "spec.json");
+    TEST_DIR_PATH(meta, dir, "s.csv.meta.json");
+    TEST_DIR_PATH(out, dir, "s.csv");
+    char s[1024];
+    snprintf(s, sizeof s, "{\"system\": \"%s\", \"axes\": {\"chunks\": [1, 2]}}",
+             test_dpath("cli_3d.json"));
+    test_spit(spec, s, strlen(s));
+    ck_assert_int_eq(mkdir(meta, 0777), 0);
+    test_cli_out r;
+    test_cli_in(&r, dir, "sweep spec.json -o s.csv --quiet");
+    test_expect_status(&r, 3, "sweep with a folder as its sidecar");
+    ck_assert_msg(strstr(r.err, "s.csv.meta.json: is a folder"), "%s", r.err);
+    test_cli_free(&r);
+    ck_assert_msg(!test_exists(out), "s.csv was started");
+    test_rm_dir(dir);
+}
+END_TEST
+
 Suite *cli_errors_suite(void) {
     Suite *s = suite_create("cli_errors");
     TCase *tc = tcase_create("core");
@@ -45,6 +69,7 @@ Suite *cli_errors_suite(void) {
     tcase_add_test(tc, import_astra_folder);
     tcase_add_test(tc, optimize_one_collective);
     tcase_add_test(tc, optimize_version);
+    tcase_add_test(tc, sweep_sidecar_folder);
     suite_add_tcase(s, tc);
     return s;
 }
