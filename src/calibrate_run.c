@@ -17,6 +17,10 @@ int th_cal_request_check(const th_cal_request *q, th_error *err) {
     if (q->nlogs < 1) return th_error_set(err, TH_EINPUT, "expected at least one LOG");
     if (q->nlogs > TH_CAL_MAX_LOGS)
         return th_error_set(err, TH_EINPUT, "at most %d logs", TH_CAL_MAX_LOGS);
+    for (int i = 1; i < q->nlogs; i++) /* its rows would count twice in the fit */
+        for (int j = 0; j < i; j++)
+            if (!strcmp(q->logs[i], q->logs[j]))
+                return th_error_set(err, TH_EINPUT, "%s: given twice", q->logs[i]);
     if (q->system && q->topology >= 0)
         return th_error_set(err, TH_EINPUT,
                             "--topology makes a new system, -s updates one: not both");

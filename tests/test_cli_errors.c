@@ -62,6 +62,13 @@ START_TEST(sweep_sidecar_folder) {
 }
 END_TEST
 
+/* calibrate: one log named twice would weigh its rows twice (and halve the error bars). */
+START_TEST(calibrate_log_twice) {
+    const char *log = test_dpath("calibrate/allreduce-8.log");
+    test_bad("given twice", "calibrate '%s' '%s' --topology switch", log, log);
+}
+END_TEST
+
 Suite *cli_errors_suite(void) {
     Suite *s = suite_create("cli_errors");
     TCase *tc = tcase_create("core");
@@ -70,6 +77,7 @@ Suite *cli_errors_suite(void) {
     tcase_add_test(tc, optimize_one_collective);
     tcase_add_test(tc, optimize_version);
     tcase_add_test(tc, sweep_sidecar_folder);
+    tcase_add_test(tc, calibrate_log_twice);
     suite_add_tcase(s, tc);
     return s;
 }
