@@ -1,6 +1,6 @@
 /* Shared by the embedding entry point's files (api.c: dispatch and request helpers;
  * api_run.c: run, train, system; api_sweep.c: sweep; api_optimize.c: optimize;
- * api_calibrate.c: calibrate). */
+ * api_calibrate.c: calibrate; api_plot.c: plot). */
 #ifndef THEMIS_API_INTERNAL_H
 #define THEMIS_API_INTERNAL_H
 
@@ -28,6 +28,7 @@ int th_api_system(const th_api_req *q, FILE *out, th_error *err);
 int th_api_sweep(const th_api_req *q, FILE *out, th_error *err);
 int th_api_optimize(const th_api_req *q, FILE *out, th_error *err);
 int th_api_calibrate(const th_api_req *q, FILE *out, th_error *err);
+int th_api_plot(const th_api_req *q, FILE *out, th_error *err);
 
 /* Request values: each returns TH_OK when the key is absent (leaving *out as it was) or valid,
  * and TH_EINPUT "<cmd>: <key>: expected ..., got ..." otherwise. */

@@ -1,18 +1,13 @@
 /* `themis plot`: any two columns of a CSV themis wrote, as lines grouped by other columns, into
  * PNG, PDF or SVG through gnuplot (the data and script in temporary files, the image renamed
  * into place when gnuplot succeeded). */
-#include <errno.h>
 #include <getopt.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 
 #include "cli.h"
 #include "themis/plot.h"
-
-extern char **environ;
 
 static void plot_usage(FILE *out) {
     fputs("usage: themis plot CSV --x COLUMN --y COLUMN [OPTIONS] -o OUT.png|OUT.pdf|OUT.svg\n"
@@ -132,68 +127,7 @@ static int parse_plot(int argc, char **argv, plot_opts *o) {
     return CLI_OK;
 }
 
-/* Runs `gnuplot SCRIPT`; TH_EINPUT when gnuplot is not installed, TH_EINTERNAL when it fails. */
-static int run_gnuplot(const char *script, th_error *err) {
-    char *args[] = {"gnuplot", (char *)script, NULL};
-    pid_t pid;
-    int e = posix_spawnp(&pid, "gnuplot", NULL, NULL, args, environ);
-    if (e == ENOENT)
-        return th_error_set(err, TH_EINPUT,
-                            "plot: gnuplot not found; install the Debian package gnuplot-nox "
-                            "(sudo apt-get install gnuplot-nox, or scripts/install-deps)");
-    if (e) return th_error_set(err, TH_EINTERNAL, "plot: cannot start gnuplot: %s", strerror(e));
-    int st;
-    while (waitpid(pid, &st, 0) < 0)
-        if (errno != EINTR)
-            return th_error_set(err, TH_EINTERNAL, "plot: waiting for gnuplot: %s",
-                                strerror(errno));
-    if (WIFEXITED(st) && WEXITSTATUS(st) == 0) return TH_OK;
-    return th_error_set(err, TH_EINTERNAL,
-                        "plot: gnuplot failed (%s %d) on the script it was given; a gnuplot "
-                        "without the cairo terminals? install gnuplot-nox",
-                        WIFEXITED(st) ? "exit" : "signal",
-                        WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
-}
-
-/* Draws d into o->output: the data and the script go to temporary files beside the image
- * (removed at the end), gnuplot writes the image's temporary file, renamed into place. */
-static int draw(const plot_opts *o, th_plot_format format, const th_plot_data *d, th_error *err) {
-    th_output img, data, script;
-    size_t n = strlen(o->output) + 8;
-    char *dname = malloc(n), *sname = malloc(n);
-    if (!dname || !sname) {
-        free(dname);
-        free(sname);
-        return th_error_set(err, TH_EINTERNAL, "out of memory");
-    }
-    snprintf(dname, n, "%s.dat", o->output);
-    snprintf(sname, n, "%s.gp", o->output);
-    int rc = cli_out_open(&img, o->output, o->force ? TH_OUTPUT_FORCE : 0, err);
-    if (rc == TH_OK && (rc = cli_out_open(&data, dname, TH_OUTPUT_FORCE, err)) != TH_OK)
-        cli_out_close(&img, rc, err);
-    if (rc == TH_OK && (rc = cli_out_open(&script, sname, TH_OUTPUT_FORCE, err)) != TH_OK) {
-        cli_out_close(&data, rc, err);
-        cli_out_close(&img, rc, err);
-    }
-    if (rc == TH_OK) {
-        rc = th_plot_write_data(data.f, d, err);
-        if (rc == TH_OK)
-            rc = th_plot_write_script(script.f, &o->p, format, d, data.tmp, img.tmp, err);
-        if (rc == TH_EIO) {
-            th_error e = *err;
-            th_error_set(err, TH_EIO, "%s: %s", o->output, e.msg);
-        }
-        if (rc == TH_OK) rc = run_gnuplot(script.tmp, err);
-        /* the data and the script are never kept: closed with an error, they are removed */
-        th_error ignore;
-        cli_out_close(&script, TH_EINTERNAL, &ignore);
-        cli_out_close(&data, TH_EINTERNAL, &ignore);
-        rc = cli_out_close(&img, rc, err);
-    }
-    free(dname);
-    free(sname);
-    return rc;
-}
+static const th_plot_outputs cli_outputs = {cli_out_open, cli_out_close};
 
 int cli_plot(int argc, char **argv) {
     plot_opts o;
@@ -204,21 +138,8 @@ int cli_plot(int argc, char **argv) {
         return rc < 0 ? CLI_OK : rc;
     }
     th_error err = {0};
-    th_plot_format format;
-    const char *inputs[] = {o.csv}, *outputs[] = {o.output};
-    FILE *in = NULL;
-    th_plot_data d = {0};
-    if (th_plot_format_of(o.output, &format, &err) ||
-        th_output_check(inputs, 1, outputs, 1, &err)) {
-        rc = cli_fail(&err);
-    } else if (!(in = strcmp(o.csv, "-") ? fopen(o.csv, "rb") : stdin)) {
-        th_error_set(&err, TH_EINPUT, "%s: cannot open: %s", o.csv, strerror(errno));
-        rc = cli_fail(&err);
-    } else if (th_plot_read(in, strcmp(o.csv, "-") ? o.csv : "<stdin>", &o.p, &d, &err) ||
-               draw(&o, format, &d, &err)) {
-        rc = cli_fail(&err);
-    }
-    if (in && in != stdin) fclose(in);
+    th_plot_data d;
+    if (th_plot_file(o.csv, o.output, o.force, &o.p, &cli_outputs, &d, &err)) rc = cli_fail(&err);
     th_plot_free(&d);
     free(o.bylist);
     return rc;
@@ -226,8 +147,5 @@ int cli_plot(int argc, char **argv) {
 
 int cli_plot_draw(const char *output, int force, const th_plot_opts *p, th_plot_format format,
                   const th_plot_data *d, th_error *err) {
-    plot_opts o;
-    memset(&o, 0, sizeof o);
-    o.output = output, o.force = force, o.p = *p;
-    return draw(&o, format, d, err);
+    return th_plot_draw(output, force, p, format, d, &cli_outputs, err);
 }

@@ -123,7 +123,7 @@ END_TEST
 START_TEST(test_api_errors) {
     char *out = call("fly", "{}", TH_EINPUT);
     ck_assert_str_eq(out, "unknown command 'fly' (expected run, train, sweep, optimize, calibrate, "
-                          "system, version)");
+                          "plot, system, version)");
     th_api_free(out);
     out = call("run", "[1, 2]", TH_EINPUT);
     ck_assert_str_eq(out, "run: request: expected an object, got an array");
@@ -141,7 +141,7 @@ START_TEST(test_api_errors) {
     ck_assert_msg(!strncmp(out, "system: dims", 12), "%s", out);
     th_api_free(out);
     out = call("version", NULL, TH_OK); /* no request: {} */
-    ck_assert_str_eq(out, "{\n\t\"version\":\t\"" TH_VERSION "\",\n\t\"api\":\t3\n}\n");
+    ck_assert_str_eq(out, "{\n\t\"version\":\t\"" TH_VERSION "\",\n\t\"api\":\t4\n}\n");
     th_api_free(out);
     th_api_free(NULL);
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "themis/error.h"
+#include "themis/output.h"
 
 #define TH_PLOT_MAX_SERIES 100 /* lines in one plot at most */
 
@@ -69,5 +70,25 @@ int th_plot_write_data(FILE *out, const th_plot_data *d, th_error *err);
 int th_plot_write_script(FILE *out, const th_plot_opts *o, th_plot_format format,
                          const th_plot_data *d, const char *data_path, const char *out_path,
                          th_error *err);
+
+/* How th_plot_draw opens and closes its outputs (the image, the data, the script): close
+ * commits on TH_OK and aborts otherwise. NULL: th_output_open, th_output_commit / abort. */
+typedef struct th_plot_outputs {
+    int (*open)(th_output *o, const char *path, int flags, th_error *err);
+    int (*close)(th_output *o, int rc, th_error *err);
+} th_plot_outputs;
+
+/* Draws d into `output` (an existing file only with force) through gnuplot: the data and the
+ * script in temporary files beside it (always removed), the image renamed into place when
+ * gnuplot succeeded. TH_EINPUT when gnuplot is not installed (naming gnuplot-nox),
+ * TH_EINTERNAL when it fails, TH_EIO naming the output. */
+int th_plot_draw(const char *output, int force, const th_plot_opts *p, th_plot_format format,
+                 const th_plot_data *d, const th_plot_outputs *io, th_error *err);
+
+/* `themis plot CSV -o OUTPUT`: the format of output's extension, output checked against the
+ * CSV (never drawn over it), the CSV ("-" = stdin) read into d (freed by the caller with
+ * th_plot_free either way) and drawn. */
+int th_plot_file(const char *csv, const char *output, int force, const th_plot_opts *p,
+                 const th_plot_outputs *io, th_plot_data *d, th_error *err);
 
 #endif

@@ -19,8 +19,8 @@ import os
 from ._lib import LIBRARY, Error, call
 from ._rows import Columns, typed
 
-__all__ = ["Error", "run", "train", "sweep", "optimize", "calibrate", "load_system", "version",
-           "LIBRARY"]
+__all__ = ["Error", "run", "train", "sweep", "optimize", "calibrate", "plot", "load_system",
+           "version", "LIBRARY"]
 
 
 def _source(value):
@@ -122,6 +122,44 @@ def calibrate(logs, topology=None, npus=None, system=None, dim=None, collective=
         if on:
             req[key] = True
     return json.loads(call("calibrate", req))
+
+
+def _where_value(v):
+    return repr(v) if isinstance(v, float) else str(v)
+
+
+def plot(csv, x, y, by=None, where=None, logx=False, logy=False, title=None, output=None,
+         force=False):
+    """`themis plot`: column y against column x of a CSV file (or a pandas DataFrame, such as
+    themis.sweep returns, written to a temporary CSV), one line per distinct value of the by
+    columns (a list, or "col1,col2"), into output (.png, .pdf or .svg, by gnuplot). where: a
+    dict {column: value} or "col=value" strings; only the rows whose column holds the value
+    (as the CSV writes it) are drawn. Returns {"output", "rows", "series"} (the lines'
+    names)."""
+    if isinstance(where, (str, list, tuple)):
+        pairs = [where] if isinstance(where, str) else list(where)
+        where = {}
+        for p in pairs:
+            col, eq, value = p.partition("=")
+            if not eq:
+                raise Error(f'plot: where: expected col=value, got "{p}"', 2)
+            where[col] = value
+    elif where is not None:
+        where = {k: _where_value(v) for k, v in where.items()}
+    if isinstance(by, (list, tuple)):
+        by = list(by)
+    req = _request(x=x, y=y, by=by, where=where, title=title, output=_source(output))
+    for key, on in (("logx", logx), ("logy", logy), ("force", force)):
+        if on:
+            req[key] = True
+    if isinstance(csv, (str, bytes, os.PathLike)):
+        req["csv"] = _source(csv)
+        return json.loads(call("plot", req))
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        req["csv"] = os.path.join(tmp, "data.csv")
+        csv.to_csv(req["csv"], index=False)
+        return json.loads(call("plot", req))
 
 
 def load_system(system):

@@ -93,8 +93,9 @@ def test_bad_requests():
         ('run: chunk: unknown key; did you mean "chunks"?', 2)
     assert raised(_lib.call, "run", {"bound": 1})[0] == "run: bound: expected true or false, got 1"
     assert raised(_lib.call, "run", [1])[0].startswith("run: request: expected an object")
-    assert raised(_lib.call, "plot", {})[0] == \
-        "unknown command 'plot' (expected run, train, sweep, optimize, calibrate, system, version)"
+    assert raised(_lib.call, "draw", {})[0] == \
+        "unknown command 'draw' (expected run, train, sweep, optimize, calibrate, plot, system, " \
+        "version)"
     assert raised(themis.train, "models/workloads/resnet50.json", iterations=1)[0] == \
         "train: iterations: expected an integer from 2 to 1000, got 1"
     assert raised(themis.train, "models/workloads/resnet50.json", batch=0)[0].startswith(
@@ -128,7 +129,7 @@ def test_malformed_request_text():
     assert rc == 2 and msg.startswith("unknown command '(null)'")
     # no request is {}: the default comparison
     rc = _lib._lib.th_api_call(b"version", None, _lib.ROW_FN(), None, ctypes.byref(out))
-    assert rc == 0 and json.loads(ctypes.string_at(out.value))["api"] == 3
+    assert rc == 0 and json.loads(ctypes.string_at(out.value))["api"] == 4
     _lib._lib.th_api_free(out.value)
 
 
