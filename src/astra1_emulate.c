@@ -181,4 +181,22 @@ static int step(th_emu *emu, th_error *err) {
     return TH_OK;
 }
 
+int th_astra1_ending_lags(const th_emu *emu, double *lo, double *hi) {
+    double t = th_emu_next(emu);
+    int n = 0;
+    for (int d = 0; t < INFINITY && d < emu->sys->ndims; d++) {
+        if (!emu->srv[d].busy || emu->srv[d].end != t) continue;
+        const emu_coll *cr = emu_rec(emu, emu->srv[d].coll);
+        int dim;
+        th_op op;
+        double m;
+        th_plan_stage(cr->plan, emu->srv[d].chunk, cr->next[emu->srv[d].chunk], &dim, &op, &m);
+        double x = th_astra1_phase_lag(emu->sys, dim, cr->plan->type, op, m);
+        if (n == 0 || x < *lo) *lo = x;
+        if (n == 0 || x > *hi) *hi = x;
+        n++;
+    }
+    return n;
+}
+
 const emu_model emu_astra1_model = {.issue = issue, .step = step};

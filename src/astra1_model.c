@@ -180,6 +180,28 @@ double th_astra1_phase(const th_system *sys, int d, th_coll_type type, th_op op,
     return -1;
 }
 
+double th_astra1_phase_lag(const th_system *sys, int d, th_coll_type type, th_op op, double in) {
+    const th_dim *dd = &sys->dims[d];
+    double p = (double)dd->npus, e = sys->endpoint;
+    if ((unsigned)type > TH_COLL_ALLTOALL || op != TH_OP_RS) return e; /* no reducing last step */
+    switch (sys->a1.impl[type][d]) {
+    case TH_A1_RING: return proc(floor(in / p));
+    case TH_A1_HD: {
+        if (p <= 2) return e; /* its one step is the first, which does not reduce */
+        double m = floor(in / 2);
+        for (double r = 2; r < p; r *= 2)
+            m = floor(m / 2);
+        return proc(m);
+    }
+    case TH_A1_DIRECT: {
+        double w = sys->a1.window[type][d], m = floor(in / p);
+        if (w > 0 && w < p - 1 && fmod(ceil((p - 1) / w), 2) == 0) return e; /* even last round */
+        return proc(m);
+    }
+    }
+    return e;
+}
+
 void th_astra1_micro(const th_system *sys, th_coll_type type, double size, th_result *res) {
     double old = res->time;
     res->time = old + 1;

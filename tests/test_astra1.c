@@ -182,6 +182,47 @@ END_TEST
  * ring: 4 * 3 / 2 = 6 steps, (6 + 1) E + 6 * 19531 = 117256. + 1 each. */
 static th_system two(const char *extra);
 
+/* How long before its end a phase's final event is registered (th_astra1_phase_lag): on a
+ * Switch of 4 with E = 10 and an input of 8e6 bytes, a reducing last step gives its local
+ * reduction, 3 floor(m / 500000): ring RS m = 8e6 / 4 = 2e6: 12; halvingDoubling RS steps of
+ * 4e6 then 2e6 (the second reduces): 12; direct RS (one round of 2e6): 12, direct2 (rounds of
+ * 2 and 1 messages: the 2nd, even round does not reduce): E = 10, direct1 (3 rounds): 12.
+ * The rest end on a step that does not reduce: E = 10 (AR's last step is an all-gather one,
+ * AG, A2A; halvingDoubling RS on 2 NPUs, whose one step is the first). */
+START_TEST(phase_lag) {
+    th_system s = sys1("{\"topology\": \"switch\", \"npus\": 4, \"bw_GBps\": 50, "
+                       "\"latency_ns\": 0, \"links\": 1, \"allreduce\": \"ring\", "
+                       "\"reducescatter\": \"ring\", \"allgather\": \"ring\"}",
+                       10);
+    ck_assert_double_eq(th_astra1_phase_lag(&s, 0, TH_COLL_REDUCESCATTER, TH_OP_RS, 8e6), 12);
+    ck_assert_double_eq(th_astra1_phase_lag(&s, 0, TH_COLL_ALLREDUCE, TH_OP_AR, 8e6), 10);
+    ck_assert_double_eq(th_astra1_phase_lag(&s, 0, TH_COLL_ALLREDUCE, TH_OP_RS, 8e6), 12);
+    ck_assert_double_eq(th_astra1_phase_lag(&s, 0, TH_COLL_ALLGATHER, TH_OP_AG, 8e6), 10);
+    ck_assert_double_eq(th_astra1_phase_lag(&s, 0, TH_COLL_ALLTOALL, TH_OP_A2A, 8e6), 10);
+    s = sys1("{\"topology\": \"switch\", \"npus\": 4, \"bw_GBps\": 50, \"latency_ns\": 0, "
+             "\"links\": 1, \"allreduce\": \"halvingDoubling\"}",
+             10);
+    ck_assert_double_eq(th_astra1_phase_lag(&s, 0, TH_COLL_REDUCESCATTER, TH_OP_RS, 8e6), 12);
+    ck_assert_double_eq(th_astra1_phase_lag(&s, 0, TH_COLL_ALLREDUCE, TH_OP_AG, 8e6), 10);
+    s = sys1("{\"topology\": \"switch\", \"npus\": 2, \"bw_GBps\": 50, \"latency_ns\": 0, "
+             "\"links\": 1, \"allreduce\": \"halvingDoubling\"}",
+             10);
+    ck_assert_double_eq(th_astra1_phase_lag(&s, 0, TH_COLL_REDUCESCATTER, TH_OP_RS, 8e6), 10);
+    static const char *const impl[] = {"direct", "direct2", "direct1"};
+    static const double lag[] = {12, 10, 12};
+    for (int i = 0; i < 3; i++) {
+        char d[256];
+        snprintf(d, sizeof d,
+                 "{\"topology\": \"switch\", \"npus\": 4, \"bw_GBps\": 50, \"latency_ns\": 0, "
+                 "\"links\": 1, \"reducescatter\": \"%s\"}",
+                 impl[i]);
+        s = sys1(d, 10);
+        ck_assert_double_eq(th_astra1_phase_lag(&s, 0, TH_COLL_REDUCESCATTER, TH_OP_RS, 8e6),
+                            lag[i]);
+    }
+}
+END_TEST
+
 START_TEST(alltoall) {
     th_system s = parse("{\"model\": \"astra-sim-1.0\", \"endpoint_ns\": 10, \"dims\": ["
                         "{\"topology\": \"switch\", \"npus\": 4, \"bw_GBps\": 50, "
@@ -973,6 +1014,7 @@ Suite *astra1_suite(void) {
     tcase_add_test(tc, links_and_hops);
     tcase_add_test(tc, hd_allreduce);
     tcase_add_test(tc, alltoall);
+    tcase_add_test(tc, phase_lag);
     tcase_add_test(tc, direct_window);
     tcase_add_test(tc, two_dims);
     tcase_add_test(tc, tutorial_exercise_3);

@@ -754,6 +754,57 @@ START_TEST(preset_reference) {
 }
 END_TEST
 
+/* A 1.0 system of one Switch of 4 (50 GB/s, L 0, halvingDoubling) with endpoint delay e and
+ * scheduling policy `policy`. */
+static th_system sw4_e(int e, const char *policy) {
+    char json[512];
+    snprintf(json, sizeof json,
+             "{\"model\": \"astra-sim-1.0\", \"endpoint_ns\": %d, \"scheduling_policy\": \"%s\", "
+             "\"dims\": [" SW(4) "]}",
+             e, policy);
+    th_system s;
+    th_error err = {0};
+    ck_assert_msg(th_system_parse(json, strlen(json), "a1.json", &s, &err) == TH_OK, "%s", err.msg);
+    return s;
+}
+
+/* A phase ending at the very ns the workload issues a collective onto its dim. ASTRA-sim runs
+ * one ns's events in registration order: the workload's call that ends WG0's compute of 10
+ * cycles was registered 10 ns before; the event ending an All-Reduce phase E ns before (its
+ * last step, an all-gather one, does not reduce). DATA, 3 layers, computes of 10 but IG1 of
+ * 29260 (E = 0): F0 0-10, F1 11-21, F2 22-32, WG2 33-43, AR2 43-29337 (29294), IG2 44-54,
+ * WG1 55-65, AR1 issued at 65 waits (update delay 1000), IG1 66-29326, WG0 29327-29337, AR0
+ * issued at 29337, when AR2 ends.
+ * - E = 0 < 10, LIFO: AR0 is issued first and, newer, goes ahead of AR1: AR0 29337-58631, AR1
+ *   58631-87925, + 1000: 88925 (ending AR2 first would give AR1 first and 87925).
+ * - E = 0, FIFO: AR0 goes behind AR1 either way: AR1 29337-58631 (+ 1000 = 59631), AR0
+ *   58631-87925: 87925.
+ * - E = 20 > 10, LIFO: the phase ends first. Each AR costs 29294 + (4 + 1) 20 = 29394, the
+ *   timeline is the same up to AR2 43-29437, so IG1 of 29360 (66-29426, WG0 29427-29437) puts
+ *   AR0's issue at AR2's end: AR1 starts, 29437-58831 (+ 1000 = 59831), AR0 58831-88225. */
+START_TEST(preset_same_tick) {
+    const char *fmt = "DATA\n3\n"
+                      "l0 -1 10 NONE 0 10 NONE 0 10 ALLREDUCE 1048576 0\n"
+                      "l1 -1 10 NONE 0 %d NONE 0 10 ALLREDUCE 1048576 1000\n"
+                      "l2 -1 10 NONE 0 10 NONE 0 10 ALLREDUCE 1048576 0\n";
+    char text[512];
+    snprintf(text, sizeof text, fmt, 29260);
+    th_system s = sw4_e(0, "LIFO");
+    th_a1_replay_result r = replay(&s, text, ropts(1, 1));
+    ck_assert_rel(r.total, 88925);
+    th_a1_replay_result_free(&r);
+    s = sw4_e(0, "FIFO");
+    r = replay(&s, text, ropts(1, 0));
+    ck_assert_rel(r.total, 87925);
+    th_a1_replay_result_free(&r);
+    snprintf(text, sizeof text, fmt, 29360);
+    s = sw4_e(20, "LIFO");
+    r = replay(&s, text, ropts(1, 1));
+    ck_assert_rel(r.total, 88225);
+    th_a1_replay_result_free(&r);
+}
+END_TEST
+
 START_TEST(preset_dlrm) {
     /* HYBRID_DLRM 1 on Switch 4: A2A(1 MiB) = 4882, AR(1 MiB) = 29294, computes 100.
      * F0 0-100, A2A0 (highest priority) 100-4982, +1; F1 101-201 waits for it (K = 1) to
@@ -1292,6 +1343,7 @@ Suite *astra1_workload_suite(void) {
     tcase_add_test(tc, convert);
     tcase_add_test(tc, shipped);
     tcase_add_test(tc, preset_reference);
+    tcase_add_test(tc, preset_same_tick);
     tcase_add_test(tc, preset_dlrm);
     tcase_add_test(tc, preset_transformer);
     tcase_add_test(tc, preset_enhanced_inference);

@@ -21,6 +21,16 @@ extern const char *const th_a1_impl_names[];
 double th_astra1_phase(const th_system *sys, int d, th_coll_type type, th_op op, double in,
                        double *bytes, double *out);
 
+/* How long before a phase's end ASTRA-sim 1.0 registers the event that ends it (its events of
+ * one ns run in registration order): the local reduction of its last step when that step
+ * reduces (PacketBundle), else the endpoint delay (MemBus); 0 means at the end itself. Same
+ * arguments as th_astra1_phase; a reduction over 2^31 bytes gives -1. */
+double th_astra1_phase_lag(const th_system *sys, int d, th_coll_type type, th_op op, double in);
+
+/* The least and greatest th_astra1_phase_lag of the phases ending at th_emu_next(emu) on a 1.0
+ * system's emulator; returns how many end then (0: none, *lo and *hi untouched). */
+int th_astra1_ending_lags(const th_emu *emu, double *lo, double *hi);
+
 /* ASTRA-sim 1.0's Themis state (OfflineGreedy's list): positions -> dims and their loads. It
  * persists across collectives generated at the same tick and is reset (index order, zero
  * loads) when a collective is generated at a later tick. */
