@@ -7,6 +7,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "json.h"
 #include "report_internal.h"
 #include "themis/sha256.h"
 #include "themis/str.h"
@@ -21,21 +22,10 @@ char *th_sweep_meta_path(const char *out) {
 }
 
 char *th_sweep_meta_read(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    th_buf b = {0};
-    char chunk[4096];
-    size_t got;
-    int bad = 0;
-    while (!bad && (got = fread(chunk, 1, sizeof chunk, f)) > 0)
-        bad = th_buf_add(&b, chunk, got) || b.len > (16u << 20);
-    bad |= ferror(f);
-    fclose(f);
-    if (bad || !b.p) {
-        th_buf_free(&b);
-        return NULL;
-    }
-    return b.p;
+    char *text;
+    size_t len;
+    th_error ignore; /* a missing or unreadable sidecar is one that says nothing */
+    return th_json_read_file(path, &text, &len, &ignore) == TH_OK ? text : NULL;
 }
 
 /* "2026-12-03T08:30:00Z"; null for 0 (not yet). */
