@@ -115,6 +115,10 @@ int sw_axis_numeric(const ax *a);
  * an object of the columns in order, numbers as JSON numbers with the CSV's digits (an empty
  * field is null), text as JSON strings. */
 int sw_jsonl_row(const th_sweep *sw, th_buf *out, size_t from, th_error *err);
+/* A file being resumed holds count rows: TH_EINPUT naming it when this sweep (shard) has
+ * fewer points. */
+int sw_resume_count_check(const th_sweep *sw, th_shard shard, const char *path, int64_t count,
+                          th_error *err);
 /* th_sweep_resume_scan for JSONL files. */
 int sw_jsonl_resume_scan(const th_sweep *sw, th_shard shard, const char *path, int64_t *rows,
                          off_t *keep, th_error *err);

@@ -125,12 +125,7 @@ int sw_jsonl_resume_scan(const th_sweep *sw, th_shard shard, const char *path, i
         rc = th_error_set(err, TH_EIO, "%s: read error: %s", path, strerror(errno));
     free(line);
     fclose(f);
-    int64_t total = th_shard_points(sw, shard);
-    if (rc == TH_OK && count > total)
-        rc = th_error_set(err, TH_EINPUT,
-                          "%s: has %" PRId64 " rows, more than the %" PRId64
-                          " points of this sweep%s",
-                          path, count, total, shard.n > 1 ? " shard" : "");
+    if (rc == TH_OK) rc = sw_resume_count_check(sw, shard, path, count, err);
     if (rc == TH_OK && count > 0) { /* its last row must be what this sweep computes there */
         int64_t point = th_shard_point(shard, count - 1);
         th_sweep_worker *w = th_sweep_worker_create(sw);

@@ -277,6 +277,15 @@ static int check_row(const th_sweep *sw, int64_t point, const th_buf *have, cons
     return rc;
 }
 
+int sw_resume_count_check(const th_sweep *sw, th_shard shard, const char *path, int64_t count,
+                          th_error *err) {
+    int64_t total = th_shard_points(sw, shard);
+    if (count <= total) return TH_OK;
+    return th_error_set(err, TH_EINPUT,
+                        "%s: has %" PRId64 " rows, more than the %" PRId64 " points of this sweep%s",
+                        path, count, total, shard.n > 1 ? " shard" : "");
+}
+
 int th_sweep_resume_scan(const th_sweep *sw, th_shard shard, const char *path, int64_t *rows,
                          off_t *keep, th_error *err) {
     if (sw->jsonl) return sw_jsonl_resume_scan(sw, shard, path, rows, keep, err);
@@ -327,12 +336,7 @@ int th_sweep_resume_scan(const th_sweep *sw, th_shard shard, const char *path, i
     if (rc == TH_OK && st < 0) rc = err->code;
     fclose(f);
     th_csv_close(&r);
-    int64_t total = th_shard_points(sw, shard);
-    if (rc == TH_OK && count > total)
-        rc = th_error_set(err, TH_EINPUT,
-                          "%s: has %" PRId64 " rows, more than the %" PRId64
-                          " points of this sweep%s",
-                          path, count, total, shard.n > 1 ? " shard" : "");
+    if (rc == TH_OK) rc = sw_resume_count_check(sw, shard, path, count, err);
     if (rc == TH_OK && count > 0) {
         rc = th_sweep_prefix(sw, th_shard_point(shard, count - 1), &want, err);
         th_csv_open_mem(&last, got.p, got.len, path);
