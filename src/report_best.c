@@ -55,26 +55,16 @@ static cJSON *value(const char *f) {
 
 /* The JSON document of the best rows; its "groups" are also the lines of JSONL. */
 static cJSON *best_json(const th_summary *s, th_best mode) {
-    cJSON *root = cJSON_CreateObject();
-    cJSON_AddStringToObject(root, "metric", s->metric);
-    cJSON_AddStringToObject(root, "best", mode_name(mode));
-    cJSON *by = cJSON_AddArrayToObject(root, "by");
-    for (size_t i = 0; i < s->nby; i++)
-        cJSON_AddItemToArray(by, cJSON_CreateString(s->by[i]));
-    cJSON_AddNumberToObject(root, "rows", (double)s->rows);
-    cJSON *groups = cJSON_AddArrayToObject(root, "groups");
+    cJSON *groups;
+    cJSON *root = th_report_summary_head(s, mode_name(mode), &groups);
     for (size_t g = 0; g < s->ngroups; g++) {
         const th_summary_group *gr = &s->groups[g];
         if (!gr->best) continue;
-        cJSON *o = cJSON_CreateObject();
-        cJSON *keys = cJSON_AddObjectToObject(o, "keys");
-        for (size_t i = 0; i < s->nby; i++)
-            cJSON_AddStringToObject(keys, s->by[i], gr->keys[i]);
+        cJSON *o = th_report_summary_group(groups, s, gr);
         cJSON_AddNumberToObject(o, "line", (double)gr->best_line);
         cJSON *row = cJSON_AddObjectToObject(o, "row");
         for (size_t i = 0; i < s->ncols; i++)
             cJSON_AddItemToObject(row, s->columns[i], value(gr->best[i]));
-        cJSON_AddItemToArray(groups, o);
     }
     return root;
 }

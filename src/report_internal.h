@@ -40,6 +40,12 @@ void th_table_cell(th_table *t, const char *text);
 /* Prints the rows, each ending in a newline. */
 void th_table_print(FILE *out, const th_table *t);
 
+/* The JSON document of a summary or of its best rows, without its groups: "metric", "best"
+ * (unless NULL), "by", "rows", and the empty "groups" array, returned in *groups. */
+cJSON *th_report_summary_head(const th_summary *s, const char *best, cJSON **groups);
+/* A group's object, added to groups, holding its "keys" (each --by column's value). */
+cJSON *th_report_summary_group(cJSON *groups, const th_summary *s, const th_summary_group *gr);
+
 /* Flushes `out`; TH_EIO when anything failed to be written. */
 int th_report_done(FILE *out, th_error *err);
 

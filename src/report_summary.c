@@ -70,27 +70,39 @@ static void add_stat(cJSON *o, const char *name, double v) {
         cJSON_AddNumberToObject(o, name, v);
 }
 
-/* The JSON document of a summary; its "groups" are also the lines of JSONL. */
-static cJSON *summary_json(const th_summary *s) {
+cJSON *th_report_summary_head(const th_summary *s, const char *best, cJSON **groups) {
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "metric", s->metric);
+    if (best) cJSON_AddStringToObject(root, "best", best);
     cJSON *by = cJSON_AddArrayToObject(root, "by");
     for (size_t i = 0; i < s->nby; i++)
         cJSON_AddItemToArray(by, cJSON_CreateString(s->by[i]));
     cJSON_AddNumberToObject(root, "rows", (double)s->rows);
-    cJSON *groups = cJSON_AddArrayToObject(root, "groups");
+    *groups = cJSON_AddArrayToObject(root, "groups");
+    return root;
+}
+
+cJSON *th_report_summary_group(cJSON *groups, const th_summary *s, const th_summary_group *gr) {
+    cJSON *o = cJSON_CreateObject();
+    cJSON *keys = cJSON_AddObjectToObject(o, "keys");
+    for (size_t i = 0; i < s->nby; i++)
+        cJSON_AddStringToObject(keys, s->by[i], gr->keys[i]);
+    cJSON_AddItemToArray(groups, o);
+    return o;
+}
+
+/* The JSON document of a summary; its "groups" are also the lines of JSONL. */
+static cJSON *summary_json(const th_summary *s) {
+    cJSON *groups;
+    cJSON *root = th_report_summary_head(s, NULL, &groups);
     for (size_t g = 0; g < s->ngroups; g++) {
         const th_summary_group *gr = &s->groups[g];
-        cJSON *o = cJSON_CreateObject();
-        cJSON *keys = cJSON_AddObjectToObject(o, "keys");
-        for (size_t i = 0; i < s->nby; i++)
-            cJSON_AddStringToObject(keys, s->by[i], gr->keys[i]);
+        cJSON *o = th_report_summary_group(groups, s, gr);
         cJSON_AddNumberToObject(o, "count", (double)gr->count);
         add_stat(o, "mean", gr->mean);
         add_stat(o, "gmean", gr->gmean);
         add_stat(o, "min", gr->min);
         add_stat(o, "max", gr->max);
-        cJSON_AddItemToArray(groups, o);
     }
     return root;
 }
