@@ -195,12 +195,34 @@ static void usage(FILE *out) {
           "  calibrate  fit a dim's latency and bandwidth to nccl-tests / rccl-tests logs\n"
           "\n"
           "options:\n"
-          "  -h, --help     this text; 'themis COMMAND --help' for a command's options\n"
+          "  -h, --help     this text; 'themis help COMMAND' or 'themis COMMAND --help' for a\n"
+          "                 command's options\n"
           "  -V, --version  print the version and those of the libraries it is built with\n"
           "\n"
           "example:\n"
           "  themis run -s models/systems/default-3d.json -b 1GiB -n 64 -f csv\n" CLI_HELP_EXIT,
           out);
+}
+
+/* The function of a command name; NULL when there is none. */
+static int (*command(const char *name))(int, char **) {
+    static const struct {
+        const char *name;
+        int (*fn)(int, char **);
+    } commands[] = {
+        {"run", cli_run},
+        {"sweep", cli_sweep},
+        {"merge", cli_merge},
+        {"import-astra", cli_import_astra},
+        {"train", cli_train},
+        {"summarize", cli_summarize},
+        {"optimize", cli_optimize},
+        {"plot", cli_plot},
+        {"calibrate", cli_calibrate},
+    };
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(name, commands[i].name)) return commands[i].fn;
+    return NULL;
 }
 
 int main(int argc, char **argv) {
@@ -216,19 +238,25 @@ int main(int argc, char **argv) {
         return cli_run(argc, argv); /* bare options mean `themis run OPTIONS` */
     }
     const char *cmd = argv[1];
-    if (!strcmp(cmd, "run")) return cli_run(argc - 1, argv + 1);
-    if (!strcmp(cmd, "sweep")) return cli_sweep(argc - 1, argv + 1);
-    if (!strcmp(cmd, "merge")) return cli_merge(argc - 1, argv + 1);
-    if (!strcmp(cmd, "import-astra")) return cli_import_astra(argc - 1, argv + 1);
-    if (!strcmp(cmd, "train")) return cli_train(argc - 1, argv + 1);
-    if (!strcmp(cmd, "summarize")) return cli_summarize(argc - 1, argv + 1);
-    if (!strcmp(cmd, "optimize")) return cli_optimize(argc - 1, argv + 1);
-    if (!strcmp(cmd, "plot")) return cli_plot(argc - 1, argv + 1);
-    if (!strcmp(cmd, "calibrate")) return cli_calibrate(argc - 1, argv + 1);
-    if (!strcmp(cmd, "help")) {
-        usage(stdout);
-        return CLI_OK;
+    if (!strcmp(cmd, "help")) { /* `themis help`: this text; `themis help CMD`: CMD --help */
+        if (argc == 2) {
+            usage(stdout);
+            return CLI_OK;
+        }
+        if (argc > 3) {
+            fprintf(stderr, "themis: help: expected one command, got %d words\n", argc - 2);
+            return CLI_USAGE;
+        }
+        int (*fn)(int, char **) = command(argv[2]);
+        if (!fn) {
+            fprintf(stderr, "themis: help: unknown command '%s' (see 'themis --help')\n", argv[2]);
+            return CLI_USAGE;
+        }
+        char *args[] = {argv[0], argv[2], "--help", NULL}; /* as `themis CMD --help` */
+        return fn(2, args + 1);
     }
+    int (*fn)(int, char **) = command(cmd);
+    if (fn) return fn(argc - 1, argv + 1);
     fprintf(stderr, "themis: unknown command '%s' (see 'themis --help')\n", cmd);
     return CLI_USAGE;
 }

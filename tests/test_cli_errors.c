@@ -69,6 +69,25 @@ START_TEST(calibrate_log_twice) {
 }
 END_TEST
 
+/* `themis help CMD` is `themis CMD --help`; an unknown CMD is a usage error, not the global
+ * help with exit 0. */
+START_TEST(help_command) {
+    const char *cmds[] = {"plot", "calibrate", "optimize", "import-astra"};
+    for (int i = 0; i < 4; i++) {
+        test_cli_out a, b;
+        test_cli(&a, "help %s", cmds[i]);
+        test_cli(&b, "%s --help", cmds[i]);
+        test_expect_quiet(&a, cmds[i]);
+        ck_assert_msg(strncmp(a.out, "usage: themis ", 14) == 0 && strcmp(a.out, b.out) == 0,
+                      "help %s printed '%.80s'", cmds[i], a.out);
+        test_cli_free(&a);
+        test_cli_free(&b);
+    }
+    test_bad("help: unknown command 'nope'", "help nope");
+    test_bad("help: expected one command", "help plot run");
+}
+END_TEST
+
 Suite *cli_errors_suite(void) {
     Suite *s = suite_create("cli_errors");
     TCase *tc = tcase_create("core");
@@ -78,6 +97,7 @@ Suite *cli_errors_suite(void) {
     tcase_add_test(tc, optimize_version);
     tcase_add_test(tc, sweep_sidecar_folder);
     tcase_add_test(tc, calibrate_log_twice);
+    tcase_add_test(tc, help_command);
     suite_add_tcase(s, tc);
     return s;
 }
