@@ -1,10 +1,12 @@
-/* The embedding entry point's "calibrate": `themis calibrate -f json` (th_cal_run, then its
- * JSON report), its options as request keys. */
+/* The embedding entry point's "calibrate": `themis calibrate -f json` (th_cal_run, --plot,
+ * then its JSON report), its options as request keys. */
 #include <string.h>
 
 #include "api_internal.h"
 #include "json.h"
 #include "themis/calibrate.h"
+#include "themis/output.h"
+#include "themis/plot.h"
 
 /* "logs": one file name or a list of them. */
 static int logs(const th_api_req *q, const char **paths, int *n, th_error *err) {
@@ -34,13 +36,15 @@ int th_api_calibrate(const th_api_req *q, FILE *out, th_error *err) {
     static const char *const keys[] = {
         "logs",       "collective", "topology", "npus",     "algorithm", "name",
         "system",     "dim",        "efficiency", "bw",     "in_place",  "min_size",
-        "max_size",   "tolerance",  "allow_wrong", NULL};
+        "max_size",   "tolerance",  "allow_wrong", "plot", "force", NULL};
     const char *paths[TH_CAL_MAX_LOGS];
     th_cal_request r;
     memset(&r, 0, sizeof r);
     r.coll = r.topology = r.algorithm = r.dim = -1;
     r.fit.tolerance = 0.1;
     int64_t npus = 0, dim = -1;
+    const char *plot = NULL;
+    int force = 0;
     if (th_api_keys(q, keys, err) || logs(q, paths, &r.nlogs, err) ||
         th_json_enum(q->root, "collective", th_coll_type_names, &r.coll, q->cmd, "", err) ||
         th_json_enum(q->root, "topology", th_topology_names, &r.topology, q->cmd, "", err) ||
@@ -54,7 +58,8 @@ int th_api_calibrate(const th_api_req *q, FILE *out, th_error *err) {
         th_api_size(q, "min_size", &r.fit.min_size, err) ||
         th_api_size(q, "max_size", &r.fit.max_size, err) ||
         th_api_number(q, "tolerance", 0, 1e300, &r.fit.tolerance, err) ||
-        th_api_bool(q, "allow_wrong", &r.fit.allow_wrong, err))
+        th_api_bool(q, "allow_wrong", &r.fit.allow_wrong, err) ||
+        th_api_string(q, "plot", &plot, err) || th_api_bool(q, "force", &force, err))
         return err->code;
     r.logs = paths;
     r.npus = npus;
@@ -63,8 +68,19 @@ int th_api_calibrate(const th_api_req *q, FILE *out, th_error *err) {
         th_error e = *err;
         return th_error_set(err, e.code, "%s: %s", q->cmd, e.msg);
     }
+    th_plot_format format;
+    if (plot && th_plot_format_of(plot, &format, err)) {
+        th_error e = *err;
+        return th_error_set(err, e.code, "%s: plot: %s", q->cmd, e.msg);
+    }
+    const char *inputs[TH_CAL_MAX_LOGS + 1], *outputs[] = {plot};
+    for (int i = 0; i < r.nlogs; i++)
+        inputs[i] = paths[i];
+    inputs[r.nlogs] = r.system;
+    if (th_output_check(inputs, r.nlogs + 1, outputs, 1, err)) return err->code;
     th_cal_result res;
     int rc = th_cal_run(&r, &res, err);
+    if (rc == TH_OK && plot) rc = th_cal_plot(plot, force, &res, NULL, err);
     if (rc == TH_OK) rc = th_cal_report_json(out, &r, &res, err);
     th_cal_result_free(&res);
     return rc;

@@ -96,10 +96,9 @@ int cli_import_astra_workload(int argc, char **argv);
 int cli_summarize(int argc, char **argv);
 int cli_optimize(int argc, char **argv);
 int cli_plot(int argc, char **argv);
-/* Draws d into output as `themis plot` does (gnuplot; the image renamed into place when it
- * succeeded, refused when it exists unless force); for other commands' plots (calibrate). */
-int cli_plot_draw(const char *output, int force, const th_plot_opts *p, th_plot_format format,
-                  const th_plot_data *d, th_error *err);
+/* The outputs of a command's plot (themis plot, calibrate --plot) opened and closed by
+ * cli_out_open and cli_out_close, so a signal removes their temporary files. */
+extern const th_plot_outputs cli_plot_outputs;
 int cli_calibrate(int argc, char **argv);
 
 #endif

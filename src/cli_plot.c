@@ -127,7 +127,7 @@ static int parse_plot(int argc, char **argv, plot_opts *o) {
     return CLI_OK;
 }
 
-static const th_plot_outputs cli_outputs = {cli_out_open, cli_out_close};
+const th_plot_outputs cli_plot_outputs = {cli_out_open, cli_out_close};
 
 int cli_plot(int argc, char **argv) {
     plot_opts o;
@@ -139,13 +139,8 @@ int cli_plot(int argc, char **argv) {
     }
     th_error err = {0};
     th_plot_data d;
-    if (th_plot_file(o.csv, o.output, o.force, &o.p, &cli_outputs, &d, &err)) rc = cli_fail(&err);
+    if (th_plot_file(o.csv, o.output, o.force, &o.p, &cli_plot_outputs, &d, &err)) rc = cli_fail(&err);
     th_plot_free(&d);
     free(o.bylist);
     return rc;
-}
-
-int cli_plot_draw(const char *output, int force, const th_plot_opts *p, th_plot_format format,
-                  const th_plot_data *d, th_error *err) {
-    return th_plot_draw(output, force, p, format, d, &cli_outputs, err);
 }

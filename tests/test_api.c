@@ -141,7 +141,7 @@ START_TEST(test_api_errors) {
     ck_assert_msg(!strncmp(out, "system: dims", 12), "%s", out);
     th_api_free(out);
     out = call("version", NULL, TH_OK); /* no request: {} */
-    ck_assert_str_eq(out, "{\n\t\"version\":\t\"" TH_VERSION "\",\n\t\"api\":\t4\n}\n");
+    ck_assert_str_eq(out, "{\n\t\"version\":\t\"" TH_VERSION "\",\n\t\"api\":\t5\n}\n");
     th_api_free(out);
     th_api_free(NULL);
 }

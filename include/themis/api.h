@@ -31,7 +31,8 @@
  *   "calibrate" logs (required: a file or a list), collective, topology,  themis calibrate
  *              npus, algorithm, name, bw, or system (a file) and dim;       -f json
  *              efficiency, in_place, allow_wrong (true/false), min_size,
- *              max_size, tolerance
+ *              max_size, tolerance, plot (an image file: --plot), force
+ *              (true: replace an existing plot)
  *   "plot"     csv, x, y, output (required), by (a list or "a,b"),       {"output", "rows",
  *              where (an object column: value), logx, logy, force         "series"} (names)
  *              (true/false), title
@@ -46,7 +47,7 @@
 
 #include <stddef.h>
 
-#define TH_API_VERSION 4 /* raised when a command or key is added */
+#define TH_API_VERSION 5 /* raised when a command or key is added */
 
 /* Receives a sweep's CSV records, as `themis sweep` writes them (the same text, unquoted): the
  * header first, then one row per point in point order, from the calling thread. The fields are

@@ -177,4 +177,10 @@ void th_cal_result_free(th_cal_result *r);
  * log, line, size, measured_us, fitted_us, residual, fitted, flagged) and the system. */
 int th_cal_report_json(FILE *out, const th_cal_request *q, const th_cal_result *r, th_error *err);
 
+/* calibrate --plot: each log's measured times (the fitted rows, the others) and the model's at
+ * every row against the size, log-log, drawn into output (.png, .pdf, .svg) by th_plot_draw. */
+struct th_plot_outputs;
+int th_cal_plot(const char *output, int force, const th_cal_result *r,
+                const struct th_plot_outputs *io, th_error *err);
+
 #endif

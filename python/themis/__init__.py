@@ -101,7 +101,8 @@ def optimize(system=None, collective=None, size=None, chunks=None, policy=None, 
 
 def calibrate(logs, topology=None, npus=None, system=None, dim=None, collective=None,
               algorithm=None, name=None, efficiency=False, bw=None, in_place=False,
-              min_size=None, max_size=None, tolerance=None, allow_wrong=False):
+              min_size=None, max_size=None, tolerance=None, allow_wrong=False, plot=None,
+              force=False):
     """`themis calibrate -f json`: one dim's latency_ns and bw_GBps (or efficiency) fitted to
     nccl-tests / rccl-tests logs (logs: a file or a list of files). Either a new one-dim
     system (topology "ring", "fc" or "switch"; npus, default the ranks the log lists;
@@ -109,16 +110,19 @@ def calibrate(logs, topology=None, npus=None, system=None, dim=None, collective=
     system file `system` updated. collective: default the test the log names; in_place: fit
     the in-place times; min_size, max_size: the sizes fitted (bytes or "1MiB"); tolerance:
     the relative residual above which a row is flagged (default 0.1); allow_wrong: fit rows
-    with #wrong > 0. Returns the report as a dict: "fit" (latency_ns, bw_GBps, their standard
+    with #wrong > 0; plot: an image (.png, .pdf, .svg) of measured and fitted time against
+    size, as --plot draws it (an existing one replaced only with force). Returns the report as
+    a dict: "fit" (latency_ns, bw_GBps, their standard
     errors, r2, ...), "points" (every row's size, measured_us, fitted_us, residual, fitted,
     flagged), "logs", "dim", "was" (with system) and "system" (the system file's content)."""
     if isinstance(logs, (str, bytes, os.PathLike)):
         logs = [logs]
     req = _request(logs=[_source(x) for x in logs], topology=topology, npus=npus,
                    system=_source(system), dim=dim, collective=collective, algorithm=algorithm,
-                   name=name, bw=bw, min_size=min_size, max_size=max_size, tolerance=tolerance)
+                   name=name, bw=bw, min_size=min_size, max_size=max_size, tolerance=tolerance,
+                   plot=_source(plot))
     for key, on in (("efficiency", efficiency), ("in_place", in_place),
-                    ("allow_wrong", allow_wrong)):
+                    ("allow_wrong", allow_wrong), ("force", force)):
         if on:
             req[key] = True
     return json.loads(call("calibrate", req))

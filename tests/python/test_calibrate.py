@@ -103,3 +103,18 @@ def test_bad_requests(kw, message):
     with pytest.raises(themis.Error) as e:
         _lib.call("calibrate", kw)
     assert str(e.value).startswith(message) and e.value.code == 2, str(e.value)
+
+
+def test_plot(tmp_path):
+    # --plot: the same image as the command's (SVG, byte for byte), the same report
+    a, b = tmp_path / "cli.svg", tmp_path / "lib.svg"
+    cli("calibrate", LOG, "--topology", "switch", "--plot", str(a), "-o", str(tmp_path / "s.json"))
+    r = json.loads(_lib.call("calibrate", {"logs": LOG, "topology": "switch", "plot": str(b)}))
+    assert a.read_bytes() == b.read_bytes() and r == themis.calibrate(LOG, topology="switch")
+    assert raised(logs=LOG, topology="switch", plot=b)[0] == \
+        cli_error("calibrate", LOG, "--topology", "switch", "--plot", str(b))[0]
+    themis.calibrate(LOG, topology="switch", plot=b, force=True)
+    assert raised(logs=LOG, topology="switch", plot=tmp_path / "x.gif")[0] == \
+        cli_error("calibrate", LOG, "--topology", "switch", "--plot",
+                  str(tmp_path / "x.gif"))[0].replace("calibrate: --plot: ", "calibrate: plot: ") \
+        .replace(" (see 'themis calibrate --help')", "")

@@ -129,7 +129,7 @@ def test_malformed_request_text():
     assert rc == 2 and msg.startswith("unknown command '(null)'")
     # no request is {}: the default comparison
     rc = _lib._lib.th_api_call(b"version", None, _lib.ROW_FN(), None, ctypes.byref(out))
-    assert rc == 0 and json.loads(ctypes.string_at(out.value))["api"] == 4
+    assert rc == 0 and json.loads(ctypes.string_at(out.value))["api"] == 5
     _lib._lib.th_api_free(out.value)
 
 
