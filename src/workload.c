@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "themis/astra1_workload.h"
 #include "themis/str.h"
 #include "themis/units.h"
 #include "themis/workload.h"
@@ -276,7 +277,19 @@ int th_workload_load(const char *path, th_workload **out, th_error *err) {
     size_t len;
     *out = NULL;
     if (th_json_read_file(path, &text, &len, err)) return err->code;
-    int rc = th_workload_parse(text, len, strcmp(path, "-") ? path : "<stdin>", out, err);
+    const char *src = strcmp(path, "-") ? path : "<stdin>";
+    th_a1_workload *a1 = NULL;
+    th_error ignore;
+    int rc;
+    if (th_a1_is_text(text, len) && th_a1_parse(text, len, src, &a1, &ignore) == TH_OK)
+        rc = th_error_set(err, TH_EINPUT,
+                          "%s: an ASTRA-sim 1.0 text workload, where a JSON workload is expected: "
+                          "the command themis train replays it, themis import-astra --workload "
+                          "converts it",
+                          src);
+    else
+        rc = th_workload_parse(text, len, src, out, err);
+    th_a1_free(a1);
     free(text);
     return rc;
 }

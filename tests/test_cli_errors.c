@@ -88,6 +88,16 @@ START_TEST(help_command) {
 }
 END_TEST
 
+/* The readers of our JSON workloads (optimize -w, a sweep's workloads, the library's train) given
+ * an ASTRA-sim 1.0 text workload says what it is and which commands take it, not "invalid
+ * JSON near DATA"; a file that is neither keeps the JSON error. */
+START_TEST(text_workload_where_json) {
+    test_bad("an ASTRA-sim 1.0 text workload, where a JSON workload is expected",
+             "optimize -w '%s' --max-evals 5", test_dpath("astra1/data1.txt"));
+    test_bad("invalid JSON", "optimize -w '%s' --max-evals 5", test_dpath("astra1_sys_2d.txt"));
+}
+END_TEST
+
 Suite *cli_errors_suite(void) {
     Suite *s = suite_create("cli_errors");
     TCase *tc = tcase_create("core");
@@ -98,6 +108,7 @@ Suite *cli_errors_suite(void) {
     tcase_add_test(tc, sweep_sidecar_folder);
     tcase_add_test(tc, calibrate_log_twice);
     tcase_add_test(tc, help_command);
+    tcase_add_test(tc, text_workload_where_json);
     suite_add_tcase(s, tc);
     return s;
 }
