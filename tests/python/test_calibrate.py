@@ -118,3 +118,15 @@ def test_plot(tmp_path):
         cli_error("calibrate", LOG, "--topology", "switch", "--plot",
                   str(tmp_path / "x.gif"))[0].replace("calibrate: --plot: ", "calibrate: plot: ") \
         .replace(" (see 'themis calibrate --help')", "")
+
+
+def test_limits(tmp_path):
+    with pytest.raises(themis.Error) as e:
+        themis.calibrate([LOG] * 65, topology="switch")
+    assert str(e.value) == "calibrate: logs: at most 64 logs"
+    # the plot never goes over an input
+    log = tmp_path / "log.svg"
+    log.write_bytes(open(LOG, "rb").read())
+    msg, code = raised(logs=log, topology="switch", plot=log, force=True)
+    assert msg == cli_error("calibrate", str(log), "--topology", "switch", "--plot", str(log),
+                            "--force")[0] and code == 2

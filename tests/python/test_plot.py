@@ -95,3 +95,13 @@ def test_bad_requests(kw, message):
     assert msg.startswith(message) and code == 2, msg
     assert raised(themis.plot, "c", x="a", y="b", where=["a"], output="o.png") == \
         ('plot: where: expected col=value, got "a"', 2)
+
+
+def test_request_limits():
+    base = {"csv": "c", "x": "a", "y": "b", "output": "o.png"}
+    msg = raised(_lib.call, "plot", dict(base, by=[f"c{i}" for i in range(33)]))[0]
+    assert msg.startswith("plot: by: expected a list of column names"), msg
+    msg = raised(_lib.call, "plot", dict(base, by="c" * 1024))[0]
+    assert msg.startswith("plot: by: expected a list of column names"), msg
+    msg = raised(_lib.call, "plot", dict(base, where={f"c{i}": "v" for i in range(33)}))[0]
+    assert msg.startswith("plot: where: expected an object of column: value"), msg
