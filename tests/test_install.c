@@ -73,11 +73,17 @@ START_TEST(test_install_pkgconfig) {
     ck_assert_msg(strstr(out, "libthemis.so.0\nlibthemis.so.0.1.0\n") &&
                       strstr(out, "[libthemis.so.0]"),
                   "links or soname:\n%s", tail(out));
-    /* the man page: help2man's, with the version and every command */
+    /* the man page: help2man's, with the version and every command (import-astra --workload's
+     * options too, and the commands of this release: optimize, plot, calibrate) */
     TEST_DIR_PATH(man, dir, "usr/local/share/man/man1/themis.1");
     char *page = test_slurp(man, NULL);
     ck_assert_msg(strstr(page, ".TH THEMIS \"1\"") && strstr(page, "themis " TH_VERSION) &&
-                      strstr(page, "themis import-astra") && strstr(page, "themis summarize"),
+                      strstr(page, "themis import-astra") && strstr(page, "themis summarize") &&
+                      strstr(page, ".SS \"themis import-astra --workload\"") &&
+                      strstr(page, "multiply compute times (truncated") &&
+                      strstr(page, ".SS \"themis optimize\"") &&
+                      strstr(page, ".SS \"themis plot\"") &&
+                      strstr(page, ".SS \"themis calibrate\""),
                   "man page:\n%.2000s", page);
     free(page);
 
