@@ -1,5 +1,6 @@
 /* `themis calibrate`: fit one dim's latency and bandwidth to nccl-tests / rccl-tests logs and
  * write a system file (docs/CALIBRATE.md). */
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -251,12 +252,16 @@ int cli_calibrate(int argc, char **argv) {
 
     th_cal_result r;
     rc = th_cal_run(&a.q, &r, &err);
-    if (rc == TH_OK && a.plot) rc = th_cal_plot(a.plot, a.force, &r, &cli_plot_outputs, &err);
+    /* the system is written (not yet renamed into place) before the plot is drawn, and kept
+     * only when both succeed: a failing one leaves no half of the pair */
     if (rc == TH_OK) {
         th_output o;
         rc = cli_out_open(&o, a.out, a.force ? TH_OUTPUT_FORCE : 0, &err);
         if (rc == TH_OK) {
-            fprintf(o.f, "%s\n", r.out);
+            if (fprintf(o.f, "%s\n", r.out) < 0 || fflush(o.f))
+                rc = th_error_set(&err, TH_EIO, "write error: %s", strerror(errno));
+            if (rc == TH_OK && a.plot)
+                rc = th_cal_plot(a.plot, a.force, &r, &cli_plot_outputs, &err);
             rc = cli_out_close(&o, rc, &err);
         }
     }

@@ -98,6 +98,32 @@ START_TEST(text_workload_where_json) {
 }
 END_TEST
 
+/* calibrate -o and --plot are kept together or not at all: a system file that cannot be
+ * written (exit 3, naming it) leaves no plot, a plot that cannot be drawn (gnuplot missing,
+ * exit 2) no system file. */
+START_TEST(calibrate_outputs_together) {
+    char *dir = test_tmp_dir();
+    const char *log = test_dpath("calibrate/allreduce-8.log");
+    TEST_DIR_PATH(svg, dir, "p.svg");
+    TEST_DIR_PATH(json, dir, "m.json");
+    test_cli_out r;
+    test_cli_in(&r, dir, "calibrate '%s' --topology switch --plot p.svg -o /dev/full", log);
+    test_expect_status(&r, 3, "calibrate -o /dev/full");
+    ck_assert_msg(strstr(r.err, "/dev/full: write error"), "%s", r.err);
+    test_cli_free(&r);
+    ck_assert_msg(!test_exists(svg), "p.svg drawn though the system was not written");
+    char out[4096];
+    int st = test_sh(out, sizeof out,
+                     "cd '%s' && env PATH=/nonexistent '%s' calibrate '%s' --topology switch "
+                     "--plot p.svg -o m.json",
+                     dir, test_cli_bin(), log);
+    ck_assert_msg(st == 2 && strstr(out, "gnuplot not found"), "exit %d: %s", st, out);
+    ck_assert_msg(!test_exists(json), "m.json written though the plot failed");
+    ck_assert(!test_exists(svg));
+    test_rm_dir(dir);
+}
+END_TEST
+
 Suite *cli_errors_suite(void) {
     Suite *s = suite_create("cli_errors");
     TCase *tc = tcase_create("core");
@@ -109,6 +135,7 @@ Suite *cli_errors_suite(void) {
     tcase_add_test(tc, calibrate_log_twice);
     tcase_add_test(tc, help_command);
     tcase_add_test(tc, text_workload_where_json);
+    tcase_add_test(tc, calibrate_outputs_together);
     suite_add_tcase(s, tc);
     return s;
 }
