@@ -15,6 +15,7 @@ typedef struct part {
     const char *path;
     FILE *f;
     int jsonl;       /* a JSONL part: line holds the current row */
+    int empty;       /* no byte at all: a JSONL shard without points; of the others' format */
     char *line;      /* JSONL: the current line, line break included */
     size_t cap;      /* bytes allocated for line */
     size_t len;      /* bytes in line */
@@ -158,10 +159,18 @@ int th_sweep_merge(FILE *out, const char *const *paths, int n, int64_t expect, i
         if (parts[i].f) { /* a JSONL part opens with an object */
             int c = getc(parts[i].f);
             parts[i].jsonl = c == '{';
+            parts[i].empty = c == EOF;
             if (c != EOF) ungetc(c, parts[i].f);
+            if (rc == TH_OK && ferror(parts[i].f)) /* a folder opens, then fails to read */
+                rc = th_error_set(err, TH_EIO, "%s: read error: %s", paths[i], strerror(errno));
             th_csv_open_file(&parts[i].r, parts[i].f, paths[i]);
         }
     }
+    int jsonl = 0; /* the format of the first part with content */
+    for (int i = n - 1; i >= 0; i--)
+        if (!parts[i].empty) jsonl = parts[i].jsonl;
+    for (int i = 0; i < n; i++)
+        if (parts[i].empty) parts[i].jsonl = jsonl;
     if (rc == TH_OK) rc = merge_into(out, parts, n, expect, points, err);
     for (int i = 0; i < n; i++) {
         if (parts[i].f) fclose(parts[i].f);

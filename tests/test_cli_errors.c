@@ -124,6 +124,34 @@ START_TEST(calibrate_outputs_together) {
 }
 END_TEST
 
+/* merge: a JSONL shard that got no point (more shards than points) is an empty file, which
+ * merges as JSONL (it was taken for CSV and refused); a folder as a part is a read error. */
+START_TEST(merge_empty_jsonl_shard) {
+    char *dir = test_tmp_dir();
+    TEST_DIR_PATH(spec, dir, "spec.json");
+    char s[1024];
+    snprintf(s, sizeof s, "{\"system\": \"%s\", \"axes\": {\"chunks\": [1, 2]}}",
+             test_dpath("cli_3d.json"));
+    test_spit(spec, s, strlen(s));
+    test_cli_out r;
+    /* 2 points in 3 shards: shard 2 has none (points i with i mod 3 == 2) */
+    test_cli_in(&r, dir,
+                "sweep spec.json -f jsonl -o all.jsonl --quiet && "
+                "for k in 0 1 2; do '%s' sweep spec.json -f jsonl --shard $k/3 -o p$k.jsonl "
+                "--quiet || exit 1; done && test ! -s p2.jsonl && "
+                "'%s' merge m.jsonl p2.jsonl p0.jsonl p1.jsonl --spec spec.json && "
+                "cmp m.jsonl all.jsonl",
+                test_cli_bin(), test_cli_bin());
+    test_expect_quiet(&r, "merge with an empty JSONL shard");
+    test_cli_free(&r);
+    test_cli_in(&r, dir, "merge m2.jsonl p0.jsonl '%s'", dir);
+    test_expect_status(&r, 3, "merge with a folder as a part");
+    ck_assert_msg(strstr(r.err, "read error"), "%s", r.err);
+    test_cli_free(&r);
+    test_rm_dir(dir);
+}
+END_TEST
+
 Suite *cli_errors_suite(void) {
     Suite *s = suite_create("cli_errors");
     TCase *tc = tcase_create("core");
@@ -136,6 +164,7 @@ Suite *cli_errors_suite(void) {
     tcase_add_test(tc, help_command);
     tcase_add_test(tc, text_workload_where_json);
     tcase_add_test(tc, calibrate_outputs_together);
+    tcase_add_test(tc, merge_empty_jsonl_shard);
     suite_add_tcase(s, tc);
     return s;
 }
