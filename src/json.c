@@ -160,7 +160,7 @@ static void describe(const cJSON *v, char *buf, size_t n) {
     } else if (cJSON_IsNull(v)) {
         snprintf(buf, n, "null");
     } else if (cJSON_IsArray(v)) {
-        snprintf(buf, n, "an array");
+        snprintf(buf, n, cJSON_GetArraySize(v) ? "an array" : "an empty array");
     } else {
         snprintf(buf, n, "an object");
     }

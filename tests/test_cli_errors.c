@@ -152,6 +152,17 @@ START_TEST(merge_empty_jsonl_shard) {
 }
 END_TEST
 
+/* An empty list where a JSON file needs one says so ("got an array" read as a wrong type). */
+START_TEST(empty_json_list) {
+    char *dir = test_tmp_dir();
+    TEST_DIR_PATH(l, dir, "l.json");
+    test_spit(l, "{\"collectives\": []}", 19);
+    test_bad("collectives: expected a list of 1 to 4096 collectives, got an empty array",
+             "optimize -l '%s'", l);
+    test_rm_dir(dir);
+}
+END_TEST
+
 Suite *cli_errors_suite(void) {
     Suite *s = suite_create("cli_errors");
     TCase *tc = tcase_create("core");
@@ -165,6 +176,7 @@ Suite *cli_errors_suite(void) {
     tcase_add_test(tc, text_workload_where_json);
     tcase_add_test(tc, calibrate_outputs_together);
     tcase_add_test(tc, merge_empty_jsonl_shard);
+    tcase_add_test(tc, empty_json_list);
     suite_add_tcase(s, tc);
     return s;
 }
