@@ -50,6 +50,18 @@ int cli_parse_int(const char *s, long long lo, long long hi, long long *out) {
     return 0;
 }
 
+/* --batch B of train and optimize: samples per NPU, a finite number in (0, 1e9]. */
+int cli_parse_batch(const char *cmd, const char *arg, double *batch) {
+    char *end;
+    errno = 0;
+    double b = strtod(arg, &end);
+    if (end == arg || *end || errno || !(b > 0) || b > 1e9)
+        return cli_usage_error(cmd, "--batch: expected a number > 0 and at most 1e9, got '%s'",
+                               arg);
+    *batch = b;
+    return CLI_OK;
+}
+
 int cli_load_system(const char *path, th_system *sys, th_run_defaults *def, th_error *err) {
     if (!path) {
         th_system_default(sys);

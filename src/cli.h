@@ -36,6 +36,8 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
 
 /* Parses a whole decimal integer in [lo, hi]; 0 on success. */
 int cli_parse_int(const char *s, long long lo, long long hi, long long *out);
+/* --batch B (train, optimize): a number in (0, 1e9]; else a usage error naming cmd. */
+int cli_parse_batch(const char *cmd, const char *arg, double *batch);
 
 /* -f NAME into a th_format: one of those whose bit (1 << TH_FORMAT_*) is set in `allowed`; a
  * usage error naming them otherwise. */

@@ -217,18 +217,10 @@ static int parse(int argc, char **argv, options *o) {
                 o->chunks = optarg;
             break;
         }
-        case OPT_BATCH: {
-            char *end;
-            double b = strtod(optarg, &end);
-            if (end == optarg || *end || !(b > 0) || b > 1e9)
-                return cli_usage_error("optimize",
-                                       "--batch: expected a number > 0 and at most "
-                                       "1e9, got '%s'",
-                                       optarg);
-            o->opt.train.batch = b;
+        case OPT_BATCH:
+            if (cli_parse_batch("optimize", optarg, &o->opt.train.batch)) return CLI_USAGE;
             o->train_opts = 1;
             break;
-        }
         case OPT_PRIORITY:
             if (th_priority_from_name(optarg, &o->opt.train.priority))
                 return cli_usage_error("optimize", "--priority: unknown priority '%s'", optarg);

@@ -1,6 +1,5 @@
 /* `themis train`: replay a training workload on a system under each policy (and the ideal
  * network) and print the iteration breakdown. */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -138,15 +137,9 @@ static int parse(int argc, char **argv, topts *o) {
                                        optarg);
             o->t.iterations = (int)v;
             break;
-        case O_BATCH: {
-            char *end;
-            errno = 0;
-            double b = strtod(optarg, &end);
-            if (end == optarg || *end || errno || !(b > 0) || b > 1e9)
-                return cli_usage_error("train", "--batch: expected a number > 0, got '%s'", optarg);
-            o->t.batch = b;
+        case O_BATCH:
+            if (cli_parse_batch("train", optarg, &o->t.batch)) return CLI_USAGE;
             break;
-        }
         case 'n':
             if (cli_parse_int(optarg, 1, TH_MAX_CHUNKS, &v))
                 return cli_usage_error("train", "-n: expected an integer from 1 to %d, got '%s'",

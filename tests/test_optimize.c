@@ -247,6 +247,11 @@ START_TEST(test_cli_workload) {
     test_cli_free(&t);
     test_bad("--batch and --priority apply to a workload (-w)", "optimize --batch 2");
     test_bad("--priority: unknown priority 'x'", "optimize -w '%s' --priority x", wl);
+    /* --batch is read by the one parser train uses (cli_parse_batch): the same bounds (0, 1e9] */
+    const char *bad[] = {"0", "-1", "nan", "inf", "2x", "", "1e10", "1e-400"};
+    for (int i = 0; i < 8; i++)
+        test_bad("--batch: expected a number > 0 and at most 1e9", "optimize -w '%s' --batch '%s'",
+                 wl, bad[i]);
 }
 END_TEST
 
