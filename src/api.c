@@ -114,6 +114,14 @@ int th_api_dims(const th_api_req *q, int ndims, uint32_t *mask, th_error *err) {
     return th_sched_parse_dims(list, ndims, mask, err);
 }
 
+int th_api_blame(th_error *err, const char *who) {
+    if (who) {
+        th_error e = *err;
+        th_error_set(err, e.code, "%s: %s", who, e.msg);
+    }
+    return err->code;
+}
+
 int th_api_object_text(const th_api_req *q, const cJSON *v, char **text, th_error *err) {
     (void)q;
     *text = cJSON_PrintUnformatted(v);

@@ -64,10 +64,7 @@ int th_api_calibrate(const th_api_req *q, FILE *out, th_error *err) {
     r.logs = paths;
     r.npus = npus;
     r.dim = (int)dim;
-    if (th_cal_request_check(&r, err)) {
-        th_error e = *err;
-        return th_error_set(err, e.code, "%s: %s", q->cmd, e.msg);
-    }
+    if (th_cal_request_check(&r, err)) return th_api_blame(err, q->cmd);
     th_plot_format format;
     if (plot && th_plot_format_of(plot, &format, err)) {
         th_error e = *err;

@@ -54,6 +54,9 @@ int th_api_load_system(const th_api_req *q, th_system *sys, th_run_defaults *def
                        const char **blame, th_error *err);
 /* "workload" (required): a file or an object (named "workload"); *source names it. */
 int th_api_load_workload(const th_api_req *q, th_workload **wl, const char **source, th_error *err);
+/* Prefixes err's message with "<who>: " when who is not NULL (the system's name when the
+ * system caused the error, as the command line does); returns err->code. */
+int th_api_blame(th_error *err, const char *who);
 /* An object value printed back to JSON text (the caller frees it with cJSON_free). */
 int th_api_object_text(const th_api_req *q, const cJSON *v, char **text, th_error *err);
 

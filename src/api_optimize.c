@@ -121,13 +121,7 @@ int th_api_optimize(const th_api_req *q, FILE *out, th_error *err) {
     if (th_api_load_system(q, &sys, &def, &who, err) || th_api_dims(q, sys.ndims, &opt.vary, err) ||
         costs(q, sys.ndims, opt.cost, err))
         return err->code;
-    if (th_collective_validate(&sys, &coll, err)) {
-        if (who) {
-            th_error e = *err;
-            th_error_set(err, e.code, "%s: %s", who, e.msg);
-        }
-        return err->code;
-    }
+    if (th_collective_validate(&sys, &coll, err)) return th_api_blame(err, who);
     if (ncounts > 0) { /* the best chunk count per pair */
         if (wv || lv)
             return th_error_set(err, TH_EINPUT,

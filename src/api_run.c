@@ -10,15 +10,6 @@
 #include "themis/cost.h"
 #include "themis/report.h"
 
-/* Prefixes err with the system's name when the system caused it (as the command line does). */
-static int blame(th_error *err, const char *who) {
-    if (who) {
-        th_error e = *err;
-        th_error_set(err, e.code, "%s: %s", who, e.msg);
-    }
-    return err->code;
-}
-
 int th_api_run(const th_api_req *q, FILE *out, th_error *err) {
     static const char *const keys[] = {"system", "collective", "size",  "chunks",
                                        "policy", "intra",      "dims",  "load_model",
@@ -46,12 +37,12 @@ int th_api_run(const th_api_req *q, FILE *out, th_error *err) {
     if (!set_policy && def.has_policy) policy = (int)def.policy;
     if (!set_intra && def.has_intra) intra = (int)def.intra;
     if (th_api_dims(q, sys.ndims, &coll.dims_mask, err)) return err->code;
-    if (th_collective_validate(&sys, &coll, err)) return blame(err, who);
+    if (th_collective_validate(&sys, &coll, err)) return th_api_blame(err, who);
     th_bound b = {0};
     if ((bound || (policy == TH_POLICY_LP && !th_bound_supported(&sys, coll.dims_mask))) &&
         th_bound_eval(&sys, &coll, TH_BOUND_AUTO, &b, err))
-        return blame(err, who);
-    if (ideal_lat && th_run_check_ideal_lat(&sys, err)) return blame(err, who);
+        return th_api_blame(err, who);
+    if (ideal_lat && th_run_check_ideal_lat(&sys, err)) return th_api_blame(err, who);
     th_pair pairs[TH_RUN_MAX_PAIRS];
     th_result results[TH_RUN_MAX_PAIRS];
     int npairs = th_run_pairs(&sys, coll.dims_mask, policy, intra, pairs);
@@ -116,7 +107,7 @@ int th_api_train(const th_api_req *q, FILE *out, th_error *err) {
     if (th_api_load_system(q, &sys, &def, &who, err)) return err->code;
     th_workload *wl;
     if (th_api_load_workload(q, &wl, &source, err)) return err->code;
-    int rc = th_train_check_system(&sys, err) ? blame(err, who)
+    int rc = th_train_check_system(&sys, err) ? th_api_blame(err, who)
                                               : th_workload_check(wl, &sys, source, err);
     th_train_row rows[TH_TRAIN_MAX_ROWS];
     int nrows = 0;
