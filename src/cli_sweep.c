@@ -402,16 +402,13 @@ static int merge(const char *out, const char *const *parts, int nparts, const ch
             m.expected = m.sweep_points;
         }
     }
-    FILE *first = rc == TH_OK && nparts > 0 ? fopen(parts[0], "rb") : NULL;
-    if (first) { /* the format, as th_sweep_merge tells it: a JSONL part opens with an object */
-        if (getc(first) == '{') m.format = "jsonl";
-        fclose(first);
-    }
     th_output o;
+    int jsonl = 0;
     if (rc == TH_OK && (rc = cli_out_open(&o, out, force ? TH_OUTPUT_FORCE : 0, err)) == TH_OK) {
-        rc = th_sweep_merge(o.f, parts, nparts, sw ? m.expected : -1, &m.points, err);
+        rc = th_sweep_merge(o.f, parts, nparts, sw ? m.expected : -1, &m.points, &jsonl, err);
         rc = cli_out_close(&o, rc, err);
     }
+    if (jsonl) m.format = "jsonl";
     m.finished = (int64_t)time(NULL);
     if (rc == TH_OK && meta) rc = write_sidecar(meta, &m, NULL, err);
     for (int i = 0; i < nparts; i++) {

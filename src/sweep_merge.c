@@ -141,7 +141,7 @@ static int merge_into(FILE *out, part *parts, int n, int64_t expect, int64_t *po
 }
 
 int th_sweep_merge(FILE *out, const char *const *paths, int n, int64_t expect, int64_t *points,
-                   th_error *err) {
+                   int *is_jsonl, th_error *err) {
     int64_t written = 0;
     if (!points) points = &written;
     *points = 0;
@@ -171,6 +171,7 @@ int th_sweep_merge(FILE *out, const char *const *paths, int n, int64_t expect, i
         if (!parts[i].empty) jsonl = parts[i].jsonl;
     for (int i = 0; i < n; i++)
         if (parts[i].empty) parts[i].jsonl = jsonl;
+    if (is_jsonl) *is_jsonl = jsonl;
     if (rc == TH_OK) rc = merge_into(out, parts, n, expect, points, err);
     for (int i = 0; i < n; i++) {
         if (parts[i].f) fclose(parts[i].f);

@@ -311,6 +311,13 @@ START_TEST(merged) {
     ok_in(dir, "sweep spec.json -f jsonl --shard 1/2 -o q1.jsonl --quiet");
     ok_in(dir, "merge e.jsonl q0.jsonl q1.jsonl");
     meta_is(dir, "e.jsonl.meta.json", "True 8 8 8 0/1 jsonl 1 None False False True\n");
+    /* an empty part first (a JSONL shard without points) takes the others' format: the merge
+     * writes JSONL, and its sidecar says so (it said csv when it looked at the first part only);
+     * none.jsonl has no sidecar, so the spec and its point count are unknown: not complete */
+    st = test_sh(out, sizeof out, "cd '%s' && : > none.jsonl", dir);
+    ck_assert_int_eq(st, 0);
+    ok_in(dir, "merge f.jsonl none.jsonl q0.jsonl q1.jsonl");
+    meta_is(dir, "f.jsonl.meta.json", "False 8 None None 0/1 jsonl 1 None False False True\n");
     test_rm_dir(dir);
 }
 END_TEST

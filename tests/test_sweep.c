@@ -165,7 +165,7 @@ static int merge_file(const char *out, const char *const *parts, int n, int64_t 
     th_output o;
     int rc = th_output_open(&o, out, TH_OUTPUT_FORCE, err);
     if (rc) return rc;
-    rc = th_sweep_merge(o.f, parts, n, expect, NULL, err);
+    rc = th_sweep_merge(o.f, parts, n, expect, NULL, NULL, err);
     if (rc) {
         th_output_abort(&o);
         return rc;

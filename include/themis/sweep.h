@@ -106,9 +106,10 @@ int th_sweep_resume_scan(const th_sweep *sw, th_shard shard, const char *path, i
 
 /* Merges shard files into the stream out (open it with th_output_open and commit only on
  * success): identical headers, rows ordered by point, no point twice, no point missing;
- * `expect` = total points or -1; *points (unless NULL) = the rows written. */
+ * `expect` = total points or -1; *points (unless NULL) = the rows written; *jsonl (unless
+ * NULL) = 1 when the parts are JSONL (the format of the first part that is not empty). */
 int th_sweep_merge(FILE *out, const char *const *parts, int nparts, int64_t expect, int64_t *points,
-                   th_error *err);
+                   int *jsonl, th_error *err);
 
 /* ---- the provenance sidecar OUT.meta.json (themis sweep, themis merge) ---- */
 
