@@ -120,11 +120,7 @@ static int class_of(emu_fast *f, const th_emu *emu, const th_plan *plan, int64_t
         th_op op;
         double m;
         th_plan_stage(plan, i, (int)j, &d, &op, &m);
-        /* start()'s expressions in emulate.c: the same doubles */
-        const emu_cost *k = &emu->cost[d];
-        double mp = m * k->pm1;
-        double dur = k->lh + mp / k->pbw;
-        if (op == TH_OP_RS && emu->sys->reduce_bw > 0.0) dur += mp / k->p / emu->sys->reduce_bw;
+        double bytes, dur = emu_stage_time(emu, d, op, m, &bytes); /* start()'s doubles */
         if (!(dur >= 0) || !isfinite(dur)) return -1;
         int b = 0;
         if (scf) { /* the index of m among the dim's m found so far; ranked below */
@@ -133,7 +129,7 @@ static int class_of(emu_fast *f, const th_emu *emu, const th_plan *plan, int64_t
             if (b == MAX_BUCKETS) return -1;
             if (b == f->nbm[d]) f->bm[d][f->nbm[d]++] = m;
         }
-        f->st[cls * ns + j] = (fast_stage){dur, mp / k->p, (uint32_t)b, 0, (uint8_t)d, j + 1 == ns};
+        f->st[cls * ns + j] = (fast_stage){dur, bytes, (uint32_t)b, 0, (uint8_t)d, j + 1 == ns};
     }
     return (int)cls;
 }
@@ -341,17 +337,14 @@ static int lone_chunk(th_emu *emu, emu_coll *cr, th_error *err) {
         th_op op;
         double m;
         th_plan_stage(plan, 0, j, &d, &op, &m);
-        const emu_cost *k = &emu->cost[d];
-        double mp = m * k->pm1;
-        double dur = k->lh + mp / k->pbw;
-        if (op == TH_OP_RS && emu->sys->reduce_bw > 0.0) dur += mp / k->p / emu->sys->reduce_bw;
+        double bytes, dur = emu_stage_time(emu, d, op, m, &bytes);
         if (!(dur >= 0) || !isfinite(t + dur)) return EMU_DECLINED;
         /* issue and step look at the stop flag once the first stage runs */
         if (j == 0 && emu->stop && atomic_load_explicit(emu->stop, memory_order_relaxed))
             return th_error_set(err, TH_EINTERNAL, "interrupted");
         t += dur;
         cr->busy[d] += dur;
-        cr->bytes[d] += mp / k->p;
+        cr->bytes[d] += bytes;
     }
     cr->end = t;
     cr->stages = plan->nstages;

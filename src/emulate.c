@@ -72,11 +72,8 @@ static int enqueue(th_emu *r, uint32_t id, uint32_t c, int stage) {
  * The time and bytes are th_cost_time's and th_cost_bytes's, from the terms of reset. */
 static int start(th_emu *r, int d) {
     emu_entry e = emu_queue_take(&r->sq[d]);
-    const emu_cost *k = &r->cost[d];
-    double mp = e.m * k->pm1;
-    double dur = k->lh + mp / k->pbw;
-    if (e.op == TH_OP_RS && r->sys->reduce_bw > 0.0) dur += mp / k->p / r->sys->reduce_bw;
-    return emu_begin(r, d, e, e.stage, (th_op)e.op, e.m, dur, mp / k->p);
+    double bytes, dur = emu_stage_time(r, d, (th_op)e.op, e.m, &bytes);
+    return emu_begin(r, d, e, e.stage, (th_op)e.op, e.m, dur, bytes);
 }
 
 /* Every idle dimension with ready stages starts one, in dim-index order; -1 as start(). */

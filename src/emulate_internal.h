@@ -165,6 +165,17 @@ int emu_ending(const th_emu *emu, int *ending);
  * whose chunks are all done is listed as finished), or -2 when out of memory (err filled). */
 int emu_end(th_emu *emu, int d, uint32_t *chunk, uint32_t *coll, th_error *err);
 
+/* The clean model's time (ns) of a stage of m bytes on dim d, th_cost_time's from the terms of
+ * reset (the same operations in the same order), and the bytes one NPU sends, into *bytes. */
+static inline double emu_stage_time(const th_emu *emu, int d, th_op op, double m, double *bytes) {
+    const emu_cost *k = &emu->cost[d];
+    double mp = m * k->pm1;
+    double dur = k->lh + mp / k->pbw;
+    if (op == TH_OP_RS && emu->sys->reduce_bw > 0.0) dur += mp / k->p / emu->sys->reduce_bw;
+    *bytes = mp / k->p;
+    return dur;
+}
+
 /* The rank of collective id issued with key under prio: lower ranks go first. fifo: older
  * first; lifo: newer first; layer: the smaller key first, then older first. */
 static inline uint64_t emu_rank(th_priority prio, uint32_t id, int64_t key) {
