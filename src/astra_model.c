@@ -262,36 +262,22 @@ static void themis(th_plan *plan, const th_system *sys, th_load_model model, con
         uint8_t *o = plan->order + (size_t)i * (size_t)plan->n;
         double s = c;
         int at = 0;
-        if (gap < threshold) {
-            /* fallback: the chunk visits its dims in index order (an AG too), and the list
-             * returns to index order (reversed for an AG) while the loads are added in index
-             * order: for an AG, dim k's load lands on the record of dim nd-1-k */
-            for (int d = 0; d < nd; d++)
-                list[d] = ag ? nd - 1 - d : d;
-            for (int d = 0; d < nd; d++) {
-                if (!involved[d]) continue;
-                double p = (double)sys->dims[d].npus, r = sys->dims[d].bw_GBps / b0;
-                o[at++] = (uint8_t)d;
-                if (ag) {
-                    load[list[d]] += s / 1048576.0 * (p - 1) / r;
-                    s *= p;
-                } else {
-                    load[list[d]] += s / 1048576.0 * ((p - 1) / p) / r;
-                    s = idiv(s, p);
-                }
-            }
-            continue;
-        }
+        /* fallback: the chunk visits its dims in index order (an AG too), and the list
+         * returns to index order (reversed for an AG) while the loads are added in index
+         * order: for an AG, dim k's load lands on the record of dim nd-1-k */
+        int fallback = gap < threshold;
+        for (int d = 0; fallback && d < nd; d++)
+            list[d] = ag ? nd - 1 - d : d;
         for (int j = 0; j < nd; j++) {
-            int d = list[j];
+            int d = fallback ? j : list[j], rec = fallback ? list[j] : d;
             if (!involved[d]) continue;
             double p = (double)sys->dims[d].npus, r = sys->dims[d].bw_GBps / b0;
             o[at++] = (uint8_t)d;
             if (ag) {
-                load[d] += s / 1048576.0 * (p - 1) / r;
+                load[rec] += s / 1048576.0 * (p - 1) / r;
                 s *= p;
             } else {
-                load[d] += s / 1048576.0 * ((p - 1) / p) / r;
+                load[rec] += s / 1048576.0 * ((p - 1) / p) / r;
                 s = idiv(s, p);
             }
         }
