@@ -27,14 +27,9 @@ static int by(const th_api_req *q, char *buf, size_t size, const char **cols, si
     if (cJSON_IsString(v)) {
         if (strlen(v->valuestring) >= size) return th_json_bad(err, q->cmd, "by", expected, v);
         strcpy(buf, v->valuestring);
-        for (char *tok = buf;; tok++) {
-            char *c = strchr(tok, ',');
-            if (c) *c = '\0';
-            if (!*tok || *n == MAX_NAMES) return th_json_bad(err, q->cmd, "by", expected, v);
-            cols[(*n)++] = tok;
-            if (!c) return TH_OK;
-            tok = c;
-        }
+        if (th_plot_by_parse(buf, cols, MAX_NAMES, n, err))
+            return th_json_bad(err, q->cmd, "by", expected, v);
+        return TH_OK;
     }
     const cJSON *c;
     if (!cJSON_IsArray(v)) return th_json_bad(err, q->cmd, "by", expected, v);

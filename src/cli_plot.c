@@ -63,17 +63,10 @@ static int split_by(plot_opts *o, const char *arg) {
         fputs("themis: out of memory\n", stderr);
         return CLI_INTERNAL;
     }
-    o->p.nby = 0;
-    for (char *tok = o->bylist;; tok++) {
-        char *c = strchr(tok, ',');
-        if (c) *c = '\0';
-        if (!*tok) return cli_usage_error("plot", "--by: empty column name in the list");
-        if (o->p.nby == MAX_BY)
-            return cli_usage_error("plot", "--by: more than %d columns", MAX_BY);
-        o->by[o->p.nby++] = tok;
-        if (!c) return CLI_OK;
-        tok = c;
-    }
+    th_error err = {0};
+    if (th_plot_by_parse(o->bylist, o->by, MAX_BY, &o->p.nby, &err))
+        return cli_usage_error("plot", "--by: %s", err.msg);
+    return CLI_OK;
 }
 
 static int parse_plot(int argc, char **argv, plot_opts *o) {

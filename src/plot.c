@@ -34,6 +34,19 @@ int th_plot_where_parse(char *text, th_plot_where *w, th_error *err) {
     return TH_OK;
 }
 
+int th_plot_by_parse(char *text, const char **cols, size_t max, size_t *n, th_error *err) {
+    *n = 0;
+    for (char *tok = text;; tok++) {
+        char *c = strchr(tok, ',');
+        if (c) *c = '\0';
+        if (!*tok) return th_error_set(err, TH_EINPUT, "empty column name in the list");
+        if (*n == max) return th_error_set(err, TH_EINPUT, "more than %zu columns", max);
+        cols[(*n)++] = tok;
+        if (!c) return TH_OK;
+        tok = c;
+    }
+}
+
 /* Suffixes and the units they carry. */
 static const struct {
     const char *suffix, *unit;

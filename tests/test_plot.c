@@ -66,6 +66,25 @@ START_TEST(where_parse) {
 }
 END_TEST
 
+/* --by and the request's "by": "a,b" is two names; an empty one or more than max is refused. */
+START_TEST(by_parse) {
+    const char *cols[2];
+    size_t n;
+    th_error err;
+    char a[] = "policy,intra", b[] = "policy,,intra", c[] = "a,b,c", d[] = "", e[] = "x,";
+    ck_assert_int_eq(th_plot_by_parse(a, cols, 2, &n, &err), TH_OK);
+    ck_assert_uint_eq(n, 2);
+    ck_assert_str_eq(cols[0], "policy");
+    ck_assert_str_eq(cols[1], "intra");
+    ck_assert_int_eq(th_plot_by_parse(b, cols, 2, &n, &err), TH_EINPUT);
+    ck_assert_str_eq(err.msg, "empty column name in the list");
+    ck_assert_int_eq(th_plot_by_parse(c, cols, 2, &n, &err), TH_EINPUT); /* 3 names, max 2 */
+    ck_assert_str_eq(err.msg, "more than 2 columns");
+    ck_assert_int_eq(th_plot_by_parse(d, cols, 2, &n, &err), TH_EINPUT);
+    ck_assert_int_eq(th_plot_by_parse(e, cols, 2, &n, &err), TH_EINPUT); /* "x" then "" */
+}
+END_TEST
+
 /* Reads csv with the options; returns the status (d filled on TH_OK). */
 static int read_text(const char *csv, const th_plot_opts *o, th_plot_data *d, th_error *err) {
     FILE *f = fmemopen((void *)csv, strlen(csv), "r");
@@ -253,6 +272,7 @@ Suite *plot_suite(void) {
     tcase_add_test(tc, labels);
     tcase_add_test(tc, formats);
     tcase_add_test(tc, where_parse);
+    tcase_add_test(tc, by_parse);
     tcase_add_test(tc, read_groups_sorted);
     tcase_add_test(tc, read_errors);
     tcase_add_test(tc, script);

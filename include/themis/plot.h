@@ -50,6 +50,11 @@ int th_plot_format_of(const char *path, th_plot_format *format, th_error *err);
  * TH_EINPUT when there is no '=' or the column is empty. */
 int th_plot_where_parse(char *text, th_plot_where *w, th_error *err);
 
+/* Splits "col1,col2" at its commas (replaced by NULs) into cols (at most max names, pointing
+ * into text), *n their count; TH_EINPUT "empty column name in the list" or "more than <max>
+ * columns" otherwise. */
+int th_plot_by_parse(char *text, const char **cols, size_t max, size_t *n, th_error *err);
+
 /* An axis label from a column name: the unit its suffix carries, underscores as spaces:
  * "time_us" -> "time (µs)", "algbw_GBps" -> "algbw (GB/s)", "size" -> "size (bytes)",
  * "latency_ns" -> "latency (ns)", "speedup" -> "speedup (x)", "bw_util" -> "bw util". */
