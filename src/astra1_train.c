@@ -200,6 +200,24 @@ static void check_end(replay *r) {
     if (r->finished == r->injected) r->done = 1;
 }
 
+/* One forward with a blocking comm (MODEL-like passes, FWD_IN_BCKWD, inference): wait for the
+ * layer's WG comm, compute, issue the forward comm and wait for it, then move to the next layer.
+ * Returns 1 with *rc set when the caller must return *rc now, 0 once the layer is done. */
+static int forward_step(replay *r, int *rc) {
+    *rc = TH_OK;
+    if (!done_blocking(r, r->index, TH_PHASE_WG)) return 1;
+    if (compute(r, TH_PHASE_FWD, rc)) return 1;
+    if (!r->issued) {
+        r->issued = 1;
+        *rc = issue(r, r->index, TH_PHASE_FWD, TH_A1_PRIO_NONE, 1);
+        return 1;
+    }
+    r->index++;
+    r->delay_loaded = 0;
+    r->issued = 0;
+    return 0;
+}
+
 /* DATA (and the state machine's shape of HYBRID_DLRM): backward is WG compute, WG comm, then
  * the IG compute of the layer before (layer 0 has none). */
 static int iterate_data(replay *r) {
@@ -242,15 +260,7 @@ static int iterate_hybrid(replay *r) {
     int rc, par = r->wl->par, transformer = th_a1_transformer(r->wl->par);
     check_end(r);
     if (r->state == ST_FWD) {
-        if (!done_blocking(r, r->index, TH_PHASE_WG)) return TH_OK;
-        if (compute(r, TH_PHASE_FWD, &rc)) return rc;
-        if (!r->issued) {
-            r->issued = 1;
-            return issue(r, r->index, TH_PHASE_FWD, TH_A1_PRIO_NONE, 1);
-        }
-        r->index++;
-        r->delay_loaded = 0;
-        r->issued = 0;
+        if (forward_step(r, &rc)) return rc;
         if (r->index >= r->L) r->state = ST_IG, r->index--;
         return tick(r);
     }
@@ -297,15 +307,7 @@ static int iterate_hybrid(replay *r) {
         return tick(r);
     }
     if (r->state == ST_FIB) { /* a forward again, up to the layer that started it */
-        if (!done_blocking(r, r->index, TH_PHASE_WG)) return TH_OK;
-        if (compute(r, TH_PHASE_FWD, &rc)) return rc;
-        if (!r->issued) {
-            r->issued = 1;
-            return issue(r, r->index, TH_PHASE_FWD, TH_A1_PRIO_NONE, 1);
-        }
-        r->index++;
-        r->delay_loaded = 0;
-        r->issued = 0;
+        if (forward_step(r, &rc)) return rc;
         if (r->wl->layers[r->index].initiates) r->state = ST_IG;
         return tick(r);
     }
@@ -370,15 +372,7 @@ static int iterate_inference(replay *r) {
     int rc;
     check_end(r);
     if (r->state != ST_FWD) return TH_OK;
-    if (!done_blocking(r, r->index, TH_PHASE_WG)) return TH_OK;
-    if (compute(r, TH_PHASE_FWD, &rc)) return rc;
-    if (!r->issued) {
-        r->issued = 1;
-        return issue(r, r->index, TH_PHASE_FWD, TH_A1_PRIO_NONE, 1);
-    }
-    r->index++;
-    r->delay_loaded = 0;
-    r->issued = 0;
+    if (forward_step(r, &rc)) return rc;
     if (r->index >= r->L) {
         r->index = 0;
         pass_done(r);
