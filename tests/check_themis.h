@@ -89,6 +89,8 @@ void test_spit(const char *path, const char *data, size_t len);
 int test_exists(const char *path);
 /* A malloc'd copy of json with every ' turned into " (for specs written in C strings). */
 char *test_dq(const char *json);
+/* Writes test_dq(json) to path (a spec written with ' quotes in C). */
+void test_spit_dq(const char *path, const char *json);
 
 /* ---- running the themis binary ---- */
 
@@ -108,6 +110,8 @@ const char *test_cli_bin(void);
  * unless ARGS redirects it. Free r with test_cli_free. */
 void test_cli_in(test_cli_out *r, const char *dir, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* Runs `cd DIR && themis ARGS` and asserts it exited 0 with nothing on stderr. */
+void test_ok_in(const char *dir, const char *args);
 /* test_cli_in in the current folder. */
 void test_cli(test_cli_out *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Frees the output of a command. */

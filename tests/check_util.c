@@ -163,6 +163,12 @@ char *test_dq(const char *json) {
     return s;
 }
 
+void test_spit_dq(const char *path, const char *json) {
+    char *s = test_dq(json);
+    test_spit(path, s, strlen(s));
+    free(s);
+}
+
 /* ---- running the binary ---- */
 
 const char *test_cli_bin(void) {
@@ -203,6 +209,13 @@ void test_cli_in(test_cli_out *r, const char *dir, const char *fmt, ...) {
     va_start(ap, fmt);
     cli_v(r, dir, fmt, ap);
     va_end(ap);
+}
+
+void test_ok_in(const char *dir, const char *args) {
+    test_cli_out r;
+    test_cli_in(&r, dir, "%s", args);
+    test_expect_quiet(&r, args);
+    test_cli_free(&r);
 }
 
 void test_cli(test_cli_out *r, const char *fmt, ...) {

@@ -112,9 +112,7 @@ static const char *const SPEC =
 
 static void write_spec(const char *dir) {
     TEST_DIR_PATH(spec, dir, "spec.json");
-    char *s = test_dq(SPEC);
-    test_spit(spec, s, strlen(s));
-    free(s);
+    test_spit_dq(spec, SPEC);
 }
 
 static void sweep_ok(const char *dir, const char *args) {

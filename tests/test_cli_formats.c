@@ -56,13 +56,6 @@ static void write_system(const char *dir) {
     test_spit(sys, s, strlen(s));
 }
 
-static void ok_in(const char *dir, const char *args) {
-    test_cli_out r;
-    test_cli_in(&r, dir, "%s", args);
-    test_expect_quiet(&r, args);
-    test_cli_free(&r);
-}
-
 /* Runs ARGS in dir and saves its stdout as dir/name. */
 static void ok_to(const char *dir, const char *name, const char *args) {
     test_cli_out r;
@@ -87,12 +80,12 @@ static void py_expect(const char *dir, const char *want, const char *fmt, const 
 START_TEST(run_jsonl) {
     char *dir = test_tmp_dir();
     write_system(dir);
-    ok_in(dir, "run -s sys.json -b 1e6 -n 2 -f json -o r.json");
-    ok_in(dir, "run -s sys.json -b 1e6 -n 2 -f jsonl -o r.jsonl");
+    test_ok_in(dir, "run -s sys.json -b 1e6 -n 2 -f json -o r.json");
+    test_ok_in(dir, "run -s sys.json -b 1e6 -n 2 -f jsonl -o r.jsonl");
     /* 1 dim: baseline, themis, roundrobin and lp, each with fifo and scf: 8 lines */
     py_expect(dir, "8\n", PY_SAME_AS_JSON, "r.json", "r.jsonl", "results");
-    ok_in(dir, "run -s sys.json -b 1e6 -n 2 -p themis -q scf --bound -f json -o b.json");
-    ok_in(dir, "run -s sys.json -b 1e6 -n 2 -p themis -q scf --bound -f jsonl -o b.jsonl");
+    test_ok_in(dir, "run -s sys.json -b 1e6 -n 2 -p themis -q scf --bound -f json -o b.json");
+    test_ok_in(dir, "run -s sys.json -b 1e6 -n 2 -p themis -q scf --bound -f jsonl -o b.jsonl");
     py_expect(dir, "1\n", PY_SAME_AS_JSON, "b.json", "b.jsonl", "results");
     /* the one line of a single pair: ring of 4, 1e6 bytes, 1 chunk would be 15.06 us (see
      * cli_csv); here 2 chunks of 5e5 bytes, both through the single dim: RS and AG each 3 steps
@@ -119,8 +112,8 @@ START_TEST(train_jsonl) {
         "\"input_grad\": {\"ns\": 500}, \"weight_grad\": {\"ns\": 800, \"collective\": "
         "{\"type\": \"allreduce\", \"size\": 1000000}}}]}";
     test_spit(wl, w, strlen(w));
-    ok_in(dir, "train w.json -s sys.json -f json -o t.json");
-    ok_in(dir, "train w.json -s sys.json -f jsonl -o t.jsonl");
+    test_ok_in(dir, "train w.json -s sys.json -f json -o t.json");
+    test_ok_in(dir, "train w.json -s sys.json -f jsonl -o t.jsonl");
     /* every policy (baseline, themis, themis-global, roundrobin, lp: 5 x fifo, scf) and the
      * ideal network (one row): 11 lines */
     py_expect(dir, "11\n", PY_SAME_AS_JSON, "t.json", "t.jsonl", "results");
@@ -169,13 +162,13 @@ static void write_spec(const char *dir) {
 START_TEST(sweep_jsonl) {
     char *dir = test_tmp_dir();
     write_spec(dir);
-    ok_in(dir, "sweep spec.json --quiet -o s.csv");
-    ok_in(dir, "sweep spec.json --quiet -f jsonl -j 1 -o s.jsonl");
+    test_ok_in(dir, "sweep spec.json --quiet -o s.csv");
+    test_ok_in(dir, "sweep spec.json --quiet -f jsonl -j 1 -o s.jsonl");
     /* 8 rows; the 4 points on the 1-dim ring have no dim 1 and 2: 4 x 4 nulls */
     py_expect(dir, "8 16 int int str str str float\n", PY_SAME_AS_CSV, "s.csv", "s.jsonl",
               "point chunks policy system system_file time_us");
     /* the same bytes with any thread count */
-    ok_in(dir, "sweep spec.json --quiet -f jsonl -j 3 -o s3.jsonl");
+    test_ok_in(dir, "sweep spec.json --quiet -f jsonl -j 3 -o s3.jsonl");
     char out[256];
     ck_assert_int_eq(test_sh(out, sizeof out, "cmp '%s/s.jsonl' '%s/s3.jsonl'", dir, dir), 0);
     /* to stdout */
@@ -207,8 +200,8 @@ START_TEST(sweep_jsonl_workloads) {
     const char *s = "{\"system\": \"sys.json\", \"axes\": {\"workload\": [\"w.json\", "
                     "\"plain.json\"], \"batch\": [0.5, 2]}}";
     test_spit(spec, s, strlen(s));
-    ok_in(dir, "sweep spec.json --quiet -o s.csv");
-    ok_in(dir, "sweep spec.json --quiet -f jsonl -o s.jsonl");
+    test_ok_in(dir, "sweep spec.json --quiet -o s.csv");
+    test_ok_in(dir, "sweep spec.json --quiet -f jsonl -o s.jsonl");
     py_expect(dir, "4 0 int str str float float\n", PY_SAME_AS_CSV, "s.csv", "s.jsonl",
               "point workload workload_file batch iteration_us");
     test_rm_dir(dir);
@@ -218,7 +211,7 @@ END_TEST
 START_TEST(sweep_jsonl_resume) {
     char *dir = test_tmp_dir();
     write_spec(dir);
-    ok_in(dir, "sweep spec.json --quiet -f jsonl -o full.jsonl");
+    test_ok_in(dir, "sweep spec.json --quiet -f jsonl -o full.jsonl");
     char out[512];
     /* cut inside line 4, and right after line 3: --resume finishes both to the same bytes */
     ck_assert_int_eq(test_sh(out, sizeof out,
@@ -228,12 +221,12 @@ START_TEST(sweep_jsonl_resume) {
                              "head -n 3 full.jsonl > b.jsonl",
                              dir),
                      0);
-    ok_in(dir, "sweep spec.json --quiet -f jsonl --resume -o a.jsonl");
-    ok_in(dir, "sweep spec.json --quiet -f jsonl --resume -o b.jsonl");
+    test_ok_in(dir, "sweep spec.json --quiet -f jsonl --resume -o a.jsonl");
+    test_ok_in(dir, "sweep spec.json --quiet -f jsonl --resume -o b.jsonl");
     ck_assert_int_eq(test_sh(out, sizeof out, "cd '%s' && cmp full.jsonl a.jsonl", dir), 0);
     ck_assert_int_eq(test_sh(out, sizeof out, "cd '%s' && cmp full.jsonl b.jsonl", dir), 0);
     /* a finished file stays as it is */
-    ok_in(dir, "sweep spec.json --quiet -f jsonl --resume -o b.jsonl");
+    test_ok_in(dir, "sweep spec.json --quiet -f jsonl --resume -o b.jsonl");
     ck_assert_int_eq(test_sh(out, sizeof out, "cd '%s' && cmp full.jsonl b.jsonl", dir), 0);
     test_rm_dir(dir);
 }
@@ -242,8 +235,8 @@ END_TEST
 START_TEST(sweep_jsonl_resume_errors) {
     char *dir = test_tmp_dir();
     write_spec(dir);
-    ok_in(dir, "sweep spec.json --quiet -f jsonl -o full.jsonl");
-    ok_in(dir, "sweep spec.json --quiet -o full.csv");
+    test_ok_in(dir, "sweep spec.json --quiet -f jsonl -o full.jsonl");
+    test_ok_in(dir, "sweep spec.json --quiet -o full.csv");
     char out[512];
     ck_assert_int_eq(test_sh(out, sizeof out,
                              "cd '%s' && cat full.jsonl full.jsonl > twice.jsonl && "
@@ -262,7 +255,7 @@ START_TEST(sweep_jsonl_resume_errors) {
                   r.err);
     test_cli_free(&r);
     /* a CSV file resumed as JSONL: its header is not a point's line */
-    ok_in(dir, "sweep spec.json --quiet --shard 0/2 -o half.csv");
+    test_ok_in(dir, "sweep spec.json --quiet --shard 0/2 -o half.csv");
     test_cli_in(&r, dir, "sweep spec.json -f jsonl --shard 0/2 --resume -o half.csv");
     test_expect_bad(&r, "resume a CSV file as JSONL");
     ck_assert_msg(strstr(r.err, "half.csv: has 5 rows, more than the 4 points of this sweep shard"),
@@ -275,12 +268,12 @@ END_TEST
 START_TEST(merge_jsonl) {
     char *dir = test_tmp_dir();
     write_spec(dir);
-    ok_in(dir, "sweep spec.json --quiet -f jsonl -o full.jsonl");
-    ok_in(dir, "sweep spec.json --quiet -f jsonl --shard 0/3 -o p0.jsonl");
-    ok_in(dir, "sweep spec.json --quiet -f jsonl --shard 1/3 -o p1.jsonl");
-    ok_in(dir, "sweep spec.json --quiet -f jsonl --shard 2/3 -o p2.jsonl");
-    ok_in(dir, "sweep spec.json --quiet --shard 1/3 -o p1.csv");
-    ok_in(dir, "merge all.jsonl p2.jsonl p0.jsonl p1.jsonl --spec spec.json");
+    test_ok_in(dir, "sweep spec.json --quiet -f jsonl -o full.jsonl");
+    test_ok_in(dir, "sweep spec.json --quiet -f jsonl --shard 0/3 -o p0.jsonl");
+    test_ok_in(dir, "sweep spec.json --quiet -f jsonl --shard 1/3 -o p1.jsonl");
+    test_ok_in(dir, "sweep spec.json --quiet -f jsonl --shard 2/3 -o p2.jsonl");
+    test_ok_in(dir, "sweep spec.json --quiet --shard 1/3 -o p1.csv");
+    test_ok_in(dir, "merge all.jsonl p2.jsonl p0.jsonl p1.jsonl --spec spec.json");
     char out[512];
     ck_assert_int_eq(test_sh(out, sizeof out, "cd '%s' && cmp full.jsonl all.jsonl", dir), 0);
     test_cli_out r;
@@ -348,8 +341,8 @@ START_TEST(json_numbers_exact) {
                      dir);
     ck_assert_msg(st == 0, "%s", out);
     /* every number of run's JSON equals the CSV's field, read as a double */
-    ok_in(dir, "run -b 1MiB -n 4 -f json -o r.json");
-    ok_in(dir, "run -b 1MiB -n 4 -f csv -o r.csv");
+    test_ok_in(dir, "run -b 1MiB -n 4 -f json -o r.json");
+    test_ok_in(dir, "run -b 1MiB -n 4 -f csv -o r.csv");
     st = test_sh(out, sizeof out,
                  "cd '%s' && python3 -c 'import csv, json\n"
                  "rows = list(csv.DictReader(open(\"r.csv\", newline=\"\")))\n"

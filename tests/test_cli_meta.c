@@ -38,16 +38,7 @@ static void meta_is(const char *dir, const char *name, const char *want) {
 
 static void write_spec(const char *dir, const char *name, const char *json) {
     TEST_DIR_PATH(path, dir, name);
-    char *s = test_dq(json);
-    test_spit(path, s, strlen(s));
-    free(s);
-}
-
-static void ok_in(const char *dir, const char *args) {
-    test_cli_out r;
-    test_cli_in(&r, dir, "%s", args);
-    test_expect_quiet(&r, args);
-    test_cli_free(&r);
+    test_spit_dq(path, json);
 }
 
 /* 2 chunk counts x 2 policies x 2 bandwidths on the 1-D ring: 8 points. */
@@ -64,7 +55,7 @@ static void small_spec(const char *dir) {
 START_TEST(fresh_sweep) {
     char *dir = test_tmp_dir();
     small_spec(dir);
-    ok_in(dir, "sweep spec.json -o s.csv -j 2 --quiet");
+    test_ok_in(dir, "sweep spec.json -o s.csv -j 2 --quiet");
     meta_is(dir, "s.csv.meta.json", "True 8 8 8 0/1 csv 1 None False False True\n");
     /* the spec (its bytes' SHA-256 and its JSON), the version, the command line as typed,
      * the thread count and UTC times */
@@ -101,15 +92,15 @@ START_TEST(fresh_sweep) {
     TEST_DIR_PATH(stdout_meta, dir, "-.meta.json");
     ck_assert(!test_exists(stdout_meta));
     /* JSONL: the same, format jsonl; a device has no sidecar */
-    ok_in(dir, "sweep spec.json -f jsonl -o s.jsonl --quiet");
+    test_ok_in(dir, "sweep spec.json -f jsonl -o s.jsonl --quiet");
     meta_is(dir, "s.jsonl.meta.json", "True 8 8 8 0/1 jsonl 1 None False False True\n");
-    ok_in(dir, "sweep spec.json -o /dev/null --quiet");
+    test_ok_in(dir, "sweep spec.json -o /dev/null --quiet");
     ck_assert(!test_exists("/dev/null.meta.json"));
     /* a shard: its own points expected */
-    ok_in(dir, "sweep spec.json --shard 1/3 -o p1.csv --quiet");
+    test_ok_in(dir, "sweep spec.json --shard 1/3 -o p1.csv --quiet");
     meta_is(dir, "p1.csv.meta.json", "True 3 3 8 1/3 csv 1 None False False True\n");
     /* --force: a new file, a new history */
-    ok_in(dir, "sweep spec.json -o s.csv --force --quiet");
+    test_ok_in(dir, "sweep spec.json -o s.csv --force --quiet");
     meta_is(dir, "s.csv.meta.json", "True 8 8 8 0/1 csv 1 None False False True\n");
     test_rm_dir(dir);
 }
@@ -169,7 +160,7 @@ START_TEST(sidecar_not_an_input) {
     ck_assert(!test_exists(out));
     /* merge: a part's sidecar is read, so it is an input too */
     small_spec(dir);
-    ok_in(dir, "sweep spec.json -o a.csv --quiet");
+    test_ok_in(dir, "sweep spec.json -o a.csv --quiet");
     test_cli_in(&r, dir, "merge a.csv.meta.json a.csv --force");
     test_expect_bad(&r, "merge over a part's sidecar");
     ck_assert_msg(strstr(r.err, "a.csv.meta.json: is also an input"), "%s", r.err);
@@ -272,12 +263,12 @@ END_TEST
 START_TEST(merged) {
     char *dir = test_tmp_dir();
     small_spec(dir);
-    ok_in(dir, "sweep spec.json --shard 0/2 -o p0.csv --quiet");
-    ok_in(dir, "sweep spec.json --shard 1/2 -o p1.csv --quiet");
+    test_ok_in(dir, "sweep spec.json --shard 0/2 -o p0.csv --quiet");
+    test_ok_in(dir, "sweep spec.json --shard 1/2 -o p1.csv --quiet");
     /* with --spec, or the parts' sidecars naming one spec: complete, that spec's digest */
-    ok_in(dir, "merge a.csv p0.csv p1.csv --spec spec.json");
+    test_ok_in(dir, "merge a.csv p0.csv p1.csv --spec spec.json");
     meta_is(dir, "a.csv.meta.json", "True 8 8 8 0/1 csv 1 None False False True\n");
-    ok_in(dir, "merge b.csv p1.csv p0.csv");
+    test_ok_in(dir, "merge b.csv p1.csv p0.csv");
     meta_is(dir, "b.csv.meta.json", "True 8 8 8 0/1 csv 1 None False False True\n");
     char out[4096];
     int st =
@@ -294,29 +285,29 @@ START_TEST(merged) {
     /* a part without a sidecar: the spec is not known, nor is completeness */
     TEST_DIR_PATH(p1meta, dir, "p1.csv.meta.json");
     unlink(p1meta);
-    ok_in(dir, "merge c.csv p0.csv p1.csv");
+    test_ok_in(dir, "merge c.csv p0.csv p1.csv");
     meta_is(dir, "c.csv.meta.json", "False 8 None None 0/1 csv 1 None False False True\n");
     /* a part that misses the tail (the first 3 rows of the whole sweep, its sidecar kept):
      * merged, but not complete */
-    ok_in(dir, "sweep spec.json -o whole.csv --quiet");
+    test_ok_in(dir, "sweep spec.json -o whole.csv --quiet");
     st = test_sh(out, sizeof out,
                  "cd '%s' && head -n 4 whole.csv > head.csv && cp whole.csv.meta.json "
                  "head.csv.meta.json",
                  dir);
     ck_assert_int_eq(st, 0);
-    ok_in(dir, "merge d.csv head.csv");
+    test_ok_in(dir, "merge d.csv head.csv");
     meta_is(dir, "d.csv.meta.json", "False 3 8 8 0/1 csv 1 None False False True\n");
     /* JSONL parts: format jsonl */
-    ok_in(dir, "sweep spec.json -f jsonl --shard 0/2 -o q0.jsonl --quiet");
-    ok_in(dir, "sweep spec.json -f jsonl --shard 1/2 -o q1.jsonl --quiet");
-    ok_in(dir, "merge e.jsonl q0.jsonl q1.jsonl");
+    test_ok_in(dir, "sweep spec.json -f jsonl --shard 0/2 -o q0.jsonl --quiet");
+    test_ok_in(dir, "sweep spec.json -f jsonl --shard 1/2 -o q1.jsonl --quiet");
+    test_ok_in(dir, "merge e.jsonl q0.jsonl q1.jsonl");
     meta_is(dir, "e.jsonl.meta.json", "True 8 8 8 0/1 jsonl 1 None False False True\n");
     /* an empty part first (a JSONL shard without points) takes the others' format: the merge
      * writes JSONL, and its sidecar says so (it said csv when it looked at the first part only);
      * none.jsonl has no sidecar, so the spec and its point count are unknown: not complete */
     st = test_sh(out, sizeof out, "cd '%s' && : > none.jsonl", dir);
     ck_assert_int_eq(st, 0);
-    ok_in(dir, "merge f.jsonl none.jsonl q0.jsonl q1.jsonl");
+    test_ok_in(dir, "merge f.jsonl none.jsonl q0.jsonl q1.jsonl");
     meta_is(dir, "f.jsonl.meta.json", "False 8 None None 0/1 jsonl 1 None False False True\n");
     test_rm_dir(dir);
 }

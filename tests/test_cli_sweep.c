@@ -36,13 +36,6 @@ static void same_file_text(const char *path, const char *want, size_t n) {
     free(x);
 }
 
-/* Writes a spec (' stands for ") into dir/name. */
-static void write_spec(const char *path, const char *json) {
-    char *s = test_dq(json);
-    test_spit(path, s, strlen(s));
-    free(s);
-}
-
 /* ---- the done-when sweep: default system, chunks x policy x intra x size ---- */
 
 static const char *const DEFAULT_HEADER =
@@ -406,7 +399,7 @@ START_TEST(resume_truncated) {
              " 'axes': {'chunks': [1, 2, 4, 8, 16, 32, 64, 128, 512], 'policy': ['baseline',"
              " 'themis'], 'intra': ['fifo', 'scf'], 'size': ['1MiB', '64MiB', '1GiB']}}",
              test_dpath("../../models/systems/default-3d.json"));
-    write_spec(other, spec2);
+    test_spit_dq(other, spec2);
     /* rows 0..100 (the last has chunks 256 here, 512 there) */
     size_t r101 = 0;
     for (int l = 0, i = 0; l < 102; i++) {
@@ -613,8 +606,8 @@ START_TEST(interrupt_long_point) {
         strcat(json, d ? ", {'topology': 'switch', 'npus': 2, 'bw_GBps': 100, 'latency_ns': 10}"
                        : "{'topology': 'switch', 'npus': 2, 'bw_GBps': 100, 'latency_ns': 10}");
     strcat(json, "]}");
-    write_spec(sys, json);
-    write_spec(spec, "{'system': 'sys12.json', 'collective': {'size': '1GiB', 'chunks': 1000000},"
+    test_spit_dq(sys, json);
+    test_spit_dq(spec, "{'system': 'sys12.json', 'collective': {'size': '1GiB', 'chunks': 1000000},"
                      " 'policy': 'themis', 'intra': 'scf', 'axes': {'dims': ['all', 'all']}}");
     pid_t pid = spawn_sweep(spec, out, err, 0);
     /* the header is written just before the signal handlers are set: wait for it, then a
@@ -827,7 +820,7 @@ START_TEST(bad_specs) {
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char text[2048];
         snprintf(text, sizeof text, "{'system': '%s', %s}", sys, cases[i][0]);
-        write_spec(spec, text);
+        test_spit_dq(spec, text);
         test_bad(cases[i][1], "sweep '%s' -o '%s'", spec, out);
         ck_assert_msg(!test_exists(out), "%s: the output was created", text);
         test_bad(cases[i][1], "sweep '%s' --dry-run", spec);
@@ -840,7 +833,7 @@ START_TEST(bad_specs) {
         unlink(out);
     }
     /* a missing system file, relative to the spec's folder */
-    write_spec(spec, "{'system': 'nope.json'}");
+    test_spit_dq(spec, "{'system': 'nope.json'}");
     test_bad("nope.json", "sweep '%s' -o '%s'", spec, out);
     ck_assert(!test_exists(out));
     /* a missing spec */
@@ -854,7 +847,7 @@ START_TEST(bad_specs) {
              "{'system': '%s', 'collective': {'size': '1MiB', 'chunks': 4},"
              " 'axes': {'type': ['allreduce', 'alltoall']}}",
              test_dpath("sweep_astra.json"));
-    write_spec(spec, text);
+    test_spit_dq(spec, text);
     test_cli_out r;
     test_cli(&r, "sweep '%s' -o '%s'", spec, out);
     if (r.status == 0) {
@@ -882,7 +875,7 @@ START_TEST(no_hang) {
     char text[2048];
     snprintf(text, sizeof text, "{'system': '%s', 'axes': {'reduce_GBps': [1, 1e-300]}}",
              test_dpath("cli_ring4.json"));
-    write_spec(spec, text);
+    test_spit_dq(spec, text);
     char msg[4096];
     int st = test_sh(msg, sizeof msg, "timeout -k 5 60 \"$THEMIS_BIN\" sweep '%s' -o '%s' -j 1",
                      spec, out);
@@ -906,7 +899,7 @@ START_TEST(failing_point) {
              "{'system': '%s', 'workload': '%s', 'policy': 'baseline', 'intra': 'fifo',"
              " 'axes': {'batch': [1e-300, 2e-300, 1, 3e-300]}}",
              test_dpath("cli_ring4.json"), test_dpath("wl_ns_big.json"));
-    write_spec(spec, text);
+    test_spit_dq(spec, text);
     for (int jobs = 1; jobs <= 2; jobs++) {
         unlink(out);
         test_cli_out r;
@@ -985,7 +978,7 @@ START_TEST(bad_outputs) {
              " 'policy': 'baseline', 'intra': 'fifo', 'axes': {'dims[0].bw_GBps': [100, 50],"
              " 'type': ['allreduce', 'reducescatter']}, 'output': 'sub_out.csv'}",
              test_dpath("cli_ring4.json"));
-    write_spec(sp, text);
+    test_spit_dq(sp, text);
     char *other = test_tmp_dir();
     test_cli_in(&r, other, "sweep '%s'", sp);
     test_expect_quiet(&r, "spec output");
