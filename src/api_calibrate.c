@@ -5,7 +5,6 @@
 #include "api_internal.h"
 #include "json.h"
 #include "themis/calibrate.h"
-#include "themis/output.h"
 #include "themis/plot.h"
 
 /* "logs": one file name or a list of them. */
@@ -70,11 +69,8 @@ int th_api_calibrate(const th_api_req *q, FILE *out, th_error *err) {
         th_error e = *err;
         return th_error_set(err, e.code, "%s: plot: %s", q->cmd, e.msg);
     }
-    const char *inputs[TH_CAL_MAX_LOGS + 1], *outputs[] = {plot};
-    for (int i = 0; i < r.nlogs; i++)
-        inputs[i] = paths[i];
-    inputs[r.nlogs] = r.system;
-    if (th_output_check(inputs, r.nlogs + 1, outputs, 1, err)) return err->code;
+    const char *outputs[] = {plot};
+    if (th_cal_output_check(&r, outputs, 1, err)) return err->code;
     th_cal_result res;
     int rc = th_cal_run(&r, &res, err);
     if (rc == TH_OK && plot) rc = th_cal_plot(plot, force, &res, NULL, err);

@@ -9,9 +9,20 @@
 #include "report_internal.h"
 #include "themis/calibrate.h"
 #include "themis/cost.h"
+#include "themis/output.h"
 
 /* SPEC §2: each topology's default algorithm. */
 static const th_algorithm default_alg[] = {TH_ALG_RING, TH_ALG_DIRECT, TH_ALG_RHD};
+
+int th_cal_output_check(const th_cal_request *q, const char *const *outputs, int noutputs,
+                        th_error *err) {
+    const char *inputs[TH_CAL_MAX_LOGS + 1];
+    int n = q->nlogs < TH_CAL_MAX_LOGS ? q->nlogs : TH_CAL_MAX_LOGS;
+    for (int i = 0; i < n; i++)
+        inputs[i] = q->logs[i];
+    inputs[n] = q->system;
+    return th_output_check(inputs, n + 1, outputs, noutputs, err);
+}
 
 int th_cal_request_check(const th_cal_request *q, th_error *err) {
     if (q->nlogs < 1) return th_error_set(err, TH_EINPUT, "expected at least one LOG");

@@ -244,11 +244,8 @@ int cli_calibrate(int argc, char **argv) {
     int rc = parse(argc, argv, &a);
     if (rc) return rc < 0 ? CLI_OK : rc;
     th_error err = {0};
-    const char *inputs[TH_CAL_MAX_LOGS + 1], *outputs[] = {a.out, a.plot};
-    for (int i = 0; i < a.q.nlogs; i++)
-        inputs[i] = a.q.logs[i];
-    inputs[a.q.nlogs] = a.q.system;
-    if (th_output_check(inputs, a.q.nlogs + 1, outputs, 2, &err)) return cli_fail(&err);
+    const char *outputs[] = {a.out, a.plot};
+    if (th_cal_output_check(&a.q, outputs, 2, &err)) return cli_fail(&err);
 
     th_cal_result r;
     rc = th_cal_run(&a.q, &r, &err);

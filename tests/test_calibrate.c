@@ -852,7 +852,9 @@ START_TEST(test_cli_new_system) {
     test_cli_free(&r);
     /* the output exists: refused without --force, and never over an input */
     test_bad("exists", "calibrate %s --topology switch -o %s", log, sys);
-    test_bad("", "calibrate %s --topology switch -o %s --force", log, log);
+    test_bad("is also an input", "calibrate %s --topology switch -o %s --force", log, log);
+    test_bad("is also another output",
+             "calibrate %s --topology switch -o %s/same.svg --plot %s/same.svg", log, dir, dir);
     /* stdout: the system, the report on stderr */
     test_cli(&r, "calibrate %s --topology switch --name lab", log);
     test_expect_ok(&r, "calibrate to stdout");

@@ -168,6 +168,12 @@ typedef struct th_cal_result {
 /* The combinations of options a request may not make (as messages naming the options). */
 int th_cal_request_check(const th_cal_request *q, th_error *err);
 
+/* th_output_check of the outputs (the system written, the plot: NULL or "-" skipped) against
+ * q's inputs (its logs and its system); q has passed th_cal_request_check (at most
+ * TH_CAL_MAX_LOGS logs). */
+int th_cal_output_check(const th_cal_request *q, const char *const *outputs, int noutputs,
+                        th_error *err);
+
 /* Checks q, reads the system and the logs, fits and makes the system file's text. The
  * result is filled as far as it got: free it with th_cal_result_free either way. */
 int th_cal_run(const th_cal_request *q, th_cal_result *r, th_error *err);
