@@ -102,16 +102,24 @@ START_TEST(run_jsonl) {
 }
 END_TEST
 
+/* dir/w.json: one data-parallel layer (forward 1000 ns, input gradient 500, weight gradient 800
+ * with a 1e6-byte All-Reduce), its names given as JSON string contents (escapes included). */
+static void write_workload(const char *dir, const char *name, const char *layer) {
+    TEST_DIR_PATH(wl, dir, "w.json");
+    char w[1024];
+    snprintf(w, sizeof w,
+             "{\"name\": \"%s\", \"parallelism\": \"data\", \"chunks\": 1, \"layers\": ["
+             "{\"name\": \"%s\", \"params\": 500000, \"forward\": {\"ns\": 1000}, "
+             "\"input_grad\": {\"ns\": 500}, \"weight_grad\": {\"ns\": 800, \"collective\": "
+             "{\"type\": \"allreduce\", \"size\": 1000000}}}]}",
+             name, layer);
+    test_spit(wl, w, strlen(w));
+}
+
 START_TEST(train_jsonl) {
     char *dir = test_tmp_dir();
     write_system(dir);
-    TEST_DIR_PATH(wl, dir, "w.json");
-    const char *w =
-        "{\"name\": \"w \\\"1\\\"\", \"parallelism\": \"data\", \"chunks\": 1, \"layers\": ["
-        "{\"name\": \"l,1 é\", \"params\": 500000, \"forward\": {\"ns\": 1000}, "
-        "\"input_grad\": {\"ns\": 500}, \"weight_grad\": {\"ns\": 800, \"collective\": "
-        "{\"type\": \"allreduce\", \"size\": 1000000}}}]}";
-    test_spit(wl, w, strlen(w));
+    write_workload(dir, "w \\\"1\\\"", "l,1 é");
     test_ok_in(dir, "train w.json -s sys.json -f json -o t.json");
     test_ok_in(dir, "train w.json -s sys.json -f jsonl -o t.jsonl");
     /* every policy (baseline, themis, themis-global, roundrobin, lp: 5 x fifo, scf) and the
@@ -183,13 +191,7 @@ END_TEST
 START_TEST(sweep_jsonl_workloads) {
     char *dir = test_tmp_dir();
     write_system(dir);
-    TEST_DIR_PATH(wl, dir, "w.json");
-    const char *w =
-        "{\"name\": \"w \\\"1\\\" é\", \"parallelism\": \"data\", \"chunks\": 1, \"layers\": ["
-        "{\"name\": \"l\", \"params\": 500000, \"forward\": {\"ns\": 1000}, "
-        "\"input_grad\": {\"ns\": 500}, \"weight_grad\": {\"ns\": 800, \"collective\": "
-        "{\"type\": \"allreduce\", \"size\": 1000000}}}]}";
-    test_spit(wl, w, strlen(w));
+    write_workload(dir, "w \\\"1\\\" é", "l");
     TEST_DIR_PATH(wl2, dir, "plain.json");
     const char *p = "{\"name\": \"plain\", \"parallelism\": \"data\", \"layers\": [{\"name\": "
                     "\"a\", \"forward\": {\"ns\": 100}, \"input_grad\": {\"ns\": 1}, "
