@@ -114,6 +114,14 @@ def test_plot(tmp_path):
     assert raised(logs=LOG, topology="switch", plot=b)[0] == \
         cli_error("calibrate", LOG, "--topology", "switch", "--plot", str(b))[0]
     themis.calibrate(LOG, topology="switch", plot=b, force=True)
+    # never over an input: a plot named as the system read (-s) is refused, file untouched
+    sys_svg = tmp_path / "sys.svg"
+    sys_svg.write_text('{"dims": [{"topology": "switch", "npus": 8}]}')
+    msg, code = raised(logs=LOG, system=sys_svg, dim=0, plot=sys_svg)
+    assert (msg, code) == cli_error("calibrate", LOG, "-s", str(sys_svg), "--dim", "0",
+                                    "--plot", str(sys_svg), "--force")
+    assert "is also an input" in msg and code == 2
+    assert sys_svg.read_text() == '{"dims": [{"topology": "switch", "npus": 8}]}'
     assert raised(logs=LOG, topology="switch", plot=tmp_path / "x.gif")[0] == \
         cli_error("calibrate", LOG, "--topology", "switch", "--plot",
                   str(tmp_path / "x.gif"))[0].replace("calibrate: --plot: ", "calibrate: plot: ") \
