@@ -79,7 +79,6 @@ int th_api_optimize(const th_api_req *q, FILE *out, th_error *err) {
         "system",    "collective", "size",        "chunks",   "policy",   "intra",
         "budget",    "cost",       "dims",        "min_GBps", "max_GBps", "max_evals",
         "objective", "workload",   "collectives", "batch",    "priority", NULL};
-    static const char *const objectives[] = {"time", "perf-per-cost", NULL};
     th_collective coll = {TH_COLL_ALLREDUCE, 1073741824.0, 64, 0};
     th_opt_opts opt;
     memset(&opt, 0, sizeof opt);
@@ -98,7 +97,7 @@ int th_api_optimize(const th_api_req *q, FILE *out, th_error *err) {
         th_api_number(q, "min_GBps", 0, 1e12, &opt.min_GBps, err) ||
         th_api_number(q, "max_GBps", 0, 1e12, &opt.max_GBps, err) ||
         th_api_int(q, "max_evals", 1, 1000000, &evals, NULL, err) ||
-        th_json_enum(q->root, "objective", objectives, &objective, q->cmd, "", err) ||
+        th_json_enum(q->root, "objective", th_opt_objective_names, &objective, q->cmd, "", err) ||
         th_api_number(q, "batch", 0, 1e9, &opt.train.batch, err) ||
         th_json_enum(q->root, "priority", th_priority_names, &prio, q->cmd, "", err))
         return err->code;

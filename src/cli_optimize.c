@@ -9,6 +9,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
+#include "themis/str.h"
 
 static void usage(FILE *out) {
     fprintf(
@@ -200,15 +201,14 @@ static int parse(int argc, char **argv, options *o) {
         case 'o': o->output = optarg; break;
         case OPT_FORCE: o->force = 1; break;
         case OPT_TRACE: o->trace = optarg; break;
-        case OPT_OBJECTIVE:
-            if (!strcmp(optarg, "time"))
-                o->opt.objective = TH_OPT_TIME;
-            else if (!strcmp(optarg, "perf-per-cost"))
-                o->opt.objective = TH_OPT_PERF_PER_COST;
-            else
+        case OPT_OBJECTIVE: {
+            int i = th_name_find(th_opt_objective_names, optarg);
+            if (i < 0)
                 return cli_usage_error(
                     "optimize", "--objective: expected time or perf-per-cost, got '%s'", optarg);
+            o->opt.objective = (th_opt_objective)i;
             break;
+        }
         case OPT_CHUNKS: { /* one count is -n's; a list or auto asks for the best count */
             long long v;
             if (cli_parse_int(optarg, 1, TH_MAX_CHUNKS, &v) == 0)

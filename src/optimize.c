@@ -6,6 +6,8 @@
 
 #include "themis/optimize.h"
 
+const char *const th_opt_objective_names[] = {"time", "perf-per-cost", NULL};
+
 typedef struct search {
     const th_collective *coll;
     const th_opt_opts *o;

@@ -198,14 +198,16 @@ START_TEST(test_perf_per_cost) {
     ck_assert(fabs(test_csv_d(&c, 0, "dim0_bw_GBps") - 10.0) <= 0.01 * 10.0);
     ck_assert(fabs(test_csv_d(&c, 0, "time_us") - 150.06) <= 0.01 * 150.06);
     test_csv_free(&c);
-    test_cli(&r, "optimize -s '%s' -b 1e6 -n 1 -p baseline -q fifo --min 10 -f csv",
-             test_dpath("cli_ring4.json"));
-    test_expect_quiet(&r, r.args);
-    test_csv_parse(&c, r.out);
-    test_cli_free(&r);
-    ck_assert(fabs(test_csv_d(&c, 0, "dim0_bw_GBps") - 100.0) <= 0.001 * 100.0);
-    ck_assert(fabs(test_csv_d(&c, 0, "time_us") - 15.06) <= 0.001 * 15.06);
-    test_csv_free(&c);
+    for (int explicit = 0; explicit < 2; explicit++) { /* time is the default objective */
+        test_cli(&r, "optimize -s '%s' -b 1e6 -n 1 -p baseline -q fifo --min 10 -f csv%s",
+                 test_dpath("cli_ring4.json"), explicit ? " --objective time" : "");
+        test_expect_quiet(&r, r.args);
+        test_csv_parse(&c, r.out);
+        test_cli_free(&r);
+        ck_assert(fabs(test_csv_d(&c, 0, "dim0_bw_GBps") - 100.0) <= 0.001 * 100.0);
+        ck_assert(fabs(test_csv_d(&c, 0, "time_us") - 15.06) <= 0.001 * 15.06);
+        test_csv_free(&c);
+    }
     test_bad("--objective: expected time or perf-per-cost", "optimize --objective speed");
 }
 END_TEST

@@ -9,6 +9,8 @@
 
 /* What is minimised: the time, or time x spent (the most performance per cost, as LIBRA). */
 typedef enum { TH_OPT_TIME, TH_OPT_PERF_PER_COST } th_opt_objective;
+/* The objectives' names by th_opt_objective ("time", "perf-per-cost"), NULL-terminated. */
+extern const char *const th_opt_objective_names[];
 
 typedef struct th_opt_opts {
     th_opt_objective objective; /* time (default) or perf-per-cost */
