@@ -62,18 +62,13 @@ static cJSON *number(const char *f) {
 }
 
 int sw_jsonl_row(const th_sweep *sw, th_buf *out, size_t from, th_error *err) {
-    size_t n = out->len - from;
-    char *csv = malloc(n + 1);
-    if (!csv) return th_error_set(err, TH_EINTERNAL, "out of memory");
-    memcpy(csv, out->p + from, n);
-    csv[n] = '\0';
-    th_buf_truncate(out, from);
-    th_csv_reader r;
-    th_csv_open_mem(&r, csv, n, sw->source);
+    th_csv_reader r; /* its fields are its own copies: the CSV row is dropped once read */
+    th_csv_open_mem(&r, out->p + from, out->len - from, sw->source);
     int rc = TH_OK;
     if (th_csv_read(&r, err) != 1 || r.nfields != (size_t)sw->ncols)
         rc = th_error_set(err, TH_EINTERNAL, "%s: a row of %zu fields for %d columns", sw->source,
                           r.nfields, sw->ncols);
+    th_buf_truncate(out, from);
     cJSON *o = rc ? NULL : cJSON_CreateObject();
     if (rc == TH_OK && !o) rc = th_error_set(err, TH_EINTERNAL, "out of memory");
     for (size_t i = 0; rc == TH_OK && i < r.nfields; i++) {
@@ -90,7 +85,6 @@ int sw_jsonl_row(const th_sweep *sw, th_buf *out, size_t from, th_error *err) {
     if (text) cJSON_free(text);
     cJSON_Delete(o);
     th_csv_close(&r);
-    free(csv);
     return rc;
 }
 
