@@ -332,6 +332,18 @@ static void stage_lbw(const th_plan *plan, const uint8_t *o, int j, int *dim, th
     *m = s;
 }
 
+/* Adds one phase of a chunk of c bytes on a dim of p NPUs to its entry's load (MiB over the
+ * dim's relative bandwidth: (p - 1) / p of it for a Reduce-Scatter, (p - 1) times it for an
+ * All-Gather) and returns the chunk's size after the phase. */
+static uint64_t add_load(double *load, uint64_t c, double p, double rel, int ag) {
+    if (!ag) {
+        *load += (((double)c / 1048576) * ((double)(p - 1) / p)) / rel;
+        return c / (uint64_t)p;
+    }
+    *load += (((double)c / 1048576) * ((double)(p - 1))) / rel;
+    return c * (uint64_t)p;
+}
+
 /* ASTRA-sim 1.0's Themis (OfflineGreedy): a persistent list of (dim, load) entries, loads in
  * MiB scaled by the dims' bandwidths relative to dim 0, stably sorted per chunk (descending for
  * an All-Gather); the gap between the first active entry and the last (an All-Gather: the last
@@ -404,26 +416,14 @@ static void greedy(th_plan *plan, const th_system *sys, th_a1_tracker *t) {
             for (int d = 0; d < N; d++) {
                 if (!act[d]) continue;
                 o[k++] = (uint8_t)d;
-                if (!ag) {
-                    eload[d] += (((double)c / 1048576) * ((double)(p[d] - 1) / p[d])) / rel[d];
-                    c /= (uint64_t)p[d];
-                } else {
-                    eload[d] += (((double)c / 1048576) * ((double)(p[d] - 1))) / rel[d];
-                    c *= (uint64_t)p[d];
-                }
+                c = add_load(&eload[d], c, p[d], rel[d], ag);
             }
         } else {
             for (int a = 0; a < N; a++) {
                 int d = edim[a];
                 if (!act[d]) continue;
                 o[k++] = (uint8_t)d;
-                if (!ag) {
-                    eload[a] += (((double)c / 1048576) * ((double)(p[d] - 1) / p[d])) / rel[d];
-                    c /= (uint64_t)p[d];
-                } else {
-                    eload[a] += (((double)c / 1048576) * ((double)(p[d] - 1))) / rel[d];
-                    c *= (uint64_t)p[d];
-                }
+                c = add_load(&eload[a], c, p[d], rel[d], ag);
             }
         }
     }
