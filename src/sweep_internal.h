@@ -128,4 +128,23 @@ void sw_digits(const th_sweep *sw, int64_t point, int64_t *digits);
 /* Builds and validates a point's inputs; errors name the point and its axis values. */
 int sw_apply(const th_sweep *sw, const int64_t *digits, int64_t point, sw_point *pt, th_error *err);
 
+/* The reference runs of a sweep's points, shared by the workers of a run (sweep_refs.c). */
+typedef struct sw_ref {
+    double base_time;  /* baseline+fifo time, ns */
+    double ideal_time; /* workload sweeps: ideal-network iteration, ns */
+    double ideal_lat;  /* workload sweeps: the same with latency floors, ns ("ideal_latency") */
+} sw_ref;
+typedef struct sw_refs sw_refs;
+sw_refs *sw_refs_create(const th_sweep *sw);
+void sw_refs_free(sw_refs *r);
+/* The references of the point with these digits: 1 with *out filled when they are known
+ * (waiting while another worker computes them); 0 when this worker is to compute them, then
+ * sw_refs_keep(r, *slot, ...) with them (or NULL on a failure). */
+int sw_refs_find(sw_refs *r, const int64_t *digits, sw_ref *out, int *slot);
+void sw_refs_keep(sw_refs *r, int slot, const sw_ref *v);
+/* A point that is its own reference (baseline+fifo) fills its key's slot. */
+void sw_refs_offer(sw_refs *r, const int64_t *digits, const sw_ref *v);
+/* A worker computing with the references of `refs` (not its own; it does not free them). */
+th_sweep_worker *sw_worker_create_shared(const th_sweep *sw, sw_refs *refs);
+
 #endif

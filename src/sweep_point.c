@@ -173,40 +173,32 @@ int th_sweep_prefix(const th_sweep *sw, int64_t point, th_buf *out, th_error *er
     return bad ? th_error_set(err, TH_EINTERNAL, "out of memory") : TH_OK;
 }
 
-/* Reference runs cached per worker, one slot per hash of the reference key (the digits of the
- * groups that change the baseline+fifo time); a slot holds the last key that mapped to it. */
-#define REF_SLOTS 256
-
-typedef struct ref_slot {
-    int valid;
-    double base_time;  /* baseline+fifo time, ns */
-    double ideal_time; /* workload sweeps: ideal-network iteration, ns */
-    double ideal_lat;  /* workload sweeps: the same with latency floors, ns ("ideal_latency") */
-} ref_slot;
-
 struct th_sweep_worker {
     const th_sweep *sw;
     th_runner *runner;
     int64_t *digits;        /* this point's */
-    int64_t *keys;          /* REF_SLOTS x ngroups: the digits each slot's reference was for */
-    ref_slot *refs;         /* REF_SLOTS */
+    sw_refs *refs;          /* the reference runs, this worker's or the run's */
+    int own_refs;           /* refs are this worker's to free */
     const atomic_int *stop; /* evaluations end early once it is non-zero; may be NULL */
 };
 
-th_sweep_worker *th_sweep_worker_create(const th_sweep *sw) {
+th_sweep_worker *sw_worker_create_shared(const th_sweep *sw, sw_refs *refs) {
     th_sweep_worker *w = calloc(1, sizeof *w);
-    size_t n = (size_t)(sw->ngroups ? sw->ngroups : 1);
     if (!w) return NULL;
     w->sw = sw;
     w->runner = th_runner_create();
-    w->digits = calloc(n, sizeof *w->digits);
-    w->keys = calloc(n * REF_SLOTS, sizeof *w->keys);
-    w->refs = calloc(REF_SLOTS, sizeof *w->refs);
-    if (!w->runner || !w->digits || !w->keys || !w->refs) {
+    w->digits = calloc((size_t)(sw->ngroups ? sw->ngroups : 1), sizeof *w->digits);
+    w->refs = refs ? refs : sw_refs_create(sw);
+    w->own_refs = !refs;
+    if (!w->runner || !w->digits || !w->refs) {
         th_sweep_worker_free(w);
         return NULL;
     }
     return w;
+}
+
+th_sweep_worker *th_sweep_worker_create(const th_sweep *sw) {
+    return sw_worker_create_shared(sw, NULL);
 }
 
 void th_sweep_worker_set_stop(th_sweep_worker *w, const atomic_int *stop) {
@@ -218,55 +210,31 @@ void th_sweep_worker_free(th_sweep_worker *w) {
     if (!w) return;
     th_runner_free(w->runner);
     free(w->digits);
-    free(w->keys);
-    free(w->refs);
+    if (w->own_refs) sw_refs_free(w->refs);
     free(w);
-}
-
-/* The references (baseline+fifo, and the ideal network in workload sweeps) do not change
- * with the groups that cannot change them (policy, intra, load model): the slot of this
- * point's key, and whether it holds this key's references. */
-static ref_slot *reference_slot(th_sweep_worker *w, int *hit) {
-    const th_sweep *sw = w->sw;
-    uint64_t h = 1469598103934665603u;
-    for (int g = 0; g < sw->ngroups; g++)
-        if (sw->groups[g].baseline_key) h = (h ^ (uint64_t)w->digits[g]) * 1099511628211u;
-    size_t i = (size_t)(h ^ (h >> 29)) % REF_SLOTS;
-    int64_t *key = w->keys + i * (size_t)sw->ngroups;
-    ref_slot *r = &w->refs[i];
-    *hit = r->valid;
-    for (int g = 0; g < sw->ngroups && *hit; g++)
-        if (sw->groups[g].baseline_key && key[g] != w->digits[g]) *hit = 0;
-    return r;
-}
-
-/* Marks the slot as holding this point's key. */
-static void reference_remember(th_sweep_worker *w, ref_slot *r) {
-    size_t i = (size_t)(r - w->refs);
-    memcpy(w->keys + i * (size_t)w->sw->ngroups, w->digits,
-           sizeof *w->keys * (size_t)w->sw->ngroups);
-    r->valid = 1;
 }
 
 /* The baseline+fifo time at this point. */
 static int reference(th_sweep_worker *w, const sw_point *pt, const th_result *res, double *time,
                      th_error *err) {
-    int hit;
-    ref_slot *r = reference_slot(w, &hit);
+    sw_ref v = {0};
     if (pt->pair.policy == TH_POLICY_BASELINE && pt->pair.intra == TH_INTRA_FIFO) {
-        r->base_time = *time = res->time; /* this point is the reference */
-        reference_remember(w, r);
+        v.base_time = *time = res->time; /* this point is the reference */
+        sw_refs_offer(w->refs, w->digits, &v);
         return TH_OK;
     }
-    if (!hit) {
+    int slot;
+    if (!sw_refs_find(w->refs, w->digits, &v, &slot)) {
         th_result base;
         th_pair ref = {TH_POLICY_BASELINE, TH_INTRA_FIFO};
-        if (th_run_eval(w->runner, &pt->sys, &pt->coll, ref, pt->model, NULL, NULL, &base, err))
+        if (th_run_eval(w->runner, &pt->sys, &pt->coll, ref, pt->model, NULL, NULL, &base, err)) {
+            sw_refs_keep(w->refs, slot, NULL);
             return err->code;
-        r->base_time = base.time;
-        reference_remember(w, r);
+        }
+        v.base_time = base.time;
+        sw_refs_keep(w->refs, slot, &v);
     }
-    *time = r->base_time;
+    *time = v.base_time;
     return TH_OK;
 }
 
@@ -303,31 +271,31 @@ static int train_row(th_sweep_worker *w, const sw_point *pt, th_buf *out, th_err
     int ncolls = 0;
     th_policy pol = pt->pair.policy;
     if (train_time(w, pt, pol, 0, &iter, &compute, &ncolls, err)) return err->code;
-    int hit;
-    ref_slot *r = reference_slot(w, &hit);
-    if (!hit) {
+    sw_ref v;
+    int slot;
+    if (!sw_refs_find(w->refs, w->digits, &v, &slot)) {
         sw_point ref = *pt;
         ref.pair = (th_pair){TH_POLICY_BASELINE, TH_INTRA_FIFO};
-        r->valid = 0; /* until both references are in */
+        int rc = TH_OK;
         if (pol == TH_POLICY_BASELINE && pt->pair.intra == TH_INTRA_FIFO)
-            r->base_time = iter;
-        else if (train_time(w, &ref, TH_POLICY_BASELINE, 0, &r->base_time, NULL, NULL, err))
-            return err->code;
-        if (train_time(w, &ref, TH_POLICY_IDEAL, 0, &r->ideal_time, NULL, NULL, err))
-            return err->code;
-        if (w->sw->ideal_lat &&
-            train_time(w, &ref, TH_POLICY_IDEAL, 1, &r->ideal_lat, NULL, NULL, err))
-            return err->code;
-        reference_remember(w, r);
+            v.base_time = iter;
+        else
+            rc = train_time(w, &ref, TH_POLICY_BASELINE, 0, &v.base_time, NULL, NULL, err);
+        if (rc == TH_OK) rc = train_time(w, &ref, TH_POLICY_IDEAL, 0, &v.ideal_time, NULL, NULL, err);
+        v.ideal_lat = 0;
+        if (rc == TH_OK && w->sw->ideal_lat)
+            rc = train_time(w, &ref, TH_POLICY_IDEAL, 1, &v.ideal_lat, NULL, NULL, err);
+        sw_refs_keep(w->refs, slot, rc == TH_OK ? &v : NULL);
+        if (rc) return rc;
     }
     int bad = th_csv_num(out, iter / 1000.0);
     bad |= th_csv_num(out, compute / 1000.0);
     bad |= th_csv_num(out, (iter - compute) / 1000.0);
-    bad |= th_csv_num(out, r->base_time / iter);
-    bad |= th_csv_num(out, r->base_time / r->ideal_time);
-    bad |= th_csv_num(out, r->ideal_time / iter);
+    bad |= th_csv_num(out, v.base_time / iter);
+    bad |= th_csv_num(out, v.base_time / v.ideal_time);
+    bad |= th_csv_num(out, v.ideal_time / iter);
     if (w->sw->ideal_lat)
-        bad |= th_csv_num(out, r->base_time / r->ideal_lat) | th_csv_num(out, r->ideal_lat / iter);
+        bad |= th_csv_num(out, v.base_time / v.ideal_lat) | th_csv_num(out, v.ideal_lat / iter);
     if (w->sw->issued) bad |= th_csv_int(out, ncolls);
     bad |= th_csv_num(out, pt->sys.npus) | th_csv_end(out);
     return bad ? th_error_set(err, TH_EINTERNAL, "out of memory") : TH_OK;

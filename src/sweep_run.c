@@ -13,11 +13,12 @@
 #include "sweep_internal.h"
 #include "themis/csv.h"
 
-/* Points per block: at most BLOCK_MAX (few writes, few lock round trips), but small enough
- * that every thread gets BLOCKS_PER_THREAD blocks: a small sweep uses every thread too, and
- * the last blocks, which end the run, are short. */
+/* Points per block: at most BLOCK_MAX (few writes, few lock round trips), and as the points
+ * left shrink, 1 / (BLOCKS_PER_THREAD x threads) of them ("guided" blocks): points can differ
+ * in cost by orders of magnitude, and the last blocks, which end the run, are single points,
+ * so no thread is left with a long block while the others have nothing to do. */
 #define BLOCK_MAX         128
-#define BLOCKS_PER_THREAD 8
+#define BLOCKS_PER_THREAD 2
 
 int th_shard_parse(const char *text, th_shard *out, th_error *err) {
     long long k, n;
@@ -37,7 +38,8 @@ int64_t th_shard_points(const th_sweep *sw, th_shard shard) {
 }
 
 typedef struct slot {
-    int ready; /* computed, waiting to be written */
+    int ready;      /* computed, waiting to be written */
+    int64_t lo, hi; /* its points, [lo, hi) of the shard */
     th_buf rows;
     int64_t nrows; /* complete rows in rows (a quoted field may hold line breaks) */
     int rc;        /* error of the block, if any (rows hold the points before it) */
@@ -48,10 +50,11 @@ typedef struct slot {
 typedef struct shared {
     const th_sweep *sw;
     const th_sweep_opts *opts;
-    int64_t total; /* points of the shard */
-    int64_t block; /* points per block */
-    int64_t nblocks;
-    int64_t next;    /* next block to claim */
+    sw_refs *refs;   /* the reference runs, shared by the workers */
+    int threads;     /* computing threads, the calling one included */
+    int64_t total;   /* points of the shard */
+    int64_t next_lo; /* first point not yet claimed */
+    int64_t claimed; /* blocks claimed */
     int64_t written; /* blocks written */
     int window;      /* blocks in flight at most */
     slot *slots;     /* window slots, block b in slots[b % window] */
@@ -65,57 +68,78 @@ static int stopped(const shared *s) {
     return s->opts->stop && atomic_load_explicit(s->opts->stop, memory_order_relaxed);
 }
 
-static void *worker(void *arg) {
-    shared *s = arg;
-    th_sweep_worker *w = th_sweep_worker_create(s->sw);
-    if (w) th_sweep_worker_set_stop(w, s->opts->stop);
-    th_buf local = {0};
-    for (;;) {
-        pthread_mutex_lock(&s->mu);
-        while (!s->failed && !stopped(s) && s->next < s->nblocks &&
-               s->next >= s->written + s->window)
-            pthread_cond_wait(&s->cv, &s->mu);
-        if (s->failed || stopped(s) || s->next >= s->nblocks) {
-            pthread_mutex_unlock(&s->mu);
+/* Whether a block can be claimed now (the lock held). */
+static int can_claim(const shared *s) {
+    return !s->failed && !stopped(s) && s->next_lo < s->total &&
+           s->claimed < s->written + s->window;
+}
+
+/* Claims the next block (the lock held): its slot. */
+static slot *claim(shared *s) {
+    int64_t left = s->total - s->next_lo, per = (int64_t)s->threads * BLOCKS_PER_THREAD;
+    int64_t n = (left + per - 1) / per;
+    if (n > BLOCK_MAX) n = BLOCK_MAX;
+    slot *sl = &s->slots[s->claimed++ % s->window];
+    sl->lo = s->next_lo;
+    sl->hi = s->next_lo += n;
+    return sl;
+}
+
+/* Computes a claimed block's rows into `local` (the lock not held), then hands them to its
+ * slot (the lock held on return); `local` gets the slot's old buffer. Returns non-zero when
+ * this worker is to stop (an error, or stopped inside the block). */
+static int compute(shared *s, th_sweep_worker *w, slot *sl, th_buf *local) {
+    int rc = TH_OK, cut = 0;
+    th_error err = {0};
+    int64_t nrows = 0;
+    local->len = 0;
+    if (!w) rc = th_error_set(&err, TH_EINTERNAL, "out of memory");
+    /* A point that takes long is ended by the stop flag too ("interrupted"): the block is cut
+     * before it, and its error is not one. */
+    for (int64_t j = sl->lo; j < sl->hi && rc == TH_OK && !cut; j++) {
+        if (stopped(s)) {
+            cut = 1;
             break;
         }
-        int64_t b = s->next++;
-        pthread_mutex_unlock(&s->mu);
-
-        int rc = TH_OK, cut = 0;
-        th_error err = {0};
-        int64_t nrows = 0;
-        local.len = 0;
-        if (!w) rc = th_error_set(&err, TH_EINTERNAL, "out of memory");
-        int64_t lo = s->opts->start + b * s->block, hi = lo + s->block;
-        if (hi > s->total) hi = s->total;
-        /* A point that takes long is ended by the stop flag too ("interrupted"): the block is
-         * cut before it, and its error is not one. */
-        for (int64_t j = lo; j < hi && rc == TH_OK && !cut; j++) {
-            if (stopped(s)) {
-                cut = 1;
-                break;
-            }
-            rc = th_sweep_row(w, th_shard_point(s->opts->shard, j), &local, &err);
-            if (rc == TH_OK) nrows++; /* on an error nothing was appended: no half-written row */
-            if (rc && stopped(s)) rc = TH_OK, cut = 1;
-        }
-
-        pthread_mutex_lock(&s->mu);
-        slot *sl = &s->slots[b % s->window];
-        th_buf t = sl->rows;
-        sl->rows = local;
-        local = t;
-        sl->nrows = nrows;
-        sl->rc = rc;
-        sl->err = err;
-        sl->cut = cut;
-        sl->ready = 1;
-        if (rc) s->failed = 1;
-        pthread_cond_broadcast(&s->cv);
-        pthread_mutex_unlock(&s->mu);
-        if (rc || cut) break;
+        rc = th_sweep_row(w, th_shard_point(s->opts->shard, s->opts->start + j), local, &err);
+        if (rc == TH_OK) nrows++; /* on an error nothing was appended: no half-written row */
+        if (rc && stopped(s)) rc = TH_OK, cut = 1;
     }
+    pthread_mutex_lock(&s->mu);
+    th_buf t = sl->rows;
+    sl->rows = *local;
+    *local = t;
+    sl->nrows = nrows;
+    sl->rc = rc;
+    sl->err = err;
+    sl->cut = cut;
+    sl->ready = 1;
+    if (rc) s->failed = 1;
+    pthread_cond_broadcast(&s->cv);
+    return rc || cut;
+}
+
+static th_sweep_worker *new_worker(const shared *s) {
+    th_sweep_worker *w = sw_worker_create_shared(s->sw, s->refs);
+    if (w) th_sweep_worker_set_stop(w, s->opts->stop);
+    return w;
+}
+
+/* A worker thread: claims and computes blocks until none is left. */
+static void *worker(void *arg) {
+    shared *s = arg;
+    th_sweep_worker *w = new_worker(s);
+    th_buf local = {0};
+    pthread_mutex_lock(&s->mu);
+    for (;;) {
+        while (!can_claim(s) && !s->failed && !stopped(s) && s->next_lo < s->total)
+            pthread_cond_wait(&s->cv, &s->mu); /* the window is full */
+        if (!can_claim(s)) break;
+        slot *sl = claim(s);
+        pthread_mutex_unlock(&s->mu);
+        if (compute(s, w, sl, &local)) break;
+    }
+    pthread_mutex_unlock(&s->mu);
     th_buf_free(&local);
     th_sweep_worker_free(w);
     return NULL;
@@ -143,76 +167,89 @@ int th_sweep_run_to(const th_sweep *sw, const th_sweep_opts *opts, th_sweep_writ
     shared s = {0};
     s.sw = sw;
     s.opts = opts;
-    s.total = th_shard_points(sw, opts->shard);
-    *done = opts->start < s.total ? opts->start : s.total;
-    if (opts->start >= s.total) return TH_OK;
-    int threads = opts->threads < 1 ? 1 : opts->threads;
-    int64_t left = s.total - opts->start, per = (int64_t)threads * BLOCKS_PER_THREAD;
-    s.block = (left + per - 1) / per;
-    if (s.block > BLOCK_MAX) s.block = BLOCK_MAX;
-    s.nblocks = (left + s.block - 1) / s.block;
-    if (threads > s.nblocks) threads = (int)s.nblocks;
-    s.window = 4 * threads;
+    int64_t shard_total = th_shard_points(sw, opts->shard);
+    *done = opts->start < shard_total ? opts->start : shard_total;
+    if (opts->start >= shard_total) return TH_OK;
+    s.total = shard_total - opts->start; /* points of this run, from opts->start on */
+    s.threads = opts->threads < 1 ? 1 : opts->threads;
+    if (s.threads > s.total) s.threads = (int)s.total;
+    s.window = 8 * s.threads;
     s.slots = calloc((size_t)s.window, sizeof *s.slots);
-    pthread_t *tid = calloc((size_t)threads, sizeof *tid);
-    if (!s.slots || !tid) {
+    s.refs = sw_refs_create(sw);
+    pthread_t *tid = calloc((size_t)s.threads, sizeof *tid);
+    if (!s.slots || !tid || !s.refs) {
         free(s.slots);
         free(tid);
+        sw_refs_free(s.refs);
         return th_error_set(err, TH_EINTERNAL, "out of memory");
     }
     pthread_mutex_init(&s.mu, NULL);
     pthread_cond_init(&s.cv, NULL);
     int started = 0, rc = TH_OK;
-    for (; started < threads; started++)
+    /* The calling thread computes too; threads - 1 more are started. */
+    for (; started < s.threads - 1; started++)
         if (pthread_create(&tid[started], NULL, worker, &s)) break;
-    if (started == 0) rc = th_error_set(err, TH_EINTERNAL, "cannot start a worker thread");
+    th_sweep_worker *w = new_worker(&s);
+    th_buf local = {0};
+    int mine_done = 0; /* the calling thread stopped computing (an error or a cut) */
 
-    /* The writer: blocks in order, as soon as each is ready. */
+    /* The calling thread writes the blocks in order, as soon as each is ready, and computes a
+     * block whenever the next one to write is not ready and one can be claimed. */
     pthread_mutex_lock(&s.mu);
-    while (rc == TH_OK && s.written < s.nblocks) {
+    while (rc == TH_OK) {
         slot *sl = &s.slots[s.written % s.window];
-        if (!sl->ready) {
-            if (stopped(&s) && s.next <= s.written) break; /* nothing more will come */
-            struct timespec ts;
-            clock_gettime(CLOCK_REALTIME, &ts);
-            ts.tv_nsec += 100000000L;
-            if (ts.tv_nsec >= 1000000000L) ts.tv_sec++, ts.tv_nsec -= 1000000000L;
-            pthread_cond_timedwait(&s.cv, &s.mu, &ts);
-            if (stopped(&s)) pthread_cond_broadcast(&s.cv);
+        if (s.written < s.claimed && sl->ready) {
+            pthread_mutex_unlock(&s.mu);
+            int wrc = write(write_ctx, sl->rows.p, sl->rows.len);
+            int64_t rows = sl->nrows;
+            pthread_mutex_lock(&s.mu);
+            *done += rows;
+            if (wrc) {
+                rc = th_error_set(err, TH_EIO, "write error: %s", strerror(errno));
+                s.failed = 1;
+            } else if (sl->rc) {
+                rc = sl->rc;
+                *err = sl->err;
+            }
+            int cut = sl->cut;
+            sl->ready = sl->cut = 0;
+            s.written++;
+            pthread_cond_broadcast(&s.cv);
+            if (opts->progress) {
+                pthread_mutex_unlock(&s.mu);
+                opts->progress(opts->progress_ctx, *done, shard_total);
+                pthread_mutex_lock(&s.mu);
+            }
+            if (cut) break; /* stopped inside this block: the rows after it are missing */
             continue;
         }
-        pthread_mutex_unlock(&s.mu);
-        int wrc = write(write_ctx, sl->rows.p, sl->rows.len);
-        int64_t rows = sl->nrows;
-        pthread_mutex_lock(&s.mu);
-        *done += rows;
-        if (wrc) {
-            rc = th_error_set(err, TH_EIO, "write error: %s", strerror(errno));
-            s.failed = 1;
-        } else if (sl->rc) {
-            rc = sl->rc;
-            *err = sl->err;
-        }
-        int cut = sl->cut;
-        sl->ready = sl->cut = 0;
-        s.written++;
-        pthread_cond_broadcast(&s.cv);
-        if (opts->progress) {
+        if (s.written == s.claimed && (s.next_lo >= s.total || s.failed || stopped(&s)))
+            break; /* everything claimed is written, and nothing more will be claimed */
+        if (!mine_done && can_claim(&s)) {
+            slot *mine = claim(&s);
             pthread_mutex_unlock(&s.mu);
-            opts->progress(opts->progress_ctx, *done, s.total);
-            pthread_mutex_lock(&s.mu);
+            mine_done = compute(&s, w, mine, &local);
+            continue;
         }
-        if (cut) break; /* stopped inside this block: the rows after it are missing */
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 100000000L;
+        if (ts.tv_nsec >= 1000000000L) ts.tv_sec++, ts.tv_nsec -= 1000000000L;
+        pthread_cond_timedwait(&s.cv, &s.mu, &ts);
+        if (stopped(&s)) pthread_cond_broadcast(&s.cv);
     }
     s.failed |= rc != TH_OK;
     pthread_cond_broadcast(&s.cv);
     pthread_mutex_unlock(&s.mu);
     for (int t = 0; t < started; t++)
         pthread_join(tid[t], NULL);
+    th_buf_free(&local);
+    th_sweep_worker_free(w);
     for (int i = 0; i < s.window; i++)
         th_buf_free(&s.slots[i].rows);
     pthread_mutex_destroy(&s.mu);
     pthread_cond_destroy(&s.cv);
+    sw_refs_free(s.refs);
     free(s.slots);
     free(tid);
     return rc;

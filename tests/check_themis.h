@@ -20,6 +20,7 @@ Suite *run_suite(void);
 Suite *report_suite(void);
 Suite *cli_suite(void);
 Suite *sweep_suite(void);
+Suite *sweep_refs_suite(void);
 Suite *astra_suite(void);
 Suite *astra1_suite(void);
 Suite *astra1_workload_suite(void);
