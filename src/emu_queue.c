@@ -3,7 +3,8 @@
  * by (ready, chunk) popped from its head, which a new stage joins by a short walk back from
  * the tail (stages arrive nearly in order), turned into a binary heap when that walk would be
  * long, until it empties. SCF keys take few values per collective (D/N over products of p),
- * so buckets are few and both operations are O(1) in the usual case. */
+ * so buckets are few per collective and both operations are O(1) in the usual case; a stage
+ * whose bucket is not the last (training keeps hundreds in flight) finds it by binary search. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -102,10 +103,20 @@ static void reverse(emu_bucket *b, int lo, int hi) {
 }
 
 int emu_queue_push(emu_squeue *s, emu_entry x, uint64_t rank, int scf) {
+    /* The place after every bucket the new stage does not go before: most often the end; the
+     * buckets are in strict order (ranks are distinct, then m), so a binary search finds it. */
     int i = s->nb;
-    /* buckets are few; the new stage's is most often the last or near it */
-    while (i > 0 && bucket_before(x.coll, rank, x.m, &s->b[i - 1], scf))
-        i--;
+    if (i > 0 && bucket_before(x.coll, rank, x.m, &s->b[i - 1], scf)) {
+        int lo = 0, hi = i - 1;
+        while (lo < hi) {
+            int mid = lo + (hi - lo) / 2;
+            if (bucket_before(x.coll, rank, x.m, &s->b[mid], scf))
+                hi = mid;
+            else
+                lo = mid + 1;
+        }
+        i = lo;
+    }
     if (i > 0 && s->b[i - 1].coll == x.coll && (!scf || s->b[i - 1].m == x.m)) {
         i--; /* the key's bucket, maybe empty */
     } else { /* a new bucket at i */

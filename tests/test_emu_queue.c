@@ -98,9 +98,10 @@ END_TEST
 START_TEST(random_against_reference) {
     srand(13);
     /* 3 collectives: few buckets; 24: many, so emptied ones pile up at the front and move
-     * to the spares */
-    for (int mode = 0; mode < 8; mode++) {
-        int scf = mode & 1, lifo = (mode >> 1) & 1, ncoll = mode & 4 ? 24 : 3;
+     * to the spares; 200: hundreds of buckets (a binary search finds a stage's) */
+    static const int ncolls[] = {3, 24, 200};
+    for (int mode = 0; mode < 12; mode++) {
+        int scf = mode & 1, lifo = (mode >> 1) & 1, ncoll = ncolls[mode >> 2];
         emu_squeue q = {0};
         emu_entry ref[600];
         int n = 0;
