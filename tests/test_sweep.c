@@ -905,6 +905,34 @@ static void on_progress(void *ctx, int64_t done, int64_t total) {
     progress_calls++;
 }
 
+/* A workload sweep whose points share references (baseline and ideal per workload and batch,
+ * four points each): every thread count gives the rows computed one by one, with the
+ * references computed once per run by whichever thread needs them first. */
+START_TEST(workload_threads_identical) {
+    th_sweep *sw = spec_ok("{'system': 'wl_2d_ring.json', 'axes': {'workload': "
+                           "['wl_two_layer.json', 'wl_hybrid.json'], 'batch': [1, 2, 3], "
+                           "'policy': ['themis', 'baseline', 'themis-global'], "
+                           "'intra': ['scf', 'fifo']}}");
+    ck_assert_int_eq(th_sweep_points(sw), 36);
+    char *dir = test_tmp_dir();
+    size_t want_len;
+    char *rows = rows_by_worker(sw, &want_len);
+    const int threads[4] = {1, 2, 3, 8};
+    for (int i = 0; i < 4; i++) {
+        TEST_DIR_PATH(path, dir, "run.csv");
+        ck_assert_int_eq(run_into(sw, threads[i], WHOLE, 0, 0, path), 36);
+        size_t len;
+        char *got = test_slurp(path, &len);
+        ck_assert_msg(len == want_len && memcmp(got, rows, want_len) == 0,
+                      "-j %d differs from the rows computed one by one", threads[i]);
+        free(got);
+    }
+    free(rows);
+    test_rm_dir(dir);
+    th_sweep_free(sw);
+}
+END_TEST
+
 START_TEST(threads_identical) {
     th_sweep *sw = spec_ok(MID_SPEC);
     ck_assert_int_eq(th_sweep_points(sw), 450);
@@ -1439,6 +1467,7 @@ Suite *sweep_suite(void) {
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, shard_partition);
     tcase_add_test(tc, threads_identical);
+    tcase_add_test(tc, workload_threads_identical);
     tcase_add_test(tc, resume_scan);
     tcase_add_test(tc, merge);
     tcase_add_test(tc, failing_row_appends_nothing);
