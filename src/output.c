@@ -133,10 +133,11 @@ int th_output_open(th_output *o, const char *path, int flags, th_error *err) {
         return TH_OK;
     }
     struct stat st;
-    int exists = stat(path, &st) == 0;
-    if (!exists && errno != ENOENT)
+    int scratch = flags & TH_OUTPUT_SCRATCH;
+    int exists = !scratch && stat(path, &st) == 0;
+    if (!scratch && !exists && errno != ENOENT)
         return th_error_set(err, TH_EIO, "%s: cannot open for writing: %s", path, strerror(errno));
-    if (!exists && lstat(path, &st) == 0)
+    if (!scratch && !exists && lstat(path, &st) == 0)
         return th_error_set(err, TH_EIO, "%s: a symbolic link to a file that does not exist", path);
     if (exists && S_ISDIR(st.st_mode))
         return th_error_set(err, TH_EIO, "%s: is a folder, not a file", path);

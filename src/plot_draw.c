@@ -65,9 +65,10 @@ int th_plot_draw(const char *output, int force, const th_plot_opts *p, th_plot_f
     snprintf(dname, n, "%s.dat", output);
     snprintf(sname, n, "%s.gp", output);
     int rc = io->open(&img, output, force ? TH_OUTPUT_FORCE : 0, err);
-    if (rc == TH_OK && (rc = io->open(&data, dname, TH_OUTPUT_FORCE, err)) != TH_OK)
+    /* the data and the script: temporary files only, whatever <output>.dat and .gp are */
+    if (rc == TH_OK && (rc = io->open(&data, dname, TH_OUTPUT_SCRATCH, err)) != TH_OK)
         io->close(&img, rc, err);
-    if (rc == TH_OK && (rc = io->open(&script, sname, TH_OUTPUT_FORCE, err)) != TH_OK) {
+    if (rc == TH_OK && (rc = io->open(&script, sname, TH_OUTPUT_SCRATCH, err)) != TH_OK) {
         io->close(&data, rc, err);
         io->close(&img, rc, err);
     }

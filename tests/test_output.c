@@ -133,6 +133,38 @@ START_TEST(commit_and_abort) {
 }
 END_TEST
 
+/* A scratch file (plot's data and script beside the image) is a temporary file next to its
+ * path, whatever is there: a pipe is not opened (that would wait for a reader), a folder is
+ * not an error, and nothing at the path is touched. */
+START_TEST(scratch_ignores_what_is_there) {
+    char *dir = test_tmp_dir();
+    TEST_DIR_PATH(fifo, dir, "out.png.dat");
+    ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+    TEST_DIR_PATH(folder, dir, "out.png.gp");
+    ck_assert_int_eq(mkdir(folder, 0700), 0);
+    th_error err = {0};
+    th_output a, b;
+    ck_assert_int_eq(th_output_open(&a, fifo, TH_OUTPUT_SCRATCH, &err), TH_OK);
+    ck_assert_int_eq(th_output_open(&b, folder, TH_OUTPUT_SCRATCH, &err), TH_OK);
+    ck_assert_ptr_nonnull(a.tmp);
+    ck_assert_ptr_nonnull(b.tmp);
+    ck_assert(strncmp(a.tmp, fifo, strlen(fifo)) == 0 && a.tmp[strlen(fifo)] == '.');
+    fputs("1 2\n", a.f);
+    fflush(a.f);
+    expect_text(a.tmp, "1 2\n");
+    ck_assert_int_eq(files_in(dir), 4);
+    th_output_abort(&a);
+    th_output_abort(&b);
+    ck_assert_int_eq(files_in(dir), 2);
+    struct stat st;
+    ck_assert_int_eq(stat(fifo, &st), 0);
+    ck_assert(S_ISFIFO(st.st_mode));
+    ck_assert_int_eq(stat(folder, &st), 0);
+    ck_assert(S_ISDIR(st.st_mode));
+    test_rm_dir(dir);
+}
+END_TEST
+
 START_TEST(write_error) {
     /* A full device: TH_EIO at commit, naming the path and the reason. */
     th_error err = {0};
@@ -290,6 +322,7 @@ Suite *output_suite(void) {
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, check_inputs_and_outputs);
     tcase_add_test(tc, commit_and_abort);
+    tcase_add_test(tc, scratch_ignores_what_is_there);
     tcase_add_test(tc, write_error);
     tcase_add_test(tc, outputs_never_inputs);
     tcase_add_test(tc, existing_outputs_need_force);

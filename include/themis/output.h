@@ -24,6 +24,8 @@ enum {
     TH_OUTPUT_STREAM = 4, /* a file that does not exist yet is created and written in place, so
                            * that a killed process leaves the rows already written (a sweep);
                            * an existing file is still replaced through a temporary file */
+    TH_OUTPUT_SCRATCH = 8, /* only a temporary file next to path, to be aborted, never committed:
+                            * whatever is at path (a file, a pipe, a folder) is not looked at */
 };
 
 /* Checks that no output names the same file as an input or as another output. NULL and "-"
