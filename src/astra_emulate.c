@@ -49,9 +49,7 @@ static int enqueue(th_emu *r, uint32_t id, uint32_t c, int stage) {
 /* Dim d takes the phase at the head of its list and runs it from now; -1 when its time is
  * refused (emu_begin). */
 static int start(th_emu *r, int d) {
-    emu_queue *q = &r->q[d];
-    emu_entry e = q->e[q->head++];
-    if (q->head == q->n) q->head = q->n = 0;
+    emu_entry e = emu_run_pop(&r->q[d]); /* the preset's lists are never heaps: the head */
     const emu_coll *cr = emu_rec(r, e.coll);
     int stage = cr->next[e.chunk], dim;
     th_op op;

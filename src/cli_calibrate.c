@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "themis/units.h"
 
 static void usage(FILE *out) {
     fputs("usage: themis calibrate LOG... --topology T [--npus N] [-o OUT.json]\n"
@@ -173,11 +174,7 @@ static int parse(int argc, char **argv, args *a) {
 
 /* The size with a binary unit when it is a whole one (1 KiB, 64 MiB), else bytes. */
 static const char *size_text(double b, char *buf, size_t n) {
-    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    int u = 0;
-    while (u < 4 && b >= 1024 && fmod(b, 1024) == 0)
-        b /= 1024, u++;
-    snprintf(buf, n, "%.0f %s", b, units[u]);
+    th_units_size_text(b, buf, n);
     return buf;
 }
 

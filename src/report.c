@@ -10,6 +10,7 @@
 #include "report_internal.h"
 #include "themis/csv.h"
 #include "themis/text.h"
+#include "themis/units.h"
 
 static uint32_t involved(const th_report *rep) {
     uint32_t all = (1u << rep->sys->ndims) - 1u;
@@ -28,17 +29,13 @@ static const char *cell(char *buf, double v) {
     return buf;
 }
 
-/* "1 GiB" style, when the size is a whole number of a binary unit. */
+/* " (1 GiB)" when the size is a whole number of a binary unit, else nothing. */
 static void pretty_size(char *buf, size_t n, double s) {
-    static const char *units[] = {"TiB", "GiB", "MiB", "KiB"};
-    double scale = 1099511627776.0;
-    for (int i = 0; i < 4; i++, scale /= 1024) {
-        if (s >= scale && s / scale == (double)(int64_t)(s / scale)) {
-            snprintf(buf, n, " (%.15g %s)", s / scale, units[i]);
-            return;
-        }
-    }
-    buf[0] = '\0';
+    char unit[40];
+    if (th_units_size_text(s, unit, sizeof unit))
+        snprintf(buf, n, " (%s)", unit);
+    else
+        buf[0] = '\0';
 }
 
 const char *const th_format_names[] = {"table", "json", "csv", "jsonl", NULL};

@@ -1,6 +1,7 @@
 /* Units of SPEC §1: sizes with decimal (KB, 10^3) and binary (KiB, 2^10) suffixes. */
 #include <ctype.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -95,4 +96,18 @@ int th_units_parse_size(const char *text, const char *what, double *bytes, th_er
     }
     *bytes = v;
     return TH_OK;
+}
+
+int th_units_size_text(double bytes, char *buf, size_t n) {
+    static const char *const units[] = {"TiB", "GiB", "MiB", "KiB"};
+    double scale = 1099511627776.0;
+    for (int i = 0; i < 4; i++, scale /= 1024) {
+        double k = bytes / scale; /* exact: scale is a power of two */
+        if (bytes >= scale && k == floor(k)) {
+            snprintf(buf, n, "%.15g %s", k, units[i]);
+            return 1;
+        }
+    }
+    snprintf(buf, n, "%.15g B", bytes);
+    return 0;
 }

@@ -148,6 +148,30 @@ START_TEST(test_check_size_not_finite) {
 }
 END_TEST
 
+START_TEST(test_size_text) {
+    /* the largest binary unit the size is a whole number of, else bytes */
+    static const struct {
+        double bytes;
+        const char *text;
+        int unit;
+    } cases[] = {
+        {67108864.0, "64 MiB", 1},          /* 64 x 2^20 */
+        {1572864.0, "1536 KiB", 1},         /* 1.5 MiB: not whole */
+        {3072.0, "3 KiB", 1},               /* 3 x 2^10 */
+        {1099511627776.0, "1 TiB", 1},      /* 2^40 */
+        {1125899906842624.0, "1024 TiB", 1}, /* 2^50: TiB is the largest unit */
+        {1000.0, "1000 B", 0},              /* not a multiple of 1024 */
+        {1.0, "1 B", 0},
+        {1536.0, "1536 B", 0},              /* 1.5 KiB */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char buf[40];
+        ck_assert_int_eq(th_units_size_text(cases[i].bytes, buf, sizeof buf), cases[i].unit);
+        ck_assert_str_eq(buf, cases[i].text);
+    }
+}
+END_TEST
+
 Suite *units_suite(void) {
     Suite *s = suite_create("units");
     TCase *tc = tcase_create("parse_size");
@@ -159,6 +183,7 @@ Suite *units_suite(void) {
     tc = tcase_create("check_size");
     tcase_add_loop_test(tc, test_check_size, 0, (int)(sizeof check_sizes / sizeof check_sizes[0]));
     tcase_add_test(tc, test_check_size_not_finite);
+    tcase_add_test(tc, test_size_text);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -2,6 +2,8 @@
 #ifndef THEMIS_UNITS_H
 #define THEMIS_UNITS_H
 
+#include <stddef.h>
+
 #include "themis/error.h"
 
 /* Largest accepted size: 2^60 bytes (1 EiB). */
@@ -15,5 +17,9 @@ int th_units_parse_size(const char *text, const char *what, double *bytes, th_er
 
 /* Checks a size given as a JSON number (bytes): finite, >= 1, <= TH_SIZE_MAX. */
 int th_units_check_size(double bytes, const char *what, th_error *err);
+
+/* Writes a size as a whole number of the largest binary unit it is one of ("64 MiB", "3 KiB",
+ * up to TiB) and returns 1; otherwise writes it in bytes ("1000 B") and returns 0. */
+int th_units_size_text(double bytes, char *buf, size_t n);
 
 #endif
