@@ -18,9 +18,9 @@
 #include "themis/themis.h"
 #include "themis/train.h"
 
-static int runs = 5; /* repetitions of each figure; BENCH_RUNS overrides */
+static int runs = 5;   /* repetitions of each figure; BENCH_RUNS overrides */
 static int specs_only; /* --specs: only the sweeps/ figures */
-static FILE *save;   /* --save: "key value" lines */
+static FILE *save;     /* --save: "key value" lines */
 static char compare[4096];
 
 static double now_s(void) {

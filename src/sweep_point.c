@@ -281,7 +281,8 @@ static int train_row(th_sweep_worker *w, const sw_point *pt, th_buf *out, th_err
             v.base_time = iter;
         else
             rc = train_time(w, &ref, TH_POLICY_BASELINE, 0, &v.base_time, NULL, NULL, err);
-        if (rc == TH_OK) rc = train_time(w, &ref, TH_POLICY_IDEAL, 0, &v.ideal_time, NULL, NULL, err);
+        if (rc == TH_OK)
+            rc = train_time(w, &ref, TH_POLICY_IDEAL, 0, &v.ideal_time, NULL, NULL, err);
         v.ideal_lat = 0;
         if (rc == TH_OK && w->sw->ideal_lat)
             rc = train_time(w, &ref, TH_POLICY_IDEAL, 1, &v.ideal_lat, NULL, NULL, err);

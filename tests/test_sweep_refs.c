@@ -10,9 +10,10 @@
 
 /* A spec whose groups change the reference (size, chunks) and do not (policy). */
 static th_sweep *spec(void) {
-    const char *json = "{\"name\": \"refs\", \"axes\": {\"size\": [\"1MiB\", \"1GiB\"],"
-                       " \"chunks\": {\"from\": 1, \"to\": 4096, \"step\": 1}, \"policy\": [\"baseline\","
-                       " \"themis\"]}}";
+    const char *json =
+        "{\"name\": \"refs\", \"axes\": {\"size\": [\"1MiB\", \"1GiB\"],"
+        " \"chunks\": {\"from\": 1, \"to\": 4096, \"step\": 1}, \"policy\": [\"baseline\","
+        " \"themis\"]}}";
     th_sweep *sw = NULL;
     th_error err = {0};
     ck_assert_msg(th_sweep_parse(json, strlen(json), "refs.json", ".", &sw, &err) == TH_OK, "%s",
@@ -46,7 +47,7 @@ START_TEST(second_worker_waits_for_the_first) {
     int64_t d[8];
     sw_ref v;
     int slot = -2;
-    digits_of(sw, 0, d); /* 1 MiB, 1 chunk, baseline */
+    digits_of(sw, 0, d);                                /* 1 MiB, 1 chunk, baseline */
     ck_assert_int_eq(sw_refs_find(r, d, &v, &slot), 0); /* not known: this worker computes it */
     ck_assert_int_ge(slot, 0);
     waiter w = {.refs = r, .slot = -2};
@@ -109,8 +110,10 @@ START_TEST(pending_slot_is_not_taken) {
     for (; p < th_sweep_points(sw) && !collided; p += 2) {
         digits_of(sw, p, b);
         ck_assert_int_eq(sw_refs_find(r, b, &v, &other), 0);
-        if (other < 0) collided = p;
-        else sw_refs_keep(r, other, NULL);
+        if (other < 0)
+            collided = p;
+        else
+            sw_refs_keep(r, other, NULL);
     }
     ck_assert_msg(collided, "no key of %lld shares a slot", (long long)th_sweep_points(sw));
     sw_ref offered = {5, 0, 0};

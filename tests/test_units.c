@@ -149,20 +149,18 @@ START_TEST(test_check_size_not_finite) {
 END_TEST
 
 START_TEST(test_size_text) {
-    /* the largest binary unit the size is a whole number of, else bytes */
+    /* The largest binary unit the size is a whole number of, else bytes: 64 x 2^20; 1.5 MiB
+     * (not whole) = 1536 KiB; 3 x 2^10; 2^40; 2^50 (TiB is the largest unit); 1000 and 1.5 KiB
+     * are not multiples of 1024. */
     static const struct {
         double bytes;
         const char *text;
         int unit;
     } cases[] = {
-        {67108864.0, "64 MiB", 1},          /* 64 x 2^20 */
-        {1572864.0, "1536 KiB", 1},         /* 1.5 MiB: not whole */
-        {3072.0, "3 KiB", 1},               /* 3 x 2^10 */
-        {1099511627776.0, "1 TiB", 1},      /* 2^40 */
-        {1125899906842624.0, "1024 TiB", 1}, /* 2^50: TiB is the largest unit */
-        {1000.0, "1000 B", 0},              /* not a multiple of 1024 */
-        {1.0, "1 B", 0},
-        {1536.0, "1536 B", 0},              /* 1.5 KiB */
+        {67108864.0, "64 MiB", 1},   {1572864.0, "1536 KiB", 1},
+        {3072.0, "3 KiB", 1},        {1099511627776.0, "1 TiB", 1},
+        {1125899906842624.0, "1024 TiB", 1}, {1000.0, "1000 B", 0},
+        {1.0, "1 B", 0},             {1536.0, "1536 B", 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char buf[40];
