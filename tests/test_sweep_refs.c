@@ -41,6 +41,17 @@ static void *wait_for(void *arg) {
     return NULL;
 }
 
+/* Starts a thread looking up point's references, then lets it run for `ms`. */
+static void start_waiter(waiter *w, pthread_t *t, sw_refs *r, const th_sweep *sw, int64_t point,
+                         long ms) {
+    *w = (waiter){.refs = r, .slot = -2};
+    atomic_init(&w->returned, 0);
+    digits_of(sw, point, w->digits);
+    ck_assert_int_eq(pthread_create(t, NULL, wait_for, w), 0);
+    struct timespec pause = {0, ms * 1000000L};
+    nanosleep(&pause, NULL);
+}
+
 START_TEST(second_worker_waits_for_the_first) {
     th_sweep *sw = spec();
     sw_refs *r = sw_refs_create(sw);
@@ -50,13 +61,9 @@ START_TEST(second_worker_waits_for_the_first) {
     digits_of(sw, 0, d);                                /* 1 MiB, 1 chunk, baseline */
     ck_assert_int_eq(sw_refs_find(r, d, &v, &slot), 0); /* not known: this worker computes it */
     ck_assert_int_ge(slot, 0);
-    waiter w = {.refs = r, .slot = -2};
-    atomic_init(&w.returned, 0);
-    digits_of(sw, 1, w.digits); /* the same size and chunks, themis: the same key */
+    waiter w;
     pthread_t t;
-    ck_assert_int_eq(pthread_create(&t, NULL, wait_for, &w), 0);
-    struct timespec pause = {0, 50000000L};
-    nanosleep(&pause, NULL);
+    start_waiter(&w, &t, r, sw, 1, 50); /* the same size and chunks, themis: the same key */
     ck_assert_msg(!atomic_load(&w.returned), "the second worker did not wait for the first");
     sw_ref got = {123.5, 7, 9};
     sw_refs_keep(r, slot, &got);
@@ -79,13 +86,9 @@ START_TEST(failure_releases_the_slot) {
     int slot;
     digits_of(sw, 2, d);
     ck_assert_int_eq(sw_refs_find(r, d, &v, &slot), 0);
-    waiter w = {.refs = r, .slot = -2};
-    atomic_init(&w.returned, 0);
-    digits_of(sw, 3, w.digits);
+    waiter w;
     pthread_t t;
-    ck_assert_int_eq(pthread_create(&t, NULL, wait_for, &w), 0);
-    struct timespec pause = {0, 20000000L};
-    nanosleep(&pause, NULL);
+    start_waiter(&w, &t, r, sw, 3, 20);
     sw_refs_keep(r, slot, NULL); /* the first worker failed (or was stopped) */
     pthread_join(t, NULL);
     ck_assert_int_eq(w.found, 0); /* the waiter computes it itself, in the same slot */
