@@ -12,6 +12,7 @@
 #include "themis/buf.h"
 #include "themis/emulate.h"
 #include "themis/report.h"
+#include "themis/run.h"
 #include "themis/workload.h"
 
 /* The parallelisms themis replays (the header line's keyword). */
@@ -170,6 +171,32 @@ typedef struct th_a1_report {
     const th_a1_row *rows;
     int nrows;
 } th_a1_report;
+
+/* The replay's options as `themis train` and the API set them: chunks (0: the system's
+ * run.chunks, TH_EINPUT when it has none), passes (0: 1), the scales (the tag's behaviour from
+ * the system's version), the system's LIFO, the alpha-beta load model. */
+int th_a1_replay_opts_for(const th_system *sys, const th_run_defaults *def, int64_t chunks,
+                          int passes, const th_a1_scale *scale, th_a1_replay_opts *opts,
+                          th_error *err);
+
+/* What th_a1_replay_pairs tells as it goes: row(ctx, pair) before each row asked for, then
+ * that row's events to trace(ctx, ...) (trace NULL: none). */
+typedef struct th_a1_pairs_hooks {
+    void (*row)(void *ctx, th_policy policy, th_intra intra);
+    th_train_trace_fn trace;
+    void *ctx;
+} th_a1_pairs_hooks;
+
+/* Replays wl for every pair asked (policy baseline or themis, intra fifo or scf; -1: each)
+ * in the order baseline-fifo, baseline-scf, themis-fifo, themis-scf, and baseline + fifo for
+ * the speedups when it was not asked: rows[0 .. *nshown) the asked ones, rows[*nshown] the
+ * reference when not asked; *nrows rows to free with th_a1_rows_free, whatever the result.
+ * opts gives chunks, passes, model, lifo, scales and stop (its pair is overwritten); h may be
+ * NULL. TH_EINPUT for a policy the replay does not have. */
+int th_a1_replay_pairs(const th_system *sys, const th_a1_workload *wl, const char *source,
+                       th_a1_replay_opts *opts, int policy, int intra, const th_a1_pairs_hooks *h,
+                       th_a1_row rows[4], int *nrows, int *nshown, th_error *err);
+void th_a1_rows_free(th_a1_row *rows, int n);
 
 /* The rows as a table, JSON, CSV or JSON lines (docs/WORKLOADS.md). */
 int th_a1_report_write(FILE *out, th_format format, const th_a1_report *rep, th_error *err);
