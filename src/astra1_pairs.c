@@ -29,7 +29,7 @@ int th_a1_replay_pairs(const th_system *sys, const th_a1_workload *wl, const cha
     *nrows = *nshown = 0;
     if (policy >= 0 && policy != TH_POLICY_BASELINE && policy != TH_POLICY_THEMIS)
         return th_error_set(err, TH_EINPUT,
-                            "-p %s: ASTRA-sim 1.0's replay takes baseline or themis (its "
+                            "policy %s: ASTRA-sim 1.0's replay takes baseline or themis (its "
                             "localBWAware and OfflineGreedy)",
                             th_policy_name((th_policy)policy));
     /* the asked pairs in order, then baseline + fifo when it was not asked */

@@ -1315,7 +1315,7 @@ START_TEST(cli_train_preset) {
     }
     test_csv_free(&c);
     test_rm_dir(dir);
-    test_bad("-p roundrobin: ASTRA-sim 1.0's replay takes baseline or themis",
+    test_bad("policy roundrobin: ASTRA-sim 1.0's replay takes baseline or themis",
              "train %s -s %s -p roundrobin", test_dpath("astra1/data2_ar.txt"),
              test_dpath("astra1/sw4.json"));
     test_bad("has no run.chunks (preferred-dataset-splits): give -n N", "train %s -s %s",

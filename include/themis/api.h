@@ -18,7 +18,9 @@
  *              load_model, bound and ideal_lat (true/false; --ideal-lat)
  *   "train"    workload (required), system, policy, intra, priority,        themis train -f json
  *              iterations, batch, chunks, chunking, bucket, load_model,
- *              ideal_lat (true/false; --ideal-lat)
+ *              ideal_lat (true/false; --ideal-lat); a workload file in
+ *              ASTRA-sim 1.0's text format also comm_scale, compute_scale,
+ *              passes (its --comm-scale, --compute-scale, --passes)
  *   "sweep"    spec (required: file or object), jobs (threads; default      {"name", "points",
  *              every core), shard ("K/N"), base_dir (where an object         "rows"}
  *              spec's relative paths start; default ".")

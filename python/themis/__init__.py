@@ -61,15 +61,19 @@ def run(system=None, collective=None, size=None, chunks=None, policy=None, intra
 
 def train(workload, system=None, policy=None, intra=None, priority=None, iterations=None,
           batch=None, chunks=None, chunking=None, bucket=None, load_model=None,
-          ideal_lat=False):
+          ideal_lat=False, comm_scale=None, compute_scale=None, passes=None):
     """`themis train -f json`: training iterations of a workload (a file or a dict) on a
     system; policy also takes "themis-global" and "ideal", priority "fifo", "lifo" or
     "layer"; iterations 2 to 1000; batch: samples per NPU; chunks per collective; chunking
     "capped" or "astra"; bucket: DDP bucket bytes (or "25MiB"), "on" or "off"; ideal_lat: add
-    speedup_vs_ideal_lat (against the ideal network with every latency floor)."""
+    speedup_vs_ideal_lat (against the ideal network with every latency floor). A file in
+    ASTRA-sim 1.0's text format (told by content) replays ASTRA-sim 1.0's state machine on an
+    astra-sim-1.0 system (comm_scale, compute_scale, passes as its --comm-scale,
+    --compute-scale, --num-passes) and is converted for our replay on any other."""
     req = _request(workload=_source(workload), system=_source(system), policy=policy,
                    intra=intra, priority=priority, iterations=iterations, batch=batch,
-                   chunks=chunks, chunking=chunking, bucket=bucket, load_model=load_model)
+                   chunks=chunks, chunking=chunking, bucket=bucket, load_model=load_model,
+                   comm_scale=comm_scale, compute_scale=compute_scale, passes=passes)
     if ideal_lat:
         req["ideal_lat"] = True
     return json.loads(call("train", req))

@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 import themis
 from themis import _lib
 
@@ -68,3 +70,43 @@ def test_ideal_lat():
                         chunks=8, ideal_lat=True) == r
     assert "speedup_vs_ideal_lat" not in themis.train(
         "models/workloads/resnet50.json", policy="themis", intra="scf")["results"][0]
+
+
+def test_astra_sim_1_0_text_workloads():
+    # Under the astra-sim-1.0 preset, ASTRA-sim 1.0's replay: layer 0's All-Reduce of 1 MiB
+    # (29294 ns in one chunk) is issued at 5004 ns, so every pair ends at 34298 ns, and two
+    # passes at 68596 (test_astra1_workload.c, cli_train_preset, derives these).
+    wl, sys = "tests/data/astra1/data2_ar.txt", "tests/data/astra1/sw4.json"
+    r = same_as_cli({"workload": wl, "system": sys}, [wl, "-s", sys])
+    assert [x["total_us"] for x in r["results"]] == [34.298] * 4
+    r = same_as_cli({"workload": wl, "system": sys, "passes": 2, "policy": "themis",
+                     "intra": "scf", "chunks": 1},
+                    [wl, "-s", sys, "--passes", "2", "-p", "themis", "-q", "scf", "-n", "1"])
+    assert len(r["results"]) == 1
+    assert r["results"][0]["total_us"] == 68.596
+    assert r["results"][0]["iteration_us"] == 34.298
+    # On our model, converted and replayed with our semantics: computes of 1000 ns around an
+    # All-Reduce of 1e6 bytes on the ring of 4 (2 (3 x 10 + 1e6 x 3 / 400) = 15060 ns), so a
+    # period of 2000 + 15060 ns; compute_scale 2 makes it 4000 + 15060 (cli_train_text).
+    wl, sys = "tests/data/astra1/data1.txt", "tests/data/cli_ring4.json"
+    r = same_as_cli({"workload": wl, "system": sys, "policy": "baseline", "intra": "fifo",
+                     "chunks": 1, "compute_scale": 2},
+                    [wl, "-s", sys, "-p", "baseline", "-q", "fifo", "-n", "1",
+                     "--compute-scale", "2"])
+    assert r["results"][0]["iteration_us"] == 19.06
+    r = themis.train(wl, sys, policy="baseline", intra="fifo", chunks=1)
+    assert r["results"][0]["iteration_us"] == 17.06
+
+
+def test_astra_sim_1_0_options_refused_where_they_do_not_apply():
+    with pytest.raises(themis.Error, match="comm_scale, compute_scale and passes are for "
+                       "ASTRA-sim 1.0 text workloads"):
+        themis.train("models/workloads/resnet50.json", passes=2)
+    with pytest.raises(themis.Error, match="bucket, chunking and ideal_lat are for our replay"):
+        themis.train("tests/data/astra1/data2_ar.txt", "tests/data/astra1/sw4.json",
+                     bucket="on")
+    with pytest.raises(themis.Error, match="passes: ASTRA-sim 1.0's passes replay under"):
+        themis.train("tests/data/astra1/data1.txt", "tests/data/cli_ring4.json", passes=2)
+    with pytest.raises(themis.Error, match="policy roundrobin: ASTRA-sim 1.0's replay takes"):
+        themis.train("tests/data/astra1/data2_ar.txt", "tests/data/astra1/sw4.json",
+                     policy="roundrobin")
