@@ -46,6 +46,24 @@ static int enqueue(th_emu *r, uint32_t id, uint32_t c, int stage) {
                : dim;
 }
 
+/* th_cost_astra_phase on dim d, remembered for the phases met since the reset (a collective
+ * meets a few distinct ones per dim; fmod-heavy integer arithmetic each time otherwise). */
+static void phase_cost(th_emu *r, int d, th_algorithm alg, th_op op, double m, double *time,
+                       double *bytes) {
+    emu_phase_cost *c = r->phase_cost[d];
+    int n = r->nphase_cost[d];
+    for (int i = 0; i < n; i++)
+        if (c[i].m == m && c[i].op == (int)op && c[i].alg == (int)alg) {
+            *time = c[i].time, *bytes = c[i].bytes;
+            return;
+        }
+    th_cost_astra_phase(r->sys, &r->sys->dims[d], alg, op, m, time, bytes);
+    if (n < EMU_PHASE_COSTS) {
+        c[n] = (emu_phase_cost){m, *time, *bytes, (int)alg, (int)op};
+        r->nphase_cost[d] = n + 1;
+    }
+}
+
 /* Dim d takes the phase at the head of its list and runs it from now; -1 when its time is
  * refused (emu_begin). */
 static int start(th_emu *r, int d) {
@@ -56,8 +74,7 @@ static int start(th_emu *r, int d) {
     double m;
     th_plan_stage(cr->plan, e.chunk, stage, &dim, &op, &m);
     double time, bytes;
-    th_cost_astra_phase(r->sys, &r->sys->dims[d], th_astra_algorithm(r->sys, cr->plan->type, d), op,
-                        m, &time, &bytes);
+    phase_cost(r, d, th_astra_algorithm(r->sys, cr->plan->type, d), op, m, &time, &bytes);
     return emu_begin(r, d, e, stage, op, m, time, bytes);
 }
 

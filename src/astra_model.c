@@ -136,9 +136,10 @@ th_algorithm th_astra_algorithm(const th_system *sys, th_coll_type type, int k) 
                                           : sys->dims[k].algorithm;
 }
 
-/* floor(a / b) for integers a, b < 2^53, exactly. */
+/* floor(a / b) for integers 0 <= a <= 2^53 and 0 < b < 2^53, exactly (an integer division:
+ * several per phase, where fmod cost more than the rest of the phase). */
 static double idiv(double a, double b) {
-    return (a - fmod(a, b)) / b;
+    return (double)((int64_t)a / (int64_t)b);
 }
 
 static int check(const th_system *sys, const th_collective *coll, th_error *err) {

@@ -182,6 +182,7 @@ void th_emu_reset(th_emu *emu, const th_system *sys, th_intra intra, th_priority
         emu->q[d].n = emu->q[d].head = 0;
         if (emu->sq[d].nb) emu_queue_clear(&emu->sq[d]);
         emu->srv[d].busy = 0;
+        emu->nphase_cost[d] = 0;
         const th_dim *dd = &sys->dims[d];
         double p = (double)dd->npus;
         emu->cost[d] = (emu_cost){dd->latency * th_cost_hops(dd->topology, dd->algorithm, dd->npus),

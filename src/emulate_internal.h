@@ -71,6 +71,14 @@ typedef struct emu_coll {
     double prio; /* astra-sim-1.0: priority among collectives (FIFO queues: higher first) */
 } emu_coll;
 
+/* The ASTRA-sim preset's phase costs met since the reset on one dim (astra_emulate.c): a
+ * phase's time and bytes depend only on its dim, algorithm, operation and input size. */
+#define EMU_PHASE_COSTS 8
+typedef struct emu_phase_cost {
+    double m, time, bytes;
+    int alg, op;
+} emu_phase_cost;
+
 /* What a dimension is running now. */
 typedef struct emu_server {
     int busy;
@@ -134,6 +142,8 @@ struct th_emu {
     double bad_dur;         /* that stage time, ns */
     emu_fast *fast;         /* the clean model's run buffers, made at its first run */
     double prio_counter;    /* astra-sim-1.0: the next collective's priority */
+    emu_phase_cost phase_cost[TH_MAX_DIMS][EMU_PHASE_COSTS]; /* the ASTRA-sim preset's */
+    int nphase_cost[TH_MAX_DIMS];                            /* entries in use, since the reset */
 };
 
 /* The ASTRA-sim preset's rules (astra_emulate.c). */
