@@ -136,10 +136,12 @@ th_algorithm th_astra_algorithm(const th_system *sys, th_coll_type type, int k) 
                                           : sys->dims[k].algorithm;
 }
 
-/* floor(a / b) for integers 0 <= a <= 2^53 and 0 < b < 2^53, exactly (an integer division:
- * several per phase, where fmod cost more than the rest of the phase). */
+/* floor(a / b) for integers a >= 0, b > 0, exactly: an integer division up to 2^53 (byte
+ * counts, several per phase, where fmod cost more than the rest of the phase), fmod beyond
+ * (a Themis load gap can pass 2^63, which no integer holds). */
 static double idiv(double a, double b) {
-    return (double)((int64_t)a / (int64_t)b);
+    if (a <= 9007199254740992.0) return (double)((int64_t)a / (int64_t)b);
+    return (a - fmod(a, b)) / b;
 }
 
 static int check(const th_system *sys, const th_collective *coll, th_error *err) {

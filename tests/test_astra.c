@@ -95,6 +95,32 @@ START_TEST(vectors_3d) {
 }
 END_TEST
 
+/* A Themis load gap past 2^63 (no integer holds it) still compares as the large number it is.
+ * All-Gather of 2^53 bytes in 2 chunks (2^52 each) on three switches of 2 NPUs at 1, 1000 and
+ * 1 GB/s (B0 = 1). Chunk 0: loads 0, gap 0: fallback, index order; its loads land reversed
+ * (AG): load[2] += 2^52 / 2^20 = 2^32, s = 2^53; load[1] += 2^33 / 1000; s = 2^54; load[0] +=
+ * 2^34. Chunk 1: sorted (1, 2, 0), reversed (0, 2, 1); gap = floor((2^34 - 2^33 / 1000) x
+ * 1000 / 1 x 2^20) ~ 1.8e19, halved twice ~ 4.5e18 >= floor(2^52 / 16): order (0, 2, 1), not
+ * the fallback's (0, 1, 2). */
+START_TEST(astra_themis_huge_gap) {
+    const char *json = "{\"name\": \"gap\", \"model\": \"astra-sim\", \"endpoint_ns\": 10, "
+                       "\"local_mem_GBps\": 1600, \"dims\": ["
+                       "{\"topology\": \"switch\", \"npus\": 2, \"bw_GBps\": 1, \"latency_ns\": 1},"
+                       "{\"topology\": \"switch\", \"npus\": 2, \"bw_GBps\": 1000, \"latency_ns\": 1},"
+                       "{\"topology\": \"switch\", \"npus\": 2, \"bw_GBps\": 1, \"latency_ns\": 1}]}";
+    th_system s;
+    th_error err = {0};
+    ck_assert_int_eq(th_system_parse(json, strlen(json), "gap", &s, &err), TH_OK);
+    th_plan *p = th_plan_create();
+    th_collective c = {TH_COLL_ALLGATHER, 9007199254740992.0, 2, 0};
+    ck_assert_int_eq(th_sched_plan(p, &s, &c, TH_POLICY_THEMIS, TH_LOAD_ALPHA_BETA, &err), TH_OK);
+    const uint8_t *o0 = th_plan_order(p, 0), *o1 = th_plan_order(p, 1);
+    ck_assert(o0[0] == 0 && o0[1] == 1 && o0[2] == 2);
+    ck_assert(o1[0] == 0 && o1[1] == 2 && o1[2] == 1);
+    th_plan_free(p);
+}
+END_TEST
+
 START_TEST(astra_themis_orders) {
     th_system s = load("astra_3d.json");
     th_plan *p = th_plan_create();
@@ -852,6 +878,7 @@ Suite *astra_suite(void) {
     Suite *s = suite_create("astra");
     TCase *tc = tcase_create("preset");
     tcase_add_test(tc, phase_costs);
+    tcase_add_test(tc, astra_themis_huge_gap);
     tcase_add_test(tc, rt_template);
     tcase_add_test(tc, single_chunk_2d);
     tcase_add_test(tc, vectors_2d);
