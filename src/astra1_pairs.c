@@ -50,10 +50,10 @@ int th_a1_replay_pairs(const th_system *sys, const th_a1_workload *wl, const cha
     for (int k = 0; k < n && rc == TH_OK; k++) {
         int i = k == 0 ? ref : k - (k <= ref);
         o->policy = rows[i].policy, o->intra = rows[i].intra;
-        int traced = h && h->trace && i < *nshown;
-        if (traced && h->row) h->row(h->ctx, rows[i].policy, rows[i].intra);
-        rc = th_a1_replay_trace(sys, wl, source, o, traced ? h->trace : NULL,
-                                traced ? h->ctx : NULL, &rows[i].res, err);
+        int shown = h && i < *nshown; /* the reference, when not asked, is not told */
+        if (shown && h->row) h->row(h->ctx, rows[i].policy, rows[i].intra);
+        rc = th_a1_replay_trace(sys, wl, source, o, shown ? h->trace : NULL, shown ? h->ctx : NULL,
+                                &rows[i].res, err);
         if (rc == TH_OK) {
             const double *e = rows[i].res.pass_end;
             int P = rows[i].res.passes;

@@ -103,11 +103,12 @@ END_TEST
  * 1000 / 1 x 2^20) ~ 1.8e19, halved twice ~ 4.5e18 >= floor(2^52 / 16): order (0, 2, 1), not
  * the fallback's (0, 1, 2). */
 START_TEST(astra_themis_huge_gap) {
-    const char *json = "{\"name\": \"gap\", \"model\": \"astra-sim\", \"endpoint_ns\": 10, "
-                       "\"local_mem_GBps\": 1600, \"dims\": ["
-                       "{\"topology\": \"switch\", \"npus\": 2, \"bw_GBps\": 1, \"latency_ns\": 1},"
-                       "{\"topology\": \"switch\", \"npus\": 2, \"bw_GBps\": 1000, \"latency_ns\": 1},"
-                       "{\"topology\": \"switch\", \"npus\": 2, \"bw_GBps\": 1, \"latency_ns\": 1}]}";
+    const char *json =
+        "{\"name\": \"gap\", \"model\": \"astra-sim\", \"endpoint_ns\": 10, "
+        "\"local_mem_GBps\": 1600, \"dims\": ["
+        "{\"topology\": \"switch\", \"npus\": 2, \"bw_GBps\": 1, \"latency_ns\": 1},"
+        "{\"topology\": \"switch\", \"npus\": 2, \"bw_GBps\": 1000, \"latency_ns\": 1},"
+        "{\"topology\": \"switch\", \"npus\": 2, \"bw_GBps\": 1, \"latency_ns\": 1}]}";
     th_system s;
     th_error err = {0};
     ck_assert_int_eq(th_system_parse(json, strlen(json), "gap", &s, &err), TH_OK);
