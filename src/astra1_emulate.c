@@ -197,4 +197,4 @@ int th_astra1_ending_lags(const th_emu *emu, double *lo, double *hi) {
     return n;
 }
 
-const emu_model emu_astra1_model = {.issue = issue, .step = step};
+const emu_model astra1_emu = {.issue = issue, .step = step};

@@ -459,6 +459,6 @@ int th_astra1_plan(th_plan *plan, const th_system *sys, const th_collective *col
 static const th_plan_model lbw_model = {check, shape_lbw, themis, stage_lbw};
 static const th_plan_model flat_model = {check, shape_flat, themis, stage_flat};
 
-const th_plan_model *sched_astra1_model(const th_system *sys) {
+const th_plan_model *astra1_planner(const th_system *sys) {
     return sys->a1.local_bw_aware ? &lbw_model : &flat_model;
 }

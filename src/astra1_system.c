@@ -235,5 +235,11 @@ static int dim(th_system *sys, int k, const char *src, th_error *err) {
 static const th_algorithm ring_only[] = {TH_ALG_RING, TH_ALG_RING, TH_ALG_RING};
 static const char *const no_keys[] = {NULL};
 
-const sys_model sys_astra1_model = {no_keys, ring_only, parse, validate, dim};
-const sys_ext sys_astra1_ext = {top_keys, dim_keys, parse_dim};
+const sys_model astra1_sys = {.keys = no_keys,
+                              .shared_keys = top_keys,
+                              .dim_keys = dim_keys,
+                              .algorithm = ring_only,
+                              .parse = parse,
+                              .validate = validate,
+                              .dim = dim,
+                              .parse_dim = parse_dim};

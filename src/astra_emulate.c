@@ -120,4 +120,4 @@ static int step(th_emu *emu, th_error *err) {
     return TH_OK;
 }
 
-const emu_model emu_astra_model = {.issue = issue, .step = step};
+const emu_model astra_emu = {.issue = issue, .step = step};

@@ -323,4 +323,4 @@ static void stage(const th_plan *plan, const uint8_t *o, int j, int *dim, th_op 
     *m = s;
 }
 
-const th_plan_model sched_astra_model = {check, shape, themis, stage};
+const th_plan_model astra_planner = {check, shape, themis, stage};

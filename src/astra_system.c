@@ -96,8 +96,6 @@ static int dim(th_system *sys, int k, const char *src, th_error *err) {
 
 static const th_algorithm ring_only[] = {TH_ALG_RING, TH_ALG_RING, TH_ALG_RING};
 
-const sys_model sys_astra_model = {keys, ring_only, parse, validate, dim};
-
 /* dims[k].reducescatter and .allgather: the algorithm a Reduce-Scatter and an All-Gather run on
  * the dim (ASTRA-sim's per-collective implementation lists); absent, the dim's algorithm. */
 static int parse_dim(const cJSON *d, int k, th_system *sys, const char *src, th_error *err) {
@@ -114,4 +112,11 @@ static int parse_dim(const cJSON *d, int k, th_system *sys, const char *src, th_
 
 static const char *const top_keys[] = {"collective_optimization", NULL};
 
-const sys_ext sys_astra_ext = {top_keys, alg_keys, parse_dim};
+const sys_model astra_sys = {.keys = keys,
+                             .shared_keys = top_keys,
+                             .dim_keys = alg_keys,
+                             .algorithm = ring_only,
+                             .parse = parse,
+                             .validate = validate,
+                             .dim = dim,
+                             .parse_dim = parse_dim};

@@ -3,9 +3,11 @@
 #include <float.h>
 #include <glpk.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "model.h"
 #include "themis/bound.h"
 
 /* One collective reduced to what the program needs, over the active dims 0 .. k-1. */
@@ -24,12 +26,9 @@ typedef struct problem {
 static int setup(problem *pr, const th_system *sys, const th_collective *coll, th_error *err) {
     memset(pr, 0, sizeof *pr);
     if (th_collective_validate(sys, coll, err)) return err->code;
-    if (sys->model != TH_MODEL_ANALYTICAL)
-        return th_error_set(err, TH_EINPUT,
-                            "system \"%s\": the bound holds for the analytical model only, not "
-                            "the %s preset (its integer sizes and queue rules are not in the "
-                            "program)",
-                            sys->name, th_model_name(sys->model));
+    char who[TH_NAME_MAX + 16];
+    snprintf(who, sizeof who, "system \"%s\"", sys->name);
+    if (th_model_require(sys, TH_CAP_BOUND, who, err)) return err->code;
     uint32_t mask = coll->dims_mask ? coll->dims_mask : 0xffffffffu;
     for (int d = 0; d < sys->ndims; d++)
         if (((mask >> d) & 1u) && sys->dims[d].npus > 1) {
@@ -255,7 +254,7 @@ int th_bound_supported(const th_system *sys, uint32_t dims_mask) {
     int k = 0;
     for (int d = 0; d < sys->ndims; d++)
         k += ((mask >> d) & 1u) && sys->dims[d].npus > 1;
-    return sys->model == TH_MODEL_ANALYTICAL && k <= TH_BOUND_MAX_DIMS;
+    return th_model_has(sys, TH_CAP_BOUND) && k <= TH_BOUND_MAX_DIMS;
 }
 
 void th_bound_mix_free(th_bound_mix *mix) {

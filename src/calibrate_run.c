@@ -6,6 +6,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "model.h"
 #include "report_internal.h"
 #include "themis/calibrate.h"
 #include "themis/cost.h"
@@ -66,11 +67,7 @@ static int the_dim(const th_cal_request *q, th_cal_result *r, th_cal_opts *fit, 
     }
     th_system sys;
     if (th_cal_system_read(q->system, &r->text, &r->len, &sys, err)) return err->code;
-    if (sys.model != TH_MODEL_ANALYTICAL)
-        return th_error_set(err, TH_EINPUT,
-                            "%s: a system under the %s preset: calibrate fits the analytical "
-                            "model (SPEC §3)",
-                            q->system, th_model_name(sys.model));
+    if (th_model_require(&sys, TH_CAP_CALIBRATE, q->system, err)) return err->code;
     if (r->dim < 0 && sys.ndims > 1)
         return th_error_set(err, TH_EINPUT, "%s has %d dims: give the one to update with --dim",
                             q->system, sys.ndims);
@@ -232,8 +229,7 @@ static cJSON *points_json(const th_cal_fit *f) {
     return a;
 }
 
-int th_cal_report_json(FILE *out, const th_cal_request *q, const th_cal_result *r,
-                       th_error *err) {
+int th_cal_report_json(FILE *out, const th_cal_request *q, const th_cal_result *r, th_error *err) {
     cJSON *root = cJSON_CreateObject();
     cJSON *sys = cJSON_Parse(r->out);
     if (!root || !sys || !cJSON_AddItemToObject(root, "dim", dim_json(q, r)) ||

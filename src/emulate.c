@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "emulate_internal.h"
+#include "model.h"
 #include "themis/str.h"
 
 const char *const th_intra_names[] = {"fifo", "scf", NULL};
@@ -111,14 +112,7 @@ static int step(th_emu *emu, th_error *err) {
 }
 
 /* Ours (SPEC §6). */
-static const emu_model clean_model = {.issue = issue, .step = step, .run = emu_fast_run};
-
-/* By th_model: each system's model is chosen once, at reset. */
-static const emu_model *const models[] = {
-    [TH_MODEL_ANALYTICAL] = &clean_model,
-    [TH_MODEL_ASTRA] = &emu_astra_model,
-    [TH_MODEL_ASTRA1] = &emu_astra1_model,
-};
+const emu_model emu_clean_model = {.issue = issue, .step = step, .run = emu_fast_run};
 
 int emu_begin(th_emu *r, int d, emu_entry e, int stage, th_op op, double m, double dur,
               double bytes) {
@@ -190,8 +184,9 @@ void th_emu_reset(th_emu *emu, const th_system *sys, th_intra intra, th_priority
     }
     emu->ncolls = emu->nrecs = emu->nfree = 0;
     emu->sys = sys;
-    /* an unknown model gets no plan (th_collective_validate), so ours never runs one */
-    emu->model = (unsigned)sys->model < TH_MODEL_COUNT ? models[sys->model] : &clean_model;
+    /* chosen once per reset; an unknown model gets no plan (th_collective_validate), so the
+     * analytical model th_model_of gives it never runs one */
+    emu->model = th_model_of(sys)->emu;
     emu->scf = intra == TH_INTRA_SCF;
     emu->prio = prio;
     emu->key = 0;

@@ -146,11 +146,8 @@ struct th_emu {
     int nphase_cost[TH_MAX_DIMS];                            /* entries in use, since the reset */
 };
 
-/* The ASTRA-sim preset's rules (astra_emulate.c). */
-extern const emu_model emu_astra_model;
-
-/* The ASTRA-sim 1.0 preset's rules (astra1_emulate.c). */
-extern const emu_model emu_astra1_model;
+/* The analytical model's rules (emulate.c). */
+extern const emu_model emu_clean_model;
 
 /* Adds collective `plan` issued at t as the next id (*k), every chunk at its stage 0, and
  * moves now to t; its stages are the caller's to queue. */

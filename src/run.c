@@ -2,8 +2,8 @@
  * with every speedup measured against baseline+fifo on the same collective. */
 #include <stdlib.h>
 
+#include "model.h"
 #include "themis/bound.h"
-#include "themis/astra1.h"
 #include "themis/run.h"
 
 struct th_runner {
@@ -73,19 +73,20 @@ int th_run_eval(th_runner *r, const th_system *sys, const th_collective *coll, t
         return eval_lp(r, sys, coll, pair.intra, trace, trace_ctx, res, err);
     if (th_sched_plan(r->plan, sys, coll, pair.policy, model, err)) return err->code;
     if (th_emu_run(r->emu, sys, r->plan, pair.intra, trace, trace_ctx, res, err)) return err->code;
-    /* ASTRA-sim 1.0 reports a single collective as its MICRO workload does */
-    if (sys->model == TH_MODEL_ASTRA1) th_astra1_micro(sys, coll->type, coll->size, res);
+    /* a preset reports a single collective as the simulator it reproduces does */
+    const th_model_ops *m = th_model_of(sys);
+    if (m->finish) m->finish(sys, coll->type, coll->size, res);
     return TH_OK;
 }
 
 int th_run_pairs(const th_system *sys, uint32_t dims_mask, int policy, int intra, th_pair *pairs) {
+    const th_model_ops *m = th_model_of(sys);
     int n = 0;
     for (int p = 0; p <= TH_POLICY_LAST_SINGLE; p++)
         for (int q = 0; q < 2; q++) {
             if (p == TH_POLICY_LP && policy < 0 && !th_bound_supported(sys, dims_mask)) continue;
-            /* all: roundrobin where the astra-sim-1.0 preset reproduces it */
-            if (p == TH_POLICY_ROUNDROBIN && policy < 0 && !th_astra1_roundrobin_ok(sys, dims_mask))
-                continue;
+            /* all: the policies the model reproduces on these dims */
+            if (policy < 0 && m->lists && !m->lists(sys, (th_policy)p, dims_mask)) continue;
             if ((policy < 0 || policy == p) && (intra < 0 || intra == q))
                 pairs[n++] = (th_pair){(th_policy)p, (th_intra)q};
         }
@@ -118,9 +119,5 @@ int th_run_compare(th_runner *r, const th_system *sys, const th_collective *coll
 }
 
 int th_run_check_ideal_lat(const th_system *sys, th_error *err) {
-    if (sys->model == TH_MODEL_ANALYTICAL) return TH_OK;
-    return th_error_set(err, TH_EINPUT,
-                        "--ideal-lat: the latency floor is the analytical model's stage latency "
-                        "(SPEC §3), and this system uses the %s preset",
-                        th_model_name(sys->model));
+    return th_model_require(sys, TH_CAP_IDEAL_LAT, NULL, err);
 }

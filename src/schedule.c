@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model.h"
 #include "schedule_internal.h"
 #include "themis/str.h"
 #include "themis/units.h"
@@ -62,7 +63,7 @@ void th_plan_free(th_plan *plan) {
 static const th_plan_model *model_of(const th_system *sys);
 
 int th_collective_validate(const th_system *sys, const th_collective *coll, th_error *err) {
-    if ((unsigned)sys->model >= TH_MODEL_COUNT)
+    if (!th_model_get(sys->model))
         return th_error_set(err, TH_EINPUT, "system \"%s\": unknown model %d", sys->name,
                             (int)sys->model);
     if ((unsigned)coll->type > TH_COLL_ALLTOALL)
@@ -89,8 +90,8 @@ int th_collective_validate(const th_system *sys, const th_collective *coll, th_e
 }
 
 /* Sorts dims by load (ascending, or descending when `desc`), ties lower index first. */
-static inline __attribute__((always_inline)) void sort_by_load(int *dims, int n,
-                                                              const double *load, int desc) {
+static inline __attribute__((always_inline)) void sort_by_load(int *dims, int n, const double *load,
+                                                               int desc) {
     for (int i = 1; i < n; i++) {
         int d = dims[i], j = i - 1;
         while (j >= 0) {
@@ -156,7 +157,7 @@ static void plan_themis(th_plan *plan, const th_system *sys, th_load_model model
     for (int64_t i = 0; i < plan->chunks; i++) {
         int ord[TH_MAX_DIMS];
         memcpy(ord, plan->active, sizeof ord); /* a constant size: no call */
-        if (ag) /* each direction compiled apart */
+        if (ag)                                /* each direction compiled apart */
             sort_by_load(ord, n, load, 1);
         else
             sort_by_load(ord, n, load, 0);
@@ -258,10 +259,7 @@ static int plan_with(th_plan *plan, const th_system *sys, const th_collective *c
         base[j] = plan->active[desc ? n - 1 - j : j];
 
     if (policy == TH_POLICY_LP && coll->type != TH_COLL_ALLTOALL) {
-        if (sys->model != TH_MODEL_ANALYTICAL)
-            return th_error_set(err, TH_EINPUT,
-                                "policy lp: the analytical model only, not the %s preset",
-                                th_model_name(sys->model));
+        if (th_model_require(sys, TH_CAP_LP, NULL, err)) return err->code;
         return sched_plan_lp(plan, sys, coll, seq, err);
     }
     int themis = policy == TH_POLICY_THEMIS || policy == TH_POLICY_THEMIS_GLOBAL;
@@ -320,17 +318,10 @@ static int check(const th_system *sys, const th_collective *coll, th_error *err)
     return TH_OK;
 }
 
-static const th_plan_model clean_model = {check, shape, plan_themis, stage};
-
-/* The planner of each th_model. */
-static const th_plan_model *const models[] = {
-    [TH_MODEL_ANALYTICAL] = &clean_model,
-    [TH_MODEL_ASTRA] = &sched_astra_model,
-};
+const th_plan_model sched_clean_model = {check, shape, plan_themis, stage};
 
 static const th_plan_model *model_of(const th_system *sys) {
-    if (sys->model == TH_MODEL_ASTRA1) return sched_astra1_model(sys); /* two phase lists */
-    return models[sys->model];
+    return th_model_of(sys)->planner(sys);
 }
 
 void th_plan_stage(const th_plan *plan, int64_t chunk, int j, int *dim, th_op *op, double *m) {

@@ -24,11 +24,7 @@ struct th_plan_model {
 int sched_plan_lp(th_plan *plan, const th_system *sys, const th_collective *coll, int seq,
                   th_error *err);
 
-/* The ASTRA-sim preset's planner (astra_model.c). */
-extern const th_plan_model sched_astra_model;
-
-/* The ASTRA-sim 1.0 preset's planner for a system (astra1_model.c): its collective-optimization
- * picks the phase list. */
-const th_plan_model *sched_astra1_model(const th_system *sys);
+/* The analytical model's planner (schedule.c). */
+extern const th_plan_model sched_clean_model;
 
 #endif

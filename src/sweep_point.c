@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model.h"
 #include "sweep_internal.h"
 #include "themis/bound.h"
 #include "themis/cost.h"
@@ -99,10 +100,7 @@ int sw_apply(const th_sweep *sw, const int64_t *digits, int64_t point, sw_point 
     }
     th_error e;
     int rc = structural ? th_system_validate(&pt->sys, pt->sys.name, &e) : TH_OK;
-    if (rc == TH_OK && sw->train && pt->sys.model == TH_MODEL_ASTRA)
-        rc = th_error_set(&e, TH_EINPUT, "the astra-sim preset does not replay workloads");
-    if (rc == TH_OK && sw->train && pt->sys.model == TH_MODEL_ASTRA1)
-        rc = th_error_set(&e, TH_EINPUT, "the astra-sim-1.0 preset does not replay workloads here");
+    if (rc == TH_OK && sw->train) rc = th_model_require(&pt->sys, TH_CAP_TRAIN, NULL, &e);
     if (rc == TH_OK && sw->train)
         rc = th_workload_check(pt->wl, &pt->sys, pt->wl->name, &e);
     else if (rc == TH_OK)

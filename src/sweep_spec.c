@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "model.h"
 #include "sweep_internal.h"
 #include "themis/report.h"
 #include "themis/str.h"
@@ -411,11 +412,12 @@ static int parse_axis(th_sweep *sw, ax *a, const cJSON *j, const char *src, th_e
     return TH_OK;
 }
 
-static int any_astra(const th_sweep *sw) {
-    if (sw->base.model != TH_MODEL_ANALYTICAL) return 1;
+/* The first of the sweep's systems whose model lacks cap, or NULL. */
+static const th_system *lacking(const th_sweep *sw, unsigned cap) {
+    if (!th_model_has(&sw->base, cap)) return &sw->base;
     for (int i = 0; i < sw->nsystems; i++)
-        if (sw->systems[i].model != TH_MODEL_ANALYTICAL) return 1;
-    return 0;
+        if (!th_model_has(&sw->systems[i], cap)) return &sw->systems[i];
+    return NULL;
 }
 
 /* Assigns axes to groups: a zip group is one group; every other axis is its own. */
@@ -476,8 +478,8 @@ static int parse_zip(th_sweep *sw, const cJSON *zip, const char *src, th_error *
         if (k == AX_SYSTEM || k == AX_DIM_FIELD || k == AX_REDUCE || k == AX_DIMS ||
             k == AX_WORKLOAD)
             sw->groups[g].structural = 1;
-        /* Under the astra-sim preset the collective's type and chunk size can be invalid. */
-        if ((k == AX_TYPE || k == AX_SIZE || k == AX_CHUNKS) && any_astra(sw))
+        /* Under a preset the collective's type and chunk size can be invalid. */
+        if ((k == AX_TYPE || k == AX_SIZE || k == AX_CHUNKS) && lacking(sw, TH_CAP_ANY_COLL))
             sw->groups[g].structural = 1;
         if (k != AX_POLICY && k != AX_INTRA && k != AX_LOAD_MODEL) sw->groups[g].baseline_key = 1;
     }
@@ -553,11 +555,12 @@ static int check_train(th_sweep *sw, const cJSON *root, th_error *err) {
                             "%s: collective: a workload sweep takes its "
                             "collectives from the workload",
                             src);
-    if (!sw->train && sw->ideal_lat && any_astra(sw))
+    const th_system *floorless = sw->train || !sw->ideal_lat ? NULL : lacking(sw, TH_CAP_IDEAL_LAT);
+    if (floorless)
         return th_error_set(err, TH_EINPUT,
                             "%s: ideal_latency: the latency floor is the analytical model's "
-                            "(SPEC §3), not the astra-sim preset's",
-                            src);
+                            "(SPEC §3), not the %s preset's",
+                            src, th_model_of(floorless)->name);
     if (!sw->train && sw->issued)
         return th_error_set(err, TH_EINPUT, "%s: %s: only for workload sweeps", src,
                             sw->chunking_set ? "chunking" : "bucket");

@@ -9,28 +9,13 @@
 #include <cjson/cJSON.h>
 
 #include "json.h"
+#include "model.h"
 #include "system_internal.h"
 #include "themis/str.h"
 
 static const char *const top_keys[] = {"name",           "description", "dims",
                                        "reduce_GBps",    "model",       "endpoint_ns",
                                        "local_mem_GBps", "run",         NULL};
-static const char *const model_names[] = {"analytical", "astra-sim", "astra-sim-1.0", NULL};
-static const sys_model analytical_model;
-
-/* The system rules of each th_model. */
-static const sys_model *const models[] = {
-    [TH_MODEL_ANALYTICAL] = &analytical_model,
-    [TH_MODEL_ASTRA] = &sys_astra_model,
-    [TH_MODEL_ASTRA1] = &sys_astra1_model,
-};
-/* A model's own top-level and dim fields, by th_model (NULL: none). */
-static const sys_ext *const exts[] = {
-    [TH_MODEL_ASTRA] = &sys_astra_ext,
-    [TH_MODEL_ASTRA1] = &sys_astra1_ext,
-};
-#define NEXTS ((int)(sizeof exts / sizeof *exts))
-
 /* Appends the NULL-ended list `more` to `base` into out (at most n - 1 names), NULL-ended. */
 static const char *const *join_keys(const char *const *base, const char *const *more,
                                     const char **out, int n) {
@@ -46,10 +31,6 @@ static const char *const dim_keys[] = {"name",       "topology",  "npus",       
                                        "latency_ns", "algorithm", "efficiency", NULL};
 const char *const th_topology_names[] = {"ring", "fc", "switch", NULL};
 const char *const th_algorithm_names[] = {"ring", "direct", "rhd", NULL};
-
-const char *th_model_name(th_model m) {
-    return (unsigned)m < TH_MODEL_COUNT ? model_names[m] : "?";
-}
 
 const char *th_topology_name(th_topology t) {
     return (unsigned)t < 3 ? th_topology_names[t] : "?";
@@ -73,13 +54,13 @@ int th_algorithm_from_name(const char *s, th_algorithm *out) {
     return 0;
 }
 
-static int parse_dim(const cJSON *d, int k, th_dim *dim, const sys_model *model,
-                     const sys_ext *ext, const char *src, th_error *err) {
+static int parse_dim(const cJSON *d, int k, th_dim *dim, const sys_model *model, const char *src,
+                     th_error *err) {
     char path[32];
     snprintf(path, sizeof path, "dims[%d]", k);
     if (!cJSON_IsObject(d)) return th_json_bad(err, src, path, "an object", d);
     const char *keys[40];
-    const char *const *known = ext ? join_keys(dim_keys, ext->dim_keys, keys, 40) : dim_keys;
+    const char *const *known = join_keys(dim_keys, model->dim_keys, keys, 40);
     if (th_json_check_keys(d, known, src, path, err)) return err->code;
     memset(dim, 0, sizeof *dim);
     snprintf(dim->name, sizeof dim->name, "dim%d", k);
@@ -115,10 +96,11 @@ static int parse_tree(const cJSON *root, const char *src, th_system *sys, sys_ru
     if (!cJSON_IsObject(root)) return th_json_bad(err, src, "(top level)", "an object", root);
     /* a model with fields of its own names them in "model"; the others' files never meet them */
     const cJSON *named = cJSON_GetObjectItemCaseSensitive(root, "model");
-    int named_model = cJSON_IsString(named) ? th_name_find(model_names, named->valuestring) : -1;
-    const sys_ext *ext = named_model >= 0 && named_model < NEXTS ? exts[named_model] : NULL;
+    int named_model = cJSON_IsString(named) ? th_name_find(th_model_names, named->valuestring) : -1;
+    const th_model_ops *ext = th_model_get((th_model)named_model);
     const char *keys[40];
-    const char *const *known = ext ? join_keys(top_keys, ext->top_keys, keys, 40) : top_keys;
+    const char *const *known =
+        ext ? join_keys(top_keys, ext->sys->shared_keys, keys, 40) : top_keys;
     if (th_json_check_keys(root, known, src, "", err)) return err->code;
     if (th_json_string(root, "name", sys->name, sizeof sys->name, src, "", err)) return err->code;
     if (th_json_string(root, "description", sys->description, sizeof sys->description, src, "",
@@ -132,17 +114,19 @@ static int parse_tree(const cJSON *root, const char *src, th_system *sys, sys_ru
         reduce = r->valuedouble;
     }
     sys->reduce_bw = reduce;
-    int model = TH_MODEL_ANALYTICAL;
-    if (th_json_enum(root, "model", model_names, &model, src, "", err)) return err->code;
+    int model = 0; /* th_model's first: the analytical model */
+    if (th_json_enum(root, "model", th_model_names, &model, src, "", err)) return err->code;
     sys->model = (th_model)model;
+    const sys_model *own = th_model_of(sys)->sys;
     /* Another model's fields are an error; the model reads its own. */
-    for (int m = 0; m < TH_MODEL_COUNT; m++)
-        for (const char *const *key = models[m]->keys; m != model && *key; key++)
+    const th_model_ops *other;
+    for (int m = 0; (other = th_model_get((th_model)m)) != NULL; m++)
+        for (const char *const *key = other->sys->keys; m != model && *key; key++)
             if (cJSON_GetObjectItemCaseSensitive(root, *key) &&
-                !(ext && th_name_find(ext->top_keys, *key) >= 0))
+                !(ext && th_name_find(ext->sys->shared_keys, *key) >= 0))
                 return th_error_set(err, TH_EINPUT, "%s: %s: only used with \"model\": \"%s\"", src,
-                                    *key, model_names[m]);
-    if (models[model]->parse(root, sys, src, err)) return err->code;
+                                    *key, other->name);
+    if (own->parse(root, sys, src, err)) return err->code;
     /* "run" holds defaults for `themis run`: the run layer's to read. */
     const cJSON *run = cJSON_GetObjectItemCaseSensitive(root, "run");
     if (run && read_run && read_run(run, ctx, src, err)) return err->code;
@@ -160,10 +144,9 @@ static int parse_tree(const cJSON *root, const char *src, th_system *sys, sys_ru
                             TH_MAX_DIMS, n);
     sys->ndims = n;
     int k = 0;
-    ext = model < NEXTS ? exts[model] : NULL;
     for (const cJSON *d = dims->child; d; d = d->next, k++) {
-        if (parse_dim(d, k, &sys->dims[k], models[model], ext, src, err)) return err->code;
-        if (ext && ext->parse_dim(d, k, sys, src, err)) return err->code;
+        if (parse_dim(d, k, &sys->dims[k], own, src, err)) return err->code;
+        if (own->parse_dim && own->parse_dim(d, k, sys, src, err)) return err->code;
     }
     return th_system_validate(sys, src, err);
 }
@@ -228,8 +211,13 @@ static int analytical_dim(th_system *sys, int k, const char *src, th_error *err)
 static const char *const no_keys[] = {NULL};
 /* A dim's default algorithm: bandwidth-optimal for its topology (SPEC §2). */
 static const th_algorithm best[] = {TH_ALG_RING, TH_ALG_DIRECT, TH_ALG_RHD};
-static const sys_model analytical_model = {no_keys, best, analytical_parse, analytical_validate,
-                                           analytical_dim};
+const sys_model sys_clean_model = {.keys = no_keys,
+                                   .shared_keys = no_keys,
+                                   .dim_keys = no_keys,
+                                   .algorithm = best,
+                                   .parse = analytical_parse,
+                                   .validate = analytical_validate,
+                                   .dim = analytical_dim};
 
 int th_system_validate(th_system *sys, const char *src, th_error *err) {
     if (sys->ndims < 1 || sys->ndims > TH_MAX_DIMS)
@@ -240,9 +228,9 @@ int th_system_validate(th_system *sys, const char *src, th_error *err) {
         return th_error_set(err, TH_EINPUT,
                             "%s: reduce_GBps: expected a number > 0 (from %g to %g), got %.17g",
                             src, TH_BW_MIN, TH_BW_MAX, sys->reduce_bw);
-    if ((unsigned)sys->model >= TH_MODEL_COUNT)
+    if (!th_model_get(sys->model))
         return th_error_set(err, TH_EINPUT, "%s: model: unknown model %d", src, (int)sys->model);
-    const sys_model *model = models[sys->model];
+    const sys_model *model = th_model_get(sys->model)->sys;
     if (model->validate(sys, src, err)) return err->code;
     double total = 1;
     for (int k = 0; k < sys->ndims; k++) {

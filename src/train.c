@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model.h"
 #include "themis/cost.h"
 #include "themis/train.h"
 
@@ -488,15 +489,7 @@ static int replay(trainer *tr, double *starts, th_error *err) {
 }
 
 int th_train_check_system(const th_system *sys, th_error *err) {
-    if (sys->model == TH_MODEL_ASTRA)
-        return th_error_set(err, TH_EINPUT,
-                            "model: the astra-sim preset runs single All-Reduces; train workloads "
-                            "on the analytical model");
-    if (sys->model == TH_MODEL_ASTRA1)
-        return th_error_set(err, TH_EINPUT,
-                            "model: the astra-sim-1.0 preset runs single collectives here; train "
-                            "workloads on the analytical model");
-    return TH_OK;
+    return th_model_require(sys, TH_CAP_TRAIN, NULL, err);
 }
 
 int th_train_run(const th_system *sys, const th_workload *wl, const th_train_opts *opts,

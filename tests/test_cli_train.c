@@ -229,7 +229,7 @@ END_TEST
 /* A system under the astra-sim preset is refused before any output is opened, naming its file
  * and field (the library's check, blamed on -s). */
 START_TEST(train_astra_system) {
-    test_bad("astra_2d.json: model: the astra-sim preset runs single All-Reduces",
+    test_bad("astra_2d.json: model: the astra-sim preset runs single collectives here",
              "train '%s' -s '%s'", test_dpath("wl_two_layer.json"), test_dpath("astra_2d.json"));
 }
 END_TEST

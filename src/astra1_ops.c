@@ -1,0 +1,35 @@
+/* The ASTRA-sim 1.0 preset (docs/VALIDATION.md) as one model (model.h): single collectives as
+ * ASTRA-sim 1.0 runs and reports them; no bound, lp, latency floor, training through our
+ * replay, or calibration. */
+#include <stdio.h>
+
+#include "astra1_preset.h"
+#include "themis/astra1.h"
+
+/* Its implementation lists name a dim's algorithm per collective type ("directN": N at once). */
+static void alg_name(const th_system *sys, int k, th_coll_type type, char *buf, size_t n) {
+    int t = (unsigned)type < 4 ? (int)type : 0;
+    th_a1_impl im = sys->a1.impl[t][k];
+    int w = sys->a1.window[t][k];
+    if (im == TH_A1_DIRECT && w > 0)
+        snprintf(buf, n, "direct%d", w);
+    else
+        snprintf(buf, n, "%s", (unsigned)im < 3 ? th_a1_impl_names[im] : "?");
+}
+
+/* Round-robin is listed only where ASTRA-sim 1.0 rotates over the active dims alone. */
+static int lists(const th_system *sys, th_policy p, uint32_t dims_mask) {
+    return p != TH_POLICY_ROUNDROBIN || th_astra1_roundrobin_ok(sys, dims_mask);
+}
+
+const th_model_ops astra1_model_ops = {
+    .name = "astra-sim-1.0",
+    .caps = 0,
+    .sys = &astra1_sys,
+    .planner = astra1_planner,
+    .emu = &astra1_emu,
+    .finish = th_astra1_micro, /* as its MICRO workload reports a single collective */
+    .alg_name = alg_name,
+    .alg_types = 4,
+    .lists = lists,
+};

@@ -1,0 +1,26 @@
+/* The ASTRA-sim 2.x preset (SPEC §9) as one model (model.h): single collectives with its
+ * integer phase sizes, per-collective algorithms and queue rules; no bound, lp, latency floor,
+ * training or calibration. */
+#include <stdio.h>
+
+#include "astra_preset.h"
+#include "themis/astra.h"
+
+static const th_plan_model *planner(const th_system *sys) {
+    (void)sys;
+    return &astra_planner;
+}
+
+static void alg_name(const th_system *sys, int k, th_coll_type type, char *buf, size_t n) {
+    snprintf(buf, n, "%s", th_algorithm_name(th_astra_algorithm(sys, type, k)));
+}
+
+const th_model_ops astra_model_ops = {
+    .name = "astra-sim",
+    .caps = 0,
+    .sys = &astra_sys,
+    .planner = planner,
+    .emu = &astra_emu,
+    .alg_name = alg_name,
+    .alg_types = 3, /* it runs no All-to-All, so it has no algorithm of its own */
+};

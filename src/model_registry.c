@@ -1,0 +1,22 @@
+/* The registry of models: one model.h table per th_model, and their names. The only core file
+ * that names a preset; everything else asks the tables. */
+#include "astra1_preset.h"
+#include "astra_preset.h"
+#include "model.h"
+
+static const th_model_ops *const models[] = {
+    [TH_MODEL_ANALYTICAL] = &th_model_clean,
+    [TH_MODEL_ASTRA] = &astra_model_ops,
+    [TH_MODEL_ASTRA1] = &astra1_model_ops,
+};
+_Static_assert(sizeof models / sizeof *models == TH_MODEL_COUNT, "a table per th_model");
+
+const char *const th_model_names[] = {"analytical", "astra-sim", "astra-sim-1.0", NULL};
+
+const th_model_ops *th_model_get(th_model m) {
+    return (unsigned)m < TH_MODEL_COUNT ? models[m] : NULL;
+}
+
+const char *th_model_name(th_model m) {
+    return (unsigned)m < TH_MODEL_COUNT ? th_model_names[m] : "?";
+}
