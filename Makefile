@@ -67,6 +67,10 @@ ALL_LDFLAGS = $(SAN) $(LDFLAGS)
 DEPFLAGS    = -MMD -MP
 
 LIB_SRC   := $(filter-out src/cli%.c,$(wildcard src/*.c))
+# The presets (src/presets/NAME/, one folder each) see the core's internal headers (-Isrc);
+# the core is compiled without theirs.
+PRESET_SRC := $(wildcard src/presets/*/*.c)
+LIB_SRC   += $(PRESET_SRC)
 CLI_SRC   := $(wildcard src/cli*.c)
 TEST_SRC  := $(wildcard tests/*.c)
 BENCH_SRC := $(wildcard bench/*.c)
@@ -101,6 +105,8 @@ $(BUILD)/obj/%.o: src/%.c
 $(BUILD)/pic/%.o: src/%.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -fPIC $(DEPFLAGS) -c $< -o $@
+
+$(BUILD)/obj/presets/%.o $(BUILD)/pic/presets/%.o: ALL_CFLAGS += -Isrc
 
 $(BUILD)/obj/tests/%.o: tests/%.c
 	@mkdir -p $(@D)
@@ -226,6 +232,8 @@ $(FUZZ_BUILD)/obj/%.o: src/%.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
+$(FUZZ_BUILD)/obj/presets/%.o: FUZZ_CFLAGS += -Isrc
+
 $(FUZZ_BUILD)/obj/fuzz/%.o: tests/fuzz/%.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(DEPFLAGS) -c $< -o $@
@@ -260,10 +268,12 @@ fuzz: $(FUZZ_BINS)
 
 format:
 	clang-format -i src/*.c include/themis/*.h tests/*.c tests/*.h bench/*.c tests/fuzz/*.c \
-		tests/fuzz/*.h
+		tests/fuzz/*.h src/presets/*/*.[ch]
 
 clean:
 	rm -rf build
 
 -include $(wildcard $(BUILD)/obj/*.d $(BUILD)/pic/*.d $(BUILD)/obj/*/*.d $(FUZZ_BUILD)/obj/*.d \
 	$(FUZZ_BUILD)/obj/fuzz/*.d)
+-include $(wildcard $(BUILD)/obj/presets/*/*.d $(BUILD)/pic/presets/*/*.d \
+	$(FUZZ_BUILD)/obj/presets/*/*.d)

@@ -1,8 +1,10 @@
 /* The registry of models: one model.h table per th_model, and their names. The only core file
  * that names a preset; everything else asks the tables. */
-#include "astra1_preset.h"
-#include "astra_preset.h"
 #include "model.h"
+
+/* The presets' tables (src/presets/NAME/NAME_ops.c). */
+extern const th_model_ops astra_model_ops;
+extern const th_model_ops astra1_model_ops;
 
 static const th_model_ops *const models[] = {
     [TH_MODEL_ANALYTICAL] = &th_model_clean,

@@ -12,13 +12,13 @@
 cJSON *th_report_system_json(const th_system *sys, int type);
 
 /* The name of the algorithm dim k runs for a collective of `type`, as the system file spells
- * it (astra-sim-1.0: ring, halvingDoubling, direct, directN; else ring, direct, rhd), in buf. */
+ * it (the model's names, model.h's alg_name; else ring, direct, rhd), in buf. */
 #define TH_ALG_NAME 24
 const char *th_report_dim_algorithm(const th_system *sys, int k, th_coll_type type, char *buf,
                                     size_t n);
 /* Adds dim k's "algorithm" (for `type`, as above) to `dim`, and "algorithms" (one per collective
- * type: allreduce, reducescatter, allgather, and alltoall under astra-sim-1.0) when the dim's
- * types differ. 0, or -1 when memory ran out. */
+ * type: allreduce, reducescatter, allgather, alltoall, as many as the model's alg_types) when
+ * the dim's types differ. 0, or -1 when memory ran out. */
 int th_report_dim_algorithms(cJSON *dim, const th_system *sys, int k, int type);
 
 /* A text table whose columns are as wide as their widest cell (at least a given width), one

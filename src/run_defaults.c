@@ -1,5 +1,5 @@
 /* The run defaults of a system file: its optional "run" object (chunks, policy, intra), read
- * for `themis run` when the loader meets it (import-astra writes one). */
+ * for `themis run` when the loader meets it (a system importer writes one). */
 #include <math.h>
 #include <string.h>
 

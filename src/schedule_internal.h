@@ -1,5 +1,5 @@
-/* The planner's model interface: what differs between our model (SPEC §4, §5) and the
- * ASTRA-sim preset (§9) when a collective is planned, as one const table per model. */
+/* The planner's model interface: what differs between our model (SPEC §4, §5) and a preset
+ * (§9) when a collective is planned, as one const table per model (model.h's planner). */
 #ifndef THEMIS_SCHEDULE_INTERNAL_H
 #define THEMIS_SCHEDULE_INTERNAL_H
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "astra1_preset.h"
 #include "emulate_internal.h"
 #include "themis/astra1.h"
 

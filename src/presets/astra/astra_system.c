@@ -3,6 +3,7 @@
  * the preset models them), no efficiency, and GiB-based bandwidths. */
 #include <stdio.h>
 
+#include "astra_preset.h"
 #include "json.h"
 #include "system_internal.h"
 

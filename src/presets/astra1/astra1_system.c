@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "astra1_preset.h"
 #include "json.h"
 #include "system_internal.h"
 #include "themis/str.h"

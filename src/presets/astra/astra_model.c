@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "astra_preset.h"
 #include "schedule_internal.h"
 #include "themis/astra.h"
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "astra_preset.h"
 #include "emulate_internal.h"
 #include "themis/astra.h"
 

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "astra1_preset.h"
 #include "schedule_internal.h"
 #include "themis/astra1.h"
 
