@@ -107,6 +107,8 @@ $(BUILD)/pic/%.o: src/%.c
 	$(CC) $(ALL_CFLAGS) -fPIC $(DEPFLAGS) -c $< -o $@
 
 $(BUILD)/obj/presets/%.o $(BUILD)/pic/presets/%.o: ALL_CFLAGS += -Isrc
+# Tests may read a preset's settings through its own header.
+$(BUILD)/obj/tests/%.o: ALL_CFLAGS += -Isrc -Isrc/presets/astra -Isrc/presets/astra1
 
 $(BUILD)/obj/tests/%.o: tests/%.c
 	@mkdir -p $(@D)

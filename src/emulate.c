@@ -27,10 +27,9 @@ th_emu *th_emu_create(void) {
 
 void th_emu_free(th_emu *emu) {
     if (!emu) return;
-    for (int d = 0; d < TH_MAX_DIMS; d++) {
-        free(emu->q[d].e);
+    for (int d = 0; d < TH_MAX_DIMS; d++)
         emu_queue_free(&emu->sq[d]);
-    }
+    if (emu->state) emu->state_model->free(emu->state);
     emu_fast_free(emu->fast);
     for (int i = 0; i < emu->cap; i++)
         free(emu->colls[i].next);
@@ -173,10 +172,8 @@ void th_emu_reset(th_emu *emu, const th_system *sys, th_intra intra, th_priority
                   th_trace_fn trace, void *trace_ctx) {
     /* only the system's dims: every use of a dim follows a reset with that dim in it */
     for (int d = 0; d < sys->ndims; d++) {
-        emu->q[d].n = emu->q[d].head = 0;
         if (emu->sq[d].nb) emu_queue_clear(&emu->sq[d]);
         emu->srv[d].busy = 0;
-        emu->nphase_cost[d] = 0;
         const th_dim *dd = &sys->dims[d];
         double p = (double)dd->npus;
         emu->cost[d] = (emu_cost){dd->latency * th_cost_hops(dd->topology, dd->algorithm, dd->npus),
@@ -187,6 +184,11 @@ void th_emu_reset(th_emu *emu, const th_system *sys, th_intra intra, th_priority
     /* chosen once per reset; an unknown model gets no plan (th_collective_validate), so the
      * analytical model th_model_of gives it never runs one */
     emu->model = th_model_of(sys)->emu;
+    if (emu->state && emu->state_model != emu->model) { /* another model's: its owner frees it */
+        emu->state_model->free(emu->state);
+        emu->state = NULL;
+    }
+    if (emu->state && emu->model->reset) emu->model->reset(emu);
     emu->scf = intra == TH_INTRA_SCF;
     emu->prio = prio;
     emu->key = 0;

@@ -1,5 +1,6 @@
-/* The emulator's state and its model interface, shared by the clean model's rules (emulate.c)
- * and the ASTRA-sim preset's (astra_emulate.c). */
+/* The emulator's state and its model interface (model.h's emu), shared by the clean model's
+ * rules (emulate.c) and a preset's (its NAME_emulate.c), which keeps its own state behind
+ * th_emu.state. */
 #ifndef THEMIS_EMULATE_INTERNAL_H
 #define THEMIS_EMULATE_INTERNAL_H
 
@@ -21,7 +22,7 @@ typedef struct emu_entry {
     uint32_t op : 2;     /* ours: its th_op */
 } emu_entry;             /* 24 bytes: a million chunks queue in 24 MB */
 
-/* A dimension's queue in e[head .. n): ours a sorted run or a heap (emu_queue.c), the
+/* A dimension's queue in e[head .. n): ours a sorted run or a heap (emu_queue.c), a
  * preset's a list in its own order. */
 typedef struct emu_queue {
     emu_entry *e;
@@ -68,16 +69,7 @@ typedef struct emu_coll {
     double bytes[TH_MAX_DIMS]; /* bytes one NPU sent per dim */
     double busy[TH_MAX_DIMS];  /* stage time per dim, ns */
     int64_t stages;
-    double prio; /* astra-sim-1.0: priority among collectives (FIFO queues: higher first) */
 } emu_coll;
-
-/* The ASTRA-sim preset's phase costs met since the reset on one dim (astra_emulate.c): a
- * phase's time and bytes depend only on its dim, algorithm, operation and input size. */
-#define EMU_PHASE_COSTS 8
-typedef struct emu_phase_cost {
-    double m, time, bytes;
-    int alg, op;
-} emu_phase_cost;
 
 /* What a dimension is running now. */
 typedef struct emu_server {
@@ -102,6 +94,13 @@ typedef struct emu_model {
      * and busy (cr->plan set, the rest zero). EMU_DECLINED when it cannot (th_emu_run then
      * issues and steps), else TH_OK or an error. */
     int (*run)(th_emu *emu, emu_coll *cr, th_error *err);
+    /* Optional (NULL: the model keeps no state): clears the model's state emu->state, when it
+     * has one, for the reset of emu (emu->sys set); the model makes it when it first needs it,
+     * where it can report running out of memory (its issue). */
+    void (*reset)(th_emu *emu);
+    /* Optional: frees a state the model made (when th_emu_reset meets another model, and in
+     * th_emu_free). */
+    void (*free)(void *state);
 } emu_model;
 
 #define EMU_DECLINED (-1)
@@ -112,7 +111,6 @@ int emu_fast_run(th_emu *emu, emu_coll *cr, th_error *err);
 void emu_fast_free(emu_fast *f);
 
 struct th_emu {
-    emu_queue q[TH_MAX_DIMS];   /* the preset's ready stages per dim */
     emu_squeue sq[TH_MAX_DIMS]; /* ours */
     emu_coll *colls;            /* records (and their buffers), reused across resets and releases */
     int nrecs, cap;             /* records in use or free, allocated */
@@ -141,9 +139,8 @@ struct th_emu {
     int bad_dim;            /* the dim whose stage time emu_begin refused */
     double bad_dur;         /* that stage time, ns */
     emu_fast *fast;         /* the clean model's run buffers, made at its first run */
-    double prio_counter;    /* astra-sim-1.0: the next collective's priority */
-    emu_phase_cost phase_cost[TH_MAX_DIMS][EMU_PHASE_COSTS]; /* the ASTRA-sim preset's */
-    int nphase_cost[TH_MAX_DIMS];                            /* entries in use, since the reset */
+    void *state;            /* a preset's own state (its queues, ...), opaque here; NULL: none */
+    const emu_model *state_model; /* the model that made `state` (frees it) */
 };
 
 /* The analytical model's rules (emulate.c). */

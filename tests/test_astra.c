@@ -6,6 +6,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "astra_preset.h"
 #include "check_themis.h"
 #include "themis/astra.h"
 
@@ -242,8 +243,8 @@ START_TEST(import_runs) {
     ck_assert_int_eq(s.dims[1].topology, TH_TOPO_FC);
     ck_assert_int_eq(s.dims[2].topology, TH_TOPO_SWITCH);
     ck_assert_int_eq(s.dims[0].algorithm, TH_ALG_RING);
-    ck_assert_double_eq(s.endpoint, 10);
-    ck_assert_double_eq(s.local_mem_GBps, 1600);
+    ck_assert_double_eq(astra_of(&s)->endpoint, 10);
+    ck_assert_double_eq(astra_of(&s)->local_mem_GBps, 1600);
     ck_assert_int_eq(def.chunks, 16);
     ck_assert(def.has_policy && def.policy == TH_POLICY_THEMIS);
     ck_assert(def.has_intra && def.intra == TH_INTRA_SCF);
@@ -255,8 +256,8 @@ START_TEST(import_runs) {
                            "of ASTRA-sim's sample system files); edit them or give SYSTEM.json");
     th_system d;
     ck_assert_msg(th_system_parse(text, strlen(text), "d.json", &d, &err) == TH_OK, "%s", err.msg);
-    ck_assert_double_eq(d.endpoint, 10);
-    ck_assert_double_eq(d.local_mem_GBps, 50);
+    ck_assert_double_eq(astra_of(&d)->endpoint, 10);
+    ck_assert_double_eq(astra_of(&d)->local_mem_GBps, 50);
     free(text);
 }
 END_TEST
@@ -336,7 +337,7 @@ START_TEST(import_implementations) {
     ck_assert_msg(th_run_parse_system(text, strlen(text), "imported", &s, &def, &err) == TH_OK,
                   "%s", err.msg);
     free(text);
-    ck_assert_int_eq(s.astra_flat, 1);
+    ck_assert_int_eq(astra_of(&s)->flat, 1);
     /* astra_sys_differs.json: its all-gather list differs from the all-reduce list on dim 1 */
     snprintf(sys, sizeof sys, "%s", test_data("astra_sys_differs.json"));
     ck_assert_msg(th_astra_import(net, sys, &text, &note, &err) == TH_OK, "%s", err.msg);
@@ -609,7 +610,7 @@ END_TEST
  * 3 * 489 = 32029; 9157 + 32029 = 41186 under every policy. */
 START_TEST(collective_optimization_baseline) {
     th_system s = load("astra_2d.json");
-    s.astra_flat = 1;
+    astra_set(&s)->flat = 1;
     th_error err = {0};
     ck_assert_int_eq(th_system_validate(&s, "flat", &err), TH_OK);
     for (int p = 0; p < 2; p++)
@@ -628,7 +629,7 @@ START_TEST(collective_optimization_baseline) {
         "\"collective_optimization\": \"baseline\", \"dims\": [{\"topology\": \"ring\", "
         "\"npus\": 4, \"bw_GBps\": 50, \"latency_ns\": 5}]}";
     ck_assert_msg(th_system_parse(json, strlen(json), "f.json", &s, &err) == TH_OK, "%s", err.msg);
-    ck_assert_int_eq(s.astra_flat, 1);
+    ck_assert_int_eq(astra_of(&s)->flat, 1);
     static const char *const bad[][2] = {
         {"{\"model\": \"astra-sim\", \"endpoint_ns\": 10, \"local_mem_GBps\": 50, "
          "\"collective_optimization\": \"flat\", \"dims\": [{\"topology\": \"ring\", \"npus\": 4, "
@@ -865,8 +866,7 @@ START_TEST(report_algorithms) {
         cJSON *all = cJSON_GetObjectItemCaseSensitive(d0, "algorithms");
         ck_assert_int_eq(cJSON_GetArraySize(all), 3);
         for (int u = 0; u < 3; u++)
-            ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(all, types[u])->valuestring,
-                             dim0[u]);
+            ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(all, types[u])->valuestring, dim0[u]);
         ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(d1, "algorithm")->valuestring, "direct");
         ck_assert_ptr_null(cJSON_GetObjectItemCaseSensitive(d1, "algorithms"));
         cJSON_Delete(root);

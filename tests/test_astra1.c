@@ -8,6 +8,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "astra1_preset.h"
 #include "check_themis.h"
 #include "themis/astra1.h"
 
@@ -130,7 +131,7 @@ START_TEST(links_and_hops) {
     ck_assert_double_eq(run(&s, TH_COLL_ALLGATHER, MIB, 1, TH_POLICY_BASELINE, TH_INTRA_FIFO),
                         58824);
     /* Themis sees usable links times bw_GBps: 6 * 25 on that FC dim. */
-    ck_assert_double_eq(s.a1.greedy_bw[0], 150);
+    ck_assert_double_eq(astra1_of(&s)->greedy_bw[0], 150);
     /* halvingDoubling on a Ring of 8: partners 1, 2 and 4 away are 1, 2 and 4 hops. RS of
      * 8 MiB, L = 1000, E = 0, 2 links of 25 (B = 53.6870912): 4 MiB (78125 ns) over 1 hop,
      * 2 MiB (39062.5) over 2, 1 MiB (19531.25) over 4; reductions of 2 MiB (3 * 4 = 12) and
@@ -257,7 +258,7 @@ START_TEST(direct_window) {
                         "\"latency_ns\": 0, \"links\": 1, \"reducescatter\": \"direct3\", "
                         "\"allgather\": \"direct3\"}]}");
     double bytes, out;
-    ck_assert_int_eq(s.a1.window[TH_COLL_REDUCESCATTER][0], 3);
+    ck_assert_int_eq(astra1_of(&s)->window[TH_COLL_REDUCESCATTER][0], 3);
     ck_assert_double_eq(
         th_astra1_phase(&s, 0, TH_COLL_REDUCESCATTER, TH_OP_RS, 8 * MIB, &bytes, &out), 58645);
     ck_assert_double_eq(bytes, 7 * MIB);
@@ -959,8 +960,8 @@ static cJSON *run_dim(const char *sys, const char *type, int k, cJSON **root) {
     *root = cJSON_Parse(r.out);
     test_cli_free(&r);
     ck_assert_ptr_nonnull(*root);
-    cJSON *dims = cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetObjectItemCaseSensitive(*root, "system"), "dims");
+    cJSON *dims =
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(*root, "system"), "dims");
     return cJSON_GetArrayItem(dims, k);
 }
 

@@ -9,6 +9,13 @@
 #include "themis/error.h"
 #include "themis/schedule.h"
 
+/* ASTRA-sim 1.0's collective implementations of one dim (its *-implementation lists). */
+typedef enum { TH_A1_RING, TH_A1_HD, TH_A1_DIRECT } th_a1_impl;
+
+/* Whose ASTRA-sim 1.0 the preset reproduces: the ASTRA-sim-1.0 branch or the
+ * tutorial-asplos2023 tag (they differ in SCF and the Themis gap denominator). */
+typedef enum { TH_A1_BRANCH, TH_A1_TUTORIAL } th_a1_version;
+
 /* ASTRA-sim's names of th_a1_impl, in enum order: ring, halvingDoubling, direct (NULL-ended). */
 extern const char *const th_a1_impl_names[];
 

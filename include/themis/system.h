@@ -20,28 +20,8 @@ typedef enum { TH_ALG_RING, TH_ALG_DIRECT, TH_ALG_RHD } th_algorithm;
 typedef enum { TH_MODEL_ANALYTICAL, TH_MODEL_ASTRA, TH_MODEL_ASTRA1 } th_model;
 #define TH_MODEL_COUNT 3
 
-/* ASTRA-sim 1.0's collective implementations of one dim (its *-implementation lists). */
-typedef enum { TH_A1_RING, TH_A1_HD, TH_A1_DIRECT } th_a1_impl;
-
-/* Whose ASTRA-sim 1.0 the preset reproduces: the ASTRA-sim-1.0 branch or the
- * tutorial-asplos2023 tag (they differ in SCF and the Themis gap denominator). */
-typedef enum { TH_A1_BRANCH, TH_A1_TUTORIAL } th_a1_version;
-
-/* The ASTRA-sim 1.0 preset's settings (model astra-sim-1.0 only; zero otherwise). */
-typedef struct th_astra1 {
-    th_a1_version version;
-    int local_bw_aware;              /* collective-optimization localBWAware (else baseline) */
-    int lifo;                        /* scheduling-policy LIFO (else FIFO) */
-    int boost;                       /* boost-mode (0: some same-ns phase orders refused) */
-    int gap_denominator;             /* Themis fallback: gap < chunk / this (16 on the branch) */
-    int links[TH_MAX_DIMS];          /* links-count per dim */
-    double scalar[TH_MAX_DIMS];      /* bandwidth multiplier from the links-count rules */
-    double greedy_bw[TH_MAX_DIMS];   /* Themis's dim bandwidth: usable links * bw_GBps */
-    double nic[TH_MAX_DIMS];         /* nic latency, ns (twice per message) */
-    double router[TH_MAX_DIMS];      /* router latency, ns (once per switch message) */
-    th_a1_impl impl[4][TH_MAX_DIMS]; /* by th_coll_type order: AR, RS, AG, A2A */
-    int window[4][TH_MAX_DIMS];      /* direct: messages at once ("directN": N; 0: p - 1) */
-} th_astra1;
+/* The largest settings a model keeps in a system (th_system.model_data), bytes. */
+#define TH_MODEL_DATA_MAX 1152
 
 typedef struct th_dim {
     char name[TH_NAME_MAX]; /* label, e.g. "node"; default "dimK" */
@@ -59,17 +39,12 @@ typedef struct th_system {
     char description[256];  /* free text, may be empty */
     int ndims;              /* 1 .. TH_MAX_DIMS, dim 0 innermost */
     th_dim dims[TH_MAX_DIMS];
-    double reduce_bw;      /* reduction throughput, bytes per ns; 0 = reduction is free */
-    th_model model;        /* analytical (default) or the astra-sim preset */
-    double endpoint;       /* astra-sim: endpoint delay per message, ns */
-    double local_mem_GBps; /* astra-sim: local memory bandwidth for reductions, GB/s */
-    double npus;           /* P = product of all npus (exact: <= 2^40) */
-    th_astra1 a1;          /* astra-sim-1.0: its settings (endpoint is `endpoint`) */
-    /* astra-sim: a Reduce-Scatter's [0] and an All-Gather's [1] algorithm on dim k, as
-     * 1 + th_algorithm; 0 = dims[k].algorithm, which an All-Reduce uses (th_astra_algorithm) */
-    unsigned char astra_alg[2][TH_MAX_DIMS];
-    int astra_flat; /* astra-sim: collective-optimization baseline (an All-Reduce is one AR
-                     * phase on every dim); 0: localBWAware */
+    double reduce_bw; /* reduction throughput, bytes per ns; 0 = reduction is free */
+    th_model model;   /* analytical (default) or a preset */
+    double npus;      /* P = product of all npus (exact: <= 2^40) */
+    /* The model's own settings, opaque here: each preset reads them through its own struct
+     * (no pointers, so a th_system stays a plain value); zero for the analytical model. */
+    _Alignas(max_align_t) unsigned char model_data[TH_MODEL_DATA_MAX];
 } th_system;
 
 /* Reads and validates a system file. `path` "-" reads stdin. The optional "run" object

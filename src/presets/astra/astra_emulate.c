@@ -8,6 +8,25 @@
 #include "emulate_internal.h"
 #include "themis/astra.h"
 
+/* The phase costs met since the reset on one dim: a phase's time and bytes depend only on its
+ * dim, algorithm, operation and input size. */
+#define PHASE_COSTS 8
+typedef struct phase_entry {
+    double m, time, bytes;
+    int alg, op;
+} phase_entry;
+
+/* The preset's state behind th_emu.state, made at its first issue after a reset. */
+typedef struct astra_emu_state {
+    emu_queue q[TH_MAX_DIMS]; /* the waiting phases per dim, in the preset's order */
+    phase_entry cost[TH_MAX_DIMS][PHASE_COSTS];
+    int ncost[TH_MAX_DIMS]; /* entries of cost[d] in use, since the reset */
+} astra_emu_state;
+
+static emu_queue *queue(th_emu *r, int d) {
+    return &((astra_emu_state *)r->state)->q[d];
+}
+
 /* FIFO appends; SCF inserts before the first waiting stage whose key max(in, out) is >= its
  * own, but appends a stage with one phase left after it and an AR phase. */
 static int list_insert(emu_queue *h, emu_entry x, int append) {
@@ -41,7 +60,7 @@ static int enqueue(th_emu *r, uint32_t id, uint32_t c, int stage) {
     th_plan_stage(plan, c, stage, &dim, &op, &m);
     double key = op == TH_OP_AG ? m * plan->npus[dim] : m;
     int append = !r->scf || op == TH_OP_AR || stage == plan->nstages - 2;
-    return list_insert(&r->q[dim], (emu_entry){.ready = r->t, .m = key, .coll = id, .chunk = c},
+    return list_insert(queue(r, dim), (emu_entry){.ready = r->t, .m = key, .coll = id, .chunk = c},
                        append)
                ? -1
                : dim;
@@ -51,24 +70,25 @@ static int enqueue(th_emu *r, uint32_t id, uint32_t c, int stage) {
  * meets a few distinct ones per dim; fmod-heavy integer arithmetic each time otherwise). */
 static void phase_cost(th_emu *r, int d, th_algorithm alg, th_op op, double m, double *time,
                        double *bytes) {
-    emu_phase_cost *c = r->phase_cost[d];
-    int n = r->nphase_cost[d];
+    astra_emu_state *st = r->state;
+    phase_entry *c = st->cost[d];
+    int n = st->ncost[d];
     for (int i = 0; i < n; i++)
         if (c[i].m == m && c[i].op == (int)op && c[i].alg == (int)alg) {
             *time = c[i].time, *bytes = c[i].bytes;
             return;
         }
     th_cost_astra_phase(r->sys, &r->sys->dims[d], alg, op, m, time, bytes);
-    if (n < EMU_PHASE_COSTS) {
-        c[n] = (emu_phase_cost){m, *time, *bytes, (int)alg, (int)op};
-        r->nphase_cost[d] = n + 1;
+    if (n < PHASE_COSTS) {
+        c[n] = (phase_entry){m, *time, *bytes, (int)alg, (int)op};
+        st->ncost[d] = n + 1;
     }
 }
 
 /* Dim d takes the phase at the head of its list and runs it from now; -1 when its time is
  * refused (emu_begin). */
 static int start(th_emu *r, int d) {
-    emu_entry e = emu_run_pop(&r->q[d]); /* the preset's lists are never heaps: the head */
+    emu_entry e = emu_run_pop(queue(r, d)); /* the preset's lists are never heaps: the head */
     const emu_coll *cr = emu_rec(r, e.coll);
     int stage = cr->next[e.chunk], dim;
     th_op op;
@@ -90,6 +110,11 @@ static int enqueue_and_start(th_emu *r, uint32_t id, uint32_t c, int stage, th_e
 static int issue(th_emu *emu, const th_plan *plan, double t, int *id, th_error *err) {
     if (emu->nbusy > 0 || emu->ncolls > 0)
         return th_error_set(err, TH_EINPUT, "the astra-sim preset runs one collective at a time");
+    if (!emu->state) {
+        if (!(emu->state = calloc(1, sizeof(astra_emu_state))))
+            return th_error_set(err, TH_EINTERNAL, "out of memory");
+        emu->state_model = &astra_emu;
+    }
     int k;
     if (emu_admit(emu, plan, t, &k, err)) return err->code;
     for (uint32_t i = 0; i < (uint32_t)plan->chunks; i++)
@@ -115,10 +140,26 @@ static int step(th_emu *emu, th_error *err) {
         int stage = emu_end(emu, d, &c, &id, err);
         if (stage == -2) return err->code;
         if (stage >= 0 && enqueue_and_start(emu, id, c, stage, err)) return err->code;
-        if (!emu->srv[d].busy && emu_waiting(&emu->q[d]) && start(emu, d))
+        if (!emu->srv[d].busy && emu_waiting(queue(emu, d)) && start(emu, d))
             return emu_bad_stage(emu, err);
     }
     return TH_OK;
 }
 
-const emu_model astra_emu = {.issue = issue, .step = step};
+/* The system's dims start empty, with no phase cost met. */
+static void reset(th_emu *emu) {
+    astra_emu_state *st = emu->state;
+    for (int d = 0; d < emu->sys->ndims; d++) {
+        st->q[d].n = st->q[d].head = 0;
+        st->ncost[d] = 0;
+    }
+}
+
+static void free_state(void *state) {
+    astra_emu_state *st = state;
+    for (int d = 0; d < TH_MAX_DIMS; d++)
+        free(st->q[d].e);
+    free(st);
+}
+
+const emu_model astra_emu = {.issue = issue, .step = step, .reset = reset, .free = free_state};

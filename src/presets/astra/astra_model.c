@@ -26,7 +26,7 @@ static double net(const th_dim *d, double h, double b) {
 
 /* Reducing b bytes: three local-memory passes, each truncated to whole ns. */
 static double proc(const th_system *sys, double b) {
-    return 3.0 * floor(b / (sys->local_mem_GBps * 1e9) * 1e9);
+    return 3.0 * floor(b / (astra_of(sys)->local_mem_GBps * 1e9) * 1e9);
 }
 
 /* log2 p for a power of two p (halvingDoubling's steps). */
@@ -44,7 +44,7 @@ static int steps(double p) {
  * goes to the NPU j places on, leaving when it is reduced but not before the first reduction
  * that ends after every first-round message arrived; the phase ends ep after the last arrival. */
 static double direct(const th_system *sys, const th_dim *d, th_op op, double s, double *bytes) {
-    double p = (double)d->npus, ep = sys->endpoint, part = floor(s / p);
+    double p = (double)d->npus, ep = astra_of(sys)->endpoint, part = floor(s / p);
     double far = hops(d, floor(p / 2)), pr = proc(sys, part);
     if (op == TH_OP_AG) {
         *bytes = (p - 1) * s;
@@ -71,7 +71,7 @@ static double direct(const th_system *sys, const th_dim *d, th_op op, double s, 
  * reduced) before the next one leaves; a phase starts and ends with one more ep. */
 void th_cost_astra_phase(const th_system *sys, const th_dim *d, th_algorithm alg, th_op op,
                          double s, double *time, double *bytes) {
-    double p = (double)d->npus, ep = sys->endpoint, part = floor(s / p);
+    double p = (double)d->npus, ep = astra_of(sys)->endpoint, part = floor(s / p);
     double t = ep, b = 0;
     if (op == TH_OP_A2A) {
         *time = *bytes = -1;
@@ -133,8 +133,8 @@ double th_cost_astra_bytes(const th_system *sys, const th_dim *d, th_op op, doub
 
 th_algorithm th_astra_algorithm(const th_system *sys, th_coll_type type, int k) {
     int c = type == TH_COLL_REDUCESCATTER ? 0 : type == TH_COLL_ALLGATHER ? 1 : -1;
-    return c >= 0 && sys->astra_alg[c][k] ? (th_algorithm)(sys->astra_alg[c][k] - 1)
-                                          : sys->dims[k].algorithm;
+    return c >= 0 && astra_of(sys)->alg[c][k] ? (th_algorithm)(astra_of(sys)->alg[c][k] - 1)
+                                              : sys->dims[k].algorithm;
 }
 
 /* floor(a / b) for integers a >= 0, b > 0, exactly: an integer division up to 2^53 (byte
@@ -178,10 +178,10 @@ static int shape(th_plan *plan, const th_system *sys, th_error *err) {
     if (themis) plan->last_chunk = s - (n - 1) * c;
     plan->chunks = (int64_t)n;
     int ar = plan->type == TH_COLL_ALLREDUCE;
-    plan->nstages = !ar || sys->astra_flat               ? plan->n
+    plan->nstages = !ar || astra_of(sys)->flat           ? plan->n
                     : plan->policy == TH_POLICY_BASELINE ? 2 * plan->n - 1
                                                          : 2 * plan->n;
-    if (ar && sys->astra_flat) { /* an AR phase of the whole chunk on every dim */
+    if (ar && astra_of(sys)->flat) { /* an AR phase of the whole chunk on every dim */
         for (int j = 0; j < plan->n; j++) {
             const th_dim *d = &sys->dims[plan->active[j]];
             double part = idiv(plan->last_chunk, (double)d->npus);

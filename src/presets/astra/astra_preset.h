@@ -3,7 +3,30 @@
 #ifndef THEMIS_ASTRA_PRESET_H
 #define THEMIS_ASTRA_PRESET_H
 
+#include <stddef.h>
+
 #include "model.h"
+
+/* The preset's settings, kept in th_system.model_data (zero under any other model). */
+typedef struct astra_settings {
+    double endpoint;       /* endpoint delay per message, ns */
+    double local_mem_GBps; /* local memory bandwidth for reductions, GB/s */
+    /* a Reduce-Scatter's [0] and an All-Gather's [1] algorithm on dim k, as 1 + th_algorithm;
+     * 0 = dims[k].algorithm, which an All-Reduce uses (th_astra_algorithm) */
+    unsigned char alg[2][TH_MAX_DIMS];
+    int flat; /* collective-optimization baseline (an All-Reduce is one AR phase on every
+               * dim); 0: localBWAware */
+} astra_settings;
+_Static_assert(sizeof(astra_settings) <= TH_MODEL_DATA_MAX, "the settings fit model_data");
+_Static_assert(_Alignof(astra_settings) <= _Alignof(max_align_t), "model_data aligns them");
+
+/* The settings of sys, read-only and writable. */
+static inline const astra_settings *astra_of(const th_system *sys) {
+    return (const astra_settings *)(const void *)sys->model_data;
+}
+static inline astra_settings *astra_set(th_system *sys) {
+    return (astra_settings *)(void *)sys->model_data;
+}
 
 extern const struct sys_model astra_sys;         /* astra_system.c */
 extern const struct th_plan_model astra_planner; /* astra_model.c */

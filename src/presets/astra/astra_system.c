@@ -21,30 +21,31 @@ static int parse(const cJSON *root, th_system *sys, const char *src, th_error *e
                             "%s: reduce_GBps: not used with \"model\": \"astra-sim\" "
                             "(reductions cost local_mem_GBps there)",
                             src);
-    if (th_json_number(root, "endpoint_ns", 0, &sys->endpoint, src, "", err)) return err->code;
-    if (th_json_number(root, "local_mem_GBps", 0, &sys->local_mem_GBps, src, "", err))
+    if (th_json_number(root, "endpoint_ns", 0, &astra_set(sys)->endpoint, src, "", err))
+        return err->code;
+    if (th_json_number(root, "local_mem_GBps", 0, &astra_set(sys)->local_mem_GBps, src, "", err))
         return err->code;
     /* ASTRA-sim's collective-optimization: localBWAware (RS down, AG up) or baseline */
     static const char *const opt[] = {"localBWAware", "baseline", NULL};
     int flat = 0;
     if (th_json_enum(root, "collective_optimization", opt, &flat, src, "", err)) return err->code;
-    sys->astra_flat = flat;
+    astra_set(sys)->flat = flat;
     return TH_OK;
 }
 
 static int validate(const th_system *sys, const char *src, th_error *err) {
-    if (sys->astra_flat != 0 && sys->astra_flat != 1)
+    if (astra_of(sys)->flat != 0 && astra_of(sys)->flat != 1)
         return th_error_set(err, TH_EINPUT, "%s: collective_optimization: invalid value %d", src,
-                            sys->astra_flat);
-    if (!(sys->endpoint >= 0 && sys->endpoint <= TH_LATENCY_MAX))
+                            astra_of(sys)->flat);
+    if (!(astra_of(sys)->endpoint >= 0 && astra_of(sys)->endpoint <= TH_LATENCY_MAX))
         return th_error_set(err, TH_EINPUT,
                             "%s: endpoint_ns: expected a number >= 0 (at most %g), got %.17g", src,
-                            TH_LATENCY_MAX, sys->endpoint);
-    if (!(sys->local_mem_GBps >= TH_BW_MIN && sys->local_mem_GBps <= TH_BW_MAX))
+                            TH_LATENCY_MAX, astra_of(sys)->endpoint);
+    if (!(astra_of(sys)->local_mem_GBps >= TH_BW_MIN && astra_of(sys)->local_mem_GBps <= TH_BW_MAX))
         return th_error_set(err, TH_EINPUT,
                             "%s: local_mem_GBps: expected a number > 0 (from %g to %g), got "
                             "%.17g",
-                            src, TH_BW_MIN, TH_BW_MAX, sys->local_mem_GBps);
+                            src, TH_BW_MIN, TH_BW_MAX, astra_of(sys)->local_mem_GBps);
     if (sys->reduce_bw != 0)
         return th_error_set(err, TH_EINPUT, "%s: reduce_GBps: not used under the astra-sim preset",
                             src);
@@ -79,11 +80,11 @@ static int dim(th_system *sys, int k, const char *src, th_error *err) {
     th_dim *d = &sys->dims[k];
     if (check_alg(d, k, d->algorithm, "algorithm", src, err)) return err->code;
     for (int c = 0; c < 2; c++) {
-        if (sys->astra_alg[c][k] > TH_ALG_RHD + 1)
+        if (astra_of(sys)->alg[c][k] > TH_ALG_RHD + 1)
             return th_error_set(err, TH_EINPUT, "%s: dims[%d].%s: invalid algorithm", src, k,
                                 alg_keys[c]);
-        if (sys->astra_alg[c][k] &&
-            check_alg(d, k, (th_algorithm)(sys->astra_alg[c][k] - 1), alg_keys[c], src, err))
+        if (astra_of(sys)->alg[c][k] &&
+            check_alg(d, k, (th_algorithm)(astra_of(sys)->alg[c][k] - 1), alg_keys[c], src, err))
             return err->code;
     }
     if (d->efficiency != 1)
@@ -106,7 +107,7 @@ static int parse_dim(const cJSON *d, int k, th_system *sys, const char *src, th_
         int alg = -1;
         if (th_json_enum(d, alg_keys[c], th_algorithm_names, &alg, src, path, err))
             return err->code;
-        sys->astra_alg[c][k] = (unsigned char)(alg + 1);
+        astra_set(sys)->alg[c][k] = (unsigned char)(alg + 1);
     }
     return TH_OK;
 }

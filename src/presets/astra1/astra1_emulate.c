@@ -11,6 +11,22 @@
 #include "emulate_internal.h"
 #include "themis/astra1.h"
 
+/* The preset's state behind th_emu.state, made at its first issue after a reset. */
+typedef struct astra1_emu_state {
+    emu_queue q[TH_MAX_DIMS]; /* the waiting phases per dim, in Sys::insert_stream's order */
+    double counter;           /* the next collective's priority (Sys::get_priority) */
+    double *prio;             /* by collective id since the reset: its priority (higher first) */
+    size_t prio_cap;
+} astra1_emu_state;
+
+static emu_queue *queue(const th_emu *r, int d) {
+    return &((astra1_emu_state *)r->state)->q[d];
+}
+
+static double prio_of(const th_emu *r, uint32_t id) {
+    return ((const astra1_emu_state *)r->state)->prio[id];
+}
+
 /* Inserts x before position `at` of list h; -1 when out of memory. */
 static int list_put(emu_queue *h, size_t at, emu_entry x) {
     if (h->n == h->cap) {
@@ -37,10 +53,10 @@ static int list_put(emu_queue *h, size_t at, emu_entry x) {
  * tutorial tag: key input). */
 static size_t where(const th_emu *r, const emu_queue *h, emu_entry x, th_op op, int last_but_one) {
     size_t at = h->head;
-    const th_astra1 *a = &r->sys->a1;
+    const astra1_settings *a = astra1_of(r->sys);
     if (!r->scf || op == TH_OP_AR || op == TH_OP_A2A) {
-        double pri = emu_rec(r, x.coll)->prio;
-        while (at < h->n && emu_rec(r, h->e[at].coll)->prio >= pri)
+        double pri = prio_of(r, x.coll);
+        while (at < h->n && prio_of(r, h->e[at].coll) >= pri)
             at++;
         return at;
     }
@@ -58,15 +74,15 @@ static int enqueue(th_emu *r, uint32_t id, uint32_t c, int stage) {
     double m, bytes, out;
     th_plan_stage(plan, c, stage, &dim, &op, &m);
     th_astra1_phase(r->sys, dim, plan->type, op, m, &bytes, &out);
-    double key = r->sys->a1.version == TH_A1_BRANCH && out > m ? out : m;
+    double key = astra1_of(r->sys)->version == TH_A1_BRANCH && out > m ? out : m;
     emu_entry x = {.ready = r->t, .m = key, .coll = id, .chunk = c};
-    emu_queue *h = &r->q[dim];
+    emu_queue *h = queue(r, dim);
     return list_put(h, where(r, h, x, op, stage == plan->nstages - 2), x) ? -1 : dim;
 }
 
 /* Dim d starts the phase heading its list; -1 when its time is refused (emu_begin). */
 static int start(th_emu *r, int d) {
-    emu_entry e = emu_run_pop(&r->q[d]); /* a list is never a heap: its head */
+    emu_entry e = emu_run_pop(queue(r, d)); /* a list is never a heap: its head */
     const emu_coll *cr = emu_rec(r, e.coll);
     int stage = cr->next[e.chunk], dim;
     th_op op;
@@ -78,7 +94,7 @@ static int start(th_emu *r, int d) {
 
 /* A dim with nothing running starts the head of its list. */
 static int kick(th_emu *r, int d, th_error *err) {
-    if (!r->srv[d].busy && emu_waiting(&r->q[d]) && start(r, d)) {
+    if (!r->srv[d].busy && emu_waiting(queue(r, d)) && start(r, d)) {
         if (r->bad_dur != -1) return emu_bad_stage(r, err);
         return th_error_set(err, TH_EINPUT,
                             "dims[%d] (%s): a message of more than 2^31 ns or a reduction of more "
@@ -92,18 +108,30 @@ static int kick(th_emu *r, int d, th_error *err) {
 /* Sys::get_priority: the counter goes up under LIFO, down under FIFO; HIGHEST is 1e8. */
 static int issue_prio(th_emu *emu, const th_plan *plan, double t, th_a1_prio prio, int *id,
                       th_error *err) {
+    if (!emu->state) {
+        if (!(emu->state = calloc(1, sizeof(astra1_emu_state))))
+            return th_error_set(err, TH_EINTERNAL, "out of memory");
+        emu->state_model = &astra1_emu;
+    }
+    astra1_emu_state *st = emu->state;
+    if ((size_t)emu->ncolls == st->prio_cap) {
+        size_t cap = st->prio_cap ? 2 * st->prio_cap : 16;
+        double *p = realloc(st->prio, sizeof *p * cap);
+        if (!p) return th_error_set(err, TH_EINTERNAL, "out of memory");
+        st->prio = p, st->prio_cap = cap;
+    }
     int k;
-    if (emu->ncolls == 0) emu->prio_counter = 0;
+    if (emu->ncolls == 0) st->counter = 0;
     if (emu_admit(emu, plan, t, &k, err)) return err->code;
     /* Sys::get_priority: LIFO counts up, FIFO down, HIGHEST above all */
-    int lifo = emu->sys->a1.lifo;
-    if (emu->sys->a1.version == TH_A1_BRANCH && prio == TH_A1_PRIO_LIFO) lifo = 1;
-    if (emu->sys->a1.version == TH_A1_BRANCH && prio == TH_A1_PRIO_FIFO) lifo = 0;
+    int lifo = astra1_of(emu->sys)->lifo;
+    if (astra1_of(emu->sys)->version == TH_A1_BRANCH && prio == TH_A1_PRIO_LIFO) lifo = 1;
+    if (astra1_of(emu->sys)->version == TH_A1_BRANCH && prio == TH_A1_PRIO_FIFO) lifo = 0;
     if (prio == TH_A1_PRIO_HIGHEST) {
-        emu_rec(emu, (uint32_t)k)->prio = 100000000;
+        st->prio[k] = 100000000;
     } else {
-        emu_rec(emu, (uint32_t)k)->prio = emu->prio_counter;
-        emu->prio_counter += lifo ? 1 : -1;
+        st->prio[k] = st->counter;
+        st->counter += lifo ? 1 : -1;
     }
     for (uint32_t i = 0; i < (uint32_t)plan->chunks; i++) {
         int dim = enqueue(emu, (uint32_t)k, i, 0);
@@ -166,7 +194,8 @@ static int check_order(const th_emu *r, const int *ending, int nend, th_error *e
 
 static int step(th_emu *emu, th_error *err) {
     int ending[TH_MAX_DIMS], nend = emu_ending(emu, ending);
-    if (nend > 1 && !emu->sys->a1.boost && check_order(emu, ending, nend, err)) return err->code;
+    if (nend > 1 && !astra1_of(emu->sys)->boost && check_order(emu, ending, nend, err))
+        return err->code;
     for (int k = 0; k < nend; k++) {
         int d = ending[k], next = -1;
         uint32_t c, id;
@@ -198,4 +227,19 @@ int th_astra1_ending_lags(const th_emu *emu, double *lo, double *hi) {
     return n;
 }
 
-const emu_model astra1_emu = {.issue = issue, .step = step};
+/* The system's dims start with empty lists. */
+static void reset(th_emu *emu) {
+    astra1_emu_state *st = emu->state;
+    for (int d = 0; d < emu->sys->ndims; d++)
+        st->q[d].n = st->q[d].head = 0;
+}
+
+static void free_state(void *state) {
+    astra1_emu_state *st = state;
+    for (int d = 0; d < TH_MAX_DIMS; d++)
+        free(st->q[d].e);
+    free(st->prio);
+    free(st);
+}
+
+const emu_model astra1_emu = {.issue = issue, .step = step, .reset = reset, .free = free_state};

@@ -19,8 +19,8 @@ static double net(const th_system *sys, int d, double hops, double m) {
     const th_dim *dd = &sys->dims[d];
     double t = floor(hops * dd->latency);
     t = floor(t + m / dd->bw);
-    t = floor(t + 2 * sys->a1.nic[d]);
-    if (dd->topology == TH_TOPO_SWITCH) t = floor(t + sys->a1.router[d]);
+    t = floor(t + 2 * astra1_of(sys)->nic[d]);
+    if (dd->topology == TH_TOPO_SWITCH) t = floor(t + astra1_of(sys)->router[d]);
     return t <= INT_LIMIT ? t : -1;
 }
 
@@ -48,7 +48,7 @@ static int step(const th_system *sys, int d, double r, double m, int red, double
     double n = net(sys, d, hops(&sys->dims[d], r), m);
     double c = red ? proc(rm) : 0;
     if (n < 0 || c < 0) return -1;
-    *t += n + c + sys->endpoint;
+    *t += n + c + astra1_of(sys)->endpoint;
     *bytes += m;
     return 0;
 }
@@ -67,14 +67,14 @@ static double ring(const th_system *sys, int d, th_op op, double in, double *byt
     double n = net(sys, d, hops(&sys->dims[d], 1), m), c = reduced > 0 ? proc(m) : 0;
     if (n < 0 || c < 0) return -1;
     *bytes = k * m;
-    return sys->endpoint + k * (n + sys->endpoint) + reduced * c;
+    return astra1_of(sys)->endpoint + k * (n + astra1_of(sys)->endpoint) + reduced * c;
 }
 
 /* halvingDoubling (p a power of two, K = log2 p steps): RS sends halves to partners 1, 2, 4,
  * ... away, reducing after every step but the first; AG mirrors it; AR is RS then AG, its AG
  * half starting from 2 floor(m_K / 2) (the code halves and doubles the size). */
 static double hd(const th_system *sys, int d, th_op op, double in, double *bytes, double *out) {
-    double p = (double)sys->dims[d].npus, t = sys->endpoint, m, r;
+    double p = (double)sys->dims[d].npus, t = astra1_of(sys)->endpoint, m, r;
     int K = 0;
     while ((double)((int64_t)1 << K) < p)
         K++;
@@ -108,9 +108,9 @@ static double direct(const th_system *sys, int d, th_coll_type type, th_op op, d
                      double *bytes, double *out) {
     const th_dim *dd = &sys->dims[d];
     double p = (double)dd->npus, m = floor(in / p), far = hops(dd, floor(p / 2));
-    double t = sys->endpoint, one = 0, w = sys->a1.window[type][d];
+    double t = astra1_of(sys)->endpoint, one = 0, w = astra1_of(sys)->window[type][d];
     if (w > 0 && w < p - 1 && op != TH_OP_AR) { /* a window: rounds of w messages */
-        double rounds = ceil((p - 1) / w), e = sys->endpoint;
+        double rounds = ceil((p - 1) / w), e = astra1_of(sys)->endpoint;
         if (op == TH_OP_AG) m = in;
         double n = net(sys, d, far, m), c = op == TH_OP_RS ? proc(m) : 0;
         if (n < 0 || c < 0) return -1;
@@ -138,7 +138,7 @@ static double direct(const th_system *sys, int d, th_coll_type type, th_op op, d
 static double direct_ring_ar(const th_system *sys, int d, double in, double *bytes, double *out) {
     const th_dim *dd = &sys->dims[d];
     int p = (int)dd->npus;
-    double e = sys->endpoint, m = floor(in / p), c = proc(m), last = 0, g[4096], t = 0;
+    double e = astra1_of(sys)->endpoint, m = floor(in / p), c = proc(m), last = 0, g[4096], t = 0;
     if (p < 2 || p - 1 > 4096 || c < 0) return -1;
     g[0] = 0;
     for (int k = 1; k < p; k++) {
@@ -170,7 +170,7 @@ double th_astra1_phase(const th_system *sys, int d, th_coll_type type, th_op op,
     *bytes = 0;
     *out = in;
     if ((unsigned)type > TH_COLL_ALLTOALL) return -1;
-    switch (sys->a1.impl[type][d]) {
+    switch (astra1_of(sys)->impl[type][d]) {
     case TH_A1_RING: return ring(sys, d, op, in, bytes, out);
     case TH_A1_HD: return hd(sys, d, op, in, bytes, out);
     case TH_A1_DIRECT:
@@ -183,9 +183,9 @@ double th_astra1_phase(const th_system *sys, int d, th_coll_type type, th_op op,
 
 double th_astra1_phase_lag(const th_system *sys, int d, th_coll_type type, th_op op, double in) {
     const th_dim *dd = &sys->dims[d];
-    double p = (double)dd->npus, e = sys->endpoint;
+    double p = (double)dd->npus, e = astra1_of(sys)->endpoint;
     if ((unsigned)type > TH_COLL_ALLTOALL || op != TH_OP_RS) return e; /* no reducing last step */
-    switch (sys->a1.impl[type][d]) {
+    switch (astra1_of(sys)->impl[type][d]) {
     case TH_A1_RING: return proc(floor(in / p));
     case TH_A1_HD: {
         if (p <= 2) return e; /* its one step is the first, which does not reduce */
@@ -195,7 +195,7 @@ double th_astra1_phase_lag(const th_system *sys, int d, th_coll_type type, th_op
         return proc(m);
     }
     case TH_A1_DIRECT: {
-        double w = sys->a1.window[type][d], m = floor(in / p);
+        double w = astra1_of(sys)->window[type][d], m = floor(in / p);
         if (w > 0 && w < p - 1 && fmod(ceil((p - 1) / w), 2) == 0) return e; /* even last round */
         return proc(m);
     }
@@ -359,9 +359,9 @@ static void greedy(th_plan *plan, const th_system *sys, th_a1_tracker *t) {
         act[plan->active[j]] = 1;
     for (int d = 0; d < N; d++) {
         p[d] = plan->npus[d];
-        rel[d] = sys->a1.greedy_bw[d] / sys->a1.greedy_bw[0];
+        rel[d] = astra1_of(sys)->greedy_bw[d] / astra1_of(sys)->greedy_bw[0];
     }
-    uint64_t rec = (uint64_t)plan->chunk, gap = (uint64_t)sys->a1.gap_denominator;
+    uint64_t rec = (uint64_t)plan->chunk, gap = (uint64_t)astra1_of(sys)->gap_denominator;
     for (int64_t i = 0; i < plan->chunks; i++) {
         for (int a = 1; a < N; a++) { /* stable: equal loads keep their places */
             int dd = edim[a], j = a - 1;
@@ -461,5 +461,5 @@ static const th_plan_model lbw_model = {check, shape_lbw, themis, stage_lbw};
 static const th_plan_model flat_model = {check, shape_flat, themis, stage_flat};
 
 const th_plan_model *astra1_planner(const th_system *sys) {
-    return sys->a1.local_bw_aware ? &lbw_model : &flat_model;
+    return astra1_of(sys)->local_bw_aware ? &lbw_model : &flat_model;
 }

@@ -9,8 +9,8 @@
 /* Its implementation lists name a dim's algorithm per collective type ("directN": N at once). */
 static void alg_name(const th_system *sys, int k, th_coll_type type, char *buf, size_t n) {
     int t = (unsigned)type < 4 ? (int)type : 0;
-    th_a1_impl im = sys->a1.impl[t][k];
-    int w = sys->a1.window[t][k];
+    th_a1_impl im = astra1_of(sys)->impl[t][k];
+    int w = astra1_of(sys)->window[t][k];
     if (im == TH_A1_DIRECT && w > 0)
         snprintf(buf, n, "direct%d", w);
     else

@@ -2,6 +2,7 @@
  * (the speedups' reference) run too: the rows `themis train` and the API's train report. */
 #include <math.h>
 
+#include "astra1_preset.h"
 #include "themis/astra1_workload.h"
 
 int th_a1_replay_opts_for(const th_system *sys, const th_run_defaults *def, int64_t chunks,
@@ -17,9 +18,9 @@ int th_a1_replay_opts_for(const th_system *sys, const th_run_defaults *def, int6
     o->model = TH_LOAD_ALPHA_BETA;
     o->chunks = chunks;
     o->passes = passes ? passes : 1;
-    o->lifo = sys->a1.lifo;
+    o->lifo = astra1_of(sys)->lifo;
     o->scale = *scale;
-    o->scale.tag = sys->a1.version == TH_A1_TUTORIAL;
+    o->scale.tag = astra1_of(sys)->version == TH_A1_TUTORIAL;
     return TH_OK;
 }
 

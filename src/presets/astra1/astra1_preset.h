@@ -3,7 +3,37 @@
 #ifndef THEMIS_ASTRA1_PRESET_H
 #define THEMIS_ASTRA1_PRESET_H
 
+#include <stddef.h>
+
 #include "model.h"
+#include "themis/astra1.h"
+
+/* The preset's settings, kept in th_system.model_data (zero under any other model). */
+typedef struct astra1_settings {
+    double endpoint;                 /* endpoint delay per message, ns */
+    th_a1_version version;           /* whose ASTRA-sim 1.0 */
+    int local_bw_aware;              /* collective-optimization localBWAware (else baseline) */
+    int lifo;                        /* scheduling-policy LIFO (else FIFO) */
+    int boost;                       /* boost-mode (0: some same-ns phase orders refused) */
+    int gap_denominator;             /* Themis fallback: gap < chunk / this (16 on the branch) */
+    int links[TH_MAX_DIMS];          /* links-count per dim */
+    double scalar[TH_MAX_DIMS];      /* bandwidth multiplier from the links-count rules */
+    double greedy_bw[TH_MAX_DIMS];   /* Themis's dim bandwidth: usable links * bw_GBps */
+    double nic[TH_MAX_DIMS];         /* nic latency, ns (twice per message) */
+    double router[TH_MAX_DIMS];      /* router latency, ns (once per switch message) */
+    th_a1_impl impl[4][TH_MAX_DIMS]; /* by th_coll_type order: AR, RS, AG, A2A */
+    int window[4][TH_MAX_DIMS];      /* direct: messages at once ("directN": N; 0: p - 1) */
+} astra1_settings;
+_Static_assert(sizeof(astra1_settings) <= TH_MODEL_DATA_MAX, "the settings fit model_data");
+_Static_assert(_Alignof(astra1_settings) <= _Alignof(max_align_t), "model_data aligns them");
+
+/* The settings of sys, read-only and writable. */
+static inline const astra1_settings *astra1_of(const th_system *sys) {
+    return (const astra1_settings *)(const void *)sys->model_data;
+}
+static inline astra1_settings *astra1_set(th_system *sys) {
+    return (astra1_settings *)(void *)sys->model_data;
+}
 
 extern const struct sys_model astra1_sys; /* astra1_system.c */
 /* Its planner for sys (astra1_model.c): the collective-optimization picks the phase list. */

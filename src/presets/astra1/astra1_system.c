@@ -63,7 +63,7 @@ static int impl_value(const cJSON *v, int *impl, int *window) {
 }
 
 static int parse(const cJSON *root, th_system *sys, const char *src, th_error *err) {
-    th_astra1 *a = &sys->a1;
+    astra1_settings *a = astra1_set(sys);
     memset(a, 0, sizeof *a);
     a->local_bw_aware = 1;
     a->lifo = 1;
@@ -89,14 +89,14 @@ static int parse(const cJSON *root, th_system *sys, const char *src, th_error *e
         return err->code;
     int ep = 0;
     if (integer(root, "endpoint_ns", 1, 0, 1e9, &ep, src, "", err)) return err->code;
-    sys->endpoint = ep;
+    astra1_set(sys)->endpoint = ep;
     return TH_OK;
 }
 
 static int parse_dim(const cJSON *d, int k, th_system *sys, const char *src, th_error *err) {
     char path[32];
     snprintf(path, sizeof path, "dims[%d]", k);
-    th_astra1 *a = &sys->a1;
+    astra1_settings *a = astra1_set(sys);
     if (cJSON_GetObjectItemCaseSensitive(d, "algorithm"))
         return th_error_set(err, TH_EINPUT,
                             "%s: %s.algorithm: not used with \"model\": \"astra-sim-1.0\" (give "
@@ -128,11 +128,11 @@ static int parse_dim(const cJSON *d, int k, th_system *sys, const char *src, th_
 }
 
 static int validate(const th_system *sys, const char *src, th_error *err) {
-    const th_astra1 *a = &sys->a1;
-    if (!(sys->endpoint >= 0 && sys->endpoint <= 1e9 && sys->endpoint == floor(sys->endpoint)))
+    const astra1_settings *a = astra1_of(sys);
+    if (!(a->endpoint >= 0 && a->endpoint <= 1e9 && a->endpoint == floor(a->endpoint)))
         return th_error_set(err, TH_EINPUT,
                             "%s: endpoint_ns: expected an integer from 0 to 1e9, got %.17g", src,
-                            sys->endpoint);
+                            a->endpoint);
     if (sys->reduce_bw != 0)
         return th_error_set(err, TH_EINPUT,
                             "%s: reduce_GBps: not used with \"model\": \"astra-sim-1.0\" (a "
@@ -150,7 +150,7 @@ static int validate(const th_system *sys, const char *src, th_error *err) {
  * bandwidth GB/s is GiB per second. Themis sees usable links times bw_GBps. */
 static int dim(th_system *sys, int k, const char *src, th_error *err) {
     th_dim *d = &sys->dims[k];
-    th_astra1 *a = &sys->a1;
+    astra1_settings *a = astra1_set(sys);
     int links = a->links[k];
     double p = (double)d->npus, usable = links;
     if (links < 1)

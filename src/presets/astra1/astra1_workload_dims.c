@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "astra1_preset.h"
 #include "themis/astra1_workload.h"
 
 /* ASTRA-sim's involved-dims vectors have ten entries: dims from the eleventh on never take
@@ -131,23 +132,26 @@ int th_a1_split(const th_a1_workload *wl, const th_system *sys, const char *sour
                                 "%s:%d: model_parallel_NPU_group %lld splits dims[%d] of a system "
                                 "with %d dims already, the most themis holds",
                                 source, wl->line, (long long)g, d, TH_MAX_DIMS);
-        if (sys->model == TH_MODEL_ASTRA1 && !sys->a1.boost)
+        if (sys->model == TH_MODEL_ASTRA1 && !astra1_of(sys)->boost)
             return th_error_set(err, TH_EINPUT,
                                 "%s:%d: model_parallel_NPU_group %lld splits dims[%d] under "
                                 "boost_mode 0, which the preset models on one dim only",
                                 source, wl->line, (long long)g, d);
         size_t tail = (size_t)(sys->ndims - d);
         memmove(&out->dims[d + 1], &out->dims[d], sizeof out->dims[0] * tail);
-        /* the 1.0 preset's per-dim fields: both halves keep the dim's links and their costs */
-        th_astra1 *a = &out->a1;
-        memmove(&a->links[d + 1], &a->links[d], sizeof a->links[0] * tail);
-        memmove(&a->scalar[d + 1], &a->scalar[d], sizeof a->scalar[0] * tail);
-        memmove(&a->greedy_bw[d + 1], &a->greedy_bw[d], sizeof a->greedy_bw[0] * tail);
-        memmove(&a->nic[d + 1], &a->nic[d], sizeof a->nic[0] * tail);
-        memmove(&a->router[d + 1], &a->router[d], sizeof a->router[0] * tail);
-        for (int t = 0; t < 4; t++) {
-            memmove(&a->impl[t][d + 1], &a->impl[t][d], sizeof a->impl[t][0] * tail);
-            memmove(&a->window[t][d + 1], &a->window[t][d], sizeof a->window[t][0] * tail);
+        /* the 1.0 preset's per-dim fields: both halves keep the dim's links and their costs
+         * (another model's settings are not per dim) */
+        if (sys->model == TH_MODEL_ASTRA1) {
+            astra1_settings *a = astra1_set(out);
+            memmove(&a->links[d + 1], &a->links[d], sizeof a->links[0] * tail);
+            memmove(&a->scalar[d + 1], &a->scalar[d], sizeof a->scalar[0] * tail);
+            memmove(&a->greedy_bw[d + 1], &a->greedy_bw[d], sizeof a->greedy_bw[0] * tail);
+            memmove(&a->nic[d + 1], &a->nic[d], sizeof a->nic[0] * tail);
+            memmove(&a->router[d + 1], &a->router[d], sizeof a->router[0] * tail);
+            for (int t = 0; t < 4; t++) {
+                memmove(&a->impl[t][d + 1], &a->impl[t][d], sizeof a->impl[t][0] * tail);
+                memmove(&a->window[t][d + 1], &a->window[t][d], sizeof a->window[t][0] * tail);
+            }
         }
         out->ndims = sys->ndims + 1;
         out->dims[d].npus = f;
