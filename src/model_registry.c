@@ -1,10 +1,13 @@
-/* The registry of models: one model.h table per th_model, and their names. The only core file
- * that names a preset; everything else asks the tables. */
+/* The registry of plug-ins: one model.h table per th_model and their names, and the workload
+ * formats besides our JSON (workload_format.h). The only core file that names a preset;
+ * everything else asks the tables. */
 #include "model.h"
+#include "workload_format.h"
 
 /* The presets' tables (src/presets/NAME/NAME_ops.c). */
 extern const th_model_ops astra_model_ops;
 extern const th_model_ops astra1_model_ops;
+extern const th_wl_format astra1_text_format; /* src/presets/astra1/astra1_format.c */
 
 static const th_model_ops *const models[] = {
     [TH_MODEL_ANALYTICAL] = &th_model_clean,
@@ -17,6 +20,12 @@ const char *const th_model_names[] = {"analytical", "astra-sim", "astra-sim-1.0"
 
 const th_model_ops *th_model_get(th_model m) {
     return (unsigned)m < TH_MODEL_COUNT ? models[m] : NULL;
+}
+
+static const th_wl_format *const formats[] = {&astra1_text_format};
+
+const th_wl_format *th_wl_format_get(int i) {
+    return i >= 0 && (size_t)i < sizeof formats / sizeof *formats ? formats[i] : NULL;
 }
 
 const char *th_model_name(th_model m) {

@@ -293,7 +293,7 @@ static int ready(trainer *tr, int j) {
 
 th_chunking th_train_chunking(const th_workload *wl, const th_train_opts *opts) {
     if (opts->chunking_set) return opts->chunking;
-    return opts->chunks ? TH_CHUNKING_ASTRA : wl->chunking;
+    return opts->chunks ? TH_CHUNKING_FIXED : wl->chunking;
 }
 
 double th_train_bucket(const th_workload *wl, const th_train_opts *opts) {

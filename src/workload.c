@@ -5,10 +5,10 @@
 #include <string.h>
 
 #include "json.h"
-#include "themis/astra1_workload.h"
 #include "themis/str.h"
 #include "themis/units.h"
 #include "themis/workload.h"
+#include "workload_format.h"
 
 #define MAX_NS 1e21 /* a phase's compute time (and its flops), at most */
 
@@ -272,24 +272,51 @@ int th_workload_parse(const char *json, size_t len, const char *source, th_workl
     return TH_OK;
 }
 
+/* The format of text other than our JSON, or NULL (ours, or nothing known). */
+static const th_wl_format *format_of(const char *text, size_t len) {
+    const th_wl_format *f;
+    for (int i = 0; (f = th_wl_format_get(i)) != NULL; i++)
+        if (f->detect(text, len)) return f;
+    return NULL;
+}
+
+int th_workload_open(const char *path, th_wl_file *out, th_error *err) {
+    char *text;
+    size_t len;
+    memset(out, 0, sizeof *out);
+    if (th_json_read_file(path, &text, &len, err)) return err->code;
+    const char *src = strcmp(path, "-") ? path : "<stdin>";
+    const th_wl_format *f = format_of(text, len);
+    int rc = f ? f->parse(text, len, src, &out->native, err)
+               : th_workload_parse(text, len, src, &out->wl, err);
+    if (rc == TH_OK) out->format = f;
+    free(text);
+    return rc;
+}
+
+void th_workload_close(th_wl_file *f) {
+    if (f->native) f->format->free_native(f->native);
+    th_workload_free(f->wl);
+    memset(f, 0, sizeof *f);
+}
+
 int th_workload_load(const char *path, th_workload **out, th_error *err) {
     char *text;
     size_t len;
     *out = NULL;
     if (th_json_read_file(path, &text, &len, err)) return err->code;
     const char *src = strcmp(path, "-") ? path : "<stdin>";
-    th_a1_workload *a1 = NULL;
+    const th_wl_format *f = format_of(text, len);
+    void *native = NULL;
     th_error ignore;
     int rc;
-    if (th_a1_is_text(text, len) && th_a1_parse(text, len, src, &a1, &ignore) == TH_OK)
-        rc = th_error_set(err, TH_EINPUT,
-                          "%s: an ASTRA-sim 1.0 text workload, where a JSON workload is expected: "
-                          "the command themis train replays it, themis import-astra --workload "
-                          "converts it",
-                          src);
+    /* a file of another format (that parses as one) is named, not blamed on JSON syntax */
+    if (f && f->parse(text, len, src, &native, &ignore) == TH_OK)
+        rc = th_error_set(err, TH_EINPUT, "%s: %s, where a JSON workload is expected: %s", src,
+                          f->name, f->hint);
     else
         rc = th_workload_parse(text, len, src, out, err);
-    th_a1_free(a1);
+    if (native) f->free_native(native);
     free(text);
     return rc;
 }

@@ -7,6 +7,7 @@
 
 #include "check_themis.h"
 #include "themis/astra1_workload.h"
+#include "workload_format.h"
 
 static th_a1_workload *parse_ok(const char *text) {
     th_a1_workload *wl = NULL;
@@ -1087,6 +1088,38 @@ START_TEST(shipped) {
 }
 END_TEST
 
+/* The one workload loader tells the two formats by content: the text workload comes back as
+ * its format's parse, which that format converts to our workload; our JSON as a workload. */
+START_TEST(workload_open) {
+    th_wl_file f;
+    th_error err = {0};
+    ck_assert_msg(th_workload_open(test_dpath("astra1/data1.txt"), &f, &err) == TH_OK, "%s",
+                  err.msg);
+    ck_assert_ptr_nonnull(f.format);
+    ck_assert_ptr_null(f.wl);
+    ck_assert_int_eq(((th_a1_workload *)f.native)->par, TH_A1_DATA);
+    ck_assert_ptr_nonnull(strstr(f.format->name, "ASTRA-sim 1.0"));
+    th_workload *wl = NULL;
+    th_buf notes = {0};
+    ck_assert_msg(f.format->convert(f.native, NULL, NULL, "data1.txt", &wl, &notes, &err) == TH_OK,
+                  "%s", err.msg);
+    ck_assert_int_eq(wl->nlayers, 1);
+    th_workload_free(wl);
+    th_buf_free(&notes);
+    th_workload_close(&f);
+    ck_assert_ptr_null(f.native);
+    char path[4200];
+    const char *dir = getenv("THEMIS_SRCDIR");
+    snprintf(path, sizeof path, "%s/models/workloads/resnet50.json", dir ? dir : ".");
+    ck_assert_msg(th_workload_open(path, &f, &err) == TH_OK, "%s", err.msg);
+    ck_assert_ptr_null(f.format);
+    ck_assert_int_eq(f.wl->nlayers, 54);
+    th_workload_close(&f);
+    ck_assert_int_eq(th_workload_open(test_dpath("no-such-workload.json"), &f, &err), TH_EINPUT);
+    ck_assert(!f.format && !f.wl && !f.native);
+}
+END_TEST
+
 START_TEST(cli_train_text) {
     /* DATA, one layer: F0 1000, IG0 (none for layer 0), WG0 1000, then its AR of 1e6 bytes in
      * one chunk on the ring of 4 (100 GB/s, 10 ns): 2 (3 * 10 + 1e6 * 3 / 400) = 15060 ns.
@@ -1330,6 +1363,7 @@ Suite *astra1_workload_suite(void) {
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, parse_fields);
     tcase_add_test(tc, detect);
+    tcase_add_test(tc, workload_open);
     tcase_add_test(tc, parse_errors);
     tcase_add_test(tc, dims_and_split);
     tcase_add_test(tc, no_comm);

@@ -37,7 +37,9 @@ typedef struct th_wl_layer {
 /* How a collective is cut into chunks (docs/WORKLOADS.md, Chunks). */
 typedef enum {
     TH_CHUNKING_CAPPED, /* ours: at most N chunks of at least min_chunk_bytes (at least one) */
-    TH_CHUNKING_ASTRA   /* ASTRA-sim's: every collective in N chunks, whatever its size */
+    TH_CHUNKING_FIXED,  /* every collective in N chunks, whatever its size (ASTRA-sim's rule,
+                           spelled "astra" in files and options) */
+    TH_CHUNKING_ASTRA = TH_CHUNKING_FIXED /* its earlier name */
 } th_chunking;
 
 extern const char *const th_chunking_names[]; /* capped, astra (NULL-terminated) */

@@ -1,0 +1,31 @@
+/* ASTRA-sim 1.0's text workloads as a workload format (workload_format.h): told by content,
+ * parsed into th_a1_workload, converted to our workload as `import-astra --workload` does. */
+#include "themis/astra1_workload.h"
+#include "workload_format.h"
+
+static int parse(const char *text, size_t len, const char *src, void **out, th_error *err) {
+    th_a1_workload *wl = NULL;
+    int rc = th_a1_parse(text, len, src, &wl, err);
+    *out = wl;
+    return rc;
+}
+
+static void free_native(void *native) {
+    th_a1_free(native);
+}
+
+/* opts: a th_a1_scale (NULL: ASTRA-sim's defaults, both scales 1 on the branch). */
+static int convert(const void *native, const th_system *sys, const void *opts, const char *src,
+                   th_workload **out, th_buf *notes, th_error *err) {
+    static const th_a1_scale unscaled = {1, 1, 0};
+    return th_a1_convert(native, sys, opts ? opts : &unscaled, src, out, notes, err);
+}
+
+const th_wl_format astra1_text_format = {
+    .name = "an ASTRA-sim 1.0 text workload",
+    .hint = "the command themis train replays it, themis import-astra --workload converts it",
+    .detect = th_a1_is_text,
+    .parse = parse,
+    .free_native = free_native,
+    .convert = convert,
+};
