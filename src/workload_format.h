@@ -24,6 +24,9 @@ typedef struct th_wl_format {
      * options (NULL: its defaults); what the conversion changed goes to notes. */
     int (*convert)(const void *native, const th_system *sys, const void *opts, const char *src,
                    th_workload **out, th_buf *notes, th_error *err);
+    /* Optional (NULL: never): 1 when the model of sys replays this format itself, with the
+     * simulator's own state machine, instead of our replay of the converted workload. */
+    int (*native_on)(const th_system *sys);
 } th_wl_format;
 
 /* Format i of the registry, or NULL past the last. */

@@ -1099,6 +1099,10 @@ START_TEST(workload_open) {
     ck_assert_ptr_null(f.wl);
     ck_assert_int_eq(((th_a1_workload *)f.native)->par, TH_A1_DATA);
     ck_assert_ptr_nonnull(strstr(f.format->name, "ASTRA-sim 1.0"));
+    th_system ring, a1;
+    ck_assert_int_eq(th_system_load(test_dpath("cli_ring4.json"), &ring, &err), TH_OK);
+    ck_assert_int_eq(th_system_load(test_dpath("astra1_3d.json"), &a1, &err), TH_OK);
+    ck_assert(!f.format->native_on(&ring) && f.format->native_on(&a1));
     th_workload *wl = NULL;
     th_buf notes = {0};
     ck_assert_msg(f.format->convert(f.native, NULL, NULL, "data1.txt", &wl, &notes, &err) == TH_OK,

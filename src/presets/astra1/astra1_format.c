@@ -21,6 +21,11 @@ static int convert(const void *native, const th_system *sys, const void *opts, c
     return th_a1_convert(native, sys, opts ? opts : &unscaled, src, out, notes, err);
 }
 
+/* The astra-sim-1.0 preset replays it with ASTRA-sim 1.0's state machine (th_a1_replay). */
+static int native_on(const th_system *sys) {
+    return sys->model == TH_MODEL_ASTRA1;
+}
+
 const th_wl_format astra1_text_format = {
     .name = "an ASTRA-sim 1.0 text workload",
     .hint = "the command themis train replays it, themis import-astra --workload converts it",
@@ -28,4 +33,5 @@ const th_wl_format astra1_text_format = {
     .parse = parse,
     .free_native = free_native,
     .convert = convert,
+    .native_on = native_on,
 };
