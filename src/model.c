@@ -4,11 +4,6 @@
 
 #include "model.h"
 
-const th_model_ops *th_model_of(const th_system *sys) {
-    const th_model_ops *m = th_model_get(sys->model);
-    return m ? m : &th_model_clean;
-}
-
 int th_model_has(const th_system *sys, unsigned cap) {
     return (th_model_of(sys)->caps & cap) == cap;
 }

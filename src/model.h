@@ -50,11 +50,21 @@ typedef struct th_model_ops {
     int (*lists)(const th_system *sys, th_policy p, uint32_t dims_mask);
 } th_model_ops;
 
-/* The model of sys (the analytical one for an unknown th_model, which
- * th_collective_validate and th_system_validate refuse). */
-const th_model_ops *th_model_of(const th_system *sys);
 /* Model m, or NULL when m is not a th_model (the registry). */
 const th_model_ops *th_model_get(th_model m);
+
+/* The analytical model (model_clean.c). */
+extern const th_model_ops th_model_clean;
+
+/* The registry's tables by th_model, and how many there are (model_registry.c). */
+extern const th_model_ops *const th_model_table[];
+extern const unsigned th_model_count;
+
+/* The model of sys (the analytical one for an unknown th_model, which
+ * th_collective_validate and th_system_validate refuse). Inline: every run asks it. */
+static inline const th_model_ops *th_model_of(const th_system *sys) {
+    return (unsigned)sys->model < th_model_count ? th_model_table[sys->model] : &th_model_clean;
+}
 
 /* 1 when the model of sys has every capability of cap, else 0. */
 int th_model_has(const th_system *sys, unsigned cap);
@@ -64,8 +74,5 @@ int th_model_require(const th_system *sys, unsigned cap, const char *who, th_err
 
 /* The names of every th_model in enum order, NULL-terminated (the registry). */
 extern const char *const th_model_names[];
-
-/* The analytical model (model_clean.c). */
-extern const th_model_ops th_model_clean;
 
 #endif

@@ -9,17 +9,19 @@ extern const th_model_ops astra_model_ops;
 extern const th_model_ops astra1_model_ops;
 extern const th_wl_format astra1_text_format; /* src/presets/astra1/astra1_format.c */
 
-static const th_model_ops *const models[] = {
+const th_model_ops *const th_model_table[] = {
     [TH_MODEL_ANALYTICAL] = &th_model_clean,
     [TH_MODEL_ASTRA] = &astra_model_ops,
     [TH_MODEL_ASTRA1] = &astra1_model_ops,
 };
-_Static_assert(sizeof models / sizeof *models == TH_MODEL_COUNT, "a table per th_model");
+_Static_assert(sizeof th_model_table / sizeof *th_model_table == TH_MODEL_COUNT,
+               "a table per th_model");
+const unsigned th_model_count = TH_MODEL_COUNT;
 
 const char *const th_model_names[] = {"analytical", "astra-sim", "astra-sim-1.0", NULL};
 
 const th_model_ops *th_model_get(th_model m) {
-    return (unsigned)m < TH_MODEL_COUNT ? models[m] : NULL;
+    return (unsigned)m < TH_MODEL_COUNT ? th_model_table[m] : NULL;
 }
 
 static const th_wl_format *const formats[] = {&astra1_text_format};
