@@ -3,7 +3,12 @@
  * what it can do (capability flags), its system-file hooks, its planner, its emulator and the
  * few hooks where the core reports a result the model's way. The registry
  * (model_registry.c) holds one table per th_model and is the only core file that names a
- * preset; the rest of the core asks through these tables and th_model_require. */
+ * preset; the rest of the core asks through these tables and th_model_require.
+ *
+ * A new model: a folder src/presets/NAME/ whose files carry the prefix NAME_ (its system
+ * hooks, planner, emulator rules, its settings struct in a private header, checked to fit
+ * th_system.model_data, and NAME_ops.c with its th_model_ops), a value in th_model, and one
+ * line in model_registry.c. */
 #ifndef THEMIS_MODEL_H
 #define THEMIS_MODEL_H
 

@@ -13,9 +13,8 @@
 #include "system_internal.h"
 #include "themis/str.h"
 
-static const char *const top_keys[] = {"name",           "description", "dims",
-                                       "reduce_GBps",    "model",       "endpoint_ns",
-                                       "local_mem_GBps", "run",         NULL};
+static const char *const top_keys[] = {"name", "description", "dims", "reduce_GBps", "model", NULL};
+static const char *const run_key[] = {"run", NULL};
 /* Appends the NULL-ended list `more` to `base` into out (at most n - 1 names), NULL-ended. */
 static const char *const *join_keys(const char *const *base, const char *const *more,
                                     const char **out, int n) {
@@ -98,9 +97,16 @@ static int parse_tree(const cJSON *root, const char *src, th_system *sys, sys_ru
     const cJSON *named = cJSON_GetObjectItemCaseSensitive(root, "model");
     int named_model = cJSON_IsString(named) ? th_name_find(th_model_names, named->valuestring) : -1;
     const th_model_ops *ext = th_model_get((th_model)named_model);
-    const char *keys[40];
-    const char *const *known =
-        ext ? join_keys(top_keys, ext->sys->shared_keys, keys, 40) : top_keys;
+    /* known: the common fields, every model's own (another model's is refused below, by name)
+     * and those the named model shares */
+    const char *keys[2][40];
+    const char *const *known = top_keys;
+    const th_model_ops *m;
+    int b = 0;
+    for (int i = 0; (m = th_model_get((th_model)i)) != NULL; i++, b ^= 1)
+        known = join_keys(known, m->sys->keys, keys[b], 40);
+    known = join_keys(known, run_key, keys[b], 40), b ^= 1;
+    if (ext) known = join_keys(known, ext->sys->shared_keys, keys[b], 40);
     if (th_json_check_keys(root, known, src, "", err)) return err->code;
     if (th_json_string(root, "name", sys->name, sizeof sys->name, src, "", err)) return err->code;
     if (th_json_string(root, "description", sys->description, sizeof sys->description, src, "",
