@@ -1,7 +1,9 @@
-/* The registry of plug-ins: one model.h table per th_model and their names, and the workload
- * formats besides our JSON (workload_format.h). The only core file that names a preset;
+/* The registry of plug-ins: one model.h table per th_model and their names, the workload
+ * formats besides our JSON (workload_format.h), and the names of the chunking rules (one is
+ * spelled after the simulator whose rule it is). The only core file that names a preset;
  * everything else asks the tables. */
 #include "model.h"
+#include "themis/workload.h"
 #include "workload_format.h"
 
 /* The presets' tables (src/presets/NAME/NAME_ops.c). */
@@ -29,6 +31,9 @@ static const th_wl_format *const formats[] = {&astra1_text_format};
 const th_wl_format *th_wl_format_get(int i) {
     return i >= 0 && (size_t)i < sizeof formats / sizeof *formats ? formats[i] : NULL;
 }
+
+/* th_chunking in enum order: ours, and every collective in N chunks as ASTRA-sim cuts them. */
+const char *const th_chunking_names[] = {"capped", "astra", NULL};
 
 const char *th_model_name(th_model m) {
     return (unsigned)m < TH_MODEL_COUNT ? th_model_names[m] : "?";

@@ -21,7 +21,6 @@ static const char *const phase_keys[] = {"ns", "flops", "collective", NULL};
 static const char *const coll_keys[] = {"type", "size", "dims", "blocking", "chunks", NULL};
 static const char *const phase_names[] = {"forward", "input_grad", "weight_grad", NULL};
 static const char *const par_names[] = {"data", "hybrid", NULL};
-const char *const th_chunking_names[] = {"capped", "astra", NULL};
 
 const char *th_phase_name(th_phase p) {
     return (unsigned)p < 3 ? phase_names[p] : "?";
