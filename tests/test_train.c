@@ -255,7 +255,8 @@ START_TEST(errors) {
     /* the preset: the check names the field, a run names the system too */
     ck_assert_int_eq(th_train_check_system(&s, &err), TH_OK);
     ck_assert_int_eq(th_train_check_system(&astra, &err), TH_EINPUT);
-    ck_assert_msg(strstr(err.msg, "model: the astra-sim preset runs single collectives here") == err.msg,
+    ck_assert_msg(strstr(err.msg, "model: the astra-sim preset runs single collectives here") ==
+                      err.msg,
                   "%s", err.msg);
     ck_assert_int_eq(th_train_run(&astra, wl, &o, NULL, NULL, &r, &err), TH_EINPUT);
     ck_assert_msg(strstr(err.msg, "system \"astra-2d\": model: the astra-sim preset") == err.msg,
