@@ -167,7 +167,7 @@ python: $(SHLIB)
 	printf '"""Written by make python: the library this package was built with."""\nLIB = "%s"\n' \
 		"$(CURDIR)/$(BUILD)/libthemis.so.$(SOVERSION)" > python/themis/_build.py
 
-# Issue 13's targets, medians of BENCH_RUNS runs (default 5), each flagged met or MISSED;
+# The performance targets (docs/PERFORMANCE.md), medians of BENCH_RUNS runs (default 5), each flagged met or MISSED;
 # BENCH_ARGS="--save F" keeps the figures, "--compare F" prints ratios to them.
 bench: all $(BENCHBIN)
 	$(BENCHBIN) $(BENCH_ARGS)

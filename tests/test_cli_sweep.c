@@ -675,7 +675,7 @@ END_TEST
 /* ---- the documented commands, as written ---- */
 
 /* sweeps/README.md on a fresh clone (no out/ folder): the first block of commands as written,
- * and a workload sweep's dry run shows its header (issue 9, defect 8). */
+ * and a workload sweep's dry run shows its header. */
 START_TEST(sweeps_readme_fresh_clone) {
     char *dir = test_tmp_dir();
     const char *root = getenv("THEMIS_SRCDIR");
