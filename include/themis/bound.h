@@ -19,7 +19,8 @@
 
 #include <stdint.h>
 
-#include "themis/schedule.h"
+#include "themis/collective.h"
+#include "themis/system.h"
 
 /* Active dims beyond which the bound is refused (the flow program has K 2^(K-1) columns:
  * 24576 at 12, solved in well under a second). */
