@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "themis/csv.h"
-#include "themis/report.h"
+#include "themis/num.h"
 
 #define WINDOW (64 * 1024) /* bytes per stream read */
 
@@ -43,7 +43,7 @@ int th_csv_field(th_buf *b, const char *s) {
 
 int th_csv_num(th_buf *b, double v) {
     char t[32];
-    return th_csv_field(b, th_report_num(t, v));
+    return th_csv_field(b, th_num_format(t, v));
 }
 
 int th_csv_int(th_buf *b, long long v) {

@@ -8,6 +8,7 @@
 
 #include "themis/buf.h"
 #include "themis/csv.h"
+#include "themis/num.h"
 #include "themis/plot.h"
 #include "themis/report.h"
 #include "themis/str.h"
@@ -275,7 +276,7 @@ int th_plot_write_data(FILE *out, const th_plot_data *d, th_error *err) {
         const th_plot_series *s = &d->series[i];
         if (i) fputs("\n\n", out);
         for (size_t k = 0; k < s->n; k++)
-            fprintf(out, "%s %s\n", th_report_num(a, s->x[k]), th_report_num(b, s->y[k]));
+            fprintf(out, "%s %s\n", th_num_format(a, s->x[k]), th_num_format(b, s->y[k]));
     }
     if (fflush(out) || ferror(out))
         return th_error_set(err, TH_EIO, "write error: %s", strerror(errno ? errno : EIO));

@@ -24,8 +24,8 @@ typedef struct th_report {
     const th_pair *pairs;     /* npairs evaluated pairs */
     const th_result *results; /* one per pair */
     int npairs;
-    double bound; /* the optimal bound (th_bound_eval), ns; 0 = not asked: no bound_us, vs_bound */
-    int ideal_lat;    /* --ideal-lat: ideal_lat_us (ideal + lat_floor) and vs_ideal_lat */
+    double bound;  /* the optimal bound (th_bound_eval), ns; 0 = not asked: no bound_us, vs_bound */
+    int ideal_lat; /* --ideal-lat: ideal_lat_us (ideal + lat_floor) and vs_ideal_lat */
     double lat_floor; /* the collective's latency floor (th_cost_latency_floor), ns */
 } th_report;
 
@@ -35,10 +35,6 @@ int th_report_csv(FILE *out, const th_report *rep, th_error *err);
 int th_report_jsonl(FILE *out, const th_report *rep, th_error *err);
 /* The report in `format` (one of the four above). */
 int th_report_write(FILE *out, th_format format, const th_report *rep, th_error *err);
-
-/* Formats v into buf (at least 32 bytes) with the fewest digits, 15 or 17 significant, that
- * read back to the same double. Returns buf. */
-const char *th_report_num(char *buf, double v);
 
 /* Trace CSV: header policy,intra,chunk,stage,op,dim,bytes,ready_us,start_us,end_us. */
 void th_report_trace_header(FILE *out);
