@@ -22,7 +22,7 @@ PREFIX       ?= /usr/local
 # python3 on PATH, such as a pyenv one, may not see them).
 PYTHON       ?= $(firstword $(wildcard /usr/bin/python3) python3)
 PKGS         := libcjson gsl yaml-0.1 nlopt
-VERSION      := $(shell sed -n 's/^\#define TH_VERSION "\(.*\)"/\1/p' include/themis/themis.h)
+VERSION      := $(shell sed -n 's/^\#define TH_VERSION "\(.*\)"/\1/p' include/themis/version.h)
 SOVERSION    := $(firstword $(subst ., ,$(VERSION)))
 
 # Flags the build needs whatever CFLAGS says; the user's CPPFLAGS, CFLAGS and LDFLAGS come last.

@@ -3,14 +3,12 @@
 #ifndef THEMIS_THEMIS_H
 #define THEMIS_THEMIS_H
 
-#define TH_VERSION "0.1.0"
-
 #include "themis/api.h"
 #include "themis/astra.h"
 #include "themis/astra1_workload.h"
 #include "themis/bound.h"
-#include "themis/calibrate.h"
 #include "themis/buf.h"
+#include "themis/calibrate.h"
 #include "themis/collist.h"
 #include "themis/cost.h"
 #include "themis/csv.h"

@@ -1,9 +1,12 @@
-/* The versions of the libraries themis is built with: from their headers when it was compiled,
- * and as the loaded libraries report them when it runs (for `themis --version`). */
+/* themis's version, and the versions of the libraries it is built with: from their headers when it
+ * was compiled, and as the loaded libraries report them when it runs (for `themis --version`). */
 #ifndef THEMIS_VERSION_H
 #define THEMIS_VERSION_H
 
 #include <stddef.h>
+
+/* This release (the Makefile reads it from this line). */
+#define TH_VERSION "0.1.0"
 
 #define TH_NLIBS 5 /* cJSON, GSL, libyaml, GLPK, NLopt */
 
