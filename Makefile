@@ -9,6 +9,7 @@
 #   make install           PREFIX=/usr/local DESTDIR=         WERROR=1: warnings are errors
 #   make fuzz              FUZZ_SECONDS=60 per target (clang + libFuzzer, build/fuzz)
 #   make python            the Python package in python/ (records where libthemis is)
+#   make check-format      clang-format would change nothing
 
 # make predefines CC=cc, so `CC ?= gcc` would never apply: take gcc unless CC was given.
 ifeq ($(origin CC),default)
@@ -90,7 +91,8 @@ REPLAY   := $(BUILD)/fuzz_replay
 MANPAGE  := $(BUILD)/themis.1
 PCFILE   := $(BUILD)/themis.pc
 
-.PHONY: all run check bench install deps format figures fuzz fuzz-build man clean python
+.PHONY: all run check bench install deps format check-format figures fuzz fuzz-build man clean \
+	python
 
 all: $(BIN) $(LIB) $(SHLIB)
 
@@ -258,9 +260,16 @@ fuzz: $(FUZZ_BINS)
 			$(FUZZ_BUILD)/$$t.log) executions, no crash"; \
 	done
 
+# Every C source and header of the library, CLI, tests, benchmark and fuzz targets (src/ at any
+# depth: a module may be a folder).
+FORMAT_SRC = $(shell find src include tests/*.[ch] tests/fuzz/*.[ch] bench -name '*.[ch]' | sort)
+
 format:
-	clang-format -i src/*.c include/themis/*.h tests/*.c tests/*.h bench/*.c tests/fuzz/*.c \
-		tests/fuzz/*.h
+	clang-format -i $(FORMAT_SRC)
+
+# Fails (and names each place) where `make format` would change a file.
+check-format:
+	clang-format --dry-run -Werror $(FORMAT_SRC)
 
 clean:
 	rm -rf build

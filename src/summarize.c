@@ -20,15 +20,15 @@ typedef struct acc {
     size_t n;
     long double mean, logmean; /* running means of the values and of their logs */
     double min, max;
-    int nonpos;        /* a value <= 0 was seen: no geometric mean */
-    char **best;       /* best mode: the fields of the best row so far (one block), or NULL */
-    double bestv;      /* its metric */
-    long long bestln;  /* its line */
+    int nonpos;       /* a value <= 0 was seen: no geometric mean */
+    char **best;      /* best mode: the fields of the best row so far (one block), or NULL */
+    double bestv;     /* its metric */
+    long long bestln; /* its line */
 } acc;
 
 typedef struct state {
     th_summary *s;
-    int mode; /* -1 none, else a th_best */
+    int mode;   /* -1 none, else a th_best */
     acc **accs; /* one per group, in s->groups order */
     size_t cap; /* capacity of s->groups and accs */
     void *tree; /* tsearch tree of acc, by key */

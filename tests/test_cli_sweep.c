@@ -608,7 +608,7 @@ START_TEST(interrupt_long_point) {
     strcat(json, "]}");
     test_spit_dq(sys, json);
     test_spit_dq(spec, "{'system': 'sys12.json', 'collective': {'size': '1GiB', 'chunks': 1000000},"
-                     " 'policy': 'themis', 'intra': 'scf', 'axes': {'dims': ['all', 'all']}}");
+                       " 'policy': 'themis', 'intra': 'scf', 'axes': {'dims': ['all', 'all']}}");
     pid_t pid = spawn_sweep(spec, out, err, 0);
     /* the header is written just before the signal handlers are set: wait for it, then a
      * little more, so the signal lands inside the first point (seconds long) */

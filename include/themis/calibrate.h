@@ -139,7 +139,7 @@ int th_cal_system_update(const char *json, size_t len, const char *source, int k
 typedef struct th_cal_request {
     const char *const *logs; /* nlogs log files ("-" = stdin) */
     int nlogs;
-    int coll;          /* a th_coll_type, or -1: the one each log names */
+    int coll;           /* a th_coll_type, or -1: the one each log names */
     const char *system; /* -s: update a dim of this system file; NULL: a new one-dim system */
     int dim;            /* -s's dim, -1: 0 when the system has one dim */
     int topology;       /* a new system's th_topology (-1 with -s) */
@@ -153,16 +153,16 @@ typedef struct th_cal_request {
 
 /* What it found. */
 typedef struct th_cal_result {
-    th_cal_log *logs;     /* nlogs logs read */
-    th_coll_type *colls;  /* the collective of each */
+    th_cal_log *logs;    /* nlogs logs read */
+    th_coll_type *colls; /* the collective of each */
     int nlogs;
-    int dim;              /* the dim of -s updated */
-    th_dim before;        /* the dim as it was (a new one: its NPUs filled in) */
-    th_dim fitted;        /* the dim with the fit applied */
+    int dim;       /* the dim of -s updated */
+    th_dim before; /* the dim as it was (a new one: its NPUs filled in) */
+    th_dim fitted; /* the dim with the fit applied */
     th_cal_fit fit;
-    char *text;           /* -s's text */
+    char *text; /* -s's text */
     size_t len;
-    char *out;            /* the system file written (new, or -s updated), NUL-terminated */
+    char *out; /* the system file written (new, or -s updated), NUL-terminated */
 } th_cal_result;
 
 /* The combinations of options a request may not make (as messages naming the options). */

@@ -11,14 +11,14 @@
 
 /* One group: the rows whose --by columns hold the same values. */
 typedef struct th_summary_group {
-    char **keys;  /* nby values of the --by columns, as written in the CSV */
-    size_t count; /* rows with a value of the metric (empty fields are skipped) */
-    double mean;  /* arithmetic mean; NaN when count is 0 */
-    double gmean; /* geometric mean; NaN when count is 0 or a value is <= 0 */
-    double min;   /* NaN when count is 0 */
-    double max;   /* NaN when count is 0 */
-    char **best;  /* th_summarize_best: the fields of the group's best row (ncols of them, as
-                     written in the CSV; the first such row on ties); NULL when count is 0 */
+    char **keys;         /* nby values of the --by columns, as written in the CSV */
+    size_t count;        /* rows with a value of the metric (empty fields are skipped) */
+    double mean;         /* arithmetic mean; NaN when count is 0 */
+    double gmean;        /* geometric mean; NaN when count is 0 or a value is <= 0 */
+    double min;          /* NaN when count is 0 */
+    double max;          /* NaN when count is 0 */
+    char **best;         /* th_summarize_best: the fields of the group's best row (ncols of them, as
+                            written in the CSV; the first such row on ties); NULL when count is 0 */
     long long best_line; /* its line in the CSV (0 when best is NULL) */
 } th_summary_group;
 
@@ -32,7 +32,7 @@ typedef struct th_summary {
     char *metric; /* the summarized column */
     th_summary_group *groups;
     size_t ngroups;
-    size_t rows; /* data rows read */
+    size_t rows;    /* data rows read */
     char **columns; /* th_summarize_best: the CSV's header (ncols names); else NULL */
     size_t ncols;
 } th_summary;

@@ -79,10 +79,10 @@ int th_sweep_row(th_sweep_worker *w, int64_t point, th_buf *out, th_error *err);
 typedef void (*th_progress_fn)(void *ctx, int64_t done, int64_t total);
 
 typedef struct th_sweep_opts {
-    int threads;             /* threads computing points, >= 1: the calling one and threads - 1 more */
-    th_shard shard;          /* which points */
-    int64_t start;           /* shard-local index of the first point to compute (resume) */
-    int fd;                  /* rows are written here, in order, whole rows per write */
+    int threads;    /* threads computing points, >= 1: the calling one and threads - 1 more */
+    th_shard shard; /* which points */
+    int64_t start;  /* shard-local index of the first point to compute (resume) */
+    int fd;         /* rows are written here, in order, whole rows per write */
     const atomic_int *stop;  /* when it becomes non-zero: finish, write the prefix, return */
     th_progress_fn progress; /* may be NULL; called from the calling thread */
     void *progress_ctx;
