@@ -9,7 +9,7 @@
 #   make install           PREFIX=/usr/local DESTDIR=         WERROR=1: warnings are errors
 #   make fuzz              FUZZ_SECONDS=60 per target (clang + libFuzzer, build/fuzz)
 #   make python            the Python package in python/ (records where libthemis is)
-#   make check-format      clang-format would change nothing
+#   make check-format      clang-format would change nothing  make coverage: line coverage (gcov)
 
 # make predefines CC=cc, so `CC ?= gcc` would never apply: take gcc unless CC was given.
 ifeq ($(origin CC),default)
@@ -49,6 +49,10 @@ else ifeq ($(TSAN),1)
 BUILD := build/tsan
 SAN   := -g -fno-omit-frame-pointer -fsanitize=thread
 CK_SLOW := 10
+else ifeq ($(COVERAGE),1)
+BUILD := build/coverage
+SAN   := --coverage
+CK_SLOW := 2
 else
 BUILD := build
 SAN   :=
@@ -91,8 +95,8 @@ REPLAY   := $(BUILD)/fuzz_replay
 MANPAGE  := $(BUILD)/themis.1
 PCFILE   := $(BUILD)/themis.pc
 
-.PHONY: all run check bench install deps format check-format figures fuzz fuzz-build man clean \
-	python
+.PHONY: all run check bench install deps format check-format coverage figures fuzz fuzz-build man \
+	clean python
 
 all: $(BIN) $(LIB) $(SHLIB)
 
@@ -154,6 +158,13 @@ check: all $(TESTBIN) $(REPLAY) $(BENCHBIN)
 		$(if $(SAN),$(SAN_RUN)) $(TESTBIN)
 	THEMIS_SRCDIR=$(CURDIR) $(if $(SAN),$(SAN_RUN)) $(REPLAY)
 	$(if $(SAN),,$(PYTEST))
+
+# Line coverage of src/ by the tests: a --coverage build in build/coverage (its counters reset
+# first), `make check` there, then per-file and total line coverage from gcc's gcov.
+coverage:
+	rm -f $$(find build/coverage -name '*.gcda' 2>/dev/null)
+	@$(MAKE) --no-print-directory COVERAGE=1 check
+	@scripts/coverage build/coverage
 
 # The Python package's tests (tests/python, pytest) against this build's library and binary;
 # not in sanitizer builds (the interpreter would need the sanitizer runtime preloaded).

@@ -40,7 +40,7 @@ static void install_into(const char *dir) {
     /* MAKEFLAGS of an outer `make -j2 check` would hand this make a jobserver it cannot use */
     int rc = test_sh(out, sizeof out,
                      "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL %s -s install DESTDIR='%s' "
-                     "PREFIX=/usr/local SANITIZE= TSAN= CC='%s' >/dev/null",
+                     "PREFIX=/usr/local SANITIZE= TSAN= COVERAGE= CC='%s' >/dev/null",
                      make && *make ? make : "make", dir, cc && *cc ? cc : "gcc");
     ck_assert_msg(rc == 0, "make install: status %d:\n%s", rc, tail(out));
 }
