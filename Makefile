@@ -10,6 +10,7 @@
 #   make fuzz              FUZZ_SECONDS=60 per target (clang + libFuzzer, build/fuzz)
 #   make python            the Python package in python/ (records where libthemis is)
 #   make check-format      clang-format would change nothing  make coverage: line coverage (gcov)
+#   make check-layers      the module graph of src/ is a DAG and the core names no preset
 
 # make predefines CC=cc, so `CC ?= gcc` would never apply: take gcc unless CC was given.
 ifeq ($(origin CC),default)
@@ -95,8 +96,8 @@ REPLAY   := $(BUILD)/fuzz_replay
 MANPAGE  := $(BUILD)/themis.1
 PCFILE   := $(BUILD)/themis.pc
 
-.PHONY: all run check bench install deps format check-format coverage figures fuzz fuzz-build man \
-	clean python
+.PHONY: all run check bench install deps format check-format check-layers coverage figures fuzz \
+	fuzz-build man clean python
 
 all: $(BIN) $(LIB) $(SHLIB)
 
@@ -281,6 +282,11 @@ format:
 # Fails (and names each place) where `make format` would change a file.
 check-format:
 	clang-format --dry-run -Werror $(FORMAT_SRC)
+
+# The module graph of src/ is a DAG and the core names no preset (scripts/check-layers says
+# how files map to modules); fast and silent when it holds. Rule 3 reads this build's objects.
+check-layers:
+	@scripts/check-layers $(BUILD)
 
 clean:
 	rm -rf build
