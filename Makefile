@@ -73,6 +73,11 @@ ALL_LDFLAGS = $(SAN) $(LDFLAGS)
 DEPFLAGS    = -MMD -MP
 
 LIB_SRC   := $(filter-out src/cli%.c,$(wildcard src/*.c))
+# The public C API, the headers `make install` installs (themis.h includes them all); the other
+# headers of include/themis/ are the library's internal helpers.
+PUBLIC_HEADERS := $(addprefix include/themis/,$(addsuffix .h,themis export api error units \
+	version system collective cost schedule bound emulate run report summarize train workload \
+	sweep optimize calibrate))
 CLI_SRC   := $(wildcard src/cli*.c)
 TEST_SRC  := $(wildcard tests/*.c)
 BENCH_SRC := $(wildcard bench/*.c)
@@ -105,9 +110,10 @@ $(BUILD)/obj/%.o: src/%.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
+# The shared library exports only what the public headers mark TH_API (themis/export.h).
 $(BUILD)/pic/%.o: src/%.c
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -fPIC $(DEPFLAGS) -c $< -o $@
+	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden $(DEPFLAGS) -c $< -o $@
 
 $(BUILD)/obj/tests/%.o: tests/%.c
 	@mkdir -p $(@D)
@@ -222,7 +228,7 @@ install: all $(MANPAGE) $(PCFILE)
 	ln -sf libthemis.so.$(VERSION) $(DESTDIR)$(libdir)/libthemis.so.$(SOVERSION)
 	ln -sf libthemis.so.$(SOVERSION) $(DESTDIR)$(libdir)/libthemis.so
 	install -m 644 $(PCFILE) $(DESTDIR)$(libdir)/pkgconfig/themis.pc
-	install -m 644 include/themis/*.h $(DESTDIR)$(includedir)/themis/
+	install -m 644 $(PUBLIC_HEADERS) $(DESTDIR)$(includedir)/themis/
 	install -m 644 plots/*.gp plots/*.gpi $(DESTDIR)$(datadir)/themis/plots/
 	install -m 644 $(MANPAGE) $(DESTDIR)$(mandir)/man1/themis.1
 	install -m 644 scripts/themis.bash $(DESTDIR)$(datadir)/bash-completion/completions/themis

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "themis/error.h"
+#include "themis/export.h"
 #include "themis/system.h"
 
 #define TH_MAX_CHUNKS 1000000
@@ -28,12 +29,12 @@ typedef struct th_collective {
 /* Checks a collective against a system: size, chunks, involved dims, what the system's model
  * cannot run, at least one active dim. (Defined with the planner, which holds each model's own
  * rules.) */
-int th_collective_validate(const th_system *sys, const th_collective *coll, th_error *err);
+TH_API int th_collective_validate(const th_system *sys, const th_collective *coll, th_error *err);
 
 /* Names in enum order, NULL-terminated (for parsers and messages). */
-extern const char *const th_coll_type_names[]; /* allreduce, reducescatter, ... */
+TH_API extern const char *const th_coll_type_names[]; /* allreduce, reducescatter, ... */
 
-const char *th_coll_type_name(th_coll_type t);
-int th_coll_type_from_name(const char *s, th_coll_type *out);
+TH_API const char *th_coll_type_name(th_coll_type t);
+TH_API int th_coll_type_from_name(const char *s, th_coll_type *out);
 
 #endif

@@ -8,6 +8,7 @@
 
 #include "themis/collective.h"
 #include "themis/cost.h"
+#include "themis/export.h"
 #include "themis/system.h"
 
 /* The scheduling policies, one enum for run, train, sweep and reports. The first four plan
@@ -52,47 +53,48 @@ typedef struct th_plan {
     double load[TH_MAX_DIMS]; /* themis: the tracker's final load per dim, ns */
 } th_plan;
 
-th_plan *th_plan_create(void);
-void th_plan_free(th_plan *plan);
+TH_API th_plan *th_plan_create(void);
+TH_API void th_plan_free(th_plan *plan);
 
 /* Fills plan with the order of every chunk under `policy` (SPEC §5); themis-global plans as
  * themis (its tracker is th_sched_plan_from's init_load); ideal has no plan and is refused. */
-int th_sched_plan(th_plan *plan, const th_system *sys, const th_collective *coll, th_policy policy,
-                  th_load_model model, th_error *err);
+TH_API int th_sched_plan(th_plan *plan, const th_system *sys, const th_collective *coll,
+                         th_policy policy, th_load_model model, th_error *err);
 
 /* The same, with the Themis tracker starting from init_load[d] (per system dim, ns) instead of
  * zero: one tracker shared across collectives (themis-global). */
-int th_sched_plan_from(th_plan *plan, const th_system *sys, const th_collective *coll,
-                       th_policy policy, th_load_model model, const double *init_load,
-                       th_error *err);
+TH_API int th_sched_plan_from(th_plan *plan, const th_system *sys, const th_collective *coll,
+                              th_policy policy, th_load_model model, const double *init_load,
+                              th_error *err);
 
 /* Policy lp in one of its sequences of the program's integer chunk counts (th_sched_plan uses
  * sequence 0; th_run_eval tries each and keeps the fastest, see run.h). */
 #define TH_LP_SEQUENCES 2
-int th_sched_plan_lp(th_plan *plan, const th_system *sys, const th_collective *coll, int seq,
-                     th_error *err);
+TH_API int th_sched_plan_lp(th_plan *plan, const th_system *sys, const th_collective *coll, int seq,
+                            th_error *err);
 
 /* Stage j (0 .. nstages-1) of chunk i: its dim, operation and full-vector size m (under the
  * astra-sim preset: the phase's integer input size). */
 static inline const uint8_t *th_plan_order(const th_plan *plan, int64_t chunk) {
     return plan->order + (size_t)chunk * (size_t)plan->n;
 }
-void th_plan_stage(const th_plan *plan, int64_t chunk, int j, int *dim, th_op *op, double *m);
+TH_API void th_plan_stage(const th_plan *plan, int64_t chunk, int j, int *dim, th_op *op,
+                          double *m);
 
 /* Parses a dim list "0,2" (indices, each < ndims, no repeats) into a bit mask. */
-int th_sched_parse_dims(const char *list, int ndims, uint32_t *mask, th_error *err);
+TH_API int th_sched_parse_dims(const char *list, int ndims, uint32_t *mask, th_error *err);
 
 /* Names in enum order, NULL-terminated (for parsers and messages). */
-extern const char *const th_policy_names[];     /* baseline, ..., themis-global, ideal */
-extern const char *const th_load_model_names[]; /* alpha_beta, bandwidth */
+TH_API extern const char *const th_policy_names[];     /* baseline, ..., themis-global, ideal */
+TH_API extern const char *const th_load_model_names[]; /* alpha_beta, bandwidth */
 
-const char *th_policy_name(th_policy p);
-const char *th_load_model_name(th_load_model m);
-int th_policy_from_name(const char *s, th_policy *out);
+TH_API const char *th_policy_name(th_policy p);
+TH_API const char *th_load_model_name(th_load_model m);
+TH_API int th_policy_from_name(const char *s, th_policy *out);
 /* names[0 .. n-1] = the first n policy names, names[n] = NULL (n <= TH_POLICY_COUNT): the
  * policies a layer takes, for its parsers and messages (one collective: the first 4; sweeps:
  * 5, with themis-global). */
-void th_policy_names_first(int n, const char **names);
-int th_load_model_from_name(const char *s, th_load_model *out);
+TH_API void th_policy_names_first(int n, const char **names);
+TH_API int th_load_model_from_name(const char *s, th_load_model *out);
 
 #endif

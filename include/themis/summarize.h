@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "themis/error.h"
+#include "themis/export.h"
 
 /* One group: the rows whose --by columns hold the same values. */
 typedef struct th_summary_group {
@@ -43,16 +44,16 @@ typedef struct th_summary {
  * CSV, a missing column, a row with the wrong number of fields, a metric value that is not a
  * finite number; TH_EIO when reading fails. On success fills out; free with
  * th_summary_free. */
-int th_summarize(FILE *in, const char *name, const char *const *by, size_t nby, const char *metric,
-                 th_summary *out, th_error *err);
+TH_API int th_summarize(FILE *in, const char *name, const char *const *by, size_t nby,
+                        const char *metric, th_summary *out, th_error *err);
 
 /* th_summarize, and per group the whole row whose metric is least (TH_BEST_MIN) or greatest
  * (TH_BEST_MAX): which chunk count, which bandwidth won. Memory grows with the number of groups
  * (one row each), not of rows. */
-int th_summarize_best(FILE *in, const char *name, const char *const *by, size_t nby,
-                      const char *metric, th_best mode, th_summary *out, th_error *err);
+TH_API int th_summarize_best(FILE *in, const char *name, const char *const *by, size_t nby,
+                             const char *metric, th_best mode, th_summary *out, th_error *err);
 
 /* Frees what th_summarize allocated and zeroes s; safe on a zeroed summary. */
-void th_summary_free(th_summary *s);
+TH_API void th_summary_free(th_summary *s);
 
 #endif
