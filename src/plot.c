@@ -122,13 +122,11 @@ static int number(const char *f, double *v) {
 
 static int add_point(th_plot_series *s, double x, double y) {
     if (s->n == s->cap) {
-        size_t cap = s->cap ? 2 * s->cap : 16;
-        double *nx = realloc(s->x, cap * sizeof *nx);
-        if (nx) s->x = nx;
-        double *ny = realloc(s->y, cap * sizeof *ny);
-        if (ny) s->y = ny;
-        if (!nx || !ny) return -1;
-        s->cap = cap;
+        size_t cx = s->cap, cy = s->cap; /* two arrays, one capacity */
+        if (th_grow(&s->x, &cx, s->cap + 1, sizeof *s->x) ||
+            th_grow(&s->y, &cy, s->cap + 1, sizeof *s->y))
+            return -1;
+        s->cap = cx;
     }
     s->x[s->n] = x;
     s->y[s->n++] = y;

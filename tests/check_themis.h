@@ -22,6 +22,7 @@
 
 Suite *units_suite(void);
 Suite *str_suite(void);
+Suite *buf_suite(void);
 Suite *csv_suite(void);
 Suite *system_suite(void);
 Suite *cost_suite(void);
