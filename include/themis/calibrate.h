@@ -39,7 +39,7 @@ typedef struct th_cal_log {
     char redop[16];    /* reduction op of every row, "none" for all_gather and alltoall */
     double first_size; /* size of the first row (0 included), bytes: where a cycle starts */
     double last_size;  /* size of the last row read, bytes */
-    int cap;           /* rows allocated */
+    size_t cap;        /* rows allocated */
 } th_cal_log;
 
 /* Reads a log file ("-" = stdin) or text; the format (text or JSON) is told by the first byte
