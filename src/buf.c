@@ -22,9 +22,9 @@ int th_grow(void *ptr, size_t *cap, size_t need, size_t elem) {
 }
 
 int th_buf_reserve(th_buf *b, size_t extra) {
+    if (extra < b->cap - b->len) return 0; /* room for extra and the NUL (cap > len, or both 0) */
     if (extra > SIZE_MAX - 1 - b->len) return -1;
-    size_t need = b->len + extra + 1; /* and the NUL */
-    return need <= b->cap ? 0 : th_grow(&b->p, &b->cap, need, 1);
+    return th_grow(&b->p, &b->cap, b->len + extra + 1, 1);
 }
 
 int th_buf_add(th_buf *b, const char *s, size_t n) {

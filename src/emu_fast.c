@@ -107,7 +107,7 @@ static int class_of(emu_fast *f, const th_emu *emu, const th_plan *plan, int64_t
     if (*ncls == MAX_CLASSES) return -1;
     uint32_t cls = (*ncls)++, ns = (uint32_t)plan->nstages;
     size_t need = (size_t)(cls + 1) * ns;
-    if (th_grow(&f->st, &f->st_cap, need, sizeof *f->st)) return -1;
+    if (f->st_cap < need && th_grow(&f->st, &f->st_cap, need, sizeof *f->st)) return -1;
     f->hash[h] = (hash_slot){key, f->gen, cls};
     for (uint32_t j = 0; j < ns; j++) {
         int d;
