@@ -47,6 +47,20 @@ def test_target_layout_passes_silently(tmp_path):
     assert (p.returncode, p.stdout, p.stderr) == (0, "", "")
 
 
+def test_graph_lowest_modules_first(tmp_path):
+    root = tree(tmp_path, BASE)
+    p = subprocess.run([str(root / "scripts" / "check-layers"), "--graph"], capture_output=True,
+                       text=True, cwd=root)
+    assert p.returncode == 0
+    assert p.stdout == (" 0 error: \n"
+                        " 0 model: \n"
+                        " 1 system: error model\n"
+                        " 2 cli: system\n"
+                        " 2 emulate: system\n"
+                        " 2 presets/astra: model system\n"
+                        " 3 registry: model presets/astra\n")
+
+
 def test_cycle_is_printed_as_a_path(tmp_path):
     files = dict(BASE)
     files["include/themis/error.h"] = '#include "themis/system.h"\n'
