@@ -8,8 +8,8 @@
 #include "json.h"
 #include "report_internal.h"
 #include "themis/str.h"
-#include "themis/themis.h"
 #include "themis/units.h"
+#include "themis/version.h"
 
 int th_api_keys(const th_api_req *q, const char *const *known, th_error *err) {
     return th_json_check_keys(q->root, known, q->cmd, "", err);
@@ -187,9 +187,14 @@ static const struct {
     const char *name;
     int (*fn)(const th_api_req *q, FILE *out, th_error *err);
 } commands[] = {
-    {"run", th_api_run},           {"train", th_api_train},   {"sweep", th_api_sweep},
-    {"optimize", th_api_optimize}, {"calibrate", th_api_calibrate}, {"plot", th_api_plot},
-    {"system", th_api_system},     {"version", version},
+    {"run", th_api_run},
+    {"train", th_api_train},
+    {"sweep", th_api_sweep},
+    {"optimize", th_api_optimize},
+    {"calibrate", th_api_calibrate},
+    {"plot", th_api_plot},
+    {"system", th_api_system},
+    {"version", version},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

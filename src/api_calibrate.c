@@ -33,9 +33,9 @@ static int logs(const th_api_req *q, const char **paths, int *n, th_error *err) 
 
 int th_api_calibrate(const th_api_req *q, FILE *out, th_error *err) {
     static const char *const keys[] = {
-        "logs",       "collective", "topology", "npus",     "algorithm", "name",
-        "system",     "dim",        "efficiency", "bw",     "in_place",  "min_size",
-        "max_size",   "tolerance",  "allow_wrong", "plot", "force", NULL};
+        "logs",     "collective", "topology",    "npus", "algorithm", "name",
+        "system",   "dim",        "efficiency",  "bw",   "in_place",  "min_size",
+        "max_size", "tolerance",  "allow_wrong", "plot", "force",     NULL};
     const char *paths[TH_CAL_MAX_LOGS];
     th_cal_request r;
     memset(&r, 0, sizeof r);

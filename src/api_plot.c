@@ -73,8 +73,8 @@ static int result(FILE *out, const char *output, const th_plot_data *d, th_error
 }
 
 int th_api_plot(const th_api_req *q, FILE *out, th_error *err) {
-    static const char *const keys[] = {"csv",  "x",     "y",      "by",    "where",
-                                       "logx", "logy",  "title",  "output", "force", NULL};
+    static const char *const keys[] = {"csv",  "x",     "y",      "by",    "where", "logx",
+                                       "logy", "title", "output", "force", NULL};
     const char *csv, *output, *cols[MAX_NAMES];
     char buf[1024];
     th_plot_where w[MAX_NAMES];

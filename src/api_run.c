@@ -12,8 +12,8 @@
 #include "themis/report.h"
 
 int th_api_run(const th_api_req *q, FILE *out, th_error *err) {
-    static const char *const keys[] = {"system", "collective", "size",  "chunks",
-                                       "policy", "intra",      "dims",  "load_model",
+    static const char *const keys[] = {"system", "collective", "size", "chunks",
+                                       "policy", "intra",      "dims", "load_model",
                                        "bound",  "ideal_lat",  NULL};
     th_collective coll = {TH_COLL_ALLREDUCE, 1073741824.0, 64, 0};
     int policy = -1, intra = -1, type = TH_COLL_ALLREDUCE, model = TH_LOAD_ALPHA_BETA, bound = 0;
@@ -53,8 +53,14 @@ int th_api_run(const th_api_req *q, FILE *out, th_error *err) {
                     : th_error_set(err, TH_EINTERNAL, "out of memory");
     th_runner_free(runner);
     if (rc) return rc;
-    th_report rep = {&sys,    &coll,  (th_load_model)model, pairs, results, npairs,
-                     b.time,  ideal_lat,
+    th_report rep = {&sys,
+                     &coll,
+                     (th_load_model)model,
+                     pairs,
+                     results,
+                     npairs,
+                     b.time,
+                     ideal_lat,
                      th_cost_latency_floor(&sys, coll.type == TH_COLL_ALLREDUCE, coll.dims_mask)};
     return th_report_json(out, &rep, err);
 }

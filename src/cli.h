@@ -5,6 +5,18 @@
 
 #include <stdio.h>
 
+#include "themis/astra.h"
+#include "themis/astra1.h"
+#include "themis/astra1_workload.h"
+#include "themis/buf.h"
+#include "themis/collist.h"
+#include "themis/csv.h"
+#include "themis/num.h"
+#include "themis/output.h"
+#include "themis/plot.h"
+#include "themis/sha256.h"
+#include "themis/str.h"
+#include "themis/text.h"
 #include "themis/themis.h"
 
 /* Exit statuses, the same for every command (README.md, "Exit status"). */
@@ -83,16 +95,15 @@ typedef struct cli_a1_run {
     const char *output, *trace; /* NULL: stdout, none */
     th_format format;
     int force;
-    int policy, intra;            /* -1: all */
-    int64_t chunks;               /* -n; 0: the system's run.chunks */
-    const th_run_defaults *def;   /* the system's run defaults */
+    int policy, intra;          /* -1: all */
+    int64_t chunks;             /* -n; 0: the system's run.chunks */
+    const th_run_defaults *def; /* the system's run defaults */
 } cli_a1_run;
 /* A text workload on sys: under the astra-sim-1.0 preset, ASTRA-sim 1.0's state machine is
  * replayed and its results written (*wl stays NULL); under another model it is converted for
  * our replay (notes on stderr) into *wl. */
 int cli_a1_train(const cli_a1_opts *a, const cli_a1_run *run, const char *path,
-                 const th_a1_workload *a1, const th_system *sys, th_workload **wl,
-                 th_error *err);
+                 const th_a1_workload *a1, const th_system *sys, th_workload **wl, th_error *err);
 /* `themis import-astra --workload FILE.txt`. */
 int cli_import_astra_workload(int argc, char **argv);
 int cli_summarize(int argc, char **argv);

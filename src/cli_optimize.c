@@ -325,7 +325,7 @@ static int best_chunks(const options *o, const th_system *sys, th_error *err) {
         for (int i = 0; i < npairs; i++)
             fprintf(out.f, "  %-11s %-5s %8lld chunks  %s us\n", th_policy_name(pairs[i].policy),
                     th_intra_name(pairs[i].intra), (long long)best[i],
-                    th_report_num(a, t[i] / 1000.0));
+                    th_num_format(a, t[i] / 1000.0));
     }
     if (rc == TH_OK && bad) rc = th_error_set(err, TH_EINTERNAL, "out of memory");
     th_buf_free(&buf);
@@ -421,13 +421,13 @@ static void print(FILE *out, const options *o, const th_system *sys, const th_pa
                 o->list, sys->name);
     else
         fprintf(out, "%s of %s bytes in %lld chunks on %s: best split of the bandwidth budget\n\n",
-                th_coll_type_name(o->coll.type), th_report_num(a, o->coll.size),
+                th_coll_type_name(o->coll.type), th_num_format(a, o->coll.size),
                 (long long)o->coll.chunks, sys->name);
     for (int i = 0; i < n; i++) {
         fprintf(out, "%s + %s: %s us (was %s us, %.4gx), %d evaluations, spent %.10g\n",
                 th_policy_name(pairs[i].policy), th_intra_name(pairs[i].intra),
-                th_report_num(a, res[i].time / 1000.0),
-                th_report_num(b, res[i].start_time / 1000.0), res[i].start_time / res[i].time,
+                th_num_format(a, res[i].time / 1000.0),
+                th_num_format(b, res[i].start_time / 1000.0), res[i].start_time / res[i].time,
                 res[i].evals, res[i].spent);
         for (int d = 0; d < sys->ndims; d++)
             fprintf(out, "  dim %d %-10s %14.10g GB/s (was %.10g)\n", d, sys->dims[d].name,

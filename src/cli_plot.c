@@ -132,7 +132,8 @@ int cli_plot(int argc, char **argv) {
     }
     th_error err = {0};
     th_plot_data d;
-    if (th_plot_file(o.csv, o.output, o.force, &o.p, &cli_plot_outputs, &d, &err)) rc = cli_fail(&err);
+    if (th_plot_file(o.csv, o.output, o.force, &o.p, &cli_plot_outputs, &d, &err))
+        rc = cli_fail(&err);
     th_plot_free(&d);
     free(o.bylist);
     return rc;

@@ -276,7 +276,8 @@ int cli_train(int argc, char **argv) {
                                o.workload);
     }
     if (a1) {
-        cli_a1_run run = {o.output, o.trace, o.format, o.force, o.policy, o.intra, o.t.chunks, &def};
+        cli_a1_run run = {o.output, o.trace, o.format,   o.force,
+                          o.policy, o.intra, o.t.chunks, &def};
         rc = cli_a1_train(&o.a1, &run, o.workload, a1, &sys, &wl, &err);
         th_a1_free(a1);
         if (rc) return cli_fail(&err);

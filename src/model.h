@@ -5,6 +5,10 @@
  * (model_registry.c) holds one table per th_model and is the only core file that names a
  * preset; the rest of the core asks through these tables and th_model_require.
  *
+ * The modules below and above it (system, schedule, emulate, the presets) all use this
+ * interface, so it takes their types as incomplete structs, and a th_model, a th_coll_type or
+ * a th_policy as an int: an include of their headers would close a cycle.
+ *
  * A new model: a folder src/presets/NAME/ whose files carry the prefix NAME_ (its system
  * hooks, planner, emulator rules, its settings struct in a private header, checked to fit
  * th_system.model_data, and NAME_ops.c with its th_model_ops), a value in th_model, and one
@@ -15,9 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "themis/emulate.h"
-#include "themis/schedule.h"
-#include "themis/system.h"
+#include "themis/error.h"
 
 /* What a model can do beyond running single collectives (th_model_require's `cap`). */
 enum {
@@ -30,6 +32,8 @@ enum {
                                    accepts (else its planner refuses some: a sweep re-checks) */
 };
 
+struct th_system;     /* themis/system.h */
+struct th_result;     /* themis/emulate.h */
 struct sys_model;     /* system_internal.h */
 struct emu_model;     /* emulate_internal.h */
 struct th_plan_model; /* schedule_internal.h */
@@ -39,45 +43,44 @@ typedef struct th_model_ops {
     unsigned caps;               /* TH_CAP_* */
     const struct sys_model *sys; /* its system-file fields and checks */
     /* Its planner for sys (a model may pick one by its settings). */
-    const struct th_plan_model *(*planner)(const th_system *sys);
+    const struct th_plan_model *(*planner)(const struct th_system *sys);
     const struct emu_model *emu; /* its emulator rules */
-    /* Optional (NULL: as emulated): finishes the result of one collective run alone as the
-     * simulator it reproduces reports it. */
-    void (*finish)(const th_system *sys, th_coll_type type, double size, th_result *res);
-    /* Optional (NULL: dims[k].algorithm): names the algorithm dim k runs for type, as the
-     * system file spells it, into buf of n bytes. */
-    void (*alg_name)(const th_system *sys, int k, th_coll_type type, char *buf, size_t n);
+    /* Optional (NULL: as emulated): finishes the result of one collective (of th_coll_type
+     * type, size bytes) run alone as the simulator it reproduces reports it. */
+    void (*finish)(const struct th_system *sys, int type, double size, struct th_result *res);
+    /* Optional (NULL: dims[k].algorithm): names the algorithm dim k runs for th_coll_type
+     * type, as the system file spells it, into buf of n bytes. */
+    void (*alg_name)(const struct th_system *sys, int k, int type, char *buf, size_t n);
     /* Collective types, in th_coll_type order, whose algorithm may differ per dim (1: one for
      * every type). */
     int alg_types;
     /* Optional (NULL: every policy): whether a run of every policy (`themis run` without -p)
-     * includes policy p on the dims of dims_mask (0: all). */
-    int (*lists)(const th_system *sys, th_policy p, uint32_t dims_mask);
+     * includes th_policy p on the dims of dims_mask (0: all). */
+    int (*lists)(const struct th_system *sys, int p, uint32_t dims_mask);
 } th_model_ops;
 
-/* Model m, or NULL when m is not a th_model (the registry). */
-const th_model_ops *th_model_get(th_model m);
-
-/* The analytical model (model_clean.c). */
+/* The registry (model_registry.c): the analytical model, the table by th_model and its
+ * length, and the names in enum order (NULL-terminated). */
 extern const th_model_ops th_model_clean;
-
-/* The registry's tables by th_model, and how many there are (model_registry.c). */
 extern const th_model_ops *const th_model_table[];
 extern const unsigned th_model_count;
+extern const char *const th_model_names[];
 
-/* The model of sys (the analytical one for an unknown th_model, which
+/* Model m (a th_model), or NULL when m is none. */
+const th_model_ops *th_model_get(int m);
+
+/* The model of th_model m: the analytical one for a value that is not a th_model (which
  * th_collective_validate and th_system_validate refuse). Inline: every run asks it. */
-static inline const th_model_ops *th_model_of(const th_system *sys) {
-    return (unsigned)sys->model < th_model_count ? th_model_table[sys->model] : &th_model_clean;
+static inline const th_model_ops *th_model_at(int m) {
+    return (unsigned)m < th_model_count ? th_model_table[m] : &th_model_clean;
 }
+/* The model of system sys (a const th_system *, its type complete where this is used). */
+#define th_model_of(sys) th_model_at((int)(sys)->model)
 
 /* 1 when the model of sys has every capability of cap, else 0. */
-int th_model_has(const th_system *sys, unsigned cap);
+int th_model_has(const struct th_system *sys, unsigned cap);
 /* TH_OK when the model of sys has every capability of cap; else TH_EINPUT with err saying
  * which model lacks what, after "who: " when who is not NULL (a file, a system). */
-int th_model_require(const th_system *sys, unsigned cap, const char *who, th_error *err);
-
-/* The names of every th_model in enum order, NULL-terminated (the registry). */
-extern const char *const th_model_names[];
+int th_model_require(const struct th_system *sys, unsigned cap, const char *who, th_error *err);
 
 #endif

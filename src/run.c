@@ -86,7 +86,7 @@ int th_run_pairs(const th_system *sys, uint32_t dims_mask, int policy, int intra
         for (int q = 0; q < 2; q++) {
             if (p == TH_POLICY_LP && policy < 0 && !th_bound_supported(sys, dims_mask)) continue;
             /* all: the policies the model reproduces on these dims */
-            if (policy < 0 && m->lists && !m->lists(sys, (th_policy)p, dims_mask)) continue;
+            if (policy < 0 && m->lists && !m->lists(sys, p, dims_mask)) continue;
             if ((policy < 0 || policy == p) && (intra < 0 || intra == q))
                 pairs[n++] = (th_pair){(th_policy)p, (th_intra)q};
         }

@@ -8,6 +8,7 @@
 #include "json.h"
 #include "model.h"
 #include "sweep_internal.h"
+#include "themis/num.h"
 #include "themis/report.h"
 #include "themis/str.h"
 #include "themis/units.h"
@@ -31,7 +32,7 @@ static const char *const field_names[] = {"npus",      "bw_GBps",    "latency_ns
 
 static char *num_text(double v) {
     char buf[32];
-    return th_strdup(th_report_num(buf, v));
+    return th_strdup(th_num_format(buf, v));
 }
 
 void th_sweep_free(th_sweep *sw) {

@@ -96,14 +96,14 @@ static int parse_tree(const cJSON *root, const char *src, th_system *sys, sys_ru
     /* a model with fields of its own names them in "model"; the others' files never meet them */
     const cJSON *named = cJSON_GetObjectItemCaseSensitive(root, "model");
     int named_model = cJSON_IsString(named) ? th_name_find(th_model_names, named->valuestring) : -1;
-    const th_model_ops *ext = th_model_get((th_model)named_model);
+    const th_model_ops *ext = th_model_get(named_model);
     /* known: the common fields, every model's own (another model's is refused below, by name)
      * and those the named model shares */
     const char *keys[2][40];
     const char *const *known = top_keys;
     const th_model_ops *m;
     int b = 0;
-    for (int i = 0; (m = th_model_get((th_model)i)) != NULL; i++, b ^= 1)
+    for (int i = 0; (m = th_model_get(i)) != NULL; i++, b ^= 1)
         known = join_keys(known, m->sys->keys, keys[b], 40);
     known = join_keys(known, run_key, keys[b], 40), b ^= 1;
     if (ext) known = join_keys(known, ext->sys->shared_keys, keys[b], 40);
@@ -126,7 +126,7 @@ static int parse_tree(const cJSON *root, const char *src, th_system *sys, sys_ru
     const sys_model *own = th_model_of(sys)->sys;
     /* Another model's fields are an error; the model reads its own. */
     const th_model_ops *other;
-    for (int m = 0; (other = th_model_get((th_model)m)) != NULL; m++)
+    for (int m = 0; (other = th_model_get(m)) != NULL; m++)
         for (const char *const *key = other->sys->keys; m != model && *key; key++)
             if (cJSON_GetObjectItemCaseSensitive(root, *key) &&
                 !(ext && th_name_find(ext->sys->shared_keys, *key) >= 0))

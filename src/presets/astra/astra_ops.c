@@ -11,8 +11,8 @@ static const th_plan_model *planner(const th_system *sys) {
     return &astra_planner;
 }
 
-static void alg_name(const th_system *sys, int k, th_coll_type type, char *buf, size_t n) {
-    snprintf(buf, n, "%s", th_algorithm_name(th_astra_algorithm(sys, type, k)));
+static void alg_name(const th_system *sys, int k, int type, char *buf, size_t n) {
+    snprintf(buf, n, "%s", th_algorithm_name(th_astra_algorithm(sys, (th_coll_type)type, k)));
 }
 
 const th_model_ops astra_model_ops = {

@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "model.h"
+#include "themis/system.h"
 
 /* The preset's settings, kept in th_system.model_data (zero under any other model). */
 typedef struct astra_settings {

@@ -7,7 +7,7 @@
 #include "themis/astra1.h"
 
 /* Its implementation lists name a dim's algorithm per collective type ("directN": N at once). */
-static void alg_name(const th_system *sys, int k, th_coll_type type, char *buf, size_t n) {
+static void alg_name(const th_system *sys, int k, int type, char *buf, size_t n) {
     int t = (unsigned)type < 4 ? (int)type : 0;
     th_a1_impl im = astra1_of(sys)->impl[t][k];
     int w = astra1_of(sys)->window[t][k];
@@ -18,8 +18,13 @@ static void alg_name(const th_system *sys, int k, th_coll_type type, char *buf, 
 }
 
 /* Round-robin is listed only where ASTRA-sim 1.0 rotates over the active dims alone. */
-static int lists(const th_system *sys, th_policy p, uint32_t dims_mask) {
+static int lists(const th_system *sys, int p, uint32_t dims_mask) {
     return p != TH_POLICY_ROUNDROBIN || th_astra1_roundrobin_ok(sys, dims_mask);
+}
+
+/* As its MICRO workload reports a single collective. */
+static void finish(const th_system *sys, int type, double size, th_result *res) {
+    th_astra1_micro(sys, (th_coll_type)type, size, res);
 }
 
 const th_model_ops astra1_model_ops = {
@@ -28,7 +33,7 @@ const th_model_ops astra1_model_ops = {
     .sys = &astra1_sys,
     .planner = astra1_planner,
     .emu = &astra1_emu,
-    .finish = th_astra1_micro, /* as its MICRO workload reports a single collective */
+    .finish = finish,
     .alg_name = alg_name,
     .alg_types = 4,
     .lists = lists,

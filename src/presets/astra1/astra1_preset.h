@@ -7,6 +7,7 @@
 
 #include "model.h"
 #include "themis/astra1.h"
+#include "themis/system.h"
 
 /* The preset's settings, kept in th_system.model_data (zero under any other model). */
 typedef struct astra1_settings {
