@@ -66,8 +66,9 @@ ALL_CFLAGS  = $(BASIC_CFLAGS) $(SAN) $(CPPFLAGS) $(CFLAGS)
 ALL_LDFLAGS = $(SAN) $(LDFLAGS)
 DEPFLAGS    = -MMD -MP
 
-LIB_SRC   := $(filter-out src/cli%.c,$(wildcard src/*.c))
-CLI_SRC   := $(wildcard src/cli*.c)
+# The front end (src/cli/) is the program's, not the library's.
+LIB_SRC   := $(wildcard src/*.c src/cmd/*.c)
+CLI_SRC   := $(wildcard src/cli/*.c)
 TEST_SRC  := $(wildcard tests/*.c)
 BENCH_SRC := $(wildcard bench/*.c)
 FUZZ_SRC  := $(wildcard tests/fuzz/fuzz_*.c)
@@ -259,11 +260,11 @@ fuzz: $(FUZZ_BINS)
 	done
 
 format:
-	clang-format -i src/*.c include/themis/*.h tests/*.c tests/*.h bench/*.c tests/fuzz/*.c \
-		tests/fuzz/*.h
+	clang-format -i src/*.c src/*/*.c src/*/*.h include/themis/*.h tests/*.c tests/*.h bench/*.c \
+		tests/fuzz/*.c tests/fuzz/*.h
 
 clean:
 	rm -rf build
 
--include $(wildcard $(BUILD)/obj/*.d $(BUILD)/pic/*.d $(BUILD)/obj/*/*.d $(FUZZ_BUILD)/obj/*.d \
-	$(FUZZ_BUILD)/obj/fuzz/*.d)
+-include $(wildcard $(BUILD)/obj/*.d $(BUILD)/pic/*.d $(BUILD)/obj/*/*.d $(BUILD)/pic/*/*.d \
+	$(FUZZ_BUILD)/obj/*.d $(FUZZ_BUILD)/obj/*/*.d)

@@ -1,5 +1,5 @@
 /* The command-line front end: the only code that prints to the user or chooses an exit
- * status. Each subcommand lives in its own src/cli_*.c. */
+ * status. main.c dispatches, cli.c holds the shared helpers, each other file one command. */
 #ifndef THEMIS_CLI_H
 #define THEMIS_CLI_H
 
@@ -68,7 +68,7 @@ int cli_import_astra(int argc, char **argv);
 int cli_train(int argc, char **argv);
 
 /* `themis train` and `import-astra --workload` on ASTRA-sim 1.0 text workloads
- * (cli_train_astra1.c, cli_astra1_workload.c). */
+ * (train_astra1.c, astra1_workload.c). */
 typedef struct cli_a1_opts {
     th_a1_scale scale; /* --comm-scale, --compute-scale (1 when not given) */
     int passes;        /* --passes; 0 = not given */

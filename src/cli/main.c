@@ -1,0 +1,90 @@
+/* themis entry point: the subcommand dispatch, `themis help`, and the global --help and
+ * --version. The commands live in the other files of this folder. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static void usage(FILE *out) {
+    fputs("usage: themis [COMMAND] [OPTIONS]\n"
+          "\n"
+          "How fast does a hierarchical collective run on a multi-dimensional network, and how\n"
+          "much does the chunk schedule (baseline, Themis, round-robin; FIFO or SCF) matter?\n"
+          "\n"
+          "commands:\n"
+          "  run        evaluate one collective under each scheduling policy (the default)\n"
+          "  train      replay training iterations of a workload (compute + collectives)\n"
+          "  sweep      evaluate every point of a sweep spec into a CSV\n"
+          "  merge      join the shard files of a sweep\n"
+          "  import-astra  convert ASTRA-sim network/system files to a system file\n"
+          "  summarize  mean, geometric mean, min and max of a CSV column, grouped\n"
+          "  optimize   the split of a bandwidth budget over the dims that runs fastest\n"
+          "  plot       draw any two columns of a CSV, grouped, into PNG, PDF or SVG (gnuplot)\n"
+          "  calibrate  fit a dim's latency and bandwidth to nccl-tests / rccl-tests logs\n"
+          "\n"
+          "options:\n"
+          "  -h, --help     this text; 'themis help COMMAND' or 'themis COMMAND --help' for a\n"
+          "                 command's options\n"
+          "  -V, --version  print the version and those of the libraries it is built with\n"
+          "\n"
+          "example:\n"
+          "  themis run -s models/systems/default-3d.json -b 1GiB -n 64 -f csv\n" CLI_HELP_EXIT,
+          out);
+}
+
+/* The function of a command name; NULL when there is none. */
+static int (*command(const char *name))(int, char **) {
+    static const struct {
+        const char *name;
+        int (*fn)(int, char **);
+    } commands[] = {
+        {"run", cli_run},
+        {"sweep", cli_sweep},
+        {"merge", cli_merge},
+        {"import-astra", cli_import_astra},
+        {"train", cli_train},
+        {"summarize", cli_summarize},
+        {"optimize", cli_optimize},
+        {"plot", cli_plot},
+        {"calibrate", cli_calibrate},
+    };
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(name, commands[i].name)) return commands[i].fn;
+    return NULL;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2 || argv[1][0] == '-') {
+        if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+            usage(stdout);
+            return CLI_OK;
+        }
+        if (argc >= 2 && (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version"))) {
+            cli_version();
+            return CLI_OK;
+        }
+        return cli_run(argc, argv); /* bare options mean `themis run OPTIONS` */
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "help")) { /* `themis help`: this text; `themis help CMD`: CMD --help */
+        if (argc == 2) {
+            usage(stdout);
+            return CLI_OK;
+        }
+        if (argc > 3) {
+            fprintf(stderr, "themis: help: expected one command, got %d words\n", argc - 2);
+            return CLI_USAGE;
+        }
+        int (*fn)(int, char **) = command(argv[2]);
+        if (!fn) {
+            fprintf(stderr, "themis: help: unknown command '%s' (see 'themis --help')\n", argv[2]);
+            return CLI_USAGE;
+        }
+        char *args[] = {argv[0], argv[2], "--help", NULL}; /* as `themis CMD --help` */
+        return fn(2, args + 1);
+    }
+    int (*fn)(int, char **) = command(cmd);
+    if (fn) return fn(argc - 1, argv + 1);
+    fprintf(stderr, "themis: unknown command '%s' (see 'themis --help')\n", cmd);
+    return CLI_USAGE;
+}
