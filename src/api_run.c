@@ -1,9 +1,11 @@
-/* The embedding entry point's commands that answer with one report: "run" and "train" (the
- * steps of `themis run` and `themis train`, their -f json report) and "system". */
+/* The embedding entry point's commands that answer with one report: "run" (the command
+ * layer's, src/cmd/cmd_run.c), "train" (the steps of `themis train`, its -f json report) and
+ * "system". */
 #include <stdlib.h>
 #include <string.h>
 
 #include "api_internal.h"
+#include "cmd/cmd.h"
 #include "json.h"
 #include "report_internal.h"
 #include "themis/astra1_workload.h"
@@ -12,51 +14,14 @@
 #include "themis/report.h"
 
 int th_api_run(const th_api_req *q, FILE *out, th_error *err) {
-    static const char *const keys[] = {"system", "collective", "size",  "chunks",
-                                       "policy", "intra",      "dims",  "load_model",
-                                       "bound",  "ideal_lat",  NULL};
-    th_collective coll = {TH_COLL_ALLREDUCE, 1073741824.0, 64, 0};
-    int policy = -1, intra = -1, type = TH_COLL_ALLREDUCE, model = TH_LOAD_ALPHA_BETA, bound = 0;
-    int ideal_lat = 0, set_chunks = 0, set_policy = 0, set_intra = 0;
-    if (th_api_keys(q, keys, err) ||
-        th_json_enum(q->root, "collective", th_coll_type_names, &type, q->cmd, "", err) ||
-        th_api_size(q, "size", &coll.size, err) ||
-        th_api_int(q, "chunks", 1, TH_MAX_CHUNKS, &coll.chunks, &set_chunks, err) ||
-        th_api_choice(q, "policy", th_policy_names, TH_POLICY_LAST_SINGLE + 1, &policy, &set_policy,
-                      err) ||
-        th_api_choice(q, "intra", th_intra_names, 2, &intra, &set_intra, err) ||
-        th_json_enum(q->root, "load_model", th_load_model_names, &model, q->cmd, "", err) ||
-        th_api_bool(q, "bound", &bound, err) || th_api_bool(q, "ideal_lat", &ideal_lat, err))
-        return err->code;
-    coll.type = (th_coll_type)type;
-    th_system sys;
-    th_run_defaults def;
-    const char *who;
-    if (th_api_load_system(q, &sys, &def, &who, err)) return err->code;
-    /* A system file's "run" defaults stand in for absent options, as for `themis run`. */
-    if (!set_chunks && def.chunks) coll.chunks = def.chunks;
-    if (!set_policy && def.has_policy) policy = (int)def.policy;
-    if (!set_intra && def.has_intra) intra = (int)def.intra;
-    if (th_api_dims(q, sys.ndims, &coll.dims_mask, err)) return err->code;
-    if (th_collective_validate(&sys, &coll, err)) return th_api_blame(err, who);
-    th_bound b = {0};
-    if ((bound || (policy == TH_POLICY_LP && !th_bound_supported(&sys, coll.dims_mask))) &&
-        th_bound_eval(&sys, &coll, TH_BOUND_AUTO, &b, err))
-        return th_api_blame(err, who);
-    if (ideal_lat && th_run_check_ideal_lat(&sys, err)) return th_api_blame(err, who);
-    th_pair pairs[TH_RUN_MAX_PAIRS];
-    th_result results[TH_RUN_MAX_PAIRS];
-    int npairs = th_run_pairs(&sys, coll.dims_mask, policy, intra, pairs);
-    th_runner *runner = th_runner_create();
-    int rc = runner ? th_run_compare(runner, &sys, &coll, pairs, npairs, (th_load_model)model, NULL,
-                                     NULL, NULL, results, err)
-                    : th_error_set(err, TH_EINTERNAL, "out of memory");
-    th_runner_free(runner);
-    if (rc) return rc;
-    th_report rep = {&sys,    &coll,  (th_load_model)model, pairs, results, npairs,
-                     b.time,  ideal_lat,
-                     th_cost_latency_floor(&sys, coll.type == TH_COLL_ALLREDUCE, coll.dims_mask)};
-    return th_report_json(out, &rep, err);
+    th_run_request r;
+    th_run_request_init(&r);
+    r.format = TH_FORMAT_JSON;
+    th_cmd_io io = {out, NULL};
+    int rc = th_option_from_json(&th_cmd_run_def, q->root, &r, err);
+    if (rc == TH_OK) rc = th_cmd_run(&r, &io, err);
+    th_option_free(&th_cmd_run_def, &r);
+    return rc;
 }
 
 /* "bucket": DDP buckets of a size (bytes or "25MiB"), "on" (TH_BUCKET_DEFAULT), "off" or 0

@@ -163,6 +163,21 @@ START_TEST(empty_json_list) {
 }
 END_TEST
 
+/* A misspelled command or option names the nearest one, as a misspelled JSON key does (exit 2);
+ * nothing near, the message stays without a guess. */
+START_TEST(did_you_mean) {
+    test_bad("themis: unknown command 'rnu'; did you mean 'run'? (see 'themis --help')", "rnu");
+    test_bad("themis: help: unknown command 'optimise'; did you mean 'optimize'?", "help optimise");
+    test_bad("themis: run: unknown option '--polcy'; did you mean '--policy'? "
+             "(see 'themis run --help')",
+             "run --polcy themis");
+    test_bad("unknown option '--polcy=themis'; did you mean '--policy'?", "--polcy=themis");
+    test_bad("themis: unknown command 'zzzzzzzz' (see 'themis --help')", "zzzzzzzz");
+    test_bad("themis: run: unknown option '--zzzzzzzz' (see 'themis run --help')",
+             "run --zzzzzzzz");
+}
+END_TEST
+
 Suite *cli_errors_suite(void) {
     Suite *s = suite_create("cli_errors");
     TCase *tc = tcase_create("core");
@@ -173,6 +188,7 @@ Suite *cli_errors_suite(void) {
     tcase_add_test(tc, sweep_sidecar_folder);
     tcase_add_test(tc, calibrate_log_twice);
     tcase_add_test(tc, help_command);
+    tcase_add_test(tc, did_you_mean);
     tcase_add_test(tc, text_workload_where_json);
     tcase_add_test(tc, calibrate_outputs_together);
     tcase_add_test(tc, merge_empty_jsonl_shard);

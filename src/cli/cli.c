@@ -189,3 +189,6 @@ int cli_out_close(th_output *o, int rc, th_error *err) {
     sigprocmask(SIG_SETMASK, &old, NULL);
     return rc;
 }
+
+const th_plot_outputs cli_plot_outputs = {cli_out_open, cli_out_close};
+const th_cmd_io cli_io = {NULL, &cli_plot_outputs};

@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 
+#include "../cmd/cmd.h"
 #include "themis/themis.h"
 
 /* Exit statuses, the same for every command (README.md, "Exit status"). */
@@ -20,6 +21,16 @@ enum { CLI_OK = 0, CLI_INTERNAL = 1, CLI_USAGE = 2, CLI_IO = 3 };
 #define CLI_HELP_EXIT_SWEEP                                                                        \
     CLI_HELP_EXIT "128+N: interrupted by signal N (SIGINT: 130, SIGTERM: 143); the finished rows " \
                   "are kept\nand --resume finishes the file\n"
+
+/* argv (argv[0] the command's name) into req by def's option table; the operands, in order,
+ * into ops[0 .. *nops - 1] (more than maxops: "unexpected argument"). Returns CLI_OK, the exit
+ * status of the usage error printed, or -1 when --help (usage) or --version was printed. */
+int cli_args(const th_cmd_def *def, int argc, char **argv, void *req, void (*usage)(FILE *),
+             char **ops, int maxops, int *nops);
+/* The option lines of a command's --help, from its table. */
+void cli_help_options(FILE *out, const th_cmd_def *def);
+/* Outputs opened by cli_out_open and closed by cli_out_close, for the command layer. */
+extern const th_cmd_io cli_io;
 
 /* Prints "themis: <msg>" on stderr and returns the exit status for err->code. */
 int cli_fail(const th_error *err);
@@ -83,16 +94,15 @@ typedef struct cli_a1_run {
     const char *output, *trace; /* NULL: stdout, none */
     th_format format;
     int force;
-    int policy, intra;            /* -1: all */
-    int64_t chunks;               /* -n; 0: the system's run.chunks */
-    const th_run_defaults *def;   /* the system's run defaults */
+    int policy, intra;          /* -1: all */
+    int64_t chunks;             /* -n; 0: the system's run.chunks */
+    const th_run_defaults *def; /* the system's run defaults */
 } cli_a1_run;
 /* A text workload on sys: under the astra-sim-1.0 preset, ASTRA-sim 1.0's state machine is
  * replayed and its results written (*wl stays NULL); under another model it is converted for
  * our replay (notes on stderr) into *wl. */
 int cli_a1_train(const cli_a1_opts *a, const cli_a1_run *run, const char *path,
-                 const th_a1_workload *a1, const th_system *sys, th_workload **wl,
-                 th_error *err);
+                 const th_a1_workload *a1, const th_system *sys, th_workload **wl, th_error *err);
 /* `themis import-astra --workload FILE.txt`. */
 int cli_import_astra_workload(int argc, char **argv);
 int cli_summarize(int argc, char **argv);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "themis/str.h"
 
 static void usage(FILE *out) {
     fputs("usage: themis [COMMAND] [OPTIONS]\n"
@@ -32,25 +33,43 @@ static void usage(FILE *out) {
           out);
 }
 
+static const struct {
+    const char *name;
+    int (*fn)(int, char **);
+} commands[] = {
+    {"run", cli_run},
+    {"sweep", cli_sweep},
+    {"merge", cli_merge},
+    {"import-astra", cli_import_astra},
+    {"train", cli_train},
+    {"summarize", cli_summarize},
+    {"optimize", cli_optimize},
+    {"plot", cli_plot},
+    {"calibrate", cli_calibrate},
+};
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
+
 /* The function of a command name; NULL when there is none. */
 static int (*command(const char *name))(int, char **) {
-    static const struct {
-        const char *name;
-        int (*fn)(int, char **);
-    } commands[] = {
-        {"run", cli_run},
-        {"sweep", cli_sweep},
-        {"merge", cli_merge},
-        {"import-astra", cli_import_astra},
-        {"train", cli_train},
-        {"summarize", cli_summarize},
-        {"optimize", cli_optimize},
-        {"plot", cli_plot},
-        {"calibrate", cli_calibrate},
-    };
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    for (size_t i = 0; i < NCOMMANDS; i++)
         if (!strcmp(name, commands[i].name)) return commands[i].fn;
     return NULL;
+}
+
+/* "unknown command", with the nearest command when one is near (as for options and keys). */
+static int unknown(const char *what, const char *name) {
+    const char *names[NCOMMANDS + 1];
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        names[i] = commands[i].name;
+    names[NCOMMANDS] = NULL;
+    int i = th_name_near(names, name);
+    if (i >= 0)
+        fprintf(stderr,
+                "themis: %sunknown command '%s'; did you mean '%s'? (see 'themis --help')\n", what,
+                name, names[i]);
+    else
+        fprintf(stderr, "themis: %sunknown command '%s' (see 'themis --help')\n", what, name);
+    return CLI_USAGE;
 }
 
 int main(int argc, char **argv) {
@@ -76,15 +95,11 @@ int main(int argc, char **argv) {
             return CLI_USAGE;
         }
         int (*fn)(int, char **) = command(argv[2]);
-        if (!fn) {
-            fprintf(stderr, "themis: help: unknown command '%s' (see 'themis --help')\n", argv[2]);
-            return CLI_USAGE;
-        }
+        if (!fn) return unknown("help: ", argv[2]);
         char *args[] = {argv[0], argv[2], "--help", NULL}; /* as `themis CMD --help` */
         return fn(2, args + 1);
     }
     int (*fn)(int, char **) = command(cmd);
     if (fn) return fn(argc - 1, argv + 1);
-    fprintf(stderr, "themis: unknown command '%s' (see 'themis --help')\n", cmd);
-    return CLI_USAGE;
+    return unknown("", cmd);
 }

@@ -120,7 +120,6 @@ static int parse_plot(int argc, char **argv, plot_opts *o) {
     return CLI_OK;
 }
 
-const th_plot_outputs cli_plot_outputs = {cli_out_open, cli_out_close};
 
 int cli_plot(int argc, char **argv) {
     plot_opts o;

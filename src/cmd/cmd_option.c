@@ -1,0 +1,208 @@
+/* The option tables' generic half in the library: looking options up, their choices, and
+ * reading a JSON request into a command's request value (the command line's half, argv, is the
+ * front end's, src/cli/args.c). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../json.h"
+#include "cmd_option.h"
+#include "themis/schedule.h"
+#include "themis/str.h"
+#include "themis/system.h"
+#include "themis/units.h"
+
+const th_option *th_option_lookup(const th_cmd_def *def, const char *name) {
+    for (int i = 0; i < def->nopts; i++) {
+        const th_option *o = &def->opts[i];
+        if ((o->name && !strcmp(o->name, name)) || (o->key && !strcmp(o->key, name))) return o;
+    }
+    return NULL;
+}
+
+int th_option_given(const th_cmd_def *def, const void *req, const char *name) {
+    const th_option *o = th_option_lookup(def, name);
+    uint64_t given;
+    memcpy(&given, (const char *)req + def->given, sizeof given);
+    return o && ((given >> (o - def->opts)) & 1u);
+}
+
+void th_option_set_given(const th_cmd_def *def, void *req, int i) {
+    uint64_t *given = (uint64_t *)(void *)((char *)req + def->given);
+    *given |= (uint64_t)1 << i;
+}
+
+static int taken(const th_option *o, int i) {
+    return !o->allowed || ((o->allowed >> i) & 1u);
+}
+
+void th_option_choice_list(const th_option *o, char *buf, size_t n) {
+    const char *names[34];
+    int k = 0;
+    for (int i = 0; o->choices[i] && k < 32; i++)
+        if (taken(o, i)) names[k++] = o->choices[i];
+    if (o->flags & TH_ARG_ALL) names[k++] = "all";
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < k && len < n; i++)
+        len += (size_t)snprintf(buf + len, n - len, "%s%s",
+                                !i           ? ""
+                                : i == k - 1 ? " or "
+                                             : ", ",
+                                names[i]);
+}
+
+int th_option_choice_find(const th_option *o, const char *s, int *out) {
+    if ((o->flags & TH_ARG_ALL) && !strcmp(s, "all")) {
+        *out = -1;
+        return 0;
+    }
+    int i = th_name_find(o->choices, s);
+    if (i < 0) return -1;
+    if (!taken(o, i)) return 1;
+    *out = i;
+    return 0;
+}
+
+static void *field(void *req, const th_option *o) {
+    return (char *)req + o->off;
+}
+
+/* A choice from JSON: one of the taken names (or "all"), else "unknown value; did you mean". */
+static int json_choice(const char *cmd, const th_option *o, const cJSON *v, void *req,
+                       th_error *err) {
+    const char *names[34];
+    int index[34], n = 0;
+    for (int i = 0; o->choices[i] && n < 32; i++)
+        if (taken(o, i)) names[n] = o->choices[i], index[n++] = i;
+    if (o->flags & TH_ARG_ALL) names[n] = "all", index[n++] = -1;
+    names[n] = NULL;
+    int k;
+    if (th_json_enum_value(v, names, &k, cmd, o->key, err)) return err->code;
+    *(int *)field(req, o) = index[k];
+    return TH_OK;
+}
+
+/* A dim list from JSON: "0,2" as is, [0, 2] joined into that text. */
+static int json_dims(const char *cmd, const th_option *o, const cJSON *v, th_arg_src *s,
+                     th_error *err) {
+    if (cJSON_IsString(v)) {
+        s->path = v->valuestring;
+        return TH_OK;
+    }
+    const char *expected = "a list of dim indices such as [0, 2], or \"0,2\"";
+    if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) == 0 || cJSON_GetArraySize(v) > TH_MAX_DIMS)
+        return th_json_bad(err, cmd, o->key, expected, v);
+    char list[TH_MAX_DIMS * 12] = "";
+    size_t len = 0;
+    const cJSON *d;
+    cJSON_ArrayForEach(d, v) {
+        if (!cJSON_IsNumber(d) || d->valuedouble < 0 || d->valuedouble > 1e6 ||
+            d->valuedouble != floor(d->valuedouble))
+            return th_json_bad(err, cmd, o->key, expected, v);
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s%d", len ? "," : "",
+                                (int)d->valuedouble);
+    }
+    if (!(s->own = th_strdup(list))) return th_error_set(err, TH_EINTERNAL, "out of memory");
+    s->path = s->own;
+    return TH_OK;
+}
+
+/* A file name, or an object printed back to text (its messages name the key). */
+static int json_source(const char *cmd, const th_option *o, const cJSON *v, th_arg_src *s,
+                       th_error *err) {
+    if (cJSON_IsString(v)) {
+        s->path = v->valuestring;
+        return TH_OK;
+    }
+    char expected[64];
+    snprintf(expected, sizeof expected, "a file name or a %s object", o->key);
+    if (!cJSON_IsObject(v)) return th_json_bad(err, cmd, o->key, expected, v);
+    char *text = cJSON_PrintUnformatted(v);
+    s->own = text ? th_strdup(text) : NULL;
+    cJSON_free(text);
+    if (!s->own) return th_error_set(err, TH_EINTERNAL, "out of memory");
+    s->text = s->own;
+    return TH_OK;
+}
+
+static int json_size(const char *cmd, const th_option *o, const cJSON *v, double *out,
+                     th_error *err) {
+    char what[64];
+    snprintf(what, sizeof what, "%s: %s", cmd, o->key);
+    if (cJSON_IsString(v)) return th_units_parse_size(v->valuestring, what, out, err);
+    if (!cJSON_IsNumber(v))
+        return th_json_bad(err, cmd, o->key, "a size (bytes, or a string such as \"64MiB\")", v);
+    if (th_units_check_size(v->valuedouble, what, err)) return err->code;
+    *out = v->valuedouble;
+    return TH_OK;
+}
+
+/* One value by its option's kind. */
+static int json_value(const char *cmd, const th_option *o, const cJSON *v, void *req,
+                      th_error *err) {
+    char what[96];
+    switch (o->kind) {
+    case TH_ARG_STRING:
+        if (!cJSON_IsString(v)) return th_json_bad(err, cmd, o->key, "a string", v);
+        *(const char **)field(req, o) = v->valuestring;
+        return TH_OK;
+    case TH_ARG_SOURCE: return json_source(cmd, o, v, field(req, o), err);
+    case TH_ARG_DIMS: return json_dims(cmd, o, v, field(req, o), err);
+    case TH_ARG_INT:
+        if (!cJSON_IsNumber(v) || v->valuedouble < o->lo || v->valuedouble > o->hi ||
+            v->valuedouble != floor(v->valuedouble)) {
+            snprintf(what, sizeof what, "an integer from %lld to %lld", (long long)o->lo,
+                     (long long)o->hi);
+            return th_json_bad(err, cmd, o->key, what, v);
+        }
+        *(int64_t *)field(req, o) = (int64_t)v->valuedouble;
+        return TH_OK;
+    case TH_ARG_SIZE: return json_size(cmd, o, v, field(req, o), err);
+    case TH_ARG_NUMBER:
+        if (!cJSON_IsNumber(v) || !(v->valuedouble > o->lo) || v->valuedouble > o->hi) {
+            snprintf(what, sizeof what, "a number > %g and <= %g", o->lo, o->hi);
+            return th_json_bad(err, cmd, o->key, what, v);
+        }
+        *(double *)field(req, o) = v->valuedouble;
+        return TH_OK;
+    case TH_ARG_CHOICE: return json_choice(cmd, o, v, req, err);
+    case TH_ARG_FLAG:
+        if (!cJSON_IsBool(v)) return th_json_bad(err, cmd, o->key, "true or false", v);
+        *(int *)field(req, o) = cJSON_IsTrue(v);
+        return TH_OK;
+    case TH_ARG_HELP:
+    case TH_ARG_VERSION: break;
+    }
+    return th_error_set(err, TH_EINTERNAL, "%s: %s: no JSON form", cmd, o->key);
+}
+
+int th_option_from_json(const th_cmd_def *def, const cJSON *root, void *req, th_error *err) {
+    const char *known[72];
+    int n = 0;
+    for (int i = 0; i < def->nopts && n < 64; i++)
+        if (def->opts[i].key) known[n++] = def->opts[i].key;
+    for (int i = 0; def->keys && def->keys[i] && n < 71; i++)
+        known[n++] = def->keys[i];
+    known[n] = NULL;
+    if (th_json_check_keys(root, known, def->name, "", err)) return err->code;
+    for (int i = 0; i < def->nopts; i++) {
+        const th_option *o = &def->opts[i];
+        const cJSON *v = o->key ? cJSON_GetObjectItemCaseSensitive(root, o->key) : NULL;
+        if (!v || cJSON_IsNull(v)) continue; /* null = not given */
+        if (json_value(def->name, o, v, req, err)) return err->code;
+        th_option_set_given(def, req, i);
+    }
+    return TH_OK;
+}
+
+void th_option_free(const th_cmd_def *def, void *req) {
+    for (int i = 0; i < def->nopts; i++) {
+        const th_option *o = &def->opts[i];
+        if (o->kind != TH_ARG_SOURCE && o->kind != TH_ARG_DIMS) continue;
+        th_arg_src *s = field(req, o);
+        free(s->own);
+        s->own = NULL;
+    }
+}
