@@ -34,7 +34,7 @@ static const th_option *by_name(const th_cmd_def *def, const char *s, size_t len
 
 static const th_option *by_flag(const th_cmd_def *def, char c) {
     for (int i = 0; i < def->nopts; i++)
-        if (def->opts[i].flag == c && def->opts[i].name) return &def->opts[i];
+        if (def->opts[i].flag == c) return &def->opts[i];
     return NULL;
 }
 
@@ -75,6 +75,19 @@ static int choice(const th_cmd_def *def, const th_option *o, const char *arg, in
     return cli_usage_error(def->name, "%s: %s '%s' %s", flag, o->noun, arg, why);
 }
 
+/* A bound as people write it: 1e9 rather than 1e+09. */
+static const char *number(char *buf, double v) {
+    int e = 0;
+    double p = 1;
+    while (p < v && e < 30)
+        p *= 10, e++;
+    if (v >= 1e6 && p == v)
+        snprintf(buf, 32, "1e%d", e);
+    else
+        snprintf(buf, 32, "%g", v);
+    return buf;
+}
+
 /* One option's value into the request; CLI_OK or the exit status of the message printed. */
 static int value(const th_cmd_def *def, const th_option *o, const char *arg, void *req) {
     void *f = (char *)req + o->off;
@@ -103,13 +116,22 @@ static int value(const th_cmd_def *def, const th_option *o, const char *arg, voi
         char *end;
         errno = 0;
         double v = strtod(arg, &end);
+        char lo[32], hi[32];
         if (end == arg || *end || errno || !(v > o->lo) || v > o->hi)
-            return cli_usage_error(def->name, "%s: expected a number > %g and at most %g, got '%s'",
-                                   flag, o->lo, o->hi, arg);
+            return cli_usage_error(def->name, "%s: expected a number > %s and at most %s, got '%s'",
+                                   flag, number(lo, o->lo), number(hi, o->hi), arg);
         *(double *)f = v;
         return CLI_OK;
     }
     case TH_ARG_CHOICE: return choice(def, o, arg, f);
+    case TH_ARG_NUMBERS: ((th_arg_src *)f)->path = arg; return CLI_OK;
+    case TH_ARG_COUNTS:
+        if (th_arg_counts_parse(arg, f))
+            return cli_usage_error(def->name,
+                                   "%s: expected auto or up to %d integers from 1 to %d "
+                                   "separated by commas, got '%s'",
+                                   flag, TH_ARG_MAX_COUNTS, TH_MAX_CHUNKS, arg);
+        return CLI_OK;
     case TH_ARG_FLAG: *(int *)f = 1; return CLI_OK;
     case TH_ARG_HELP:
     case TH_ARG_VERSION: break;
@@ -196,11 +218,14 @@ int cli_args(const th_cmd_def *def, int argc, char **argv, void *req, void (*usa
 void cli_help_options(FILE *out, const th_cmd_def *def) {
     for (int i = 0; i < def->nopts; i++) {
         const th_option *o = &def->opts[i];
-        if (!o->name) continue;
+        if (!o->name && !o->flag) continue; /* the API's only */
         char left[96];
-        int len = snprintf(left, sizeof left, "  %c%c%s--%s%s%s", o->flag ? '-' : ' ',
-                           o->flag ? o->flag : ' ', o->flag ? ", " : "  ", o->name,
-                           o->arg ? " " : "", o->arg ? o->arg : "");
+        int len = snprintf(
+            left, sizeof left, "  %c%c%s%s%s%s%s", o->flag ? '-' : ' ', o->flag ? o->flag : ' ',
+            o->flag && o->name ? ", "
+            : o->flag          ? ""
+                               : "  ",
+            o->name ? "--" : "", o->name ? o->name : "", o->arg ? " " : "", o->arg ? o->arg : "");
         fprintf(out, "%s%*s", left, len < def->help_width ? def->help_width - len : 1, "");
         for (const char *h = o->help; *h; h++) {
             if (h[0] == '{' && h[1] == '}') { /* the choices, "a | b | all" */

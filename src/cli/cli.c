@@ -191,4 +191,12 @@ int cli_out_close(th_output *o, int rc, th_error *err) {
 }
 
 const th_plot_outputs cli_plot_outputs = {cli_out_open, cli_out_close};
-const th_cmd_io cli_io = {NULL, &cli_plot_outputs};
+/* A progress line on stderr, rewritten in place; cleared when the work is done (NULL). */
+static void progress(const char *line) {
+    if (line)
+        fprintf(stderr, "\r%s", line);
+    else
+        fputs("\r\033[K", stderr);
+}
+
+const th_cmd_io cli_io = {NULL, &cli_plot_outputs, 1, progress};

@@ -29,7 +29,9 @@ int cli_args(const th_cmd_def *def, int argc, char **argv, void *req, void (*usa
              char **ops, int maxops, int *nops);
 /* The option lines of a command's --help, from its table. */
 void cli_help_options(FILE *out, const th_cmd_def *def);
-/* Outputs opened by cli_out_open and closed by cli_out_close, for the command layer. */
+/* The command layer's outputs opened by cli_out_open and closed by cli_out_close, options named
+ * by their flags, progress lines on stderr (a command clears .progress unless stderr is a
+ * terminal). */
 extern const th_cmd_io cli_io;
 
 /* Prints "themis: <msg>" on stderr and returns the exit status for err->code. */

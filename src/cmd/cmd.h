@@ -13,8 +13,41 @@
 #include "themis/plot.h"
 #include "themis/run.h"
 
+/* Options several commands share, so that they read and print the same everywhere (R: the
+ * request type's field offset). */
+#define TH_ARG_SYSTEM_OPT(off, text)                                                               \
+    { 's', "system", "system", TH_ARG_SOURCE, off, "FILE", .help = text, .noun = "system" }
+#define TH_ARG_COLLECTIVE_OPT(off)                                                                 \
+    {                                                                                              \
+        'c', "collective", "collective", TH_ARG_CHOICE, off, "TYPE",                               \
+            .help = "{}\n(default allreduce)", .noun = "collective", .choices = th_coll_type_names \
+    }
+#define TH_ARG_POLICY_OPT(off, text)                                                               \
+    {                                                                                              \
+        'p', "policy", "policy", TH_ARG_CHOICE, off, "P",                                          \
+            .help = text, .noun = "policy", .choices = th_policy_names,                            \
+            .allowed = (1u << (TH_POLICY_LAST_SINGLE + 1)) - 1, .flags = TH_ARG_ALL,               \
+            .beyond = "applies to training only (themis train); expected {}"                       \
+    }
+#define TH_ARG_FORMAT_OPT(off, allowed_, text)                                                     \
+    {                                                                                              \
+        'f', "format", NULL, TH_ARG_CHOICE, off, "F",                                              \
+            .help = text, .noun = "format", .choices = th_format_names, .allowed = allowed_,       \
+            .beyond = "does not apply here (expected {})"                                          \
+    }
+#define TH_ARG_OUTPUT_OPT(off)                                                                     \
+    {                                                                                              \
+        'o', "output", NULL, TH_ARG_STRING, off, "FILE",                                           \
+            .help = "write results to FILE ('-' = stdout, the default)"                            \
+    }
+#define TH_ARG_HELP_OPTS                                                                           \
+    {'h', "help", .kind = TH_ARG_HELP, .help = "this text"}, {                                     \
+        'V', "version", .kind = TH_ARG_VERSION, .help = "print the version"                        \
+    }
+
 /* The commands' option tables, in `themis --help` order. */
 extern const th_cmd_def th_cmd_run_def;
+extern const th_cmd_def th_cmd_optimize_def;
 
 /* Where a command's reports go: `stream` takes the report when the request names no output
  * (the API's result); otherwise outputs are opened and closed through `files` (the command
@@ -22,7 +55,15 @@ extern const th_cmd_def th_cmd_run_def;
 typedef struct th_cmd_io {
     FILE *stream;
     const th_plot_outputs *files;
+    int argv; /* messages name options as the command line does (-c, --cost), else by key */
+    /* a line of progress (the command line shows it on a terminal); NULL: the line is done */
+    void (*progress)(const char *line);
 } th_cmd_io;
+
+/* How messages name an option of def (its key or long name): "-c" or "--cost" for the command
+ * line (io->argv), "collective" or "cost" for the API; into buf (n bytes), returned. */
+const char *th_cmd_name(const th_cmd_def *def, const th_cmd_io *io, const char *name, char *buf,
+                        size_t n);
 
 /* Opens a report's destination: io->stream when path is NULL and there is one, else path
  * (NULL: "-", stdout) through io->files; force replaces an existing file. */
@@ -58,5 +99,30 @@ typedef struct th_run_request {
  * for an absent chunks, policy or intra (th_cmd_run applies that part). */
 void th_run_request_init(th_run_request *r);
 int th_cmd_run(const th_run_request *r, const th_cmd_io *io, th_error *err);
+
+/* `themis optimize`: the split of a bandwidth budget over the dims that makes one collective, a
+ * weighted list of collectives or a workload's iteration fastest, per policy pair; or, with a
+ * list of chunk counts, the best count per pair. */
+typedef struct th_optimize_request {
+    th_arg_src system, workload, collectives; /* -s, -w, -l */
+    int collective;                           /* -c */
+    double size;                              /* -b */
+    int64_t chunks;                           /* -n */
+    th_arg_counts counts;                     /* --chunks: one count (-n) or a list */
+    int policy, intra;                        /* -p (-1 = all), -q */
+    double budget, min_GBps, max_GBps;        /* 0: the defaults */
+    th_arg_src cost, dims;                    /* "1,1,2", "0,2" */
+    int64_t max_evals;                        /* 0: the default */
+    int objective;                            /* a th_opt_objective */
+    double batch;                             /* -w: samples per NPU; 0: the workload's */
+    int priority;                             /* -w: a th_priority */
+    int format;                               /* table, json or csv */
+    const char *output, *trace;
+    int force;
+    uint64_t given;
+} th_optimize_request;
+
+void th_optimize_request_init(th_optimize_request *r);
+int th_cmd_optimize(const th_optimize_request *r, const th_cmd_io *io, th_error *err);
 
 #endif

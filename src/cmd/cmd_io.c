@@ -1,5 +1,6 @@
 /* What the commands share: their system input and their outputs (a file replaced only when
  * the command succeeded, or the API's stream), and errors blamed on the input that caused them. */
+#include <stdio.h>
 #include <string.h>
 
 #include "cmd.h"
@@ -49,4 +50,18 @@ int th_cmd_out_close(const th_cmd_io *io, th_output *o, int rc, th_error *err) {
     if (io->stream && o->f == io->stream) return rc; /* the caller's stream stays open */
     const th_plot_outputs *files = io->files ? io->files : &plain;
     return files->close(o, rc, err);
+}
+
+const char *th_cmd_name(const th_cmd_def *def, const th_cmd_io *io, const char *name, char *buf,
+                        size_t n) {
+    const th_option *o = th_option_lookup(def, name);
+    if (!o)
+        snprintf(buf, n, "%s", name);
+    else if (!io->argv || (!o->flag && !o->name))
+        snprintf(buf, n, "%s", o->key ? o->key : o->name);
+    else if (o->flag)
+        snprintf(buf, n, "-%c", o->flag);
+    else
+        snprintf(buf, n, "--%s", o->name);
+    return buf;
 }

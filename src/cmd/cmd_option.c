@@ -1,6 +1,8 @@
 /* The option tables' generic half in the library: looking options up, their choices, and
  * reading a JSON request into a command's request value (the command line's half, argv, is the
  * front end's, src/cli/args.c). */
+#include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,7 +119,7 @@ static int json_source(const char *cmd, const th_option *o, const cJSON *v, th_a
         return TH_OK;
     }
     char expected[64];
-    snprintf(expected, sizeof expected, "a file name or a %s object", o->key);
+    snprintf(expected, sizeof expected, "a file name or a %s object", o->noun ? o->noun : o->key);
     if (!cJSON_IsObject(v)) return th_json_bad(err, cmd, o->key, expected, v);
     char *text = cJSON_PrintUnformatted(v);
     s->own = text ? th_strdup(text) : NULL;
@@ -136,6 +138,79 @@ static int json_size(const char *cmd, const th_option *o, const cJSON *v, double
         return th_json_bad(err, cmd, o->key, "a size (bytes, or a string such as \"64MiB\")", v);
     if (th_units_check_size(v->valuedouble, what, err)) return err->code;
     *out = v->valuedouble;
+    return TH_OK;
+}
+
+/* Numbers [1, 1, 2] joined into "1,1,2" (exact: %.17g), checked later as the command line's. */
+static int json_numbers(const char *cmd, const th_option *o, const cJSON *v, th_arg_src *s,
+                        th_error *err) {
+    if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) > 64)
+        return th_json_bad(err, cmd, o->key, "a list of numbers", v);
+    char list[64 * 26] = "";
+    size_t len = 0;
+    const cJSON *d;
+    cJSON_ArrayForEach(d, v) {
+        if (!cJSON_IsNumber(d)) return th_json_bad(err, cmd, o->key, "a list of numbers", v);
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s%.17g", len ? "," : "",
+                                d->valuedouble);
+    }
+    if (!(s->own = th_strdup(list))) return th_error_set(err, TH_EINTERNAL, "out of memory");
+    s->path = s->own;
+    return TH_OK;
+}
+
+int th_arg_counts_parse(const char *text, th_arg_counts *c) {
+    long long v;
+    char *end;
+    errno = 0;
+    v = strtoll(text, &end, 10);
+    if (isdigit((unsigned char)*text) && !*end && !errno && v >= 1 && v <= TH_MAX_CHUNKS) {
+        c->one = v, c->n = 0;
+        return 0;
+    }
+    c->n = 0;
+    if (!strcmp(text, "auto")) {
+        for (int64_t k = 1; k <= 1024; k *= 2)
+            c->v[c->n++] = k;
+        return 0;
+    }
+    for (const char *s = text; c->n < TH_ARG_MAX_COUNTS; s = end + 1) {
+        v = strtoll(s, &end, 10);
+        if (end == s || v < 1 || v > TH_MAX_CHUNKS || (*end != ',' && *end != '\0')) break;
+        c->v[c->n++] = v;
+        if (*end == '\0') return 0;
+    }
+    c->n = 0;
+    return -1;
+}
+
+/* A count (an integer, as "chunks" elsewhere), "auto" or a list of counts. */
+static int json_counts(const char *cmd, const th_option *o, const cJSON *v, th_arg_counts *c,
+                       th_error *err) {
+    char what[96];
+    if (cJSON_IsNumber(v)) {
+        if (v->valuedouble < 1 || v->valuedouble > TH_MAX_CHUNKS ||
+            v->valuedouble != floor(v->valuedouble)) {
+            snprintf(what, sizeof what, "an integer from 1 to %d", TH_MAX_CHUNKS);
+            return th_json_bad(err, cmd, o->key, what, v);
+        }
+        c->one = (int64_t)v->valuedouble, c->n = 0;
+        return TH_OK;
+    }
+    if (cJSON_IsString(v) && !strcmp(v->valuestring, "auto"))
+        return th_arg_counts_parse("auto", c), TH_OK;
+    snprintf(what, sizeof what, "a count, \"auto\" or a list of 1 to %d counts from 1 to %d",
+             TH_ARG_MAX_COUNTS, TH_MAX_CHUNKS);
+    if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) < 1 || cJSON_GetArraySize(v) > TH_ARG_MAX_COUNTS)
+        return th_json_bad(err, cmd, o->key, what, v);
+    c->n = 0;
+    const cJSON *d;
+    cJSON_ArrayForEach(d, v) {
+        if (!cJSON_IsNumber(d) || d->valuedouble < 1 || d->valuedouble > TH_MAX_CHUNKS ||
+            d->valuedouble != floor(d->valuedouble))
+            return th_json_bad(err, cmd, o->key, what, v);
+        c->v[c->n++] = (int64_t)d->valuedouble;
+    }
     return TH_OK;
 }
 
@@ -172,6 +247,8 @@ static int json_value(const char *cmd, const th_option *o, const cJSON *v, void 
         if (!cJSON_IsBool(v)) return th_json_bad(err, cmd, o->key, "true or false", v);
         *(int *)field(req, o) = cJSON_IsTrue(v);
         return TH_OK;
+    case TH_ARG_NUMBERS: return json_numbers(cmd, o, v, field(req, o), err);
+    case TH_ARG_COUNTS: return json_counts(cmd, o, v, field(req, o), err);
     case TH_ARG_HELP:
     case TH_ARG_VERSION: break;
     }
@@ -200,7 +277,8 @@ int th_option_from_json(const th_cmd_def *def, const cJSON *root, void *req, th_
 void th_option_free(const th_cmd_def *def, void *req) {
     for (int i = 0; i < def->nopts; i++) {
         const th_option *o = &def->opts[i];
-        if (o->kind != TH_ARG_SOURCE && o->kind != TH_ARG_DIMS) continue;
+        if (o->kind != TH_ARG_SOURCE && o->kind != TH_ARG_DIMS && o->kind != TH_ARG_NUMBERS)
+            continue;
         th_arg_src *s = field(req, o);
         free(s->own);
         s->own = NULL;

@@ -21,6 +21,8 @@ typedef enum th_arg_kind {
     TH_ARG_NUMBER,  /* double, > lo and <= hi */
     TH_ARG_CHOICE,  /* int: an index into choices, or -1 for "all" (TH_ARG_ALL) */
     TH_ARG_FLAG,    /* int: 1 when given (JSON true or false) */
+    TH_ARG_NUMBERS, /* th_arg_src: numbers "1,1,2"; in JSON an array [1, 1, 2] (joined) */
+    TH_ARG_COUNTS,  /* th_arg_counts: a count, or a list of counts "1,4,16" or "auto" */
     TH_ARG_HELP,    /* -h, --help: the command line's only, handled by it */
     TH_ARG_VERSION, /* -V, --version: the same */
 } th_arg_kind;
@@ -38,6 +40,14 @@ typedef struct th_arg_src {
     char *own;
 } th_arg_src;
 
+/* Chunk counts: one (as -n), or a list to choose the best of. */
+#define TH_ARG_MAX_COUNTS 64
+typedef struct th_arg_counts {
+    int64_t one; /* a single count; 0 = none */
+    int n;       /* a list's length; 0 = none */
+    int64_t v[TH_ARG_MAX_COUNTS];
+} th_arg_counts;
+
 typedef struct th_option {
     char flag;                  /* short flag, 0 for none */
     const char *name;           /* long flag without "--"; NULL for a key the command line lacks */
@@ -46,7 +56,7 @@ typedef struct th_option {
     size_t off;                 /* offsetof its field in the request */
     const char *arg;            /* its value in --help (FILE, N, SIZE); NULL for a flag */
     const char *help;           /* its --help text; '\n' starts a continuation line */
-    const char *noun;           /* what a choice names, in "unknown NOUN 'x'" */
+    const char *noun;           /* what a choice names, in "unknown NOUN 'x'"; a source's object */
     const char *const *choices; /* TH_ARG_CHOICE: the enum's name table (NULL-terminated) */
     unsigned allowed;           /* the choices taken (bit i: choices[i]); 0 = all of them */
     const char *beyond; /* a known but not taken choice: the reason, "{}" = the taken ones */
@@ -77,6 +87,10 @@ void th_option_choice_list(const th_option *o, char *buf, size_t n);
 /* The index of s among the taken choices of o (-1 for "all"): 0 on success, 1 for a known
  * choice not taken, -1 for an unknown one. */
 int th_option_choice_find(const th_option *o, const char *s, int *out);
+
+/* Chunk counts from text: one count, "auto" (1, 2, 4, ..., 1024) or a list "1,4,16" of up to
+ * TH_ARG_MAX_COUNTS; 0, or -1 when text is none of them. */
+int th_arg_counts_parse(const char *text, th_arg_counts *c);
 
 /* The request's fields from a JSON request object: its keys checked (an unknown one names
  * the nearest known one), each value checked by its kind with messages "<cmd>: <key>:

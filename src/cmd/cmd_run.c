@@ -15,19 +15,14 @@
 #define MAXD     STR(TH_BOUND_MAX_DIMS) /* "12" in --help */
 
 static const th_option opts[] = {
-    {'s', "system", "system", TH_ARG_SOURCE, R(system), "FILE",
-     .help = "system JSON (default: built-in default-3d, 512 NPUs)"},
-    {'c', "collective", "collective", TH_ARG_CHOICE, R(collective), "TYPE",
-     .help = "{}\n(default allreduce)", .noun = "collective", .choices = th_coll_type_names},
+    TH_ARG_SYSTEM_OPT(R(system), "system JSON (default: built-in default-3d, 512 NPUs)"),
+    TH_ARG_COLLECTIVE_OPT(R(collective)),
     {'b', "size", "size", TH_ARG_SIZE, R(size), "SIZE",
      .help = "collective size: 4096, 1e9, 64MiB, 1GB (default 1GiB)"},
     {'n', "chunks", "chunks", TH_ARG_INT, R(chunks), "N",
      .help = "chunks, 1 to 1000000 (default 64)", .lo = 1, .hi = TH_MAX_CHUNKS},
-    {'p', "policy", "policy", TH_ARG_CHOICE, R(policy), "P",
-     .help = "{} (default all;\nall has lp on the analytical model, <= " MAXD " active dims)",
-     .noun = "policy", .choices = th_policy_names,
-     .allowed = (1u << (TH_POLICY_LAST_SINGLE + 1)) - 1, .flags = TH_ARG_ALL,
-     .beyond = "applies to training only (themis train); expected {}"},
+    TH_ARG_POLICY_OPT(R(policy), "{} (default all;\nall has lp on the analytical model, <= " MAXD
+                                 " active dims)"),
     {'q', "intra", "intra", TH_ARG_CHOICE, R(intra), "Q", .help = "{} (default all)",
      .noun = "intra-dimension policy", .choices = th_intra_names, .flags = TH_ARG_ALL},
     {0, "dims", "dims", TH_ARG_DIMS, R(dims), "LIST",
@@ -35,11 +30,10 @@ static const th_option opts[] = {
     {0, "load-model", "load_model", TH_ARG_CHOICE, R(load_model), "M",
      .help = "themis load model: {}\n(default alpha_beta)", .noun = "model",
      .choices = th_load_model_names},
-    {'f', "format", NULL, TH_ARG_CHOICE, R(format), "F",
-     .help = "{} (default table; jsonl: one\nresult object per line, as in json's results)",
-     .noun = "format", .choices = th_format_names, .beyond = "does not apply here (expected {})"},
-    {'o', "output", NULL, TH_ARG_STRING, R(output), "FILE",
-     .help = "write results to FILE ('-' = stdout, the default)"},
+    TH_ARG_FORMAT_OPT(R(format), 0,
+                      "{} (default table; jsonl: one\nresult object per line, as in json's "
+                      "results)"),
+    TH_ARG_OUTPUT_OPT(R(output)),
     {0, "trace", NULL, TH_ARG_STRING, R(trace), "FILE",
      .help = "write the per-stage trace CSV to FILE ('-' = stdout)"},
     {0, "force", NULL, TH_ARG_FLAG, R(force), .help = "replace an existing output or trace file"},
@@ -51,8 +45,7 @@ static const th_option opts[] = {
      .help = "add ideal_lat_us, the ideal plus the collective's latency\nfloor (one chunk's "
              "link latencies on its critical path;\nanalytical model), and vs_ideal_lat = it / "
              "time"},
-    {'h', "help", .kind = TH_ARG_HELP, .help = "this text"},
-    {'V', "version", .kind = TH_ARG_VERSION, .help = "print the version"},
+    TH_ARG_HELP_OPTS,
 };
 
 const th_cmd_def th_cmd_run_def = {"run", opts, sizeof opts / sizeof opts[0], R(given), 26, NULL};
@@ -90,7 +83,7 @@ static int evaluate(const th_run_request *r, const th_collective *coll, const th
     if (rc) return rc;
     trace_ctx tc = {NULL, pairs, 0, 0};
     if (r->trace) {
-        th_cmd_io files = {NULL, io->files};
+        th_cmd_io files = {NULL, io->files, io->argv, NULL};
         if ((rc = th_cmd_out_open(&files, r->trace, r->force, &trace, err)))
             return th_cmd_out_close(io, &out, rc, err);
         tc.out = trace.f;
@@ -117,7 +110,7 @@ static int evaluate(const th_run_request *r, const th_collective *coll, const th
         rc = th_report_write(out.f, (th_format)r->format, &rep, err);
     }
     if (r->trace) {
-        th_cmd_io files = {NULL, io->files};
+        th_cmd_io files = {NULL, io->files, io->argv, NULL};
         rc = th_cmd_out_close(&files, &trace, rc, err);
     }
     return th_cmd_out_close(io, &out, rc, err);
