@@ -1,6 +1,7 @@
 # bash completion for themis: commands, each command's options, the values of options that
-# list them ("fifo | scf | all"), and file names. Options and values are read from
-# `themis COMMAND --help`, so they follow the program; installed as
+# list them ("fifo | scf | all"), and file names. Options and values come from the program's
+# option tables (`themis --complete-options CMD`, `--complete-values CMD OPT`), or, for a
+# command without one, from `themis COMMAND --help`, so they follow the program; installed as
 # share/bash-completion/completions/themis.
 
 # The options of one --help text: the -x and --long forms at the start of its option lines.
@@ -31,7 +32,17 @@ _themis() {
     else
         help=$("$bin" "$cmd" --help 2>/dev/null)
     fi
-    # the word before the cursor is an option that takes a value (a capitalised metavariable)
+    # the word before the cursor is an option that takes a value: its table says which
+    if [[ $prev == -* ]] && words=$("$bin" --complete-values "$cmd" "$prev" 2>/dev/null); then
+        if [[ $words == FILE ]]; then
+            compopt -o filenames 2>/dev/null
+            COMPREPLY=($(compgen -f -- "$cur"))
+        elif [[ -n $words ]]; then
+            COMPREPLY=($(compgen -W "$words" -- "$cur"))
+        fi
+        return
+    fi
+    # ... or, without a table, its --help (a capitalised metavariable)
     if [[ $prev == -* ]]; then
         line=$(grep -E -- "^ +(-[A-Za-z0-9], )?--[a-z0-9-]+ " <<<"$help" |
             grep -E -- "(^| )$prev(,| |$)" | head -n 1)
@@ -50,7 +61,11 @@ _themis() {
         fi
     fi
     if [[ $cur == -* ]]; then
-        COMPREPLY=($(compgen -W "$(_themis_options "$help" | tr ' ' '\n' | sort -u)" -- "$cur"))
+        if ! words=$("$bin" --complete-options "$cmd" 2>/dev/null); then
+            words=$(_themis_options "$help" | tr ' ' '\n')
+        fi
+        ((COMP_CWORD == 1)) && words+=$'\n--help\n--version'
+        COMPREPLY=($(compgen -W "$(sort -u <<<"$words")" -- "$cur"))
         return
     fi
     compopt -o filenames 2>/dev/null # operands: workloads, specs, CSV and ASTRA-sim files

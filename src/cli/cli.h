@@ -27,6 +27,9 @@ enum { CLI_OK = 0, CLI_INTERNAL = 1, CLI_USAGE = 2, CLI_IO = 3 };
  * status of the usage error printed, or -1 when --help (usage) or --version was printed. */
 int cli_args(const th_cmd_def *def, int argc, char **argv, void *req, void (*usage)(FILE *),
              char **ops, int maxops, int *nops);
+/* `themis --complete-options CMD` and `--complete-values CMD OPT` for the bash completion, from
+ * def (NULL: CMD has no table; exit 2). */
+int cli_complete(int argc, char **argv, const th_cmd_def *def);
 /* The option lines of a command's --help, from its table. */
 void cli_help_options(FILE *out, const th_cmd_def *def);
 /* The command layer's outputs opened by cli_out_open and closed by cli_out_close, options named

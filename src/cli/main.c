@@ -33,19 +33,21 @@ static void usage(FILE *out) {
           out);
 }
 
+/* Each command, with its option table once it has one (for the bash completion). */
 static const struct {
     const char *name;
     int (*fn)(int, char **);
+    const th_cmd_def *def;
 } commands[] = {
-    {"run", cli_run},
-    {"sweep", cli_sweep},
-    {"merge", cli_merge},
-    {"import-astra", cli_import_astra},
-    {"train", cli_train},
-    {"summarize", cli_summarize},
-    {"optimize", cli_optimize},
-    {"plot", cli_plot},
-    {"calibrate", cli_calibrate},
+    {"run", cli_run, &th_cmd_run_def},
+    {"sweep", cli_sweep, NULL},
+    {"merge", cli_merge, NULL},
+    {"import-astra", cli_import_astra, NULL},
+    {"train", cli_train, NULL},
+    {"summarize", cli_summarize, NULL},
+    {"optimize", cli_optimize, &th_cmd_optimize_def},
+    {"plot", cli_plot, NULL},
+    {"calibrate", cli_calibrate, NULL},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
@@ -72,7 +74,17 @@ static int unknown(const char *what, const char *name) {
     return CLI_USAGE;
 }
 
+/* The option table of a command name; NULL when it has none. */
+static const th_cmd_def *table(const char *name) {
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        if (!strcmp(name, commands[i].name)) return commands[i].def;
+    return NULL;
+}
+
 int main(int argc, char **argv) {
+    if (argc >= 3 &&
+        (!strcmp(argv[1], "--complete-options") || !strcmp(argv[1], "--complete-values")))
+        return cli_complete(argc, argv, table(argv[2]));
     if (argc < 2 || argv[1][0] == '-') {
         if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
             usage(stdout);
