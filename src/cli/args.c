@@ -108,6 +108,18 @@ static int value(const th_cmd_def *def, const th_option *o, const char *arg, voi
     case TH_ARG_SIZE: {
         th_error err = {0};
         char name[64];
+        if (o->flags & TH_ARG_ONOFF) {
+            double b = 0;
+            snprintf(name, sizeof name, "--%s", o->name);
+            if (!strcmp(arg, "on"))
+                b = o->lo;
+            else if (strcmp(arg, "off") && strcmp(arg, "0") &&
+                     th_units_parse_size(arg, name, &b, &err))
+                return cli_usage_error(def->name, "%s: expected a size, on or off, got '%s'", flag,
+                                       arg);
+            *(double *)f = b > 0 ? b : -1;
+            return CLI_OK;
+        }
         snprintf(name, sizeof name, "--%s", o->name);
         if (th_units_parse_size(arg, name, f, &err)) return cli_fail(&err);
         return CLI_OK;

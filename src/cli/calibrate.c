@@ -273,8 +273,8 @@ int cli_calibrate(int argc, char **argv) {
                     r.fit.nwrong, r.logs[r.fit.wrong_log].source, r.fit.wrong_line);
         for (int l = 0; l < r.nlogs; l++)
             if (r.logs[l].rows_zero)
-                fprintf(stderr, "themis: note: %s: %d row(s) of size 0 skipped\n",
-                        r.logs[l].source, r.logs[l].rows_zero);
+                fprintf(stderr, "themis: note: %s: %d row(s) of size 0 skipped\n", r.logs[l].source,
+                        r.logs[l].rows_zero);
     }
     th_cal_result_free(&r);
     return rc ? cli_fail(&err) : CLI_OK;

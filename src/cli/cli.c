@@ -199,4 +199,4 @@ static void progress(const char *line) {
         fputs("\r\033[K", stderr);
 }
 
-const th_cmd_io cli_io = {NULL, &cli_plot_outputs, 1, progress};
+const th_cmd_io cli_io = {NULL, &cli_plot_outputs, 1, progress, cli_print_notes};

@@ -83,8 +83,8 @@ int cli_merge(int argc, char **argv);
 int cli_import_astra(int argc, char **argv);
 int cli_train(int argc, char **argv);
 
-/* `themis train` and `import-astra --workload` on ASTRA-sim 1.0 text workloads
- * (train_astra1.c, astra1_workload.c). */
+/* `import-astra --workload` on ASTRA-sim 1.0 text workloads (train_astra1.c,
+ * astra1_workload.c). */
 typedef struct cli_a1_opts {
     th_a1_scale scale; /* --comm-scale, --compute-scale (1 when not given) */
     int passes;        /* --passes; 0 = not given */
@@ -94,20 +94,6 @@ typedef struct cli_a1_opts {
 int cli_a1_option(const char *cmd, int which, const char *arg, cli_a1_opts *a);
 /* Prints each line of notes as "themis: note: LINE" on stderr. */
 void cli_print_notes(const th_buf *notes);
-/* What `themis train` asks of the 1.0 replay: outputs and the policy pairs. */
-typedef struct cli_a1_run {
-    const char *output, *trace; /* NULL: stdout, none */
-    th_format format;
-    int force;
-    int policy, intra;          /* -1: all */
-    int64_t chunks;             /* -n; 0: the system's run.chunks */
-    const th_run_defaults *def; /* the system's run defaults */
-} cli_a1_run;
-/* A text workload on sys: under the astra-sim-1.0 preset, ASTRA-sim 1.0's state machine is
- * replayed and its results written (*wl stays NULL); under another model it is converted for
- * our replay (notes on stderr) into *wl. */
-int cli_a1_train(const cli_a1_opts *a, const cli_a1_run *run, const char *path,
-                 const th_a1_workload *a1, const th_system *sys, th_workload **wl, th_error *err);
 /* `themis import-astra --workload FILE.txt`. */
 int cli_import_astra_workload(int argc, char **argv);
 int cli_summarize(int argc, char **argv);

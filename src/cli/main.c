@@ -43,7 +43,7 @@ static const struct {
     {"sweep", cli_sweep, NULL},
     {"merge", cli_merge, NULL},
     {"import-astra", cli_import_astra, NULL},
-    {"train", cli_train, NULL},
+    {"train", cli_train, &th_cmd_train_def},
     {"summarize", cli_summarize, NULL},
     {"optimize", cli_optimize, &th_cmd_optimize_def},
     {"plot", cli_plot, NULL},

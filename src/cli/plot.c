@@ -120,7 +120,6 @@ static int parse_plot(int argc, char **argv, plot_opts *o) {
     return CLI_OK;
 }
 
-
 int cli_plot(int argc, char **argv) {
     plot_opts o;
     memset(&o, 0, sizeof o);
@@ -131,7 +130,8 @@ int cli_plot(int argc, char **argv) {
     }
     th_error err = {0};
     th_plot_data d;
-    if (th_plot_file(o.csv, o.output, o.force, &o.p, &cli_plot_outputs, &d, &err)) rc = cli_fail(&err);
+    if (th_plot_file(o.csv, o.output, o.force, &o.p, &cli_plot_outputs, &d, &err))
+        rc = cli_fail(&err);
     th_plot_free(&d);
     free(o.bylist);
     return rc;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "cmd_option.h"
+#include "themis/buf.h"
 #include "themis/output.h"
 #include "themis/plot.h"
 #include "themis/run.h"
@@ -48,6 +49,7 @@
 /* The commands' option tables, in `themis --help` order. */
 extern const th_cmd_def th_cmd_run_def;
 extern const th_cmd_def th_cmd_optimize_def;
+extern const th_cmd_def th_cmd_train_def;
 
 /* Where a command's reports go: `stream` takes the report when the request names no output
  * (the API's result); otherwise outputs are opened and closed through `files` (the command
@@ -58,6 +60,8 @@ typedef struct th_cmd_io {
     int argv; /* messages name options as the command line does (-c, --cost), else by key */
     /* a line of progress (the command line shows it on a terminal); NULL: the line is done */
     void (*progress)(const char *line);
+    /* notes on what a command did with its input, one per line (NULL: dropped) */
+    void (*notes)(const th_buf *notes);
 } th_cmd_io;
 
 /* How messages name an option of def (its key or long name): "-c" or "--cost" for the command
@@ -124,5 +128,28 @@ typedef struct th_optimize_request {
 
 void th_optimize_request_init(th_optimize_request *r);
 int th_cmd_optimize(const th_optimize_request *r, const th_cmd_io *io, th_error *err);
+
+/* `themis train`: a training workload replayed on a system under each asked policy pair (and
+ * the ideal network); an ASTRA-sim 1.0 text workload (told by content) converted for that
+ * replay, or under the astra-sim-1.0 preset replayed by ASTRA-sim 1.0's state machine. */
+typedef struct th_train_request {
+    th_arg_src workload, system; /* the operand (required), -s */
+    int policy, intra;           /* -1 = all */
+    int priority;                /* a th_priority */
+    int64_t iterations, chunks;  /* chunks 0: the workload's */
+    double batch;                /* 0: the workload's */
+    int chunking;                /* a th_chunking, when given */
+    double bucket;               /* DDP buckets: bytes; -1 none; 0 the workload's */
+    int load_model, ideal_lat;
+    double comm_scale, compute_scale; /* ASTRA-sim 1.0 text workloads */
+    int64_t passes;                   /* the same, under the astra-sim-1.0 preset; 0: 1 */
+    int format;
+    const char *output, *trace;
+    int force;
+    uint64_t given;
+} th_train_request;
+
+void th_train_request_init(th_train_request *r);
+int th_cmd_train(const th_train_request *r, const th_cmd_io *io, th_error *err);
 
 #endif

@@ -363,7 +363,7 @@ int th_cmd_optimize(const th_optimize_request *r, const th_cmd_io *io, th_error 
         opt.point = trace_point;
         opt.point_ctx = &tc;
     }
-    th_cmd_io files = {NULL, io->files, io->argv, NULL};
+    th_cmd_io files = {NULL, io->files, io->argv, NULL, NULL};
     int traced = 0;
     if (rc == TH_OK && r->trace &&
         (rc = th_cmd_out_open(&files, r->trace, r->force, &trace, err)) == TH_OK) {

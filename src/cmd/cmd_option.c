@@ -131,6 +131,14 @@ static int json_source(const char *cmd, const th_option *o, const cJSON *v, th_a
 
 static int json_size(const char *cmd, const th_option *o, const cJSON *v, double *out,
                      th_error *err) {
+    if (o->flags & TH_ARG_ONOFF) {
+        int on = cJSON_IsString(v) && !strcmp(v->valuestring, "on");
+        if (on || (cJSON_IsString(v) && !strcmp(v->valuestring, "off")) ||
+            (cJSON_IsNumber(v) && v->valuedouble == 0)) {
+            *out = on ? o->lo : -1;
+            return TH_OK;
+        }
+    }
     char what[64];
     snprintf(what, sizeof what, "%s: %s", cmd, o->key);
     if (cJSON_IsString(v)) return th_units_parse_size(v->valuestring, what, out, err);

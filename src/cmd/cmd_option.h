@@ -29,7 +29,8 @@ typedef enum th_arg_kind {
 
 /* th_option flags. */
 enum {
-    TH_ARG_ALL = 1, /* a choice also takes "all" (-1) */
+    TH_ARG_ALL = 1,   /* a choice also takes "all" (-1) */
+    TH_ARG_ONOFF = 2, /* a size also takes "on" (lo) and "off" or 0 (-1) */
 };
 
 /* A value that is a file name or, from JSON, text the reader made (an object printed back, a
