@@ -69,6 +69,11 @@ typedef struct th_cmd_io {
 const char *th_cmd_name(const th_cmd_def *def, const th_cmd_io *io, const char *name, char *buf,
                         size_t n);
 
+/* A request whose options do not go together: TH_EINPUT "<cmd>: <message>", and on the command
+ * line " (see 'themis <cmd> --help')" after it, as its other usage errors. */
+int th_cmd_usage(th_error *err, const th_cmd_def *def, const th_cmd_io *io, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
 /* Opens a report's destination: io->stream when path is NULL and there is one, else path
  * (NULL: "-", stdout) through io->files; force replaces an existing file. */
 int th_cmd_out_open(const th_cmd_io *io, const char *path, int force, th_output *o, th_error *err);

@@ -1,5 +1,6 @@
 /* What the commands share: their system input and their outputs (a file replaced only when
  * the command succeeded, or the API's stream), and errors blamed on the input that caused them. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -64,4 +65,16 @@ const char *th_cmd_name(const th_cmd_def *def, const th_cmd_io *io, const char *
     else
         snprintf(buf, n, "--%s", o->name);
     return buf;
+}
+
+int th_cmd_usage(th_error *err, const th_cmd_def *def, const th_cmd_io *io, const char *fmt, ...) {
+    char msg[sizeof err->msg];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (io->argv)
+        return th_error_set(err, TH_EINPUT, "%s: %s (see 'themis %s --help')", def->name, msg,
+                            def->name);
+    return th_error_set(err, TH_EINPUT, "%s: %s", def->name, msg);
 }

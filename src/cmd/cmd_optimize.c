@@ -95,9 +95,8 @@ static int parse_cost(const th_cmd_io *io, const char *list, int ndims, double *
         if (end == s || !(cost[d] > 0) || cost[d] > 1e12 || (*end != ',' && *end != '\0') ||
             (*end == '\0' && d != ndims - 1) || (*end == ',' && d == ndims - 1)) {
             char name[32];
-            return th_error_set(err, TH_EINPUT,
-                                "optimize: %s: expected a list of %d numbers > 0 (one per dim), "
-                                "got '%s'",
+            return th_cmd_usage(err, &th_cmd_optimize_def, io,
+                                "%s: expected a list of %d numbers > 0 (one per dim), got '%s'",
                                 th_cmd_name(&th_cmd_optimize_def, io, "cost", name, sizeof name),
                                 ndims, list);
         }
@@ -305,28 +304,28 @@ static int check_options(const th_optimize_request *r, const th_cmd_io *io, th_e
     int wl = r->workload.path || r->workload.text,
         list = r->collectives.path || r->collectives.text;
     if (wl && list)
-        return th_error_set(err, TH_EINPUT, "optimize: %s and %s: one objective at a time",
+        return th_cmd_usage(err, d, io, "%s and %s: one objective at a time",
                             th_cmd_name(d, io, "collectives", a, sizeof a),
                             th_cmd_name(d, io, "workload", b, sizeof b));
     if (!wl && (th_option_given(d, r, "batch") || th_option_given(d, r, "priority")))
-        return th_error_set(err, TH_EINPUT, "optimize: %s and %s apply to a workload",
+        return th_cmd_usage(err, d, io, "%s and %s apply to a workload",
                             th_cmd_name(d, io, "batch", a, sizeof a),
                             th_cmd_name(d, io, "priority", b, sizeof b));
     if ((wl || list) && (th_option_given(d, r, "collective") || th_option_given(d, r, "size")))
-        return th_error_set(
-            err, TH_EINPUT, "optimize: %s and %s describe one collective: not with %s",
-            th_cmd_name(d, io, "collective", a, sizeof a), th_cmd_name(d, io, "size", b, sizeof b),
-            wl ? (io->argv ? "-w (the workload names its collectives)"
-                           : "workload (it names its collectives)")
-               : (io->argv ? "-l (the list gives each type and size)"
-                           : "collectives (the list gives each type and size)"));
+        return th_cmd_usage(err, d, io, "%s and %s describe one collective: not with %s",
+                            th_cmd_name(d, io, "collective", a, sizeof a),
+                            th_cmd_name(d, io, "size", b, sizeof b),
+                            wl ? (io->argv ? "-w (the workload names its collectives)"
+                                           : "workload (it names its collectives)")
+                               : (io->argv ? "-l (the list gives each type and size)"
+                                           : "collectives (the list gives each type and size)"));
     if (r->counts.n > 0 && (wl || list))
-        return th_error_set(
-            err, TH_EINPUT, "optimize: %s: a list is for one collective, not with %s or %s",
-            th_cmd_name(d, io, "chunks", a, sizeof a), th_cmd_name(d, io, "workload", b, sizeof b),
-            th_cmd_name(d, io, "collectives", c, sizeof c));
+        return th_cmd_usage(err, d, io, "%s: a list is for one collective, not with %s or %s",
+                            th_cmd_name(d, io, "chunks", a, sizeof a),
+                            th_cmd_name(d, io, "workload", b, sizeof b),
+                            th_cmd_name(d, io, "collectives", c, sizeof c));
     if (r->counts.n > 0 && r->trace)
-        return th_error_set(err, TH_EINPUT, "optimize: --trace: no points to trace with --chunks");
+        return th_cmd_usage(err, d, io, "--trace: no points to trace with --chunks");
     return TH_OK;
 }
 

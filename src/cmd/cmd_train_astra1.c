@@ -21,9 +21,9 @@ int th_cmd_train_astra1_check(const th_train_request *r, const char *source, con
         return TH_OK;
     char n[3][32];
     names(io, n);
-    return th_error_set(err, TH_EINPUT,
-                        "train: %s, %s and %s are for ASTRA-sim 1.0 text workloads; %s is our JSON",
-                        n[0], n[1], n[2], source);
+    return th_cmd_usage(err, d, io,
+                        "%s, %s and %s are for ASTRA-sim 1.0 text workloads; %s is our JSON", n[0],
+                        n[1], n[2], source);
 }
 
 /* The trace rows of the pair being replayed. */
@@ -90,8 +90,8 @@ int th_cmd_train_astra1(const th_train_request *r, const th_train_opts *t,
     *wl = NULL;
     if (sys->model == TH_MODEL_ASTRA1) {
         if (t->bucket || t->chunking_set || r->ideal_lat)
-            return th_error_set(err, TH_EINPUT,
-                                "train: %s, %s and %s are for our replay; under the "
+            return th_cmd_usage(err, d, io,
+                                "%s, %s and %s are for our replay; under the "
                                 "astra-sim-1.0 preset %s runs ASTRA-sim 1.0's state machine",
                                 th_cmd_name(d, io, "bucket", a, sizeof a),
                                 th_cmd_name(d, io, "chunking", b, sizeof b),
