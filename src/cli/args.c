@@ -77,14 +77,14 @@ static int choice(const th_cmd_def *def, const th_option *o, const char *arg, in
 
 /* A bound as people write it: 1e9 rather than 1e+09. */
 static const char *number(char *buf, double v) {
-    int e = 0;
-    double p = 1;
-    while (p < v && e < 30)
-        p *= 10, e++;
-    if (v >= 1e6 && p == v)
-        snprintf(buf, 32, "1e%d", e);
-    else
-        snprintf(buf, 32, "%g", v);
+    snprintf(buf, 32, "%g", v);
+    char *e = strstr(buf, "e+");
+    if (e) {
+        char *d = e + 2;
+        while (*d == '0' && d[1])
+            d++;
+        memmove(e + 1, d, strlen(d) + 1);
+    }
     return buf;
 }
 
@@ -121,7 +121,8 @@ static int value(const th_cmd_def *def, const th_option *o, const char *arg, voi
             return CLI_OK;
         }
         snprintf(name, sizeof name, "--%s", o->name);
-        if (th_units_parse_size(arg, name, f, &err)) return cli_fail(&err);
+        if (th_units_parse_size(arg, name, f, &err))
+            return cli_usage_error(def->name, "%s", err.msg);
         return CLI_OK;
     }
     case TH_ARG_NUMBER: {
@@ -137,6 +138,7 @@ static int value(const th_cmd_def *def, const th_option *o, const char *arg, voi
     }
     case TH_ARG_CHOICE: return choice(def, o, arg, f);
     case TH_ARG_NUMBERS: ((th_arg_src *)f)->path = arg; return CLI_OK;
+    case TH_ARG_LIST: break; /* operands */
     case TH_ARG_COUNTS:
         if (th_arg_counts_parse(arg, f))
             return cli_usage_error(def->name,
@@ -238,7 +240,10 @@ void cli_help_options(FILE *out, const th_cmd_def *def) {
             : o->flag          ? ""
                                : "  ",
             o->name ? "--" : "", o->name ? o->name : "", o->arg ? " " : "", o->arg ? o->arg : "");
-        fprintf(out, "%s%*s", left, len < def->help_width ? def->help_width - len : 1, "");
+        if (len < def->help_width) /* else the text starts on the next line */
+            fprintf(out, "%s%*s", left, def->help_width - len, "");
+        else
+            fprintf(out, "%s\n%*s", left, def->help_width, "");
         for (const char *h = o->help; *h; h++) {
             if (h[0] == '{' && h[1] == '}') { /* the choices, "a | b | all" */
                 for (int k = 0, shown = 0; o->choices[k]; k++)

@@ -199,4 +199,21 @@ static void progress(const char *line) {
         fputs("\r\033[K", stderr);
 }
 
-const th_cmd_io cli_io = {NULL, &cli_plot_outputs, 1, progress, cli_print_notes};
+/* "themis: KIND: LINE" on stderr for each line. */
+static void notes(const char *kind, const th_buf *lines) {
+    for (const char *p = lines->p; p && *p;) {
+        const char *e = strchr(p, '\n');
+        int n = e ? (int)(e - p) : (int)strlen(p);
+        fprintf(stderr, "themis: %s: %.*s\n", kind, n, p);
+        p += n + (e != NULL);
+    }
+}
+
+void cli_print_notes(const th_buf *lines) {
+    notes("note", lines);
+}
+
+th_cmd_io cli_io(void) {
+    th_cmd_io io = {NULL, &cli_plot_outputs, 1, progress, notes, stderr};
+    return io;
+}

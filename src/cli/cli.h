@@ -35,7 +35,7 @@ void cli_help_options(FILE *out, const th_cmd_def *def);
 /* The command layer's outputs opened by cli_out_open and closed by cli_out_close, options named
  * by their flags, progress lines on stderr (a command clears .progress unless stderr is a
  * terminal). */
-extern const th_cmd_io cli_io;
+th_cmd_io cli_io(void);
 
 /* Prints "themis: <msg>" on stderr and returns the exit status for err->code. */
 int cli_fail(const th_error *err);

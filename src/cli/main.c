@@ -47,7 +47,7 @@ static const struct {
     {"summarize", cli_summarize, NULL},
     {"optimize", cli_optimize, &th_cmd_optimize_def},
     {"plot", cli_plot, NULL},
-    {"calibrate", cli_calibrate, NULL},
+    {"calibrate", cli_calibrate, &th_cmd_calibrate_def},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

@@ -29,7 +29,7 @@ int cli_optimize(int argc, char **argv) {
     th_optimize_request_init(&r);
     int rc = cli_args(&th_cmd_optimize_def, argc, argv, &r, usage, NULL, 0, NULL);
     if (rc) return rc < 0 ? CLI_OK : rc;
-    th_cmd_io io = cli_io;
+    th_cmd_io io = cli_io();
     if (!isatty(STDERR_FILENO)) io.progress = NULL;
     th_error err = {0};
     if (th_cmd_optimize(&r, &io, &err)) return cli_fail(&err);

@@ -33,6 +33,7 @@ int cli_run(int argc, char **argv) {
         return cli_usage_error("run", "--trace - needs -o FILE (results and trace cannot both "
                                       "go to stdout)");
     th_error err = {0};
-    if (th_cmd_run(&r, &cli_io, &err)) return cli_fail(&err);
+    th_cmd_io io = cli_io();
+    if (th_cmd_run(&r, &io, &err)) return cli_fail(&err);
     return CLI_OK;
 }

@@ -42,6 +42,7 @@ int cli_train(int argc, char **argv) {
     if (r.trace && !strcmp(r.trace, "-") && (!r.output || !strcmp(r.output, "-")))
         return cli_usage_error("train", "--trace - needs -o FILE");
     th_error err = {0};
-    if (th_cmd_train(&r, &cli_io, &err)) return cli_fail(&err);
+    th_cmd_io io = cli_io();
+    if (th_cmd_train(&r, &io, &err)) return cli_fail(&err);
     return CLI_OK;
 }

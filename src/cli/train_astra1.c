@@ -29,12 +29,3 @@ int cli_a1_option(const char *cmd, int which, const char *arg, cli_a1_opts *a) {
         a->scale.compute = v;
     return CLI_OK;
 }
-
-void cli_print_notes(const th_buf *notes) {
-    for (const char *p = notes->p; p && *p;) {
-        const char *e = strchr(p, '\n');
-        int n = e ? (int)(e - p) : (int)strlen(p);
-        fprintf(stderr, "themis: note: %.*s\n", n, p);
-        p += n + (e != NULL);
-    }
-}

@@ -12,44 +12,38 @@
 #include "themis/buf.h"
 #include "themis/output.h"
 #include "themis/plot.h"
+#include "themis/report.h"
 #include "themis/run.h"
 
-/* Options several commands share, so that they read and print the same everywhere (R: the
- * request type's field offset). */
-#define TH_ARG_SYSTEM_OPT(off, text)                                                               \
-    { 's', "system", "system", TH_ARG_SOURCE, off, "FILE", .help = text, .noun = "system" }
-#define TH_ARG_COLLECTIVE_OPT(off)                                                                 \
-    {                                                                                              \
-        'c', "collective", "collective", TH_ARG_CHOICE, off, "TYPE",                               \
-            .help = "{}\n(default allreduce)", .noun = "collective", .choices = th_coll_type_names \
-    }
-#define TH_ARG_POLICY_OPT(off, text)                                                               \
-    {                                                                                              \
-        'p', "policy", "policy", TH_ARG_CHOICE, off, "P",                                          \
-            .help = text, .noun = "policy", .choices = th_policy_names,                            \
-            .allowed = (1u << (TH_POLICY_LAST_SINGLE + 1)) - 1, .flags = TH_ARG_ALL,               \
-            .beyond = "applies to training only (themis train); expected {}"                       \
-    }
-#define TH_ARG_FORMAT_OPT(off, allowed_, text)                                                     \
-    {                                                                                              \
-        'f', "format", NULL, TH_ARG_CHOICE, off, "F",                                              \
-            .help = text, .noun = "format", .choices = th_format_names, .allowed = allowed_,       \
-            .beyond = "does not apply here (expected {})"                                          \
-    }
-#define TH_ARG_OUTPUT_OPT(off)                                                                     \
-    {                                                                                              \
-        'o', "output", NULL, TH_ARG_STRING, off, "FILE",                                           \
-            .help = "write results to FILE ('-' = stdout, the default)"                            \
-    }
-#define TH_ARG_HELP_OPTS                                                                           \
-    {'h', "help", .kind = TH_ARG_HELP, .help = "this text"}, {                                     \
-        'V', "version", .kind = TH_ARG_VERSION, .help = "print the version"                        \
-    }
+/* Options several commands share, so that they read and print the same everywhere (off: the
+ * field's offset in the request). */
+/* clang-format off */
+#define TH_ARG_SYSTEM_OPT(off, text) \
+    {'s', "system", "system", TH_ARG_SOURCE, off, "FILE", .help = text, .noun = "system"}
+#define TH_ARG_COLLECTIVE_OPT(off, text) \
+    {'c', "collective", "collective", TH_ARG_CHOICE, off, "TYPE", .help = text, \
+     .noun = "collective", .choices = th_coll_type_names}
+#define TH_ARG_POLICY_OPT(off, text) \
+    {'p', "policy", "policy", TH_ARG_CHOICE, off, "P", .help = text, .noun = "policy", \
+     .choices = th_policy_names, .allowed = (1u << (TH_POLICY_LAST_SINGLE + 1)) - 1, \
+     .flags = TH_ARG_ALL, .beyond = "applies to training only (themis train); expected {}"}
+#define TH_ARG_FORMAT_OPT(off, allowed_, text) \
+    {'f', "format", NULL, TH_ARG_CHOICE, off, "F", .help = text, .noun = "format", \
+     .choices = th_format_names, .allowed = allowed_, \
+     .beyond = "does not apply here (expected {})"}
+#define TH_ARG_OUTPUT_OPT(off) \
+    {'o', "output", NULL, TH_ARG_STRING, off, "FILE", \
+     .help = "write results to FILE ('-' = stdout, the default)"}
+#define TH_ARG_HELP_OPTS \
+    {'h', "help", .kind = TH_ARG_HELP, .help = "this text"}, \
+    {'V', "version", .kind = TH_ARG_VERSION, .help = "print the version"}
+/* clang-format on */
 
 /* The commands' option tables, in `themis --help` order. */
 extern const th_cmd_def th_cmd_run_def;
 extern const th_cmd_def th_cmd_optimize_def;
 extern const th_cmd_def th_cmd_train_def;
+extern const th_cmd_def th_cmd_calibrate_def;
 
 /* Where a command's reports go: `stream` takes the report when the request names no output
  * (the API's result); otherwise outputs are opened and closed through `files` (the command
@@ -60,8 +54,12 @@ typedef struct th_cmd_io {
     int argv; /* messages name options as the command line does (-c, --cost), else by key */
     /* a line of progress (the command line shows it on a terminal); NULL: the line is done */
     void (*progress)(const char *line);
-    /* notes on what a command did with its input, one per line (NULL: dropped) */
-    void (*notes)(const th_buf *notes);
+    /* notes ("note") and warnings ("warning") on what a command did with its input, one per
+     * line (NULL: dropped) */
+    void (*notes)(const char *kind, const th_buf *lines);
+    /* where a report goes when the output it comes with is on stdout (the command line's
+     * stderr); NULL: nowhere */
+    FILE *aside;
 } th_cmd_io;
 
 /* How messages name an option of def (its key or long name): "-c" or "--cost" for the command
@@ -156,5 +154,23 @@ typedef struct th_train_request {
 
 void th_train_request_init(th_train_request *r);
 int th_cmd_train(const th_train_request *r, const th_cmd_io *io, th_error *err);
+
+/* `themis calibrate`: one dim's latency and bandwidth fitted to nccl-tests / rccl-tests logs,
+ * the system file written, the fit reported (and plotted on request). */
+typedef struct th_calibrate_request {
+    th_arg_list logs;          /* the operands; JSON "logs" */
+    int collective, topology;  /* -1: the log's; none (with -s) */
+    int algorithm;             /* -1: the topology's */
+    int64_t npus, dim;         /* 0: the log's ranks; -1: 0 when -s has one dim */
+    const char *name, *system; /* a new system's name; -s: the system to update */
+    int efficiency, in_place, allow_wrong;
+    double bw, min_size, max_size, tolerance;
+    const char *plot, *output; /* output NULL: no system file (the API's) */
+    int force, format;         /* the report: table or json */
+    uint64_t given;
+} th_calibrate_request;
+
+void th_calibrate_request_init(th_calibrate_request *r);
+int th_cmd_calibrate(const th_calibrate_request *r, const th_cmd_io *io, th_error *err);
 
 #endif

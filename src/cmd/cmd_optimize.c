@@ -19,7 +19,7 @@
 
 static const th_option opts[] = {
     TH_ARG_SYSTEM_OPT(R(system), "system JSON (default: built-in default-3d)"),
-    TH_ARG_COLLECTIVE_OPT(R(collective)),
+    TH_ARG_COLLECTIVE_OPT(R(collective), "{}\n(default allreduce)"),
     {'b', "size", "size", TH_ARG_SIZE, R(size), "SIZE", .help = "collective size (default 1GiB)"},
     {'n', NULL, NULL, TH_ARG_INT, R(chunks), "N", .help = "chunks (default 64)", .lo = 1,
      .hi = TH_MAX_CHUNKS},
@@ -362,7 +362,7 @@ int th_cmd_optimize(const th_optimize_request *r, const th_cmd_io *io, th_error 
         opt.point = trace_point;
         opt.point_ctx = &tc;
     }
-    th_cmd_io files = {NULL, io->files, io->argv, NULL, NULL};
+    th_cmd_io files = {NULL, io->files, io->argv, NULL, NULL, NULL};
     int traced = 0;
     if (rc == TH_OK && r->trace &&
         (rc = th_cmd_out_open(&files, r->trace, r->force, &trace, err)) == TH_OK) {

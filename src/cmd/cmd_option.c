@@ -222,6 +222,31 @@ static int json_counts(const char *cmd, const th_option *o, const cJSON *v, th_a
     return TH_OK;
 }
 
+/* One string or a list of them ("a log file name or a list of them"), at most o->hi. */
+static int json_list(const char *cmd, const th_option *o, const cJSON *v, th_arg_list *l,
+                     th_error *err) {
+    char expected[96];
+    snprintf(expected, sizeof expected, "a %s file name or a list of them", o->noun);
+    int n = cJSON_IsArray(v) ? cJSON_GetArraySize(v) : 1;
+    if (!cJSON_IsArray(v) && !cJSON_IsString(v)) return th_json_bad(err, cmd, o->key, expected, v);
+    if (n > o->hi)
+        return th_error_set(err, TH_EINPUT, "%s: %s: at most %d %ss", cmd, o->key, (int)o->hi,
+                            o->noun);
+    if (!(l->own = calloc((size_t)n + 1, sizeof *l->own)))
+        return th_error_set(err, TH_EINTERNAL, "out of memory");
+    l->v = l->own, l->n = 0;
+    if (cJSON_IsString(v)) {
+        l->own[l->n++] = v->valuestring;
+        return TH_OK;
+    }
+    const cJSON *f;
+    cJSON_ArrayForEach(f, v) {
+        if (!cJSON_IsString(f)) return th_json_bad(err, cmd, o->key, expected, v);
+        l->own[l->n++] = f->valuestring;
+    }
+    return TH_OK;
+}
+
 /* One value by its option's kind. */
 static int json_value(const char *cmd, const th_option *o, const cJSON *v, void *req,
                       th_error *err) {
@@ -257,6 +282,7 @@ static int json_value(const char *cmd, const th_option *o, const cJSON *v, void 
         return TH_OK;
     case TH_ARG_NUMBERS: return json_numbers(cmd, o, v, field(req, o), err);
     case TH_ARG_COUNTS: return json_counts(cmd, o, v, field(req, o), err);
+    case TH_ARG_LIST: return json_list(cmd, o, v, field(req, o), err);
     case TH_ARG_HELP:
     case TH_ARG_VERSION: break;
     }
@@ -285,6 +311,11 @@ int th_option_from_json(const th_cmd_def *def, const cJSON *root, void *req, th_
 void th_option_free(const th_cmd_def *def, void *req) {
     for (int i = 0; i < def->nopts; i++) {
         const th_option *o = &def->opts[i];
+        if (o->kind == TH_ARG_LIST) {
+            th_arg_list *l = field(req, o);
+            free(l->own);
+            l->own = NULL;
+        }
         if (o->kind != TH_ARG_SOURCE && o->kind != TH_ARG_DIMS && o->kind != TH_ARG_NUMBERS)
             continue;
         th_arg_src *s = field(req, o);

@@ -23,6 +23,8 @@ typedef enum th_arg_kind {
     TH_ARG_FLAG,    /* int: 1 when given (JSON true or false) */
     TH_ARG_NUMBERS, /* th_arg_src: numbers "1,1,2"; in JSON an array [1, 1, 2] (joined) */
     TH_ARG_COUNTS,  /* th_arg_counts: a count, or a list of counts "1,4,16" or "auto" */
+    TH_ARG_LIST,    /* th_arg_list: file names (the command line's operands); in JSON one
+                       string or a list of them, at most hi */
     TH_ARG_HELP,    /* -h, --help: the command line's only, handled by it */
     TH_ARG_VERSION, /* -V, --version: the same */
 } th_arg_kind;
@@ -40,6 +42,14 @@ typedef struct th_arg_src {
     const char *text; /* an object's JSON text (TH_ARG_SOURCE from JSON), else NULL */
     char *own;
 } th_arg_src;
+
+/* Several strings: the command line's operands, or a JSON list (own: the array, freed by
+ * th_option_free). */
+typedef struct th_arg_list {
+    const char *const *v;
+    int n;
+    const char **own;
+} th_arg_list;
 
 /* Chunk counts: one (as -n), or a list to choose the best of. */
 #define TH_ARG_MAX_COUNTS 64

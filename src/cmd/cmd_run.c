@@ -16,7 +16,7 @@
 
 static const th_option opts[] = {
     TH_ARG_SYSTEM_OPT(R(system), "system JSON (default: built-in default-3d, 512 NPUs)"),
-    TH_ARG_COLLECTIVE_OPT(R(collective)),
+    TH_ARG_COLLECTIVE_OPT(R(collective), "{}\n(default allreduce)"),
     {'b', "size", "size", TH_ARG_SIZE, R(size), "SIZE",
      .help = "collective size: 4096, 1e9, 64MiB, 1GB (default 1GiB)"},
     {'n', "chunks", "chunks", TH_ARG_INT, R(chunks), "N",
@@ -83,7 +83,7 @@ static int evaluate(const th_run_request *r, const th_collective *coll, const th
     if (rc) return rc;
     trace_ctx tc = {NULL, pairs, 0, 0};
     if (r->trace) {
-        th_cmd_io files = {NULL, io->files, io->argv, NULL, NULL};
+        th_cmd_io files = {NULL, io->files, io->argv, NULL, NULL, NULL};
         if ((rc = th_cmd_out_open(&files, r->trace, r->force, &trace, err)))
             return th_cmd_out_close(io, &out, rc, err);
         tc.out = trace.f;
@@ -110,7 +110,7 @@ static int evaluate(const th_run_request *r, const th_collective *coll, const th
         rc = th_report_write(out.f, (th_format)r->format, &rep, err);
     }
     if (r->trace) {
-        th_cmd_io files = {NULL, io->files, io->argv, NULL, NULL};
+        th_cmd_io files = {NULL, io->files, io->argv, NULL, NULL, NULL};
         rc = th_cmd_out_close(&files, &trace, rc, err);
     }
     return th_cmd_out_close(io, &out, rc, err);

@@ -97,7 +97,7 @@ static int evaluate(const th_train_request *r, const th_train_opts *t, const th_
     int nrows = 0, rc = TH_OK;
     /* Both outputs are opened before the work and replace their files only if all went well. */
     th_output out, trace;
-    th_cmd_io files = {NULL, io->files, io->argv, NULL, NULL};
+    th_cmd_io files = {NULL, io->files, io->argv, NULL, NULL, NULL};
     if ((rc = th_cmd_out_open(io, r->output, r->force, &out, err))) return rc;
     tctx tc = {NULL, wl, rows, 0, 0};
     if (r->trace) {
