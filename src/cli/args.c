@@ -139,6 +139,14 @@ static int value(const th_cmd_def *def, const th_option *o, const char *arg, voi
     case TH_ARG_CHOICE: return choice(def, o, arg, f);
     case TH_ARG_NUMBERS: ((th_arg_src *)f)->path = arg; return CLI_OK;
     case TH_ARG_LIST: break; /* operands */
+    case TH_ARG_NAMES: ((th_arg_src *)f)->path = arg; return CLI_OK;
+    case TH_ARG_PAIRS:
+        switch (th_arg_pair_add(f, arg)) {
+        case 0: return CLI_OK;
+        case -1: return cli_usage_error(def->name, "%s: expected %s, got '%s'", flag, o->arg, arg);
+        case -2: return cli_usage_error(def->name, "%s: at most %d", flag, TH_ARG_MAX_PAIRS);
+        default: return cli_fail(&(th_error){TH_EINTERNAL, "out of memory"});
+        }
     case TH_ARG_COUNTS:
         if (th_arg_counts_parse(arg, f))
             return cli_usage_error(def->name,

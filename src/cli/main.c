@@ -46,7 +46,7 @@ static const struct {
     {"train", cli_train, &th_cmd_train_def},
     {"summarize", cli_summarize, NULL},
     {"optimize", cli_optimize, &th_cmd_optimize_def},
-    {"plot", cli_plot, NULL},
+    {"plot", cli_plot, &th_cmd_plot_def},
     {"calibrate", cli_calibrate, &th_cmd_calibrate_def},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

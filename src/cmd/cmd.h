@@ -44,6 +44,7 @@ extern const th_cmd_def th_cmd_run_def;
 extern const th_cmd_def th_cmd_optimize_def;
 extern const th_cmd_def th_cmd_train_def;
 extern const th_cmd_def th_cmd_calibrate_def;
+extern const th_cmd_def th_cmd_plot_def;
 
 /* Where a command's reports go: `stream` takes the report when the request names no output
  * (the API's result); otherwise outputs are opened and closed through `files` (the command
@@ -172,5 +173,20 @@ typedef struct th_calibrate_request {
 
 void th_calibrate_request_init(th_calibrate_request *r);
 int th_cmd_calibrate(const th_calibrate_request *r, const th_cmd_io *io, th_error *err);
+
+/* `themis plot`: two columns of a CSV as lines grouped by other columns, drawn by gnuplot. */
+typedef struct th_plot_request {
+    const char *csv;           /* the operand; JSON "csv" (required) */
+    const char *x, *y, *title; /* x and y required */
+    th_arg_src by;             /* "a,b" */
+    th_arg_pairs where;        /* COLUMN=VALUE filters */
+    int logx, logy, force;
+    const char *output; /* the image (required, a file) */
+    uint64_t given;
+} th_plot_request;
+
+void th_plot_request_init(th_plot_request *r);
+/* Draws the plot; with io->stream (the API), writes {"output", "rows", "series"} there. */
+int th_cmd_plot(const th_plot_request *r, const th_cmd_io *io, th_error *err);
 
 #endif

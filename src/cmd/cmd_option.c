@@ -247,6 +247,72 @@ static int json_list(const char *cmd, const th_option *o, const cJSON *v, th_arg
     return TH_OK;
 }
 
+/* Names: "a,b" as it is, or ["a", "b"] joined; each name non-empty (and without a comma in a
+ * list), at most o->hi of them. */
+static int json_names(const char *cmd, const th_option *o, const cJSON *v, th_arg_src *s,
+                      th_error *err) {
+    char expected[96], text[1024];
+    snprintf(expected, sizeof expected, "a list of %s names, or \"%.3s1,%.3s2\"", o->noun, o->noun,
+             o->noun);
+    size_t len = 0;
+    int n = 0;
+    if (cJSON_IsString(v)) {
+        const char *p = v->valuestring;
+        if (strlen(p) >= sizeof text) return th_json_bad(err, cmd, o->key, expected, v);
+        for (const char *t = p;; t++, n++) {
+            const char *c = strchr(t, ',');
+            if ((c ? c : t + strlen(t)) == t || n == (int)o->hi)
+                return th_json_bad(err, cmd, o->key, expected, v);
+            if (!c) break;
+            t = c;
+        }
+        s->path = p;
+        return TH_OK;
+    }
+    if (!cJSON_IsArray(v)) return th_json_bad(err, cmd, o->key, expected, v);
+    const cJSON *c;
+    cJSON_ArrayForEach(c, v) {
+        if (!cJSON_IsString(c) || !*c->valuestring || strchr(c->valuestring, ',') ||
+            n++ == (int)o->hi || len + strlen(c->valuestring) + 2 > sizeof text)
+            return th_json_bad(err, cmd, o->key, expected, v);
+        len +=
+            (size_t)snprintf(text + len, sizeof text - len, "%s%s", len ? "," : "", c->valuestring);
+    }
+    if (!n) return th_json_bad(err, cmd, o->key, expected, v);
+    if (!(s->own = th_strdup(text))) return th_error_set(err, TH_EINTERNAL, "out of memory");
+    s->path = s->own;
+    return TH_OK;
+}
+
+/* Pairs: an object {"key": "value", ...}, at most TH_ARG_MAX_PAIRS. */
+static int json_pairs(const char *cmd, const th_option *o, const cJSON *v, th_arg_pairs *p,
+                      th_error *err) {
+    char expected[96];
+    snprintf(expected, sizeof expected, "an object of %s: value (strings)", o->noun);
+    if (!cJSON_IsObject(v)) return th_json_bad(err, cmd, o->key, expected, v);
+    const cJSON *c;
+    cJSON_ArrayForEach(c, v) {
+        if (!cJSON_IsString(c) || !*c->string || p->n == TH_ARG_MAX_PAIRS)
+            return th_json_bad(err, cmd, o->key, expected, v);
+        p->key[p->n] = c->string;
+        p->value[p->n++] = c->valuestring;
+    }
+    return TH_OK;
+}
+
+int th_arg_pair_add(th_arg_pairs *p, const char *text) {
+    const char *eq = strchr(text, '=');
+    if (!eq || eq == text) return -1;
+    if (p->n == TH_ARG_MAX_PAIRS) return -2;
+    char *own = th_strdup(text);
+    if (!own) return -3;
+    own[eq - text] = '\0';
+    p->own[p->n] = own;
+    p->key[p->n] = own;
+    p->value[p->n++] = own + (eq - text) + 1;
+    return 0;
+}
+
 /* One value by its option's kind. */
 static int json_value(const char *cmd, const th_option *o, const cJSON *v, void *req,
                       th_error *err) {
@@ -283,6 +349,8 @@ static int json_value(const char *cmd, const th_option *o, const cJSON *v, void 
     case TH_ARG_NUMBERS: return json_numbers(cmd, o, v, field(req, o), err);
     case TH_ARG_COUNTS: return json_counts(cmd, o, v, field(req, o), err);
     case TH_ARG_LIST: return json_list(cmd, o, v, field(req, o), err);
+    case TH_ARG_NAMES: return json_names(cmd, o, v, field(req, o), err);
+    case TH_ARG_PAIRS: return json_pairs(cmd, o, v, field(req, o), err);
     case TH_ARG_HELP:
     case TH_ARG_VERSION: break;
     }
@@ -311,12 +379,18 @@ int th_option_from_json(const th_cmd_def *def, const cJSON *root, void *req, th_
 void th_option_free(const th_cmd_def *def, void *req) {
     for (int i = 0; i < def->nopts; i++) {
         const th_option *o = &def->opts[i];
+        if (o->kind == TH_ARG_PAIRS) {
+            th_arg_pairs *p = field(req, o);
+            for (int k = 0; k < p->n; k++)
+                free(p->own[k]), p->own[k] = NULL;
+        }
         if (o->kind == TH_ARG_LIST) {
             th_arg_list *l = field(req, o);
             free(l->own);
             l->own = NULL;
         }
-        if (o->kind != TH_ARG_SOURCE && o->kind != TH_ARG_DIMS && o->kind != TH_ARG_NUMBERS)
+        if (o->kind != TH_ARG_SOURCE && o->kind != TH_ARG_DIMS && o->kind != TH_ARG_NUMBERS &&
+            o->kind != TH_ARG_NAMES)
             continue;
         th_arg_src *s = field(req, o);
         free(s->own);

@@ -25,6 +25,8 @@ typedef enum th_arg_kind {
     TH_ARG_COUNTS,  /* th_arg_counts: a count, or a list of counts "1,4,16" or "auto" */
     TH_ARG_LIST,    /* th_arg_list: file names (the command line's operands); in JSON one
                        string or a list of them, at most hi */
+    TH_ARG_NAMES,   /* th_arg_src: names "a,b"; in JSON also a list ["a", "b"], at most hi */
+    TH_ARG_PAIRS,   /* th_arg_pairs: KEY=VALUE, repeatable; in JSON an object of strings */
     TH_ARG_HELP,    /* -h, --help: the command line's only, handled by it */
     TH_ARG_VERSION, /* -V, --version: the same */
 } th_arg_kind;
@@ -50,6 +52,14 @@ typedef struct th_arg_list {
     int n;
     const char **own;
 } th_arg_list;
+
+/* KEY=VALUE pairs, at most TH_ARG_MAX_PAIRS (own: the command line's copies, split at '='). */
+#define TH_ARG_MAX_PAIRS 32
+typedef struct th_arg_pairs {
+    int n;
+    const char *key[TH_ARG_MAX_PAIRS], *value[TH_ARG_MAX_PAIRS];
+    char *own[TH_ARG_MAX_PAIRS];
+} th_arg_pairs;
 
 /* Chunk counts: one (as -n), or a list to choose the best of. */
 #define TH_ARG_MAX_COUNTS 64
@@ -102,6 +112,10 @@ int th_option_choice_find(const th_option *o, const char *s, int *out);
 /* Chunk counts from text: one count, "auto" (1, 2, 4, ..., 1024) or a list "1,4,16" of up to
  * TH_ARG_MAX_COUNTS; 0, or -1 when text is none of them. */
 int th_arg_counts_parse(const char *text, th_arg_counts *c);
+
+/* Adds "KEY=VALUE" to p (a copy, split at the first '='): 0, -1 without a KEY and '=', -2 when
+ * p is full, -3 out of memory. */
+int th_arg_pair_add(th_arg_pairs *p, const char *text);
 
 /* The request's fields from a JSON request object: its keys checked (an unknown one names
  * the nearest known one), each value checked by its kind with messages "<cmd>: <key>:
