@@ -40,7 +40,7 @@ static const struct {
     const th_cmd_def *def;
 } commands[] = {
     {"run", cli_run, &th_cmd_run_def},
-    {"sweep", cli_sweep, NULL},
+    {"sweep", cli_sweep, &th_cmd_sweep_def},
     {"merge", cli_merge, NULL},
     {"import-astra", cli_import_astra, NULL},
     {"train", cli_train, &th_cmd_train_def},

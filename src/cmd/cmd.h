@@ -14,6 +14,7 @@
 #include "themis/plot.h"
 #include "themis/report.h"
 #include "themis/run.h"
+#include "themis/sweep.h"
 
 /* Options several commands share, so that they read and print the same everywhere (off: the
  * field's offset in the request). */
@@ -45,6 +46,7 @@ extern const th_cmd_def th_cmd_optimize_def;
 extern const th_cmd_def th_cmd_train_def;
 extern const th_cmd_def th_cmd_calibrate_def;
 extern const th_cmd_def th_cmd_plot_def;
+extern const th_cmd_def th_cmd_sweep_def;
 
 /* Where a command's reports go: `stream` takes the report when the request names no output
  * (the API's result); otherwise outputs are opened and closed through `files` (the command
@@ -188,5 +190,27 @@ typedef struct th_plot_request {
 void th_plot_request_init(th_plot_request *r);
 /* Draws the plot; with io->stream (the API), writes {"output", "rows", "series"} there. */
 int th_cmd_plot(const th_plot_request *r, const th_cmd_io *io, th_error *err);
+
+/* `themis sweep`: every point of a spec. The command line writes the rows to a file (resume,
+ * sidecar, progress: src/cli/sweep.c); th_cmd_sweep_rows hands them to a callback. */
+typedef struct th_sweep_request {
+    th_arg_src spec;      /* the operand: a file (or, from JSON, an object) */
+    const char *output;   /* -o; NULL: the spec's "output" */
+    int format;           /* csv or jsonl */
+    int64_t jobs;         /* threads; 0: every core */
+    const char *shard;    /* "K/N"; NULL: every point */
+    const char *base_dir; /* where an object spec's relative paths start; NULL: "." */
+    int resume, force, dry_run, quiet;
+    uint64_t given;
+} th_sweep_request;
+
+void th_sweep_request_init(th_sweep_request *r);
+/* The spec of r loaded (a file or an object) with its format set, and its shard. */
+int th_cmd_sweep_load(const th_sweep_request *r, th_sweep **sw, th_shard *shard, th_error *err);
+/* Every point of r's spec: the header then each row to row(ctx, nfields, fields) as the CSV
+ * records' fields (returning non-zero stops), then {"name", "points", "rows"} to out. */
+typedef int (*th_cmd_row_fn)(void *ctx, size_t nfields, const char *const *fields);
+int th_cmd_sweep_rows(const th_sweep_request *r, th_cmd_row_fn row, void *ctx, FILE *out,
+                      th_error *err);
 
 #endif
