@@ -1,17 +1,11 @@
 /* The embedding entry point's commands that answer with one report: "run" and "train" (the
  * command layer's, src/cmd/, their requests read through the same option tables as the
  * command line's) and "system". */
-#include <stdlib.h>
-#include <string.h>
+#include <stddef.h>
 
 #include "api_internal.h"
 #include "cmd/cmd.h"
-#include "json.h"
 #include "report_internal.h"
-#include "themis/astra1_workload.h"
-#include "themis/bound.h"
-#include "themis/cost.h"
-#include "themis/report.h"
 
 int th_api_run(const th_api_req *q, FILE *out, th_error *err) {
     th_run_request r;
@@ -35,12 +29,28 @@ int th_api_train(const th_api_req *q, FILE *out, th_error *err) {
     return rc;
 }
 
+/* "system": the system as run -f json shows it; its one option read by a table, as the
+ * commands' are. */
+typedef struct system_request {
+    th_arg_src system;
+    uint64_t given;
+} system_request;
+
+static const th_option system_opts[] = {
+    TH_ARG_SYSTEM_OPT(offsetof(system_request, system), NULL),
+};
+static const th_cmd_def system_def = {"system", system_opts, 1, offsetof(system_request, given),
+                                      0,        NULL};
+
 int th_api_system(const th_api_req *q, FILE *out, th_error *err) {
-    static const char *const keys[] = {"system", NULL};
+    system_request r = {0};
     th_system sys;
     th_run_defaults def;
     const char *who;
-    if (th_api_keys(q, keys, err) || th_api_load_system(q, &sys, &def, &who, err)) return err->code;
+    int rc = th_option_from_json(&system_def, q->root, &r, err);
+    if (rc == TH_OK) rc = th_cmd_load_system(&r.system, &sys, &def, &who, err);
+    th_option_free(&system_def, &r);
+    if (rc) return rc;
     cJSON *o = th_report_system_json(&sys, -1);
     if (!o) return th_error_set(err, TH_EINTERNAL, "out of memory");
     return th_report_write_json(out, o, err);

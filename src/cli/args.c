@@ -2,6 +2,7 @@
  * request, as getopt_long reads it (operands anywhere, "--" ends the options, -nVALUE and
  * --name=VALUE, a long name shortened to a unique prefix), with "did you mean" for a misspelled
  * option; and the option lines of --help. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +76,17 @@ static int choice(const th_cmd_def *def, const th_option *o, const char *arg, in
     return cli_usage_error(def->name, "%s: %s '%s' %s", flag, o->noun, arg, why);
 }
 
+/* A whole decimal integer in [lo, hi]: 0, else -1. */
+static int parse_int(const char *s, long long lo, long long hi, long long *out) {
+    if (!isdigit((unsigned char)*s)) return -1;
+    errno = 0;
+    char *end;
+    long long v = strtoll(s, &end, 10);
+    if (*end != '\0' || errno == ERANGE || v < lo || v > hi) return -1;
+    *out = v;
+    return 0;
+}
+
 /* A bound as people write it: 1e9 rather than 1e+09. */
 static const char *number(char *buf, double v) {
     snprintf(buf, 32, "%g", v);
@@ -99,7 +111,7 @@ static int value(const th_cmd_def *def, const th_option *o, const char *arg, voi
     case TH_ARG_DIMS: ((th_arg_src *)f)->path = arg; return CLI_OK;
     case TH_ARG_INT: {
         long long v;
-        if (cli_parse_int(arg, (long long)o->lo, (long long)o->hi, &v))
+        if (parse_int(arg, (long long)o->lo, (long long)o->hi, &v))
             return cli_usage_error(def->name, "%s: expected an integer from %lld to %lld, got '%s'",
                                    flag, (long long)o->lo, (long long)o->hi, arg);
         *(int64_t *)f = v;

@@ -1,6 +1,6 @@
 /* `themis import-astra --workload FILE.txt`: an ASTRA-sim 1.0 text workload converted to our
  * workload JSON, with what our format cannot say printed as notes. */
-#include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,69 +18,66 @@ static void usage(FILE *out) {
           "say (update delays, where ASTRA-sim waits for a collective) is printed as notes on\n"
           "stderr; a Transformer model group that splits a dim is an error.\n"
           "\n"
-          "options:\n"
-          "      --workload FILE     the text workload ('-' = stdin)\n"
-          "  -s, --system FILE       the system it runs on: needed by HYBRID_MODEL_DATA,\n"
-          "                          HYBRID_TRANSFORMER and HYBRID_CUSTOMIZED (which dims are\n"
-          "                          model-parallel) and by ALLGATHER (ASTRA-sim's size is\n"
-          "                          each NPU's input, ours the output); drops the collectives\n"
-          "                          that span no dim of 2+ NPUs there\n"
-          "      --comm-scale X      multiply collective sizes (truncated, as ASTRA-sim)\n"
-          "      --compute-scale X   multiply compute times (truncated, as ASTRA-sim)\n"
-          "  -o, --output FILE       write the workload here ('-' = stdout, the default)\n"
-          "      --force             overwrite an existing OUT.json\n"
-          "  -h, --help              this text\n"
-          "  -V, --version           print the version\n"
-          "\n"
+          "options:\n",
+          out);
+    cli_help_options(out, &cli_import_astra_workload_def);
+    fputs("\n"
           "example:\n"
           "  themis import-astra --workload resnet50.txt -o resnet50.json\n" CLI_HELP_EXIT,
           out);
 }
 
+/* import-astra --workload's options: the command line's only (no API command). */
+typedef struct workload_request {
+    const char *workload, *system, *output;
+    double comm_scale, compute_scale;
+    int force;
+    uint64_t given;
+} workload_request;
+
+#define W(field) offsetof(workload_request, field)
+static const th_option opts[] = {
+    {0, "workload", NULL, TH_ARG_STRING, W(workload), "FILE",
+     .help = "the text workload ('-' = stdin)"},
+    {'s', "system", NULL, TH_ARG_STRING, W(system), "FILE",
+     .help = "the system it runs on: needed by HYBRID_MODEL_DATA,\nHYBRID_TRANSFORMER and "
+             "HYBRID_CUSTOMIZED (which dims are\nmodel-parallel) and by ALLGATHER (ASTRA-sim's "
+             "size is\neach NPU's input, ours the output); drops the collectives\nthat span no "
+             "dim of 2+ NPUs there"},
+    {0, "comm-scale", NULL, TH_ARG_NUMBER, W(comm_scale), "X",
+     .help = "multiply collective sizes (truncated, as ASTRA-sim)", .lo = 0, .hi = 1e9},
+    {0, "compute-scale", NULL, TH_ARG_NUMBER, W(compute_scale), "X",
+     .help = "multiply compute times (truncated, as ASTRA-sim)", .lo = 0, .hi = 1e9},
+    {'o', "output", NULL, TH_ARG_STRING, W(output), "FILE",
+     .help = "write the workload here ('-' = stdout, the default)"},
+    {0, "force", NULL, TH_ARG_FLAG, W(force), .help = "overwrite an existing OUT.json"},
+    TH_ARG_HELP_OPTS,
+};
+
+const th_cmd_def cli_import_astra_workload_def = {
+    "import-astra", opts, sizeof opts / sizeof opts[0], W(given), 26, NULL};
+
 int cli_import_astra_workload(int argc, char **argv) {
-    enum { O_WORKLOAD = 256, O_FORCE, O_COMM, O_COMPUTE };
-    static const struct option longs[] = {
-        {"workload", required_argument, 0, O_WORKLOAD},
-        {"system", required_argument, 0, 's'},
-        {"output", required_argument, 0, 'o'},
-        {"comm-scale", required_argument, 0, O_COMM},
-        {"compute-scale", required_argument, 0, O_COMPUTE},
-        {"force", no_argument, 0, O_FORCE},
-        {"help", no_argument, 0, 'h'},
-        {"version", no_argument, 0, 'V'},
-        {0, 0, 0, 0},
-    };
-    const char *path = "-", *sys_path = NULL, *out_path = "-";
-    cli_a1_opts a = {{1, 1, 0}, 0, 0};
-    int force = 0, c;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":s:o:hV", longs, NULL)) != -1) {
-        switch (c) {
-        case O_WORKLOAD: path = optarg; break;
-        case 's': sys_path = optarg; break;
-        case 'o': out_path = optarg; break;
-        case O_COMM:
-        case O_COMPUTE:
-            if (cli_a1_option("import-astra", c - O_COMM, optarg, &a)) return CLI_USAGE;
-            break;
-        case O_FORCE: force = 1; break;
-        case 'h': usage(stdout); return CLI_OK;
-        case 'V': cli_version(); return CLI_OK;
-        case ':':
-            return cli_usage_error("import-astra", "option '%s' needs a value", argv[optind - 1]);
-        default: return cli_usage_error("import-astra", "unknown option '%s'", argv[optind - 1]);
-        }
-    }
-    if (optind < argc)
+    workload_request q = {.comm_scale = 1, .compute_scale = 1};
+    char *ops[1];
+    int n = 0;
+    int rc = cli_args(&cli_import_astra_workload_def, argc, argv, &q, usage, ops, 1, &n);
+    if (rc) return rc < 0 ? CLI_OK : rc;
+    if (n)
         return cli_usage_error("import-astra", "unexpected argument '%s' (with --workload)",
-                               argv[optind]);
+                               ops[0]);
+    const char *path = q.workload ? q.workload : "-", *sys_path = q.system;
+    const char *out_path = q.output ? q.output : "-";
+    int force = q.force;
+    th_a1_scale scale = {q.comm_scale, q.compute_scale, 0};
     th_error err = {0};
     const char *inputs[] = {path, sys_path};
     if (th_output_check(inputs, 2, &out_path, 1, &err)) return cli_fail(&err);
     th_system sys;
     th_run_defaults def;
-    if (sys_path && cli_load_system(sys_path, &sys, &def, &err)) return cli_fail(&err);
+    th_arg_src sys_src = {sys_path, NULL, NULL};
+    const char *who;
+    if (sys_path && th_cmd_load_system(&sys_src, &sys, &def, &who, &err)) return cli_fail(&err);
     th_a1_workload *a1;
     th_workload *json;
     if (th_a1_load(path, &a1, &json, &err)) return cli_fail(&err);
@@ -94,7 +91,7 @@ int cli_import_astra_workload(int argc, char **argv) {
     th_buf notes = {0};
     th_workload *wl = NULL;
     char *text = NULL;
-    int rc = th_a1_convert(a1, sys_path ? &sys : NULL, &a.scale, path, &wl, &notes, &err);
+    rc = th_a1_convert(a1, sys_path ? &sys : NULL, &scale, path, &wl, &notes, &err);
     if (rc == TH_OK) rc = th_a1_workload_json(wl, &text, &err);
     th_output out;
     if (rc == TH_OK &&

@@ -17,14 +17,6 @@ int cli_fail(const th_error *err) {
     return err->code == TH_EINTERNAL ? CLI_INTERNAL : err->code == TH_EIO ? CLI_IO : CLI_USAGE;
 }
 
-int cli_blame(th_error *err, const char *path) {
-    if (path) {
-        th_error e = *err;
-        th_error_set(err, e.code, "%s: %s", strcmp(path, "-") ? path : "<stdin>", e.msg);
-    }
-    return err->code;
-}
-
 void cli_version(void) {
     char libs[512];
     th_lib_versions_line(libs, sizeof libs);
@@ -39,92 +31,6 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) {
     fprintf(stderr, " (see 'themis %s --help')\n", cmd);
     va_end(ap);
     return CLI_USAGE;
-}
-
-int cli_parse_int(const char *s, long long lo, long long hi, long long *out) {
-    if (!isdigit((unsigned char)*s)) return -1;
-    errno = 0;
-    char *end;
-    long long v = strtoll(s, &end, 10);
-    if (*end != '\0' || errno == ERANGE || v < lo || v > hi) return -1;
-    *out = v;
-    return 0;
-}
-
-/* --batch B of train and optimize: samples per NPU, a finite number in (0, 1e9]. */
-int cli_parse_batch(const char *cmd, const char *arg, double *batch) {
-    char *end;
-    errno = 0;
-    double b = strtod(arg, &end);
-    if (end == arg || *end || errno || !(b > 0) || b > 1e9)
-        return cli_usage_error(cmd, "--batch: expected a number > 0 and at most 1e9, got '%s'",
-                               arg);
-    *batch = b;
-    return CLI_OK;
-}
-
-int cli_load_system(const char *path, th_system *sys, th_run_defaults *def, th_error *err) {
-    if (!path) {
-        th_system_default(sys);
-        memset(def, 0, sizeof *def);
-        return TH_OK;
-    }
-    return th_run_load_system(path, sys, def, err);
-}
-
-int cli_parse_format(const char *cmd, const char *arg, unsigned allowed, th_format *format) {
-    int i = th_name_find(th_format_names, arg);
-    if (i >= 0 && ((allowed >> i) & 1u)) {
-        *format = (th_format)i;
-        return CLI_OK;
-    }
-    char list[64] = "";
-    int n = 0, k = 0;
-    for (int f = 0; th_format_names[f]; f++)
-        n += (allowed >> f) & 1u;
-    for (int f = 0, len = 0; th_format_names[f]; f++)
-        if ((allowed >> f) & 1u)
-            len += snprintf(list + len, sizeof list - (size_t)len, "%s%s",
-                            !k++     ? ""
-                            : k == n ? " or "
-                                     : ", ",
-                            th_format_names[f]);
-    if (i < 0) return cli_usage_error(cmd, "-f: unknown format '%s' (expected %s)", arg, list);
-    return cli_usage_error(cmd, "-f: format '%s' does not apply here (expected %s)", arg, list);
-}
-
-int cli_parse_policy(const char *cmd, const char *arg, int n, int *policy) {
-    th_policy p;
-    int known = th_policy_from_name(arg, &p) == 0;
-    if (!strcmp(arg, "all"))
-        *policy = -1;
-    else if (known && (int)p < n)
-        *policy = (int)p;
-    else {
-        char list[256] = "";
-        for (int i = 0, len = 0; i < n; i++)
-            len += snprintf(list + len, sizeof list - (size_t)len, "%s%s", i ? ", " : "",
-                            th_policy_names[i]);
-        if (known)
-            return cli_usage_error(cmd,
-                                   "-p: policy '%s' applies to training only (themis train); "
-                                   "expected %s or all",
-                                   arg, list);
-        return cli_usage_error(cmd, "-p: unknown policy '%s' (expected %s or all)", arg, list);
-    }
-    return CLI_OK;
-}
-
-int cli_parse_intra(const char *cmd, const char *arg, int *intra) {
-    th_intra q;
-    if (!strcmp(arg, "all"))
-        *intra = -1;
-    else if (th_intra_from_name(arg, &q) == 0)
-        *intra = (int)q;
-    else
-        return cli_usage_error(
-            cmd, "-q: unknown intra-dimension policy '%s' (expected fifo, scf or all)", arg);
-    return CLI_OK;
 }
 
 /* Outputs being written, so that a fatal signal removes their temporary files. The handler

@@ -40,31 +40,11 @@ th_cmd_io cli_io(void);
 /* Prints "themis: <msg>" on stderr and returns the exit status for err->code. */
 int cli_fail(const th_error *err);
 
-/* Prefixes err's message with "PATH: " (stdin for "-"; nothing when path is NULL, the built-in
- * default), for an error a file caused that the library could not name; returns err->code. */
-int cli_blame(th_error *err, const char *path);
-
 /* Prints the version of themis and of the libraries it is built with (--version, -V). */
 void cli_version(void);
 
 /* Prints "themis <cmd>: <msg> (see 'themis <cmd> --help')" and returns CLI_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* Parses a whole decimal integer in [lo, hi]; 0 on success. */
-int cli_parse_int(const char *s, long long lo, long long hi, long long *out);
-/* --batch B (train, optimize): a number in (0, 1e9]; else a usage error naming cmd. */
-int cli_parse_batch(const char *cmd, const char *arg, double *batch);
-
-/* -f NAME into a th_format: one of those whose bit (1 << TH_FORMAT_*) is set in `allowed`; a
- * usage error naming them otherwise. */
-int cli_parse_format(const char *cmd, const char *arg, unsigned allowed, th_format *format);
-/* Every format: table, json, csv, jsonl. */
-#define CLI_FORMATS_ALL 0xfu
-/* -p NAME|all into th_policy, -1 for all: the first n policies (enum order) are taken; a usage
- * error naming them otherwise (a later one "applies to training only"). */
-int cli_parse_policy(const char *cmd, const char *arg, int n, int *policy);
-/* -q fifo|scf|all into th_intra, -1 for all; a usage error otherwise. */
-int cli_parse_intra(const char *cmd, const char *arg, int *intra);
 
 /* Opens an output through th_output_open (flags TH_OUTPUT_*) and registers it so that
  * SIGINT, SIGTERM, SIGHUP or SIGPIPE remove its temporary file before the process dies. */
@@ -73,25 +53,15 @@ int cli_out_open(th_output *o, const char *path, int flags, th_error *err);
  * and returns rc unchanged (err keeps the first error). */
 int cli_out_close(th_output *o, int rc, th_error *err);
 
-/* The system of -s PATH with its "run" defaults, or the built-in default (no defaults) when
- * path is NULL. */
-int cli_load_system(const char *path, th_system *sys, th_run_defaults *def, th_error *err);
-
 int cli_run(int argc, char **argv);
 int cli_sweep(int argc, char **argv);
 int cli_merge(int argc, char **argv);
+/* The option tables of the commands the API lacks (their requests are the front end's). */
+extern const th_cmd_def cli_merge_def, cli_summarize_def, cli_import_astra_def,
+    cli_import_astra_workload_def;
 int cli_import_astra(int argc, char **argv);
 int cli_train(int argc, char **argv);
 
-/* `import-astra --workload` on ASTRA-sim 1.0 text workloads (train_astra1.c,
- * astra1_workload.c). */
-typedef struct cli_a1_opts {
-    th_a1_scale scale; /* --comm-scale, --compute-scale (1 when not given) */
-    int passes;        /* --passes; 0 = not given */
-    int given;         /* one of them was given */
-} cli_a1_opts;
-/* Parses --comm-scale (which 0), --compute-scale (1) or --passes (2); a usage error if bad. */
-int cli_a1_option(const char *cmd, int which, const char *arg, cli_a1_opts *a);
 /* Prints each line of notes as "themis: note: LINE" on stderr. */
 void cli_print_notes(const th_buf *notes);
 /* `themis import-astra --workload FILE.txt`. */

@@ -41,10 +41,10 @@ static const struct {
 } commands[] = {
     {"run", cli_run, &th_cmd_run_def},
     {"sweep", cli_sweep, &th_cmd_sweep_def},
-    {"merge", cli_merge, NULL},
-    {"import-astra", cli_import_astra, NULL},
+    {"merge", cli_merge, &cli_merge_def},
+    {"import-astra", cli_import_astra, &cli_import_astra_def},
     {"train", cli_train, &th_cmd_train_def},
-    {"summarize", cli_summarize, NULL},
+    {"summarize", cli_summarize, &cli_summarize_def},
     {"optimize", cli_optimize, &th_cmd_optimize_def},
     {"plot", cli_plot, &th_cmd_plot_def},
     {"calibrate", cli_calibrate, &th_cmd_calibrate_def},

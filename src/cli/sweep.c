@@ -2,8 +2,8 @@
  * `themis merge` (join shard files). */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -181,8 +181,8 @@ static const char *signal_name(int sig) {
     return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal";
 }
 
-/* Runs cmd(argc, copy of argv, the command line as typed): getopt_long reorders the arguments
- * it parses, and the sidecar keeps them in order ("themis" first). */
+/* Runs cmd(argc, copy of argv, the command line as typed): the sidecar keeps the arguments in
+ * the order typed ("themis" first), whatever the parser does with its copy. */
 static int with_command_line(int (*cmd)(int, char **, char **), int argc, char **argv) {
     char **args = malloc(sizeof *args * (size_t)(argc + 1));
     if (!args) {
@@ -380,51 +380,56 @@ static void merge_usage(FILE *out) {
           "records the merge; its spec comes from --spec or the parts' sidecars, and it is\n"
           "complete when every point of that spec is in OUT.\n"
           "\n"
-          "options:\n"
-          "      --spec SPEC   also check that no point of the spec is missing at the end\n"
-          "      --force       overwrite OUT.csv if it exists\n"
-          "  -h, --help        this text\n"
-          "  -V, --version     print the version\n"
-          "\n"
+          "options:\n",
+          out);
+    cli_help_options(out, &cli_merge_def);
+    fputs("\n"
           "example:\n"
           "  themis merge out/all.csv out/part0.csv out/part1.csv --spec "
           "sweeps/x.json\n" CLI_HELP_EXIT,
           out);
 }
 
+/* merge's options: the command line's only (no API command). */
+typedef struct merge_request {
+    const char *spec;
+    int force;
+    uint64_t given;
+} merge_request;
+
+static const th_option merge_opts[] = {
+    {0, "spec", NULL, TH_ARG_STRING, offsetof(merge_request, spec), "SPEC",
+     .help = "also check that no point of the spec is missing at the end"},
+    {0, "force", NULL, TH_ARG_FLAG, offsetof(merge_request, force),
+     .help = "overwrite OUT.csv if it exists"},
+    TH_ARG_HELP_OPTS,
+};
+
+const th_cmd_def cli_merge_def = {
+    "merge", merge_opts, sizeof merge_opts / sizeof merge_opts[0], offsetof(merge_request, given),
+    20,      NULL};
+
 static int merge_cmd(int argc, char **argv, char **typed) {
-    enum { O_SPEC = 256, O_FORCE };
-    static const struct option longs[] = {
-        {"spec", required_argument, 0, O_SPEC},
-        {"force", no_argument, 0, O_FORCE},
-        {"help", no_argument, 0, 'h'},
-        {"version", no_argument, 0, 'V'},
-        {0, 0, 0, 0},
-    };
-    const char *spec = NULL;
-    int force = 0, c;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":hV", longs, NULL)) != -1) {
-        switch (c) {
-        case O_SPEC: spec = optarg; break;
-        case O_FORCE: force = 1; break;
-        case 'h': merge_usage(stdout); return CLI_OK;
-        case 'V': cli_version(); return CLI_OK;
-        case ':': return cli_usage_error("merge", "option '%s' needs a value", argv[optind - 1]);
-        default: return cli_usage_error("merge", "unknown option '%s'", argv[optind - 1]);
-        }
+    merge_request q = {0};
+    char **ops = calloc((size_t)argc, sizeof *ops);
+    int nops = 0;
+    int rc = ops ? cli_args(&cli_merge_def, argc, argv, &q, merge_usage, ops, argc, &nops)
+                 : cli_fail(&(th_error){TH_EINTERNAL, "out of memory"});
+    if (rc == CLI_OK && nops < 2)
+        rc = cli_usage_error("merge", "expected OUT.csv and at least one part");
+    if (rc) {
+        free(ops);
+        return rc < 0 ? CLI_OK : rc;
     }
-    if (argc - optind < 2)
-        return cli_usage_error("merge", "expected OUT.csv and at least one part");
-    const char *out = argv[optind];
-    const char *const *parts = (const char *const *)argv + optind + 1;
-    int nparts = argc - optind - 1;
+    const char *spec = q.spec, *out = ops[0];
+    const char *const *parts = (const char *const *)ops + 1;
+    int nparts = nops - 1, force = q.force;
     th_error err = {0};
     th_sweep *sw = NULL;
-    if (spec && th_sweep_load(spec, &sw, &err)) return cli_fail(&err);
-    int rc = merge(out, parts, nparts, spec, sw, force, argc + 1, typed, &err);
+    if (spec && th_sweep_load(spec, &sw, &err)) rc = err.code;
+    if (rc == TH_OK) rc = merge(out, parts, nparts, spec, sw, force, argc + 1, typed, &err);
     th_sweep_free(sw);
+    free(ops);
     return rc ? cli_fail(&err) : CLI_OK;
 }
 

@@ -62,7 +62,7 @@ int th_option_choice_find(const th_option *o, const char *s, int *out) {
     }
     int i = th_name_find(o->choices, s);
     if (i < 0) return -1;
-    if (!taken(o, i)) return 1;
+    if (!taken(o, i) && !(o->flags & TH_ARG_UNLISTED)) return 1;
     *out = i;
     return 0;
 }

@@ -33,8 +33,9 @@ typedef enum th_arg_kind {
 
 /* th_option flags. */
 enum {
-    TH_ARG_ALL = 1,   /* a choice also takes "all" (-1) */
-    TH_ARG_ONOFF = 2, /* a size also takes "on" (lo) and "off" or 0 (-1) */
+    TH_ARG_ALL = 1,      /* a choice also takes "all" (-1) */
+    TH_ARG_ONOFF = 2,    /* a size also takes "on" (lo) and "off" or 0 (-1) */
+    TH_ARG_UNLISTED = 4, /* a choice also takes the choices beyond allowed, unlisted (aliases) */
 };
 
 /* A value that is a file name or, from JSON, text the reader made (an object printed back, a
