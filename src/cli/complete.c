@@ -1,12 +1,12 @@
-/* The bash completion's questions, answered from the option tables (scripts/themis.bash asks;
- * a command without a table yet is answered by its --help, read by the script):
+/* The bash completion's questions, answered from the option tables (scripts/themis.bash asks):
  *
+ *   themis --complete-commands         the commands, one per line (main.c)
  *   themis --complete-options CMD      CMD's options, -x and --long, one per line
  *   themis --complete-values CMD OPT   the values OPT takes: its choices one per line, FILE
  *                                      for a file name, nothing for a number; exit 1 when OPT
  *                                      takes no value or is unknown
  *
- * Exit 2 when CMD has no table. Not in --help: only the script asks. */
+ * Exit 2 when CMD is not a command. Not in --help: only the script asks. */
 #include <stdio.h>
 #include <string.h>
 

@@ -33,17 +33,17 @@ static void usage(FILE *out) {
           out);
 }
 
-/* Each command, with its option table once it has one (for the bash completion). */
+/* Each command, in `themis --help` order, with its option table (for the bash completion). */
 static const struct {
     const char *name;
     int (*fn)(int, char **);
     const th_cmd_def *def;
 } commands[] = {
     {"run", cli_run, &th_cmd_run_def},
+    {"train", cli_train, &th_cmd_train_def},
     {"sweep", cli_sweep, &th_cmd_sweep_def},
     {"merge", cli_merge, &cli_merge_def},
     {"import-astra", cli_import_astra, &cli_import_astra_def},
-    {"train", cli_train, &th_cmd_train_def},
     {"summarize", cli_summarize, &cli_summarize_def},
     {"optimize", cli_optimize, &th_cmd_optimize_def},
     {"plot", cli_plot, &th_cmd_plot_def},
@@ -82,6 +82,11 @@ static const th_cmd_def *table(const char *name) {
 }
 
 int main(int argc, char **argv) {
+    if (argc == 2 && !strcmp(argv[1], "--complete-commands")) {
+        for (size_t i = 0; i < NCOMMANDS; i++)
+            puts(commands[i].name);
+        return CLI_OK;
+    }
     if (argc >= 3 &&
         (!strcmp(argv[1], "--complete-options") || !strcmp(argv[1], "--complete-values")))
         return cli_complete(argc, argv, table(argv[2]));
