@@ -41,6 +41,20 @@ static const th_option *by_flag(const th_cmd_def *def, char c) {
 
 static int unknown(const th_cmd_def *def, const char *word) {
     const char *names[64];
+    if (word[0] == '-' && word[1] == '-') { /* a prefix of several: name them */
+        size_t len = strcspn(word + 2, "=");
+        char list[512] = "";
+        int n = 0;
+        for (int i = 0; i < def->nopts; i++) {
+            const char *name = def->opts[i].name;
+            if (len && name && !strncmp(name, word + 2, len) && strlen(list) + strlen(name) < 480)
+                snprintf(list + strlen(list), sizeof list - strlen(list), "%s--%s", n++ ? ", " : "",
+                         name);
+        }
+        if (n > 1)
+            return cli_usage_error(def->name, "option '%.*s' is ambiguous (%s)", (int)len + 2, word,
+                                   list);
+    }
     if (word[0] == '-' && word[1] == '-') {
         char name[64];
         snprintf(name, sizeof name, "%.*s", (int)strcspn(word + 2, "="), word + 2);
