@@ -1,7 +1,7 @@
-/* Benchmarks of the core against issue 13's targets: medians of repeated runs (the machine is
- * shared and noisy), each line flagged met or MISSED, and with --compare FILE a ratio to the
- * same figure saved by an earlier build (--save FILE). Exit status 0 whatever is missed: the
- * figures are for people, not for make check. */
+/* Benchmarks of the core against its performance targets (docs/PERFORMANCE.md): medians of repeated
+ * runs (the machine is shared and noisy), each line flagged met or MISSED, and with --compare FILE
+ * a ratio to the same figure saved by an earlier build (--save FILE). Exit status 0 whatever is
+ * missed: the figures are for people, not for make check. */
 #define _DEFAULT_SOURCE /* wait4: a child's own peak RSS and CPU time */
 #include <fcntl.h>
 #include <glob.h>
@@ -108,8 +108,8 @@ static double eval_us(const th_system *sys, th_runner *r, th_pair pair, int64_t 
     return median(v, runs);
 }
 
-/* Issue 12's what-if tools on the default system (1 GiB All-Reduce, 64 chunks): one bound,
- * one lp evaluation, one optimize of Themis + SCF; CPU ms per call, medians of `runs`. */
+/* The what-if tools (docs/WHATIF.md) on the default system (1 GiB All-Reduce, 64 chunks): one
+ * bound, one lp evaluation, one optimize of Themis + SCF; CPU ms per call, medians of `runs`. */
 static void bench_whatif(th_runner *r) {
     th_system sys;
     th_system_default(&sys);

@@ -8,7 +8,7 @@
 #include "json.h"
 #include "report_internal.h"
 #include "themis/str.h"
-#include "themis/themis.h"
+#include "themis/version.h"
 
 static int version(const th_api_req *q, FILE *out, th_error *err) {
     static const th_cmd_def none = {"version", NULL, 0, 0, 0, NULL}; /* no keys */

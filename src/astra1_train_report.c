@@ -21,7 +21,7 @@ static int table(FILE *out, const th_a1_report *rep, th_error *err) {
             "%s on %s (%s NPUs): %d layers, %s, %d passes, %lld chunks per collective, "
             "ASTRA-sim %s's state machine\n",
             th_text_escape(wname, sizeof wname, wl->name),
-            th_text_escape(sname, sizeof sname, rep->sys->name), th_report_num(a, rep->sys->npus),
+            th_text_escape(sname, sizeof sname, rep->sys->name), th_num_format(a, rep->sys->npus),
             wl->nlayers, th_a1_parallelism_names[wl->par], rep->opts->passes,
             (long long)rep->opts->chunks, version(rep));
     th_table *t = calloc(1, sizeof *t);

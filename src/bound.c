@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "themis/bound.h"
+#include "themis/cost.h"
 
 /* One collective reduced to what the program needs, over the active dims 0 .. k-1. */
 typedef struct problem {

@@ -9,6 +9,7 @@
 
 #include "calibrate_internal.h"
 #include "json.h"
+#include "themis/buf.h"
 #include "themis/str.h"
 
 #define MAX_TOKENS 64
@@ -73,12 +74,8 @@ int cal_add_row(th_cal_log *log, const th_cal_row *row, const char *type, const 
         log->rows_zero++;
         return TH_OK;
     }
-    if (log->nrows == log->cap) {
-        int cap = log->cap ? 2 * log->cap : 32;
-        th_cal_row *r = realloc(log->rows, (size_t)cap * sizeof *r);
-        if (!r) return th_error_set(err, TH_EINTERNAL, "%s: out of memory", log->source);
-        log->rows = r, log->cap = cap;
-    }
+    if (th_grow(&log->rows, &log->cap, (size_t)log->nrows + 1, sizeof *log->rows))
+        return th_error_set(err, TH_EINTERNAL, "%s: out of memory", log->source);
     log->rows[log->nrows++] = *row;
     return TH_OK;
 }

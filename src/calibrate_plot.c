@@ -45,8 +45,8 @@ static int add_series(th_plot_data *d, const th_cal_log *log, int l, int keep,
     return 0;
 }
 
-int th_cal_plot(const char *output, int force, const th_cal_result *r,
-                const th_plot_outputs *io, th_error *err) {
+int th_cal_plot(const char *output, int force, const th_cal_result *r, const th_plot_outputs *io,
+                th_error *err) {
     const th_cal_log *logs = r->logs;
     const th_cal_fit *fit = &r->fit;
     int nlogs = r->nlogs;

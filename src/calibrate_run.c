@@ -232,8 +232,7 @@ static cJSON *points_json(const th_cal_fit *f) {
     return a;
 }
 
-int th_cal_report_json(FILE *out, const th_cal_request *q, const th_cal_result *r,
-                       th_error *err) {
+int th_cal_report_json(FILE *out, const th_cal_request *q, const th_cal_result *r, th_error *err) {
     cJSON *root = cJSON_CreateObject();
     cJSON *sys = cJSON_Parse(r->out);
     if (!root || !sys || !cJSON_AddItemToObject(root, "dim", dim_json(q, r)) ||

@@ -29,7 +29,9 @@ static int parse_item(const cJSON *c, th_collist_item *it, const char *src, cons
     th_json_path(p, sizeof p, path, "size");
     const cJSON *s = cJSON_GetObjectItemCaseSensitive(c, "size");
     th_error e;
-    if (!s) return th_error_set(err, TH_EINPUT, "%s: %s: missing (bytes, or a size such as \"64MiB\")", src, p);
+    if (!s)
+        return th_error_set(err, TH_EINPUT, "%s: %s: missing (bytes, or a size such as \"64MiB\")",
+                            src, p);
     if (cJSON_IsString(s)) {
         if (th_units_parse_size(s->valuestring, p, &it->coll.size, &e))
             return th_error_set(err, TH_EINPUT, "%s: %s", src, e.msg);

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "themis/csv.h"
-#include "themis/report.h"
+#include "themis/num.h"
 
 #define WINDOW (64 * 1024) /* bytes per stream read */
 
@@ -43,7 +43,7 @@ int th_csv_field(th_buf *b, const char *s) {
 
 int th_csv_num(th_buf *b, double v) {
     char t[32];
-    return th_csv_field(b, th_report_num(t, v));
+    return th_csv_field(b, th_num_format(t, v));
 }
 
 int th_csv_int(th_buf *b, long long v) {
@@ -114,14 +114,11 @@ static int fill_error(th_csv_reader *r, int st, th_error *err) {
 /* Starts a new field at the end of r->data. */
 static int new_field(th_csv_reader *r) {
     if (r->nfields == r->cap) {
-        size_t cap = r->cap ? 2 * r->cap : 32;
-        size_t *s = realloc(r->starts, cap * sizeof *s);
-        if (!s) return -1;
-        r->starts = s;
-        char **f = realloc(r->fields, cap * sizeof *f);
-        if (!f) return -1;
-        r->fields = f;
-        r->cap = cap;
+        size_t cs = r->cap, cf = r->cap; /* two arrays, one capacity */
+        if (th_grow(&r->starts, &cs, r->cap + 1, sizeof *r->starts) ||
+            th_grow(&r->fields, &cf, r->cap + 1, sizeof *r->fields))
+            return -1;
+        r->cap = cs;
     }
     r->starts[r->nfields++] = r->data.len;
     return 0;

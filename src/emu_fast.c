@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "emulate_internal.h"
+#include "themis/buf.h"
 
 /* Bounds of the tables; a plan beyond them runs the general path (issue/step). */
 #define MAX_CLASSES 1024 /* distinct orders */
@@ -106,14 +107,7 @@ static int class_of(emu_fast *f, const th_emu *emu, const th_plan *plan, int64_t
     if (*ncls == MAX_CLASSES) return -1;
     uint32_t cls = (*ncls)++, ns = (uint32_t)plan->nstages;
     size_t need = (size_t)(cls + 1) * ns;
-    if (f->st_cap < need) {
-        size_t cap = f->st_cap ? 2 * f->st_cap : 64;
-        while (cap < need)
-            cap *= 2;
-        fast_stage *st = realloc(f->st, sizeof *st * cap);
-        if (!st) return -1;
-        f->st = st, f->st_cap = cap;
-    }
+    if (f->st_cap < need && th_grow(&f->st, &f->st_cap, need, sizeof *f->st)) return -1;
     f->hash[h] = (hash_slot){key, f->gen, cls};
     for (uint32_t j = 0; j < ns; j++) {
         int d;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "emulate_internal.h"
+#include "themis/buf.h"
 
 /* The longest walk back from a run's tail before the run becomes a heap. */
 #define WALK_MAX 8
@@ -61,10 +62,7 @@ int emu_run_push(emu_queue *q, emu_entry x) {
             memmove(q->e, q->e + q->head, (q->n - q->head) * sizeof *q->e);
             q->n -= q->head, q->head = 0;
         } else {
-            size_t cap = q->cap ? q->cap * 2 : 16;
-            emu_entry *e = realloc(q->e, cap * sizeof *e);
-            if (!e) return -1;
-            q->e = e, q->cap = cap;
+            if (th_grow(&q->e, &q->cap, q->cap + 1, sizeof *q->e)) return -1;
         }
     }
     if (q->heap) {

@@ -4,6 +4,7 @@
 #include <nlopt.h>
 #include <string.h>
 
+#include "themis/collist.h"
 #include "themis/optimize.h"
 
 const char *const th_opt_objective_names[] = {"time", "perf-per-cost", NULL};

@@ -1,6 +1,7 @@
 /* The policy pairs `themis optimize` searches for: one policy or every one (lp only where its
  * program applies to the collective, or to every collective of a list). */
 #include "themis/bound.h"
+#include "themis/collist.h"
 #include "themis/optimize.h"
 
 int th_opt_pairs(const th_system *sys, const th_collective *coll, const th_collist *list,

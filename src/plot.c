@@ -8,6 +8,7 @@
 
 #include "themis/buf.h"
 #include "themis/csv.h"
+#include "themis/num.h"
 #include "themis/plot.h"
 #include "themis/report.h"
 #include "themis/str.h"
@@ -121,13 +122,11 @@ static int number(const char *f, double *v) {
 
 static int add_point(th_plot_series *s, double x, double y) {
     if (s->n == s->cap) {
-        size_t cap = s->cap ? 2 * s->cap : 16;
-        double *nx = realloc(s->x, cap * sizeof *nx);
-        if (nx) s->x = nx;
-        double *ny = realloc(s->y, cap * sizeof *ny);
-        if (ny) s->y = ny;
-        if (!nx || !ny) return -1;
-        s->cap = cap;
+        size_t cx = s->cap, cy = s->cap; /* two arrays, one capacity */
+        if (th_grow(&s->x, &cx, s->cap + 1, sizeof *s->x) ||
+            th_grow(&s->y, &cy, s->cap + 1, sizeof *s->y))
+            return -1;
+        s->cap = cx;
     }
     s->x[s->n] = x;
     s->y[s->n++] = y;
@@ -275,7 +274,7 @@ int th_plot_write_data(FILE *out, const th_plot_data *d, th_error *err) {
         const th_plot_series *s = &d->series[i];
         if (i) fputs("\n\n", out);
         for (size_t k = 0; k < s->n; k++)
-            fprintf(out, "%s %s\n", th_report_num(a, s->x[k]), th_report_num(b, s->y[k]));
+            fprintf(out, "%s %s\n", th_num_format(a, s->x[k]), th_num_format(b, s->y[k]));
     }
     if (fflush(out) || ferror(out))
         return th_error_set(err, TH_EIO, "write error: %s", strerror(errno ? errno : EIO));

@@ -74,8 +74,7 @@ int th_plot_draw(const char *output, int force, const th_plot_opts *p, th_plot_f
     }
     if (rc == TH_OK) {
         rc = th_plot_write_data(data.f, d, err);
-        if (rc == TH_OK)
-            rc = th_plot_write_script(script.f, p, format, d, data.tmp, img.tmp, err);
+        if (rc == TH_OK) rc = th_plot_write_script(script.f, p, format, d, data.tmp, img.tmp, err);
         if (rc == TH_EIO) {
             th_error e = *err;
             th_error_set(err, TH_EIO, "%s: %s", output, e.msg);

@@ -41,7 +41,7 @@ static void pretty_size(char *buf, size_t n, double s) {
 const char *const th_format_names[] = {"table", "json", "csv", "jsonl", NULL};
 
 /* cJSON prints a number with 15 digits when they read back within DBL_EPSILON, not exactly
- * (0.1 + 0.2 comes out as 0.3): every number of the tree becomes the text th_report_num gives,
+ * (0.1 + 0.2 comes out as 0.3): every number of the tree becomes the text th_num_format gives,
  * the fewest digits that read back to the same double, as the CSV has them (a non-finite one,
  * which JSON cannot hold, becomes null, as cJSON prints it). 0, or -1 when memory ran out. */
 static int exact_numbers(cJSON *node) {
@@ -54,7 +54,7 @@ static int exact_numbers(cJSON *node) {
             continue;
         }
         char buf[32];
-        th_report_num(buf, v);
+        th_num_format(buf, v);
         char *text = malloc(strlen(buf) + 1);
         if (!text) return -1;
         strcpy(text, buf);
@@ -125,9 +125,9 @@ int th_report_table(FILE *out, const th_report *rep, th_error *err) {
     char a[32], b[32], pretty[48], name[TH_TABLE_CELL];
     pretty_size(pretty, sizeof pretty, rep->coll->size);
     fprintf(out, "%s of %s bytes%s in %lld chunks on %s (%d dims, %s NPUs), load model %s\n",
-            th_coll_type_name(rep->coll->type), th_report_num(a, rep->coll->size), pretty,
+            th_coll_type_name(rep->coll->type), th_num_format(a, rep->coll->size), pretty,
             (long long)rep->coll->chunks, th_text_escape(name, sizeof name, sys->name), sys->ndims,
-            th_report_num(b, sys->npus), th_load_model_name(rep->model));
+            th_num_format(b, sys->npus), th_load_model_name(rep->model));
     if (rep->npairs > 0)
         fprintf(out, "ideal (every involved dim busy all the time): %s us\n",
                 cell(a, rep->results[0].ideal / 1000.0));

@@ -35,7 +35,8 @@ int th_report_dim_algorithms(cJSON *dim, const th_system *sys, int k, int type) 
     static const char *const keys[] = {"allreduce", "reducescatter", "allgather", "alltoall"};
     char a[TH_ALG_NAME], b[TH_ALG_NAME];
     th_coll_type main = type >= 0 ? (th_coll_type)type : TH_COLL_ALLREDUCE;
-    if (!cJSON_AddStringToObject(dim, "algorithm", th_report_dim_algorithm(sys, k, main, a, sizeof a)))
+    if (!cJSON_AddStringToObject(dim, "algorithm",
+                                 th_report_dim_algorithm(sys, k, main, a, sizeof a)))
         return -1;
     int nt = types_of(sys), same = 1;
     th_report_dim_algorithm(sys, k, TH_COLL_ALLREDUCE, a, sizeof a);

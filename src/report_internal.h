@@ -4,6 +4,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "themis/num.h"
 #include "themis/report.h"
 
 /* The system as a JSON object: name, npus, reduce_GBps (when set), dims. `type` is the

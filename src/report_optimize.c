@@ -33,7 +33,7 @@ int th_report_best_chunks_json(FILE *out, const th_pair *pairs, const int64_t *b
                 "%s{\"policy\": \"%s\", \"intra\": \"%s\", \"best_chunks\": %lld, "
                 "\"time_us\": %s}",
                 i ? ", " : "[", th_policy_name(pairs[i].policy), th_intra_name(pairs[i].intra),
-                (long long)best[i], th_report_num(a, time[i] / 1000.0));
+                (long long)best[i], th_num_format(a, time[i] / 1000.0));
     fputs(n ? "]\n" : "[]\n", out);
     return th_report_done(out, err);
 }

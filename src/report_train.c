@@ -25,14 +25,14 @@ int th_report_train_table(FILE *out, const th_train_report *rep, th_error *err) 
             "%s on %s (%s NPUs): %d layers, %s, batch %s per NPU, priority %s, "
             "%d iterations\n",
             th_text_escape(wname, sizeof wname, wl->name),
-            th_text_escape(sname, sizeof sname, rep->sys->name), th_report_num(a, rep->sys->npus),
-            wl->nlayers, wl->hybrid ? "hybrid" : "data-parallel", th_report_num(b, batch(rep)),
+            th_text_escape(sname, sizeof sname, rep->sys->name), th_num_format(a, rep->sys->npus),
+            wl->nlayers, wl->hybrid ? "hybrid" : "data-parallel", th_num_format(b, batch(rep)),
             th_priority_name(rep->opts->priority), rep->opts->iterations);
     if (shows_chunking(rep) || th_train_bucket(wl, rep->opts) > 0) {
         fprintf(out, "chunking %s", th_chunking_names[th_train_chunking(wl, rep->opts)]);
         if (th_train_bucket(wl, rep->opts) > 0)
             fprintf(out, ", weight gradients in DDP buckets of %s bytes",
-                    th_report_num(a, th_train_bucket(wl, rep->opts)));
+                    th_num_format(a, th_train_bucket(wl, rep->opts)));
         fputc('\n', out);
     }
     int lat = rep->ideal_lat > 0, ncol = 7 + lat;

@@ -2,8 +2,8 @@
  * with every speedup measured against baseline+fifo on the same collective. */
 #include <stdlib.h>
 
-#include "themis/bound.h"
 #include "themis/astra1.h"
+#include "themis/bound.h"
 #include "themis/run.h"
 
 struct th_runner {

@@ -1,5 +1,6 @@
-/* Collectives (SPEC §4) and inter-dimension policies (SPEC §5): the order in which every chunk
- * visits the active dims, and the full-vector size of each of its stages. */
+/* Inter-dimension policies (SPEC §5): the order in which every chunk of a collective visits the
+ * active dims, and the full-vector size of each of its stages; and the checks of a collective
+ * against a system, which end with the system's model's own (its planner's). */
 #include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
@@ -9,26 +10,15 @@
 #include "themis/str.h"
 #include "themis/units.h"
 
-const char *const th_coll_type_names[] = {"allreduce", "reducescatter", "allgather", "alltoall",
-                                          NULL};
 const char *const th_policy_names[] = {"baseline",      "themis", "roundrobin", "lp",
                                        "themis-global", "ideal",  NULL};
 const char *const th_load_model_names[] = {"alpha_beta", "bandwidth", NULL};
 
-const char *th_coll_type_name(th_coll_type t) {
-    return (unsigned)t < 4 ? th_coll_type_names[t] : "?";
-}
 const char *th_policy_name(th_policy p) {
     return (unsigned)p < TH_POLICY_COUNT ? th_policy_names[p] : "?";
 }
 const char *th_load_model_name(th_load_model m) {
     return (unsigned)m < 2 ? th_load_model_names[m] : "?";
-}
-
-int th_coll_type_from_name(const char *s, th_coll_type *out) {
-    int i = th_name_find(th_coll_type_names, s);
-    if (i >= 0) *out = (th_coll_type)i;
-    return i < 0 ? -1 : 0;
 }
 
 int th_policy_from_name(const char *s, th_policy *out) {
@@ -89,8 +79,8 @@ int th_collective_validate(const th_system *sys, const th_collective *coll, th_e
 }
 
 /* Sorts dims by load (ascending, or descending when `desc`), ties lower index first. */
-static inline __attribute__((always_inline)) void sort_by_load(int *dims, int n,
-                                                              const double *load, int desc) {
+static inline __attribute__((always_inline)) void sort_by_load(int *dims, int n, const double *load,
+                                                               int desc) {
     for (int i = 1; i < n; i++) {
         int d = dims[i], j = i - 1;
         while (j >= 0) {
@@ -156,7 +146,8 @@ static void plan_themis(th_plan *plan, const th_system *sys, th_load_model model
     for (int64_t i = 0; i < plan->chunks; i++) {
         int ord[TH_MAX_DIMS];
         memcpy(ord, plan->active, sizeof ord); /* a constant size: no call */
-        if (ag) /* each direction compiled apart */
+        /* each direction compiled apart */
+        if (ag)
             sort_by_load(ord, n, load, 1);
         else
             sort_by_load(ord, n, load, 0);

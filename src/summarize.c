@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "themis/buf.h"
 #include "themis/csv.h"
 #include "themis/str.h"
 #include "themis/summarize.h"
@@ -20,15 +21,15 @@ typedef struct acc {
     size_t n;
     long double mean, logmean; /* running means of the values and of their logs */
     double min, max;
-    int nonpos;        /* a value <= 0 was seen: no geometric mean */
-    char **best;       /* best mode: the fields of the best row so far (one block), or NULL */
-    double bestv;      /* its metric */
-    long long bestln;  /* its line */
+    int nonpos;       /* a value <= 0 was seen: no geometric mean */
+    char **best;      /* best mode: the fields of the best row so far (one block), or NULL */
+    double bestv;     /* its metric */
+    long long bestln; /* its line */
 } acc;
 
 typedef struct state {
     th_summary *s;
-    int mode; /* -1 none, else a th_best */
+    int mode;   /* -1 none, else a th_best */
     acc **accs; /* one per group, in s->groups order */
     size_t cap; /* capacity of s->groups and accs */
     void *tree; /* tsearch tree of acc, by key */
@@ -47,13 +48,11 @@ static int oom(th_error *err) {
 static acc *new_group(state *st, char *const *keys) {
     th_summary *s = st->s;
     if (s->ngroups == st->cap) {
-        size_t ncap = st->cap ? st->cap * 2 : 16;
-        th_summary_group *g = realloc(s->groups, ncap * sizeof *g);
-        if (g) s->groups = g;
-        acc **a = realloc(st->accs, ncap * sizeof *a);
-        if (a) st->accs = a;
-        if (!g || !a) return NULL;
-        st->cap = ncap;
+        size_t cg = st->cap, ca = st->cap; /* two arrays, one capacity */
+        if (th_grow(&s->groups, &cg, st->cap + 1, sizeof *s->groups) ||
+            th_grow(&st->accs, &ca, st->cap + 1, sizeof *st->accs))
+            return NULL;
+        st->cap = cg;
     }
     acc *a = calloc(1, sizeof *a);
     th_summary_group *g = &s->groups[s->ngroups];

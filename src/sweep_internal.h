@@ -74,15 +74,15 @@ struct th_sweep {
     int workload;         /* the spec's workload (index), or -1 */
     th_priority priority; /* between collectives in flight */
     int iterations;
-    int chunks_axis; /* a chunks axis overrides the workload's chunks */
+    int chunks_axis;      /* a chunks axis overrides the workload's chunks */
     int chunking_set;     /* "chunking" given: the rule below, else the workload's */
     th_chunking chunking; /* the spec's chunking rule */
     double bucket;        /* the spec's DDP bucket bytes: 0 the workload's, < 0 none */
     int issued;           /* a chunking or bucket key or axis: the collectives column */
     int ideal_lat;        /* "ideal_latency": true: the ideal network with latency floors too */
-    int bound;       /* "bound": true: bound_us and vs_bound columns (collective sweeps) */
-    char *text;      /* the spec as read (th_sweep_spec) */
-    size_t text_len; /* bytes */
+    int bound;            /* "bound": true: bound_us and vs_bound columns (collective sweeps) */
+    char *text;           /* the spec as read (th_sweep_spec) */
+    size_t text_len;      /* bytes */
     /* Rows as JSON lines (th_sweep_set_format): the columns of the CSV header, and which of
      * them hold numbers (1) rather than text (0). */
     int jsonl;

@@ -12,7 +12,7 @@
 #include "themis/sha256.h"
 #include "themis/str.h"
 #include "themis/sweep.h"
-#include "themis/themis.h"
+#include "themis/version.h"
 
 char *th_sweep_meta_path(const char *out) {
     size_t n = strlen(out) + sizeof ".meta.json";

@@ -319,7 +319,8 @@ int sw_resume_count_check(const th_sweep *sw, th_shard shard, const char *path, 
     int64_t total = th_shard_points(sw, shard);
     if (count <= total) return TH_OK;
     return th_error_set(err, TH_EINPUT,
-                        "%s: has %" PRId64 " rows, more than the %" PRId64 " points of this sweep%s",
+                        "%s: has %" PRId64 " rows, more than the %" PRId64
+                        " points of this sweep%s",
                         path, count, total, shard.n > 1 ? " shard" : "");
 }
 

@@ -7,6 +7,7 @@
 
 #include "json.h"
 #include "sweep_internal.h"
+#include "themis/num.h"
 #include "themis/report.h"
 #include "themis/str.h"
 #include "themis/units.h"
@@ -30,7 +31,7 @@ static const char *const field_names[] = {"npus",      "bw_GBps",    "latency_ns
 
 static char *num_text(double v) {
     char buf[32];
-    return th_strdup(th_report_num(buf, v));
+    return th_strdup(th_num_format(buf, v));
 }
 
 void th_sweep_free(th_sweep *sw) {

@@ -73,8 +73,8 @@ int th_algorithm_from_name(const char *s, th_algorithm *out) {
     return 0;
 }
 
-static int parse_dim(const cJSON *d, int k, th_dim *dim, const sys_model *model,
-                     const sys_ext *ext, const char *src, th_error *err) {
+static int parse_dim(const cJSON *d, int k, th_dim *dim, const sys_model *model, const sys_ext *ext,
+                     const char *src, th_error *err) {
     char path[32];
     snprintf(path, sizeof path, "dims[%d]", k);
     if (!cJSON_IsObject(d)) return th_json_bad(err, src, path, "an object", d);

@@ -6,6 +6,7 @@
 int main(void) {
     SRunner *sr = srunner_create(units_suite());
     srunner_add_suite(sr, str_suite());
+    srunner_add_suite(sr, buf_suite());
     srunner_add_suite(sr, csv_suite());
     srunner_add_suite(sr, system_suite());
     srunner_add_suite(sr, cost_suite());

@@ -6,10 +6,23 @@
 #include <math.h>
 #include <stddef.h>
 
+#include "themis/astra.h"
+#include "themis/astra1.h"
+#include "themis/astra1_workload.h"
+#include "themis/buf.h"
+#include "themis/collist.h"
+#include "themis/csv.h"
+#include "themis/num.h"
+#include "themis/output.h"
+#include "themis/plot.h"
+#include "themis/sha256.h"
+#include "themis/str.h"
+#include "themis/text.h"
 #include "themis/themis.h"
 
 Suite *units_suite(void);
 Suite *str_suite(void);
+Suite *buf_suite(void);
 Suite *csv_suite(void);
 Suite *system_suite(void);
 Suite *cost_suite(void);

@@ -865,8 +865,7 @@ START_TEST(report_algorithms) {
         cJSON *all = cJSON_GetObjectItemCaseSensitive(d0, "algorithms");
         ck_assert_int_eq(cJSON_GetArraySize(all), 3);
         for (int u = 0; u < 3; u++)
-            ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(all, types[u])->valuestring,
-                             dim0[u]);
+            ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(all, types[u])->valuestring, dim0[u]);
         ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(d1, "algorithm")->valuestring, "direct");
         ck_assert_ptr_null(cJSON_GetObjectItemCaseSensitive(d1, "algorithms"));
         cJSON_Delete(root);

@@ -958,8 +958,8 @@ static cJSON *run_dim(const char *sys, const char *type, int k, cJSON **root) {
     *root = cJSON_Parse(r.out);
     test_cli_free(&r);
     ck_assert_ptr_nonnull(*root);
-    cJSON *dims = cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetObjectItemCaseSensitive(*root, "system"), "dims");
+    cJSON *dims =
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(*root, "system"), "dims");
     return cJSON_GetArrayItem(dims, k);
 }
 

@@ -1032,8 +1032,7 @@ START_TEST(test_cli_usage) {
              "calibrate x.log -s y.json --npus 8");
     test_bad("--bw is the nominal bandwidth of --efficiency",
              "calibrate x.log --topology ring --bw 5");
-    test_bad("--bw: expected a number > 0",
-             "calibrate x.log --topology ring --bw -5 --efficiency");
+    test_bad("--bw: expected a number > 0", "calibrate x.log --topology ring --bw -5 --efficiency");
     test_bad("--max-size is below --min-size",
              "calibrate x.log --topology ring --min-size 1MiB --max-size 1KiB");
     test_bad("--tolerance: expected a number > 0", "calibrate x.log --topology ring --tolerance 0");

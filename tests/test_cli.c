@@ -852,7 +852,7 @@ START_TEST(bad_options) {
 }
 END_TEST
 
-/* README.md's sample of `make run` is exactly what `themis run` prints (issue 9, defect 8). */
+/* README.md's sample of `make run` is exactly what `themis run` prints. */
 START_TEST(readme_make_run) {
     char path[4200];
     const char *root = getenv("THEMIS_SRCDIR");
@@ -898,7 +898,7 @@ static void expect_aligned(const char *text, const char *first, int ncols) {
     ck_assert_int_ge(rows, 2);
 }
 
-/* The table stays a table (issue 9, defect 8): 1000 bytes in 10^6 chunks give values of 15
+/* The table stays a table: 1000 bytes in 10^6 chunks give values of 15
  * characters (3.124999707e-08), wider than the 14 of a column; a dim name longer than a
  * column; names with a tab, a comma and a newline, shown escaped. */
 START_TEST(table_layout) {
@@ -926,8 +926,7 @@ START_TEST(table_layout) {
 }
 END_TEST
 
-/* summarize on a binary file: the message shows its bytes escaped, on one line (issue 9,
- * defect 8). */
+/* summarize on a binary file: the message shows its bytes escaped, on one line. */
 START_TEST(summarize_binary) {
     char *path = test_tmp_file();
     /* a header of the control bytes but NUL and line ends, then DEL, and bytes that are not
@@ -958,7 +957,7 @@ START_TEST(summarize_binary) {
 }
 END_TEST
 
-/* Errors name the file that caused them (issue 9, defect 5). */
+/* Errors name the file that caused them. */
 START_TEST(errors_name_their_file) {
     /* a bad endpoint-delay is the system JSON's fault, not the network YAML's */
     const char *net = test_dpath("astra_net_3d.yml");

@@ -363,14 +363,14 @@ START_TEST(json_numbers_exact) {
 }
 END_TEST
 
-/* --version: themis's version (from themis.h, as the Makefile reads it) and the libraries',
+/* --version: themis's version (from version.h, as the Makefile reads it) and the libraries',
  * as pkg-config and the GLPK header (through the preprocessor) give them: Debian's -dev
  * packages hold headers and library of one version, so nothing is marked "built with". */
 START_TEST(version_libraries) {
     char out[2048];
     int st = test_sh(
         out, sizeof out,
-        "v=$(sed -n 's/^#define TH_VERSION \"\\(.*\\)\"/\\1/p' include/themis/themis.h) && "
+        "v=$(sed -n 's/^#define TH_VERSION \"\\(.*\\)\"/\\1/p' include/themis/version.h) && "
         "glpk=$(printf '#include <glpk.h>\\nGLP_MAJOR_VERSION.GLP_MINOR_VERSION\\n' | "
         "${THEMIS_CC:-cc} -E -P - | tr -d ' ' | tail -n 1) && "
         "want=\"themis $v\nbuilt with cJSON $(pkg-config --modversion libcjson), "

@@ -608,7 +608,7 @@ START_TEST(interrupt_long_point) {
     strcat(json, "]}");
     test_spit_dq(sys, json);
     test_spit_dq(spec, "{'system': 'sys12.json', 'collective': {'size': '1GiB', 'chunks': 1000000},"
-                     " 'policy': 'themis', 'intra': 'scf', 'axes': {'dims': ['all', 'all']}}");
+                       " 'policy': 'themis', 'intra': 'scf', 'axes': {'dims': ['all', 'all']}}");
     pid_t pid = spawn_sweep(spec, out, err, 0);
     /* the header is written just before the signal handlers are set: wait for it, then a
      * little more, so the signal lands inside the first point (seconds long) */
@@ -675,7 +675,7 @@ END_TEST
 /* ---- the documented commands, as written ---- */
 
 /* sweeps/README.md on a fresh clone (no out/ folder): the first block of commands as written,
- * and a workload sweep's dry run shows its header (issue 9, defect 8). */
+ * and a workload sweep's dry run shows its header. */
 START_TEST(sweeps_readme_fresh_clone) {
     char *dir = test_tmp_dir();
     const char *root = getenv("THEMIS_SRCDIR");

@@ -1,5 +1,5 @@
 /* CLI tests of `themis train` options (--trace, -n, --batch, --load-model, -o, --help) and of
- * `import-astra -o`, with expected numbers derived by hand from SPEC.md and docs/WORKLOADS.md.
+ * `import-astra -o`, with expected numbers derived by hand from docs/SPEC.md and docs/WORKLOADS.md.
  *
  * On tests/data/cli_ring4.json (one ring of p = 4, B = 100 bytes/ns, alpha = 10 ns, L = p - 1
  * = 3 hops, free reduction) a stage of size m takes 10 * 3 + m * 3 / (4 * 100) = 30 + 0.0075 m

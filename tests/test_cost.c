@@ -34,40 +34,40 @@ typedef struct {
 /* s(8) = 3 (power of two), s(6) = floor(log2 6) + 2 = 2 + 2 = 4, s(2) = 1. */
 static const hop_case hop_cases[] = {
     /* ring topology: ring p - 1; direct and rhd are rejected (-1) */
-    {TH_TOPO_RING, TH_ALG_RING, 8, 7},     /* 8 - 1 */
-    {TH_TOPO_RING, TH_ALG_RING, 6, 5},     /* 6 - 1 */
-    {TH_TOPO_RING, TH_ALG_RING, 2, 1},     /* 2 - 1 */
-    {TH_TOPO_RING, TH_ALG_DIRECT, 8, -1},  /* error */
-    {TH_TOPO_RING, TH_ALG_DIRECT, 6, -1},  /* error */
-    {TH_TOPO_RING, TH_ALG_DIRECT, 2, -1},  /* error */
-    {TH_TOPO_RING, TH_ALG_RHD, 8, -1},     /* error */
-    {TH_TOPO_RING, TH_ALG_RHD, 6, -1},     /* error */
-    {TH_TOPO_RING, TH_ALG_RHD, 2, -1},     /* error */
+    {TH_TOPO_RING, TH_ALG_RING, 8, 7},    /* 8 - 1 */
+    {TH_TOPO_RING, TH_ALG_RING, 6, 5},    /* 6 - 1 */
+    {TH_TOPO_RING, TH_ALG_RING, 2, 1},    /* 2 - 1 */
+    {TH_TOPO_RING, TH_ALG_DIRECT, 8, -1}, /* error */
+    {TH_TOPO_RING, TH_ALG_DIRECT, 6, -1}, /* error */
+    {TH_TOPO_RING, TH_ALG_DIRECT, 2, -1}, /* error */
+    {TH_TOPO_RING, TH_ALG_RHD, 8, -1},    /* error */
+    {TH_TOPO_RING, TH_ALG_RHD, 6, -1},    /* error */
+    {TH_TOPO_RING, TH_ALG_RHD, 2, -1},    /* error */
     /* fc: ring p - 1, direct 1, rhd s(p) */
-    {TH_TOPO_FC, TH_ALG_RING, 8, 7},       /* 8 - 1 */
-    {TH_TOPO_FC, TH_ALG_RING, 6, 5},       /* 6 - 1 */
-    {TH_TOPO_FC, TH_ALG_RING, 2, 1},       /* 2 - 1 */
-    {TH_TOPO_FC, TH_ALG_DIRECT, 8, 1},     /* 1 */
-    {TH_TOPO_FC, TH_ALG_DIRECT, 6, 1},     /* 1 */
-    {TH_TOPO_FC, TH_ALG_DIRECT, 2, 1},     /* 1 */
-    {TH_TOPO_FC, TH_ALG_RHD, 8, 3},        /* s(8) = log2 8 = 3 */
-    {TH_TOPO_FC, TH_ALG_RHD, 6, 4},        /* s(6) = 2 + 2 = 4 */
-    {TH_TOPO_FC, TH_ALG_RHD, 2, 1},        /* s(2) = 1 */
-    {TH_TOPO_FC, TH_ALG_RHD, 3, 3},        /* s(3) = floor(log2 3) + 2 = 1 + 2 = 3 */
-    {TH_TOPO_FC, TH_ALG_RHD, 1000, 11},    /* s(1000) = 9 + 2 = 11 */
+    {TH_TOPO_FC, TH_ALG_RING, 8, 7},    /* 8 - 1 */
+    {TH_TOPO_FC, TH_ALG_RING, 6, 5},    /* 6 - 1 */
+    {TH_TOPO_FC, TH_ALG_RING, 2, 1},    /* 2 - 1 */
+    {TH_TOPO_FC, TH_ALG_DIRECT, 8, 1},  /* 1 */
+    {TH_TOPO_FC, TH_ALG_DIRECT, 6, 1},  /* 1 */
+    {TH_TOPO_FC, TH_ALG_DIRECT, 2, 1},  /* 1 */
+    {TH_TOPO_FC, TH_ALG_RHD, 8, 3},     /* s(8) = log2 8 = 3 */
+    {TH_TOPO_FC, TH_ALG_RHD, 6, 4},     /* s(6) = 2 + 2 = 4 */
+    {TH_TOPO_FC, TH_ALG_RHD, 2, 1},     /* s(2) = 1 */
+    {TH_TOPO_FC, TH_ALG_RHD, 3, 3},     /* s(3) = floor(log2 3) + 2 = 1 + 2 = 3 */
+    {TH_TOPO_FC, TH_ALG_RHD, 1000, 11}, /* s(1000) = 9 + 2 = 11 */
     /* switch: ring 2 (p - 1), direct 2, rhd 2 s(p) */
-    {TH_TOPO_SWITCH, TH_ALG_RING, 8, 14},  /* 2 * 7 */
-    {TH_TOPO_SWITCH, TH_ALG_RING, 6, 10},  /* 2 * 5 */
-    {TH_TOPO_SWITCH, TH_ALG_RING, 2, 2},   /* 2 * 1 */
-    {TH_TOPO_SWITCH, TH_ALG_DIRECT, 8, 2}, /* 2 */
-    {TH_TOPO_SWITCH, TH_ALG_DIRECT, 6, 2}, /* 2 */
-    {TH_TOPO_SWITCH, TH_ALG_DIRECT, 2, 2}, /* 2 */
-    {TH_TOPO_SWITCH, TH_ALG_RHD, 8, 6},    /* 2 * 3 */
-    {TH_TOPO_SWITCH, TH_ALG_RHD, 6, 8},    /* 2 * 4 */
-    {TH_TOPO_SWITCH, TH_ALG_RHD, 2, 2},    /* 2 * 1 */
-    {TH_TOPO_SWITCH, TH_ALG_RHD, 5, 8},    /* 2 * s(5) = 2 * (2 + 2) */
+    {TH_TOPO_SWITCH, TH_ALG_RING, 8, 14},   /* 2 * 7 */
+    {TH_TOPO_SWITCH, TH_ALG_RING, 6, 10},   /* 2 * 5 */
+    {TH_TOPO_SWITCH, TH_ALG_RING, 2, 2},    /* 2 * 1 */
+    {TH_TOPO_SWITCH, TH_ALG_DIRECT, 8, 2},  /* 2 */
+    {TH_TOPO_SWITCH, TH_ALG_DIRECT, 6, 2},  /* 2 */
+    {TH_TOPO_SWITCH, TH_ALG_DIRECT, 2, 2},  /* 2 */
+    {TH_TOPO_SWITCH, TH_ALG_RHD, 8, 6},     /* 2 * 3 */
+    {TH_TOPO_SWITCH, TH_ALG_RHD, 6, 8},     /* 2 * 4 */
+    {TH_TOPO_SWITCH, TH_ALG_RHD, 2, 2},     /* 2 * 1 */
+    {TH_TOPO_SWITCH, TH_ALG_RHD, 5, 8},     /* 2 * s(5) = 2 * (2 + 2) */
     {TH_TOPO_SWITCH, TH_ALG_RHD, 1024, 20}, /* 2 * 10 */
-    {TH_TOPO_SWITCH, TH_ALG_RING, 16, 30}, /* 2 * 15 */
+    {TH_TOPO_SWITCH, TH_ALG_RING, 16, 30},  /* 2 * 15 */
 };
 
 START_TEST(test_hops) {
@@ -86,34 +86,34 @@ typedef struct {
 } log_case;
 
 static const log_case log_cases[] = {
-    {1, 0},                     /* 1 = 2^0 */
-    {2, 1},                     /* 2^1 */
-    {3, 3},                     /* 1 + 2 */
-    {4, 2},                     /* 2^2 */
-    {5, 4},                     /* 2 + 2 */
-    {6, 4},                     /* 2 + 2 */
-    {7, 4},                     /* 2 + 2 */
-    {8, 3},                     /* 2^3 */
-    {9, 5},                     /* 3 + 2 */
-    {16, 4},                    /* 2^4 */
-    {1000, 11},                 /* 2^9 = 512 <= 1000 < 1024: 9 + 2 */
-    {1024, 10},                 /* 2^10 */
-    {1099511627776LL, 40},      /* 2^40, the NPU cap */
-    {1099511627775LL, 41},      /* 2^40 - 1: 39 + 2 */
-    {1099511627777LL, 42},      /* 2^40 + 1: 40 + 2 */
+    {1, 0},                /* 1 = 2^0 */
+    {2, 1},                /* 2^1 */
+    {3, 3},                /* 1 + 2 */
+    {4, 2},                /* 2^2 */
+    {5, 4},                /* 2 + 2 */
+    {6, 4},                /* 2 + 2 */
+    {7, 4},                /* 2 + 2 */
+    {8, 3},                /* 2^3 */
+    {9, 5},                /* 3 + 2 */
+    {16, 4},               /* 2^4 */
+    {1000, 11},            /* 2^9 = 512 <= 1000 < 1024: 9 + 2 */
+    {1024, 10},            /* 2^10 */
+    {1099511627776LL, 40}, /* 2^40, the NPU cap */
+    {1099511627775LL, 41}, /* 2^40 - 1: 39 + 2 */
+    {1099511627777LL, 42}, /* 2^40 + 1: 40 + 2 */
 };
 
 START_TEST(test_log_steps) {
     const log_case *c = &log_cases[_i];
-    ck_assert_msg(th_cost_log_steps(c->p) == c->want, "s(%lld) = %d, expected %d",
-                  (long long)c->p, th_cost_log_steps(c->p), c->want);
+    ck_assert_msg(th_cost_log_steps(c->p) == c->want, "s(%lld) = %d, expected %d", (long long)c->p,
+                  th_cost_log_steps(c->p), c->want);
 }
 END_TEST
 
 START_TEST(test_log_steps_beyond_double) {
     /* p that a double cannot hold exactly: s must still be exact on the integer. */
-    ck_assert_int_eq(th_cost_log_steps((INT64_C(1) << 53) + 1), 55);  /* 53 + 2 */
-    ck_assert_int_eq(th_cost_log_steps((INT64_C(1) << 62) - 1), 63);  /* 61 + 2 */
+    ck_assert_int_eq(th_cost_log_steps((INT64_C(1) << 53) + 1), 55); /* 53 + 2 */
+    ck_assert_int_eq(th_cost_log_steps((INT64_C(1) << 62) - 1), 63); /* 61 + 2 */
 }
 END_TEST
 
@@ -178,8 +178,8 @@ static const time_case time_cases[] = {
     {"switch/rhd p6", TH_OP_AG, TH_TOPO_SWITCH, TH_ALG_RHD, 6, 50, 1, 1000, 0, 6e6,
      108000}, /* 2*4*1000 = 8000 + 100000 */
     /* p 2, B 100, alpha 10, m 1000: beta term 1000*1/(2*100) = 5 */
-    {"ring p2", TH_OP_RS, TH_TOPO_RING, TH_ALG_RING, 2, 100, 1, 10, 0, 1000, 15},     /* 10 + 5 */
-    {"fc/rhd p2", TH_OP_RS, TH_TOPO_FC, TH_ALG_RHD, 2, 100, 1, 10, 0, 1000, 15},      /* 10 + 5 */
+    {"ring p2", TH_OP_RS, TH_TOPO_RING, TH_ALG_RING, 2, 100, 1, 10, 0, 1000, 15}, /* 10 + 5 */
+    {"fc/rhd p2", TH_OP_RS, TH_TOPO_FC, TH_ALG_RHD, 2, 100, 1, 10, 0, 1000, 15},  /* 10 + 5 */
     {"switch/rhd p2", TH_OP_AG, TH_TOPO_SWITCH, TH_ALG_RHD, 2, 100, 1, 10, 0, 1000, 25}, /* 20+5 */
     /* efficiency 0.5 on fc/direct p 8, 200 GB/s -> B = 100: 100 + 8e6*7/(8*100) = 70100 */
     {"fc/direct eff", TH_OP_RS, TH_TOPO_FC, TH_ALG_DIRECT, 8, 200, 0.5, 100, 0, 8e6, 70100},
@@ -214,8 +214,7 @@ START_TEST(test_time_default_system) {
      *   2*4*1000 + 33554432*15/800 = 8000 + 629145.6 = 637145.6 */
     th_system sys;
     th_system_default(&sys);
-    ck_assert_rel(th_cost_time(&sys.dims[0], sys.reduce_bw, TH_OP_RS, 1073741824.0),
-                  3221285.472);
+    ck_assert_rel(th_cost_time(&sys.dims[0], sys.reduce_bw, TH_OP_RS, 1073741824.0), 3221285.472);
     ck_assert_rel(th_cost_time(&sys.dims[1], sys.reduce_bw, TH_OP_RS, 268435456.0), 1174505.12);
     ck_assert_rel(th_cost_time(&sys.dims[2], sys.reduce_bw, TH_OP_RS, 33554432.0), 637145.6);
     ck_assert_rel(th_cost_time(&sys.dims[2], sys.reduce_bw, TH_OP_AG, 33554432.0), 637145.6);
@@ -242,8 +241,7 @@ START_TEST(test_time_loaded_system) {
     ck_assert_rel(th_cost_time(&sys.dims[2], sys.reduce_bw, TH_OP_AG, 3e5), 1000.0 + 6e5 / 180.0);
     ck_assert_rel(th_cost_time(&sys.dims[2], sys.reduce_bw, TH_OP_RS, 3e5),
                   1000.0 + 6e5 / 180.0 + 500.0);
-    ck_assert_rel(th_cost_time(&sys.dims[2], sys.reduce_bw, TH_OP_A2A, 3e5),
-                  1000.0 + 6e5 / 180.0);
+    ck_assert_rel(th_cost_time(&sys.dims[2], sys.reduce_bw, TH_OP_A2A, 3e5), 1000.0 + 6e5 / 180.0);
     /* row: fc/ring p 5, B 25, alpha 2000, m 5e4: L = 4 -> 8000; 5e4*4/(5*25) = 1600;
      *   AG 9600; RS + 5e4*4/5/400 = 100 -> 9700 */
     ck_assert_rel(th_cost_time(&sys.dims[3], sys.reduce_bw, TH_OP_AG, 5e4), 9600.0);
@@ -270,12 +268,12 @@ START_TEST(test_bytes) {
     th_dim d16 = mkdim(TH_TOPO_SWITCH, TH_ALG_DIRECT, 16, 50, 1, 1000);
     th_dim d2 = mkdim(TH_TOPO_SWITCH, TH_ALG_RHD, 2, 1, 1, 0);
     th_dim d1 = mkdim(TH_TOPO_FC, TH_ALG_DIRECT, 1, 100, 1, 5);
-    ck_assert_rel(th_cost_bytes(&d4, 1e6), 750000.0);   /* 1e6 * 3/4 */
-    ck_assert_rel(th_cost_bytes(&d6, 6e6), 5e6);        /* 6e6 * 5/6; efficiency is irrelevant */
-    ck_assert_rel(th_cost_bytes(&d16, 16e6), 15e6);     /* 16e6 * 15/16 */
-    ck_assert_rel(th_cost_bytes(&d2, 1000), 500.0);     /* 1000 * 1/2 */
-    ck_assert_rel(th_cost_bytes(&d1, 1000), 0.0);       /* p = 1: 1000 * 0/1 */
-    ck_assert_rel(th_cost_bytes(&d4, 1e9 / 3), 2.5e8);  /* (1e9/3) * 3/4 */
+    ck_assert_rel(th_cost_bytes(&d4, 1e6), 750000.0);  /* 1e6 * 3/4 */
+    ck_assert_rel(th_cost_bytes(&d6, 6e6), 5e6);       /* 6e6 * 5/6; efficiency is irrelevant */
+    ck_assert_rel(th_cost_bytes(&d16, 16e6), 15e6);    /* 16e6 * 15/16 */
+    ck_assert_rel(th_cost_bytes(&d2, 1000), 500.0);    /* 1000 * 1/2 */
+    ck_assert_rel(th_cost_bytes(&d1, 1000), 0.0);      /* p = 1: 1000 * 0/1 */
+    ck_assert_rel(th_cost_bytes(&d4, 1e9 / 3), 2.5e8); /* (1e9/3) * 3/4 */
 }
 END_TEST
 

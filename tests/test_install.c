@@ -7,7 +7,8 @@
 
 #include "check_themis.h"
 
-/* A program using the library's system loader (cJSON) and ASTRA-sim importer (libyaml). */
+/* A program using only the declared API: the system loader (cJSON) and the embedding entry
+ * point (a run whose system file does not exist: TH_EINPUT). */
 static const char prog_c[] =
     "#include <stdio.h>\n"
     "#include <string.h>\n"
@@ -20,9 +21,10 @@ static const char prog_c[] =
     "    th_error err;\n"
     "    if (th_system_parse(json, strlen(json), \"prog\", &sys, &err)) return 1;\n"
     "    char *out = NULL;\n"
-    "    const char *note = NULL;\n"
-    "    int astra = th_astra_import(\"/nonexistent.yml\", NULL, &out, &note, &err);\n"
-    "    printf(\"%s %g %d\\n\", TH_VERSION, sys.npus, astra);\n"
+    "    const char *req = \"{\\\"system\\\": \\\"/nonexistent.json\\\"}\";\n"
+    "    int rc = th_api_call(\"run\", req, NULL, NULL, &out);\n"
+    "    th_api_free(out);\n"
+    "    printf(\"%s %g %d\\n\", TH_VERSION, sys.npus, rc);\n"
     "    return 0;\n"
     "}\n";
 
@@ -40,7 +42,7 @@ static void install_into(const char *dir) {
     /* MAKEFLAGS of an outer `make -j2 check` would hand this make a jobserver it cannot use */
     int rc = test_sh(out, sizeof out,
                      "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL %s -s install DESTDIR='%s' "
-                     "PREFIX=/usr/local SANITIZE= TSAN= CC='%s' >/dev/null",
+                     "PREFIX=/usr/local SANITIZE= TSAN= COVERAGE= CC='%s' >/dev/null",
                      make && *make ? make : "make", dir, cc && *cc ? cc : "gcc");
     ck_assert_msg(rc == 0, "make install: status %d:\n%s", rc, tail(out));
 }
@@ -102,7 +104,7 @@ START_TEST(test_install_pkgconfig) {
                  "readelf -d prog | grep -c 'NEEDED.*libthemis.so.0' && "
                  "LD_LIBRARY_PATH='%s/usr/local/lib' ./prog",
                  dir, cc, pc, dir);
-    /* "1" NEEDED entry; the version, P = 4, the expected import failure (TH_EINPUT = 2) */
+    /* "1" NEEDED entry; the version, P = 4, the expected run failure (TH_EINPUT = 2) */
     ck_assert_msg(rc == 0 && !strcmp(out, "1\n" TH_VERSION " 4 2\n"), "shared: status %d:\n%s", rc,
                   tail(out));
     /* static: all of libthemis.a (--whole-archive) with --static's Libs.private and
@@ -116,6 +118,34 @@ START_TEST(test_install_pkgconfig) {
                  "! readelf -d prog_static | grep libthemis && ./prog_static",
                  dir, cc, pc, pc);
     ck_assert_msg(rc == 0 && !strcmp(out, TH_VERSION " 4 2\n"), "static: status %d:\n%s", rc,
+                  tail(out));
+    test_rm_dir(dir);
+}
+END_TEST
+
+/* The shared library exports exactly the declared API: the names the installed headers mark
+ * TH_API (a function's or an array's name follows TH_API on its line), and only the public
+ * headers are installed (no internal helper: strings, buffers, CSV, SHA-256, ...). */
+START_TEST(test_install_api) {
+    static char out[65536];
+    char *dir = test_tmp_dir();
+    install_into(dir);
+    const char *internal[] = {"str.h",    "buf.h",     "csv.h", "sha256.h", "text.h",
+                              "output.h", "collist.h", "num.h", "plot.h",   "astra.h"};
+    for (size_t i = 0; i < sizeof internal / sizeof *internal; i++) {
+        TEST_DIR_PATH(p, dir, "usr/local/include/themis/");
+        strncat(p, internal[i], sizeof p - strlen(p) - 1);
+        ck_assert_msg(!test_exists(p), "%s installed", p);
+    }
+    int rc =
+        test_sh(out, sizeof out,
+                "cd '%s/usr/local' && "
+                "sed -n 's/^TH_API .*[ *]\\(th_[a-z0-9_]*\\) *[(\\[].*/\\1/p' "
+                "include/themis/*.h | sort > want && "
+                "nm -D --defined-only lib/libthemis.so.0.1.0 | awk '{print $3}' | sort > got && "
+                "test $(wc -l < want) -gt 100 && diff want got",
+                dir);
+    ck_assert_msg(rc == 0, "exports differ from the declared API (< declared, > exported):\n%s",
                   tail(out));
     test_rm_dir(dir);
 }
@@ -162,6 +192,7 @@ Suite *install_suite(void) {
     TCase *tc = tcase_create("install");
     tcase_set_timeout(tc, 600); /* from a sanitizer build, the install builds the plain one */
     tcase_add_test(tc, test_install_pkgconfig);
+    tcase_add_test(tc, test_install_api);
     tcase_add_test(tc, test_bash_completion);
     suite_add_tcase(s, tc);
     return s;

@@ -198,7 +198,7 @@ START_TEST(test_perf_per_cost) {
     ck_assert(fabs(test_csv_d(&c, 0, "dim0_bw_GBps") - 10.0) <= 0.01 * 10.0);
     ck_assert(fabs(test_csv_d(&c, 0, "time_us") - 150.06) <= 0.01 * 150.06);
     test_csv_free(&c);
-    for (int explicit = 0; explicit < 2; explicit++) { /* time is the default objective */
+    for (int explicit = 0; explicit < 2; explicit ++) { /* time is the default objective */
         test_cli(&r, "optimize -s '%s' -b 1e6 -n 1 -p baseline -q fifo --min 10 -f csv%s",
                  test_dpath("cli_ring4.json"), explicit ? " --objective time" : "");
         test_expect_quiet(&r, r.args);
@@ -237,8 +237,10 @@ START_TEST(test_cli_workload) {
     test_bad("model: workloads run on the analytical model only", "optimize -w '%s' -s '%s'", wl,
              test_dpath("astra_3d.json"));
     /* --batch and --priority reach the replay: the starting time is train's with the same */
-    test_cli(&a, "optimize -w '%s' -p baseline -q fifo -f csv --max-evals 20 --batch 2 "
-                 "--priority fifo", wl);
+    test_cli(&a,
+             "optimize -w '%s' -p baseline -q fifo -f csv --max-evals 20 --batch 2 "
+             "--priority fifo",
+             wl);
     test_cli(&t, "train '%s' -p baseline -q fifo -f csv --batch 2 --priority fifo", wl);
     test_expect_quiet(&a, a.args);
     test_csv_parse(&c, a.out);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "check_themis.h"
+#include "themis/num.h"
 #include "themis/themis.h"
 
 static const th_pair ALL_PAIRS[6] = {
@@ -459,7 +460,7 @@ START_TEST(write_failure) {
 }
 END_TEST
 
-/* th_report_num: "%.15g" when it reads back as the same double, else "%.17g". */
+/* th_num_format: "%.15g" when it reads back as the same double, else "%.17g". */
 START_TEST(num_text) {
     char b[32];
     static const struct {
@@ -482,8 +483,8 @@ START_TEST(num_text) {
         {-1234.5, "-1234.5"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        ck_assert_str_eq(th_report_num(b, cases[i].v), cases[i].text);
-    ck_assert_str_eq(th_report_num(b, INFINITY), "inf");
+        ck_assert_str_eq(th_num_format(b, cases[i].v), cases[i].text);
+    ck_assert_str_eq(th_num_format(b, INFINITY), "inf");
     /* the definition, against random doubles of every kind (bit patterns, decimals,
      * binary fractions, values next to round ones; odd multiples of 1/4 from 10^15 on, whose
      * 18 digits end in 25 or 75: exactly halfway at the 17th digit, rounded to even; values
@@ -511,7 +512,7 @@ START_TEST(num_text) {
         char want[32];
         snprintf(want, sizeof want, "%.15g", v);
         if (strtod(want, NULL) != v) snprintf(want, sizeof want, "%.17g", v);
-        ck_assert_str_eq(th_report_num(b, v), want);
+        ck_assert_str_eq(th_num_format(b, v), want);
     }
 }
 END_TEST

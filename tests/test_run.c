@@ -37,7 +37,7 @@ static void count_cb(void *ctx, const th_stage_rec *rec) {
 }
 
 /* Reduce-Scatter of the worked example: baseline + FIFO = 174817.28 (8 x 20971.52 on dim0,
- * then 4587.52 + 2457.6 for the last chunk); Themis + FIFO = 95846.4 (reference/README.md).
+ * then 4587.52 + 2457.6 for the last chunk); Themis + FIFO = 95846.4 (SPEC §5's worked example).
  * speedup = 174817.28 / 95846.4. */
 START_TEST(test_compare_reference) {
     th_system s = test_ref_system();

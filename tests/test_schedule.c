@@ -349,7 +349,7 @@ END_TEST
 
 /* ---- themis ---- */
 
-/* Orders of the worked example in reference/README.md. Derivation (bandwidth model,
+/* Orders of SPEC §5's worked example. Derivation (bandwidth model,
  * est = m (p-1) / (p B); c = 64 MiB / 8 = 8388608):
  *  chunk 0: baseline (0,1,2): dim0 m=c: 8388608*3/4/300 = 20971.52; dim1 m=c/4:
  *     2097152*7/8/400 = 4587.52; dim2 m=c/32: 262144*15/16/100 = 2457.6.
@@ -421,7 +421,7 @@ START_TEST(test_policy_global_and_ideal) {
                                    {1, 0, 2}, {1, 0, 2}, {0, 1, 2}, {1, 0, 2}};
     for (int64_t i = 0; i < 8; i++)
         check_order(plan, i, want[i], 3);
-    ck_assert_rel(plan->load[2], 95846.4); /* reference/README.md, as for themis */
+    ck_assert_rel(plan->load[2], 95846.4); /* SPEC §5's worked example, as for themis */
     th_error err = {0};
     ck_assert_int_eq(th_sched_plan(plan, &s, &c, TH_POLICY_IDEAL, TH_LOAD_BANDWIDTH, &err),
                      TH_EINPUT);

@@ -807,7 +807,7 @@ static void checked_up_front(const char *json, const char *needle) {
 
 START_TEST(astra_points_checked) {
     /* SWEEP.md: "Every point is checked before any work starts". On the ASTRA-sim preset
-     * (SPEC section 9) the run rejects All-to-All and chunks under one byte, so there the
+     * (SPEC §9) the run rejects All-to-All and chunks under one byte, so there the
      * type, chunks and size axes can make a point invalid too. */
     th_sweep *sw = spec_ok("{'system': 'sweep_astra.json', 'collective': {'size': '1MiB'},"
                            " 'axes': {'chunks': [1, 4]}}");

@@ -19,26 +19,26 @@ typedef struct {
 
 /* Each expectation is the suffix's power times the number, derived from SPEC §1. */
 static const size_case good_sizes[] = {
-    {"4096", 4096.0},                  /* no suffix: bytes */
-    {"1e9", 1e9},                      /* exponent notation, bytes */
-    {"64MiB", 64.0 * MI},              /* 64 * 2^20 = 67108864 */
-    {"1GB", 1e9},                      /* 1 * 10^9 */
-    {"1 GiB", GI},                     /* space allowed: 2^30 = 1073741824 */
-    {"1.5KB", 1500.0},                 /* 1.5 * 10^3 */
-    {"2TiB", 2.0 * TI},                /* 2 * 2^40 = 2199023255552 */
-    {"1B", 1.0},                       /* 1 byte, the smallest size */
-    {"1gib", GI},                      /* suffix is case-insensitive: 2^30 */
-    {"1KiB", KI},                      /* 2^10 = 1024 */
-    {"3kb", 3000.0},                   /* 3 * 10^3, lowercase */
-    {"7MB", 7e6},                      /* 7 * 10^6 */
-    {"5TB", 5e12},                     /* 5 * 10^12 */
-    {"4096B", 4096.0},                 /* explicit byte suffix */
-    {"0.25KiB", 256.0},                /* 0.25 * 1024 = 256 */
-    {"2.5e3 MB", 2.5e9},               /* 2500 * 10^6 = 2.5e9 */
-    {"1048576TiB", EI},                /* 2^20 * 2^40 = 2^60 = TH_SIZE_MAX, still accepted */
-    {"1152921504606846976", EI},       /* 2^60 written in bytes */
-    {"1000000", 1e6},                  /* plain integer */
-    {"1.5", 1.5},                      /* >= 1 byte: no rounding (SPEC §1) */
+    {"4096", 4096.0},            /* no suffix: bytes */
+    {"1e9", 1e9},                /* exponent notation, bytes */
+    {"64MiB", 64.0 * MI},        /* 64 * 2^20 = 67108864 */
+    {"1GB", 1e9},                /* 1 * 10^9 */
+    {"1 GiB", GI},               /* space allowed: 2^30 = 1073741824 */
+    {"1.5KB", 1500.0},           /* 1.5 * 10^3 */
+    {"2TiB", 2.0 * TI},          /* 2 * 2^40 = 2199023255552 */
+    {"1B", 1.0},                 /* 1 byte, the smallest size */
+    {"1gib", GI},                /* suffix is case-insensitive: 2^30 */
+    {"1KiB", KI},                /* 2^10 = 1024 */
+    {"3kb", 3000.0},             /* 3 * 10^3, lowercase */
+    {"7MB", 7e6},                /* 7 * 10^6 */
+    {"5TB", 5e12},               /* 5 * 10^12 */
+    {"4096B", 4096.0},           /* explicit byte suffix */
+    {"0.25KiB", 256.0},          /* 0.25 * 1024 = 256 */
+    {"2.5e3 MB", 2.5e9},         /* 2500 * 10^6 = 2.5e9 */
+    {"1048576TiB", EI},          /* 2^20 * 2^40 = 2^60 = TH_SIZE_MAX, still accepted */
+    {"1152921504606846976", EI}, /* 2^60 written in bytes */
+    {"1000000", 1e6},            /* plain integer */
+    {"1.5", 1.5},                /* >= 1 byte: no rounding (SPEC §1) */
 };
 
 START_TEST(test_parse_size_good) {
@@ -47,34 +47,34 @@ START_TEST(test_parse_size_good) {
     double got = -1.0;
     int rc = th_units_parse_size(c->text, "--size", &got, &err);
     ck_assert_msg(rc == 0, "\"%s\" rejected: %s", c->text, err.msg);
-    ck_assert_msg(fabs(got - c->want) <= 1e-9 * c->want, "\"%s\" -> %.17g, expected %.17g",
-                  c->text, got, c->want);
+    ck_assert_msg(fabs(got - c->want) <= 1e-9 * c->want, "\"%s\" -> %.17g, expected %.17g", c->text,
+                  got, c->want);
 }
 END_TEST
 
 /* Every one of these must be rejected: not a number, not a known suffix, out of [1, 2^60],
  * not finite, or trailing garbage. */
 static const char *const bad_sizes[] = {
-    "",             /* empty */
-    "0",            /* < 1 byte */
-    "-1",           /* negative */
-    "abc",          /* not a number */
-    "12XB",         /* unknown suffix */
-    "1e400",        /* overflows a double */
-    "nan",          /* not a number */
-    "inf",          /* not finite */
-    "0x10",         /* hexadecimal is not a decimal number */
-    "1e19TiB",      /* 1e19 * 2^40 ~ 1.1e31 > 2^60 */
-    "0.5",          /* half a byte: < 1 */
-    "5 MiB extra",  /* trailing garbage */
-    "MiB",          /* suffix without a number */
-    "1048577TiB",   /* (2^20 + 1) * 2^40 > 2^60 */
-    "2e18",         /* 2e18 > 2^60 ~ 1.153e18 */
-    "-64MiB",       /* negative with a suffix */
-    "64 MiB B",     /* two suffixes */
-    "1KIB2",        /* garbage after the suffix */
-    "infinity",     /* not finite */
-    "0.0001KB",     /* 0.1 byte */
+    "",            /* empty */
+    "0",           /* < 1 byte */
+    "-1",          /* negative */
+    "abc",         /* not a number */
+    "12XB",        /* unknown suffix */
+    "1e400",       /* overflows a double */
+    "nan",         /* not a number */
+    "inf",         /* not finite */
+    "0x10",        /* hexadecimal is not a decimal number */
+    "1e19TiB",     /* 1e19 * 2^40 ~ 1.1e31 > 2^60 */
+    "0.5",         /* half a byte: < 1 */
+    "5 MiB extra", /* trailing garbage */
+    "MiB",         /* suffix without a number */
+    "1048577TiB",  /* (2^20 + 1) * 2^40 > 2^60 */
+    "2e18",        /* 2e18 > 2^60 ~ 1.153e18 */
+    "-64MiB",      /* negative with a suffix */
+    "64 MiB B",    /* two suffixes */
+    "1KIB2",       /* garbage after the suffix */
+    "infinity",    /* not finite */
+    "0.0001KB",    /* 0.1 byte */
 };
 
 START_TEST(test_parse_size_bad) {
@@ -88,8 +88,8 @@ START_TEST(test_parse_size_bad) {
                   text, err.msg);
     /* The message shows what was found (STYLE: "expected ..., got ..."). */
     if (text[0] != '\0')
-        ck_assert_msg(strstr(err.msg, text) != NULL, "\"%s\": message does not quote it: %s",
-                      text, err.msg);
+        ck_assert_msg(strstr(err.msg, text) != NULL, "\"%s\": message does not quote it: %s", text,
+                      err.msg);
 }
 END_TEST
 
@@ -110,15 +110,15 @@ typedef struct {
 } check_case;
 
 static const check_case check_sizes[] = {
-    {1.0, 1},               /* the lower bound itself */
-    {1e9, 1},               /* ordinary */
-    {1.5, 1},               /* non-integer sizes are fine (no rounding) */
-    {EI, 1},                /* 2^60, the upper bound itself */
-    {0.0, 0},               /* < 1 */
-    {0.5, 0},               /* < 1 */
-    {-1.0, 0},              /* negative */
-    {2.0 * EI, 0},          /* 2^61 > 2^60 */
-    {1e300, 0},             /* far too large */
+    {1.0, 1},      /* the lower bound itself */
+    {1e9, 1},      /* ordinary */
+    {1.5, 1},      /* non-integer sizes are fine (no rounding) */
+    {EI, 1},       /* 2^60, the upper bound itself */
+    {0.0, 0},      /* < 1 */
+    {0.5, 0},      /* < 1 */
+    {-1.0, 0},     /* negative */
+    {2.0 * EI, 0}, /* 2^61 > 2^60 */
+    {1e300, 0},    /* far too large */
 };
 
 START_TEST(test_check_size) {
@@ -140,8 +140,7 @@ START_TEST(test_check_size_not_finite) {
     const double bad[] = {NAN, INFINITY, -INFINITY};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         th_error err = {0};
-        ck_assert_msg(th_units_check_size(bad[i], "size_bytes", &err) != 0, "%g accepted",
-                      bad[i]);
+        ck_assert_msg(th_units_check_size(bad[i], "size_bytes", &err) != 0, "%g accepted", bad[i]);
         ck_assert_int_eq(err.code, TH_EINPUT);
         ck_assert_ptr_nonnull(strstr(err.msg, "size_bytes"));
     }
@@ -157,10 +156,14 @@ START_TEST(test_size_text) {
         const char *text;
         int unit;
     } cases[] = {
-        {67108864.0, "64 MiB", 1},   {1572864.0, "1536 KiB", 1},
-        {3072.0, "3 KiB", 1},        {1099511627776.0, "1 TiB", 1},
-        {1125899906842624.0, "1024 TiB", 1}, {1000.0, "1000 B", 0},
-        {1.0, "1 B", 0},             {1536.0, "1536 B", 0},
+        {67108864.0, "64 MiB", 1},
+        {1572864.0, "1536 KiB", 1},
+        {3072.0, "3 KiB", 1},
+        {1099511627776.0, "1 TiB", 1},
+        {1125899906842624.0, "1024 TiB", 1},
+        {1000.0, "1000 B", 0},
+        {1.0, "1 B", 0},
+        {1536.0, "1536 B", 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char buf[40];

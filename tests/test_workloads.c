@@ -25,28 +25,31 @@ static th_workload *load(const char *name) {
 
 static double total_params(const th_workload *wl) {
     double s = 0;
-    for (int l = 0; l < wl->nlayers; l++) s += wl->layers[l].params;
+    for (int l = 0; l < wl->nlayers; l++)
+        s += wl->layers[l].params;
     return s;
 }
 
 static double total_flops(const th_workload *wl, th_phase p) {
     double s = 0;
-    for (int l = 0; l < wl->nlayers; l++) s += wl->layers[l].ph[p].flops;
+    for (int l = 0; l < wl->nlayers; l++)
+        s += wl->layers[l].ph[p].flops;
     return s;
 }
 
 static int count_colls(const th_workload *wl) {
     int n = 0;
     for (int l = 0; l < wl->nlayers; l++)
-        for (int p = 0; p < TH_NPHASES; p++) n += wl->layers[l].ph[p].coll.present;
+        for (int p = 0; p < TH_NPHASES; p++)
+            n += wl->layers[l].ph[p].coll.present;
     return n;
 }
 
-#define ck_assert_within(got, want, rel)                                                   \
-    do {                                                                                   \
-        double g_ = (got), w_ = (want);                                                    \
-        ck_assert_msg(fabs(g_ - w_) <= (rel) * fabs(w_), "%s = %.10g, expected %.10g +- %g%%", \
-                      #got, g_, w_, 100.0 * (rel));                                        \
+#define ck_assert_within(got, want, rel)                                                           \
+    do {                                                                                           \
+        double g_ = (got), w_ = (want);                                                            \
+        ck_assert_msg(fabs(g_ - w_) <= (rel)*fabs(w_), "%s = %.10g, expected %.10g +- %g%%", #got, \
+                      g_, w_, 100.0 * (rel));                                                      \
     } while (0)
 
 /* Every phase is given in FLOPs at 120 TFLOPS: ns = flops / 1.2e5; the backward rule holds
@@ -83,8 +86,7 @@ static void check_data_parallel(const th_workload *wl) {
     }
 }
 
-static void check_resnet(const char *name, int nlayers, double params, double gmacs,
-                         double tol) {
+static void check_resnet(const char *name, int nlayers, double params, double gmacs, double tol) {
     th_workload *wl = load(name);
     ck_assert_str_eq(wl->name, name);
     ck_assert_int_eq(wl->nlayers, nlayers);
@@ -106,11 +108,15 @@ static void check_resnet(const char *name, int nlayers, double params, double gm
 }
 
 /* ResNet-50: 25.557 M params (torchvision), 4.1 GMACs = 8.2 GFLOPs forward per image. */
-START_TEST(test_resnet50) { check_resnet("resnet50", 54, 25.557e6, 4.1, 0.03); }
+START_TEST(test_resnet50) {
+    check_resnet("resnet50", 54, 25.557e6, 4.1, 0.03);
+}
 END_TEST
 
 /* ResNet-152: 60.19 M params, ~11.5 GMACs forward per image. */
-START_TEST(test_resnet152) { check_resnet("resnet152", 156, 60.19e6, 11.5, 0.05); }
+START_TEST(test_resnet152) {
+    check_resnet("resnet152", 156, 60.19e6, 11.5, 0.05);
+}
 END_TEST
 
 /* GNMT, 8+8 layers of 1024, vocab 32000: 276.735 M params and 21.11 GFLOPs forward per
@@ -213,8 +219,7 @@ END_TEST
 
 /* Every real workload fits a 3-D and a 4-D system; a hybrid one cannot run on a 1-D system
  * (its MP dim would leave no data-parallel dim). */
-static const char *const all_names[] = {"resnet50", "resnet152", "gnmt", "dlrm",
-                                        "transformer-1t"};
+static const char *const all_names[] = {"resnet50", "resnet152", "gnmt", "dlrm", "transformer-1t"};
 
 START_TEST(test_fits_systems) {
     th_workload *wl = load(all_names[_i]);
@@ -247,8 +252,8 @@ END_TEST
 /* ---- loader errors on small inline files: exit code 2 and the JSON path in the message ---- */
 
 #define PH "{\"ns\": 1}"
-#define LAYER(name) "{\"name\": \"" name "\", \"forward\": " PH ", \"input_grad\": " PH \
-                    ", \"weight_grad\": " PH "}"
+#define LAYER(name)                                                                                \
+    "{\"name\": \"" name "\", \"forward\": " PH ", \"input_grad\": " PH ", \"weight_grad\": " PH "}"
 
 static const struct {
     const char *json;
@@ -261,8 +266,9 @@ static const struct {
     {"{\"parallelism\": \"data\", \"layers\": [{\"name\": \"a\", \"forward\": " PH ", "
      "\"weight_grad\": " PH "}]}",
      "layers[0].input_grad", "missing"},
-    {"{\"parallelism\": \"data\", \"layers\": [" LAYER("a") ", {\"name\": \"b\", \"forward\": "
-     PH ", \"input_grad\": {\"ns\": -1}, \"weight_grad\": " PH "}]}",
+    {"{\"parallelism\": \"data\", \"layers\": [" LAYER(
+         "a") ", {\"name\": \"b\", \"forward\": " PH
+              ", \"input_grad\": {\"ns\": -1}, \"weight_grad\": " PH "}]}",
      "layers[1].input_grad.ns", ">= 0"},
     {"{\"parallelism\": \"data\", \"layers\": [{\"name\": \"a\", \"forward\": {\"ns\": 1e999}, "
      "\"input_grad\": " PH ", \"weight_grad\": " PH "}]}",
@@ -283,8 +289,8 @@ static const struct {
     {"{\"parallelism\": \"hybrid\", \"layers\": [" LAYER("a") "]}", "mp_dims", "missing"},
     {"{\"parallelism\": \"hybrid\", \"mp_dims\": 0, \"layers\": [" LAYER("a") "]}", "mp_dims",
      ">= 1"},
-    {"{\"parallelism\": \"data\", \"layers\": [" LAYER("a") ", " LAYER("a") "]}",
-     "layers[1].name", "layers[0]"},
+    {"{\"parallelism\": \"data\", \"layers\": [" LAYER("a") ", " LAYER("a") "]}", "layers[1].name",
+     "layers[0]"},
     {"{\"parallelism\": \"data\", \"layers\": []}", "layers", "non-empty"},
     {"{\"parallelism\": \"data\"}", "layers", "missing"},
     {"{\"layers\": [" LAYER("a") "]}", "parallelism", "missing"},
@@ -347,8 +353,8 @@ START_TEST(test_parse_minimal) {
                        "{\"type\": \"allreduce\", \"size\": \"1KiB\"}}}]}";
     th_workload *wl = NULL;
     th_error err = {0};
-    ck_assert_msg(th_workload_parse(json, strlen(json), "dir/mini.json", &wl, &err) == TH_OK,
-                  "%s", err.msg);
+    ck_assert_msg(th_workload_parse(json, strlen(json), "dir/mini.json", &wl, &err) == TH_OK, "%s",
+                  err.msg);
     ck_assert_str_eq(wl->name, "mini");
     ck_assert_int_eq(wl->nlayers, 1);
     ck_assert(wl->batch == 1);
@@ -449,8 +455,7 @@ Suite *workloads_suite(void) {
     tcase_add_test(tc, test_transformer_1t);
     tcase_add_test(tc, test_astra_text);
     tcase_add_test(tc, test_astra_text_loads);
-    tcase_add_loop_test(tc, test_fits_systems, 0,
-                        (int)(sizeof all_names / sizeof all_names[0]));
+    tcase_add_loop_test(tc, test_fits_systems, 0, (int)(sizeof all_names / sizeof all_names[0]));
     suite_add_tcase(s, tc);
     TCase *te = tcase_create("errors");
     tcase_add_loop_test(te, test_parse_bad, 0, (int)(sizeof bad / sizeof bad[0]));

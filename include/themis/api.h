@@ -47,6 +47,8 @@
 #ifndef THEMIS_API_H
 #define THEMIS_API_H
 
+#include "themis/export.h"
+
 #include <stddef.h>
 
 #define TH_API_VERSION 5 /* raised when a command or key is added */
@@ -62,10 +64,10 @@ typedef int (*th_api_row_fn)(void *ctx, size_t nfields, const char *const *field
  * or TH_EINTERNAL (exit 1) with *result the one-line message. *result is NUL-terminated and
  * freed with th_api_free; it is NULL only when memory ran out (TH_EINTERNAL). `row` may be
  * NULL (a sweep then only counts its rows). */
-int th_api_call(const char *command, const char *request, th_api_row_fn row, void *row_ctx,
-                char **result);
+TH_API int th_api_call(const char *command, const char *request, th_api_row_fn row, void *row_ctx,
+                       char **result);
 
 /* Frees a result of th_api_call (NULL is fine). */
-void th_api_free(char *s);
+TH_API void th_api_free(char *s);
 
 #endif

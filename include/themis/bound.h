@@ -19,7 +19,9 @@
 
 #include <stdint.h>
 
-#include "themis/schedule.h"
+#include "themis/collective.h"
+#include "themis/export.h"
+#include "themis/system.h"
 
 /* Active dims beyond which the bound is refused (the flow program has K 2^(K-1) columns:
  * 24576 at 12, solved in well under a second). */
@@ -37,12 +39,12 @@ typedef struct th_bound {
 
 /* The bound of one collective (AR, RS, AG, or A2A, whose orders are fixed). Refuses the
  * astra-sim preset and more than TH_BOUND_MAX_DIMS active dims (TH_EINPUT). */
-int th_bound_eval(const th_system *sys, const th_collective *coll, th_bound_form form, th_bound *b,
-                  th_error *err);
+TH_API int th_bound_eval(const th_system *sys, const th_collective *coll, th_bound_form form,
+                         th_bound *b, th_error *err);
 
 /* 1 when the bound (and policy lp) can be computed for this system and set of involved dims
  * (0 = all): the analytical model and at most TH_BOUND_MAX_DIMS active dims. */
-int th_bound_supported(const th_system *sys, uint32_t dims_mask);
+TH_API int th_bound_supported(const th_system *sys, uint32_t dims_mask);
 
 /* The program's mix of orders: norders orders (RS order for AR and RS, AG order for AG, as
  * in th_plan) with the fraction of chunks each gets (sum 1). */
@@ -55,8 +57,8 @@ typedef struct th_bound_mix {
 
 /* Solves the flow program of coll and decomposes its optimum into orders. AR, RS, AG only.
  * Free with th_bound_mix_free (also after a failure). */
-int th_bound_mix_solve(const th_system *sys, const th_collective *coll, th_bound_mix *mix,
-                       th_error *err);
-void th_bound_mix_free(th_bound_mix *mix);
+TH_API int th_bound_mix_solve(const th_system *sys, const th_collective *coll, th_bound_mix *mix,
+                              th_error *err);
+TH_API void th_bound_mix_free(th_bound_mix *mix);
 
 #endif

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "themis/error.h"
+#include "themis/export.h"
 #include "themis/schedule.h"
 #include "themis/system.h"
 
@@ -38,7 +39,7 @@ typedef struct th_cal_log {
     char redop[16];    /* reduction op of every row, "none" for all_gather and alltoall */
     double first_size; /* size of the first row (0 included), bytes: where a cycle starts */
     double last_size;  /* size of the last row read, bytes */
-    int cap;           /* rows allocated */
+    size_t cap;        /* rows allocated */
 } th_cal_log;
 
 /* Reads a log file ("-" = stdin) or text; the format (text or JSON) is told by the first byte
@@ -46,21 +47,21 @@ typedef struct th_cal_log {
  * results table header), a truncated table (a row cut short, or no footer after the rows), no
  * result rows, a size that goes backwards other than to start a new cycle, several data types
  * or reduction ops in one log. */
-int th_cal_log_read(const char *path, th_cal_log *log, th_error *err);
-int th_cal_log_parse(const char *text, size_t len, const char *source, th_cal_log *log,
-                     th_error *err);
-void th_cal_log_free(th_cal_log *log);
+TH_API int th_cal_log_read(const char *path, th_cal_log *log, th_error *err);
+TH_API int th_cal_log_parse(const char *text, size_t len, const char *source, th_cal_log *log,
+                            th_error *err);
+TH_API void th_cal_log_free(th_cal_log *log);
 
 /* Maps a test program's name (all_reduce_perf, reduce_scatter_perf_mpi, ...) to a collective;
  * -1 for one themis does not model (broadcast_perf, sendrecv_perf, ...) or an unknown name. */
-int th_cal_program_coll(const char *program);
+TH_API int th_cal_program_coll(const char *program);
 
 /* The collective of the log: `given` (a th_coll_type, or -1) must agree with the program the
  * log names; without either, it is told from the busbw / algbw ratio of the row with the
  * largest busbw (2(n-1)/n for All-Reduce, (n-1)/n otherwise; n = npus) and the redop column
  * (none for All-Gather and All-to-All, which then stay ambiguous: an error asking for -c). */
-int th_cal_collective(const th_cal_log *log, int given, int npus, th_coll_type *coll,
-                      th_error *err);
+TH_API int th_cal_collective(const th_cal_log *log, int given, int npus, th_coll_type *coll,
+                             th_error *err);
 
 /* What to fit and how. */
 typedef struct th_cal_opts {
@@ -109,37 +110,39 @@ typedef struct th_cal_fit {
  * log i measuring collective colls[i]. Errors: the chosen time column absent, #wrong > 0
  * without allow_wrong (naming the line), fewer than two distinct used sizes, L = 0 (p = 1), a
  * time that does not grow with size (1/B <= 0). */
-int th_cal_fit_logs(const th_cal_log *logs, const th_coll_type *colls, int nlogs, const th_dim *dim,
-                    const th_cal_opts *opts, th_cal_fit *fit, th_error *err);
-void th_cal_fit_free(th_cal_fit *fit);
+TH_API int th_cal_fit_logs(const th_cal_log *logs, const th_coll_type *colls, int nlogs,
+                           const th_dim *dim, const th_cal_opts *opts, th_cal_fit *fit,
+                           th_error *err);
+TH_API void th_cal_fit_free(th_cal_fit *fit);
 
 /* Writes the fit into dim: latency = alpha; with fit_efficiency, dim->bw_GBps is kept (the
  * nominal bandwidth, > 0) and efficiency = B / bw_GBps, which must be <= 1; otherwise
  * bw_GBps = B and efficiency = 1. */
-int th_cal_dim_apply(const th_cal_fit *fit, int fit_efficiency, th_dim *dim, th_error *err);
+TH_API int th_cal_dim_apply(const th_cal_fit *fit, int fit_efficiency, th_dim *dim, th_error *err);
 
 /* The text of a new system file with the one dim `dim` (its name, topology, algorithm, npus,
  * latency, bw_GBps, and efficiency when not 1); "name" only when name is not NULL (a system
  * without one is named after its file), "description" when not NULL. The caller frees *out. */
-int th_cal_system_new(const char *name, const char *description, const th_dim *dim, char **out,
-                      th_error *err);
+TH_API int th_cal_system_new(const char *name, const char *description, const th_dim *dim,
+                             char **out, th_error *err);
 
 /* Reads a system file once ("-" = stdin): its text (*text, caller frees; *len) and the
  * validated system. */
-int th_cal_system_read(const char *path, char **text, size_t *len, th_system *sys, th_error *err);
+TH_API int th_cal_system_read(const char *path, char **text, size_t *len, th_system *sys,
+                              th_error *err);
 
 /* The text of the system file `json` (from `source`) with dims[k]'s latency_ns, bw_GBps and
  * efficiency replaced by those of `dim` (efficiency written only when it is not 1, and removed
  * when it is 1), every other key kept. The result is loaded back and validated. */
-int th_cal_system_update(const char *json, size_t len, const char *source, int k, const th_dim *dim,
-                         char **out, th_error *err);
+TH_API int th_cal_system_update(const char *json, size_t len, const char *source, int k,
+                                const th_dim *dim, char **out, th_error *err);
 
 /* One calibration, as `themis calibrate` asks for it. */
 #define TH_CAL_MAX_LOGS 64
 typedef struct th_cal_request {
     const char *const *logs; /* nlogs log files ("-" = stdin) */
     int nlogs;
-    int coll;          /* a th_coll_type, or -1: the one each log names */
+    int coll;           /* a th_coll_type, or -1: the one each log names */
     const char *system; /* -s: update a dim of this system file; NULL: a new one-dim system */
     int dim;            /* -s's dim, -1: 0 when the system has one dim */
     int topology;       /* a new system's th_topology (-1 with -s) */
@@ -153,40 +156,41 @@ typedef struct th_cal_request {
 
 /* What it found. */
 typedef struct th_cal_result {
-    th_cal_log *logs;     /* nlogs logs read */
-    th_coll_type *colls;  /* the collective of each */
+    th_cal_log *logs;    /* nlogs logs read */
+    th_coll_type *colls; /* the collective of each */
     int nlogs;
-    int dim;              /* the dim of -s updated */
-    th_dim before;        /* the dim as it was (a new one: its NPUs filled in) */
-    th_dim fitted;        /* the dim with the fit applied */
+    int dim;       /* the dim of -s updated */
+    th_dim before; /* the dim as it was (a new one: its NPUs filled in) */
+    th_dim fitted; /* the dim with the fit applied */
     th_cal_fit fit;
-    char *text;           /* -s's text */
+    char *text; /* -s's text */
     size_t len;
-    char *out;            /* the system file written (new, or -s updated), NUL-terminated */
+    char *out; /* the system file written (new, or -s updated), NUL-terminated */
 } th_cal_result;
 
 /* The combinations of options a request may not make (as messages naming the options). */
-int th_cal_request_check(const th_cal_request *q, th_error *err);
+TH_API int th_cal_request_check(const th_cal_request *q, th_error *err);
 
 /* th_output_check of the outputs (the system written, the plot: NULL or "-" skipped) against
  * q's inputs (its logs and its system); q has passed th_cal_request_check (at most
  * TH_CAL_MAX_LOGS logs). */
-int th_cal_output_check(const th_cal_request *q, const char *const *outputs, int noutputs,
-                        th_error *err);
+TH_API int th_cal_output_check(const th_cal_request *q, const char *const *outputs, int noutputs,
+                               th_error *err);
 
 /* Checks q, reads the system and the logs, fits and makes the system file's text. The
  * result is filled as far as it got: free it with th_cal_result_free either way. */
-int th_cal_run(const th_cal_request *q, th_cal_result *r, th_error *err);
-void th_cal_result_free(th_cal_result *r);
+TH_API int th_cal_run(const th_cal_request *q, th_cal_result *r, th_error *err);
+TH_API void th_cal_result_free(th_cal_result *r);
 
 /* The report as JSON (calibrate -f json): dim, logs, fit, was (with -s), points (every row:
  * log, line, size, measured_us, fitted_us, residual, fitted, flagged) and the system. */
-int th_cal_report_json(FILE *out, const th_cal_request *q, const th_cal_result *r, th_error *err);
+TH_API int th_cal_report_json(FILE *out, const th_cal_request *q, const th_cal_result *r,
+                              th_error *err);
 
 /* calibrate --plot: each log's measured times (the fitted rows, the others) and the model's at
  * every row against the size, log-log, drawn into output (.png, .pdf, .svg) by th_plot_draw. */
 struct th_plot_outputs;
-int th_cal_plot(const char *output, int force, const th_cal_result *r,
-                const struct th_plot_outputs *io, th_error *err);
+TH_API int th_cal_plot(const char *output, int force, const th_cal_result *r,
+                       const struct th_plot_outputs *io, th_error *err);
 
 #endif

@@ -22,8 +22,7 @@ typedef struct th_collist {
 int th_collist_load(const char *path, th_collist *out, th_error *err);
 
 /* The same from text (len bytes) named src in messages. */
-int th_collist_parse(const char *text, size_t len, const char *src, th_collist *out,
-                     th_error *err);
+int th_collist_parse(const char *text, size_t len, const char *src, th_collist *out, th_error *err);
 
 /* Gives every item without chunks `chunks`, then validates each against sys
  * (th_collective_validate); an error names src and the item's JSON path. */

@@ -3,6 +3,8 @@
 #ifndef THEMIS_ERROR_H
 #define THEMIS_ERROR_H
 
+#include "themis/export.h"
+
 #define TH_ERROR_MAX 512
 
 /* Status codes returned by library calls (0 = success). */
@@ -21,7 +23,7 @@ typedef struct th_error {
 /* Sets err and returns code, so callers can `return th_error_set(...)`. Every fallible library
  * call takes a th_error *err that must not be NULL: on failure the call fills it, and callers
  * inside the library read err->code back. */
-int th_error_set(th_error *err, int code, const char *fmt, ...)
+TH_API int th_error_set(th_error *err, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4), nonnull(1)));
 
 #endif

@@ -3,14 +3,17 @@
 #ifndef THEMIS_OPTIMIZE_H
 #define THEMIS_OPTIMIZE_H
 
-#include "themis/collist.h"
+#include "themis/export.h"
 #include "themis/run.h"
 #include "themis/train.h"
+
+/* A list of collectives (collist.h, internal: the command reads it from JSON). */
+typedef struct th_collist th_collist;
 
 /* What is minimised: the time, or time x spent (the most performance per cost, as LIBRA). */
 typedef enum { TH_OPT_TIME, TH_OPT_PERF_PER_COST } th_opt_objective;
 /* The objectives' names by th_opt_objective ("time", "perf-per-cost"), NULL-terminated. */
-extern const char *const th_opt_objective_names[];
+TH_API extern const char *const th_opt_objective_names[];
 
 typedef struct th_opt_opts {
     th_opt_objective objective; /* time (default) or perf-per-cost */
@@ -50,19 +53,19 @@ typedef struct th_opt_result {
 /* Minimises the time of coll (or of opts->list or opts->wl) on sys over the varied dims' bw_GBps,
  * subject to the budget and the bounds, from three deterministic starts (COBYLA; the same input
  * gives the same output). An infeasible budget or bounds is TH_EINPUT with the numbers named. */
-int th_opt_bandwidth(const th_system *sys, const th_collective *coll, const th_opt_opts *opts,
-                     th_opt_result *res, th_error *err);
+TH_API int th_opt_bandwidth(const th_system *sys, const th_collective *coll,
+                            const th_opt_opts *opts, th_opt_result *res, th_error *err);
 
 /* The chunk count, among list[0 .. n-1], that makes coll (its size; its chunks ignored)
  * fastest under pair: *best_chunks and its *best_time (ns; ties: the smaller count). */
-int th_opt_chunks(const th_system *sys, const th_collective *coll, th_pair pair,
-                  th_load_model model, const int64_t *list, int n, int64_t *best_chunks,
-                  double *best_time, th_error *err);
+TH_API int th_opt_chunks(const th_system *sys, const th_collective *coll, th_pair pair,
+                         th_load_model model, const int64_t *list, int n, int64_t *best_chunks,
+                         double *best_time, th_error *err);
 
 /* The pairs searched for policy (a th_policy up to TH_POLICY_LAST_SINGLE, or -1 = every one; lp
  * then only where its program applies to coll, or to every collective of list when not NULL)
  * with intra, in order, into pairs (room for TH_POLICY_LAST_SINGLE + 1); returns how many. */
-int th_opt_pairs(const th_system *sys, const th_collective *coll, const th_collist *list,
-                 int policy, th_intra intra, th_pair *pairs);
+TH_API int th_opt_pairs(const th_system *sys, const th_collective *coll, const th_collist *list,
+                        int policy, th_intra intra, th_pair *pairs);
 
 #endif

@@ -19,11 +19,11 @@ typedef struct th_output {
 
 /* th_output_open flags. */
 enum {
-    TH_OUTPUT_FORCE = 1,  /* replace an existing regular file (otherwise TH_EINPUT) */
-    TH_OUTPUT_APPEND = 2, /* write at the end of the existing file, in place (sweep --resume) */
-    TH_OUTPUT_STREAM = 4, /* a file that does not exist yet is created and written in place, so
-                           * that a killed process leaves the rows already written (a sweep);
-                           * an existing file is still replaced through a temporary file */
+    TH_OUTPUT_FORCE = 1,   /* replace an existing regular file (otherwise TH_EINPUT) */
+    TH_OUTPUT_APPEND = 2,  /* write at the end of the existing file, in place (sweep --resume) */
+    TH_OUTPUT_STREAM = 4,  /* a file that does not exist yet is created and written in place, so
+                            * that a killed process leaves the rows already written (a sweep);
+                            * an existing file is still replaced through a temporary file */
     TH_OUTPUT_SCRATCH = 8, /* only a temporary file next to path, to be aborted, never committed:
                             * whatever is at path (a file, a pipe, a folder) is not looked at */
 };

@@ -1,22 +1,15 @@
-/* Collectives (SPEC §4) and inter-dimension policies (SPEC §5): which dimensions each
- * chunk visits, in which order, with which stage sizes. Knows nothing of queues or time. */
+/* Inter-dimension policies (SPEC §5): which dimensions each chunk of a collective visits, in
+ * which order, with which stage sizes. Knows nothing of queues or time. */
 #ifndef THEMIS_SCHEDULE_H
 #define THEMIS_SCHEDULE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "themis/collective.h"
 #include "themis/cost.h"
+#include "themis/export.h"
 #include "themis/system.h"
-
-#define TH_MAX_CHUNKS 1000000
-
-typedef enum {
-    TH_COLL_ALLREDUCE,
-    TH_COLL_REDUCESCATTER,
-    TH_COLL_ALLGATHER,
-    TH_COLL_ALLTOALL,
-} th_coll_type;
 
 /* The scheduling policies, one enum for run, train, sweep and reports. The first four plan
  * any collective on its own (lp: the analytical model only, at most TH_BOUND_MAX_DIMS active
@@ -34,13 +27,6 @@ typedef enum {
 /* The last policy that plans one collective on its own (baseline .. lp). */
 #define TH_POLICY_LAST_SINGLE TH_POLICY_LP
 typedef enum { TH_LOAD_ALPHA_BETA, TH_LOAD_BANDWIDTH } th_load_model;
-
-typedef struct th_collective {
-    th_coll_type type;
-    double size;        /* S: AR/RS input, AG output, A2A buffer; bytes */
-    int64_t chunks;     /* C: 1 .. TH_MAX_CHUNKS */
-    uint32_t dims_mask; /* involved dims, bit d for dim d; 0 means all dims */
-} th_collective;
 
 /* A model's planner (chunk size, stages, Themis, stage sizes), chosen from the system. */
 typedef struct th_plan_model th_plan_model;
@@ -67,54 +53,48 @@ typedef struct th_plan {
     double load[TH_MAX_DIMS]; /* themis: the tracker's final load per dim, ns */
 } th_plan;
 
-th_plan *th_plan_create(void);
-void th_plan_free(th_plan *plan);
-
-/* Checks a collective against a system: size, chunks, involved dims, at least one active
- * dim. */
-int th_collective_validate(const th_system *sys, const th_collective *coll, th_error *err);
+TH_API th_plan *th_plan_create(void);
+TH_API void th_plan_free(th_plan *plan);
 
 /* Fills plan with the order of every chunk under `policy` (SPEC §5); themis-global plans as
  * themis (its tracker is th_sched_plan_from's init_load); ideal has no plan and is refused. */
-int th_sched_plan(th_plan *plan, const th_system *sys, const th_collective *coll, th_policy policy,
-                  th_load_model model, th_error *err);
+TH_API int th_sched_plan(th_plan *plan, const th_system *sys, const th_collective *coll,
+                         th_policy policy, th_load_model model, th_error *err);
 
 /* The same, with the Themis tracker starting from init_load[d] (per system dim, ns) instead of
  * zero: one tracker shared across collectives (themis-global). */
-int th_sched_plan_from(th_plan *plan, const th_system *sys, const th_collective *coll,
-                       th_policy policy, th_load_model model, const double *init_load,
-                       th_error *err);
+TH_API int th_sched_plan_from(th_plan *plan, const th_system *sys, const th_collective *coll,
+                              th_policy policy, th_load_model model, const double *init_load,
+                              th_error *err);
 
 /* Policy lp in one of its sequences of the program's integer chunk counts (th_sched_plan uses
  * sequence 0; th_run_eval tries each and keeps the fastest, see run.h). */
 #define TH_LP_SEQUENCES 2
-int th_sched_plan_lp(th_plan *plan, const th_system *sys, const th_collective *coll, int seq,
-                     th_error *err);
+TH_API int th_sched_plan_lp(th_plan *plan, const th_system *sys, const th_collective *coll, int seq,
+                            th_error *err);
 
 /* Stage j (0 .. nstages-1) of chunk i: its dim, operation and full-vector size m (under the
  * astra-sim preset: the phase's integer input size). */
 static inline const uint8_t *th_plan_order(const th_plan *plan, int64_t chunk) {
     return plan->order + (size_t)chunk * (size_t)plan->n;
 }
-void th_plan_stage(const th_plan *plan, int64_t chunk, int j, int *dim, th_op *op, double *m);
+TH_API void th_plan_stage(const th_plan *plan, int64_t chunk, int j, int *dim, th_op *op,
+                          double *m);
 
 /* Parses a dim list "0,2" (indices, each < ndims, no repeats) into a bit mask. */
-int th_sched_parse_dims(const char *list, int ndims, uint32_t *mask, th_error *err);
+TH_API int th_sched_parse_dims(const char *list, int ndims, uint32_t *mask, th_error *err);
 
 /* Names in enum order, NULL-terminated (for parsers and messages). */
-extern const char *const th_coll_type_names[];  /* allreduce, reducescatter, ... */
-extern const char *const th_policy_names[];     /* baseline, ..., themis-global, ideal */
-extern const char *const th_load_model_names[]; /* alpha_beta, bandwidth */
+TH_API extern const char *const th_policy_names[];     /* baseline, ..., themis-global, ideal */
+TH_API extern const char *const th_load_model_names[]; /* alpha_beta, bandwidth */
 
-const char *th_coll_type_name(th_coll_type t);
-const char *th_policy_name(th_policy p);
-const char *th_load_model_name(th_load_model m);
-int th_coll_type_from_name(const char *s, th_coll_type *out);
-int th_policy_from_name(const char *s, th_policy *out);
+TH_API const char *th_policy_name(th_policy p);
+TH_API const char *th_load_model_name(th_load_model m);
+TH_API int th_policy_from_name(const char *s, th_policy *out);
 /* names[0 .. n-1] = the first n policy names, names[n] = NULL (n <= TH_POLICY_COUNT): the
  * policies a layer takes, for its parsers and messages (one collective: the first 4; sweeps:
  * 5, with themis-global). */
-void th_policy_names_first(int n, const char **names);
-int th_load_model_from_name(const char *s, th_load_model *out);
+TH_API void th_policy_names_first(int n, const char **names);
+TH_API int th_load_model_from_name(const char *s, th_load_model *out);
 
 #endif

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "themis/error.h"
+#include "themis/export.h"
 
 #define TH_MAX_DIMS 16
 #define TH_NAME_MAX 64
@@ -75,28 +76,28 @@ typedef struct th_system {
 /* Reads and validates a system file. `path` "-" reads stdin. The optional "run" object
  * (defaults for `themis run`) belongs to the run layer: th_run_load_system reads and checks it,
  * these functions leave it unread. */
-int th_system_load(const char *path, th_system *sys, th_error *err);
+TH_API int th_system_load(const char *path, th_system *sys, th_error *err);
 
 /* Parses and validates a system from JSON text; `source` names it in errors. */
-int th_system_parse(const char *json, size_t len, const char *source, th_system *sys,
-                    th_error *err);
+TH_API int th_system_parse(const char *json, size_t len, const char *source, th_system *sys,
+                           th_error *err);
 
 /* Fills the built-in default system of SPEC §2 (package ring 4, node fc 8, pod switch 16). */
-void th_system_default(th_system *sys);
+TH_API void th_system_default(th_system *sys);
 
 /* Checks the fields of an already-built system (the loaders call it; so should anyone who
  * edits a th_system by hand). Recomputes bw and npus. */
-int th_system_validate(th_system *sys, const char *source, th_error *err);
+TH_API int th_system_validate(th_system *sys, const char *source, th_error *err);
 
 /* Names in enum order, NULL-terminated (for parsers and messages). */
-extern const char *const th_topology_names[];  /* ring, fc, switch */
-extern const char *const th_algorithm_names[]; /* ring, direct, rhd */
+TH_API extern const char *const th_topology_names[];  /* ring, fc, switch */
+TH_API extern const char *const th_algorithm_names[]; /* ring, direct, rhd */
 
-const char *th_model_name(th_model m); /* "analytical", "astra-sim", "astra-sim-1.0" */
-const char *th_topology_name(th_topology t);
-const char *th_algorithm_name(th_algorithm a);
+TH_API const char *th_model_name(th_model m); /* "analytical", "astra-sim", "astra-sim-1.0" */
+TH_API const char *th_topology_name(th_topology t);
+TH_API const char *th_algorithm_name(th_algorithm a);
 /* Name lookups: return 0 and set *out, or -1 when the name is unknown. */
-int th_topology_from_name(const char *s, th_topology *out);
-int th_algorithm_from_name(const char *s, th_algorithm *out);
+TH_API int th_topology_from_name(const char *s, th_topology *out);
+TH_API int th_algorithm_from_name(const char *s, th_algorithm *out);
 
 #endif

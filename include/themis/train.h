@@ -5,6 +5,7 @@
 #define THEMIS_TRAIN_H
 
 #include "themis/emulate.h"
+#include "themis/export.h"
 #include "themis/workload.h"
 
 typedef struct th_train_opts {
@@ -54,18 +55,19 @@ typedef struct th_train_event {
 typedef void (*th_train_trace_fn)(void *ctx, const th_train_event *ev);
 
 /* The chunking rule and the bucket size (bytes, 0 = none) a replay uses. */
-th_chunking th_train_chunking(const th_workload *wl, const th_train_opts *opts);
-double th_train_bucket(const th_workload *wl, const th_train_opts *opts);
+TH_API th_chunking th_train_chunking(const th_workload *wl, const th_train_opts *opts);
+TH_API double th_train_bucket(const th_workload *wl, const th_train_opts *opts);
 
 /* Can training run on this system? TH_EINPUT naming the system field ("model: ...") when not
  * (the astra-sim preset models single All-Reduces only); th_train_run checks it too. */
-int th_train_check_system(const th_system *sys, th_error *err);
+TH_API int th_train_check_system(const th_system *sys, th_error *err);
 
 /* Replays `opts->iterations` iterations. The measured iteration is the one before last: its
  * period runs from the start of its first forward to the start of the next iteration's. */
-int th_train_run(const th_system *sys, const th_workload *wl, const th_train_opts *opts,
-                 th_train_trace_fn trace, void *trace_ctx, th_train_result *res, th_error *err);
-void th_train_result_free(th_train_result *res);
+TH_API int th_train_run(const th_system *sys, const th_workload *wl, const th_train_opts *opts,
+                        th_train_trace_fn trace, void *trace_ctx, th_train_result *res,
+                        th_error *err);
+TH_API void th_train_result_free(th_train_result *res);
 
 /* One evaluated training configuration, as the reports list it. */
 typedef struct th_train_row {
@@ -79,7 +81,7 @@ typedef struct th_train_row {
 
 /* The intra column of a training row: the intra policy's name, or "-" for the ideal network
  * (which has no queues). */
-const char *th_train_intra_name(th_policy policy, th_intra intra);
+TH_API const char *th_train_intra_name(th_policy policy, th_intra intra);
 
 /* The comparison `themis train` prints, in report order: policy (a th_policy, or -1 = every
  * policy, lp only where its program applies, and the ideal network) and intra (a th_intra, or
@@ -89,15 +91,16 @@ const char *th_train_intra_name(th_policy policy, th_intra intra);
  * is set to its index and its policy and intra are filled in, so the trace callback knows whose
  * events it sees. *nrows rows to free with th_train_rows_free; none on failure. */
 #define TH_TRAIN_MAX_ROWS (2 * TH_POLICY_COUNT)
-int th_train_compare(const th_system *sys, const th_workload *wl, const th_train_opts *opts,
-                     int policy, int intra, th_train_trace_fn trace, void *trace_ctx, int *cur,
-                     th_train_row *rows, int *nrows, th_error *err);
-void th_train_rows_free(th_train_row *rows, int n);
+TH_API int th_train_compare(const th_system *sys, const th_workload *wl, const th_train_opts *opts,
+                            int policy, int intra, th_train_trace_fn trace, void *trace_ctx,
+                            int *cur, th_train_row *rows, int *nrows, th_error *err);
+TH_API void th_train_rows_free(th_train_row *rows, int n);
 
 /* train --ideal-lat: the iteration of the ideal network with every latency floor (opts with
  * policy ideal and ideal_latency) into *iteration, ns, and each row's vs_ideal_lat (it over the
  * row's iteration). */
-int th_train_ideal_lat(const th_system *sys, const th_workload *wl, const th_train_opts *opts,
-                       th_train_row *rows, int nrows, double *iteration, th_error *err);
+TH_API int th_train_ideal_lat(const th_system *sys, const th_workload *wl,
+                              const th_train_opts *opts, th_train_row *rows, int nrows,
+                              double *iteration, th_error *err);
 
 #endif

@@ -4,6 +4,7 @@
 #ifndef THEMIS_WORKLOAD_H
 #define THEMIS_WORKLOAD_H
 
+#include "themis/export.h"
 #include "themis/schedule.h"
 
 typedef enum { TH_PHASE_FWD, TH_PHASE_IG, TH_PHASE_WG } th_phase;
@@ -40,7 +41,7 @@ typedef enum {
     TH_CHUNKING_ASTRA   /* ASTRA-sim's: every collective in N chunks, whatever its size */
 } th_chunking;
 
-extern const char *const th_chunking_names[]; /* capped, astra (NULL-terminated) */
+TH_API extern const char *const th_chunking_names[]; /* capped, astra (NULL-terminated) */
 
 /* PyTorch DDP's bucket_cap_mb default (25 MiB), and its first, smaller bucket (1 MiB). */
 #define TH_BUCKET_DEFAULT 26214400.0
@@ -61,27 +62,27 @@ typedef struct th_workload {
     int nlayers;
 } th_workload;
 
-int th_workload_load(const char *path, th_workload **out, th_error *err);
-int th_workload_parse(const char *json, size_t len, const char *source, th_workload **out,
-                      th_error *err);
-void th_workload_free(th_workload *wl);
+TH_API int th_workload_load(const char *path, th_workload **out, th_error *err);
+TH_API int th_workload_parse(const char *json, size_t len, const char *source, th_workload **out,
+                             th_error *err);
+TH_API void th_workload_free(th_workload *wl);
 
 /* The involved-dims mask of a workload collective on a system (checks the DP/MP split);
  * `where` names the collective in errors. */
-int th_workload_mask(const th_workload *wl, const th_wl_coll *c, const th_system *sys,
-                     const char *where, uint32_t *mask, th_error *err);
+TH_API int th_workload_mask(const th_workload *wl, const th_wl_coll *c, const th_system *sys,
+                            const char *where, uint32_t *mask, th_error *err);
 
 /* Checks every collective of the workload against a system. */
-int th_workload_check(const th_workload *wl, const th_system *sys, const char *source,
-                      th_error *err);
+TH_API int th_workload_check(const th_workload *wl, const th_system *sys, const char *source,
+                             th_error *err);
 
 /* Chunks of a collective of `size` bytes. N = `n` (e.g. --chunks) if set, else the
  * collective's own (used as it is: no rule applies to it), else the workload's `chunks`.
  * TH_CHUNKING_ASTRA: N; TH_CHUNKING_CAPPED: at most N chunks of at least min_chunk_bytes
  * (at least one). */
-int64_t th_workload_chunks(const th_workload *wl, const th_wl_coll *c, double size, int64_t n,
-                           th_chunking rule);
+TH_API int64_t th_workload_chunks(const th_workload *wl, const th_wl_coll *c, double size,
+                                  int64_t n, th_chunking rule);
 
-const char *th_phase_name(th_phase p); /* "forward", "input_grad", "weight_grad" */
+TH_API const char *th_phase_name(th_phase p); /* "forward", "input_grad", "weight_grad" */
 
 #endif

@@ -6,6 +6,18 @@
 #include <stdio.h>
 
 #include "../cmd/cmd.h"
+#include "themis/astra.h"
+#include "themis/astra1.h"
+#include "themis/astra1_workload.h"
+#include "themis/buf.h"
+#include "themis/collist.h"
+#include "themis/csv.h"
+#include "themis/num.h"
+#include "themis/output.h"
+#include "themis/plot.h"
+#include "themis/sha256.h"
+#include "themis/str.h"
+#include "themis/text.h"
 #include "themis/themis.h"
 
 /* Exit statuses, the same for every command (README.md, "Exit status"). */

@@ -5,6 +5,7 @@
 #include "cmd_optimize.h"
 #include "themis/buf.h"
 #include "themis/csv.h"
+#include "themis/num.h"
 
 /* The best chunk count per pair, as a table, JSON or CSV. */
 int th_cmd_optimize_write_best(FILE *out, int format, const th_system *sys,
@@ -37,7 +38,7 @@ int th_cmd_optimize_write_best(FILE *out, int format, const th_system *sys,
             th_coll_type_name(coll->type), coll->size);
     for (int i = 0; i < npairs; i++)
         fprintf(out, "  %-11s %-5s %8lld chunks  %s us\n", th_policy_name(pairs[i].policy),
-                th_intra_name(pairs[i].intra), (long long)best[i], th_report_num(a, t[i] / 1000.0));
+                th_intra_name(pairs[i].intra), (long long)best[i], th_num_format(a, t[i] / 1000.0));
     return TH_OK;
 }
 
@@ -100,13 +101,13 @@ int th_cmd_optimize_write(FILE *out, const th_optimize_request *r, const th_coll
                 list, sys->name);
     else
         fprintf(out, "%s of %s bytes in %lld chunks on %s: best split of the bandwidth budget\n\n",
-                th_coll_type_name(coll->type), th_report_num(a, coll->size),
+                th_coll_type_name(coll->type), th_num_format(a, coll->size),
                 (long long)coll->chunks, sys->name);
     for (int i = 0; i < n; i++) {
         fprintf(out, "%s + %s: %s us (was %s us, %.4gx), %d evaluations, spent %.10g\n",
                 th_policy_name(pairs[i].policy), th_intra_name(pairs[i].intra),
-                th_report_num(a, res[i].time / 1000.0),
-                th_report_num(b, res[i].start_time / 1000.0), res[i].start_time / res[i].time,
+                th_num_format(a, res[i].time / 1000.0),
+                th_num_format(b, res[i].start_time / 1000.0), res[i].start_time / res[i].time,
                 res[i].evals, res[i].spent);
         for (int d = 0; d < sys->ndims; d++)
             fprintf(out, "  dim %d %-10s %14.10g GB/s (was %.10g)\n", d, sys->dims[d].name,

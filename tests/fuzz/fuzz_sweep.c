@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "fuzz.h"
+#include "themis/buf.h"
 #include "themis/sweep.h"
 
 int th_fuzz_sweep(const uint8_t *data, size_t size) {

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "themis/report.h"
+#include "themis/num.h"
 
 /* The definition: also the road for values exactly halfway at the 15th digit, exponents past
  * 10^±22 (no single exact rounding step), zero, infinities and NaN. */
@@ -140,7 +140,7 @@ static void decimal(char *out, uint64_t u, int n) {
     if (n) out[0] = (char)('0' + u);
 }
 
-const char *th_report_num(char *buf, double v) {
+const char *th_num_format(char *buf, double v) {
     static const double p10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                  1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
                                  1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
