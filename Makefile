@@ -72,7 +72,8 @@ ALL_CFLAGS  = $(BASIC_CFLAGS) $(SAN) $(CPPFLAGS) $(CFLAGS)
 ALL_LDFLAGS = $(SAN) $(LDFLAGS)
 DEPFLAGS    = -MMD -MP
 
-LIB_SRC   := $(filter-out src/cli%.c,$(wildcard src/*.c))
+# The front end (src/cli/) is the program's, not the library's.
+LIB_SRC   := $(wildcard src/*.c src/cmd/*.c)
 # The presets (src/presets/NAME/, one folder each) see the core's internal headers (-Isrc);
 # the core is compiled without theirs.
 PRESET_SRC := $(wildcard src/presets/*/*.c)
@@ -82,7 +83,7 @@ LIB_SRC   += $(PRESET_SRC)
 PUBLIC_HEADERS := $(addprefix include/themis/,$(addsuffix .h,themis export api error units \
 	version system collective cost schedule bound emulate run report summarize train workload \
 	sweep optimize calibrate))
-CLI_SRC   := $(wildcard src/cli*.c)
+CLI_SRC   := $(wildcard src/cli/*.c)
 TEST_SRC  := $(wildcard tests/*.c)
 BENCH_SRC := $(wildcard bench/*.c)
 FUZZ_SRC  := $(wildcard tests/fuzz/fuzz_*.c)
@@ -310,7 +311,7 @@ check-layers:
 clean:
 	rm -rf build
 
--include $(wildcard $(BUILD)/obj/*.d $(BUILD)/pic/*.d $(BUILD)/obj/*/*.d $(FUZZ_BUILD)/obj/*.d \
-	$(FUZZ_BUILD)/obj/fuzz/*.d)
+-include $(wildcard $(BUILD)/obj/*.d $(BUILD)/pic/*.d $(BUILD)/obj/*/*.d $(BUILD)/pic/*/*.d \
+	$(FUZZ_BUILD)/obj/*.d $(FUZZ_BUILD)/obj/*/*.d)
 -include $(wildcard $(BUILD)/obj/presets/*/*.d $(BUILD)/pic/presets/*/*.d \
 	$(FUZZ_BUILD)/obj/presets/*/*.d)
