@@ -91,7 +91,16 @@ static int points(const th_cal_log *logs, int nlogs, const th_cal_opts *o, th_ca
             if (r->time_us[k] < 0)
                 return th_error_set(err, TH_EINPUT, "%s: no %s time for size %.0f", at, side,
                                     r->size);
-            if (r->wrong[k] > 0) {
+            /* old logs print the largest numerical error, checked against the type's bound */
+            double bound = logs[l].max_error ? th_cal_error_bound(logs[l].type) : 0;
+            if (r->wrong[k] > bound) {
+                if (!o->allow_wrong && logs[l].max_error)
+                    return th_error_set(err, TH_EINPUT,
+                                        "%s: error = %g exceeds %g, the largest error a %s "
+                                        "result may have: the test's results are wrong at size "
+                                        "%.0f, so its times are suspect (--allow-wrong fits "
+                                        "them anyway)",
+                                        at, r->wrong[k], bound, logs[l].type, r->size);
                 if (!o->allow_wrong)
                     return th_error_set(err, TH_EINPUT,
                                         "%s: #wrong = %.0f: the test found wrong results at "

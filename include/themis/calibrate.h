@@ -18,7 +18,7 @@ typedef struct th_cal_row {
     int line;          /* line of the log (text), or index in "results" (JSON) */
     double size;       /* the size column, bytes: SPEC §4's S (AR buffer, RS input, AG output) */
     double time_us[2]; /* [0] out-of-place, [1] in-place, microseconds; < 0 when absent */
-    double wrong[2];   /* #wrong of each; < 0 when not checked (N/A, null) */
+    double wrong[2];   /* #wrong of each (old logs: the max error); < 0 when not checked */
     double algbw;      /* out-of-place (else in-place) algbw, GB/s */
     double busbw;      /* the same row's busbw, GB/s */
 } th_cal_row;
@@ -29,6 +29,9 @@ typedef struct th_cal_log {
     char program[64];  /* e.g. "all_reduce_perf"; "" when the log does not name it */
     int coll;          /* th_coll_type named by the program, -1 when unknown */
     int json;          /* 1: read from nccl-tests -J JSON; 0: text output */
+    int max_error;     /* 1: rows' wrong[] is the old `error` column (the largest numerical
+                        * error), checked against th_cal_error_bound; 0: a count (#wrong) */
+    char prefix[32];   /* the launcher's line prefix stripped ("[1,0]<stdout>:", "0: "), or "" */
     int nranks;        /* ranks of the first group listed under "# Using devices"; 0 if none */
     int nrows;         /* rows below */
     th_cal_row *rows;  /* in log order */
@@ -51,6 +54,11 @@ TH_API int th_cal_log_read(const char *path, th_cal_log *log, th_error *err);
 TH_API int th_cal_log_parse(const char *text, size_t len, const char *source, th_cal_log *log,
                             th_error *err);
 TH_API void th_cal_log_free(th_cal_log *log);
+
+/* The largest numerical error an old log's `error` column may show for a data type and still
+ * count as correct: 1e-2 for the 16-bit floats, 1e-5 for float, 1e-12 for double, 0 for the
+ * integers (exact); 1e-5 for a type not named here. */
+TH_API double th_cal_error_bound(const char *type);
 
 /* Maps a test program's name (all_reduce_perf, reduce_scatter_perf_mpi, ...) to a collective;
  * -1 for one themis does not model (broadcast_perf, sendrecv_perf, ...) or an unknown name. */

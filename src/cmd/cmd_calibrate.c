@@ -134,8 +134,10 @@ static void tell(const th_cal_result *r, const th_cmd_io *io) {
     th_buf b = {0};
     char line[1024];
     if (r->fit.nwrong) {
-        snprintf(line, sizeof line, "%d row(s) with #wrong > 0 fitted, the first at %s:%d",
-                 r->fit.nwrong, r->logs[r->fit.wrong_log].source, r->fit.wrong_line);
+        const th_cal_log *lg = &r->logs[r->fit.wrong_log];
+        snprintf(line, sizeof line, "%d row(s) with %s fitted, the first at %s:%d", r->fit.nwrong,
+                 lg->max_error ? "an error above its type's bound" : "#wrong > 0", lg->source,
+                 r->fit.wrong_line);
         if (th_buf_add(&b, line, strlen(line)) == 0) io->notes("warning", &b);
     }
     b.len = 0;
