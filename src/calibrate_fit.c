@@ -120,6 +120,96 @@ static int points(const th_cal_log *logs, int nlogs, const th_cal_opts *o, th_ca
     return TH_OK;
 }
 
+/* Fits alpha and 1/B (c[0], c[1], standard errors sd[]) to the points where use[i] is set; a
+ * negative free latency is clamped to 0 and 1/B refitted alone (*clamped). */
+static int solve(const th_cal_fit *fit, const char *use, const th_coll_type *colls,
+                 const th_dim *dim, double hops, const th_cal_opts *o, double c[2], double sd[2],
+                 int *clamped, th_error *err) {
+    int n = 0;
+    for (int i = 0; i < fit->npoints; i++)
+        n += use[i] != 0;
+    double *x = calloc((size_t)n * 2 + 2, sizeof *x), *y = calloc((size_t)n + 1, sizeof *y);
+    double *w = calloc((size_t)n + 1, sizeof *w);
+    int rc = TH_OK;
+    *clamped = 0;
+    if (!x || !y || !w) {
+        rc = th_error_set(err, TH_EINTERNAL, "calibrate: out of memory");
+        goto out;
+    }
+    for (int i = 0, j = 0; i < fit->npoints; i++) {
+        const th_cal_point *p = &fit->points[i];
+        if (!use[i]) continue;
+        model m = model_of(colls[p->log], dim, hops, o->reduce_bw);
+        x[2 * j] = m.x1;
+        x[2 * j + 1] = m.x2k * p->size;
+        y[j] = p->time_ns - m.red * p->size;
+        w[j] = 1.0 / (p->time_ns * p->time_ns); /* relative errors count alike at every size */
+        j++;
+    }
+    if ((rc = wls(x, y, w, n, 2, c, sd, err))) goto out;
+    if (c[0] < 0) { /* a latency below zero means nothing: fit 1/B alone */
+        *clamped = 1;
+        for (int j = 0; j < n; j++)
+            x[j] = x[2 * j + 1];
+        if ((rc = wls(x, y, w, n, 1, &c[1], &sd[1], err))) goto out;
+        c[0] = sd[0] = 0;
+    }
+out:
+    free(x);
+    free(y);
+    free(w);
+    return rc;
+}
+
+/* The fit's error on sizes it did not see: per log, every other fitted row (the 2nd, 4th, ...)
+ * is held out, the line refitted to the others and its relative error on the held-out rows
+ * recorded (held[l].n = 0 when too few rows are left to fit). */
+static int holdout(th_cal_fit *fit, int nlogs, const th_coll_type *colls, const th_dim *dim,
+                   double hops, const th_cal_opts *o, th_error *err) {
+    char *use = calloc((size_t)fit->npoints + 1, 1);
+    fit->held = calloc((size_t)nlogs, sizeof *fit->held);
+    if (!use || !fit->held) {
+        free(use);
+        return th_error_set(err, TH_EINTERNAL, "calibrate: out of memory");
+    }
+    int rc = TH_OK, kept = 0;
+    double lo = INFINITY, hi = 0;
+    for (int l = 0; l < nlogs; l++)
+        for (int i = 0, k = 0; i < fit->npoints; i++)
+            if (fit->points[i].log == l && fit->points[i].used) {
+                fit->points[i].held_out = k++ % 2 == 1;
+                use[i] = !fit->points[i].held_out;
+                if (use[i]) {
+                    kept++;
+                    lo = fmin(lo, fit->points[i].size), hi = fmax(hi, fit->points[i].size);
+                }
+            }
+    double c[2], sd[2];
+    int clamped;
+    if (kept < 2 || lo == hi || solve(fit, use, colls, dim, hops, o, c, sd, &clamped, err) ||
+        !(c[1] > 0) || !isfinite(c[0]) || !isfinite(c[1])) {
+        for (int i = 0; i < fit->npoints; i++) /* nothing to predict from */
+            fit->points[i].held_out = 0;
+        goto out;
+    }
+    for (int i = 0; i < fit->npoints; i++) {
+        th_cal_point *p = &fit->points[i];
+        if (!p->held_out) continue;
+        model m = model_of(colls[p->log], dim, hops, o->reduce_bw);
+        p->held_ns = m.x1 * c[0] + (m.x2k * c[1] + m.red) * p->size;
+        double rel = (p->time_ns - p->held_ns) / p->time_ns;
+        th_cal_held *h = &fit->held[p->log];
+        h->n++;
+        h->max_rel = fmax(h->max_rel, fabs(rel));
+        h->rms_rel += rel * rel;
+    }
+    for (int l = 0; l < nlogs; l++)
+        if (fit->held[l].n) fit->held[l].rms_rel = sqrt(fit->held[l].rms_rel / fit->held[l].n);
+out:
+    free(use);
+    return rc;
+}
+
 int th_cal_fit_logs(const th_cal_log *logs, const th_coll_type *colls, int nlogs, const th_dim *dim,
                     const th_cal_opts *o, th_cal_fit *fit, th_error *err) {
     memset(fit, 0, sizeof *fit);
@@ -131,7 +221,7 @@ int th_cal_fit_logs(const th_cal_log *logs, const th_coll_type *colls, int nlogs
                             th_topology_name(dim->topology), (long long)dim->npus,
                             th_algorithm_name(dim->algorithm), hops);
     int rc = points(logs, nlogs, o, fit, err);
-    double *x = NULL, *y = NULL, *w = NULL;
+    char *use = NULL;
     if (rc) goto out;
     double lo = INFINITY, hi = 0;
     for (int i = 0; i < fit->npoints; i++)
@@ -147,32 +237,18 @@ int th_cal_fit_logs(const th_cal_log *logs, const th_coll_type *colls, int nlogs
                           fit->nused ? "all of one size" : "none");
         goto out;
     }
+    fit->min_used = lo, fit->max_used = hi;
     int n = fit->nused;
-    x = malloc((size_t)n * 2 * sizeof *x), y = malloc((size_t)n * sizeof *y);
-    w = malloc((size_t)n * sizeof *w);
-    if (!x || !y || !w) {
+    use = calloc((size_t)fit->npoints + 1, 1);
+    if (!use) {
         rc = th_error_set(err, TH_EINTERNAL, "calibrate: out of memory");
         goto out;
     }
-    for (int i = 0, j = 0; i < fit->npoints; i++) {
-        const th_cal_point *p = &fit->points[i];
-        if (!p->used) continue;
-        model m = model_of(colls[p->log], dim, hops, o->reduce_bw);
-        x[2 * j] = m.x1;
-        x[2 * j + 1] = m.x2k * p->size;
-        y[j] = p->time_ns - m.red * p->size;
-        w[j] = 1.0 / (p->time_ns * p->time_ns); /* relative errors count alike at every size */
-        j++;
-    }
+    for (int i = 0; i < fit->npoints; i++)
+        use[i] = (char)fit->points[i].used;
     double c[2], sd[2];
-    if ((rc = wls(x, y, w, n, 2, c, sd, err))) goto out;
-    if (c[0] < 0) { /* a latency below zero means nothing: fit 1/B alone */
-        fit->clamped = 1;
-        for (int j = 0; j < n; j++)
-            x[j] = x[2 * j + 1];
-        if ((rc = wls(x, y, w, n, 1, &c[1], &sd[1], err))) goto out;
-        c[0] = sd[0] = 0;
-    }
+    if ((rc = solve(fit, use, colls, dim, hops, o, c, sd, &fit->clamped, err))) goto out;
+    if (fit->clamped) c[0] = sd[0] = 0;
     if (!isfinite(c[0]) || !isfinite(c[1]) || !isfinite(1.0 / c[1])) {
         rc = th_error_set(err, TH_EINPUT,
                           "%s: the fit gives no finite latency and bandwidth (times or sizes out "
@@ -212,17 +288,18 @@ int th_cal_fit_logs(const th_cal_log *logs, const th_coll_type *colls, int nlogs
     }
     fit->r2 = ss_tot > 0 ? 1.0 - ss_res / ss_tot : 1.0;
     fit->rms_rel = sqrt(rel2 / n);
+    rc = holdout(fit, nlogs, colls, dim, hops, o, err);
 out:
-    free(x);
-    free(y);
-    free(w);
+    free(use);
     if (rc) th_cal_fit_free(fit);
     return rc;
 }
 
 void th_cal_fit_free(th_cal_fit *fit) {
     free(fit->points);
+    free(fit->held);
     fit->points = NULL;
+    fit->held = NULL;
     fit->npoints = 0;
 }
 

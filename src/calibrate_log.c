@@ -412,9 +412,9 @@ double th_cal_error_bound(const char *type) {
     static const struct {
         const char *type;
         double bound;
-    } b[] = {{"half", 1e-2},   {"bfloat16", 1e-2}, {"float", 1e-5},  {"double", 1e-12},
-             {"int8", 0},      {"uint8", 0},       {"int32", 0},     {"uint32", 0},
-             {"int64", 0},     {"uint64", 0},      {"int", 0},       {"char", 0}};
+    } b[] = {{"half", 1e-2}, {"bfloat16", 1e-2}, {"float", 1e-5}, {"double", 1e-12},
+             {"int8", 0},    {"uint8", 0},       {"int32", 0},    {"uint32", 0},
+             {"int64", 0},   {"uint64", 0},      {"int", 0},      {"char", 0}};
     for (size_t i = 0; i < sizeof b / sizeof b[0]; i++)
         if (!strcmp(type, b[i].type)) return b[i].bound;
     return 1e-5;
@@ -428,7 +428,8 @@ static int looks_json(const char *text, size_t len) {
     th_error scratch = {0};
     cJSON *root;
     if (th_json_parse(text, len, "", &root, &scratch)) return 0;
-    int yes = cJSON_IsObject(root) && cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(root, "results"));
+    int yes =
+        cJSON_IsObject(root) && cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(root, "results"));
     cJSON_Delete(root);
     return yes;
 }

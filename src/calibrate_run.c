@@ -188,6 +188,8 @@ static cJSON *fit_json(const th_cal_request *q, const th_cal_result *r) {
     cJSON_AddNumberToObject(o, "fitted", f->nused);
     cJSON_AddNumberToObject(o, "flagged", f->nflagged);
     cJSON_AddNumberToObject(o, "wrong", f->nwrong);
+    cJSON_AddNumberToObject(o, "min_size", f->min_used);
+    cJSON_AddNumberToObject(o, "max_size", f->max_used);
     cJSON_AddStringToObject(o, "times", q->fit.in_place ? "in-place" : "out-of-place");
     cJSON_AddNumberToObject(o, "tolerance", q->fit.tolerance);
     return o;
@@ -207,6 +209,13 @@ static cJSON *logs_json(const th_cal_result *r) {
         cJSON_AddStringToObject(o, "program", lg->program);
         cJSON_AddNumberToObject(o, "rows", lg->nrows);
         cJSON_AddNumberToObject(o, "zero_rows", lg->rows_zero);
+        if (lg->prefix[0]) cJSON_AddStringToObject(o, "prefix", lg->prefix);
+        cJSON *h = cJSON_AddObjectToObject(o, "held_out");
+        if (h) {
+            cJSON_AddNumberToObject(h, "rows", r->fit.held[l].n);
+            cJSON_AddNumberToObject(h, "max_residual", r->fit.held[l].max_rel);
+            cJSON_AddNumberToObject(h, "rms_residual", r->fit.held[l].rms_rel);
+        }
     }
     return a;
 }
@@ -228,6 +237,8 @@ static cJSON *points_json(const th_cal_fit *f) {
         cJSON_AddNumberToObject(o, "residual", p->rel);
         cJSON_AddBoolToObject(o, "fitted", p->used);
         cJSON_AddBoolToObject(o, "flagged", p->flagged);
+        cJSON_AddBoolToObject(o, "held_out", p->held_out);
+        if (p->held_out) cJSON_AddNumberToObject(o, "held_out_us", p->held_ns / 1e3);
     }
     return a;
 }

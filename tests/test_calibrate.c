@@ -525,8 +525,8 @@ static const char *prefixed(const char *text, const char *prefix) {
 /* Open MPI's --tag-output, srun --label and the like prefix every line: the prefix is told from
  * the table's header line and stripped from the lines that carry it, nothing else. */
 START_TEST(test_launcher_prefix) {
-    static const char *const prefixes[] = {"[1,0]<stdout>:", "[1,0]<stdout>: ", "0: ", " 0: ",
-                                           "[0] ", "rank0| "};
+    static const char *const prefixes[] = {
+        "[1,0]<stdout>:", "[1,0]<stdout>: ", "0: ", " 0: ", "[0] ", "rank0| "};
     th_dim d = dim_of(TH_TOPO_SWITCH, TH_ALG_RHD, 8);
     th_cal_opts o = opts();
     th_error err = {0};
@@ -574,6 +574,40 @@ START_TEST(test_brace_text) {
     /* neither a log nor whole JSON: the JSON reader's message */
     ck_assert_int_eq(parse("{\"results\": [", &log, &err), TH_EINPUT);
     ck_assert_msg(strstr(err.msg, "x.log:1:"), "%s", err.msg);
+}
+END_TEST
+
+/* The fit's error on held-out sizes: every other fitted row of each log left out, predicted
+ * by a fit to the others; exact data predict exactly, and the fitted range is the used rows'. */
+START_TEST(test_holdout) {
+    th_dim d = dim_of(TH_TOPO_SWITCH, TH_ALG_RHD, 8);
+    th_cal_opts o = opts();
+    th_cal_fit f = fit_one(&exact_ar, &d, &o);
+    ck_assert_int_eq(f.held[0].n, 7);
+    ck_assert(f.held[0].max_rel < 1e-9 && f.held[0].rms_rel <= f.held[0].max_rel);
+    ck_assert(f.min_used == 16384 && f.max_used == 134217728);
+    int held = 0;
+    for (int i = 0; i < f.npoints; i++)
+        if (f.points[i].held_out) {
+            held++;
+            ck_assert_int_eq(i % 2, 1);
+            ck_assert(fabs(f.points[i].held_ns - f.points[i].time_ns) < 1e-6 * f.points[i].time_ns);
+        }
+    ck_assert_int_eq(held, 7);
+    th_cal_fit_free(&f);
+    gen g = exact_ar;
+    g.noise = 0.02;
+    o.min_size = 1 << 20;
+    f = fit_one(&g, &d, &o);
+    ck_assert(f.min_used == 1 << 20);
+    ck_assert_int_eq(f.held[0].n, 4); /* 2^20 .. 2^27: 8 rows, 4 held out */
+    ck_assert(f.held[0].max_rel > 0 && f.held[0].max_rel < 0.06);
+    th_cal_fit_free(&f);
+    /* two fitted rows: none left to hold out */
+    o.min_size = 1 << 26;
+    f = fit_one(&g, &d, &o);
+    ck_assert_int_eq(f.held[0].n, 0);
+    th_cal_fit_free(&f);
 }
 END_TEST
 
@@ -989,8 +1023,7 @@ END_TEST
  * chunk the fit assumed) predicts every measured size from 64 MiB up within 10%, and agrees
  * with the fit's own prediction to the 6 digits the file keeps. */
 START_TEST(test_cli_real_logs) {
-    static const char *const logs[] = {"h100-2x8.log", "v100-efa-2x8.log",
-                                       "a100-2x8-tagged.log"};
+    static const char *const logs[] = {"h100-2x8.log", "v100-efa-2x8.log", "a100-2x8-tagged.log"};
     char *dir = test_tmp_dir();
     for (int i = 0; i < 3; i++) {
         char name[64];
@@ -1001,6 +1034,12 @@ START_TEST(test_cli_real_logs) {
         test_cli(&r, "calibrate %s --topology switch --min-size 64MiB -o %s.json", path, sys);
         test_expect_quiet(&r, logs[i]);
         ck_assert_msg(strstr(r.out, "16 NPUs"), "%s", r.out);
+        ck_assert_msg(strstr(r.out, "fitted sizes 64 MiB to "), "%s", r.out);
+        /* the error on the sizes held out of a fit to the others, within the acceptance */
+        const char *h = strstr(r.out, "held out, log 1: ");
+        ck_assert_msg(h && strstr(h, "predicted by a fit to the other sizes within "), "%s", r.out);
+        double worst = atof(strstr(h, "within ") + 7);
+        ck_assert_msg(worst > 0 && worst < 10, "%s", h);
         test_cli_free(&r);
         th_cal_log log;
         th_error err = {0};
@@ -1219,6 +1258,7 @@ Suite *calibrate_suite(void) {
     tcase_add_test(t, test_collective_detection);
     tcase_add_test(t, test_table_variants);
     tcase_add_test(t, test_error_column);
+    tcase_add_test(t, test_holdout);
     tcase_add_test(t, test_launcher_prefix);
     tcase_add_test(t, test_brace_text);
     tcase_add_test(t, test_log_errors);

@@ -91,7 +91,18 @@ typedef struct th_cal_point {
     double rel;     /* (measured - fitted) / measured */
     int used;       /* 1: in the fit; 0: outside min_size .. max_size */
     int flagged;    /* 1: used and |rel| > tolerance */
+    int held_out;   /* 1: left out of the hold-out fit (th_cal_held) */
+    double held_ns; /* held_out: the time the hold-out fit predicts */
 } th_cal_point;
+
+/* How well the fit predicts sizes it did not see, per log: every other fitted row (the 2nd,
+ * 4th, ... of the log) held out, the line refitted to the others, and its relative error
+ * (measured - predicted) / measured on the held-out rows. n = 0: too few rows to hold any out. */
+typedef struct th_cal_held {
+    int n;          /* rows held out */
+    double max_rel; /* the largest |relative error| among them */
+    double rms_rel; /* their root mean square */
+} th_cal_held;
 
 /* The fit. For a collective c of size m on one dim of p NPUs (one chunk, SPEC §3-§4):
  *   time = k_c L alpha + k_c m (p-1)/p / B + [c = RS, AR] m (p-1)/p / reduce_bw,
@@ -110,8 +121,10 @@ typedef struct th_cal_fit {
     int nused, nflagged;       /* used and flagged rows */
     int nwrong;                /* rows with #wrong > 0 (fitted only with allow_wrong) */
     int wrong_log, wrong_line; /* the first such row */
+    double min_used, max_used; /* the fitted size range (the used rows' sizes), bytes */
     int npoints;               /* every point below */
     th_cal_point *points;      /* one per row with the chosen time, logs in order */
+    th_cal_held *held;         /* one per log: the error on held-out sizes */
 } th_cal_fit;
 
 /* Fits alpha and B of `dim` (topology, algorithm and npus are read) to the rows of nlogs logs,

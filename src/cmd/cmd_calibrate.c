@@ -101,15 +101,32 @@ static void report(FILE *f, const th_cal_request *a, const th_cal_result *r) {
                 before->bw_GBps, before->efficiency);
     fprintf(f, "R^2 %.6f (weighted by 1/time^2), rms relative residual %.3g%%\n", fit->r2,
             100 * fit->rms_rel);
+    char s1[32], s2[32];
+    fprintf(f, "fitted sizes %s to %s%s\n", size_text(fit->min_used, s1, sizeof s1),
+            size_text(fit->max_used, s2, sizeof s2),
+            a->fit.min_size > 0 || a->fit.max_size > 0 ? " (--min-size, --max-size)"
+                                                       : " (every size; --min-size and "
+                                                         "--max-size fit a range)");
+    for (int l = 0; l < nlogs; l++) {
+        const th_cal_held *h = &fit->held[l];
+        if (h->n)
+            fprintf(f,
+                    "held out, log %d: %d size(s), predicted by a fit to the other sizes "
+                    "within %.3g%% (rms %.3g%%)\n",
+                    l + 1, h->n, 100 * h->max_rel, 100 * h->rms_rel);
+        else
+            fprintf(f, "held out, log %d: none (too few fitted sizes)\n", l + 1);
+    }
     fprintf(f, "\n%-4s %6s %16s %14s %14s %10s\n", "log", "line", "size_bytes", "measured_us",
             "fitted_us", "residual");
     for (int i = 0; i < fit->npoints; i++) {
         const th_cal_point *p = &fit->points[i];
-        fprintf(f, "%-4d %6d %16.0f %14.6g %14.6g %+9.2f%%%s\n", p->log + 1, p->line, p->size,
+        fprintf(f, "%-4d %6d %16.0f %14.6g %14.6g %+9.2f%%%s%s\n", p->log + 1, p->line, p->size,
                 p->time_ns / 1e3, p->fit_ns / 1e3, 100 * p->rel,
                 !p->used     ? "  (not fitted)"
                 : p->flagged ? "  * does not fit"
-                             : "");
+                             : "",
+                p->held_out ? "  (held out)" : "");
     }
     if (fit->nflagged) {
         double lo = INFINITY, hi = 0;
@@ -118,7 +135,6 @@ static void report(FILE *f, const th_cal_request *a, const th_cal_result *r) {
                 lo = fmin(lo, fit->points[i].size);
                 hi = fmax(hi, fit->points[i].size);
             }
-        char s1[32], s2[32];
         fprintf(f,
                 "\n%d row(s) the model does not fit (|residual| > %g%%), sizes %s to %s (small "
                 "sizes: NCCL's low-latency protocols; large: limits the model lacks); "

@@ -138,3 +138,15 @@ def test_limits(tmp_path):
     msg, code = raised(logs=log, topology="switch", plot=log, force=True)
     assert msg == cli_error("calibrate", str(log), "--topology", "switch", "--plot", str(log),
                             "--force")[0] and code == 2
+
+
+def test_held_out_and_range():
+    """The fitted range and the error on held-out sizes, per log, in the JSON report."""
+    r = themis.calibrate("tests/data/calibrate/h100-2x8.log", topology="switch",
+                         min_size="64MiB")
+    assert r["fit"]["min_size"] == 64 << 20 and r["fit"]["max_size"] == 8 << 30
+    h = r["logs"][0]["held_out"]
+    assert h["rows"] == 4 and 0 < h["rms_residual"] <= h["max_residual"] < 0.1
+    held = [p for p in r["points"] if p["held_out"]]
+    assert len(held) == 4 and all("held_out_us" in p for p in held)
+    assert r["system"]["run"] == {"chunks": 1}
