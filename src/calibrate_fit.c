@@ -62,16 +62,36 @@ typedef struct model {
     double red; /* reduction ns per byte: (p-1)/p / reduce_bw for RS and AR, else 0 */
 } model;
 
-static model model_of(th_coll_type c, const th_dim *dim, double hops, double reduce_bw) {
+static model model_of(th_coll_type c, const th_dim *dim, double hops, double reduce_bw,
+                      const th_cal_point *p) {
     double k = c == TH_COLL_ALLREDUCE ? 2.0 : 1.0, q = (dim->npus - 1.0) / (double)dim->npus;
-    model m = {k * hops, k * q, 0.0};
+    /* a run over the held dims below too: the fitted dim sees S / (their NPUs) */
+    model m = {k * hops, k * q * p->scale, 0.0};
     if ((c == TH_COLL_ALLREDUCE || c == TH_COLL_REDUCESCATTER) && reduce_bw > 0)
-        m.red = q / reduce_bw;
+        m.red = q / reduce_bw * p->scale;
     return m;
 }
 
-static int points(const th_cal_log *logs, int nlogs, const th_cal_opts *o, th_cal_fit *fit,
-                  th_error *err) {
+/* The time the held dims below take in a run over them and the fitted dim, one chunk in the
+ * baseline order (SPEC §3-§4): dim i moves S / (NPUs of the dims before it), k times. */
+static double below_ns(th_coll_type c, const th_dim *below, int n, double size, double reduce_bw,
+                       double *scale) {
+    double k = c == TH_COLL_ALLREDUCE ? 2.0 : 1.0, t = 0, s = 1;
+    for (int i = 0; i < n; i++) {
+        const th_dim *d = &below[i];
+        double q = (d->npus - 1.0) / (double)d->npus;
+        t += k *
+             (th_cost_hops(d->topology, d->algorithm, d->npus) * d->latency + size * s * q / d->bw);
+        if ((c == TH_COLL_ALLREDUCE || c == TH_COLL_REDUCESCATTER) && reduce_bw > 0)
+            t += size * s * q / reduce_bw;
+        s /= (double)d->npus;
+    }
+    *scale = s;
+    return t;
+}
+
+static int points(const th_cal_log *logs, const th_coll_type *colls, int nlogs,
+                  const th_cal_opts *o, th_cal_fit *fit, th_error *err) {
     int k = o->in_place ? 1 : 0, total = 0;
     const char *side = k ? "in-place" : "out-of-place";
     for (int l = 0; l < nlogs; l++) {
@@ -114,6 +134,8 @@ static int points(const th_cal_log *logs, int nlogs, const th_cal_opts *o, th_ca
             p->line = r->line;
             p->size = r->size;
             p->time_ns = r->time_us[k] * 1e3;
+            p->below_ns =
+                below_ns(colls[l], o->below, logs[l].below, r->size, o->reduce_bw, &p->scale);
             p->used = r->size >= o->min_size && (o->max_size <= 0 || r->size <= o->max_size);
             fit->nused += p->used;
         }
@@ -139,10 +161,10 @@ static int solve(const th_cal_fit *fit, const char *use, const th_coll_type *col
     for (int i = 0, j = 0; i < fit->npoints; i++) {
         const th_cal_point *p = &fit->points[i];
         if (!use[i]) continue;
-        model m = model_of(colls[p->log], dim, hops, o->reduce_bw);
+        model m = model_of(colls[p->log], dim, hops, o->reduce_bw, p);
         x[2 * j] = m.x1;
         x[2 * j + 1] = m.x2k * p->size;
-        y[j] = p->time_ns - m.red * p->size;
+        y[j] = p->time_ns - p->below_ns - m.red * p->size;
         w[j] = 1.0 / (p->time_ns * p->time_ns); /* relative errors count alike at every size */
         j++;
     }
@@ -195,8 +217,8 @@ static int holdout(th_cal_fit *fit, int nlogs, const th_coll_type *colls, const 
     for (int i = 0; i < fit->npoints; i++) {
         th_cal_point *p = &fit->points[i];
         if (!p->held_out) continue;
-        model m = model_of(colls[p->log], dim, hops, o->reduce_bw);
-        p->held_ns = m.x1 * c[0] + (m.x2k * c[1] + m.red) * p->size;
+        model m = model_of(colls[p->log], dim, hops, o->reduce_bw, p);
+        p->held_ns = p->below_ns + m.x1 * c[0] + (m.x2k * c[1] + m.red) * p->size;
         double rel = (p->time_ns - p->held_ns) / p->time_ns;
         th_cal_held *h = &fit->held[p->log];
         h->n++;
@@ -220,7 +242,7 @@ int th_cal_fit_logs(const th_cal_log *logs, const th_coll_type *colls, int nlogs
                             "(L = %g): nothing to calibrate",
                             th_topology_name(dim->topology), (long long)dim->npus,
                             th_algorithm_name(dim->algorithm), hops);
-    int rc = points(logs, nlogs, o, fit, err);
+    int rc = points(logs, colls, nlogs, o, fit, err);
     char *use = NULL;
     if (rc) goto out;
     double lo = INFINITY, hi = 0;
@@ -256,11 +278,21 @@ int th_cal_fit_logs(const th_cal_log *logs, const th_coll_type *colls, int nlogs
                           logs[0].source);
         goto out;
     }
+    int spans = 0;
+    for (int l = 0; l < nlogs; l++)
+        spans |= logs[l].below > 0;
     if (!(c[1] > 0)) {
         rc = th_error_set(err, TH_EINPUT,
                           "%s: the time does not grow with the size over the fitted rows%s "
-                          "(1/B = %g ns per byte): no bandwidth to fit (try --min-size)",
-                          logs[0].source, o->reduce_bw > 0 ? " beyond the reduction's" : "", c[1]);
+                          "(1/B = %g ns per byte): no bandwidth to fit (%s)",
+                          logs[0].source,
+                          spans              ? " beyond the held dims'"
+                          : o->reduce_bw > 0 ? " beyond the reduction's"
+                                             : "",
+                          c[1],
+                          spans ? "the held dims below take most of the measured time: are "
+                                  "their bandwidths too low?"
+                                : "try --min-size");
         goto out;
     }
     fit->alpha_ns = c[0], fit->alpha_sd = sd[0];
@@ -268,8 +300,8 @@ int th_cal_fit_logs(const th_cal_log *logs, const th_coll_type *colls, int nlogs
     double sw = 0, swy = 0, ss_res = 0, ss_tot = 0, rel2 = 0;
     for (int i = 0; i < fit->npoints; i++) {
         th_cal_point *p = &fit->points[i];
-        model m = model_of(colls[p->log], dim, hops, o->reduce_bw);
-        p->fit_ns = m.x1 * fit->alpha_ns + (m.x2k / fit->bw + m.red) * p->size;
+        model m = model_of(colls[p->log], dim, hops, o->reduce_bw, p);
+        p->fit_ns = p->below_ns + m.x1 * fit->alpha_ns + (m.x2k / fit->bw + m.red) * p->size;
         p->rel = (p->time_ns - p->fit_ns) / p->time_ns;
         if (!p->used) continue;
         double wi = 1.0 / (p->time_ns * p->time_ns);

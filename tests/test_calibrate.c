@@ -1018,21 +1018,47 @@ START_TEST(test_cli_new_system) {
 }
 END_TEST
 
-/* The three layouts of tests/data/calibrate/README.md (2 x 8 GPUs each): calibrated over the
- * bandwidth-bound sizes, the system file then run by default (no -n: its "run" says the one
- * chunk the fit assumed) predicts every measured size from 64 MiB up within 10%, and agrees
- * with the fit's own prediction to the 6 digits the file keeps. */
+/* Runs `themis run -s sys` by default (no -n: the file's "run" says the one chunk the fit
+ * assumed) at every size of the log from 64 MiB up: each within 10% of the measured time. */
+static void check_predicts(const char *sys, const char *log_path) {
+    th_cal_log log;
+    th_error err = {0};
+    ck_assert_msg(th_cal_log_read(log_path, &log, &err) == 0, "%s", err.msg);
+    int checked = 0;
+    for (int k = 0; k < log.nrows; k++) {
+        const th_cal_row *row = &log.rows[k];
+        if (row->size < 64.0 * 1024 * 1024) continue;
+        test_cli_out r;
+        test_cli(&r, "run -s %s -b %.0f -p baseline -q fifo -f csv", sys, row->size);
+        test_expect_ok(&r, "run on the calibrated system");
+        test_csv c;
+        test_csv_parse(&c, r.out);
+        double t = test_csv_d(&c, 0, "time_us");
+        ck_assert_msg(fabs(t - row->time_us[0]) <= 0.1 * row->time_us[0],
+                      "%s: size %.0f: measured %g us, the run predicts %g us", log_path, row->size,
+                      row->time_us[0], t);
+        test_csv_free(&c);
+        test_cli_free(&r);
+        checked++;
+    }
+    ck_assert_int_ge(checked, 5);
+    th_cal_log_free(&log);
+}
+
+static const char *const real_logs[] = {"h100-2x8.log", "v100-efa-2x8.log", "a100-2x8-tagged.log"};
+
+/* The three layouts of tests/data/calibrate/README.md (2 x 8 GPUs each), calibrated over the
+ * bandwidth-bound sizes as one dim of 16 NPUs, predict every size from 64 MiB up. */
 START_TEST(test_cli_real_logs) {
-    static const char *const logs[] = {"h100-2x8.log", "v100-efa-2x8.log", "a100-2x8-tagged.log"};
     char *dir = test_tmp_dir();
     for (int i = 0; i < 3; i++) {
         char name[64];
-        snprintf(name, sizeof name, "calibrate/%s", logs[i]);
+        snprintf(name, sizeof name, "calibrate/%s", real_logs[i]);
         const char *path = test_dpath(name);
-        TEST_DIR_PATH(sys, dir, logs[i]);
+        TEST_DIR_PATH(sys, dir, real_logs[i]);
         test_cli_out r;
         test_cli(&r, "calibrate %s --topology switch --min-size 64MiB -o %s.json", path, sys);
-        test_expect_quiet(&r, logs[i]);
+        test_expect_quiet(&r, real_logs[i]);
         ck_assert_msg(strstr(r.out, "16 NPUs"), "%s", r.out);
         ck_assert_msg(strstr(r.out, "fitted sizes 64 MiB to "), "%s", r.out);
         /* the error on the sizes held out of a fit to the others, within the acceptance */
@@ -1041,28 +1067,57 @@ START_TEST(test_cli_real_logs) {
         double worst = atof(strstr(h, "within ") + 7);
         ck_assert_msg(worst > 0 && worst < 10, "%s", h);
         test_cli_free(&r);
-        th_cal_log log;
-        th_error err = {0};
-        ck_assert_msg(th_cal_log_read(path, &log, &err) == 0, "%s", err.msg);
-        int checked = 0;
-        for (int k = 0; k < log.nrows; k++) {
-            const th_cal_row *row = &log.rows[k];
-            if (row->size < 64.0 * 1024 * 1024) continue;
-            test_cli(&r, "run -s %s.json -b %.0f -p baseline -q fifo -f csv", sys, row->size);
-            test_expect_ok(&r, "run on the calibrated system");
-            test_csv c;
-            test_csv_parse(&c, r.out);
-            double t = test_csv_d(&c, 0, "time_us");
-            ck_assert_msg(fabs(t - row->time_us[0]) <= 0.1 * row->time_us[0],
-                          "%s: size %.0f: measured %g us, the run predicts %g us", logs[i],
-                          row->size, row->time_us[0], t);
-            test_csv_free(&c);
-            test_cli_free(&r);
-            checked++;
-        }
-        ck_assert_int_ge(checked, 5);
-        th_cal_log_free(&log);
+        char file[4400];
+        snprintf(file, sizeof file, "%s.json", sys);
+        check_predicts(file, path);
     }
+    test_rm_dir(dir);
+}
+END_TEST
+
+/* Two dims from the logs people have: the node's dim 0 from a single-node log (or the file's
+ * values), then the network's dim 1 from a 2 x 8 log with dim 0 held; the 2-dim system then
+ * predicts the 2 x 8 log, whatever dim 0 holds (only the sums are determined). */
+START_TEST(test_cli_two_dims) {
+    char *dir = test_tmp_dir();
+    TEST_DIR_PATH(hgx, dir, "hgx.json");
+    const char *text = "{\"name\": \"hgx-2x8\", \"dims\": ["
+                       "{\"name\": \"node\", \"topology\": \"switch\", \"npus\": 8, "
+                       "\"bw_GBps\": 300, \"latency_ns\": 700},"
+                       "{\"name\": \"network\", \"topology\": \"switch\", \"npus\": 2, "
+                       "\"bw_GBps\": 50, \"latency_ns\": 1000}]}";
+    test_spit(hgx, text, strlen(text));
+    gen g = exact_ar; /* a single node of 8: 800 ns, 360 GB/s */
+    g.a_us = 2 * 6 * 0.8, g.b_us = 2 * 7.0 / 8 / 360e3, g.kmin = 20, g.kmax = 30;
+    const char *node = write_log(dir, "node.log", gen_text(&g));
+    test_cli_out r;
+    test_cli(&r, "calibrate %s -s %s --dim 0 -o %s/step1.json", node, hgx, dir);
+    test_expect_quiet(&r, "calibrate the node's dim");
+    test_cli_free(&r);
+    for (int i = 0; i < 3; i++) {
+        char name[64], out[4400];
+        snprintf(name, sizeof name, "calibrate/%s", real_logs[i]);
+        const char *path = test_dpath(name);
+        const char *from[] = {hgx, NULL};
+        char step1[4400];
+        snprintf(step1, sizeof step1, "%s/step1.json", dir);
+        from[1] = step1;
+        for (int j = 0; j < 2; j++) {
+            snprintf(out, sizeof out, "%s/two-%d-%d.json", dir, i, j);
+            test_cli(&r, "calibrate %s -s %s --dim 1 --min-size 64MiB -o %s", path, from[j], out);
+            test_expect_quiet(&r, real_logs[i]);
+            ck_assert_msg(strstr(r.out, "held at the file's values"), "%s", r.out);
+            ck_assert_msg(strstr(r.out, "dim 0 (node): 8 NPUs, latency_ns "), "%s", r.out);
+            test_cli_free(&r);
+            th_system s;
+            th_error err = {0};
+            ck_assert_msg(th_system_load(out, &s, &err) == 0, "%s", err.msg);
+            ck_assert_int_eq(s.ndims, 2);
+            check_predicts(out, path);
+        }
+    }
+    /* a log on neither the dim's NPUs nor them and the dims before it */
+    test_bad("and with the dims before it 16", "calibrate %s -s %s --dim 1", node, hgx);
     test_rm_dir(dir);
 }
 END_TEST
@@ -1272,6 +1327,7 @@ Suite *calibrate_suite(void) {
     tcase_add_test(t, test_cli_new_system);
     tcase_add_test(t, test_cli_update_dim);
     tcase_add_test(t, test_cli_real_logs);
+    tcase_add_test(t, test_cli_two_dims);
     tcase_add_test(t, test_cli_plot);
     tcase_add_test(t, test_cli_inputs);
     tcase_add_test(t, test_cli_usage);

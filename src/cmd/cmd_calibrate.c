@@ -91,6 +91,17 @@ static void report(FILE *f, const th_cal_request *a, const th_cal_result *r) {
         fprintf(f, "  log %d: %s, %s%s%s, %d rows\n", l + 1, logs[l].source,
                 th_coll_type_name(colls[l]), logs[l].program[0] ? " from " : "", logs[l].program,
                 logs[l].nrows);
+    int spans = 0;
+    for (int l = 0; l < nlogs; l++)
+        spans |= logs[l].below > 0;
+    if (spans) {
+        fprintf(f, "  held at the file's values (a run over several dims tells only the sum of "
+                   "their latencies and the sum of their bandwidth terms):\n");
+        for (int i = 0; i < r->nbelow; i++)
+            fprintf(f, "    dim %d (%s): %lld NPUs, latency_ns %g, bw_GBps %g\n", i,
+                    r->below[i].name, (long long)r->below[i].npus, r->below[i].latency,
+                    r->below[i].bw);
+    }
     fprintf(f, "\nlatency_ns  %.6g +- %.2g%s\n", fit->alpha_ns, fit->alpha_sd,
             fit->clamped ? " (the free fit went below 0)" : "");
     fprintf(f, "bw_GBps     %.6g +- %.2g (effective)\n", fit->bw, fit->bw_sd);
