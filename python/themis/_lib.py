@@ -26,11 +26,10 @@ def _candidates():
     if path:
         return [path]  # asked for this one: no other is tried
     found = []
-    try:
-        from . import _build  # written by `make python`: the library it was built with
-        found.append(_build.LIB)
-    except ImportError:
-        pass
+    # the library a wheel carries (make python copies it here), beside this file
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "libthemis.so.0")
+    if os.path.exists(here):
+        found.append(here)
     name = ctypes.util.find_library("themis")  # an installed libthemis (make install)
     found.append(name or "libthemis.so.0")
     return found
