@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "api_internal.h"
 #include "json.h"
@@ -225,6 +226,22 @@ static int dispatch(const char *command, const char *request, th_api_row_fn row,
     }
     cJSON_Delete(root);
     return rc;
+}
+
+int th_api_poll(void *ctx) {
+    th_api_poller *p = ctx;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    double now = (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+    if (p->last > 0 && now - p->last < 10) return 0;
+    p->last = now;
+    return p->q->row(p->q->row_ctx, 0, NULL) != 0;
+}
+
+void th_api_poll_train(const th_api_req *q, th_api_poller *p, th_train_opts *t) {
+    p->q = q;
+    p->last = 0;
+    if (q->row) t->poll = th_api_poll, t->poll_ctx = p;
 }
 
 int th_api_call(const char *command, const char *request, th_api_row_fn row, void *row_ctx,

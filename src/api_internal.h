@@ -11,6 +11,7 @@
 
 #include "themis/api.h"
 #include "themis/run.h"
+#include "themis/train.h"
 #include "themis/workload.h"
 
 /* One call: the command (it names the request in messages), its request, the row callback. */
@@ -57,6 +58,17 @@ int th_api_load_workload(const th_api_req *q, th_workload **wl, const char **sou
 /* Prefixes err's message with "<who>: " when who is not NULL (the system's name when the
  * system caused the error, as the command line does); returns err->code. */
 int th_api_blame(th_error *err, const char *who);
+/* train's and optimize's poll (th_train_opts.poll) when the caller gave a callback: the
+ * callback with no fields, at most every 10 ms (it may be a call into another language, such
+ * as Python, which sees Ctrl-C only then). ctx: a th_api_poller {q} (zero otherwise). */
+typedef struct th_api_poller {
+    const th_api_req *q;
+    double last; /* ms, CLOCK_MONOTONIC, of the last call; 0: none yet */
+} th_api_poller;
+int th_api_poll(void *ctx);
+/* Sets t's poll to th_api_poll on p when q has a callback. */
+void th_api_poll_train(const th_api_req *q, th_api_poller *p, th_train_opts *t);
+
 /* An object value printed back to JSON text (the caller frees it with cJSON_free). */
 int th_api_object_text(const th_api_req *q, const cJSON *v, char **text, th_error *err);
 

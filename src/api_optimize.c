@@ -82,6 +82,8 @@ int th_api_optimize(const th_api_req *q, FILE *out, th_error *err) {
     th_collective coll = {TH_COLL_ALLREDUCE, 1073741824.0, 64, 0};
     th_opt_opts opt;
     memset(&opt, 0, sizeof opt);
+    th_api_poller poller; /* Ctrl-C in the caller ends the search */
+    th_api_poll_train(q, &poller, &opt.train);
     int type = TH_COLL_ALLREDUCE, policy = TH_POLICY_THEMIS, intra = TH_INTRA_SCF;
     int objective = TH_OPT_TIME, prio = TH_PRIO_LIFO;
     int64_t evals = 0, counts[TH_API_MAX_COUNTS];

@@ -143,6 +143,8 @@ int th_api_train(const th_api_req *q, FILE *out, th_error *err) {
                                        "chunking",   "bucket",     "load_model",    "ideal_lat",
                                        "comm_scale", "passes",     "compute_scale", NULL};
     th_train_opts t = {0};
+    th_api_poller poller; /* Ctrl-C in the caller ends the replay */
+    th_api_poll_train(q, &poller, &t);
     t.priority = TH_PRIO_LIFO;
     t.iterations = 3;
     t.model = TH_LOAD_ALPHA_BETA;

@@ -76,7 +76,7 @@ def train(workload, system=None, policy=None, intra=None, priority=None, iterati
                    comm_scale=comm_scale, compute_scale=compute_scale, passes=passes)
     if ideal_lat:
         req["ideal_lat"] = True
-    return json.loads(call("train", req))
+    return json.loads(call("train", req, interruptible=True))
 
 
 def optimize(system=None, collective=None, size=None, chunks=None, policy=None, intra=None,
@@ -100,7 +100,7 @@ def optimize(system=None, collective=None, size=None, chunks=None, policy=None, 
                    min_GBps=min_GBps, max_GBps=max_GBps, max_evals=max_evals,
                    objective=objective, workload=_source(workload),
                    collectives=_source(collectives), batch=batch, priority=priority)
-    return json.loads(call("optimize", req))
+    return json.loads(call("optimize", req, interruptible=True))
 
 
 def calibrate(logs, topology=None, npus=None, system=None, dim=None, collective=None,

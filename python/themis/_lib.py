@@ -56,13 +56,15 @@ def _load():
 _lib, LIBRARY = _load()
 
 
-def call(command, request, row=None):
+def call(command, request, row=None, interruptible=False):
     """Runs one command (th_api_call): the result's JSON text, or Error with its message.
     row: None, or a function(fields: list of bytes) -> bool (True stops a sweep).
+    interruptible: a command that polls the callback while it computes (train, optimize).
 
-    An exception in row stops the sweep and is raised here. Ctrl-C while rows stream is turned
-    into a stop too, then KeyboardInterrupt: a KeyboardInterrupt raised as the callback is
-    entered could not be caught in it (ctypes would print and drop it, losing a row)."""
+    An exception in row stops the sweep and is raised here. Ctrl-C while rows stream, or while
+    an interruptible command computes, is turned into a stop too, then KeyboardInterrupt: a
+    KeyboardInterrupt raised as the callback is entered could not be caught in it (ctypes would
+    print and drop it, losing a row)."""
     out = ctypes.c_void_p()
     failure = []
     state = {"header": False, "rows": 0, "stopped": False}  # what row took, and its stop
@@ -72,6 +74,8 @@ def call(command, request, row=None):
         try:
             if sigint:
                 raise KeyboardInterrupt
+            if n == 0:  # a poll (fields NULL): keep going
+                return 0
             stop = bool(row(fields[:n]))
             if stop:
                 state["stopped"] = True
@@ -84,10 +88,12 @@ def call(command, request, row=None):
             failure.append(e)
             return 1
 
-    fn = ROW_FN(on_row) if row else ROW_FN()
+    polled = row is not None or interruptible
+    fn = ROW_FN(on_row) if polled else ROW_FN()
     text = json.dumps(request, allow_nan=False).encode()
-    # While rows stream, SIGINT only marks the stop (its handler cannot raise inside ctypes).
-    swap = (row is not None and threading.current_thread() is threading.main_thread()
+    # While the library calls back, SIGINT only marks the stop (its handler cannot raise inside
+    # ctypes); the next call back sees the mark and stops the command.
+    swap = (polled and threading.current_thread() is threading.main_thread()
             and signal.getsignal(signal.SIGINT) is signal.default_int_handler)
     if swap:
         signal.signal(signal.SIGINT, lambda signum, frame: sigint.append(signum))
