@@ -39,6 +39,21 @@ def _dims(dims):
     return list(dims) if isinstance(dims, (list, tuple, range)) else dims
 
 
+def _flags(command, req, **flags):
+    """On/off options: True or False (1 and 0 too), else Error naming the keyword; those on go
+    into req as true."""
+    for key, on in flags.items():
+        try:
+            ok = not isinstance(on, (str, bytes)) and on in (True, False)
+        except (TypeError, ValueError):  # an object that cannot be compared, such as an array
+            ok = False
+        if not ok:
+            raise Error(f"{command}: {key}: expected True or False, got {type(on).__name__} "
+                        f"{on!r}", 2)
+        if on:
+            req[key] = True
+
+
 def run(system=None, collective=None, size=None, chunks=None, policy=None, intra=None,
         dims=None, load_model=None, bound=False, ideal_lat=False):
     """`themis run -f json`: one collective under each requested policy pair.
@@ -52,10 +67,7 @@ def run(system=None, collective=None, size=None, chunks=None, policy=None, intra
     defaults (and a system file's "run" object). Returns the report as a dict."""
     req = _request(system=_source(system), collective=collective, size=size, chunks=chunks,
                    policy=policy, intra=intra, dims=_dims(dims), load_model=load_model)
-    if bound:
-        req["bound"] = True
-    if ideal_lat:
-        req["ideal_lat"] = True
+    _flags("run", req, bound=bound, ideal_lat=ideal_lat)
     return json.loads(call("run", req))
 
 
@@ -74,8 +86,7 @@ def train(workload, system=None, policy=None, intra=None, priority=None, iterati
                    intra=intra, priority=priority, iterations=iterations, batch=batch,
                    chunks=chunks, chunking=chunking, bucket=bucket, load_model=load_model,
                    comm_scale=comm_scale, compute_scale=compute_scale, passes=passes)
-    if ideal_lat:
-        req["ideal_lat"] = True
+    _flags("train", req, ideal_lat=ideal_lat)
     return json.loads(call("train", req, interruptible=True))
 
 
@@ -96,7 +107,7 @@ def optimize(system=None, collective=None, size=None, chunks=None, policy=None, 
         chunks = list(chunks)
     req = _request(system=_source(system), collective=collective, size=size, chunks=chunks,
                    policy=policy, intra=intra, budget=budget,
-                   cost=list(cost) if cost is not None else None, dims=_dims(dims),
+                   cost=_dims(cost), dims=_dims(dims),
                    min_GBps=min_GBps, max_GBps=max_GBps, max_evals=max_evals,
                    objective=objective, workload=_source(workload),
                    collectives=_source(collectives), batch=batch, priority=priority)
@@ -121,14 +132,14 @@ def calibrate(logs, topology=None, npus=None, system=None, dim=None, collective=
     flagged), "logs", "dim", "was" (with system) and "system" (the system file's content)."""
     if isinstance(logs, (str, bytes, os.PathLike)):
         logs = [logs]
-    req = _request(logs=[_source(x) for x in logs], topology=topology, npus=npus,
+    if isinstance(logs, (list, tuple)):
+        logs = [_source(x) for x in logs]
+    req = _request(logs=logs, topology=topology, npus=npus,
                    system=_source(system), dim=dim, collective=collective, algorithm=algorithm,
                    name=name, bw=bw, min_size=min_size, max_size=max_size, tolerance=tolerance,
                    plot=_source(plot))
-    for key, on in (("efficiency", efficiency), ("in_place", in_place),
-                    ("allow_wrong", allow_wrong), ("force", force)):
-        if on:
-            req[key] = True
+    _flags("calibrate", req, efficiency=efficiency, in_place=in_place, allow_wrong=allow_wrong,
+           force=force)
     return json.loads(call("calibrate", req))
 
 
@@ -148,21 +159,28 @@ def plot(csv, x, y, by=None, where=None, logx=False, logy=False, title=None, out
         pairs = [where] if isinstance(where, str) else list(where)
         where = {}
         for p in pairs:
+            if not isinstance(p, str):
+                raise Error(f'plot: where: expected "col=value" strings, got {type(p).__name__} '
+                            f"{p!r}", 2)
             col, eq, value = p.partition("=")
             if not eq:
                 raise Error(f'plot: where: expected col=value, got "{p}"', 2)
             where[col] = value
-    elif where is not None:
+    elif isinstance(where, dict):
         where = {k: _where_value(v) for k, v in where.items()}
+    elif where is not None:
+        raise Error('plot: where: expected a dict {column: value} or "col=value" strings, got '
+                    f"{type(where).__name__} {where!r}", 2)
     if isinstance(by, (list, tuple)):
         by = list(by)
     req = _request(x=x, y=y, by=by, where=where, title=title, output=_source(output))
-    for key, on in (("logx", logx), ("logy", logy), ("force", force)):
-        if on:
-            req[key] = True
+    _flags("plot", req, logx=logx, logy=logy, force=force)
     if isinstance(csv, (str, bytes, os.PathLike)):
         req["csv"] = _source(csv)
         return json.loads(call("plot", req))
+    if not hasattr(csv, "to_csv"):
+        raise Error("plot: csv: expected a file name or a pandas DataFrame, got "
+                    f"{type(csv).__name__}", 2)
     import tempfile
     with tempfile.TemporaryDirectory() as tmp:
         req["csv"] = os.path.join(tmp, "data.csv")
@@ -189,6 +207,10 @@ def sweep(spec, jobs=None, shard=None, base_dir=None, frame=None, each=None):
     returns {"name", "points", "rows"} (rows: those each took, the stopping one not counted)."""
     req = _request(spec=_source(spec), jobs=jobs, shard=shard,
                    base_dir=_source(base_dir))
+    if each is not None and not callable(each):
+        raise Error(f"sweep: each: expected a function, got {type(each).__name__}", 2)
+    if frame not in (None, True, False) or isinstance(frame, (str, bytes)):
+        raise Error(f"sweep: frame: expected True, False or None, got {frame!r}", 2)
     if each is not None:
         names = []
 

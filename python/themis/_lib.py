@@ -3,6 +3,8 @@
 import ctypes
 import ctypes.util
 import json
+import math
+import numbers
 import os
 import signal
 import threading
@@ -56,6 +58,55 @@ def _load():
 _lib, LIBRARY = _load()
 
 
+# Request keys whose dict value is a file's content: named as the library names them, by the key
+# alone ("system: dims[0].bw_GBps: ..."), as a file would be by its name.
+CONTENT = ("system", "workload", "spec", "collectives")
+
+
+def _json(prefix, path, v):
+    """v as JSON can hold it, or Error naming where it is (prefix + path): NaN and infinity,
+    bytes, and values JSON has no form for are refused here, not left to json.dumps."""
+    if v is None or isinstance(v, (bool, str)):
+        return v
+    if isinstance(v, numbers.Integral):  # numpy's integers too
+        return int(v)
+    if isinstance(v, numbers.Real):
+        f = float(v)
+        if not math.isfinite(f):
+            raise Error(f"{prefix}{path}: expected a finite number, got {f!r}", 2)
+        return f
+    if isinstance(v, os.PathLike):
+        return os.fsdecode(v)
+    if isinstance(v, dict):
+        out = {}
+        for k, x in v.items():
+            if not isinstance(k, str):
+                raise Error(f"{prefix}{path}: expected string keys, got {type(k).__name__} {k!r}",
+                            2)
+            out[k] = _json(prefix, f"{path}.{k}" if path else k, x)
+        return out
+    if isinstance(v, (list, tuple, range)):
+        return [_json(prefix, f"{path}[{i}]", x) for i, x in enumerate(v)]
+    if isinstance(v, (bytes, bytearray)):
+        raise Error(f"{prefix}{path}: expected a string, got bytes {bytes(v)!r}", 2)
+    raise Error(f"{prefix}{path}: expected a string, a number, a bool, a list or a dict, got "
+                f"{type(v).__name__}", 2)
+
+
+def request_text(command, request):
+    """The request (a dict of keyword arguments) as JSON text; Error naming the argument (and
+    the place inside it) that JSON cannot hold."""
+    if not isinstance(request, dict):  # the library names it ("request: expected an object")
+        return json.dumps(_json(f"{command}: ", "request", request), allow_nan=False).encode()
+    out = {}
+    for key, v in request.items():
+        if key in CONTENT and isinstance(v, dict):
+            out[key] = _json(f"{key}: ", "", v)
+        else:
+            out[key] = _json(f"{command}: ", key, v)
+    return json.dumps(out, allow_nan=False).encode()
+
+
 def call(command, request, row=None, interruptible=False):
     """Runs one command (th_api_call): the result's JSON text, or Error with its message.
     row: None, or a function(fields: list of bytes) -> bool (True stops a sweep).
@@ -90,7 +141,7 @@ def call(command, request, row=None, interruptible=False):
 
     polled = row is not None or interruptible
     fn = ROW_FN(on_row) if polled else ROW_FN()
-    text = json.dumps(request, allow_nan=False).encode()
+    text = request_text(command, request)
     # While the library calls back, SIGINT only marks the stop (its handler cannot raise inside
     # ctypes); the next call back sees the mark and stops the command.
     swap = (polled and threading.current_thread() is threading.main_thread()
