@@ -16,11 +16,12 @@ or the one THEMIS_LIB names.
 import json
 import os
 
+from ._frame import frame
 from ._lib import LIBRARY, Error, call
 from ._rows import Columns, typed
 
 __all__ = ["Error", "run", "train", "sweep", "optimize", "calibrate", "plot", "load_system",
-           "version", "LIBRARY"]
+           "version", "frame", "LIBRARY"]
 
 
 def _source(value):
