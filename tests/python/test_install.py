@@ -60,18 +60,23 @@ def probe(python, cwd, env, *forbidden):
     return library, module
 
 
-def test_readme_install(tmp_path):
+def readme_venv(root):
+    """`make python`, then README's two lines in root (a copy of python/ there, as a fresh
+    clone has it), python3 being this interpreter (Debian's, with python3-venv); the venv's
+    python."""
     env = clean_env()
     make_python(env)
-    root = tmp_path / "clone"
     copy_package(root)
-    # README's lines, python3 being this interpreter (Debian's, with python3-venv)
     line = (f"{shlex.quote(sys.executable)} -m venv --system-site-packages .venv && "
             ".venv/bin/pip install ./python")
     p = subprocess.run(["sh", "-c", line], cwd=root, capture_output=True, text=True, env=env)
     assert p.returncode == 0, p.stdout + p.stderr
-    library, module = probe(root / ".venv" / "bin" / "python", tmp_path, env, SRCDIR)
-    venv = str(root / ".venv") + os.sep
+    return root / ".venv" / "bin" / "python"
+
+
+def test_readme_install(readme_install, tmp_path):
+    library, module = probe(readme_install, tmp_path, clean_env(), SRCDIR)
+    venv = str(readme_install.parent.parent) + os.sep
     assert module.startswith(venv) and library.startswith(venv)  # the installed copy
 
 
