@@ -15,6 +15,7 @@ or the one THEMIS_LIB names.
 
 import json
 import os
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
 
 from ._frame import frame
 from ._lib import LIBRARY, Error, call
@@ -23,8 +24,19 @@ from ._rows import Columns, typed
 __all__ = ["Error", "run", "train", "sweep", "optimize", "calibrate", "plot", "load_system",
            "version", "frame", "LIBRARY"]
 
+if TYPE_CHECKING:
+    import pandas
 
-def _source(value):
+# The types of the arguments: a file name, or a file's content as a dict (a system, a workload,
+# a spec); a size in bytes or as a string such as "64MiB"; dims as a list of indices or "0,2".
+FileName = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
+Source = Union[FileName, Mapping[str, Any]]
+Size = Union[int, float, str]
+Dims = Union[Sequence[int], str]
+Report = Dict[str, Any]
+
+
+def _source(value: Any) -> Any:
     """A file name (str, bytes or path-like) as a str; anything else as it is (a dict is the
     file's content, other values are refused by the library with their key named)."""
     if isinstance(value, (str, bytes, os.PathLike)):
@@ -32,15 +44,15 @@ def _source(value):
     return value
 
 
-def _request(**options):
+def _request(**options: Any) -> Dict[str, Any]:
     return {k: v for k, v in options.items() if v is not None}
 
 
-def _dims(dims):
+def _dims(dims: Any) -> Any:
     return list(dims) if isinstance(dims, (list, tuple, range)) else dims
 
 
-def _flags(command, req, **flags):
+def _flags(command: str, req: Dict[str, Any], **flags: Any) -> None:
     """On/off options: True or False (1 and 0 too), else Error naming the keyword; those on go
     into req as true."""
     for key, on in flags.items():
@@ -55,8 +67,10 @@ def _flags(command, req, **flags):
             req[key] = True
 
 
-def run(system=None, collective=None, size=None, chunks=None, policy=None, intra=None,
-        dims=None, load_model=None, bound=False, ideal_lat=False):
+def run(system: Optional[Source] = None, collective: Optional[str] = None,
+        size: Optional[Size] = None, chunks: Optional[int] = None, policy: Optional[str] = None,
+        intra: Optional[str] = None, dims: Optional[Dims] = None,
+        load_model: Optional[str] = None, bound: bool = False, ideal_lat: bool = False) -> Report:
     """`themis run -f json`: one collective under each requested policy pair.
 
     system: a system file, a dict, or None (the built-in default-3d); collective: "allreduce",
@@ -72,9 +86,13 @@ def run(system=None, collective=None, size=None, chunks=None, policy=None, intra
     return json.loads(call("run", req))
 
 
-def train(workload, system=None, policy=None, intra=None, priority=None, iterations=None,
-          batch=None, chunks=None, chunking=None, bucket=None, load_model=None,
-          ideal_lat=False, comm_scale=None, compute_scale=None, passes=None):
+def train(workload: Source, system: Optional[Source] = None, policy: Optional[str] = None,
+          intra: Optional[str] = None, priority: Optional[str] = None,
+          iterations: Optional[int] = None, batch: Optional[float] = None,
+          chunks: Optional[int] = None, chunking: Optional[str] = None,
+          bucket: Optional[Size] = None, load_model: Optional[str] = None,
+          ideal_lat: bool = False, comm_scale: Optional[float] = None,
+          compute_scale: Optional[float] = None, passes: Optional[int] = None) -> Report:
     """`themis train -f json`: training iterations of a workload (a file or a dict) on a
     system; policy also takes "themis-global" and "ideal", priority "fifo", "lifo" or
     "layer"; iterations 2 to 1000; batch: samples per NPU; chunks per collective; chunking
@@ -91,9 +109,15 @@ def train(workload, system=None, policy=None, intra=None, priority=None, iterati
     return json.loads(call("train", req, interruptible=True))
 
 
-def optimize(system=None, collective=None, size=None, chunks=None, policy=None, intra=None,
-             budget=None, cost=None, dims=None, min_GBps=None, max_GBps=None, max_evals=None,
-             objective=None, workload=None, collectives=None, batch=None, priority=None):
+def optimize(system: Optional[Source] = None, collective: Optional[str] = None,
+             size: Optional[Size] = None, chunks: Union[int, Sequence[int], str, None] = None,
+             policy: Optional[str] = None, intra: Optional[str] = None,
+             budget: Optional[float] = None, cost: Optional[Sequence[float]] = None,
+             dims: Optional[Dims] = None, min_GBps: Optional[float] = None,
+             max_GBps: Optional[float] = None, max_evals: Optional[int] = None,
+             objective: Optional[str] = None, workload: Optional[Source] = None,
+             collectives: Optional[Source] = None, batch: Optional[float] = None,
+             priority: Optional[str] = None) -> Union[Report, List[Report]]:
     """`themis optimize -f json`: the split of a bandwidth budget over the dims (each dim's
     bw_GBps) that makes one collective fastest under a policy pair (default themis + scf;
     policy "all" for every one), or the weighted sum of a list of collectives (collectives: a
@@ -115,10 +139,14 @@ def optimize(system=None, collective=None, size=None, chunks=None, policy=None, 
     return json.loads(call("optimize", req, interruptible=True))
 
 
-def calibrate(logs, topology=None, npus=None, system=None, dim=None, collective=None,
-              algorithm=None, name=None, efficiency=False, bw=None, in_place=False,
-              min_size=None, max_size=None, tolerance=None, allow_wrong=False, plot=None,
-              force=False):
+def calibrate(logs: Union[FileName, Sequence[FileName]], topology: Optional[str] = None,
+              npus: Optional[int] = None, system: Optional[FileName] = None,
+              dim: Optional[int] = None, collective: Optional[str] = None,
+              algorithm: Optional[str] = None, name: Optional[str] = None,
+              efficiency: bool = False, bw: Optional[float] = None, in_place: bool = False,
+              min_size: Optional[Size] = None, max_size: Optional[Size] = None,
+              tolerance: Optional[float] = None, allow_wrong: bool = False,
+              plot: Optional[FileName] = None, force: bool = False) -> Report:
     """`themis calibrate -f json`: one dim's latency_ns and bw_GBps (or efficiency) fitted to
     nccl-tests / rccl-tests logs (logs: a file or a list of files). Either a new one-dim
     system (topology "ring", "fc" or "switch"; npus, default the ranks the log lists;
@@ -144,12 +172,15 @@ def calibrate(logs, topology=None, npus=None, system=None, dim=None, collective=
     return json.loads(call("calibrate", req))
 
 
-def _where_value(v):
+def _where_value(v: Any) -> str:
     return repr(v) if isinstance(v, float) else str(v)
 
 
-def plot(csv, x, y, by=None, where=None, logx=False, logy=False, title=None, output=None,
-         force=False):
+def plot(csv: Union[FileName, "pandas.DataFrame"], x: str, y: str,
+         by: Union[str, Sequence[str], None] = None,
+         where: Union[Mapping[str, Any], str, Sequence[str], None] = None, logx: bool = False,
+         logy: bool = False, title: Optional[str] = None, output: Optional[FileName] = None,
+         force: bool = False) -> Report:
     """`themis plot`: column y against column x of a CSV file (or a pandas DataFrame, such as
     themis.sweep returns, written to a temporary CSV), one line per distinct value of the by
     columns (a list, or "col1,col2"), into output (.png, .pdf or .svg, by gnuplot). where: a
@@ -189,13 +220,16 @@ def plot(csv, x, y, by=None, where=None, logx=False, logy=False, title=None, out
         return json.loads(call("plot", req))
 
 
-def load_system(system):
+def load_system(system: Source) -> Report:
     """A system file (or dict) loaded and checked: the system as `themis run -f json` shows
     it (name, npus, dims with every field filled in)."""
     return json.loads(call("system", _request(system=_source(system))))
 
 
-def sweep(spec, jobs=None, shard=None, base_dir=None, frame=None, each=None):
+def sweep(spec: Source, jobs: Optional[int] = None, shard: Optional[str] = None,
+          base_dir: Optional[FileName] = None, frame: Optional[bool] = None,
+          each: Optional[Callable[[Dict[str, Any]], Any]] = None
+          ) -> Union["pandas.DataFrame", List[Dict[str, Any]], Report]:
     """`themis sweep`: every point of a spec (a file, or a dict whose relative paths start at
     base_dir, default the working folder), in point order. Returns a pandas.DataFrame when
     pandas is importable (frame=None) or frame=True, else a list of dicts (frame=False). The
@@ -233,7 +267,7 @@ def sweep(spec, jobs=None, shard=None, base_dir=None, frame=None, each=None):
     return cols.frame() if frame else cols.dicts()
 
 
-def version():
+def version() -> str:
     """The library's version (the `themis --version` number)."""
     return json.loads(call("version", {}))["version"]
 

@@ -1,9 +1,12 @@
 """themis.frame: a run's or a train's report (the dict themis.run or themis.train returns) as a
 pandas.DataFrame, one row per policy pair, with the columns of the command's `-f csv`."""
 
-from typing import Any, Dict, List
+from typing import TYPE_CHECKING, Any, Dict, List
 
 from ._lib import Error
+
+if TYPE_CHECKING:
+    import pandas
 
 
 def _cell(v: Any) -> Any:
@@ -48,7 +51,7 @@ def _train_rows(result: Dict[str, Any], collectives: bool) -> List[Dict[str, Any
     return rows
 
 
-def frame(result: Dict[str, Any], collectives: bool = False) -> Any:
+def frame(result: Dict[str, Any], collectives: bool = False) -> "pandas.DataFrame":
     """The report of themis.run or themis.train as a pandas.DataFrame: one row per policy pair
     with every column `themis run -f csv` (or `themis train -f csv`) writes, the same values
     (a collective's dims as "0;1;2", per-dim figures as dim0_bytes, dim0_busy_us, ...; a train's

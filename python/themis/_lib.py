@@ -8,6 +8,7 @@ import numbers
 import os
 import signal
 import threading
+from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 # th_api_row_fn: int (*)(void *ctx, size_t nfields, const char *const *fields)
 ROW_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t,
@@ -18,12 +19,14 @@ class Error(Exception):
     """A themis failure: str(e) is the message `themis` prints after "themis: ", and
     e.code the command line's exit status (2 bad input, 3 I/O failure, 1 internal)."""
 
-    def __init__(self, message, code=2):
+    code: int
+
+    def __init__(self, message: str, code: int = 2) -> None:
         super().__init__(message)
         self.code = code
 
 
-def _candidates():
+def _candidates() -> List[str]:
     path = os.environ.get("THEMIS_LIB")
     if path:
         return [path]  # asked for this one: no other is tried
@@ -37,7 +40,7 @@ def _candidates():
     return found
 
 
-def _load():
+def _load() -> Tuple[Any, str]:
     tried = []
     for path in _candidates():
         try:
@@ -63,7 +66,7 @@ _lib, LIBRARY = _load()
 CONTENT = ("system", "workload", "spec", "collectives")
 
 
-def _json(prefix, path, v):
+def _json(prefix: str, path: str, v: Any) -> Any:
     """v as JSON can hold it, or Error naming where it is (prefix + path): NaN and infinity,
     bytes, and values JSON has no form for are refused here, not left to json.dumps."""
     if v is None or isinstance(v, (bool, str)):
@@ -93,7 +96,7 @@ def _json(prefix, path, v):
                 f"{type(v).__name__}", 2)
 
 
-def request_text(command, request):
+def request_text(command: str, request: Any) -> bytes:
     """The request (a dict of keyword arguments) as JSON text; Error naming the argument (and
     the place inside it) that JSON cannot hold."""
     if not isinstance(request, dict):  # the library names it ("request: expected an object")
@@ -107,7 +110,8 @@ def request_text(command, request):
     return json.dumps(out, allow_nan=False).encode()
 
 
-def call(command, request, row=None, interruptible=False):
+def call(command: str, request: Any, row: Optional[Callable[[Sequence[bytes]], Any]] = None,
+         interruptible: bool = False) -> str:
     """Runs one command (th_api_call): the result's JSON text, or Error with its message.
     row: None, or a function(fields: list of bytes) -> bool (True stops a sweep).
     interruptible: a command that polls the callback while it computes (train, optimize).

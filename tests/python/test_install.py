@@ -10,6 +10,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import zipfile
 
 import pytest
 
@@ -92,6 +93,8 @@ def test_wheel_carries_library(tmp_path):
     assert p.returncode == 0, p.stdout + p.stderr
     shutil.rmtree(build)  # the build folder and its library are gone
     (wheel,) = glob.glob(str(dist / "themis-*.whl"))
+    with zipfile.ZipFile(wheel) as z:  # the library, and the PEP 561 marker for type checkers
+        assert {"themis/libthemis.so.0", "themis/py.typed"} <= set(z.namelist())
     assert wheel.endswith("-py3-none-linux_x86_64.whl") or "-none-" in wheel
 
     venv = tmp_path / "elsewhere" / "venv"
