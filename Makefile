@@ -72,13 +72,14 @@ ALL_CFLAGS  = $(BASIC_CFLAGS) $(SAN) $(CPPFLAGS) $(CFLAGS)
 ALL_LDFLAGS = $(SAN) $(LDFLAGS)
 DEPFLAGS    = -MMD -MP
 
-LIB_SRC   := $(filter-out src/cli%.c,$(wildcard src/*.c))
+# The front end (src/cli/) is the program's, not the library's.
+LIB_SRC   := $(wildcard src/*.c src/cmd/*.c)
 # The public C API, the headers `make install` installs (themis.h includes them all); the other
 # headers of include/themis/ are the library's internal helpers.
 PUBLIC_HEADERS := $(addprefix include/themis/,$(addsuffix .h,themis export api error units \
 	version system collective cost schedule bound emulate run report summarize train workload \
 	sweep optimize calibrate))
-CLI_SRC   := $(wildcard src/cli*.c)
+CLI_SRC   := $(wildcard src/cli/*.c)
 TEST_SRC  := $(wildcard tests/*.c)
 BENCH_SRC := $(wildcard bench/*.c)
 FUZZ_SRC  := $(wildcard tests/fuzz/fuzz_*.c)
@@ -303,5 +304,5 @@ check-layers:
 clean:
 	rm -rf build $(PYLIB)
 
--include $(wildcard $(BUILD)/obj/*.d $(BUILD)/pic/*.d $(BUILD)/obj/*/*.d $(FUZZ_BUILD)/obj/*.d \
-	$(FUZZ_BUILD)/obj/fuzz/*.d)
+-include $(wildcard $(BUILD)/obj/*.d $(BUILD)/pic/*.d $(BUILD)/obj/*/*.d $(BUILD)/pic/*/*.d \
+	$(FUZZ_BUILD)/obj/*.d $(FUZZ_BUILD)/obj/*/*.d)

@@ -103,29 +103,6 @@ int th_json_parse(const char *json, size_t len, const char *source, cJSON **root
     return TH_OK;
 }
 
-/* Case-insensitive edit distance, for "did you mean". */
-static int distance(const char *a, const char *b) {
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 63 || lb > 63) return 99;
-    int row[64];
-    for (size_t j = 0; j <= lb; j++)
-        row[j] = (int)j;
-    for (size_t i = 1; i <= la; i++) {
-        int diag = row[0];
-        row[0] = (int)i;
-        for (size_t j = 1; j <= lb; j++) {
-            int up = row[j];
-            int cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
-            int best = diag + cost;
-            if (up + 1 < best) best = up + 1;
-            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    return row[lb];
-}
-
 void th_json_join(const char *const *names, char *buf, size_t n) {
     buf[0] = '\0';
     for (int i = 0; names[i]; i++) {
@@ -135,12 +112,8 @@ void th_json_join(const char *const *names, char *buf, size_t n) {
 }
 
 void th_json_suggest(const char *const *names, const char *got, char *buf, size_t n) {
-    int best = -1, bestd = 99;
-    for (int i = 0; names[i]; i++) {
-        int d = distance(got, names[i]);
-        if (d < bestd) bestd = d, best = i;
-    }
-    if (best >= 0 && bestd <= 3 && bestd < (int)strlen(names[best])) {
+    int best = th_name_near(names, got);
+    if (best >= 0) {
         snprintf(buf, n, "did you mean \"%s\"?", names[best]);
     } else {
         char list[200];

@@ -134,6 +134,13 @@ START_TEST(test_api_errors) {
     out = call("run", "{\"sise\": 4096}", TH_EINPUT);
     ck_assert_str_eq(out, "run: sise: unknown key; did you mean \"size\"?");
     th_api_free(out);
+    /* the keys of the command's option table, as the command line's --polcy */
+    out = call("run", "{\"polcy\": \"themis\"}", TH_EINPUT);
+    ck_assert_str_eq(out, "run: polcy: unknown key; did you mean \"policy\"?");
+    th_api_free(out);
+    out = call("run", "{\"policy\": \"ideal\"}", TH_EINPUT);
+    ck_assert_msg(strstr(out, "run: policy: unknown value \"ideal\""), "%s", out);
+    th_api_free(out);
     out = call("run", "{\"system\": \"/nonexistent/x.json\"}", TH_EINPUT);
     ck_assert_msg(!strncmp(out, "/nonexistent/x.json: cannot open", 32), "%s", out);
     th_api_free(out);

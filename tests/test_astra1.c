@@ -937,10 +937,9 @@ START_TEST(import_errors) {
     ck_assert_msg(strstr(err.msg, "cannot open"), "%s", err.msg);
     ck_assert_int_eq(th_astra_detect(none, &err), -1);
     /* the command line */
-    test_bad("--astra-version: expected 1.0 or tutorial-asplos2023",
-             "import-astra %s %s "
-             "--astra-version 2.0",
-             net, sys);
+    test_bad("--astra-version: unknown ASTRA-sim version '2.0' (expected 1.0 or "
+             "tutorial-asplos2023)",
+             "import-astra %s %s --astra-version 2.0", net, sys);
     test_bad("give its system text file too", "import-astra %s", net);
     test_bad("1.0 takes a `key: value` system text file", "import-astra %s %s", net, net);
     test_bad("--astra-version applies to ASTRA-sim 1.0 inputs",

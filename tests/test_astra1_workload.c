@@ -1124,9 +1124,9 @@ START_TEST(cli_train_text) {
              "train %s --passes 2", test_dpath("astra1/data1.txt"));
     test_bad("are for ASTRA-sim 1.0 text workloads", "train %s --comm-scale 2",
              test_dpath("wl_two_layer.json"));
-    test_bad("--comm-scale: expected a number > 0, got '0'", "train %s --comm-scale 0",
-             test_dpath("astra1/data1.txt"));
-    test_bad("--passes: expected 1 to 100000", "train %s --passes x",
+    test_bad("--comm-scale: expected a number > 0 and at most 1e9, got '0'",
+             "train %s --comm-scale 0", test_dpath("astra1/data1.txt"));
+    test_bad("--passes: expected an integer from 1 to 100000", "train %s --passes x",
              test_dpath("astra1/data1.txt"));
     /* group 2 would cut the ring of 4 in two */
     test_bad("transformer2.txt:1: model_parallel_NPU_group 2 splits dims[0] (a), a ring",

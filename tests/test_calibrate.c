@@ -1023,7 +1023,7 @@ START_TEST(test_cli_usage) {
     test_bad("not both", "calibrate x.log --topology ring -s y.json");
     test_bad("unknown collective 'bcast'", "calibrate x.log -c bcast --topology ring");
     test_bad("unknown topology", "calibrate x.log --topology torus");
-    test_bad("--npus: expected an integer >= 2", "calibrate x.log --topology ring --npus 1");
+    test_bad("--npus: expected an integer from 2 to", "calibrate x.log --topology ring --npus 1");
     test_bad("--efficiency on a new system needs", "calibrate x.log --topology ring --efficiency");
     test_bad("--min-size", "calibrate x.log --topology ring --min-size 1XB");
     test_bad("cannot open", "calibrate /nonexistent.log --topology ring --npus 8");
@@ -1032,12 +1032,11 @@ START_TEST(test_cli_usage) {
              "calibrate x.log -s y.json --npus 8");
     test_bad("--bw is the nominal bandwidth of --efficiency",
              "calibrate x.log --topology ring --bw 5");
-    test_bad("--bw: expected a bandwidth > 0",
-             "calibrate x.log --topology ring --bw -5 --efficiency");
+    test_bad("--bw: expected a number > 0", "calibrate x.log --topology ring --bw -5 --efficiency");
     test_bad("--max-size is below --min-size",
              "calibrate x.log --topology ring --min-size 1MiB --max-size 1KiB");
     test_bad("--tolerance: expected a number > 0", "calibrate x.log --topology ring --tolerance 0");
-    test_bad("--dim: expected a dim index 0 .. 15", "calibrate x.log -s y.json --dim 16");
+    test_bad("--dim: expected an integer from 0 to 15", "calibrate x.log -s y.json --dim 16");
     test_bad("unknown algorithm 'tree'", "calibrate x.log --topology ring --algorithm tree");
     test_bad("option '--plot' needs a value", "calibrate x.log --topology ring --plot");
     test_bad("unknown option '--bogus'", "calibrate x.log --topology ring --bogus");

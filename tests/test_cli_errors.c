@@ -163,6 +163,47 @@ START_TEST(empty_json_list) {
 }
 END_TEST
 
+/* A misspelled command or option names the nearest one, as a misspelled JSON key does (exit 2);
+ * nothing near, the message stays without a guess. */
+START_TEST(did_you_mean) {
+    test_bad("themis: unknown command 'rnu'; did you mean 'run'? (see 'themis --help')", "rnu");
+    test_bad("themis: help: unknown command 'optimise'; did you mean 'optimize'?", "help optimise");
+    test_bad("themis: run: unknown option '--polcy'; did you mean '--policy'? "
+             "(see 'themis run --help')",
+             "run --polcy themis");
+    test_bad("unknown option '--polcy=themis'; did you mean '--policy'?", "--polcy=themis");
+    test_bad("themis: unknown command 'zzzzzzzz' (see 'themis --help')", "zzzzzzzz");
+    test_bad("themis: run: unknown option '--zzzzzzzz' (see 'themis run --help')",
+             "run --zzzzzzzz");
+}
+END_TEST
+
+/* The forms getopt_long took are read alike by the table-driven parser: --name=value, -nVALUE,
+ * a long name shortened to a unique prefix, options after operands, "--" ending the options;
+ * an ambiguous prefix, a value given to a flag and a missing value are usage errors. */
+START_TEST(argv_forms) {
+    const char *same[] = {"run -f csv -n 8", "run -fcsv --chunks=8", "run --form=csv --ch 8",
+                          "run -f csv -- -n 8"};
+    test_cli_out a;
+    test_cli(&a, "%s", same[0]);
+    test_expect_quiet(&a, same[0]);
+    for (int i = 1; i < 3; i++) {
+        test_cli_out b;
+        test_cli(&b, "%s", same[i]);
+        test_expect_quiet(&b, same[i]);
+        ck_assert_msg(strcmp(a.out, b.out) == 0, "%s printed other bytes", same[i]);
+        test_cli_free(&b);
+    }
+    test_cli_free(&a);
+    test_bad("unexpected argument '-n'", "%s", same[3]);
+    test_bad("option '--i' is ambiguous (--intra, --ideal-lat)", "run --i 3");
+    test_bad("option '--force' takes no value", "run --force=1");
+    test_bad("option '--chunks' needs a value", "run --chunks");
+    test_bad("train: -q: unknown intra-dimension policy 'x'", "train -q x '%s'",
+             test_dpath("../../models/workloads/resnet50.json"));
+}
+END_TEST
+
 Suite *cli_errors_suite(void) {
     Suite *s = suite_create("cli_errors");
     TCase *tc = tcase_create("core");
@@ -173,6 +214,8 @@ Suite *cli_errors_suite(void) {
     tcase_add_test(tc, sweep_sidecar_folder);
     tcase_add_test(tc, calibrate_log_twice);
     tcase_add_test(tc, help_command);
+    tcase_add_test(tc, did_you_mean);
+    tcase_add_test(tc, argv_forms);
     tcase_add_test(tc, text_workload_where_json);
     tcase_add_test(tc, calibrate_outputs_together);
     tcase_add_test(tc, merge_empty_jsonl_shard);

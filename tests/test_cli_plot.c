@@ -91,13 +91,13 @@ START_TEST(errors) {
     /* the extension, the options */
     static const char *const bad[][2] = {
         {"plot s.csv --x chunks --y time_us -o a.jpg", "a.jpg: the extension names the format"},
-        {"plot s.csv --x chunks --y time_us", "-o: name the image"},
+        {"plot s.csv --x chunks --y time_us", "-o: missing (the image"},
         {"plot s.csv --x chunks --y time_us -o -", "the image goes to a file"},
-        {"plot s.csv --y time_us -o a.png", "--x and --y name the two columns"},
+        {"plot s.csv --y time_us -o a.png", "-x: missing (a column)"},
         {"plot --x chunks --y time_us -o a.png", "missing the CSV file"},
         {"plot s.csv x.csv --x chunks --y time_us -o a.png", "unexpected argument 'x.csv'"},
         {"plot s.csv --x chunks --y time_us --where intra -o a.png",
-         "--where: expected COLUMN=VALUE, got 'intra'"},
+         "-w: expected COLUMN=VALUE, got 'intra'"},
         {"plot s.csv --x chunks --y time_us --by policy,,intra -o a.png", "empty column name"},
         {"plot s.csv --x chunks --y time_us --bogus -o a.png", "unknown option '--bogus'"},
         {"plot s.csv --x chunks --y time_us -o", "option '-o' needs a value"},

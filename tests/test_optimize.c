@@ -131,7 +131,7 @@ START_TEST(test_cli_optimize) {
              "optimize --chunks auto --trace '%s' --force", tr);
     test_rm_dir(dir);
     test_bad("--budget: expected a number > 0", "optimize --budget -3");
-    test_bad("--cost: expected 3 numbers > 0", "optimize --cost 1,2");
+    test_bad("--cost: expected a list of 3 numbers > 0", "optimize --cost 1,2");
     test_bad("cannot pay the minimum", "optimize --budget 1 --min 1");
 }
 END_TEST
@@ -208,7 +208,8 @@ START_TEST(test_perf_per_cost) {
         ck_assert(fabs(test_csv_d(&c, 0, "time_us") - 15.06) <= 0.001 * 15.06);
         test_csv_free(&c);
     }
-    test_bad("--objective: expected time or perf-per-cost", "optimize --objective speed");
+    test_bad("--objective: unknown objective 'speed' (expected time or perf-per-cost)",
+             "optimize --objective speed");
 }
 END_TEST
 
@@ -249,7 +250,7 @@ START_TEST(test_cli_workload) {
     test_csv_free(&tc);
     test_cli_free(&a);
     test_cli_free(&t);
-    test_bad("--batch and --priority apply to a workload (-w)", "optimize --batch 2");
+    test_bad("--batch and --priority apply to a workload", "optimize --batch 2");
     test_bad("--priority: unknown priority 'x'", "optimize -w '%s' --priority x", wl);
     /* --batch is read by the one parser train uses (cli_parse_batch): the same bounds (0, 1e9] */
     const char *bad[] = {"0", "-1", "nan", "inf", "2x", "", "1e10", "1e-400"};
@@ -394,8 +395,8 @@ START_TEST(test_cli_list) {
     test_cli_free(&b);
     test_bad("-l and -w: one objective at a time", "optimize -l '%s' -w '%s'", l,
              test_dpath("../../models/workloads/gnmt.json"));
-    test_bad("--chunks: one collective only, not with -w or -l", "optimize -l '%s' --chunks 1,2",
-             l);
+    test_bad("--chunks: a list is for one collective, not with -w or -l",
+             "optimize -l '%s' --chunks 1,2", l);
     char *dir = test_tmp_dir();
     TEST_DIR_PATH(bad, dir, "bad.json");
     const char *json = "{\"collectives\": [{\"type\": \"allreduce\", \"size\": 1, \"dims\": [3]}]}";

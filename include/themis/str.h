@@ -8,6 +8,11 @@
 /* Index of s in a NULL-terminated name table (an enum's names in enum order), or -1. */
 int th_name_find(const char *const *names, const char *s);
 
+/* Index of the name nearest to s (case-insensitive edit distance, at most 3 edits and fewer
+ * than the name's length), or -1 when none is near: the "did you mean" of JSON keys and
+ * values, commands and options. */
+int th_name_near(const char *const *names, const char *s);
+
 /* A malloc'd copy of s (NULL when out of memory). */
 char *th_strdup(const char *s);
 

@@ -1,6 +1,6 @@
 /* `themis summarize`: count, mean, geometric mean, min and max of a CSV column, grouped. */
 #include <errno.h>
-#include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,15 +26,10 @@ static void summarize_usage(FILE *out) {
           "bandwidth, which policy won. JSON gives each group's keys, line and row (JSONL:\n"
           "one such group per line).\n"
           "\n"
-          "options:\n"
-          "  -g, --by COLUMNS    grouping columns, comma separated (default: none)\n"
-          "  -m, --metric NAME   the column to summarize (default: speedup)\n"
-          "      --best NAME     per group, the row that minimises column NAME\n"
-          "      --max           with --best: the row that maximises it\n"
-          "  -f, --format F      table | json | csv | jsonl (default table; 'text' = table)\n"
-          "  -h, --help          this text\n"
-          "  -V, --version       print the version\n"
-          "\n"
+          "options:\n",
+          out);
+    cli_help_options(out, &cli_summarize_def);
+    fputs("\n"
           "CSV is a file or '-' for stdin: RFC 4180 (fields may be quoted and hold commas,\n"
           "quotes and line breaks), header row first, LF or CRLF line ends.\n"
           "\n"
@@ -49,56 +44,45 @@ static void summarize_usage(FILE *out) {
 typedef struct summarize_opts {
     const char *csv, *by, *metric;
     const char *best; /* --best NAME */
-    int metric_set, max;
-    th_format format; /* -f */
+    int max;
+    int format; /* -f: a th_format, or 4: text (the name table had before) */
+    uint64_t given;
 } summarize_opts;
 
-enum { O_BEST = 256, O_MAX };
+#define S(field) offsetof(summarize_opts, field)
+static const char *const formats[] = {"table", "json", "csv", "jsonl", "text", NULL};
+static const th_option opts[] = {
+    {'g', "by", NULL, TH_ARG_STRING, S(by), "COLUMNS",
+     .help = "grouping columns, comma separated (default: none)"},
+    {'m', "metric", NULL, TH_ARG_STRING, S(metric), "NAME",
+     .help = "the column to summarize (default: speedup)"},
+    {0, "best", NULL, TH_ARG_STRING, S(best), "NAME",
+     .help = "per group, the row that minimises column NAME"},
+    {0, "max", NULL, TH_ARG_FLAG, S(max), .help = "with --best: the row that maximises it"},
+    {'f', "format", NULL, TH_ARG_CHOICE, S(format), "F",
+     .help = "table | json | csv | jsonl (default table; 'text' = table)", .noun = "format",
+     .choices = formats, .allowed = 0xfu, .flags = TH_ARG_UNLISTED},
+    TH_ARG_HELP_OPTS,
+};
+
+const th_cmd_def cli_summarize_def = {"summarize", opts, sizeof opts / sizeof opts[0],
+                                      S(given),    22,   NULL};
 
 static int parse_summarize(int argc, char **argv, summarize_opts *o) {
-    static const struct option longs[] = {
-        {"by", required_argument, 0, 'g'},     {"metric", required_argument, 0, 'm'},
-        {"format", required_argument, 0, 'f'}, {"help", no_argument, 0, 'h'},
-        {"version", no_argument, 0, 'V'},      {"best", required_argument, 0, O_BEST},
-        {"max", no_argument, 0, O_MAX},        {0, 0, 0, 0},
-    };
-    opterr = 0;
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, ":g:m:f:hV", longs, NULL)) != -1) {
-        switch (c) {
-        case 'g': o->by = optarg; break;
-        case 'm':
-            if (!*optarg) return cli_usage_error("summarize", "--metric: empty column name");
-            o->metric = optarg;
-            o->metric_set = 1;
-            break;
-        case O_BEST:
-            if (!*optarg) return cli_usage_error("summarize", "--best: empty column name");
-            o->best = optarg;
-            break;
-        case O_MAX: o->max = 1; break;
-        case 'f':
-            if (!strcmp(optarg, "text")) /* the name before table, json and csv */
-                o->format = TH_FORMAT_TABLE;
-            else if (cli_parse_format("summarize", optarg, CLI_FORMATS_ALL, &o->format))
-                return CLI_USAGE;
-            break;
-        case 'h': summarize_usage(stdout); return -1;
-        case 'V': cli_version(); return -1;
-        case ':':
-            return cli_usage_error("summarize", "option '%s' needs a value", argv[optind - 1]);
-        default: return cli_usage_error("summarize", "unknown option '%s'", argv[optind - 1]);
-        }
-    }
-    if (optind >= argc) return cli_usage_error("summarize", "missing the CSV file");
-    o->csv = argv[optind++];
-    if (optind < argc)
-        return cli_usage_error("summarize", "unexpected argument '%s'", argv[optind]);
-    if (o->best && o->metric_set)
+    char *ops[1];
+    int nops = 0;
+    int rc = cli_args(&cli_summarize_def, argc, argv, o, summarize_usage, ops, 1, &nops);
+    if (rc) return rc;
+    if (o->metric && !*o->metric)
+        return cli_usage_error("summarize", "--metric: empty column name");
+    if (o->best && !*o->best) return cli_usage_error("summarize", "--best: empty column name");
+    if (!nops) return cli_usage_error("summarize", "missing the CSV file");
+    o->csv = ops[0];
+    if (o->best && o->metric)
         return cli_usage_error("summarize", "--best NAME names the column: drop --metric");
     if (o->max && !o->best) return cli_usage_error("summarize", "--max needs --best NAME");
-    if (o->best) o->metric = o->best;
+    if (o->format == 4) o->format = TH_FORMAT_TABLE;
+    if (!o->metric) o->metric = o->best ? o->best : "speedup";
     return CLI_OK;
 }
 
@@ -127,7 +111,7 @@ static int split_by(char *list, char ***cols, size_t *n) {
 }
 
 int cli_summarize(int argc, char **argv) {
-    summarize_opts o = {.metric = "speedup"};
+    summarize_opts o = {0};
     int rc = parse_summarize(argc, argv, &o);
     if (rc != CLI_OK) return rc < 0 ? CLI_OK : rc;
     char *bylist = o.by ? th_strdup(o.by) : NULL;
@@ -156,11 +140,11 @@ int cli_summarize(int argc, char **argv) {
                    : th_summarize(in, name, by, ncols, o.metric, &s, &err)) {
             rc = cli_fail(&err);
         } else if (o.best) {
-            int wrc = th_report_best_write(stdout, o.format, &s, mode, &err);
+            int wrc = th_report_best_write(stdout, (th_format)o.format, &s, mode, &err);
             th_summary_free(&s);
             if (wrc) rc = cli_fail(&err);
         } else {
-            int wrc = th_report_summary_write(stdout, o.format, &s, &err);
+            int wrc = th_report_summary_write(stdout, (th_format)o.format, &s, &err);
             th_summary_free(&s);
             if (wrc) rc = cli_fail(&err);
         }

@@ -1,6 +1,6 @@
 /* `themis import-astra`: convert ASTRA-sim configurations to a system file: 2.x network YAML
  * (+ system JSON), or 1.0 network JSON + system text (told apart by content). */
-#include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,16 +26,10 @@ static void usage(FILE *out) {
           "router and hbm keys) with its system text file (scheduling-policy: LIFO, ...)\n"
           "becomes a system file under the astra-sim-1.0 preset (docs/VALIDATION.md).\n"
           "\n"
-          "options:\n"
-          "      --workload FILE convert an ASTRA-sim 1.0 text workload instead (its options:\n"
-          "                      themis import-astra --workload FILE --help)\n"
-          "      --astra-version V   1.0 (the ASTRA-sim-1.0 branch, the default) or\n"
-          "                          tutorial-asplos2023 (the tag: its SCF and gap-denominator)\n"
-          "  -o, --output FILE   write the system file here ('-' = stdout, the default)\n"
-          "      --force         overwrite an existing OUT.json\n"
-          "  -h, --help          this text\n"
-          "  -V, --version       print the version\n"
-          "\n"
+          "options:\n",
+          out);
+    cli_help_options(out, &cli_import_astra_def);
+    fputs("\n"
           "example:\n"
           "  themis import-astra network.yml system.json -o astra.json && themis run -s "
           "astra.json\n"
@@ -44,78 +38,81 @@ static void usage(FILE *out) {
           out);
 }
 
+/* import-astra's options: the command line's only (no API command). */
+typedef struct import_request {
+    const char *workload, *output;
+    int version; /* versions[version], when given */
+    int force;
+    uint64_t given;
+} import_request;
+
+#define I(field) offsetof(import_request, field)
+static const char *const versions[] = {"1.0", "tutorial-asplos2023", NULL};
+static const th_option opts[] = {
+    {0, "workload", NULL, TH_ARG_STRING, I(workload), "FILE",
+     .help = "convert an ASTRA-sim 1.0 text workload instead (its options:\nthemis import-astra "
+             "--workload FILE --help)"},
+    {0, "astra-version", NULL, TH_ARG_CHOICE, I(version), "V",
+     .help = "1.0 (the ASTRA-sim-1.0 branch, the default) or\ntutorial-asplos2023 (the tag: its "
+             "SCF and gap-denominator)",
+     .noun = "ASTRA-sim version", .choices = versions},
+    {'o', "output", NULL, TH_ARG_STRING, I(output), "FILE",
+     .help = "write the system file here ('-' = stdout, the default)"},
+    {0, "force", NULL, TH_ARG_FLAG, I(force), .help = "overwrite an existing OUT.json"},
+    TH_ARG_HELP_OPTS,
+};
+
+const th_cmd_def cli_import_astra_def = {"import-astra", opts, sizeof opts / sizeof opts[0],
+                                         I(given),       22,   NULL};
+
 int cli_import_astra(int argc, char **argv) {
     for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
         if (!strcmp(argv[i], "--workload") || !strncmp(argv[i], "--workload=", 11))
             return cli_import_astra_workload(argc, argv);
-    static const struct option longs[] = {
-        {"output", required_argument, 0, 'o'},
-        {"force", no_argument, 0, 'F'},
-        {"astra-version", required_argument, 0, 'A'},
-        {"help", no_argument, 0, 'h'},
-        {"version", no_argument, 0, 'V'},
-        {0, 0, 0, 0},
-    };
-    const char *out_path = "-";
-    int force = 0, c;
-    const char *version = NULL;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":o:hV", longs, NULL)) != -1) {
-        switch (c) {
-        case 'o': out_path = optarg; break;
-        case 'F': force = 1; break;
-        case 'A': version = optarg; break;
-        case 'h': usage(stdout); return CLI_OK;
-        case 'V': cli_version(); return CLI_OK;
-        case ':':
-            return cli_usage_error("import-astra", "option '%s' needs a value", argv[optind - 1]);
-        default: return cli_usage_error("import-astra", "unknown option '%s'", argv[optind - 1]);
-        }
-    }
-    int n = argc - optind;
+    import_request q = {0};
+    char *ops[3];
+    int n = 0;
+    int rc = cli_args(&cli_import_astra_def, argc, argv, &q, usage, ops, 3, &n);
+    if (rc) return rc < 0 ? CLI_OK : rc;
+    if (q.workload) return cli_import_astra_workload(argc, argv); /* --work, shortened */
+    const char *out_path = q.output ? q.output : "-";
+    int force = q.force, version = th_option_given(&cli_import_astra_def, &q, "astra-version");
     if (n < 1 || n > 2)
         return cli_usage_error("import-astra",
                                "expected NETWORK.yml [SYSTEM.json] or NETWORK.json SYSTEM.txt");
     th_error err = {0};
-    const char *inputs[] = {argv[optind], n == 2 ? argv[optind + 1] : NULL};
+    const char *inputs[] = {ops[0], n == 2 ? ops[1] : NULL};
     if (th_output_check(inputs, 2, &out_path, 1, &err)) return cli_fail(&err);
     char *text;
     const char *note = NULL;
-    static const char *const versions[] = {"1.0", "tutorial-asplos2023", NULL};
-    int v = version ? th_name_find(versions, version) : 0;
-    if (v < 0)
-        return cli_usage_error("import-astra",
-                               "--astra-version: expected 1.0 or tutorial-asplos2023, got '%s'",
-                               version);
-    int which = th_astra_detect(argv[optind], &err);
+    int v = version ? q.version : 0;
+    int which = th_astra_detect(ops[0], &err);
     if (which < 0) return cli_fail(&err);
     if (which == 1) { /* 1.0: a JSON network, and its system text is required */
         if (n != 2)
             return cli_usage_error("import-astra",
                                    "%s is an ASTRA-sim 1.0 network (JSON): give its system "
                                    "text file too",
-                                   argv[optind]);
-        int sys_kind = th_astra_detect(argv[optind + 1], &err);
+                                   ops[0]);
+        int sys_kind = th_astra_detect(ops[1], &err);
         if (sys_kind < 0) return cli_fail(&err);
         if (sys_kind == 1)
             return cli_usage_error("import-astra",
                                    "%s is a JSON system file (ASTRA-sim 2.x), but %s is a 1.0 "
                                    "network: 1.0 takes a `key: value` system text file",
-                                   argv[optind + 1], argv[optind]);
-        if (th_astra1_import(argv[optind], argv[optind + 1], (th_a1_version)v, &text, &err))
-            return cli_fail(&err);
+                                   ops[1], ops[0]);
+        if (th_astra1_import(ops[0], ops[1], (th_a1_version)v, &text, &err)) return cli_fail(&err);
     } else {
         if (version)
             return cli_usage_error("import-astra",
                                    "--astra-version applies to ASTRA-sim 1.0 inputs (a JSON "
                                    "network), and %s is a 2.x network (YAML)",
-                                   argv[optind]);
-        if (th_astra_import(argv[optind], n == 2 ? argv[optind + 1] : NULL, &text, &note, &err))
+                                   ops[0]);
+        if (th_astra_import(ops[0], n == 2 ? ops[1] : NULL, &text, &note, &err))
             return cli_fail(&err);
     }
     th_output out;
-    int rc = cli_out_open(&out, out_path, force ? TH_OUTPUT_FORCE : 0, &err);
+    rc = cli_out_open(&out, out_path, force ? TH_OUTPUT_FORCE : 0, &err);
     if (rc == TH_OK) {
         fputs(text, out.f);
         fputc('\n', out.f);

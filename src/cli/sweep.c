@@ -2,8 +2,8 @@
  * `themis merge` (join shard files). */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,25 +34,16 @@ static void sweep_usage(FILE *out) {
         "command line, threads, start and end times, points written and whether the file is\n"
         "complete (none for stdout or a device).\n"
         "\n"
-        "options:\n"
-        "  -o, --output FILE   CSV to write ('-' = stdout; default: the spec's \"output\")\n"
-        "  -f, --format F      csv | jsonl (default csv; jsonl: one JSON object per point,\n"
-        "                      the CSV's columns as keys, no header)\n"
-        "  -j, --jobs N        worker threads (default: all cores); output is identical\n"
-        "      --shard K/N     compute only points i with i mod N == K (0 <= K < N)\n"
-        "      --resume        continue an interrupted output file from its last row\n"
-        "      --force         overwrite an existing output file\n"
-        "      --dry-run       print the number of points and the first few, compute nothing\n"
-        "      --quiet         no progress bar (it is shown only on a terminal anyway)\n"
-        "  -h, --help          this text\n"
-        "  -V, --version       print the version\n"
-        "\n"
-        "examples:\n"
-        "  themis sweep sweeps/chunks-vs-policy.json -o out/chunks.csv\n"
-        "  themis sweep sweeps/chunks-vs-policy.json --dry-run\n"
-        "  themis sweep SPEC.json --shard 0/4 -o part0.csv && themis merge all.csv "
-        "part*.csv\n" CLI_HELP_EXIT_SWEEP,
+        "options:\n",
         out);
+    cli_help_options(out, &th_cmd_sweep_def);
+    fputs("\n"
+          "examples:\n"
+          "  themis sweep sweeps/chunks-vs-policy.json -o out/chunks.csv\n"
+          "  themis sweep sweeps/chunks-vs-policy.json --dry-run\n"
+          "  themis sweep SPEC.json --shard 0/4 -o part0.csv && themis merge all.csv "
+          "part*.csv\n" CLI_HELP_EXIT_SWEEP,
+          out);
 }
 
 typedef struct progress {
@@ -81,65 +72,21 @@ static void show_progress(void *ctx, int64_t done, int64_t total) {
 }
 
 typedef struct sweep_opts {
-    const char *spec, *output;
-    int jobs, resume, force, dry_run, quiet;
-    th_format format; /* TH_FORMAT_CSV or TH_FORMAT_JSONL */
+    th_sweep_request r;
+    const char *spec; /* the spec file */
+    int jobs;         /* threads */
     th_shard shard;
 } sweep_opts;
 
 static int parse_sweep(int argc, char **argv, sweep_opts *o) {
-    enum { O_SHARD = 256, O_RESUME, O_FORCE, O_DRY, O_QUIET };
-    static const struct option longs[] = {
-        {"output", required_argument, 0, 'o'},
-        {"jobs", required_argument, 0, 'j'},
-        {"format", required_argument, 0, 'f'},
-        {"shard", required_argument, 0, O_SHARD},
-        {"resume", no_argument, 0, O_RESUME},
-        {"force", no_argument, 0, O_FORCE},
-        {"dry-run", no_argument, 0, O_DRY},
-        {"quiet", no_argument, 0, O_QUIET},
-        {"help", no_argument, 0, 'h'},
-        {"version", no_argument, 0, 'V'},
-        {0, 0, 0, 0},
-    };
-    opterr = 0;
-    optind = 1;
-    int c;
-    th_error err;
-    while ((c = getopt_long(argc, argv, ":o:j:f:hV", longs, NULL)) != -1) {
-        long long v;
-        switch (c) {
-        case 'o': o->output = optarg; break;
-        case 'f':
-            if (cli_parse_format("sweep", optarg, 1u << TH_FORMAT_CSV | 1u << TH_FORMAT_JSONL,
-                                 &o->format))
-                return CLI_USAGE;
-            break;
-        case 'j':
-            if (cli_parse_int(optarg, 1, 1024, &v))
-                return cli_usage_error("sweep",
-                                       "-j: expected a thread count from 1 to 1024, got "
-                                       "'%s'",
-                                       optarg);
-            o->jobs = (int)v;
-            break;
-        case O_SHARD:
-            if (th_shard_parse(optarg, &o->shard, &err)) return cli_fail(&err);
-            break;
-        case O_RESUME: o->resume = 1; break;
-        case O_FORCE: o->force = 1; break;
-        case O_DRY: o->dry_run = 1; break;
-        case O_QUIET: o->quiet = 1; break;
-        case 'h': sweep_usage(stdout); return -1;
-        case 'V': cli_version(); return -1;
-        case ':': return cli_usage_error("sweep", "option '%s' needs a value", argv[optind - 1]);
-        default: return cli_usage_error("sweep", "unknown option '%s'", argv[optind - 1]);
-        }
-    }
-    if (optind >= argc) return cli_usage_error("sweep", "missing the spec file");
-    o->spec = argv[optind++];
-    if (optind < argc) return cli_usage_error("sweep", "unexpected argument '%s'", argv[optind]);
-    if (o->resume && o->force)
+    char *ops[1];
+    int nops = 0;
+    int rc = cli_args(&th_cmd_sweep_def, argc, argv, &o->r, sweep_usage, ops, 1, &nops);
+    if (rc) return rc;
+    if (!nops) return cli_usage_error("sweep", "missing the spec file");
+    o->spec = o->r.spec.path = ops[0];
+    if (o->r.jobs) o->jobs = (int)o->r.jobs;
+    if (o->r.resume && o->r.force)
         return cli_usage_error("sweep", "--resume and --force contradict each other");
     return CLI_OK;
 }
@@ -184,20 +131,22 @@ static int open_output(const th_sweep *sw, const sweep_opts *o, const char *path
     if (rc) return rc;
     struct stat st;
     int exists = strcmp(path, "-") && stat(path, &st) == 0 && S_ISREG(st.st_mode);
-    *in_place = !exists || o->resume; /* else a temporary file replaces it at the end */
+    *in_place = !exists || o->r.resume; /* else a temporary file replaces it at the end */
     off_t keep = 0;
-    if (o->resume && !strcmp(path, "-"))
+    if (o->r.resume && !strcmp(path, "-"))
         return th_error_set(err, TH_EINPUT, "--resume needs an output file");
-    if (exists && o->resume) {
+    if (exists && o->r.resume) {
         if (th_sweep_resume_scan(sw, o->shard, path, start, &keep, err)) return err->code;
-    } else if (exists && !o->force) {
+    } else if (exists && !o->r.force) {
         return th_error_set(err, TH_EINPUT,
                             "%s: already exists; --resume continues it, --force replaces it", path);
     }
-    int flags = TH_OUTPUT_STREAM | (o->resume ? TH_OUTPUT_APPEND : o->force ? TH_OUTPUT_FORCE : 0);
+    int flags = TH_OUTPUT_STREAM | (o->r.resume  ? TH_OUTPUT_APPEND
+                                    : o->r.force ? TH_OUTPUT_FORCE
+                                                 : 0);
     if ((rc = cli_out_open(out, path, flags, err))) return rc;
     int fd = fileno(out->f);
-    if (exists && o->resume && (ftruncate(fd, keep) || lseek(fd, 0, SEEK_END) < 0))
+    if (exists && o->r.resume && (ftruncate(fd, keep) || lseek(fd, 0, SEEK_END) < 0))
         return cli_out_close(out,
                              th_error_set(err, TH_EIO,
                                           "%s: cannot cut it to its last complete row: %s", path,
@@ -232,8 +181,8 @@ static const char *signal_name(int sig) {
     return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal";
 }
 
-/* Runs cmd(argc, copy of argv, the command line as typed): getopt_long reorders the arguments
- * it parses, and the sidecar keeps them in order ("themis" first). */
+/* Runs cmd(argc, copy of argv, the command line as typed): the sidecar keeps the arguments in
+ * the order typed ("themis" first), whatever the parser does with its copy. */
 static int with_command_line(int (*cmd)(int, char **, char **), int argc, char **argv) {
     char **args = malloc(sizeof *args * (size_t)(argc + 1));
     if (!args) {
@@ -248,8 +197,7 @@ static int with_command_line(int (*cmd)(int, char **, char **), int argc, char *
 
 static int sweep_cmd(int argc, char **argv, char **typed) {
     sweep_opts o = {0};
-    o.format = TH_FORMAT_CSV;
-    o.shard = (th_shard){0, 1};
+    th_sweep_request_init(&o.r);
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     o.jobs = cores > 0 ? (int)cores : 1;
     int rc = parse_sweep(argc, argv, &o);
@@ -257,18 +205,13 @@ static int sweep_cmd(int argc, char **argv, char **typed) {
 
     th_error err = {0};
     th_sweep *sw;
-    if (th_sweep_load(o.spec, &sw, &err)) return cli_fail(&err);
-    if (th_sweep_set_format(sw, o.format == TH_FORMAT_JSONL ? TH_SWEEP_JSONL : TH_SWEEP_CSV,
-                            &err)) {
-        th_sweep_free(sw);
-        return cli_fail(&err);
-    }
-    if (o.dry_run) {
+    if (th_cmd_sweep_load(&o.r, &sw, &o.shard, &err)) return cli_fail(&err);
+    if (o.r.dry_run) {
         rc = dry_run(sw, &o);
         th_sweep_free(sw);
         return rc;
     }
-    const char *path = o.output ? o.output : th_sweep_output(sw);
+    const char *path = o.r.output ? o.r.output : th_sweep_output(sw);
     if (!path) {
         th_sweep_free(sw);
         return cli_usage_error("sweep", "no output: give -o FILE or \"output\" in the spec");
@@ -299,7 +242,7 @@ static int sweep_cmd(int argc, char **argv, char **typed) {
     size_t spec_len;
     const char *spec = th_sweep_spec(sw, &spec_len);
     th_sweep_meta m = {path,
-                       o.format == TH_FORMAT_JSONL ? "jsonl" : "csv",
+                       o.r.format == TH_FORMAT_JSONL ? "jsonl" : "csv",
                        o.spec,
                        spec,
                        spec_len,
@@ -314,7 +257,7 @@ static int sweep_cmd(int argc, char **argv, char **typed) {
                        (int64_t)time(NULL),
                        0,
                        NULL};
-    if (meta && o.resume) prev = th_sweep_meta_read(meta);
+    if (meta && o.r.resume) prev = th_sweep_meta_read(meta);
     rc = meta && in_place ? write_sidecar(meta, &m, prev, &err) : TH_OK;
     if (rc) {
         cli_out_close(&out, rc, &err);
@@ -328,7 +271,7 @@ static int sweep_cmd(int argc, char **argv, char **typed) {
     sa.sa_handler = on_signal;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
-    progress pr = {isatty(STDERR_FILENO) && !o.quiet, now_s(), 0};
+    progress pr = {isatty(STDERR_FILENO) && !o.r.quiet, now_s(), 0};
     th_sweep_opts so = {o.jobs, o.shard, start, fileno(out.f), &stop_signal, show_progress, &pr};
     rc = th_sweep_run(sw, &so, &done, &err);
     if (rc == TH_EIO) { /* the output is the only file a running sweep writes */
@@ -437,51 +380,56 @@ static void merge_usage(FILE *out) {
           "records the merge; its spec comes from --spec or the parts' sidecars, and it is\n"
           "complete when every point of that spec is in OUT.\n"
           "\n"
-          "options:\n"
-          "      --spec SPEC   also check that no point of the spec is missing at the end\n"
-          "      --force       overwrite OUT.csv if it exists\n"
-          "  -h, --help        this text\n"
-          "  -V, --version     print the version\n"
-          "\n"
+          "options:\n",
+          out);
+    cli_help_options(out, &cli_merge_def);
+    fputs("\n"
           "example:\n"
           "  themis merge out/all.csv out/part0.csv out/part1.csv --spec "
           "sweeps/x.json\n" CLI_HELP_EXIT,
           out);
 }
 
+/* merge's options: the command line's only (no API command). */
+typedef struct merge_request {
+    const char *spec;
+    int force;
+    uint64_t given;
+} merge_request;
+
+static const th_option merge_opts[] = {
+    {0, "spec", NULL, TH_ARG_STRING, offsetof(merge_request, spec), "SPEC",
+     .help = "also check that no point of the spec is missing at the end"},
+    {0, "force", NULL, TH_ARG_FLAG, offsetof(merge_request, force),
+     .help = "overwrite OUT.csv if it exists"},
+    TH_ARG_HELP_OPTS,
+};
+
+const th_cmd_def cli_merge_def = {
+    "merge", merge_opts, sizeof merge_opts / sizeof merge_opts[0], offsetof(merge_request, given),
+    20,      NULL};
+
 static int merge_cmd(int argc, char **argv, char **typed) {
-    enum { O_SPEC = 256, O_FORCE };
-    static const struct option longs[] = {
-        {"spec", required_argument, 0, O_SPEC},
-        {"force", no_argument, 0, O_FORCE},
-        {"help", no_argument, 0, 'h'},
-        {"version", no_argument, 0, 'V'},
-        {0, 0, 0, 0},
-    };
-    const char *spec = NULL;
-    int force = 0, c;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":hV", longs, NULL)) != -1) {
-        switch (c) {
-        case O_SPEC: spec = optarg; break;
-        case O_FORCE: force = 1; break;
-        case 'h': merge_usage(stdout); return CLI_OK;
-        case 'V': cli_version(); return CLI_OK;
-        case ':': return cli_usage_error("merge", "option '%s' needs a value", argv[optind - 1]);
-        default: return cli_usage_error("merge", "unknown option '%s'", argv[optind - 1]);
-        }
+    merge_request q = {0};
+    char **ops = calloc((size_t)argc, sizeof *ops);
+    int nops = 0;
+    int rc = ops ? cli_args(&cli_merge_def, argc, argv, &q, merge_usage, ops, argc, &nops)
+                 : cli_fail(&(th_error){TH_EINTERNAL, "out of memory"});
+    if (rc == CLI_OK && nops < 2)
+        rc = cli_usage_error("merge", "expected OUT.csv and at least one part");
+    if (rc) {
+        free(ops);
+        return rc < 0 ? CLI_OK : rc;
     }
-    if (argc - optind < 2)
-        return cli_usage_error("merge", "expected OUT.csv and at least one part");
-    const char *out = argv[optind];
-    const char *const *parts = (const char *const *)argv + optind + 1;
-    int nparts = argc - optind - 1;
+    const char *spec = q.spec, *out = ops[0];
+    const char *const *parts = (const char *const *)ops + 1;
+    int nparts = nops - 1, force = q.force;
     th_error err = {0};
     th_sweep *sw = NULL;
-    if (spec && th_sweep_load(spec, &sw, &err)) return cli_fail(&err);
-    int rc = merge(out, parts, nparts, spec, sw, force, argc + 1, typed, &err);
+    if (spec && th_sweep_load(spec, &sw, &err)) rc = err.code;
+    if (rc == TH_OK) rc = merge(out, parts, nparts, spec, sw, force, argc + 1, typed, &err);
     th_sweep_free(sw);
+    free(ops);
     return rc ? cli_fail(&err) : CLI_OK;
 }
 

@@ -1,0 +1,43 @@
+/* `themis calibrate`: its --help and argv; the command is the library's
+ * (src/cmd/cmd_calibrate.c). */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cli.h"
+
+static void usage(FILE *out) {
+    fputs("usage: themis calibrate LOG... --topology T [--npus N] [-o OUT.json]\n"
+          "       themis calibrate LOG... -s SYSTEM.json --dim K [-o OUT.json]\n"
+          "\n"
+          "Fit the latency_ns and bw_GBps (or the efficiency) of one dim to the times that\n"
+          "nccl-tests or rccl-tests measured (their text output, or nccl-tests -J JSON), by\n"
+          "least squares over the sizes, weighted by relative error. The collective comes from\n"
+          "the log (all_reduce_perf, reduce_scatter_perf, all_gather_perf, alltoall_perf) or -c.\n"
+          "Writes a new one-dim system, or the system of -s with dim K updated, and prints the\n"
+          "fit, R^2 and the residual of every size, marking the sizes the model does not fit.\n"
+          "\n"
+          "options:\n",
+          out);
+    cli_help_options(out, &th_cmd_calibrate_def);
+    fputs("\n"
+          "examples:\n"
+          "  themis calibrate nccl-allreduce.log --topology switch --npus 8 -o measured.json\n"
+          "  themis calibrate --dim 1 -s hgx.json rccl-ar.log rccl-ag.log -o hgx-fitted.json\n"
+          "  themis run -s measured.json -b 1GiB\n" CLI_HELP_EXIT,
+          out);
+}
+
+int cli_calibrate(int argc, char **argv) {
+    th_calibrate_request r;
+    th_calibrate_request_init(&r);
+    char **logs = calloc((size_t)argc, sizeof *logs);
+    if (!logs) return cli_fail(&(th_error){TH_EINTERNAL, "out of memory"});
+    int rc = cli_args(&th_cmd_calibrate_def, argc, argv, &r, usage, logs, argc, &r.logs.n);
+    r.logs.v = (const char *const *)logs;
+    if (!r.output) r.output = "-"; /* the system file: the command line's stdout */
+    th_error err = {0};
+    th_cmd_io io = cli_io();
+    if (rc == CLI_OK && th_cmd_calibrate(&r, &io, &err)) rc = cli_fail(&err);
+    free(logs);
+    return rc < 0 ? CLI_OK : rc;
+}
