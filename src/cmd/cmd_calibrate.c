@@ -204,7 +204,7 @@ static void cal_request(const th_calibrate_request *r, th_cal_request *q) {
 static int write_outputs(const th_calibrate_request *r, const th_cal_result *res,
                          const th_cmd_io *io, th_error *err) {
     if (!r->output) return r->plot ? th_cal_plot(r->plot, r->force, res, io->files, err) : TH_OK;
-    th_cmd_io files = {NULL, io->files, io->argv, NULL, NULL, NULL};
+    th_cmd_io files = {NULL, io->files, io->argv, NULL, NULL, NULL, NULL, NULL};
     th_output o;
     int rc = th_cmd_out_open(&files, r->output, r->force, &o, err);
     if (rc) return rc;
