@@ -150,3 +150,21 @@ def test_held_out_and_range():
     held = [p for p in r["points"] if p["held_out"]]
     assert len(held) == 4 and all("held_out_us" in p for p in held)
     assert r["system"]["run"] == {"chunks": 1}
+
+
+def test_two_dims_and_prefix(tmp_path):
+    """A 2 x 8 log fits the network dim with the node's held; the launcher prefix is named."""
+    sys_file = tmp_path / "hgx.json"
+    sys_file.write_text(json.dumps({"name": "hgx", "dims": [
+        {"name": "node", "topology": "switch", "npus": 8, "bw_GBps": 360, "latency_ns": 800},
+        {"name": "network", "topology": "switch", "npus": 2, "bw_GBps": 50,
+         "latency_ns": 1000}]}))
+    log = "tests/data/calibrate/a100-2x8-tagged.log"
+    r = same_as_cli(tmp_path, {"logs": [log], "system": str(sys_file), "dim": 1,
+                               "min_size": "64MiB"},
+                    [log, "-s", str(sys_file), "--dim", "1", "--min-size", "64MiB"])
+    assert r["dim"]["held"] == [{"index": 0, "name": "node", "npus": 8, "latency_ns": 800,
+                                 "bw_GBps": 360}]
+    assert r["logs"][0]["ranks"] == 16 and r["logs"][0]["held_dims"] == 1
+    assert r["logs"][0]["prefix"] == "[1,0]<stdout>:"
+    assert r["system"]["dims"][0]["bw_GBps"] == 360 and r["system"]["run"] == {"chunks": 1}
