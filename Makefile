@@ -8,7 +8,7 @@
 #   make deps              install the Debian packages        TSAN=1: ThreadSanitizer (build/tsan)
 #   make install           PREFIX=/usr/local DESTDIR=         WERROR=1: warnings are errors
 #   make fuzz              FUZZ_SECONDS=60 per target (clang + libFuzzer, build/fuzz)
-#   make python            the Python package in python/ (records where libthemis is)
+#   make python            the Python package in python/ (a copy of libthemis in it)
 #   make check-format      clang-format would change nothing  make coverage: line coverage (gcov)
 #   make check-layers      the module graph of src/ is a DAG and the core names no preset
 
@@ -192,12 +192,15 @@ PYTEST = THEMIS_BIN=$(CURDIR)/$(BIN) THEMIS_LIB=$(CURDIR)/$(SHLIB) THEMIS_SRCDIR
 	PYTHONDONTWRITEBYTECODE=1 \
 	$(PYTHON) -m pytest -q -p no:cacheprovider tests/python
 
-# The Python package (python/): python/themis/_build.py records this build's library, which
-# the package loads (used in place with PYTHONPATH=python, or installed with pip) unless
-# THEMIS_LIB names another.
-python: $(SHLIB)
-	printf '"""Written by make python: the library this package was built with."""\nLIB = "%s"\n' \
-		"$(CURDIR)/$(BUILD)/libthemis.so.$(SOVERSION)" > python/themis/_build.py
+# The Python package (python/): a copy of this build's library in python/themis/, which the
+# package loads from beside its own file (used in place with PYTHONPATH=python, or in the wheel
+# `pip install ./python` builds) unless THEMIS_LIB names another.
+PYLIB := python/themis/libthemis.so.$(SOVERSION)
+
+python: $(PYLIB)
+
+$(PYLIB): $(SHLIB)
+	cp $< $@
 
 # The performance targets (docs/PERFORMANCE.md), medians of BENCH_RUNS runs (default 5), each flagged met or MISSED;
 # BENCH_ARGS="--save F" keeps the figures, "--compare F" prints ratios to them.
@@ -309,7 +312,7 @@ check-layers:
 	@scripts/check-layers $(BUILD)
 
 clean:
-	rm -rf build
+	rm -rf build $(PYLIB)
 
 -include $(wildcard $(BUILD)/obj/*.d $(BUILD)/pic/*.d $(BUILD)/obj/*/*.d $(BUILD)/pic/*/*.d \
 	$(FUZZ_BUILD)/obj/*.d $(FUZZ_BUILD)/obj/*/*.d)

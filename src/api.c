@@ -2,6 +2,7 @@
  * request through its option table (src/cmd/) and runs the command layer's function. */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "api_internal.h"
 #include "cmd/cmd.h"
@@ -65,6 +66,22 @@ static int dispatch(const char *command, const char *request, th_api_row_fn row,
     }
     cJSON_Delete(root);
     return rc;
+}
+
+static int poll(void *ctx) {
+    th_api_poller *p = ctx;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    double now = (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+    if (p->last > 0 && now - p->last < 10) return 0;
+    p->last = now;
+    return p->q->row(p->q->row_ctx, 0, NULL) != 0;
+}
+
+void th_api_poll_io(const th_api_req *q, th_api_poller *p, th_cmd_io *io) {
+    p->q = q;
+    p->last = 0;
+    if (q->row) io->poll = poll, io->poll_ctx = p;
 }
 
 int th_api_call(const char *command, const char *request, th_api_row_fn row, void *row_ctx,

@@ -28,4 +28,15 @@ int th_api_optimize(const th_api_req *q, FILE *out, th_error *err);
 int th_api_calibrate(const th_api_req *q, FILE *out, th_error *err);
 int th_api_plot(const th_api_req *q, FILE *out, th_error *err);
 
+/* train's and optimize's poll (th_cmd_io.poll) when the caller gave a callback: the callback
+ * with no fields, at most every 10 ms (it may be a call into another language, such as
+ * Python, which sees Ctrl-C only then). */
+typedef struct th_api_poller {
+    const th_api_req *q;
+    double last; /* ms, CLOCK_MONOTONIC, of the last call; 0: none yet */
+} th_api_poller;
+struct th_cmd_io;
+/* Sets io's poll to the callback's through p when q has one. */
+void th_api_poll_io(const th_api_req *q, th_api_poller *p, struct th_cmd_io *io);
+
 #endif

@@ -8,7 +8,9 @@ int th_api_optimize(const th_api_req *q, FILE *out, th_error *err) {
     th_optimize_request r;
     th_optimize_request_init(&r);
     r.format = TH_FORMAT_JSON;
-    th_cmd_io io = {out, NULL, 0, NULL, NULL, NULL};
+    th_cmd_io io = {out, NULL, 0, NULL, NULL, NULL, NULL, NULL};
+    th_api_poller poller; /* Ctrl-C in the caller ends the search */
+    th_api_poll_io(q, &poller, &io);
     int rc = th_option_from_json(&th_cmd_optimize_def, q->root, &r, err);
     if (rc == TH_OK) rc = th_cmd_optimize(&r, &io, err);
     th_option_free(&th_cmd_optimize_def, &r);

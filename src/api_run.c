@@ -11,7 +11,7 @@ int th_api_run(const th_api_req *q, FILE *out, th_error *err) {
     th_run_request r;
     th_run_request_init(&r);
     r.format = TH_FORMAT_JSON;
-    th_cmd_io io = {out, NULL, 0, NULL, NULL, NULL};
+    th_cmd_io io = {out, NULL, 0, NULL, NULL, NULL, NULL, NULL};
     int rc = th_option_from_json(&th_cmd_run_def, q->root, &r, err);
     if (rc == TH_OK) rc = th_cmd_run(&r, &io, err);
     th_option_free(&th_cmd_run_def, &r);
@@ -22,7 +22,9 @@ int th_api_train(const th_api_req *q, FILE *out, th_error *err) {
     th_train_request r;
     th_train_request_init(&r);
     r.format = TH_FORMAT_JSON;
-    th_cmd_io io = {out, NULL, 0, NULL, NULL, NULL};
+    th_cmd_io io = {out, NULL, 0, NULL, NULL, NULL, NULL, NULL};
+    th_api_poller poller; /* Ctrl-C in the caller ends the replay */
+    th_api_poll_io(q, &poller, &io);
     int rc = th_option_from_json(&th_cmd_train_def, q->root, &r, err);
     if (rc == TH_OK) rc = th_cmd_train(&r, &io, err);
     th_option_free(&th_cmd_train_def, &r);

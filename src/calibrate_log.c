@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "calibrate_internal.h"
 #include "json.h"
 #include "themis/buf.h"
@@ -134,7 +136,8 @@ typedef struct cols {
     int groups;   /* time groups: 1 or 2 */
     int which[2]; /* 0 out-of-place, 1 in-place, per group */
     int time[2], algbw[2], busbw[2], wrong[2];
-    int need; /* tokens a row must have */
+    int max_error; /* the wrong columns are old nccl-tests' `error` (largest error), no count */
+    int need;      /* tokens a row must have */
 } cols;
 
 static int find(const tok *t, int n, int from, int to, const char *name) {
@@ -180,7 +183,8 @@ static int header(const tok *t, int n, const char *prev, const char *at, cols *c
         c->algbw[g] = find(t, n, starts[g], starts[g + 1], "algbw");
         c->busbw[g] = find(t, n, starts[g], starts[g + 1], "busbw");
         c->wrong[g] = find(t, n, starts[g], starts[g + 1], "#wrong");
-        if (c->wrong[g] < 0) c->wrong[g] = find(t, n, starts[g], starts[g + 1], "error");
+        if (c->wrong[g] < 0 && (c->wrong[g] = find(t, n, starts[g], starts[g + 1], "error")) >= 0)
+            c->max_error = 1; /* old nccl-tests: the largest numerical error, not a count */
         if (c->algbw[g] < 0 || c->busbw[g] < 0 || c->wrong[g] < 0)
             return th_error_set(err, TH_EINPUT,
                                 "%s: results table header: time column %d without its algbw, "
@@ -229,7 +233,7 @@ static int data_row(th_cal_log *log, const cols *c, const tok *t, int n, int lin
             return err->code;
         if (g == 0) r.algbw = algbw, r.busbw = busbw;
         if (!is(&t[c->wrong[g]], "N/A") &&
-            row_value(t, c->wrong[g], "#wrong", at, &r.wrong[k], err))
+            row_value(t, c->wrong[g], c->max_error ? "error" : "#wrong", at, &r.wrong[k], err))
             return err->code;
         log->has_time[k] = 1;
     }
@@ -270,6 +274,7 @@ static int parse_text(const char *text, size_t len, th_cal_log *log, th_error *e
                                         at, header_line);
                 if (header(t, n > MAX_TOKENS ? MAX_TOKENS : n, prev, at, &c, err)) return err->code;
                 state = TABLE, header_line = line;
+                log->max_error = c.max_error;
             } else if (n >= 4 && is(&t[0], "Collective") && is(&t[1], "test") &&
                        is(&t[2], "starting:")) {
                 copy(log->program, sizeof log->program, &t[3]);
@@ -311,6 +316,124 @@ static int parse_text(const char *text, size_t len, th_cal_log *log, th_error *e
     return TH_OK;
 }
 
+/* ---- the launcher's line prefixes ---- */
+
+/* The kinds of prefix a launcher puts before every line of a rank's output. */
+enum { PFX_NONE, PFX_OMPI, PFX_SRUN, PFX_RANK, PFX_LITERAL };
+
+static const char *digits(const char *s, const char *end) {
+    const char *b = s;
+    while (s < end && isdigit((unsigned char)*s))
+        s++;
+    return s > b ? s : NULL;
+}
+
+/* The end of a prefix of `kind` at the start of s (leading blanks allowed, as srun pads its
+ * labels), or NULL when the line does not start with one. */
+static const char *prefix_end(int kind, const char *lit, const char *s, const char *end) {
+    if (kind == PFX_LITERAL) {
+        size_t n = strlen(lit);
+        return (size_t)(end - s) >= n && !memcmp(s, lit, n) ? s + n : NULL;
+    }
+    while (s < end && (*s == ' ' || *s == '\t'))
+        s++;
+    if (kind == PFX_SRUN) { /* srun --label: "0: ", "12: " */
+        s = digits(s, end);
+        return s && s < end && *s == ':' ? s + 1 : NULL;
+    }
+    if (s == end || *s != '[' || !(s = digits(s + 1, end))) return NULL;
+    if (kind == PFX_RANK) /* "[0] " */
+        return s < end && *s == ']' ? s + 1 : NULL;
+    /* Open MPI --tag-output: "[1,0]<stdout>:" (job, rank; stdout or stderr) */
+    if (s == end || *s != ',' || !(s = digits(s + 1, end)) || end - s < 3 || s[0] != ']' ||
+        s[1] != '<')
+        return NULL;
+    for (s += 2; s < end && isalpha((unsigned char)*s); s++)
+        ;
+    return end - s >= 2 && s[0] == '>' && s[1] == ':' ? s + 2 : NULL;
+}
+
+/* What stands before the '#' of the results table's header line: the launcher's prefix, told
+ * from that one line (so a prefix is stripped only when the table itself carries it, and only
+ * the kind it carries). */
+static int find_prefix(const char *text, size_t len, char *lit, size_t n) {
+    const char *s = text, *end = text + len;
+    tok t[4];
+    while (s < end) {
+        const char *e = memchr(s, '\n', (size_t)(end - s));
+        if (!e) e = end;
+        const char *h = memchr(s, '#', (size_t)(e - s));
+        if (h && split(h + 1, e, t, 3) >= 2 && is(&t[0], "size") && is(&t[1], "count")) {
+            const char *b = s, *pe = h;
+            while (b < pe && isspace((unsigned char)*b))
+                b++;
+            while (pe > b && isspace((unsigned char)pe[-1]))
+                pe--;
+            if (pe == b || (size_t)(pe - b) >= n) return PFX_NONE;
+            snprintf(lit, n, "%.*s", (int)(pe - b), b);
+            for (int k = PFX_OMPI; k <= PFX_RANK; k++)
+                if (prefix_end(k, NULL, b, pe) == pe) return k;
+            return PFX_LITERAL;
+        }
+        s = e < end ? e + 1 : end;
+    }
+    return PFX_NONE;
+}
+
+/* The text with the launcher's prefix removed from every line that has it (lines keep their
+ * numbers); *out = NULL when there is none. */
+static int strip_prefix(const char *text, size_t len, th_cal_log *log, char **out, size_t *olen,
+                        th_error *err) {
+    *out = NULL;
+    int kind = find_prefix(text, len, log->prefix, sizeof log->prefix);
+    if (kind == PFX_NONE) {
+        log->prefix[0] = '\0';
+        return TH_OK;
+    }
+    char *p = malloc(len + 1);
+    if (!p) return th_error_set(err, TH_EINTERNAL, "%s: out of memory", log->source);
+    const char *s = text, *end = text + len;
+    size_t k = 0;
+    while (s < end) {
+        const char *e = memchr(s, '\n', (size_t)(end - s));
+        e = e ? e + 1 : end;
+        const char *b = prefix_end(kind, log->prefix, s, e);
+        if (!b) b = s;
+        memcpy(p + k, b, (size_t)(e - b));
+        k += (size_t)(e - b);
+        s = e;
+    }
+    p[k] = '\0';
+    *out = p, *olen = k;
+    return TH_OK;
+}
+
+double th_cal_error_bound(const char *type) {
+    static const struct {
+        const char *type;
+        double bound;
+    } b[] = {{"half", 1e-2}, {"bfloat16", 1e-2}, {"float", 1e-5}, {"double", 1e-12},
+             {"int8", 0},    {"uint8", 0},       {"int32", 0},    {"uint32", 0},
+             {"int64", 0},   {"uint64", 0},      {"int", 0},      {"char", 0}};
+    for (size_t i = 0; i < sizeof b / sizeof b[0]; i++)
+        if (!strcmp(type, b[i].type)) return b[i].bound;
+    return 1e-5;
+}
+
+/* nccl-tests -J JSON only when the whole file is a JSON object with a "results" list; a text
+ * log that starts with '{' (a Python dict of the run's settings on its first line, say) is
+ * read as text. A file that is neither, but starts with '{', gets the JSON reader's message
+ * (a JSON file cut short, for one). */
+static int looks_json(const char *text, size_t len) {
+    th_error scratch = {0};
+    cJSON *root;
+    if (th_json_parse(text, len, "", &root, &scratch)) return 0;
+    int yes =
+        cJSON_IsObject(root) && cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(root, "results"));
+    cJSON_Delete(root);
+    return yes;
+}
+
 int th_cal_log_parse(const char *text, size_t len, const char *source, th_cal_log *log,
                      th_error *err) {
     memset(log, 0, sizeof *log);
@@ -319,12 +442,21 @@ int th_cal_log_parse(const char *text, size_t len, const char *source, th_cal_lo
     size_t i = 0;
     while (i < len && isspace((unsigned char)text[i]))
         i++;
+    int brace = i < len && text[i] == '{';
     int rc;
-    if (i < len && text[i] == '{') {
+    if (brace && looks_json(text, len)) {
         log->json = 1;
         rc = cal_parse_json(text, len, log, err);
     } else {
-        rc = parse_text(text, len, log, err);
+        char *clean;
+        size_t clen;
+        rc = strip_prefix(text, len, log, &clean, &clen, err);
+        if (rc == TH_OK) rc = parse_text(clean ? clean : text, clean ? clen : len, log, err);
+        free(clean);
+        if (rc && brace && !log->nrows && strstr(err->msg, "no results table header")) {
+            log->json = 1; /* neither: say why it is not JSON */
+            rc = cal_parse_json(text, len, log, err);
+        }
     }
     if (rc == TH_OK && log->program[0]) log->coll = th_cal_program_coll(log->program);
     if (rc) th_cal_log_free(log);

@@ -76,6 +76,9 @@ static int the_dim(const th_cal_request *q, th_cal_result *r, th_cal_opts *fit, 
                             sys.ndims - 1);
     if (r->dim < 0) r->dim = 0;
     *dim = sys.dims[r->dim];
+    r->nbelow = r->dim;
+    for (int i = 0; i < r->dim; i++)
+        r->below[i] = sys.dims[i];
     fit->reduce_bw = sys.reduce_bw;
     return TH_OK;
 }
@@ -93,12 +96,26 @@ static int read_log(const th_cal_request *q, th_cal_result *r, int i, th_error *
                           lg->source, lg->nranks);
     else if (!dim->npus)
         dim->npus = lg->nranks;
-    else if (lg->nranks && lg->nranks != dim->npus)
-        rc = th_error_set(err, TH_EINPUT,
-                          "%s: the test ran on %d ranks (its '# Using devices' lines), the "
-                          "dim has %lld NPUs: calibrate one dim from a run on that dim's NPUs",
-                          lg->source, lg->nranks, (long long)dim->npus);
-    if (rc == TH_OK) rc = th_cal_collective(lg, q->coll, (int)dim->npus, &r->colls[i], err);
+    else if (lg->nranks && lg->nranks != dim->npus) {
+        /* a run over the dims before this one too (N nodes x G GPUs for the inter-node dim):
+         * those dims are held at the file's values */
+        double all = (double)dim->npus;
+        for (int k = 0; k < r->nbelow; k++)
+            all *= (double)r->below[k].npus;
+        if (r->nbelow && lg->nranks == all)
+            lg->below = r->nbelow;
+        else
+            rc =
+                th_error_set(err, TH_EINPUT,
+                             "%s: the test ran on %d ranks (its '# Using devices' lines), the "
+                             "dim has %lld NPUs%s%.0f: calibrate one dim from a run on that "
+                             "dim's NPUs, or on them and the dims before it",
+                             lg->source, lg->nranks, (long long)dim->npus,
+                             r->nbelow ? " and with the dims before it " : "", r->nbelow ? all : 0);
+    }
+    if (rc == TH_OK) /* the ratio is of the ranks the test ran on */
+        rc = th_cal_collective(lg, q->coll, lg->below ? lg->nranks : (int)dim->npus, &r->colls[i],
+                               err);
     if (rc)
         th_cal_log_free(lg);
     else
@@ -128,6 +145,7 @@ int th_cal_run(const th_cal_request *q, th_cal_result *r, th_error *err) {
         rc = th_system_validate(&one, "the new system", err);
     }
     r->fitted = *dim;
+    fit.below = r->below;
     if (rc == TH_OK) rc = th_cal_fit_logs(r->logs, r->colls, r->nlogs, dim, &fit, &r->fit, err);
     if (rc == TH_OK) rc = th_cal_dim_apply(&r->fit, q->efficiency, &r->fitted, err);
     if (rc == TH_OK && q->system) {
@@ -163,6 +181,23 @@ static cJSON *dim_json(const th_cal_request *q, const th_cal_result *r) {
     cJSON_AddStringToObject(o, "algorithm", th_algorithm_name(d->algorithm));
     cJSON_AddNumberToObject(o, "npus", (double)d->npus);
     cJSON_AddNumberToObject(o, "hops", th_cost_hops(d->topology, d->algorithm, d->npus));
+    /* the dims before it that logs run over too, held at the file's values */
+    int spans = 0;
+    for (int l = 0; l < r->nlogs; l++)
+        spans |= r->logs[l].below > 0;
+    cJSON *held = cJSON_AddArrayToObject(o, "held");
+    for (int i = 0; held && spans && i < r->nbelow; i++) {
+        cJSON *h = cJSON_CreateObject();
+        if (!h || !cJSON_AddItemToArray(held, h)) {
+            cJSON_Delete(h);
+            break;
+        }
+        cJSON_AddNumberToObject(h, "index", i);
+        cJSON_AddStringToObject(h, "name", r->below[i].name);
+        cJSON_AddNumberToObject(h, "npus", (double)r->below[i].npus);
+        cJSON_AddNumberToObject(h, "latency_ns", r->below[i].latency);
+        cJSON_AddNumberToObject(h, "bw_GBps", r->below[i].bw);
+    }
     return o;
 }
 
@@ -185,6 +220,8 @@ static cJSON *fit_json(const th_cal_request *q, const th_cal_result *r) {
     cJSON_AddNumberToObject(o, "fitted", f->nused);
     cJSON_AddNumberToObject(o, "flagged", f->nflagged);
     cJSON_AddNumberToObject(o, "wrong", f->nwrong);
+    cJSON_AddNumberToObject(o, "min_size", f->min_used);
+    cJSON_AddNumberToObject(o, "max_size", f->max_used);
     cJSON_AddStringToObject(o, "times", q->fit.in_place ? "in-place" : "out-of-place");
     cJSON_AddNumberToObject(o, "tolerance", q->fit.tolerance);
     return o;
@@ -204,6 +241,15 @@ static cJSON *logs_json(const th_cal_result *r) {
         cJSON_AddStringToObject(o, "program", lg->program);
         cJSON_AddNumberToObject(o, "rows", lg->nrows);
         cJSON_AddNumberToObject(o, "zero_rows", lg->rows_zero);
+        cJSON_AddNumberToObject(o, "ranks", lg->nranks);
+        cJSON_AddNumberToObject(o, "held_dims", lg->below);
+        if (lg->prefix[0]) cJSON_AddStringToObject(o, "prefix", lg->prefix);
+        cJSON *h = cJSON_AddObjectToObject(o, "held_out");
+        if (h) {
+            cJSON_AddNumberToObject(h, "rows", r->fit.held[l].n);
+            cJSON_AddNumberToObject(h, "max_residual", r->fit.held[l].max_rel);
+            cJSON_AddNumberToObject(h, "rms_residual", r->fit.held[l].rms_rel);
+        }
     }
     return a;
 }
@@ -225,6 +271,8 @@ static cJSON *points_json(const th_cal_fit *f) {
         cJSON_AddNumberToObject(o, "residual", p->rel);
         cJSON_AddBoolToObject(o, "fitted", p->used);
         cJSON_AddBoolToObject(o, "flagged", p->flagged);
+        cJSON_AddBoolToObject(o, "held_out", p->held_out);
+        if (p->held_out) cJSON_AddNumberToObject(o, "held_out_us", p->held_ns / 1e3);
     }
     return a;
 }

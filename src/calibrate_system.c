@@ -36,6 +36,17 @@ static int fitted(cJSON *d, const th_dim *dim) {
 }
 
 /* Prints root into *out and checks that it loads as a system. */
+/* The fit is of one chunk (the logs time one call of the collective, which NCCL pipelines
+ * itself): "run": {"chunks": 1} makes `themis run` on the file reproduce the measured times by
+ * default. A "run" object that names its own chunks is kept. */
+static int one_chunk(cJSON *root) {
+    cJSON *run = cJSON_GetObjectItemCaseSensitive(root, "run");
+    if (!run) run = cJSON_AddObjectToObject(root, "run");
+    if (!cJSON_IsObject(run)) return run ? 0 : -1; /* the loader names the wrong "run" */
+    if (cJSON_GetObjectItemCaseSensitive(run, "chunks")) return 0;
+    return cJSON_AddNumberToObject(run, "chunks", 1) ? 0 : -1;
+}
+
 static int finish(cJSON *root, const char *source, char **out, th_error *err) {
     char *text = root ? cJSON_Print(root) : NULL;
     cJSON_Delete(root);
@@ -64,7 +75,8 @@ int th_cal_system_new(const char *name, const char *description, const th_dim *d
         bad = !cJSON_AddStringToObject(d, "name", dim->name) ||
               !cJSON_AddStringToObject(d, "topology", th_topology_name(dim->topology)) ||
               !cJSON_AddStringToObject(d, "algorithm", th_algorithm_name(dim->algorithm)) ||
-              !cJSON_AddNumberToObject(d, "npus", (double)dim->npus) || fitted(d, dim);
+              !cJSON_AddNumberToObject(d, "npus", (double)dim->npus) || fitted(d, dim) ||
+              one_chunk(root);
     if (bad) {
         cJSON_Delete(root);
         return th_error_set(err, TH_EINTERNAL, "calibrate: out of memory");
@@ -84,7 +96,7 @@ int th_cal_system_update(const char *json, size_t len, const char *source, int k
         return th_error_set(err, TH_EINPUT, "%s: dims[%d]: no such dim (the system has %d)", source,
                             k, n);
     }
-    if (fitted(d, dim)) {
+    if (fitted(d, dim) || one_chunk(root)) {
         cJSON_Delete(root);
         return th_error_set(err, TH_EINTERNAL, "calibrate: out of memory");
     }

@@ -20,8 +20,9 @@ typedef struct search {
     double budget;
     double scale; /* the starting time, ns: objectives are time / scale */
     int evals;
-    int start;  /* the start being searched from */
-    int failed; /* an evaluation failed: err holds why */
+    int start;     /* the start being searched from */
+    int failed;    /* an evaluation failed (or was interrupted): err holds why */
+    nlopt_opt opt; /* the search running, stopped at once by a failure */
     th_error *err;
     double best, best_time, best_x[TH_MAX_DIMS]; /* best objective, its time (ns), point */
 } search;
@@ -95,8 +96,12 @@ static double objective(unsigned n, const double *x, double *grad, void *data) {
     (void)n, (void)grad; /* COBYLA uses no gradient */
     search *s = data;
     double t = 0;
+    const th_train_opts *tr = &s->o->train; /* its stop and poll end the search too */
+    if (!s->failed && ((tr->stop && atomic_load(tr->stop)) || (tr->poll && tr->poll(tr->poll_ctx))))
+        s->failed = 1, th_error_set(s->err, TH_EINTERNAL, "interrupted");
     if (s->failed || evaluate(s, x, &t)) {
         s->failed = 1;
+        nlopt_force_stop(s->opt);
         return HUGE_VAL;
     }
     if (s->o->point) {
@@ -199,6 +204,7 @@ int th_opt_bandwidth(const th_system *sys, const th_collective *coll, const th_o
         }
         nlopt_set_lower_bounds(opt, lb);
         nlopt_set_upper_bounds(opt, hi);
+        s.opt = opt;
         nlopt_set_min_objective(opt, objective, &s);
         nlopt_add_inequality_constraint(opt, budget_constraint, &s, 1e-12);
         nlopt_set_xtol_rel(opt, 1e-7);

@@ -49,6 +49,7 @@ typedef struct trainer {
     int *live, nlive; /* instances in flight, in issue order */
     int *pend, npend; /* bytes done, waiting out their latency floor (ideal_latency) */
     double tl;        /* when `remaining` was last brought up to date, ns */
+    unsigned events;  /* replay steps, counted for opts->poll */
 } trainer;
 
 /* Iterations whose collectives are kept. When iteration it begins, every collective of it - 2
@@ -440,12 +441,19 @@ static void teardown(trainer *tr) {
     th_emu_free(tr->emu);
 }
 
+/* The poll may be a call into another language: every 4096 steps keeps its cost out of sight
+ * while a step takes microseconds at most, so an interrupt is seen within milliseconds. */
+static int interrupted(trainer *tr) {
+    const th_train_opts *o = tr->o;
+    if (o->stop && atomic_load_explicit(o->stop, memory_order_relaxed)) return 1;
+    return o->poll && (++tr->events & 4095u) == 0 && o->poll(o->poll_ctx);
+}
+
 static int replay(trainer *tr, double *starts, th_error *err) {
     int per = TH_NPHASES * tr->L, total = per * tr->N, cur = 0, running = 0;
     double t = 0, tc = INFINITY;
     for (;;) {
-        if (tr->o->stop && atomic_load_explicit(tr->o->stop, memory_order_relaxed))
-            return th_error_set(err, TH_EINTERNAL, "interrupted");
+        if (interrupted(tr)) return th_error_set(err, TH_EINTERNAL, "interrupted");
         if (cur < total && cur / per > tr->top) begin_iteration(tr, cur / per);
         if (!running && cur < total && ready(tr, cur)) {
             int layer;

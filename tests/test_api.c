@@ -200,6 +200,47 @@ START_TEST(test_api_threads) {
 }
 END_TEST
 
+/* The callback as train's and optimize's poll: called with no fields while they compute; a
+ * non-zero return ends the call ("interrupted"), zero changes nothing in the result. */
+typedef struct poller {
+    int polls, stop_at, rows; /* stop_at 0: never */
+} poller;
+
+static int on_poll(void *ctx, size_t n, const char *const *fields) {
+    poller *p = ctx;
+    if (n || fields) p->rows++;
+    return ++p->polls == p->stop_at;
+}
+
+START_TEST(test_api_poll) {
+    const char *dir = getenv("THEMIS_SRCDIR");
+    char train[1024], opt[1024];
+    snprintf(train, sizeof train,
+             "{\"workload\": \"%s/models/workloads/resnet50.json\", \"iterations\": 20, "
+             "\"policy\": \"themis\", \"intra\": \"scf\"}",
+             dir ? dir : ".");
+    snprintf(opt, sizeof opt,
+             "{\"workload\": \"%s/models/workloads/resnet50.json\", \"max_evals\": 4}",
+             dir ? dir : ".");
+    const char *commands[] = {"train", "optimize"}, *requests[] = {train, opt};
+    for (int i = 0; i < 2; i++) {
+        poller stop = {0, 1, 0}, never = {0, 0, 0};
+        char *out = NULL;
+        ck_assert_int_eq(th_api_call(commands[i], requests[i], on_poll, &stop, &out), TH_EINTERNAL);
+        ck_assert_str_eq(out, "interrupted");
+        ck_assert_int_eq(stop.polls, 1);
+        th_api_free(out);
+        char *alone = call(commands[i], requests[i], TH_OK);
+        ck_assert_int_eq(th_api_call(commands[i], requests[i], on_poll, &never, &out), TH_OK);
+        ck_assert_str_eq(out, alone);
+        ck_assert_msg(never.polls > 0, "%s: never polled", commands[i]);
+        ck_assert_int_eq(never.rows + stop.rows, 0);
+        th_api_free(out);
+        th_api_free(alone);
+    }
+}
+END_TEST
+
 Suite *api_suite(void) {
     Suite *s = suite_create("api");
     TCase *tc = tcase_create("core");
@@ -209,6 +250,7 @@ Suite *api_suite(void) {
     tcase_add_test(tc, test_api_sweep_rows);
     tcase_add_test(tc, test_api_errors);
     tcase_add_test(tc, test_api_threads);
+    tcase_add_test(tc, test_api_poll);
     suite_add_tcase(s, tc);
     return s;
 }

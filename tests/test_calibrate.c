@@ -1,6 +1,7 @@
 /* Calibration: logs in the exact text format of nccl-tests and rccl-tests (and nccl-tests -J
  * JSON), generated here from known alpha-beta parameters, read back and fitted; every error of
  * the readers and the fit; the calibrate command end to end. */
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -448,7 +449,7 @@ static const char *edit(const char *text, const char *from, const char *to) {
     return out;
 }
 
-/* nccl-tests -I 1 and -S 1 add columns; the old 'error' column name reads as #wrong. */
+/* nccl-tests -I 1 and -S 1 add columns; the old 'error' column is read too. */
 START_TEST(test_table_variants) {
     gen g = exact_ar;
     g.per_iter = 1, g.timestamps = 1;
@@ -468,6 +469,145 @@ START_TEST(test_table_variants) {
     ck_assert_msg(parse(old, &log, &err) == 0, "%s", err.msg);
     ck_assert_int_eq(log.nrows, 14);
     th_cal_log_free(&log);
+}
+END_TEST
+
+/* Old nccl-tests print the largest numerical error in an `error` column: a small error is a
+ * correct result (never a count of wrong ones), one above the type's bound flags the size. */
+START_TEST(test_error_column) {
+    char old[70000];
+    snprintf(old, sizeof old, "%s", edit(gen_text(&exact_ar), "busbw  #wrong", "busbw   error"));
+    snprintf(old, sizeof old, "%s", edit(old, "busbw  #wrong", "busbw   error"));
+    snprintf(old, sizeof old, "%s", edit(old, "       0     8.00", "   2e-07     8.00"));
+    th_cal_log log;
+    th_error err = {0};
+    ck_assert_msg(parse(old, &log, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(log.max_error, 1);
+    th_coll_type c = TH_COLL_ALLREDUCE;
+    th_dim d = dim_of(TH_TOPO_SWITCH, TH_ALG_RHD, 8);
+    th_cal_opts o = opts();
+    th_cal_fit f;
+    ck_assert_msg(th_cal_fit_logs(&log, &c, 1, &d, &o, &f, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(f.nwrong, 0);
+    ck_assert_rel(f.alpha_ns, 500.0);
+    th_cal_fit_free(&f);
+    th_cal_log_free(&log);
+    /* a large error: the size is flagged, in words that agree with the number */
+    ck_assert(parse(edit(old, "   2e-07     8.00", "   5e-01     8.00"), &log, &err) == 0);
+    ck_assert_int_eq(th_cal_fit_logs(&log, &c, 1, &d, &o, &f, &err), TH_EINPUT);
+    ck_assert_msg(strstr(err.msg, "x.log:20: error = 0.5 exceeds 1e-05, the largest error a "
+                                  "float result may have"),
+                  "%s", err.msg);
+    ck_assert(!strstr(err.msg, "#wrong"));
+    o.allow_wrong = 1;
+    ck_assert(th_cal_fit_logs(&log, &c, 1, &d, &o, &f, &err) == 0);
+    ck_assert_int_eq(f.nwrong, 1);
+    th_cal_fit_free(&f);
+    th_cal_log_free(&log);
+    ck_assert(th_cal_error_bound("double") == 1e-12 && th_cal_error_bound("half") == 1e-2 &&
+              th_cal_error_bound("int32") == 0);
+}
+END_TEST
+
+/* The prefix of `text`'s every line, as a launcher writes it (static buffer). */
+static const char *prefixed(const char *text, const char *prefix) {
+    static char out[140000];
+    size_t k = 0;
+    for (const char *s = text; *s;) {
+        const char *e = strchr(s, '\n');
+        size_t n = e ? (size_t)(e - s + 1) : strlen(s);
+        k += (size_t)snprintf(out + k, sizeof out - k, "%s%.*s", prefix, (int)n, s);
+        s += n;
+    }
+    return out;
+}
+
+/* Open MPI's --tag-output, srun --label and the like prefix every line: the prefix is told from
+ * the table's header line and stripped from the lines that carry it, nothing else. */
+START_TEST(test_launcher_prefix) {
+    static const char *const prefixes[] = {
+        "[1,0]<stdout>:", "[1,0]<stdout>: ", "0: ", " 0: ", "[0] ", "rank0| "};
+    th_dim d = dim_of(TH_TOPO_SWITCH, TH_ALG_RHD, 8);
+    th_cal_opts o = opts();
+    th_error err = {0};
+    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++) {
+        static char text[150000];
+        snprintf(text, sizeof text, "%s%s",
+                 "[1,3]<stderr>:node-b:17:17 [3] NCCL INFO Bootstrap : Using eth0\n",
+                 prefixed(gen_text(&exact_ar), prefixes[i]));
+        th_cal_log log;
+        ck_assert_msg(parse(text, &log, &err) == 0, "%s: %s", prefixes[i], err.msg);
+        ck_assert_int_eq(log.nranks, 8);
+        ck_assert_int_eq(log.nrows, 14);
+        ck_assert_str_eq(log.program, "all_reduce_perf");
+        th_coll_type c = TH_COLL_ALLREDUCE;
+        th_cal_fit f;
+        ck_assert(th_cal_fit_logs(&log, &c, 1, &d, &o, &f, &err) == 0);
+        ck_assert_rel(f.alpha_ns, 500.0);
+        th_cal_fit_free(&f);
+        th_cal_log_free(&log);
+    }
+    /* no prefix on the header: a row that starts like a label stays as it is */
+    th_cal_log log;
+    ck_assert(parse(gen_text(&exact_ar), &log, &err) == 0);
+    ck_assert_str_eq(log.prefix, "");
+    th_cal_log_free(&log);
+}
+END_TEST
+
+/* A text log whose first line is a Python dict (or any text starting with '{') is text; JSON
+ * is taken only for a whole file of nccl-tests' JSON shape. */
+START_TEST(test_brace_text) {
+    char text[70000];
+    snprintf(text, sizeof text, "{'nodes': 1, 'gpus': 8, 'nccl': '2.4.6'}\n%s",
+             gen_text(&exact_ar));
+    th_cal_log log;
+    th_error err = {0};
+    ck_assert_msg(parse(text, &log, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(log.json, 0);
+    ck_assert_int_eq(log.nrows, 14);
+    th_cal_log_free(&log);
+    snprintf(text, sizeof text, "{\"nodes\": 1}\n%s", gen_text(&exact_ar));
+    ck_assert_msg(parse(text, &log, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(log.json, 0);
+    th_cal_log_free(&log);
+    /* neither a log nor whole JSON: the JSON reader's message */
+    ck_assert_int_eq(parse("{\"results\": [", &log, &err), TH_EINPUT);
+    ck_assert_msg(strstr(err.msg, "x.log:1:"), "%s", err.msg);
+}
+END_TEST
+
+/* The fit's error on held-out sizes: every other fitted row of each log left out, predicted
+ * by a fit to the others; exact data predict exactly, and the fitted range is the used rows'. */
+START_TEST(test_holdout) {
+    th_dim d = dim_of(TH_TOPO_SWITCH, TH_ALG_RHD, 8);
+    th_cal_opts o = opts();
+    th_cal_fit f = fit_one(&exact_ar, &d, &o);
+    ck_assert_int_eq(f.held[0].n, 7);
+    ck_assert(f.held[0].max_rel < 1e-9 && f.held[0].rms_rel <= f.held[0].max_rel);
+    ck_assert(f.min_used == 16384 && f.max_used == 134217728);
+    int held = 0;
+    for (int i = 0; i < f.npoints; i++)
+        if (f.points[i].held_out) {
+            held++;
+            ck_assert_int_eq(i % 2, 1);
+            ck_assert(fabs(f.points[i].held_ns - f.points[i].time_ns) < 1e-6 * f.points[i].time_ns);
+        }
+    ck_assert_int_eq(held, 7);
+    th_cal_fit_free(&f);
+    gen g = exact_ar;
+    g.noise = 0.02;
+    o.min_size = 1 << 20;
+    f = fit_one(&g, &d, &o);
+    ck_assert(f.min_used == 1 << 20);
+    ck_assert_int_eq(f.held[0].n, 4); /* 2^20 .. 2^27: 8 rows, 4 held out */
+    ck_assert(f.held[0].max_rel > 0 && f.held[0].max_rel < 0.06);
+    th_cal_fit_free(&f);
+    /* two fitted rows: none left to hold out */
+    o.min_size = 1 << 26;
+    f = fit_one(&g, &d, &o);
+    ck_assert_int_eq(f.held[0].n, 0);
+    th_cal_fit_free(&f);
 }
 END_TEST
 
@@ -878,6 +1018,110 @@ START_TEST(test_cli_new_system) {
 }
 END_TEST
 
+/* Runs `themis run -s sys` by default (no -n: the file's "run" says the one chunk the fit
+ * assumed) at every size of the log from 64 MiB up: each within 10% of the measured time. */
+static void check_predicts(const char *sys, const char *log_path) {
+    th_cal_log log;
+    th_error err = {0};
+    ck_assert_msg(th_cal_log_read(log_path, &log, &err) == 0, "%s", err.msg);
+    int checked = 0;
+    for (int k = 0; k < log.nrows; k++) {
+        const th_cal_row *row = &log.rows[k];
+        if (row->size < 64.0 * 1024 * 1024) continue;
+        test_cli_out r;
+        test_cli(&r, "run -s %s -b %.0f -p baseline -q fifo -f csv", sys, row->size);
+        test_expect_ok(&r, "run on the calibrated system");
+        test_csv c;
+        test_csv_parse(&c, r.out);
+        double t = test_csv_d(&c, 0, "time_us");
+        ck_assert_msg(fabs(t - row->time_us[0]) <= 0.1 * row->time_us[0],
+                      "%s: size %.0f: measured %g us, the run predicts %g us", log_path, row->size,
+                      row->time_us[0], t);
+        test_csv_free(&c);
+        test_cli_free(&r);
+        checked++;
+    }
+    ck_assert_int_ge(checked, 5);
+    th_cal_log_free(&log);
+}
+
+static const char *const real_logs[] = {"h100-2x8.log", "v100-efa-2x8.log", "a100-2x8-tagged.log"};
+
+/* The three layouts of tests/data/calibrate/README.md (2 x 8 GPUs each), calibrated over the
+ * bandwidth-bound sizes as one dim of 16 NPUs, predict every size from 64 MiB up. */
+START_TEST(test_cli_real_logs) {
+    char *dir = test_tmp_dir();
+    for (int i = 0; i < 3; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "calibrate/%s", real_logs[i]);
+        const char *path = test_dpath(name);
+        TEST_DIR_PATH(sys, dir, real_logs[i]);
+        test_cli_out r;
+        test_cli(&r, "calibrate %s --topology switch --min-size 64MiB -o %s.json", path, sys);
+        test_expect_quiet(&r, real_logs[i]);
+        ck_assert_msg(strstr(r.out, "16 NPUs"), "%s", r.out);
+        ck_assert_msg(strstr(r.out, "fitted sizes 64 MiB to "), "%s", r.out);
+        /* the error on the sizes held out of a fit to the others, within the acceptance */
+        const char *h = strstr(r.out, "held out, log 1: ");
+        ck_assert_msg(h && strstr(h, "predicted by a fit to the other sizes within "), "%s", r.out);
+        double worst = atof(strstr(h, "within ") + 7);
+        ck_assert_msg(worst > 0 && worst < 10, "%s", h);
+        test_cli_free(&r);
+        char file[4400];
+        snprintf(file, sizeof file, "%s.json", sys);
+        check_predicts(file, path);
+    }
+    test_rm_dir(dir);
+}
+END_TEST
+
+/* Two dims from the logs people have: the node's dim 0 from a single-node log (or the file's
+ * values), then the network's dim 1 from a 2 x 8 log with dim 0 held; the 2-dim system then
+ * predicts the 2 x 8 log, whatever dim 0 holds (only the sums are determined). */
+START_TEST(test_cli_two_dims) {
+    char *dir = test_tmp_dir();
+    TEST_DIR_PATH(hgx, dir, "hgx.json");
+    const char *text = "{\"name\": \"hgx-2x8\", \"dims\": ["
+                       "{\"name\": \"node\", \"topology\": \"switch\", \"npus\": 8, "
+                       "\"bw_GBps\": 300, \"latency_ns\": 700},"
+                       "{\"name\": \"network\", \"topology\": \"switch\", \"npus\": 2, "
+                       "\"bw_GBps\": 50, \"latency_ns\": 1000}]}";
+    test_spit(hgx, text, strlen(text));
+    gen g = exact_ar; /* a single node of 8: 800 ns, 360 GB/s */
+    g.a_us = 2 * 6 * 0.8, g.b_us = 2 * 7.0 / 8 / 360e3, g.kmin = 20, g.kmax = 30;
+    const char *node = write_log(dir, "node.log", gen_text(&g));
+    test_cli_out r;
+    test_cli(&r, "calibrate %s -s %s --dim 0 -o %s/step1.json", node, hgx, dir);
+    test_expect_quiet(&r, "calibrate the node's dim");
+    test_cli_free(&r);
+    for (int i = 0; i < 3; i++) {
+        char name[64], out[4400];
+        snprintf(name, sizeof name, "calibrate/%s", real_logs[i]);
+        const char *path = test_dpath(name);
+        const char *from[] = {hgx, NULL};
+        char step1[4400];
+        snprintf(step1, sizeof step1, "%s/step1.json", dir);
+        from[1] = step1;
+        for (int j = 0; j < 2; j++) {
+            snprintf(out, sizeof out, "%s/two-%d-%d.json", dir, i, j);
+            test_cli(&r, "calibrate %s -s %s --dim 1 --min-size 64MiB -o %s", path, from[j], out);
+            test_expect_quiet(&r, real_logs[i]);
+            ck_assert_msg(strstr(r.out, "held at the file's values"), "%s", r.out);
+            ck_assert_msg(strstr(r.out, "dim 0 (node): 8 NPUs, latency_ns "), "%s", r.out);
+            test_cli_free(&r);
+            th_system s;
+            th_error err = {0};
+            ck_assert_msg(th_system_load(out, &s, &err) == 0, "%s", err.msg);
+            ck_assert_int_eq(s.ndims, 2);
+            check_predicts(out, path);
+        }
+    }
+    /* a log on neither the dim's NPUs nor them and the dims before it */
+    test_bad("and with the dims before it 16", "calibrate %s -s %s --dim 1", node, hgx);
+    test_rm_dir(dir);
+}
+END_TEST
+
 START_TEST(test_cli_update_dim) {
     char *dir = test_tmp_dir();
     const char *log = write_log(dir, "ar.log", gen_text(&exact_ar));
@@ -1068,6 +1312,10 @@ Suite *calibrate_suite(void) {
     tcase_add_test(t, test_rccl_in_place_only);
     tcase_add_test(t, test_collective_detection);
     tcase_add_test(t, test_table_variants);
+    tcase_add_test(t, test_error_column);
+    tcase_add_test(t, test_holdout);
+    tcase_add_test(t, test_launcher_prefix);
+    tcase_add_test(t, test_brace_text);
     tcase_add_test(t, test_log_errors);
     tcase_add_test(t, test_cycles_and_zero_rows);
     tcase_add_test(t, test_wrong_rows);
@@ -1078,6 +1326,8 @@ Suite *calibrate_suite(void) {
     tcase_set_timeout(t, 60);
     tcase_add_test(t, test_cli_new_system);
     tcase_add_test(t, test_cli_update_dim);
+    tcase_add_test(t, test_cli_real_logs);
+    tcase_add_test(t, test_cli_two_dims);
     tcase_add_test(t, test_cli_plot);
     tcase_add_test(t, test_cli_inputs);
     tcase_add_test(t, test_cli_usage);

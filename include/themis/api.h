@@ -56,7 +56,10 @@
 /* Receives a sweep's CSV records, as `themis sweep` writes them (the same text, unquoted): the
  * header first, then one row per point in point order, from the calling thread. The fields are
  * valid during the call only. Returning non-zero stops the sweep: th_api_call then returns
- * TH_OK with "rows" (the rows the callback took, returning 0) short of "points". */
+ * TH_OK with "rows" (the rows the callback took, returning 0) short of "points".
+ * train and optimize call it with nfields 0 and fields NULL while they compute (from the calling
+ * thread, at most every 10 ms): returning non-zero ends the call, TH_EINTERNAL "interrupted". So
+ * an embedder that sees Ctrl-C only while its own code runs (Python) can stop a long call. */
 typedef int (*th_api_row_fn)(void *ctx, size_t nfields, const char *const *fields);
 
 /* Runs `command` with `request`. Returns 0 (TH_OK) with *result the command's JSON text, or

@@ -18,7 +18,7 @@ typedef struct th_cal_row {
     int line;          /* line of the log (text), or index in "results" (JSON) */
     double size;       /* the size column, bytes: SPEC §4's S (AR buffer, RS input, AG output) */
     double time_us[2]; /* [0] out-of-place, [1] in-place, microseconds; < 0 when absent */
-    double wrong[2];   /* #wrong of each; < 0 when not checked (N/A, null) */
+    double wrong[2];   /* #wrong of each (old logs: the max error); < 0 when not checked */
     double algbw;      /* out-of-place (else in-place) algbw, GB/s */
     double busbw;      /* the same row's busbw, GB/s */
 } th_cal_row;
@@ -29,6 +29,9 @@ typedef struct th_cal_log {
     char program[64];  /* e.g. "all_reduce_perf"; "" when the log does not name it */
     int coll;          /* th_coll_type named by the program, -1 when unknown */
     int json;          /* 1: read from nccl-tests -J JSON; 0: text output */
+    int max_error;     /* 1: rows' wrong[] is the old `error` column (the largest numerical
+                        * error), checked against th_cal_error_bound; 0: a count (#wrong) */
+    char prefix[32];   /* the launcher's line prefix stripped ("[1,0]<stdout>:", "0: "), or "" */
     int nranks;        /* ranks of the first group listed under "# Using devices"; 0 if none */
     int nrows;         /* rows below */
     th_cal_row *rows;  /* in log order */
@@ -39,6 +42,8 @@ typedef struct th_cal_log {
     char redop[16];    /* reduction op of every row, "none" for all_gather and alltoall */
     double first_size; /* size of the first row (0 included), bytes: where a cycle starts */
     double last_size;  /* size of the last row read, bytes */
+    int below;         /* set by the caller: the run spans the fitted dim and this many held dims
+                        * below it (th_cal_opts.below), e.g. 1 for a 2-node x 8-GPU log */
     size_t cap;        /* rows allocated */
 } th_cal_log;
 
@@ -51,6 +56,11 @@ TH_API int th_cal_log_read(const char *path, th_cal_log *log, th_error *err);
 TH_API int th_cal_log_parse(const char *text, size_t len, const char *source, th_cal_log *log,
                             th_error *err);
 TH_API void th_cal_log_free(th_cal_log *log);
+
+/* The largest numerical error an old log's `error` column may show for a data type and still
+ * count as correct: 1e-2 for the 16-bit floats, 1e-5 for float, 1e-12 for double, 0 for the
+ * integers (exact); 1e-5 for a type not named here. */
+TH_API double th_cal_error_bound(const char *type);
 
 /* Maps a test program's name (all_reduce_perf, reduce_scatter_perf_mpi, ...) to a collective;
  * -1 for one themis does not model (broadcast_perf, sendrecv_perf, ...) or an unknown name. */
@@ -65,29 +75,46 @@ TH_API int th_cal_collective(const th_cal_log *log, int given, int npus, th_coll
 
 /* What to fit and how. */
 typedef struct th_cal_opts {
-    int in_place;     /* 1: fit the in-place times; 0: out-of-place (the default) */
-    double min_size;  /* rows below this size (bytes) are not fitted; 0 = none */
-    double max_size;  /* rows above this size are not fitted; 0 = no limit */
-    double tolerance; /* a fitted row whose |relative residual| exceeds this is flagged */
-    int allow_wrong;  /* 1: rows with #wrong > 0 are fitted (a warning); 0: an error */
-    double reduce_bw; /* the system's reduction throughput, bytes per ns; 0 = free */
+    int in_place;        /* 1: fit the in-place times; 0: out-of-place (the default) */
+    double min_size;     /* rows below this size (bytes) are not fitted; 0 = none */
+    double max_size;     /* rows above this size are not fitted; 0 = no limit */
+    double tolerance;    /* a fitted row whose |relative residual| exceeds this is flagged */
+    int allow_wrong;     /* 1: rows with #wrong > 0 are fitted (a warning); 0: an error */
+    double reduce_bw;    /* the system's reduction throughput, bytes per ns; 0 = free */
+    const th_dim *below; /* the dims below the fitted one, held at their values (latency, bw):
+                          * a log with below = n ran over below[0 .. n-1] and the fitted dim */
 } th_cal_opts;
 
 /* One row after the fit. */
 typedef struct th_cal_point {
-    int log;        /* index of its log */
-    int line;       /* the log's line (JSON: index in "results") */
-    double size;    /* bytes */
-    double time_ns; /* measured */
-    double fit_ns;  /* the fitted model's time */
-    double rel;     /* (measured - fitted) / measured */
-    int used;       /* 1: in the fit; 0: outside min_size .. max_size */
-    int flagged;    /* 1: used and |rel| > tolerance */
+    int log;         /* index of its log */
+    int line;        /* the log's line (JSON: index in "results") */
+    double size;     /* bytes */
+    double time_ns;  /* measured */
+    double fit_ns;   /* the fitted model's time */
+    double below_ns; /* of which the held dims below take (0 for a run on the fitted dim alone) */
+    double scale;    /* the share of the size the fitted dim sees: 1 / (NPUs of the held dims) */
+    double rel;      /* (measured - fitted) / measured */
+    int used;        /* 1: in the fit; 0: outside min_size .. max_size */
+    int flagged;     /* 1: used and |rel| > tolerance */
+    int held_out;    /* 1: left out of the hold-out fit (th_cal_held) */
+    double held_ns;  /* held_out: the time the hold-out fit predicts */
 } th_cal_point;
+
+/* How well the fit predicts sizes it did not see, per log: every other fitted row (the 2nd,
+ * 4th, ... of the log) held out, the line refitted to the others, and its relative error
+ * (measured - predicted) / measured on the held-out rows. n = 0: too few rows to hold any out. */
+typedef struct th_cal_held {
+    int n;          /* rows held out */
+    double max_rel; /* the largest |relative error| among them */
+    double rms_rel; /* their root mean square */
+} th_cal_held;
 
 /* The fit. For a collective c of size m on one dim of p NPUs (one chunk, SPEC §3-§4):
  *   time = k_c L alpha + k_c m (p-1)/p / B + [c = RS, AR] m (p-1)/p / reduce_bw,
- * k_c = 2 for All-Reduce (an RS and an AG stage), 1 otherwise; L the dim's hops (SPEC §3). This
+ * k_c = 2 for All-Reduce (an RS and an AG stage), 1 otherwise; L the dim's hops (SPEC §3). A
+ * log over held dims below the fitted one (log->below) adds their known time and shrinks m by
+ * their NPUs, as one chunk in the baseline order runs (dim i sees m / (NPUs of dims < i)). This
  * is linear in alpha and 1/B, fitted over the used rows of every log by least squares weighted
  * by 1 / time^2: relative errors count alike at every size (sizes span decades, so plain least
  * squares would fit the largest sizes only and leave the latency to their noise). */
@@ -102,8 +129,10 @@ typedef struct th_cal_fit {
     int nused, nflagged;       /* used and flagged rows */
     int nwrong;                /* rows with #wrong > 0 (fitted only with allow_wrong) */
     int wrong_log, wrong_line; /* the first such row */
+    double min_used, max_used; /* the fitted size range (the used rows' sizes), bytes */
     int npoints;               /* every point below */
     th_cal_point *points;      /* one per row with the chosen time, logs in order */
+    th_cal_held *held;         /* one per log: the error on held-out sizes */
 } th_cal_fit;
 
 /* Fits alpha and B of `dim` (topology, algorithm and npus are read) to the rows of nlogs logs,
@@ -159,9 +188,12 @@ typedef struct th_cal_result {
     th_cal_log *logs;    /* nlogs logs read */
     th_coll_type *colls; /* the collective of each */
     int nlogs;
-    int dim;       /* the dim of -s updated */
-    th_dim before; /* the dim as it was (a new one: its NPUs filled in) */
-    th_dim fitted; /* the dim with the fit applied */
+    int dim;                   /* the dim of -s updated */
+    th_dim before;             /* the dim as it was (a new one: its NPUs filled in) */
+    th_dim fitted;             /* the dim with the fit applied */
+    th_dim below[TH_MAX_DIMS]; /* -s's dims before the fitted one, held at the file's values
+                                * for logs run over them too (th_cal_log.below) */
+    int nbelow;                /* those dims (the fitted dim's index with -s, else 0) */
     th_cal_fit fit;
     char *text; /* -s's text */
     size_t len;

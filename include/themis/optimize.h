@@ -33,7 +33,7 @@ typedef struct th_opt_opts {
      * themis train's semantics (train: its options; policy and intra come from pair) instead of
      * the collective's time; the collective still gives the baseline-bytes start. */
     const th_workload *wl;
-    th_train_opts train;
+    th_train_opts train; /* its stop and poll also end the search, between evaluations */
     /* When not NULL (and wl is NULL), the objective is the weighted sum of the times of these
      * collectives (checked against the system: chunks set); the dims that can vary are those
      * any of them involves, and the third start weighs the baseline's bytes the same way. */

@@ -21,6 +21,11 @@ typedef struct th_train_opts {
     double bucket;          /* DDP bucket bytes; 0 = the workload's bucket_bytes, < 0 = none */
     int ideal_latency;      /* the ideal network adds each collective's latency floor */
     const atomic_int *stop; /* the replay ends ("interrupted") once it is non-zero; may be NULL */
+    /* When not NULL, asked every few thousand replay events from the calling thread: non-zero
+     * ends the replay as stop does. For an embedder whose interrupts are seen only while its own
+     * code runs (Python's Ctrl-C, through th_api_call's callback). */
+    int (*poll)(void *ctx);
+    void *poll_ctx;
 } th_train_opts;
 
 /* One collective of the measured iteration. */

@@ -15,15 +15,28 @@ or the one THEMIS_LIB names.
 
 import json
 import os
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
 
+from ._frame import frame
 from ._lib import LIBRARY, Error, call
 from ._rows import Columns, typed
 
 __all__ = ["Error", "run", "train", "sweep", "optimize", "calibrate", "plot", "load_system",
-           "version", "LIBRARY"]
+           "version", "frame", "LIBRARY"]
+
+if TYPE_CHECKING:
+    import pandas
+
+# The types of the arguments: a file name, or a file's content as a dict (a system, a workload,
+# a spec); a size in bytes or as a string such as "64MiB"; dims as a list of indices or "0,2".
+FileName = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
+Source = Union[FileName, Mapping[str, Any]]
+Size = Union[int, float, str]
+Dims = Union[Sequence[int], str]
+Report = Dict[str, Any]
 
 
-def _source(value):
+def _source(value: Any) -> Any:
     """A file name (str, bytes or path-like) as a str; anything else as it is (a dict is the
     file's content, other values are refused by the library with their key named)."""
     if isinstance(value, (str, bytes, os.PathLike)):
@@ -31,16 +44,33 @@ def _source(value):
     return value
 
 
-def _request(**options):
+def _request(**options: Any) -> Dict[str, Any]:
     return {k: v for k, v in options.items() if v is not None}
 
 
-def _dims(dims):
+def _dims(dims: Any) -> Any:
     return list(dims) if isinstance(dims, (list, tuple, range)) else dims
 
 
-def run(system=None, collective=None, size=None, chunks=None, policy=None, intra=None,
-        dims=None, load_model=None, bound=False, ideal_lat=False):
+def _flags(command: str, req: Dict[str, Any], **flags: Any) -> None:
+    """On/off options: True or False (1 and 0 too), else Error naming the keyword; those on go
+    into req as true."""
+    for key, on in flags.items():
+        try:
+            ok = not isinstance(on, (str, bytes)) and on in (True, False)
+        except (TypeError, ValueError):  # an object that cannot be compared, such as an array
+            ok = False
+        if not ok:
+            raise Error(f"{command}: {key}: expected True or False, got {type(on).__name__} "
+                        f"{on!r}", 2)
+        if on:
+            req[key] = True
+
+
+def run(system: Optional[Source] = None, collective: Optional[str] = None,
+        size: Optional[Size] = None, chunks: Optional[int] = None, policy: Optional[str] = None,
+        intra: Optional[str] = None, dims: Optional[Dims] = None,
+        load_model: Optional[str] = None, bound: bool = False, ideal_lat: bool = False) -> Report:
     """`themis run -f json`: one collective under each requested policy pair.
 
     system: a system file, a dict, or None (the built-in default-3d); collective: "allreduce",
@@ -52,16 +82,17 @@ def run(system=None, collective=None, size=None, chunks=None, policy=None, intra
     defaults (and a system file's "run" object). Returns the report as a dict."""
     req = _request(system=_source(system), collective=collective, size=size, chunks=chunks,
                    policy=policy, intra=intra, dims=_dims(dims), load_model=load_model)
-    if bound:
-        req["bound"] = True
-    if ideal_lat:
-        req["ideal_lat"] = True
+    _flags("run", req, bound=bound, ideal_lat=ideal_lat)
     return json.loads(call("run", req))
 
 
-def train(workload, system=None, policy=None, intra=None, priority=None, iterations=None,
-          batch=None, chunks=None, chunking=None, bucket=None, load_model=None,
-          ideal_lat=False, comm_scale=None, compute_scale=None, passes=None):
+def train(workload: Source, system: Optional[Source] = None, policy: Optional[str] = None,
+          intra: Optional[str] = None, priority: Optional[str] = None,
+          iterations: Optional[int] = None, batch: Optional[float] = None,
+          chunks: Optional[int] = None, chunking: Optional[str] = None,
+          bucket: Optional[Size] = None, load_model: Optional[str] = None,
+          ideal_lat: bool = False, comm_scale: Optional[float] = None,
+          compute_scale: Optional[float] = None, passes: Optional[int] = None) -> Report:
     """`themis train -f json`: training iterations of a workload (a file or a dict) on a
     system; policy also takes "themis-global" and "ideal", priority "fifo", "lifo" or
     "layer"; iterations 2 to 1000; batch: samples per NPU; chunks per collective; chunking
@@ -74,14 +105,19 @@ def train(workload, system=None, policy=None, intra=None, priority=None, iterati
                    intra=intra, priority=priority, iterations=iterations, batch=batch,
                    chunks=chunks, chunking=chunking, bucket=bucket, load_model=load_model,
                    comm_scale=comm_scale, compute_scale=compute_scale, passes=passes)
-    if ideal_lat:
-        req["ideal_lat"] = True
-    return json.loads(call("train", req))
+    _flags("train", req, ideal_lat=ideal_lat)
+    return json.loads(call("train", req, interruptible=True))
 
 
-def optimize(system=None, collective=None, size=None, chunks=None, policy=None, intra=None,
-             budget=None, cost=None, dims=None, min_GBps=None, max_GBps=None, max_evals=None,
-             objective=None, workload=None, collectives=None, batch=None, priority=None):
+def optimize(system: Optional[Source] = None, collective: Optional[str] = None,
+             size: Optional[Size] = None, chunks: Union[int, Sequence[int], str, None] = None,
+             policy: Optional[str] = None, intra: Optional[str] = None,
+             budget: Optional[float] = None, cost: Optional[Sequence[float]] = None,
+             dims: Optional[Dims] = None, min_GBps: Optional[float] = None,
+             max_GBps: Optional[float] = None, max_evals: Optional[int] = None,
+             objective: Optional[str] = None, workload: Optional[Source] = None,
+             collectives: Optional[Source] = None, batch: Optional[float] = None,
+             priority: Optional[str] = None) -> Union[Report, List[Report]]:
     """`themis optimize -f json`: the split of a bandwidth budget over the dims (each dim's
     bw_GBps) that makes one collective fastest under a policy pair (default themis + scf;
     policy "all" for every one), or the weighted sum of a list of collectives (collectives: a
@@ -96,17 +132,21 @@ def optimize(system=None, collective=None, size=None, chunks=None, policy=None, 
         chunks = list(chunks)
     req = _request(system=_source(system), collective=collective, size=size, chunks=chunks,
                    policy=policy, intra=intra, budget=budget,
-                   cost=list(cost) if cost is not None else None, dims=_dims(dims),
+                   cost=_dims(cost), dims=_dims(dims),
                    min_GBps=min_GBps, max_GBps=max_GBps, max_evals=max_evals,
                    objective=objective, workload=_source(workload),
                    collectives=_source(collectives), batch=batch, priority=priority)
-    return json.loads(call("optimize", req))
+    return json.loads(call("optimize", req, interruptible=True))
 
 
-def calibrate(logs, topology=None, npus=None, system=None, dim=None, collective=None,
-              algorithm=None, name=None, efficiency=False, bw=None, in_place=False,
-              min_size=None, max_size=None, tolerance=None, allow_wrong=False, plot=None,
-              force=False):
+def calibrate(logs: Union[FileName, Sequence[FileName]], topology: Optional[str] = None,
+              npus: Optional[int] = None, system: Optional[FileName] = None,
+              dim: Optional[int] = None, collective: Optional[str] = None,
+              algorithm: Optional[str] = None, name: Optional[str] = None,
+              efficiency: bool = False, bw: Optional[float] = None, in_place: bool = False,
+              min_size: Optional[Size] = None, max_size: Optional[Size] = None,
+              tolerance: Optional[float] = None, allow_wrong: bool = False,
+              plot: Optional[FileName] = None, force: bool = False) -> Report:
     """`themis calibrate -f json`: one dim's latency_ns and bw_GBps (or efficiency) fitted to
     nccl-tests / rccl-tests logs (logs: a file or a list of files). Either a new one-dim
     system (topology "ring", "fc" or "switch"; npus, default the ranks the log lists;
@@ -121,23 +161,26 @@ def calibrate(logs, topology=None, npus=None, system=None, dim=None, collective=
     flagged), "logs", "dim", "was" (with system) and "system" (the system file's content)."""
     if isinstance(logs, (str, bytes, os.PathLike)):
         logs = [logs]
-    req = _request(logs=[_source(x) for x in logs], topology=topology, npus=npus,
+    if isinstance(logs, (list, tuple)):
+        logs = [_source(x) for x in logs]
+    req = _request(logs=logs, topology=topology, npus=npus,
                    system=_source(system), dim=dim, collective=collective, algorithm=algorithm,
                    name=name, bw=bw, min_size=min_size, max_size=max_size, tolerance=tolerance,
                    plot=_source(plot))
-    for key, on in (("efficiency", efficiency), ("in_place", in_place),
-                    ("allow_wrong", allow_wrong), ("force", force)):
-        if on:
-            req[key] = True
+    _flags("calibrate", req, efficiency=efficiency, in_place=in_place, allow_wrong=allow_wrong,
+           force=force)
     return json.loads(call("calibrate", req))
 
 
-def _where_value(v):
+def _where_value(v: Any) -> str:
     return repr(v) if isinstance(v, float) else str(v)
 
 
-def plot(csv, x, y, by=None, where=None, logx=False, logy=False, title=None, output=None,
-         force=False):
+def plot(csv: Union[FileName, "pandas.DataFrame"], x: str, y: str,
+         by: Union[str, Sequence[str], None] = None,
+         where: Union[Mapping[str, Any], str, Sequence[str], None] = None, logx: bool = False,
+         logy: bool = False, title: Optional[str] = None, output: Optional[FileName] = None,
+         force: bool = False) -> Report:
     """`themis plot`: column y against column x of a CSV file (or a pandas DataFrame, such as
     themis.sweep returns, written to a temporary CSV), one line per distinct value of the by
     columns (a list, or "col1,col2"), into output (.png, .pdf or .svg, by gnuplot). where: a
@@ -148,21 +191,28 @@ def plot(csv, x, y, by=None, where=None, logx=False, logy=False, title=None, out
         pairs = [where] if isinstance(where, str) else list(where)
         where = {}
         for p in pairs:
+            if not isinstance(p, str):
+                raise Error(f'plot: where: expected "col=value" strings, got {type(p).__name__} '
+                            f"{p!r}", 2)
             col, eq, value = p.partition("=")
             if not eq:
                 raise Error(f'plot: where: expected col=value, got "{p}"', 2)
             where[col] = value
-    elif where is not None:
+    elif isinstance(where, dict):
         where = {k: _where_value(v) for k, v in where.items()}
+    elif where is not None:
+        raise Error('plot: where: expected a dict {column: value} or "col=value" strings, got '
+                    f"{type(where).__name__} {where!r}", 2)
     if isinstance(by, (list, tuple)):
         by = list(by)
     req = _request(x=x, y=y, by=by, where=where, title=title, output=_source(output))
-    for key, on in (("logx", logx), ("logy", logy), ("force", force)):
-        if on:
-            req[key] = True
+    _flags("plot", req, logx=logx, logy=logy, force=force)
     if isinstance(csv, (str, bytes, os.PathLike)):
         req["csv"] = _source(csv)
         return json.loads(call("plot", req))
+    if not hasattr(csv, "to_csv"):
+        raise Error("plot: csv: expected a file name or a pandas DataFrame, got "
+                    f"{type(csv).__name__}", 2)
     import tempfile
     with tempfile.TemporaryDirectory() as tmp:
         req["csv"] = os.path.join(tmp, "data.csv")
@@ -170,13 +220,16 @@ def plot(csv, x, y, by=None, where=None, logx=False, logy=False, title=None, out
         return json.loads(call("plot", req))
 
 
-def load_system(system):
+def load_system(system: Source) -> Report:
     """A system file (or dict) loaded and checked: the system as `themis run -f json` shows
     it (name, npus, dims with every field filled in)."""
     return json.loads(call("system", _request(system=_source(system))))
 
 
-def sweep(spec, jobs=None, shard=None, base_dir=None, frame=None, each=None):
+def sweep(spec: Source, jobs: Optional[int] = None, shard: Optional[str] = None,
+          base_dir: Optional[FileName] = None, frame: Optional[bool] = None,
+          each: Optional[Callable[[Dict[str, Any]], Any]] = None
+          ) -> Union["pandas.DataFrame", List[Dict[str, Any]], Report]:
     """`themis sweep`: every point of a spec (a file, or a dict whose relative paths start at
     base_dir, default the working folder), in point order. Returns a pandas.DataFrame when
     pandas is importable (frame=None) or frame=True, else a list of dicts (frame=False). The
@@ -189,6 +242,10 @@ def sweep(spec, jobs=None, shard=None, base_dir=None, frame=None, each=None):
     returns {"name", "points", "rows"} (rows: those each took, the stopping one not counted)."""
     req = _request(spec=_source(spec), jobs=jobs, shard=shard,
                    base_dir=_source(base_dir))
+    if each is not None and not callable(each):
+        raise Error(f"sweep: each: expected a function, got {type(each).__name__}", 2)
+    if frame not in (None, True, False) or isinstance(frame, (str, bytes)):
+        raise Error(f"sweep: frame: expected True, False or None, got {frame!r}", 2)
     if each is not None:
         names = []
 
@@ -210,7 +267,7 @@ def sweep(spec, jobs=None, shard=None, base_dir=None, frame=None, each=None):
     return cols.frame() if frame else cols.dicts()
 
 
-def version():
+def version() -> str:
     """The library's version (the `themis --version` number)."""
     return json.loads(call("version", {}))["version"]
 

@@ -3,9 +3,12 @@
 import ctypes
 import ctypes.util
 import json
+import math
+import numbers
 import os
 import signal
 import threading
+from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 # th_api_row_fn: int (*)(void *ctx, size_t nfields, const char *const *fields)
 ROW_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t,
@@ -16,27 +19,28 @@ class Error(Exception):
     """A themis failure: str(e) is the message `themis` prints after "themis: ", and
     e.code the command line's exit status (2 bad input, 3 I/O failure, 1 internal)."""
 
-    def __init__(self, message, code=2):
+    code: int
+
+    def __init__(self, message: str, code: int = 2) -> None:
         super().__init__(message)
         self.code = code
 
 
-def _candidates():
+def _candidates() -> List[str]:
     path = os.environ.get("THEMIS_LIB")
     if path:
         return [path]  # asked for this one: no other is tried
     found = []
-    try:
-        from . import _build  # written by `make python`: the library it was built with
-        found.append(_build.LIB)
-    except ImportError:
-        pass
+    # the library a wheel carries (make python copies it here), beside this file
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "libthemis.so.0")
+    if os.path.exists(here):
+        found.append(here)
     name = ctypes.util.find_library("themis")  # an installed libthemis (make install)
     found.append(name or "libthemis.so.0")
     return found
 
 
-def _load():
+def _load() -> Tuple[Any, str]:
     tried = []
     for path in _candidates():
         try:
@@ -57,13 +61,65 @@ def _load():
 _lib, LIBRARY = _load()
 
 
-def call(command, request, row=None):
+# Request keys whose dict value is a file's content: named as the library names them, by the key
+# alone ("system: dims[0].bw_GBps: ..."), as a file would be by its name.
+CONTENT = ("system", "workload", "spec", "collectives")
+
+
+def _json(prefix: str, path: str, v: Any) -> Any:
+    """v as JSON can hold it, or Error naming where it is (prefix + path): NaN and infinity,
+    bytes, and values JSON has no form for are refused here, not left to json.dumps."""
+    if v is None or isinstance(v, (bool, str)):
+        return v
+    if isinstance(v, numbers.Integral):  # numpy's integers too
+        return int(v)
+    if isinstance(v, numbers.Real):
+        f = float(v)
+        if not math.isfinite(f):
+            raise Error(f"{prefix}{path}: expected a finite number, got {f!r}", 2)
+        return f
+    if isinstance(v, os.PathLike):
+        return os.fsdecode(v)
+    if isinstance(v, dict):
+        out = {}
+        for k, x in v.items():
+            if not isinstance(k, str):
+                raise Error(f"{prefix}{path}: expected string keys, got {type(k).__name__} {k!r}",
+                            2)
+            out[k] = _json(prefix, f"{path}.{k}" if path else k, x)
+        return out
+    if isinstance(v, (list, tuple, range)):
+        return [_json(prefix, f"{path}[{i}]", x) for i, x in enumerate(v)]
+    if isinstance(v, (bytes, bytearray)):
+        raise Error(f"{prefix}{path}: expected a string, got bytes {bytes(v)!r}", 2)
+    raise Error(f"{prefix}{path}: expected a string, a number, a bool, a list or a dict, got "
+                f"{type(v).__name__}", 2)
+
+
+def request_text(command: str, request: Any) -> bytes:
+    """The request (a dict of keyword arguments) as JSON text; Error naming the argument (and
+    the place inside it) that JSON cannot hold."""
+    if not isinstance(request, dict):  # the library names it ("request: expected an object")
+        return json.dumps(_json(f"{command}: ", "request", request), allow_nan=False).encode()
+    out = {}
+    for key, v in request.items():
+        if key in CONTENT and isinstance(v, dict):
+            out[key] = _json(f"{key}: ", "", v)
+        else:
+            out[key] = _json(f"{command}: ", key, v)
+    return json.dumps(out, allow_nan=False).encode()
+
+
+def call(command: str, request: Any, row: Optional[Callable[[Sequence[bytes]], Any]] = None,
+         interruptible: bool = False) -> str:
     """Runs one command (th_api_call): the result's JSON text, or Error with its message.
     row: None, or a function(fields: list of bytes) -> bool (True stops a sweep).
+    interruptible: a command that polls the callback while it computes (train, optimize).
 
-    An exception in row stops the sweep and is raised here. Ctrl-C while rows stream is turned
-    into a stop too, then KeyboardInterrupt: a KeyboardInterrupt raised as the callback is
-    entered could not be caught in it (ctypes would print and drop it, losing a row)."""
+    An exception in row stops the sweep and is raised here. Ctrl-C while rows stream, or while
+    an interruptible command computes, is turned into a stop too, then KeyboardInterrupt: a
+    KeyboardInterrupt raised as the callback is entered could not be caught in it (ctypes would
+    print and drop it, losing a row)."""
     out = ctypes.c_void_p()
     failure = []
     state = {"header": False, "rows": 0, "stopped": False}  # what row took, and its stop
@@ -73,6 +129,8 @@ def call(command, request, row=None):
         try:
             if sigint:
                 raise KeyboardInterrupt
+            if n == 0:  # a poll (fields NULL): keep going
+                return 0
             stop = bool(row(fields[:n]))
             if stop:
                 state["stopped"] = True
@@ -85,10 +143,12 @@ def call(command, request, row=None):
             failure.append(e)
             return 1
 
-    fn = ROW_FN(on_row) if row else ROW_FN()
-    text = json.dumps(request, allow_nan=False).encode()
-    # While rows stream, SIGINT only marks the stop (its handler cannot raise inside ctypes).
-    swap = (row is not None and threading.current_thread() is threading.main_thread()
+    polled = row is not None or interruptible
+    fn = ROW_FN(on_row) if polled else ROW_FN()
+    text = request_text(command, request)
+    # While the library calls back, SIGINT only marks the stop (its handler cannot raise inside
+    # ctypes); the next call back sees the mark and stops the command.
+    swap = (polled and threading.current_thread() is threading.main_thread()
             and signal.getsignal(signal.SIGINT) is signal.default_int_handler)
     if swap:
         signal.signal(signal.SIGINT, lambda signum, frame: sigint.append(signum))

@@ -4,12 +4,13 @@ as int64, other numbers as float64, text as shared str objects), so that a milli
 
 import re
 from array import array
+from typing import Any, Dict, List, Optional, Sequence, Union
 
 _INT = re.compile(rb"-?[0-9]+\Z")
 _NAN = float("nan")
 
 
-def typed(b):
+def typed(b: bytes) -> Union[int, float, str]:
     """One CSV field (bytes) as a value: int, float (empty: NaN), or str."""
     if _INT.match(b):
         return int(b)
@@ -24,20 +25,20 @@ def typed(b):
 class Columns:
     """The row callback of a sweep: feed(fields) for the header, then for each row."""
 
-    def __init__(self):
-        self.names = None
-        self.cols = []   # per column: array('q'), array('d') or a list of str
-        self.kinds = []  # 'i', 'd' or 's'
+    def __init__(self) -> None:
+        self.names: Optional[List[str]] = None
+        self.cols: List[Any] = []  # per column: array('q'), array('d') or a list of str
+        self.kinds: List[Optional[str]] = []  # 'i', 'd' or 's'
         self.rows = 0
-        self._strings = {}  # one str object per distinct text
+        self._strings: Dict[bytes, str] = {}  # one str object per distinct text
 
-    def _text(self, b):
+    def _text(self, b: bytes) -> str:
         s = self._strings.get(b)
         if s is None:
             s = self._strings[b] = b.decode()
         return s
 
-    def _widen(self, k, to):
+    def _widen(self, k: int, to: str) -> None:
         """Column k becomes float ('d') or text ('s'); the values so far are kept (as numbers
         they read back to the same text: integers exactly, floats by repr)."""
         col = self.cols[k]
@@ -47,7 +48,7 @@ class Columns:
             self.cols[k] = [self._text(repr(v).encode() if v == v else b"") for v in col]
         self.kinds[k] = to
 
-    def feed(self, fields):
+    def feed(self, fields: Sequence[bytes]) -> bool:
         if self.names is None:
             self.names = [f.decode() for f in fields]
             self.cols = [None] * len(fields)
@@ -93,7 +94,7 @@ class Columns:
         self.rows += 1
         return False
 
-    def frame(self):
+    def frame(self) -> Any:
         """A pandas.DataFrame. The columns are handed over as they are (copy=False): pandas
         copies each dtype's columns into one block, so the peak is the columns plus a block."""
         import numpy
@@ -108,6 +109,6 @@ class Columns:
                 data[name] = numpy.array(col if col is not None else [], dtype=object)
         return pandas.DataFrame(data, columns=self.names, copy=False)
 
-    def dicts(self):
+    def dicts(self) -> List[Dict[str, Any]]:
         """A list of dicts, one per row."""
         return [dict(zip(self.names, values)) for values in zip(*self.cols)]

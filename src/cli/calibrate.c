@@ -13,8 +13,10 @@ static void usage(FILE *out) {
           "nccl-tests or rccl-tests measured (their text output, or nccl-tests -J JSON), by\n"
           "least squares over the sizes, weighted by relative error. The collective comes from\n"
           "the log (all_reduce_perf, reduce_scatter_perf, all_gather_perf, alltoall_perf) or -c.\n"
-          "Writes a new one-dim system, or the system of -s with dim K updated, and prints the\n"
-          "fit, R^2 and the residual of every size, marking the sizes the model does not fit.\n"
+          "Writes a new one-dim system, or the system of -s with dim K updated (a log over the\n"
+          "NPUs of dims 0..K, N nodes x G GPUs, holds the dims before K at the file's values),\n"
+          "with \"run\": {\"chunks\": 1}, and prints the fit, R^2, the error on held-out sizes\n"
+          "and the residual of every size, marking the sizes the model does not fit.\n"
           "\n"
           "options:\n",
           out);
@@ -23,7 +25,8 @@ static void usage(FILE *out) {
           "examples:\n"
           "  themis calibrate nccl-allreduce.log --topology switch --npus 8 -o measured.json\n"
           "  themis calibrate --dim 1 -s hgx.json rccl-ar.log rccl-ag.log -o hgx-fitted.json\n"
-          "  themis run -s measured.json -b 1GiB\n" CLI_HELP_EXIT,
+          "  themis run -s measured.json -b 1GiB   (one chunk, as the file's \"run\" "
+          "says)\n" CLI_HELP_EXIT,
           out);
 }
 

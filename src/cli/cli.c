@@ -120,6 +120,6 @@ void cli_print_notes(const th_buf *lines) {
 }
 
 th_cmd_io cli_io(void) {
-    th_cmd_io io = {NULL, &cli_plot_outputs, 1, progress, notes, stderr};
+    th_cmd_io io = {NULL, &cli_plot_outputs, 1, progress, notes, stderr, NULL, NULL};
     return io;
 }

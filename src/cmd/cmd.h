@@ -63,6 +63,11 @@ typedef struct th_cmd_io {
     /* where a report goes when the output it comes with is on stdout (the command line's
      * stderr); NULL: nowhere */
     FILE *aside;
+    /* asked now and then while train and optimize compute (th_train_opts.poll); non-zero ends
+     * them ("interrupted"). The API's caller's callback, for an embedder that sees Ctrl-C only
+     * while its own code runs (Python); NULL: none */
+    int (*poll)(void *ctx);
+    void *poll_ctx;
 } th_cmd_io;
 
 /* How messages name an option of def (its key or long name): "-c" or "--cost" for the command

@@ -91,6 +91,17 @@ static void report(FILE *f, const th_cal_request *a, const th_cal_result *r) {
         fprintf(f, "  log %d: %s, %s%s%s, %d rows\n", l + 1, logs[l].source,
                 th_coll_type_name(colls[l]), logs[l].program[0] ? " from " : "", logs[l].program,
                 logs[l].nrows);
+    int spans = 0;
+    for (int l = 0; l < nlogs; l++)
+        spans |= logs[l].below > 0;
+    if (spans) {
+        fprintf(f, "  held at the file's values (a run over several dims tells only the sum of "
+                   "their latencies and the sum of their bandwidth terms):\n");
+        for (int i = 0; i < r->nbelow; i++)
+            fprintf(f, "    dim %d (%s): %lld NPUs, latency_ns %g, bw_GBps %g\n", i,
+                    r->below[i].name, (long long)r->below[i].npus, r->below[i].latency,
+                    r->below[i].bw);
+    }
     fprintf(f, "\nlatency_ns  %.6g +- %.2g%s\n", fit->alpha_ns, fit->alpha_sd,
             fit->clamped ? " (the free fit went below 0)" : "");
     fprintf(f, "bw_GBps     %.6g +- %.2g (effective)\n", fit->bw, fit->bw_sd);
@@ -101,15 +112,32 @@ static void report(FILE *f, const th_cal_request *a, const th_cal_result *r) {
                 before->bw_GBps, before->efficiency);
     fprintf(f, "R^2 %.6f (weighted by 1/time^2), rms relative residual %.3g%%\n", fit->r2,
             100 * fit->rms_rel);
+    char s1[32], s2[32];
+    fprintf(f, "fitted sizes %s to %s%s\n", size_text(fit->min_used, s1, sizeof s1),
+            size_text(fit->max_used, s2, sizeof s2),
+            a->fit.min_size > 0 || a->fit.max_size > 0 ? " (--min-size, --max-size)"
+                                                       : " (every size; --min-size and "
+                                                         "--max-size fit a range)");
+    for (int l = 0; l < nlogs; l++) {
+        const th_cal_held *h = &fit->held[l];
+        if (h->n)
+            fprintf(f,
+                    "held out, log %d: %d size(s), predicted by a fit to the other sizes "
+                    "within %.3g%% (rms %.3g%%)\n",
+                    l + 1, h->n, 100 * h->max_rel, 100 * h->rms_rel);
+        else
+            fprintf(f, "held out, log %d: none (too few fitted sizes)\n", l + 1);
+    }
     fprintf(f, "\n%-4s %6s %16s %14s %14s %10s\n", "log", "line", "size_bytes", "measured_us",
             "fitted_us", "residual");
     for (int i = 0; i < fit->npoints; i++) {
         const th_cal_point *p = &fit->points[i];
-        fprintf(f, "%-4d %6d %16.0f %14.6g %14.6g %+9.2f%%%s\n", p->log + 1, p->line, p->size,
+        fprintf(f, "%-4d %6d %16.0f %14.6g %14.6g %+9.2f%%%s%s\n", p->log + 1, p->line, p->size,
                 p->time_ns / 1e3, p->fit_ns / 1e3, 100 * p->rel,
                 !p->used     ? "  (not fitted)"
                 : p->flagged ? "  * does not fit"
-                             : "");
+                             : "",
+                p->held_out ? "  (held out)" : "");
     }
     if (fit->nflagged) {
         double lo = INFINITY, hi = 0;
@@ -118,7 +146,6 @@ static void report(FILE *f, const th_cal_request *a, const th_cal_result *r) {
                 lo = fmin(lo, fit->points[i].size);
                 hi = fmax(hi, fit->points[i].size);
             }
-        char s1[32], s2[32];
         fprintf(f,
                 "\n%d row(s) the model does not fit (|residual| > %g%%), sizes %s to %s (small "
                 "sizes: NCCL's low-latency protocols; large: limits the model lacks); "
@@ -134,8 +161,10 @@ static void tell(const th_cal_result *r, const th_cmd_io *io) {
     th_buf b = {0};
     char line[1024];
     if (r->fit.nwrong) {
-        snprintf(line, sizeof line, "%d row(s) with #wrong > 0 fitted, the first at %s:%d",
-                 r->fit.nwrong, r->logs[r->fit.wrong_log].source, r->fit.wrong_line);
+        const th_cal_log *lg = &r->logs[r->fit.wrong_log];
+        snprintf(line, sizeof line, "%d row(s) with %s fitted, the first at %s:%d", r->fit.nwrong,
+                 lg->max_error ? "an error above its type's bound" : "#wrong > 0", lg->source,
+                 r->fit.wrong_line);
         if (th_buf_add(&b, line, strlen(line)) == 0) io->notes("warning", &b);
     }
     b.len = 0;
@@ -175,7 +204,7 @@ static void cal_request(const th_calibrate_request *r, th_cal_request *q) {
 static int write_outputs(const th_calibrate_request *r, const th_cal_result *res,
                          const th_cmd_io *io, th_error *err) {
     if (!r->output) return r->plot ? th_cal_plot(r->plot, r->force, res, io->files, err) : TH_OK;
-    th_cmd_io files = {NULL, io->files, io->argv, NULL, NULL, NULL};
+    th_cmd_io files = {NULL, io->files, io->argv, NULL, NULL, NULL, NULL, NULL};
     th_output o;
     int rc = th_cmd_out_open(&files, r->output, r->force, &o, err);
     if (rc) return rc;

@@ -233,6 +233,7 @@ int th_cmd_optimize(const th_optimize_request *r, const th_cmd_io *io, th_error 
     if (r->counts.one) coll.chunks = r->counts.one;
     th_opt_opts opt;
     memset(&opt, 0, sizeof opt);
+    opt.train.poll = io->poll, opt.train.poll_ctx = io->poll_ctx; /* ends the search too */
     opt.budget = r->budget;
     opt.min_GBps = r->min_GBps;
     opt.max_GBps = r->max_GBps;
@@ -254,7 +255,7 @@ int th_cmd_optimize(const th_optimize_request *r, const th_cmd_io *io, th_error 
         opt.point = trace_point;
         opt.point_ctx = &tc;
     }
-    th_cmd_io files = {NULL, io->files, io->argv, NULL, NULL, NULL};
+    th_cmd_io files = {NULL, io->files, io->argv, NULL, NULL, NULL, NULL, NULL};
     int traced = 0;
     if (rc == TH_OK && r->trace &&
         (rc = th_cmd_out_open(&files, r->trace, r->force, &trace, err)) == TH_OK) {

@@ -83,7 +83,7 @@ static int evaluate(const th_run_request *r, const th_collective *coll, const th
     if (rc) return rc;
     trace_ctx tc = {NULL, pairs, 0, 0};
     if (r->trace) {
-        th_cmd_io files = {NULL, io->files, io->argv, NULL, NULL, NULL};
+        th_cmd_io files = {NULL, io->files, io->argv, NULL, NULL, NULL, NULL, NULL};
         if ((rc = th_cmd_out_open(&files, r->trace, r->force, &trace, err)))
             return th_cmd_out_close(io, &out, rc, err);
         tc.out = trace.f;
@@ -110,7 +110,7 @@ static int evaluate(const th_run_request *r, const th_collective *coll, const th
         rc = th_report_write(out.f, (th_format)r->format, &rep, err);
     }
     if (r->trace) {
-        th_cmd_io files = {NULL, io->files, io->argv, NULL, NULL, NULL};
+        th_cmd_io files = {NULL, io->files, io->argv, NULL, NULL, NULL, NULL, NULL};
         rc = th_cmd_out_close(&files, &trace, rc, err);
     }
     return th_cmd_out_close(io, &out, rc, err);

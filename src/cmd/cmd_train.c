@@ -97,7 +97,7 @@ static int evaluate(const th_train_request *r, const th_train_opts *t, const th_
     int nrows = 0, rc = TH_OK;
     /* Both outputs are opened before the work and replace their files only if all went well. */
     th_output out, trace;
-    th_cmd_io files = {NULL, io->files, io->argv, NULL, NULL, NULL};
+    th_cmd_io files = {NULL, io->files, io->argv, NULL, NULL, NULL, NULL, NULL};
     if ((rc = th_cmd_out_open(io, r->output, r->force, &out, err))) return rc;
     tctx tc = {NULL, wl, rows, 0, 0};
     if (r->trace) {
@@ -142,6 +142,7 @@ int th_cmd_train(const th_train_request *r, const th_cmd_io *io, th_error *err) 
     if (th_output_check(inputs, 2, outputs, 2, err)) return err->code;
     th_train_opts t;
     train_opts(r, &t);
+    t.poll = io->poll, t.poll_ctx = io->poll_ctx;
     th_system sys;
     th_run_defaults def; /* run's; the ASTRA-sim 1.0 replay takes its chunks */
     const char *who;

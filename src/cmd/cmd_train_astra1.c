@@ -57,7 +57,7 @@ static int replay_all(const th_train_request *r, const th_train_opts *t, const t
     if (rc) return rc;
     /* both outputs are opened before the work and replace their files only if all went well */
     th_output out, trace;
-    th_cmd_io files = {NULL, io->files, io->argv, NULL, NULL, NULL};
+    th_cmd_io files = {NULL, io->files, io->argv, NULL, NULL, NULL, NULL, NULL};
     a1_trace tc = {NULL, a1, TH_POLICY_BASELINE, TH_INTRA_FIFO, 0};
     if ((rc = th_cmd_out_open(io, r->output, r->force, &out, err))) return rc;
     if (r->trace) {

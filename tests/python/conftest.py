@@ -42,3 +42,11 @@ def cli_error(*args):
 def in_srcdir(monkeypatch):
     """Relative paths (models/..., sweeps/...) resolve as for the command line."""
     monkeypatch.chdir(SRCDIR)
+
+
+@pytest.fixture(scope="session")
+def readme_install(tmp_path_factory):
+    """The package installed as README says (`make python`, then its two venv lines), once for
+    the tests that need it (the install's, the notebook's): the venv's python."""
+    from test_install import readme_venv
+    return readme_venv(tmp_path_factory.mktemp("clone"))

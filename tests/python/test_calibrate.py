@@ -138,3 +138,33 @@ def test_limits(tmp_path):
     msg, code = raised(logs=log, topology="switch", plot=log, force=True)
     assert msg == cli_error("calibrate", str(log), "--topology", "switch", "--plot", str(log),
                             "--force")[0] and code == 2
+
+
+def test_held_out_and_range():
+    """The fitted range and the error on held-out sizes, per log, in the JSON report."""
+    r = themis.calibrate("tests/data/calibrate/h100-2x8.log", topology="switch",
+                         min_size="64MiB")
+    assert r["fit"]["min_size"] == 64 << 20 and r["fit"]["max_size"] == 8 << 30
+    h = r["logs"][0]["held_out"]
+    assert h["rows"] == 4 and 0 < h["rms_residual"] <= h["max_residual"] < 0.1
+    held = [p for p in r["points"] if p["held_out"]]
+    assert len(held) == 4 and all("held_out_us" in p for p in held)
+    assert r["system"]["run"] == {"chunks": 1}
+
+
+def test_two_dims_and_prefix(tmp_path):
+    """A 2 x 8 log fits the network dim with the node's held; the launcher prefix is named."""
+    sys_file = tmp_path / "hgx.json"
+    sys_file.write_text(json.dumps({"name": "hgx", "dims": [
+        {"name": "node", "topology": "switch", "npus": 8, "bw_GBps": 360, "latency_ns": 800},
+        {"name": "network", "topology": "switch", "npus": 2, "bw_GBps": 50,
+         "latency_ns": 1000}]}))
+    log = "tests/data/calibrate/a100-2x8-tagged.log"
+    r = same_as_cli(tmp_path, {"logs": [log], "system": str(sys_file), "dim": 1,
+                               "min_size": "64MiB"},
+                    [log, "-s", str(sys_file), "--dim", "1", "--min-size", "64MiB"])
+    assert r["dim"]["held"] == [{"index": 0, "name": "node", "npus": 8, "latency_ns": 800,
+                                 "bw_GBps": 360}]
+    assert r["logs"][0]["ranks"] == 16 and r["logs"][0]["held_dims"] == 1
+    assert r["logs"][0]["prefix"] == "[1,0]<stdout>:"
+    assert r["system"]["dims"][0]["bw_GBps"] == 360 and r["system"]["run"] == {"chunks": 1}

@@ -155,3 +155,89 @@ def test_ideal_lat_under_a_preset():
     assert raised(_lib.call, "train", {"workload": "models/workloads/resnet50.json",
                                        "ideal_lat": 1})[0] == \
         "train: ideal_lat: expected true or false, got 1"
+
+
+NAN, INF = float("nan"), float("inf")
+RESNET = "models/workloads/resnet50.json"
+LOG = "tests/data/calibrate/allreduce-8.log"
+
+
+# Every argument the package cannot pass on (NaN or infinity, bytes for a string, a value JSON
+# has no form for, a non-dict for a dict, a non-bool for a flag): a themis.Error whose message
+# names the command and the argument (and the place inside a dict), never ValueError,
+# TypeError or AttributeError.
+@pytest.mark.parametrize("fn, args, kw, message", [
+    (themis.run, (), {"size": NAN}, "run: size: expected a finite number, got nan"),
+    (themis.run, (), {"size": INF}, "run: size: expected a finite number, got inf"),
+    (themis.run, (), {"chunks": -INF}, "run: chunks: expected a finite number, got -inf"),
+    (themis.run, (), {"policy": b"themis"}, "run: policy: expected a string, got bytes b'themis'"),
+    (themis.run, (), {"dims": {0, 1}}, "run: dims: expected a string, a number, a bool, a list "
+     "or a dict, got set"),
+    (themis.run, (), {"bound": "yes"}, "run: bound: expected True or False, got str 'yes'"),
+    (themis.run, ({"name": "x", "dims": [{"topology": "ring", "npus": 2, "bw_GBps": NAN,
+                                          "latency_ns": 1}]},), {},
+     "system: dims[0].bw_GBps: expected a finite number, got nan"),
+    (themis.train, (RESNET,), {"batch": NAN}, "train: batch: expected a finite number, got nan"),
+    (themis.train, (RESNET,), {"bucket": INF}, "train: bucket: expected a finite number, got inf"),
+    (themis.train, (RESNET,), {"priority": b"fifo"}, "train: priority: expected a string"),
+    (themis.train, (RESNET,), {"ideal_lat": None}, "train: ideal_lat: expected True or False"),
+    (themis.optimize, (), {"budget": NAN}, "optimize: budget: expected a finite number, got nan"),
+    (themis.optimize, (), {"cost": [1, NAN, 1]}, "optimize: cost[1]: expected a finite number"),
+    (themis.optimize, (), {"cost": 5}, "optimize: cost: expected a list of numbers, got 5"),
+    (themis.optimize, (), {"objective": b"time"}, "optimize: objective: expected a string"),
+    (themis.sweep, ({"axes": {"size": [1, INF]}},), {},
+     "spec: axes.size[1]: expected a finite number, got inf"),
+    (themis.sweep, ("sweeps/chunks-vs-policy.json",), {"jobs": NAN},
+     "sweep: jobs: expected a finite number, got nan"),
+    (themis.sweep, ("sweeps/chunks-vs-policy.json",), {"each": 5},
+     "sweep: each: expected a function, got int"),
+    (themis.sweep, ("sweeps/chunks-vs-policy.json",), {"frame": "yes"},
+     "sweep: frame: expected True, False or None, got 'yes'"),
+    (themis.sweep, ("sweeps/chunks-vs-policy.json",), {"shard": b"1/2"},
+     "sweep: shard: expected a string, got bytes"),
+    (themis.calibrate, (5,), {}, "calibrate: logs: expected a log file name or a list of them"),
+    (themis.calibrate, (LOG,), {"topology": "switch", "tolerance": NAN},
+     "calibrate: tolerance: expected a finite number, got nan"),
+    (themis.calibrate, (LOG,), {"topology": b"switch"}, "calibrate: topology: expected a string"),
+    (themis.calibrate, (LOG,), {"topology": "switch", "efficiency": "no"},
+     "calibrate: efficiency: expected True or False"),
+    (themis.plot, ("a.csv",), {"x": "a", "y": "b", "output": "a.svg", "where": 5},
+     'plot: where: expected a dict {column: value} or "col=value" strings, got int 5'),
+    (themis.plot, ("a.csv",), {"x": "a", "y": "b", "output": "a.svg", "where": [1]},
+     'plot: where: expected "col=value" strings, got int 1'),
+    (themis.plot, ("a.csv",), {"x": "a", "y": "b", "output": "a.svg", "where": {1: "a"}},
+     "plot: where: expected string keys, got int 1"),
+    (themis.plot, (5,), {"x": "a", "y": "b", "output": "a.svg"},
+     "plot: csv: expected a file name or a pandas DataFrame, got int"),
+    (themis.plot, ("a.csv",), {"x": b"a", "y": "b", "output": "a.svg"},
+     "plot: x: expected a string, got bytes b'a'"),
+    (themis.plot, ("a.csv",), {"x": "a", "y": "b", "output": "a.svg", "logx": []},
+     "plot: logx: expected True or False"),
+    (themis.load_system, (5,), {}, "system: system: expected a file name or a system object"),
+])
+def test_every_bad_argument_is_an_error(fn, args, kw, message):
+    msg, code = raised(fn, *args, **kw)
+    assert msg.startswith(message), msg
+    assert code == 2
+
+
+def test_numpy_numbers_pass_as_numbers():
+    numpy = pytest.importorskip("numpy")
+    assert themis.run(size=numpy.int64(1 << 26), chunks=numpy.int32(8)) == \
+        themis.run(size=1 << 26, chunks=8)
+
+
+def test_a_missing_file_is_an_error_not_oserror():
+    """A file that cannot be read (or written) is a themis.Error, with the command line's
+    message and exit status, never an OSError."""
+    for fn, args in ((themis.run, ("no/such.json",)), (themis.train, ("no/such.json",)),
+                     (themis.sweep, ("no/such.json",)), (themis.load_system, ("no/such.json",)),
+                     (themis.calibrate, (["no/such.log"],), ),
+                     (themis.plot, ("no/such.csv", "a", "b"))):
+        kw = {"topology": "switch"} if fn is themis.calibrate else {}
+        if fn is themis.plot:
+            kw = {"output": "never.svg"}
+        with pytest.raises(themis.Error) as e:
+            fn(*args, **kw)
+        assert not isinstance(e.value, OSError)
+        assert "no/such" in str(e.value) and e.value.code == 2, (str(e.value), e.value.code)

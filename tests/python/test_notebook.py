@@ -1,9 +1,13 @@
-"""The example notebook (examples/chunk_speedup.ipynb) executes headless with Debian's Jupyter
-packages (python3-nbclient, python3-ipykernel, python3-nbformat), and what it prints is what
-the themis binary gives for the same sweep and the same what-if runs."""
+"""The example notebook (examples/chunk_speedup.ipynb) as a user runs it: the package installed
+as README says, in a venv, that venv registered as the Jupyter kernel `themis` with the command
+the notebook and docs/PYTHON.md give, and the notebook executed on the kernel its metadata
+names, from examples/, with no PYTHONPATH or THEMIS_LIB. Headless, with Debian's Jupyter
+packages (python3-nbclient, python3-ipykernel, python3-nbformat); what it prints is what the
+themis binary gives for the same sweep and the same what-if runs."""
 
 import json
 import os
+import subprocess
 import sys
 
 import pytest
@@ -21,13 +25,31 @@ def printed(nb):
                    for o in c.outputs if o.get("output_type") == "stream")
 
 
-def test_notebook(tmp_path, monkeypatch):
+def test_notebook(tmp_path, monkeypatch, readme_install):
+    for name in ("PYTHONPATH", "THEMIS_LIB"):  # a user's shell: only the venv provides themis
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("JUPYTER_DATA_DIR", str(tmp_path / "jupyter"))  # stands in for ~/.local
     monkeypatch.setenv("PYDEVD_DISABLE_FILE_VALIDATION", "1")  # the kernel's debugger note
     nb = nbformat.read(src("examples", "chunk_speedup.ipynb"), as_version=4)
     assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code")  # kept clean
-    nbclient.NotebookClient(nb, timeout=120, kernel_name="python3",
+    assert nb.metadata.kernelspec.name == "themis"
+
+    # the kernel step, as the notebook's first cell gives it (.venv being the install's)
+    intro = "".join(nb.cells[0].source).replace("\n", " ")
+    step = ('.venv/bin/python -m ipykernel install --user --name themis --display-name '
+            '"Python 3 (themis)"')
+    assert step in intro
+    venv_python = str(readme_install)
+    subprocess.run([venv_python, "-m", "ipykernel", "install", "--user", "--name", "themis",
+                    "--display-name", "Python 3 (themis)"], check=True, capture_output=True)
+
+    # which package the kernel imported, as one more cell (the file is not changed)
+    nb.cells.append(nbformat.v4.new_code_cell("print('module', themis.__file__)"))
+    nbclient.NotebookClient(nb, timeout=120,
                             resources={"metadata": {"path": src("examples")}}).execute()
     out = printed(nb)
+    venv = os.path.dirname(os.path.dirname(venv_python))
+    assert f"module {venv}{os.sep}" in out, out
 
     # the answer, from the binary's sweep of the same spec
     sys.path.insert(0, src("examples"))
