@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "check_themis.h"
+#include "themis/text.h"
 
 /* A folder opens like a file but cannot be read: ASTRA-sim 1.0's network and system text are
  * refused with a read error (exit 3) instead of being taken for empty or YAML files. */
@@ -204,6 +205,32 @@ START_TEST(argv_forms) {
 }
 END_TEST
 
+/* A name that is not valid UTF-8 never reaches a JSON output raw: a system file's name is
+ * refused at input (its file and key named), and a sweep spec whose own file name is not
+ * (it goes into the sidecar's spec_file and command) gets a sidecar that is valid UTF-8. */
+START_TEST(invalid_utf8_names) {
+    char *dir = test_tmp_dir();
+    TEST_DIR_PATH(sys, dir, "s.json");
+    const char *bad = "{\"name\": \"n\xff\", \"dims\": [{\"topology\": \"ring\", \"npus\": 4, "
+                      "\"bw_GBps\": 100, \"latency_ns\": 10}]}";
+    test_spit(sys, bad, strlen(bad));
+    test_bad("name: a string must be valid UTF-8", "run -s '%s' -f json", sys);
+    char s[1024];
+    snprintf(s, sizeof s, "{\"system\": \"%s\", \"axes\": {\"chunks\": [1, 2]}}",
+             test_dpath("cli_3d.json"));
+    TEST_DIR_PATH(spec, dir, "sp\xff.json");
+    test_spit(spec, s, strlen(s));
+    test_ok_in(dir, "sweep \"$(printf 'sp\\377.json')\" -o o.csv --quiet");
+    TEST_DIR_PATH(meta, dir, "o.csv.meta.json");
+    size_t n;
+    char *text = test_slurp(meta, &n);
+    ck_assert_uint_eq(th_text_utf8_bad(text, n), n);
+    ck_assert_msg(strstr(text, "sp\xef\xbf\xbd.json"), "%s", text);
+    free(text);
+    test_rm_dir(dir);
+}
+END_TEST
+
 Suite *cli_errors_suite(void) {
     Suite *s = suite_create("cli_errors");
     TCase *tc = tcase_create("core");
@@ -220,6 +247,7 @@ Suite *cli_errors_suite(void) {
     tcase_add_test(tc, calibrate_outputs_together);
     tcase_add_test(tc, merge_empty_jsonl_shard);
     tcase_add_test(tc, empty_json_list);
+    tcase_add_test(tc, invalid_utf8_names);
     suite_add_tcase(s, tc);
     return s;
 }
