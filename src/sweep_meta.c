@@ -28,6 +28,16 @@ char *th_sweep_meta_read(const char *path) {
     return th_json_read_file(path, &text, &len, &ignore) == TH_OK ? text : NULL;
 }
 
+int th_sweep_meta_is(const char *text) {
+    cJSON *j = text ? cJSON_Parse(text) : NULL;
+    int is = cJSON_IsObject(j) &&
+             cJSON_IsString(cJSON_GetObjectItemCaseSensitive(j, "themis_version")) &&
+             cJSON_IsString(cJSON_GetObjectItemCaseSensitive(j, "file")) &&
+             cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(j, "runs"));
+    cJSON_Delete(j);
+    return is;
+}
+
 /* "2026-12-03T08:30:00Z"; null for 0 (not yet). */
 static cJSON *when(int64_t t) {
     if (!t) return cJSON_CreateNull();

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "check_themis.h"
 #include "themis/text.h"
@@ -231,6 +232,36 @@ START_TEST(invalid_utf8_names) {
 }
 END_TEST
 
+/* An OUT.meta.json that is not a sidecar is someone's file: refused (exit 2, naming it) before
+ * OUT is started, kept as it was; --force replaces it, and a sidecar is replaced as before. */
+START_TEST(sweep_sidecar_not_ours) {
+    char *dir = test_tmp_dir();
+    TEST_DIR_PATH(spec, dir, "spec.json");
+    TEST_DIR_PATH(meta, dir, "s.csv.meta.json");
+    TEST_DIR_PATH(out, dir, "s.csv");
+    char s[1024];
+    snprintf(s, sizeof s, "{\"system\": \"%s\", \"axes\": {\"chunks\": [1, 2]}}",
+             test_dpath("cli_3d.json"));
+    test_spit(spec, s, strlen(s));
+    test_spit(meta, "{\"mine\": 1}\n", 12);
+    test_cli_out r;
+    test_cli_in(&r, dir, "sweep spec.json -o s.csv --quiet");
+    test_expect_status(&r, 2, "sweep over a file that is not a sidecar");
+    ck_assert_msg(strstr(r.err, "s.csv.meta.json: already exists and is not a sweep's sidecar"),
+                  "%s", r.err);
+    test_cli_free(&r);
+    ck_assert_msg(!test_exists(out), "s.csv was started");
+    size_t n;
+    char *kept = test_slurp(meta, &n);
+    ck_assert_str_eq(kept, "{\"mine\": 1}\n");
+    free(kept);
+    test_ok_in(dir, "sweep spec.json -o s.csv --quiet --force");
+    unlink(out); /* the sidecar left behind is a sidecar: a new sweep replaces it */
+    test_ok_in(dir, "sweep spec.json -o s.csv --quiet");
+    test_rm_dir(dir);
+}
+END_TEST
+
 Suite *cli_errors_suite(void) {
     Suite *s = suite_create("cli_errors");
     TCase *tc = tcase_create("core");
@@ -248,6 +279,7 @@ Suite *cli_errors_suite(void) {
     tcase_add_test(tc, merge_empty_jsonl_shard);
     tcase_add_test(tc, empty_json_list);
     tcase_add_test(tc, invalid_utf8_names);
+    tcase_add_test(tc, sweep_sidecar_not_ours);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -144,6 +144,10 @@ TH_API char *th_sweep_meta_path(const char *out);
 /* A sidecar's text, malloc'd, or NULL when the file does not exist or cannot be read. */
 TH_API char *th_sweep_meta_read(const char *path);
 
+/* 1 when text (NULL: 0) is a sidecar as th_sweep_meta_write writes it (a JSON object with
+ * themis_version, file and runs): a file a sweep may replace without --force. */
+TH_API int th_sweep_meta_is(const char *text);
+
 /* Writes the sidecar as JSON: themis_version, file, format, complete (points == expected),
  * points, expected_points, sweep_points, shard, spec_file, spec_sha256, started (the first
  * run's), finished (this run's; null while it runs), command and threads (this run's), runs

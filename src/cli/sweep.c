@@ -112,6 +112,23 @@ static int dry_run(const th_sweep *sw, const sweep_opts *o) {
     return rc ? cli_fail(&err) : CLI_OK;
 }
 
+/* The no-overwrite rule for the sidecar: an existing OUT.meta.json is replaced without --force
+ * only when it is a sidecar (it describes OUT, which this command rewrites); any other file
+ * there is someone's data. Checked before OUT is started. */
+static int sidecar_free(const char *meta, int force, th_error *err) {
+    struct stat st;
+    if (!meta || stat(meta, &st) != 0) return TH_OK;
+    if (S_ISDIR(st.st_mode)) return th_error_set(err, TH_EIO, "%s: is a folder, not a file", meta);
+    if (force || !S_ISREG(st.st_mode)) return TH_OK;
+    char *text = th_sweep_meta_read(meta);
+    int ours = th_sweep_meta_is(text);
+    free(text);
+    if (ours) return TH_OK;
+    return th_error_set(err, TH_EINPUT,
+                        "%s: already exists and is not a sweep's sidecar; --force replaces it",
+                        meta);
+}
+
 /* Opens the output for a fresh run (a temporary file renamed into place at the end) or a
  * resume (appended in place: the complete rows already there are never rewritten, and a
  * partial last line, which no reader counts as a row, is cut); *start = shard-local points
@@ -128,7 +145,7 @@ static int open_output(const th_sweep *sw, const sweep_opts *o, const char *path
     const char *outputs[] = {path, meta};
     int rc = th_output_check(inputs, nin + 1, outputs, 2, err);
     free(inputs);
-    if (rc) return rc;
+    if (rc || (rc = sidecar_free(meta, o->r.force, err))) return rc;
     struct stat st;
     int exists = strcmp(path, "-") && stat(path, &st) == 0 && S_ISREG(st.st_mode);
     *in_place = !exists || o->r.resume; /* else a temporary file replaces it at the end */
@@ -327,6 +344,7 @@ static int merge(const char *out, const char *const *parts, int nparts, const ch
         inputs[0] = spec;
         rc = th_output_check(inputs, 2 * nparts + 1, outputs, 2, err);
     }
+    if (rc == TH_OK) rc = sidecar_free(meta, force, err);
     th_sweep_meta m = {out,    "csv", spec, NULL, 0,    NULL, -1,
                        {0, 1}, 0,     -1,   0,    argc, argv, (int64_t)time(NULL),
                        0,      NULL};
