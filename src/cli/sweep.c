@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "themis/sha256.h"
 #include "themis/sweep.h"
 
 /* Set from the signal handler, read by the worker threads: a lock-free atomic, so the store is
@@ -185,6 +186,21 @@ static char *sidecar_of(const char *path) {
     return th_sweep_meta_path(path);
 }
 
+/* Fills m's inputs with the files sw's spec names and their digests, taken before the first
+ * point runs; returns the digests' memory for free (NULL: none, or out of memory). */
+static void *hash_inputs(const th_sweep *sw, th_sweep_meta *m) {
+    int n;
+    const char *const *in = th_sweep_inputs(sw, &n);
+    char(*sha)[65] = n > 0 ? calloc((size_t)n, sizeof *sha) : NULL;
+    if (!sha) return NULL;
+    for (int i = 0; i < n; i++)
+        if (th_sha256_file(in[i], sha[i])) sha[i][0] = '\0';
+    m->inputs = in;
+    m->input_sha256 = (const char(*)[65])sha;
+    m->ninputs = n;
+    return sha;
+}
+
 /* Writes the sidecar through a temporary file renamed into place. */
 static int write_sidecar(const char *meta, const th_sweep_meta *m, const char *prev,
                          th_error *err) {
@@ -273,13 +289,18 @@ static int sweep_cmd(int argc, char **argv, char **typed) {
                        typed,
                        (int64_t)time(NULL),
                        0,
-                       NULL};
+                       NULL,
+                       NULL,
+                       NULL,
+                       0};
+    void *digests = meta ? hash_inputs(sw, &m) : NULL;
     if (meta && o.r.resume) prev = th_sweep_meta_read(meta);
     rc = meta && in_place ? write_sidecar(meta, &m, prev, &err) : TH_OK;
     if (rc) {
         cli_out_close(&out, rc, &err);
         free(meta);
         free(prev);
+        free(digests);
         th_sweep_free(sw);
         return cli_fail(&err);
     }
@@ -310,6 +331,7 @@ static int sweep_cmd(int argc, char **argv, char **typed) {
     }
     free(meta);
     free(prev);
+    free(digests);
     th_sweep_free(sw);
     if (pr.on) fputc('\n', stderr);
     if (rc) return cli_fail(&err);
@@ -347,11 +369,13 @@ static int merge(const char *out, const char *const *parts, int nparts, const ch
     if (rc == TH_OK) rc = sidecar_free(meta, force, err);
     th_sweep_meta m = {out,    "csv", spec, NULL, 0,    NULL, -1,
                        {0, 1}, 0,     -1,   0,    argc, argv, (int64_t)time(NULL),
-                       0,      NULL};
+                       0,      NULL,  NULL, NULL, 0};
+    void *digests = NULL;
     char *common = NULL, *common_file = NULL, sha[65] = "";
     if (sw) {
         m.spec = th_sweep_spec(sw, &m.spec_len);
         m.sweep_points = m.expected = th_sweep_points(sw);
+        digests = hash_inputs(sw, &m);
     } else if (rc == TH_OK && meta) {
         for (int i = 0; i < nparts; i++)
             texts[i] = th_sweep_meta_read(part_meta[i]);
@@ -378,6 +402,7 @@ static int merge(const char *out, const char *const *parts, int nparts, const ch
     }
     free(texts);
     free(part_meta);
+    free(digests);
     free(inputs);
     free(common);
     free(common_file);
