@@ -262,6 +262,26 @@ START_TEST(sweep_sidecar_not_ours) {
 }
 END_TEST
 
+/* One number reader for argv and JSON (SPEC §1): 01 and 1. are refused as JSON refuses them,
+ * a count is an integer (1e1 is ten, as in JSON), a size is whole bytes. */
+START_TEST(argv_numbers) {
+    const char *sys = test_dpath("cli_3d.json");
+    test_bad("-n: expected an integer from 1", "run -s '%s' -n 01", sys);
+    test_bad("-n: expected an integer from 1", "run -s '%s' -n 1.", sys);
+    test_bad("--size: expected a size such as", "run -s '%s' -b 1.", sys);
+    test_bad("--size: expected a whole number of bytes", "run -s '%s' -b 1.5", sys);
+    test_bad("expected an integer from 1", "sweep '%s' -j 01 --dry-run",
+             test_dpath("sweep_ring4.json"));
+    test_cli_out a, b;
+    test_cli(&a, "run -s '%s' -n 1e1 -b 1.5KiB -f csv", sys);
+    test_cli(&b, "run -s '%s' -n 10 -b 1536 -f csv", sys);
+    test_expect_quiet(&a, "-n 1e1 -b 1.5KiB");
+    ck_assert_str_eq(a.out, b.out);
+    test_cli_free(&a);
+    test_cli_free(&b);
+}
+END_TEST
+
 Suite *cli_errors_suite(void) {
     Suite *s = suite_create("cli_errors");
     TCase *tc = tcase_create("core");
@@ -280,6 +300,7 @@ Suite *cli_errors_suite(void) {
     tcase_add_test(tc, empty_json_list);
     tcase_add_test(tc, invalid_utf8_names);
     tcase_add_test(tc, sweep_sidecar_not_ours);
+    tcase_add_test(tc, argv_numbers);
     suite_add_tcase(s, tc);
     return s;
 }
