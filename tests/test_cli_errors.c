@@ -282,6 +282,29 @@ START_TEST(argv_numbers) {
 }
 END_TEST
 
+/* Errors that say the real reason: a negative time in a log (was "no out-of-place time"), the
+ * upper limit of --shard, and stdin named twice (was "invalid JSON" on the second read). */
+START_TEST(real_reasons) {
+    char *dir = test_tmp_dir();
+    TEST_DIR_PATH(log, dir, "neg.log");
+    const char *text =
+        "#       size         count      type   redop    root     time   algbw   busbw #wrong"
+        "     time   algbw   busbw #wrong\n"
+        "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)        "
+        "    (us)  (GB/s)  (GB/s)\n"
+        "     1048576        262144     float     sum      -1    -12.5   83.89  146.81      0"
+        "    12.4   84.56  147.98      0\n";
+    test_spit(log, text, strlen(text));
+    test_bad("neg.log:3: column 6 (time): expected a time > 0 us, got -12.5",
+             "calibrate '%s' --topology switch", log);
+    test_bad("0 <= K < N <= 100000000", "sweep '%s' --shard 1/1000000000 --dry-run",
+             test_dpath("sweep_ring4.json"));
+    test_bad("the workload and -s are both '-': standard input can be read only once",
+             "train - -s -");
+    test_rm_dir(dir);
+}
+END_TEST
+
 Suite *cli_errors_suite(void) {
     Suite *s = suite_create("cli_errors");
     TCase *tc = tcase_create("core");
@@ -301,6 +324,7 @@ Suite *cli_errors_suite(void) {
     tcase_add_test(tc, invalid_utf8_names);
     tcase_add_test(tc, sweep_sidecar_not_ours);
     tcase_add_test(tc, argv_numbers);
+    tcase_add_test(tc, real_reasons);
     suite_add_tcase(s, tc);
     return s;
 }
