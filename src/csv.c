@@ -255,3 +255,15 @@ int th_csv_copy(th_buf *b, const th_csv_reader *r) {
         bad |= th_csv_field(b, r->fields[i]);
     return bad | th_csv_end(b);
 }
+
+int th_csv_header_check(const th_csv_reader *r, th_error *err) {
+    /* headers have tens of columns: the quadratic scan is cheaper than a hash */
+    for (size_t i = 1; i < r->nfields; i++)
+        for (size_t k = 0; k < i; k++)
+            if (!strcmp(r->fields[i], r->fields[k]))
+                return th_error_set(err, TH_EINPUT,
+                                    "%s: line %" PRId64
+                                    ": column '%s' appears twice (fields %zu and %zu)",
+                                    r->name, r->line, r->fields[i], k + 1, i + 1);
+    return TH_OK;
+}

@@ -301,6 +301,15 @@ START_TEST(real_reasons) {
              test_dpath("sweep_ring4.json"));
     test_bad("the workload and -s are both '-': standard input can be read only once",
              "train - -s -");
+    /* a CSV with a column twice is refused; one with a byte-order mark is read */
+    TEST_DIR_PATH(dup, dir, "dup.csv");
+    test_spit(dup, "speedup,speedup\n1,2\n", 20);
+    test_bad("dup.csv: line 1: column 'speedup' appears twice", "summarize '%s'", dup);
+    test_bad("dup.csv: line 1: column 'speedup' appears twice",
+             "plot '%s' -x speedup -y speedup -o '%s/p.svg'", dup, dir);
+    TEST_DIR_PATH(bom, dir, "bom.csv");
+    test_spit(bom, "\xef\xbb\xbfspeedup\n1\n", 13);
+    test_ok_in(dir, "summarize bom.csv");
     test_rm_dir(dir);
 }
 END_TEST

@@ -154,6 +154,14 @@ START_TEST(test_read_bom_and_utf8) {
     ck_assert_int_eq(read_all(t, strlen(t), out, sizeof out, &err), -1);
     ck_assert_int_eq(err.code, TH_EINPUT);
     ck_assert_str_eq(err.msg, "t.csv: line 2: field 2 is not valid UTF-8 (byte 0xff)");
+    /* a header naming a column twice: which of the two a reader takes would be a guess */
+    th_csv_reader r;
+    t = "size,x,size\n";
+    th_csv_open_mem(&r, t, strlen(t), "t.csv");
+    ck_assert_int_eq(th_csv_read(&r, &err), 1);
+    ck_assert_int_eq(th_csv_header_check(&r, &err), TH_EINPUT);
+    ck_assert_str_eq(err.msg, "t.csv: line 1: column 'size' appears twice (fields 1 and 3)");
+    th_csv_close(&r);
 }
 END_TEST
 
