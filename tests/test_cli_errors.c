@@ -301,6 +301,19 @@ START_TEST(real_reasons) {
              test_dpath("sweep_ring4.json"));
     test_bad("the workload and -s are both '-': standard input can be read only once",
              "train - -s -");
+    /* a workload's flops beyond the time limit are bounded as the time they make, and an
+     * npu_tflops of 0 is named, not reported as missing */
+    TEST_DIR_PATH(wl, dir, "wl.json");
+    const char *w = "{\"parallelism\": \"data\", \"npu_tflops\": %s, \"layers\": [{\"name\": "
+                    "\"a\", \"forward\": {\"flops\": 1e22}, \"input_grad\": {\"ns\": 1}, "
+                    "\"weight_grad\": {\"ns\": 1}}]}";
+    char wtext[512];
+    snprintf(wtext, sizeof wtext, w, "0.001");
+    test_spit(wl, wtext, strlen(wtext));
+    test_bad("flops / (npu_tflops * 1e3) = 1e+22 ns, expected at most 1e+21 ns", "train '%s'", wl);
+    snprintf(wtext, sizeof wtext, w, "0");
+    test_spit(wl, wtext, strlen(wtext));
+    test_bad("npu_tflops: expected > 0, got 0", "train '%s'", wl);
     /* a CSV with a column twice is refused; one with a byte-order mark is read */
     TEST_DIR_PATH(dup, dir, "dup.csv");
     test_spit(dup, "speedup,speedup\n1,2\n", 20);
