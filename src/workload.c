@@ -167,7 +167,9 @@ static int parse_bucket(const cJSON *b, double *out, const char *src, th_error *
 
 static int parse_workload(const cJSON *root, th_workload *wl, const char *src, th_error *err) {
     if (!cJSON_IsObject(root)) return th_json_bad(err, src, "(top level)", "an object", root);
-    if (th_json_check_keys(root, top_keys, src, "", err)) return err->code;
+    if (th_json_expect_kind(root, "a workload", src, err) ||
+        th_json_check_keys(root, top_keys, src, "", err))
+        return err->code;
     if (th_json_string(root, "name", wl->name, sizeof wl->name, src, "", err)) return err->code;
     if (th_json_string(root, "description", wl->description, sizeof wl->description, src, "", err))
         return err->code;

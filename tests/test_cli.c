@@ -1153,7 +1153,8 @@ START_TEST(train_cli) {
              "run -p themis-global");
     test_bad("-p: policy 'ideal' applies to training only", "run -p ideal");
     test_bad("cannot open", "train /nonexistent/w.json");
-    test_bad("dims: unknown key", "train '%s'", test_dpath("cli_ring4.json"));
+    test_bad("is a system file, expected a workload here", "train '%s'",
+             test_dpath("cli_ring4.json"));
 }
 END_TEST
 

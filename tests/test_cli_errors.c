@@ -327,6 +327,18 @@ START_TEST(real_reasons) {
 }
 END_TEST
 
+/* A file of another kind where a system, workload or list of collectives is expected says
+ * which kind it is and which was expected, rather than "unknown key". */
+START_TEST(file_kinds) {
+    const char *wl = test_dpath("../../models/workloads/resnet50.json");
+    const char *sys = test_dpath("cli_3d.json");
+    test_bad("resnet50.json: is a workload, expected a system file here", "run -s '%s'", wl);
+    test_bad("cli_3d.json: is a system file, expected a workload here", "train '%s'", sys);
+    test_bad("cli_3d.json: is a system file, expected a list of collectives here",
+             "optimize -s '%s' -l '%s'", sys, sys);
+}
+END_TEST
+
 Suite *cli_errors_suite(void) {
     Suite *s = suite_create("cli_errors");
     TCase *tc = tcase_create("core");
@@ -347,6 +359,7 @@ Suite *cli_errors_suite(void) {
     tcase_add_test(tc, sweep_sidecar_not_ours);
     tcase_add_test(tc, argv_numbers);
     tcase_add_test(tc, real_reasons);
+    tcase_add_test(tc, file_kinds);
     suite_add_tcase(s, tc);
     return s;
 }
