@@ -339,6 +339,22 @@ START_TEST(file_kinds) {
 }
 END_TEST
 
+/* optimize with a budget beyond what the dims can take: every bandwidth stays within a system
+ * file's limit (1e9 GB/s), so the answer can be written back as a system; the rest of the
+ * budget is reported unspent. A --max above the limit is refused, naming it. */
+START_TEST(optimize_huge_budget) {
+    const char *sys = test_dpath("cli_3d.json");
+    test_cli_out r;
+    test_cli(&r, "optimize -s '%s' --budget 1e12 -p themis -f json", sys);
+    test_expect_quiet(&r, "optimize --budget 1e12");
+    ck_assert_msg(strstr(r.out, "\"bw_GBps\":\t[1000000000, 1000000000, 1000000000]"), "%s", r.out);
+    ck_assert_msg(strstr(r.out, "\"spent\":\t3000000000,"), "%s", r.out);
+    test_cli_free(&r);
+    test_bad("--max 2000000000 GB/s is above a system file's limit of 1e+09 GB/s",
+             "optimize -s '%s' --max 2e9", sys);
+}
+END_TEST
+
 Suite *cli_errors_suite(void) {
     Suite *s = suite_create("cli_errors");
     TCase *tc = tcase_create("core");
@@ -360,6 +376,7 @@ Suite *cli_errors_suite(void) {
     tcase_add_test(tc, argv_numbers);
     tcase_add_test(tc, real_reasons);
     tcase_add_test(tc, file_kinds);
+    tcase_add_test(tc, optimize_huge_budget);
     suite_add_tcase(s, tc);
     return s;
 }
