@@ -314,6 +314,14 @@ START_TEST(real_reasons) {
     snprintf(wtext, sizeof wtext, w, "0");
     test_spit(wl, wtext, strlen(wtext));
     test_bad("npu_tflops: expected > 0, got 0", "train '%s'", wl);
+    /* a 1.0 network whose list is shorter than dimensions-count says how long it is */
+    TEST_DIR_PATH(net, dir, "net.json");
+    const char *n1 = "{\"dimensions-count\": 2, \"topologies-per-dim\": [\"Ring\"], "
+                     "\"units-count\": [4, 8], \"links-count\": [2, 1], \"link-latency\": [20, "
+                     "500], \"link-bandwidth\": [100, 25]}";
+    test_spit(net, n1, strlen(n1));
+    test_bad("per dimension (2, dimensions-count), found 1", "import-astra '%s' '%s'", net,
+             test_dpath("astra1_sys_2d.txt"));
     /* a CSV with a column twice is refused; one with a byte-order mark is read */
     TEST_DIR_PATH(dup, dir, "dup.csv");
     test_spit(dup, "speedup,speedup\n1,2\n", 20);
