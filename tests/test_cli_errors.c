@@ -322,6 +322,20 @@ START_TEST(real_reasons) {
     test_spit(net, n1, strlen(n1));
     test_bad("per dimension (2, dimensions-count), found 1", "import-astra '%s' '%s'", net,
              test_dpath("astra1_sys_2d.txt"));
+    /* a 1.0 text workload: 2^53 + 1 cycles is refused (a double would round it), and
+     * 8000000000000001 cycles are converted to the cycle, not as 8e+15 */
+    TEST_DIR_PATH(w1, dir, "w1.txt");
+    const char *wt = "DATA\n1\nl0 -1 %s ALLREDUCE 4096 10 ALLREDUCE 4096 10 ALLREDUCE 4096 0\n";
+    snprintf(wtext, sizeof wtext, wt, "9007199254740993");
+    test_spit(w1, wtext, strlen(wtext));
+    test_bad("at most 2^53), got '9007199254740993'", "import-astra --workload '%s'", w1);
+    snprintf(wtext, sizeof wtext, wt, "8000000000000001");
+    test_spit(w1, wtext, strlen(wtext));
+    test_cli_out r;
+    test_cli(&r, "import-astra --workload '%s'", w1);
+    test_expect_quiet(&r, "import-astra --workload");
+    ck_assert_msg(strstr(r.out, "\"ns\":\t8000000000000001"), "%s", r.out);
+    test_cli_free(&r);
     /* a CSV with a column twice is refused; one with a byte-order mark is read */
     TEST_DIR_PATH(dup, dir, "dup.csv");
     test_spit(dup, "speedup,speedup\n1,2\n", 20);
