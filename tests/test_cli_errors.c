@@ -377,6 +377,21 @@ START_TEST(optimize_huge_budget) {
 }
 END_TEST
 
+/* --help states the limits a value is checked against: every number option's, --shard's. */
+START_TEST(help_limits) {
+    const char *cmds[][2] = {{"train --help", "(a number > 0, at most 1e9)"},
+                             {"optimize --help", "(a number > 0, at most 1e12)"},
+                             {"sweep --help", "(0 <= K < N <= 100000000)"}};
+    for (int i = 0; i < 3; i++) {
+        test_cli_out r;
+        test_cli(&r, "%s", cmds[i][0]);
+        test_expect_quiet(&r, cmds[i][0]);
+        ck_assert_msg(strstr(r.out, cmds[i][1]), "%s lacks %s", cmds[i][0], cmds[i][1]);
+        test_cli_free(&r);
+    }
+}
+END_TEST
+
 Suite *cli_errors_suite(void) {
     Suite *s = suite_create("cli_errors");
     TCase *tc = tcase_create("core");
@@ -399,6 +414,7 @@ Suite *cli_errors_suite(void) {
     tcase_add_test(tc, real_reasons);
     tcase_add_test(tc, file_kinds);
     tcase_add_test(tc, optimize_huge_budget);
+    tcase_add_test(tc, help_limits);
     suite_add_tcase(s, tc);
     return s;
 }

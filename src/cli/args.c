@@ -288,6 +288,11 @@ void cli_help_options(FILE *out, const th_cmd_def *def) {
                 fputc(*h, out);
             }
         }
+        if (o->kind == TH_ARG_NUMBER) { /* the limits the value is checked against */
+            char lo[32], hi[32];
+            fprintf(out, "\n%*s(a number > %s, at most %s)", def->help_width, "", number(lo, o->lo),
+                    number(hi, o->hi));
+        }
         fputc('\n', out);
     }
 }
