@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "astra1_preset.h"
 #include "themis/astra1.h"
 #include "themis/astra1_workload.h"
 
@@ -48,6 +49,8 @@ typedef struct replay {
     int64_t injected, finished;
     th_a1_tracker tracker; /* 1.0: the Themis list, shared by the collectives of one tick */
     double last_plan_t;    /* the tick of the last collective generated */
+    int npu0_behind;       /* a completion woke the workload: NPU 0 no longer generates first */
+    int reset_pending;     /* NPU 0's reset of the last tick, due after that tick's plans */
     /* the network */
     th_emu *emu;
     int *k_of_id;     /* emulator id -> layer * 3 + phase */
@@ -114,10 +117,17 @@ static int issue(replay *r, int layer, th_phase p, th_a1_prio pref, int blocking
     r->barrier[k] = blocking;
     const th_a1_phase *ph = &r->wl->layers[layer].ph[p];
     if (ph->type == TH_A1_NONE) return blocking ? call(r) : TH_OK;
-    /* Sys::generate_collective resets the Themis list when the tick changed */
+    /* Sys::generate_collective: only NPU 0 resets the Themis list, in its own call, when the
+     * tick changed, and the first NPU to ask plans each chunk for all. Once a completion has
+     * woken the workload, NPU 0 resumes after other NPUs (boost-mode 1: those outside the last
+     * phase's ring come first), so a collective is planned with the loads as the last one left
+     * them and NPU 0's reset comes after its plans. */
     int a1 = r->sys->model == TH_MODEL_ASTRA1;
     if (a1 && r->last_plan_t != r->t) {
-        th_astra1_tracker_reset(&r->tracker, r->sys);
+        if (r->reset_pending) th_astra1_tracker_reset(&r->tracker, r->sys);
+        r->reset_pending = 0;
+        if (!r->npu0_behind) th_astra1_tracker_reset(&r->tracker, r->sys);
+        else r->reset_pending = 1;
         r->last_plan_t = r->t;
     }
     if (!active(r, r->mask[k])) return blocking ? call(r) : TH_OK;
@@ -418,7 +428,11 @@ static int comm_done(replay *r, int k) {
     int wake = (r->out[k] == 1 && r->barrier[k]) || r->waiting[k];
     if (!(r->out[k] == 1 && r->barrier[k])) r->waiting[k] = 0;
     r->out[k]--;
-    if (wake) rc = call(r);
+    if (wake) {
+        if (r->sys->model == TH_MODEL_ASTRA1 && astra1_of(r->sys)->boost)
+            r->npu0_behind = 1; /* boost-mode 0: every NPU runs every phase */
+        rc = call(r);
+    }
     r->finished++;
     if (rc == TH_OK && r->registered) rc = call(r);
     return rc;
@@ -501,6 +515,7 @@ static int setup(replay *r) {
     th_emu_reset(r->emu, r->sys, o->intra, o->lifo ? TH_PRIO_LIFO : TH_PRIO_FIFO, NULL, NULL);
     r->state = ST_FWD;
     r->last_plan_t = -1;
+    r->npu0_behind = r->reset_pending = 0;
     return TH_OK;
 }
 
