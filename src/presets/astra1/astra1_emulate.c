@@ -11,7 +11,7 @@
 #include "emulate_internal.h"
 #include "themis/astra1.h"
 
-#define KEY_MAX 64   /* registration levels kept per end: deeper ties fall back to dim order */
+#define KEY_MAX   64   /* registration levels kept per end: deeper ties fall back to dim order */
 #define CHAIN_MAX 4096 /* events of one phase's chain; a longer one is ordered by dim */
 
 /* The preset's state behind th_emu.state, made at its first issue after a reset. */

@@ -202,10 +202,14 @@ int astra1_phase_chain(const th_system *sys, int d, th_coll_type type, th_op op,
     switch (astra1_of(sys)->impl[type][d]) {
     case TH_A1_RING: {
         double m = floor(in / p), k, red = 0;
-        if (op == TH_OP_RS) k = p - 1, red = p - 1;
-        else if (op == TH_OP_AG) k = p - 1, m = in;
-        else if (op == TH_OP_AR) k = 2 * (p - 1), red = p - 1;
-        else k = p * (p - 1) / 2;
+        if (op == TH_OP_RS)
+            k = p - 1, red = p - 1;
+        else if (op == TH_OP_AG)
+            k = p - 1, m = in;
+        else if (op == TH_OP_AR)
+            k = 2 * (p - 1), red = p - 1;
+        else
+            k = p * (p - 1) / 2;
         if (k + 1 > max) return -1;
         double nt = net(sys, d, hops(dd, 1), m), c = proc(m);
         for (int i = 0; i < (int)k; i++) {
@@ -296,8 +300,7 @@ void th_astra1_micro(const th_system *sys, th_coll_type type, double size, th_re
 static int check(const th_system *sys, const th_collective *coll, th_error *err);
 static int shape_lbw(th_plan *plan, const th_system *sys, th_error *err);
 static void themis(th_plan *plan, const th_system *sys, th_load_model model, const int *base);
-static void stage_lbw(const th_plan *plan, const uint8_t *o, int j, int *dim, th_op *op,
-                      double *m);
+static void stage_lbw(const th_plan *plan, const uint8_t *o, int j, int *dim, th_op *op, double *m);
 static void stage_lbw_train(const th_plan *plan, const uint8_t *o, int j, int *dim, th_op *op,
                             double *m);
 static const th_plan_model lbw_model = {check, shape_lbw, themis, stage_lbw};
@@ -332,8 +335,8 @@ static int themis_shape(const th_plan *plan) {
  * multiplies every collective's size by its float comm-scale, so S passes through a float
  * there (1000000007 runs as 1000000000); the plan keeps the size asked. */
 static void chunks(th_plan *plan, const th_system *sys) {
-    double size = astra1_of(sys)->version == TH_A1_TUTORIAL ? th_a1_scaled(plan->size, 1, 1)
-                                                              : plan->size;
+    double size =
+        astra1_of(sys)->version == TH_A1_TUTORIAL ? th_a1_scaled(plan->size, 1, 1) : plan->size;
     double c = floor(size / (double)plan->chunks), rest = size - c * plan->chunks;
     plan->chunk = plan->last_chunk = c;
     if (rest > 0) plan->chunks++, plan->last_chunk = rest;

@@ -126,8 +126,10 @@ static int issue(replay *r, int layer, th_phase p, th_a1_prio pref, int blocking
     if (a1 && r->last_plan_t != r->t) {
         if (r->reset_pending) th_astra1_tracker_reset(&r->tracker, r->sys);
         r->reset_pending = 0;
-        if (!r->npu0_behind) th_astra1_tracker_reset(&r->tracker, r->sys);
-        else r->reset_pending = 1;
+        if (!r->npu0_behind)
+            th_astra1_tracker_reset(&r->tracker, r->sys);
+        else
+            r->reset_pending = 1;
         r->last_plan_t = r->t;
     }
     if (!active(r, r->mask[k])) return blocking ? call(r) : TH_OK;
