@@ -10,6 +10,7 @@
 #include "astra1_preset.h"
 #include "emulate_internal.h"
 #include "themis/astra1.h"
+#include "themis/buf.h"
 
 #define KEY_MAX   64   /* registration levels kept per end: deeper ties fall back to dim order */
 #define CHAIN_MAX 4096 /* events of one phase's chain; a longer one is ordered by dim */
@@ -44,11 +45,8 @@ static int list_put(emu_queue *h, size_t at, emu_entry x) {
             memmove(h->e, h->e + h->head, (h->n - h->head) * sizeof *h->e);
             at -= h->head;
             h->n -= h->head, h->head = 0;
-        } else {
-            size_t cap = h->cap ? h->cap * 2 : 64;
-            emu_entry *e = realloc(h->e, cap * sizeof *e);
-            if (!e) return -1;
-            h->e = e, h->cap = cap;
+        } else if (th_grow(&h->e, &h->cap, h->n + 1, sizeof *h->e)) {
+            return -1;
         }
     }
     memmove(h->e + at + 1, h->e + at, (h->n - at) * sizeof *h->e);
@@ -175,12 +173,8 @@ static int issue_prio(th_emu *emu, const th_plan *plan, double t, th_a1_prio pri
         emu->state_model = &astra1_emu;
     }
     astra1_emu_state *st = emu->state;
-    if ((size_t)emu->ncolls == st->prio_cap) {
-        size_t cap = st->prio_cap ? 2 * st->prio_cap : 16;
-        double *p = realloc(st->prio, sizeof *p * cap);
-        if (!p) return th_error_set(err, TH_EINTERNAL, "out of memory");
-        st->prio = p, st->prio_cap = cap;
-    }
+    if (th_grow(&st->prio, &st->prio_cap, (size_t)emu->ncolls + 1, sizeof *st->prio))
+        return th_error_set(err, TH_EINTERNAL, "out of memory");
     int k;
     if (emu->ncolls == 0) st->counter = 0;
     if (emu_admit(emu, plan, t, &k, err)) return err->code;

@@ -9,6 +9,7 @@
 #include "astra1_preset.h"
 #include "themis/astra1.h"
 #include "themis/astra1_workload.h"
+#include "themis/buf.h"
 
 /* Workload::LoopState */
 enum { ST_FWD, ST_WG, ST_IG, ST_WAIT, ST_FIB /* Forward_In_BackPass */ };
@@ -58,24 +59,22 @@ typedef struct replay {
     double *issue_of; /* emulator id -> its issue tick (for the trace) */
     th_train_trace_fn trace;
     void *trace_ctx;
-    int id_cap;
+    size_t id_cap;
     th_plan **plan_of; /* emulator id -> its plan, while in flight */
     th_plan **pool;
-    int npool, pool_cap;
+    int npool;
+    size_t pool_cap;
     event *ev;
-    int nev, ev_cap;
+    int nev;
+    size_t ev_cap;
     uint64_t seq;
 } replay;
 
 static int call(replay *r);
 
 static int push(replay *r, int kind, double t, int k) {
-    if (r->nev == r->ev_cap) {
-        int cap = r->ev_cap ? 2 * r->ev_cap : 16;
-        event *e = realloc(r->ev, sizeof *e * (size_t)cap);
-        if (!e) return th_error_set(r->err, TH_EINTERNAL, "out of memory");
-        r->ev = e, r->ev_cap = cap;
-    }
+    if (th_grow(&r->ev, &r->ev_cap, (size_t)r->nev + 1, sizeof *r->ev))
+        return th_error_set(r->err, TH_EINTERNAL, "out of memory");
     r->ev[r->nev++] = (event){t, r->seq++, r->t, kind, k};
     return TH_OK;
 }
@@ -144,23 +143,18 @@ static int issue(replay *r, int layer, th_phase p, th_a1_prio pref, int blocking
         th_plan_free(plan);
         return r->err->code;
     }
-    if (id >= r->id_cap) {
-        int cap = r->id_cap ? 2 * r->id_cap : 256;
-        while (cap <= id)
-            cap *= 2;
-        int *ko = realloc(r->k_of_id, sizeof *ko * (size_t)cap);
-        if (ko) r->k_of_id = ko;
-        int *pa = ko ? realloc(r->pass_of, sizeof *pa * (size_t)cap) : NULL;
-        if (pa) r->pass_of = pa;
-        double *is = pa ? realloc(r->issue_of, sizeof *is * (size_t)cap) : NULL;
-        if (is) r->issue_of = is;
-        th_plan **po = is ? realloc(r->plan_of, sizeof *po * (size_t)cap) : NULL;
-        if (!po) {
+    if ((size_t)id >= r->id_cap) {
+        /* four arrays by id, grown alike: each from the old capacity to the same new one */
+        size_t need = (size_t)id + 1, c0 = r->id_cap, c1 = c0, c2 = c0, c3 = c0;
+        if (th_grow(&r->k_of_id, &c0, need, sizeof *r->k_of_id) ||
+            th_grow(&r->pass_of, &c1, need, sizeof *r->pass_of) ||
+            th_grow(&r->issue_of, &c2, need, sizeof *r->issue_of) ||
+            th_grow(&r->plan_of, &c3, need, sizeof *r->plan_of)) {
             th_plan_free(plan);
             return th_error_set(r->err, TH_EINTERNAL, "out of memory");
         }
-        memset(po + r->id_cap, 0, sizeof *po * (size_t)(cap - r->id_cap));
-        r->plan_of = po, r->id_cap = cap;
+        memset(r->plan_of + r->id_cap, 0, sizeof *r->plan_of * (c3 - r->id_cap));
+        r->id_cap = c3;
     }
     r->k_of_id[id] = k;
     r->pass_of[id] = r->pass;
@@ -448,12 +442,8 @@ static int net_step(replay *r) {
     for (int i = 0; i < n; i++) {
         int id = ids[i], k = r->k_of_id[id];
         if (th_emu_release(r->emu, id, r->err)) return r->err->code;
-        if (r->npool == r->pool_cap) {
-            int cap = r->pool_cap ? 2 * r->pool_cap : 64;
-            th_plan **p = realloc(r->pool, sizeof *p * (size_t)cap);
-            if (!p) return th_error_set(r->err, TH_EINTERNAL, "out of memory");
-            r->pool = p, r->pool_cap = cap;
-        }
+        if (th_grow(&r->pool, &r->pool_cap, (size_t)r->npool + 1, sizeof *r->pool))
+            return th_error_set(r->err, TH_EINTERNAL, "out of memory");
         r->pool[r->npool++] = r->plan_of[id];
         r->plan_of[id] = NULL;
         if (r->trace) {
@@ -560,7 +550,7 @@ static int run(replay *r) {
 }
 
 static void teardown(replay *r) {
-    for (int i = 0; i < r->id_cap && r->plan_of; i++)
+    for (size_t i = 0; i < r->id_cap && r->plan_of; i++)
         if (r->plan_of[i]) th_plan_free(r->plan_of[i]);
     for (int i = 0; i < r->npool; i++)
         th_plan_free(r->pool[i]);
