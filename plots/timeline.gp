@@ -33,7 +33,7 @@ box(op) = strcol('op') eq op
 do for [p in 'baseline themis'] {
     q = p eq 'baseline' ? 'fifo' : 'scf'
     set title (p eq 'baseline' ? 'baseline + FIFO' : 'Themis + SCF') . ' (colour = chunk; solid = Reduce-Scatter, pale = All-Gather)'
-    if (p eq 'themis') { set xlabel 'time (us)' } else { unset xlabel }
+    if (p eq 'themis') { set xlabel 'time (µs)' } else { unset xlabel }
     plot where('policy='.p.' intra='.q) \
              using ((column('start_us') + column('end_us')) / 2):'dim': \
                    ((column('end_us') - column('start_us')) / 2):(0.38): \

@@ -297,6 +297,24 @@ static void quoted(FILE *out, const char *s) {
     fputc('\'', out);
 }
 
+/* The colours series take in turn (colour-blind friendly, as plots/common.gpi's syscolor). */
+static const char *const palette[] = {"#0072b2", "#e69f00", "#009e73", "#cc79a7",
+                                      "#56b4e9", "#d55e00", "#000000", "#f0e442"};
+#define NPALETTE (sizeof palette / sizeof palette[0])
+
+/* Series i's colour, dash type and point type: each round of the palette takes the next point
+ * type (13 distinct ones, so no two of TH_PLOT_MAX_SERIES series share colour and point) and
+ * the next dash type, so that a colour seen twice is still told apart. */
+static const int points[] = {7, 5, 9, 11, 13, 1, 2, 3, 4, 6, 8, 10, 12};
+_Static_assert(sizeof points / sizeof *points * NPALETTE >= TH_PLOT_MAX_SERIES,
+               "every series its own colour and point type");
+
+static void line_style(FILE *out, size_t i) {
+    size_t round = i / NPALETTE;
+    fprintf(out, "lc rgb '%s' dt %zu pt %d", palette[i % NPALETTE], round % 5 + 1,
+            points[round % (sizeof points / sizeof points[0])]);
+}
+
 int th_plot_write_script(FILE *out, const th_plot_opts *o, th_plot_format format,
                          const th_plot_data *d, const char *data_path, const char *out_path,
                          th_error *err) {
@@ -367,7 +385,9 @@ int th_plot_write_script(FILE *out, const th_plot_opts *o, th_plot_format format
             quoted(out, data_path);
         else
             fputs("''", out);
-        fprintf(out, " index %zu using 1:2 with linespoints lw 2 pt 7 ps 0.7 title ", i);
+        fprintf(out, " index %zu using 1:2 with linespoints lw 2 ", i);
+        line_style(out, i);
+        fputs(" ps 0.7 title ", out);
         quoted(out, d->series[i].name);
     }
     fputs("\nunset output\n", out);

@@ -233,9 +233,10 @@ START_TEST(script) {
         ck_assert_msg(strstr(text, "\nset logscale x\nset logscale y\n"), "%s", text);
         ck_assert_msg(strstr(text, "\nset key outside right top vertical title 'policy, intra'\n"),
                       "%s", text);
-        ck_assert_msg(strstr(text, "\nplot '/t/d''at' index 0 using 1:2 with linespoints lw 2 pt 7 "
-                                   "ps 0.7 title 'it''s, scf', \\\n     '' index 1 using 1:2 "
-                                   "with linespoints lw 2 pt 7 ps 0.7 title 'b, fifo'\n"),
+        ck_assert_msg(strstr(text, "\nplot '/t/d''at' index 0 using 1:2 with linespoints lw 2 "
+                                   "lc rgb '#0072b2' dt 1 pt 7 ps 0.7 title 'it''s, scf', \\\n"
+                                   "     '' index 1 using 1:2 with linespoints lw 2 "
+                                   "lc rgb '#e69f00' dt 1 pt 7 ps 0.7 title 'b, fifo'\n"),
                       "%s", text);
         ck_assert_msg(strstr(text, "noenhanced"), "%s", text);
         free(text);
@@ -266,6 +267,46 @@ START_TEST(script) {
 }
 END_TEST
 
+/* More series than the palette has colours: no two share their colour and their dash and
+ * point types, read back from the script's plot elements. */
+START_TEST(styles_distinct) {
+    th_plot_data d = {0};
+    d.nseries = TH_PLOT_MAX_SERIES;
+    d.series = calloc(d.nseries, sizeof *d.series);
+    ck_assert_ptr_nonnull(d.series);
+    char names[TH_PLOT_MAX_SERIES][24];
+    for (size_t i = 0; i < d.nseries; i++) {
+        snprintf(names[i], sizeof names[i], "s%zu", i);
+        d.series[i].name = names[i];
+    }
+    th_plot_opts o = {"chunks", "time_us", NULL, 0, NULL, 0, 0, 0, NULL};
+    th_error err;
+    char *text;
+    size_t len;
+    FILE *m = open_memstream(&text, &len);
+    ck_assert_int_eq(th_plot_write_script(m, &o, TH_PLOT_PNG, &d, "d", "o", &err), TH_OK);
+    fclose(m);
+    free(d.series);
+    static char style[TH_PLOT_MAX_SERIES][64];
+    size_t n = 0;
+    const char *plot = strstr(text, "\nplot ");
+    ck_assert_ptr_nonnull(plot);
+    for (const char *p = strstr(plot, "lc rgb '"); p; p = strstr(p + 1, "lc rgb '")) {
+        ck_assert_uint_lt(n, TH_PLOT_MAX_SERIES);
+        const char *end = strstr(p, " ps ");
+        ck_assert_ptr_nonnull(end);
+        snprintf(style[n++], sizeof style[0], "%.*s", (int)(end - p), p);
+    }
+    ck_assert_uint_eq(n, TH_PLOT_MAX_SERIES);
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < i; j++)
+            ck_assert_msg(strcmp(style[i], style[j]), "series %zu and %zu: %s", j, i, style[i]);
+    /* the 9th series takes the first colour again, with another dash and point type */
+    ck_assert_str_eq(style[8], "lc rgb '#0072b2' dt 2 pt 5");
+    free(text);
+}
+END_TEST
+
 Suite *plot_suite(void) {
     Suite *s = suite_create("plot");
     TCase *tc = tcase_create("core");
@@ -276,6 +317,7 @@ Suite *plot_suite(void) {
     tcase_add_test(tc, read_groups_sorted);
     tcase_add_test(tc, read_errors);
     tcase_add_test(tc, script);
+    tcase_add_test(tc, styles_distinct);
     suite_add_tcase(s, tc);
     return s;
 }
