@@ -83,6 +83,9 @@ void th_plot_free(th_plot_data *d) {
         free(d->series[i].y);
     }
     free(d->series);
+    for (size_t i = 0; i < d->ncats; i++)
+        free(d->cats[i]);
+    free(d->cats);
     memset(d, 0, sizeof *d);
 }
 
@@ -152,6 +155,22 @@ static th_plot_series *series_of(th_plot_data *d, const th_buf *key, int *too_ma
     return s;
 }
 
+/* The index of category f (added when new) into *at; -1 when memory runs out. */
+static int category(th_plot_data *d, const char *f, double *at) {
+    size_t i = 0;
+    while (i < d->ncats && strcmp(d->cats[i], f))
+        i++;
+    if (i == d->ncats) {
+        char **c = realloc(d->cats, (d->ncats + 1) * sizeof *c);
+        if (!c) return -1;
+        d->cats = c;
+        if (!(c[i] = th_strdup(f))) return -1;
+        d->ncats++;
+    }
+    *at = (double)i;
+    return 0;
+}
+
 /* Sorts a series by x, rows of equal x in their order (insertion sort from the sorted runs a
  * sweep writes; a merge of two arrays would do no better on the few points of a line). */
 static void sort_series(th_plot_series *s) {
@@ -175,6 +194,7 @@ static int read_rows(th_csv_reader *r, const char *name, const th_plot_opts *o, 
                      size_t ncols, th_plot_data *d, th_error *err) {
     th_buf key = {0};
     int st, rc = TH_OK;
+    int text_x = -1; /* unknown until the first row with an x: 1 when it is not a number */
     while (rc == TH_OK && (st = th_csv_read(r, err)) == 1) {
         if (r->blank) continue;
         if (r->nfields != ncols) {
@@ -190,7 +210,15 @@ static int read_rows(th_csv_reader *r, const char *name, const th_plot_opts *o, 
         const size_t at[2] = {c->x, c->y};
         const char *axis[2] = {o->x, o->y};
         int empty = 0;
-        for (int a = 0; a < 2 && rc == TH_OK; a++) {
+        const char *fx = r->fields[c->x];
+        if (text_x < 0 && *fx) {
+            text_x = number(fx, &v[0]) < 0;
+            if (text_x && o->logx)
+                rc = th_error_set(err, TH_EINPUT,
+                                  "%s: line %lld: column %s: --logx needs numbers, got '%s'", name,
+                                  (long long)r->line, o->x, fx);
+        }
+        for (int a = text_x == 1 ? 1 : 0; a < 2 && rc == TH_OK; a++) {
             int got = number(r->fields[at[a]], &v[a]);
             if (got < 0)
                 rc = th_error_set(err, TH_EINPUT,
@@ -203,7 +231,11 @@ static int read_rows(th_csv_reader *r, const char *name, const th_plot_opts *o, 
                     err, TH_EINPUT, "%s: line %lld: column %s: %s needs values > 0, got '%s'", name,
                     (long long)r->line, axis[a], a ? "--logy" : "--logx", r->fields[at[a]]);
         }
-        if (rc || empty) continue;
+        if (rc || empty || (text_x == 1 && !*fx)) continue;
+        if (text_x == 1 && category(d, fx, &v[0])) {
+            rc = th_error_set(err, TH_EINTERNAL, "out of memory");
+            break;
+        }
         key.len = 0;
         int bad = th_buf_add(&key, "", 0);
         for (size_t k = 0; k < o->nby && !bad; k++) {
@@ -315,6 +347,35 @@ static void line_style(FILE *out, size_t i) {
             points[round % (sizeof points / sizeof points[0])]);
 }
 
+/* The plot command of clustered bars: series i's bar in category c at c - 0.4 + (i + 0.5) w,
+ * w wide (w = 0.8 / the series), in its colour; each round of the palette takes the next
+ * fill pattern and dash type of the border, as line_style does for lines. */
+static int bars(FILE *out, const th_plot_data *d, const char *data_path, th_error *err) {
+    double w = 0.8 / (double)d->nseries;
+    char a[32];
+    fprintf(out, "set boxwidth %s absolute\nplot ", th_num_format(a, w));
+    for (size_t i = 0; i < d->nseries; i++) {
+        if (i) fputs(", \\\n     ", out);
+        if (i == 0)
+            quoted(out, data_path);
+        else
+            fputs("''", out);
+        size_t round = i / NPALETTE;
+        fprintf(out, " index %zu using ($1%+.6g):2 with boxes lc rgb '%s' dt %zu ", i,
+                -0.4 + ((double)i + 0.5) * w, palette[i % NPALETTE], round % 5 + 1);
+        if (round)
+            fprintf(out, "fs pattern %zu border", round % 8);
+        else
+            fputs("fs solid 0.85 border", out);
+        fputs(" title ", out);
+        quoted(out, d->series[i].name);
+    }
+    fputs("\nunset output\n", out);
+    if (fflush(out) || ferror(out))
+        return th_error_set(err, TH_EIO, "write error: %s", strerror(errno ? errno : EIO));
+    return TH_OK;
+}
+
 int th_plot_write_script(FILE *out, const th_plot_opts *o, th_plot_format format,
                          const th_plot_data *d, const char *data_path, const char *out_path,
                          th_error *err) {
@@ -360,7 +421,18 @@ int th_plot_write_script(FILE *out, const th_plot_opts *o, th_plot_format format
     for (int a = 0; a < 2; a++) {
         int bytes = strstr(label[a], " (bytes)") != NULL;
         if (logs[a]) fprintf(out, "set logscale %s%s\n", axis[a], bytes ? " 2" : "");
-        if (bytes) fprintf(out, "set format %s '%%.0b %%BB'\n", axis[a]);
+        if (bytes && !(a == 0 && d->ncats)) fprintf(out, "set format %s '%%.0b %%BB'\n", axis[a]);
+    }
+    if (d->ncats) {
+        fputs("set xtics (", out);
+        for (size_t i = 0; i < d->ncats; i++) {
+            if (i) fputs(", ", out);
+            quoted(out, d->cats[i]);
+            fprintf(out, " %zu", i);
+        }
+        fprintf(out, ")\nset xrange [-0.5:%zu.5]\n", d->ncats - 1);
+        /* bars rise from 0: the autoscaled bottom is 0 at most */
+        if (!o->logy) fputs("set yrange [*<0:*]\n", out);
     }
     if (o->nby) {
         th_buf k = {0};
@@ -378,6 +450,7 @@ int th_plot_write_script(FILE *out, const th_plot_opts *o, th_plot_format format
     } else {
         fputs("set key off\n", out);
     }
+    if (d->ncats) return bars(out, d, data_path, err);
     fputs("plot ", out);
     for (size_t i = 0; i < d->nseries; i++) {
         if (i) fputs(", \\\n     ", out);

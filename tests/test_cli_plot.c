@@ -102,8 +102,8 @@ START_TEST(errors) {
         {"plot s.csv --x chunks --y time_us --bogus -o a.png", "unknown option '--bogus'"},
         {"plot s.csv --x chunks --y time_us -o", "option '-o' needs a value"},
         {"plot nosuch.csv --x chunks --y time_us -o a.png", "nosuch.csv: cannot open"},
-        {"plot s.csv --x policy --y time_us -o a.png",
-         "s.csv: line 2: column policy: expected a number, got 'baseline'"},
+        {"plot s.csv --x policy --y time_us --logx -o a.png",
+         "s.csv: line 2: column policy: --logx needs numbers, got 'baseline'"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         test_cli_in(&r, dir, "%s", bad[i][0]);
@@ -124,6 +124,38 @@ START_TEST(errors) {
     test_expect_bad(&r, "the input as the output");
     ck_assert_msg(strstr(r.err, "s.png: is also an input (s.csv)"), "%s", r.err);
     test_cli_free(&r);
+    nothing_left(dir);
+    test_rm_dir(dir);
+}
+END_TEST
+
+/* A text x (policy): clustered bars, the policies as x tics in the order they first appear;
+ * the script is read as gnuplot got it through a gnuplot that keeps a copy. */
+START_TEST(categories) {
+    char *dir = test_tmp_dir();
+    sweep(dir);
+    char real[1024];
+    ck_assert_int_eq(test_sh(real, sizeof real, "command -v gnuplot"), 0);
+    real[strcspn(real, "\n")] = '\0';
+    TEST_DIR_PATH(bin, dir, "bin");
+    ck_assert_int_eq(mkdir(bin, 0755), 0);
+    TEST_DIR_PATH(fake, dir, "bin/gnuplot");
+    char sh[8192];
+    snprintf(sh, sizeof sh, "#!/bin/sh\ncp \"$1\" '%s/kept.gp'\nexec '%s' \"$@\"\n", bin, real);
+    test_spit(fake, sh, strlen(sh));
+    ck_assert_int_eq(chmod(fake, 0755), 0);
+    char out[4096];
+    int st = test_sh(out, sizeof out,
+                     "cd '%s' && env PATH=\"$PWD/bin:$PATH\" '%s' plot s.csv --x policy "
+                     "--y time_us --by intra --where size=1048576 --where chunks=4 -o bars.png",
+                     dir, test_cli_bin());
+    ck_assert_msg(st == 0, "exit %d: %s", st, out);
+    starts_with(dir, "bars.png", "\x89PNG\r\n\x1a\n", 8);
+    TEST_DIR_PATH(kept, dir, "bin/kept.gp");
+    char *gp = test_slurp(kept, NULL);
+    ck_assert_msg(strstr(gp, "\nset xtics ('baseline' 0, 'themis' 1)\n"), "%s", gp);
+    ck_assert_msg(strstr(gp, " with boxes ") && !strstr(gp, "linespoints"), "%s", gp);
+    free(gp);
     nothing_left(dir);
     test_rm_dir(dir);
 }
@@ -168,6 +200,7 @@ Suite *cli_plot_suite(void) {
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, png_pdf_svg);
     tcase_add_test(tc, errors);
+    tcase_add_test(tc, categories);
     tcase_add_test(tc, gnuplot_missing_or_failing);
     suite_add_tcase(s, tc);
     return s;

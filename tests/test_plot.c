@@ -267,6 +267,53 @@ START_TEST(script) {
 }
 END_TEST
 
+/* A text x: categories in the order they first appear, each series' x their index; the
+ * script draws clustered bars with the categories as x tics. A text after a numeric x, or
+ * --logx on a text x, is an error. */
+START_TEST(categories) {
+    const char *by[] = {"intra"};
+    th_plot_opts o = {"policy", "time_us", by, 1, NULL, 0, 0, 0, NULL};
+    th_plot_data d;
+    th_error err;
+    ck_assert_int_eq(read_text("policy,intra,time_us\nthemis,scf,3\nbaseline,scf,5\n"
+                               ",scf,9\nthemis,fifo,4\nlp,fifo,2\nbaseline,fifo,6\n",
+                               &o, &d, &err),
+                     TH_OK);
+    ck_assert_uint_eq(d.ncats, 3);
+    ck_assert_str_eq(d.cats[0], "themis");
+    ck_assert_str_eq(d.cats[1], "baseline");
+    ck_assert_str_eq(d.cats[2], "lp");
+    ck_assert_uint_eq(d.rows, 5); /* the empty policy skipped */
+    ck_assert_uint_eq(d.nseries, 2);
+    char *text;
+    size_t len;
+    FILE *m = open_memstream(&text, &len);
+    ck_assert_int_eq(th_plot_write_data(m, &d, &err), TH_OK);
+    fclose(m);
+    ck_assert_str_eq(text, "0 3\n1 5\n\n\n0 4\n1 6\n2 2\n");
+    free(text);
+    m = open_memstream(&text, &len);
+    ck_assert_int_eq(th_plot_write_script(m, &o, TH_PLOT_PNG, &d, "d", "o", &err), TH_OK);
+    fclose(m);
+    ck_assert_msg(strstr(text, "\nset xtics ('themis' 0, 'baseline' 1, 'lp' 2)\n"
+                               "set xrange [-0.5:2.5]\nset yrange [*<0:*]\n"),
+                  "%s", text);
+    ck_assert_msg(strstr(text, "\nset boxwidth 0.4 absolute\nplot 'd' index 0 using ($1-0.2):2 "
+                               "with boxes lc rgb '#0072b2' dt 1 fs solid 0.85 border title "
+                               "'scf', \\\n     '' index 1 using ($1+0.2):2 with boxes "
+                               "lc rgb '#e69f00' dt 1 fs solid 0.85 border title 'fifo'\n"),
+                  "%s", text);
+    free(text);
+    th_plot_free(&d);
+    o.nby = 0;
+    read_fails("policy,time_us\n1,2\nlp,3\n", &o,
+               "t.csv: line 3: column policy: expected a number, got 'lp'");
+    o.logx = 1;
+    read_fails("policy,time_us\nlp,3\n", &o,
+               "t.csv: line 2: column policy: --logx needs numbers, got 'lp'");
+}
+END_TEST
+
 /* More series than the palette has colours: no two share their colour and their dash and
  * point types, read back from the script's plot elements. */
 START_TEST(styles_distinct) {
@@ -318,6 +365,7 @@ Suite *plot_suite(void) {
     tcase_add_test(tc, read_errors);
     tcase_add_test(tc, script);
     tcase_add_test(tc, styles_distinct);
+    tcase_add_test(tc, categories);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -41,6 +41,11 @@ typedef struct th_plot_data {
     th_plot_series *series; /* in the order their first row appears */
     size_t nseries;
     size_t rows; /* rows drawn (after the filters, without empty fields) */
+    /* x's values when they are text (a policy, a system: the first row's x is not a number),
+     * in the order they first appear; each series' x is then an index into them, and the
+     * script draws clustered bars, one cluster per category. */
+    char **cats;
+    size_t ncats;
 } th_plot_data;
 
 /* The format an output's extension names (.png, .pdf, .svg; any case); TH_EINPUT otherwise. */
@@ -61,8 +66,9 @@ int th_plot_by_parse(char *text, const char **cols, size_t max, size_t *n, th_er
 void th_plot_label(const char *col, char *buf, size_t n);
 
 /* Reads the CSV (header first; `name` in messages) into series. Errors (TH_EINPUT) name the
- * file: a column that is not there (listing those that are), a field of x or y that is not a
- * finite number (naming its line), a value <= 0 on a log axis, more than TH_PLOT_MAX_SERIES
+ * file: a column that is not there (listing those that are), a field of y (or of a numeric x)
+ * that is not a finite number (naming its line), a value <= 0 on a log axis, --logx on a text
+ * x, more than TH_PLOT_MAX_SERIES
  * series, and no row left to draw. Empty x or y fields (a dim a system lacks) are skipped. */
 int th_plot_read(FILE *in, const char *name, const th_plot_opts *o, th_plot_data *d, th_error *err);
 void th_plot_free(th_plot_data *d);
@@ -71,7 +77,9 @@ void th_plot_free(th_plot_data *d);
 int th_plot_write_data(FILE *out, const th_plot_data *d, th_error *err);
 
 /* The gnuplot script that draws `data_path` into `out_path` in `format`: terminal, title,
- * labels, log axes, a key titled by the --by columns, one line per series. */
+ * labels, log axes, a key titled by the --by columns, one line per series (no two alike in
+ * colour, dash and point type), or clustered bars with the categories as x tics when x is
+ * text. */
 int th_plot_write_script(FILE *out, const th_plot_opts *o, th_plot_format format,
                          const th_plot_data *d, const char *data_path, const char *out_path,
                          th_error *err);

@@ -1,6 +1,6 @@
-/* `plot`: column y of a CSV themis wrote against column x, one line per value of the --by
- * columns, drawn by gnuplot into PNG, PDF or SVG. The command line's `themis plot` and the
- * API's "plot" (whose result names the image and the series drawn). */
+/* `plot`: column y of a CSV themis wrote against column x, one line (bars when x is text) per
+ * value of the --by columns, drawn by gnuplot into PNG, PDF or SVG. The command line's
+ * `themis plot` and the API's "plot" (whose result names the image and the series drawn). */
 #include <stddef.h>
 #include <string.h>
 
@@ -12,7 +12,8 @@
 
 static const th_option opts[] = {
     {0, NULL, "csv", TH_ARG_STRING, R(csv), .noun = "CSV"}, /* the operand */
-    {'x', "x", "x", TH_ARG_STRING, R(x), "COLUMN", .help = "the column on the x axis"},
+    {'x', "x", "x", TH_ARG_STRING, R(x), "COLUMN",
+     .help = "the column on the x axis (text values: clustered bars)"},
     {'y', "y", "y", TH_ARG_STRING, R(y), "COLUMN", .help = "the column on the y axis"},
     {'g', "by", "by", TH_ARG_NAMES, R(by), "COLUMNS",
      .help = "one line per distinct value of these columns, comma separated", .noun = "column",

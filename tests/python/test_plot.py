@@ -69,9 +69,10 @@ def test_errors_as_the_cli(csv, tmp_path):
     themis.plot(csv, x="chunks", y="time_us", output=out)
     assert raised(themis.plot, csv, x="chunks", y="time_us", output=out) == \
         cli_error("plot", str(csv), "--x", "chunks", "--y", "time_us", "-o", str(out))
-    # x must be numbers
-    assert raised(themis.plot, csv, x="policy", y="time_us", output=out, force=True) == \
-        cli_error("plot", str(csv), "--x", "policy", "--y", "time_us", "-o", str(out),
+    # a text x draws bars, but not on a log axis
+    assert raised(themis.plot, csv, x="policy", y="time_us", logx=True, output=out,
+                  force=True) == \
+        cli_error("plot", str(csv), "--x", "policy", "--y", "time_us", "--logx", "-o", str(out),
                   "--force")
 
 
