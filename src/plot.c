@@ -347,10 +347,68 @@ static void line_style(FILE *out, size_t i) {
             points[round % (sizeof points / sizeof points[0])]);
 }
 
+/* The smallest and largest value on axis a (0: x, 1: y) of every series. */
+static void axis_range(const th_plot_data *d, int a, double *lo, double *hi) {
+    *lo = INFINITY, *hi = -INFINITY;
+    for (size_t i = 0; i < d->nseries; i++)
+        for (size_t k = 0; k < d->series[i].n; k++) {
+            double v = a ? d->series[i].y[k] : d->series[i].x[k];
+            *lo = v < *lo ? v : *lo;
+            *hi = v > *hi ? v : *hi;
+        }
+}
+
+static const char *const binary[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+#define NBINARY (sizeof binary / sizeof binary[0])
+
+/* A byte axis's label and column. Linear: drawn in the binary unit of its largest value (the
+ * column divided in the script, the unit in the label), so that tics fall on round numbers of
+ * it. Logarithmic: the label loses its " (bytes)", each tic names its unit (byte_tics). col is
+ * what the plot command's `using` takes for the axis. */
+static void bytes_axis(const th_plot_data *d, int a, int logscale, char *label, size_t n, char *col,
+                       size_t ncol) {
+    char *unit = strstr(label, " (bytes)");
+    if (logscale) {
+        *unit = '\0';
+        return;
+    }
+    double lo, hi;
+    axis_range(d, a, &lo, &hi);
+    if (!(lo <= hi)) return; /* no point: bytes as they are */
+    size_t k = 0;
+    while (k + 1 < NBINARY && fmax(fabs(lo), fabs(hi)) >= ldexp(1, 10 * (int)(k + 1)))
+        k++;
+    if (k) {
+        snprintf(col, ncol, "($%d/%.0f)", a + 1, ldexp(1, 10 * (int)k));
+        snprintf(unit, n - (size_t)(unit - label), " (%s)", binary[k]);
+    }
+}
+
+/* The tics of a logarithmic byte axis: powers of 2 (about 10 at most), each in its own unit
+ * ("64 KiB", "4 GiB"); gnuplot's %b/%B would print "kiB" and round 1.5 MiB to "2 MiB". */
+static void byte_tics(FILE *out, const th_plot_data *d, int a) {
+    double lo, hi;
+    axis_range(d, a, &lo, &hi);
+    if (!(lo > 0 && hi < INFINITY)) return; /* no point, or one no log axis holds: gnuplot's tics */
+    int e0 = (int)floor(log2(lo)), e1 = (int)ceil(log2(hi)), step = 1;
+    while ((e1 - e0) / step > 10)
+        step++;
+    e0 -= ((e0 % step) + step) % step;
+    fprintf(out, "set %stics (", a ? "y" : "x");
+    for (int e = e0; e <= e1; e += step) {
+        int k = e < 0 ? 0 : e / 10;
+        if (k >= (int)NBINARY) k = NBINARY - 1;
+        fprintf(out, "%s'%g %s' %.0f", e > e0 ? ", " : "", ldexp(1, e - 10 * k), binary[k],
+                ldexp(1, e));
+    }
+    fputs(")\n", out);
+}
+
 /* The plot command of clustered bars: series i's bar in category c at c - 0.4 + (i + 0.5) w,
  * w wide (w = 0.8 / the series), in its colour; each round of the palette takes the next
  * fill pattern and dash type of the border, as line_style does for lines. */
-static int bars(FILE *out, const th_plot_data *d, const char *data_path, th_error *err) {
+static int bars(FILE *out, const th_plot_data *d, const char *data_path, const char *ycol,
+                th_error *err) {
     double w = 0.8 / (double)d->nseries;
     char a[32];
     fprintf(out, "set boxwidth %s absolute\nplot ", th_num_format(a, w));
@@ -361,8 +419,8 @@ static int bars(FILE *out, const th_plot_data *d, const char *data_path, th_erro
         else
             fputs("''", out);
         size_t round = i / NPALETTE;
-        fprintf(out, " index %zu using ($1%+.6g):2 with boxes lc rgb '%s' dt %zu ", i,
-                -0.4 + ((double)i + 0.5) * w, palette[i % NPALETTE], round % 5 + 1);
+        fprintf(out, " index %zu using ($1%+.6g):%s with boxes lc rgb '%s' dt %zu ", i,
+                -0.4 + ((double)i + 0.5) * w, ycol, palette[i % NPALETTE], round % 5 + 1);
         if (round)
             fprintf(out, "fs pattern %zu border", round % 8);
         else
@@ -386,6 +444,13 @@ int th_plot_write_script(FILE *out, const th_plot_opts *o, th_plot_format format
     char xl[300], yl[300];
     th_plot_label(o->x, xl, sizeof xl);
     th_plot_label(o->y, yl, sizeof yl);
+    /* byte axes in binary units; a text x is no axis of numbers */
+    char col[2][32] = {"1", "2"}, *label[2] = {xl, yl};
+    int bytes[2] = {0, 0}, logs[2] = {o->logx, o->logy};
+    for (int a = 0; a < 2; a++) {
+        bytes[a] = strstr(label[a], " (bytes)") && !(a == 0 && d->ncats) && d->nseries;
+        if (bytes[a]) bytes_axis(d, a, logs[a], label[a], sizeof xl, col[a], sizeof col[a]);
+    }
     fputs("set encoding utf8\n", out);
     fprintf(out, "set terminal %s\n", terminal[format]);
     fputs("set output ", out);
@@ -415,13 +480,9 @@ int th_plot_write_script(FILE *out, const th_plot_opts *o, th_plot_format format
     fputs("\nset ylabel ", out);
     quoted(out, yl);
     fputs("\nset grid lc rgb '#dddddd' lt 1\nset border 3\nset tics nomirror\n", out);
-    /* bytes read best in binary units (1 MiB, 1 GiB), on a log axis at powers of 2 */
-    const char *axis[2] = {"x", "y"}, *label[2] = {xl, yl};
-    int logs[2] = {o->logx, o->logy};
     for (int a = 0; a < 2; a++) {
-        int bytes = strstr(label[a], " (bytes)") != NULL;
-        if (logs[a]) fprintf(out, "set logscale %s%s\n", axis[a], bytes ? " 2" : "");
-        if (bytes && !(a == 0 && d->ncats)) fprintf(out, "set format %s '%%.0b %%BB'\n", axis[a]);
+        if (logs[a]) fprintf(out, "set logscale %s%s\n", a ? "y" : "x", bytes[a] ? " 2" : "");
+        if (logs[a] && bytes[a]) byte_tics(out, d, a);
     }
     if (d->ncats) {
         fputs("set xtics (", out);
@@ -450,7 +511,7 @@ int th_plot_write_script(FILE *out, const th_plot_opts *o, th_plot_format format
     } else {
         fputs("set key off\n", out);
     }
-    if (d->ncats) return bars(out, d, data_path, err);
+    if (d->ncats) return bars(out, d, data_path, col[1], err);
     fputs("plot ", out);
     for (size_t i = 0; i < d->nseries; i++) {
         if (i) fputs(", \\\n     ", out);
@@ -458,7 +519,7 @@ int th_plot_write_script(FILE *out, const th_plot_opts *o, th_plot_format format
             quoted(out, data_path);
         else
             fputs("''", out);
-        fprintf(out, " index %zu using 1:2 with linespoints lw 2 ", i);
+        fprintf(out, " index %zu using %s:%s with linespoints lw 2 ", i, col[0], col[1]);
         line_style(out, i);
         fputs(" ps 0.7 title ", out);
         quoted(out, d->series[i].name);

@@ -241,17 +241,35 @@ START_TEST(script) {
         ck_assert_msg(strstr(text, "noenhanced"), "%s", text);
         free(text);
     }
-    /* a size axis: binary units, powers of 2 on a log axis */
+    /* a size axis: binary units, tics at powers of 2 on a log axis, each in its unit */
     th_plot_opts o3 = {"size", "time_us", NULL, 0, NULL, 0, 1, 0, NULL};
+    th_plot_data dz;
+    ck_assert_int_eq(read_text("size,time_us\n32768,1\n1572864,2\n4294967296,3\n", &o3, &dz, &err),
+                     TH_OK);
     char *sz;
     size_t szlen;
     FILE *ms = open_memstream(&sz, &szlen);
-    ck_assert_int_eq(th_plot_write_script(ms, &o3, TH_PLOT_PNG, &d, "d", "o", &err), TH_OK);
+    ck_assert_int_eq(th_plot_write_script(ms, &o3, TH_PLOT_PNG, &dz, "d", "o", &err), TH_OK);
     fclose(ms);
-    ck_assert_msg(strstr(sz, "\nset logscale x 2\nset format x '%.0b %BB'\n") &&
-                      !strstr(sz, "logscale y") && !strstr(sz, "format y"),
+    ck_assert_msg(strstr(sz, "\nset xlabel 'size'\n") &&
+                      strstr(sz, "\nset logscale x 2\nset xtics ('16 KiB' 16384, '64 KiB' 65536, "
+                                 "'256 KiB' 262144, '1 MiB' 1048576, '4 MiB' 4194304, '16 MiB' "
+                                 "16777216, '64 MiB' 67108864, '256 MiB' 268435456, '1 GiB' "
+                                 "1073741824, '4 GiB' 4294967296)\n") &&
+                      strstr(sz, " using 1:2 ") && !strstr(sz, "logscale y") && !strstr(sz, "%B") &&
+                      !strstr(sz, "bytes"),
                   "%s", sz);
     free(sz);
+    /* linear: the column in the unit of its largest value, named in the label */
+    o3.logx = 0;
+    ms = open_memstream(&sz, &szlen);
+    ck_assert_int_eq(th_plot_write_script(ms, &o3, TH_PLOT_PNG, &dz, "d", "o", &err), TH_OK);
+    fclose(ms);
+    ck_assert_msg(strstr(sz, "\nset xlabel 'size (GiB)'\n") &&
+                      strstr(sz, " using ($1/1073741824):2 ") && !strstr(sz, "logscale"),
+                  "%s", sz);
+    free(sz);
+    th_plot_free(&dz);
     /* a given title; no --by: no key */
     th_plot_opts o2 = {"chunks", "time_us", NULL, 0, NULL, 0, 0, 0, "my\ntitle"};
     char *text;
