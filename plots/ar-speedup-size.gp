@@ -2,7 +2,7 @@
 # columns: system,size,intra,speedup
 load plotdir.'/common.gpi'
 set title 'Themis speedup over baseline vs All-Reduce size (64 chunks; solid SCF, dashed FIFO)'
-set xlabel 'All-Reduce size (bytes, log scale)'
+set xlabel 'All-Reduce size (log scale)'
 set ylabel 'speedup over baseline + FIFO (x)'
 set logscale x 2
 set xrange [2**15.5:2**32.5]

@@ -2,10 +2,12 @@
 # columns: size_bytes,policy,spent,dim0_bw_GBps,dim1_bw_GBps,dim2_bw_GBps
 load plotdir.'/common.gpi'
 set title 'Best split of 500 GB/s per NPU on default-3d (All-Reduce, 64 chunks, SCF; dotted baseline, dashed Themis, solid lp)'
-set xlabel 'All-Reduce size (bytes, log scale)'
+set xlabel 'All-Reduce size (log scale)'
 set ylabel 'share of the budget'
 set logscale x 2
-set format x '2^{%L}'
+set xrange [2**19.5:2**32.5]
+set xtics 4 format ''
+set for [e = 20:32:2] xtics add (sizelabel(2**e) 2**e)
 set key outside right top vertical
 set yrange [0:1]
 names = 'package node pod'
