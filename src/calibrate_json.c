@@ -28,6 +28,9 @@ static int side(const cJSON *res, const char *key, int k, th_cal_row *r, const c
         th_json_number(o, "alg_bw", 0, &algbw, src, p, err) ||
         th_json_number(o, "bus_bw", 0, &busbw, src, p, err))
         return err->code;
+    if (r->time_us[k] < 0) /* below 0 is how a row says "no time": not the log's to say */
+        return th_error_set(err, TH_EINPUT, "%s: %s.time: expected a time > 0 us, got %g", src, p,
+                            r->time_us[k]);
     const cJSON *w = cJSON_GetObjectItemCaseSensitive(o, "nwrong");
     if (w && !cJSON_IsNull(w) && th_json_number(o, "nwrong", 0, &r->wrong[k], src, p, err))
         return err->code;

@@ -231,6 +231,10 @@ static int data_row(th_cal_log *log, const cols *c, const tok *t, int n, int lin
             row_value(t, c->algbw[g], "algbw", at, &algbw, err) ||
             row_value(t, c->busbw[g], "busbw", at, &busbw, err))
             return err->code;
+        if (r.time_us[k] < 0) /* below 0 is how a row says "no time": not the log's to say */
+            return th_error_set(err, TH_EINPUT,
+                                "%s: column %d (time): expected a time > 0 us, got %g", at,
+                                c->time[g] + 1, r.time_us[k]);
         if (g == 0) r.algbw = algbw, r.busbw = busbw;
         if (!is(&t[c->wrong[g]], "N/A") &&
             row_value(t, c->wrong[g], c->max_error ? "error" : "#wrong", at, &r.wrong[k], err))

@@ -85,7 +85,8 @@ int th_collist_parse(const char *text, size_t len, const char *src, th_collist *
     const cJSON *list = cJSON_GetObjectItemCaseSensitive(root, "collectives");
     if (!cJSON_IsObject(root)) {
         rc = th_json_bad(err, src, "(top level)", "an object with \"collectives\"", root);
-    } else if (th_json_check_keys(root, top_keys, src, "", err)) {
+    } else if (th_json_expect_kind(root, "a list of collectives", src, err) ||
+               th_json_check_keys(root, top_keys, src, "", err)) {
         rc = err->code;
     } else if (!list) {
         rc = th_error_set(err, TH_EINPUT,

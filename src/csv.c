@@ -6,6 +6,7 @@
 
 #include "themis/csv.h"
 #include "themis/num.h"
+#include "themis/text.h"
 
 #define WINDOW (64 * 1024) /* bytes per stream read */
 
@@ -161,6 +162,11 @@ int th_csv_read(th_csv_reader *r, th_error *err) {
     r->line = r->next_line;
     r->start = r->offset;
     r->record++;
+    /* A UTF-8 byte-order mark (spreadsheets write one) is no part of the first column's name. */
+    if (r->offset == 0 && r->len - r->pos >= 3 && !memcmp(r->src + r->pos, "\xef\xbb\xbf", 3)) {
+        r->pos += 3;
+        r->offset += 3;
+    }
     if (new_field(r)) goto nomem;
     /* States: 0 start of a field, 1 unquoted, 2 quoted, 3 a quote inside a quoted field
      * (closing, or the first of a doubled quote). */
@@ -225,6 +231,16 @@ int th_csv_read(th_csv_reader *r, th_error *err) {
     }
     r->open_quote = state == 2;
     if (end_field(r)) goto nomem;
+    size_t badat = th_text_utf8_bad(r->data.p, r->data.len);
+    if (badat < r->data.len) { /* its text would go into JSON outputs as it is */
+        size_t f = 0;
+        while (f + 1 < r->nfields && r->starts[f + 1] <= badat)
+            f++;
+        th_error_set(err, TH_EINPUT,
+                     "%s: line %" PRId64 ": field %zu is not valid UTF-8 (byte 0x%02x)", r->name,
+                     r->line, f + 1, (unsigned char)r->data.p[badat]);
+        return -1;
+    }
     for (size_t i = 0; i < r->nfields; i++)
         r->fields[i] = r->data.p + r->starts[i];
     return 1;
@@ -238,4 +254,16 @@ int th_csv_copy(th_buf *b, const th_csv_reader *r) {
     for (size_t i = 0; i < r->nfields; i++)
         bad |= th_csv_field(b, r->fields[i]);
     return bad | th_csv_end(b);
+}
+
+int th_csv_header_check(const th_csv_reader *r, th_error *err) {
+    /* headers have tens of columns: the quadratic scan is cheaper than a hash */
+    for (size_t i = 1; i < r->nfields; i++)
+        for (size_t k = 0; k < i; k++)
+            if (!strcmp(r->fields[i], r->fields[k]))
+                return th_error_set(err, TH_EINPUT,
+                                    "%s: line %" PRId64
+                                    ": column '%s' appears twice (fields %zu and %zu)",
+                                    r->name, r->line, r->fields[i], k + 1, i + 1);
+    return TH_OK;
 }

@@ -223,3 +223,20 @@ int th_json_enum(const cJSON *obj, const char *key, const char *const *names, in
     th_json_path(p, sizeof p, path, key);
     return th_json_enum_value(v, names, out, src, p, err);
 }
+
+const char *th_json_kind(const cJSON *root) {
+    static const char *const kinds[][2] = {{"axes", "a sweep spec"}, /* first: it names others */
+                                           {"dims", "a system file"},
+                                           {"layers", "a workload"},
+                                           {"collectives", "a list of collectives"}};
+    if (!cJSON_IsObject(root)) return NULL;
+    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
+        if (cJSON_GetObjectItemCaseSensitive(root, kinds[i][0])) return kinds[i][1];
+    return NULL;
+}
+
+int th_json_expect_kind(const cJSON *root, const char *want, const char *src, th_error *err) {
+    const char *kind = th_json_kind(root);
+    if (!kind || !strcmp(kind, want)) return TH_OK;
+    return th_error_set(err, TH_EINPUT, "%s: is %s, expected %s here", src, kind, want);
+}

@@ -26,6 +26,15 @@ void th_json_join(const char *const *names, char *buf, size_t n);
 /* "did you mean \"x\"?" for a close name, else "expected one of: ...". */
 void th_json_suggest(const char *const *names, const char *got, char *buf, size_t n);
 
+/* Which of themis's input files root looks like, by the key only that kind has: "a sweep spec"
+ * (axes), "a system file" (dims), "a workload" (layers), "a list of collectives"
+ * (collectives); NULL when none. */
+const char *th_json_kind(const cJSON *root);
+
+/* TH_OK when root is not another kind of input than want (one of th_json_kind's names), else
+ * TH_EINPUT saying which kind src is and which was expected. */
+int th_json_expect_kind(const cJSON *root, const char *want, const char *src, th_error *err);
+
 /* Error "<src>: <path>: expected <expected>, got <description of v>". */
 int th_json_bad(th_error *err, const char *src, const char *path, const char *expected,
                 const cJSON *got);

@@ -1,11 +1,13 @@
 /* The strict pass over JSON text that cJSON has already parsed: numbers must follow the
  * grammar of RFC 8259 (cJSON also takes 01, 1. and .5) and strings may not hold a NUL (raw or
- * \u0000, which would cut the C string short) nor a raw control character. Errors name the
- * source, line:column and the JSON path of the value. */
+ * \u0000, which would cut the C string short) nor a raw control character, and must be valid
+ * UTF-8 (a name copied into a JSON output must not make it invalid). Errors name the source,
+ * line:column and the JSON path of the value. */
 #include <stdio.h>
 #include <string.h>
 
 #include "json.h"
+#include "themis/text.h"
 
 #define DEPTH 64 /* levels of the path kept for messages; deeper ones are shown as "..." */
 
@@ -134,6 +136,16 @@ static int string(scan *c, th_error *err) {
                             err);
             if (key && k + 2 < sizeof lv->key) lv->key[k++] = s[i], lv->key[k++] = s[i + 1];
             i += 2;
+            continue;
+        }
+        if (ch >= 0x80) { /* a whole UTF-8 sequence, or the byte that breaks it */
+            size_t run = i + 1;
+            while (run < n && run < i + 4 && ((unsigned char)s[run] & 0xc0) == 0x80)
+                run++;
+            size_t ok = th_text_utf8_bad(s + i, run - i);
+            if (ok == 0) return fail(c, i, "a string must be valid UTF-8 (RFC 8259)", i, run, err);
+            if (key && k + ok < sizeof lv->key) memcpy(lv->key + k, s + i, ok), k += ok;
+            i += ok;
             continue;
         }
         if (key && k + 1 < sizeof lv->key) lv->key[k++] = (char)ch;

@@ -189,3 +189,42 @@ const char *th_num_format(char *buf, double v) {
     decimal(d, m, 15);
     return style_g(buf, neg, d, 15, x15);
 }
+
+static int digit(char c) {
+    return c >= '0' && c <= '9';
+}
+
+size_t th_num_span(const char *s) {
+    size_t i = 0;
+    if (s[i] == '-') i++;
+    if (s[i] == '0')
+        i++;
+    else if (digit(s[i]))
+        while (digit(s[i]))
+            i++;
+    else
+        return 0;
+    if (s[i] == '.') {
+        if (!digit(s[++i])) return 0;
+        while (digit(s[i]))
+            i++;
+    }
+    if (s[i] == 'e' || s[i] == 'E') {
+        i++;
+        if (s[i] == '+' || s[i] == '-') i++;
+        if (!digit(s[i])) return 0;
+        while (digit(s[i]))
+            i++;
+    }
+    /* 01, 1.2.3: a number that goes on is not one */
+    return digit(s[i]) || s[i] == '.' ? 0 : i;
+}
+
+int th_num_parse(const char *s, double *out) {
+    size_t n = th_num_span(s);
+    if (n == 0 || s[n]) return -1;
+    double v = strtod(s, NULL);
+    if (!isfinite(v)) return -1;
+    *out = v;
+    return 0;
+}

@@ -4,6 +4,7 @@
 #include <nlopt.h>
 #include <string.h>
 
+#include "system_internal.h"
 #include "themis/collist.h"
 #include "themis/optimize.h"
 
@@ -163,6 +164,14 @@ int th_opt_bandwidth(const th_system *sys, const th_collective *coll, const th_o
     for (int k = 0; k < s.n; k++) {
         lb[k] = lo;
         hi[k] = o->max_GBps > 0 ? o->max_GBps : s.budget / s.cost[k];
+        /* the answer must be writable back as a system file: no dim above its limit (a budget
+         * larger than the dims can take is then left partly unspent) */
+        if (o->max_GBps > TH_BW_MAX)
+            return th_error_set(err, TH_EINPUT,
+                                "optimize: --max %.17g GB/s is above a system file's limit of %g "
+                                "GB/s per dim",
+                                o->max_GBps, TH_BW_MAX);
+        if (hi[k] > TH_BW_MAX) hi[k] = TH_BW_MAX;
         floor_spend += s.cost[k] * lo;
         if (hi[k] < lo)
             return th_error_set(err, TH_EINPUT,

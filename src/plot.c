@@ -239,6 +239,10 @@ int th_plot_read(FILE *in, const char *name, const th_plot_opts *o, th_plot_data
                       : th_error_set(err, TH_EINPUT, "%s: empty file (expected a CSV header row)",
                                      name);
     }
+    if (th_csv_header_check(&r, err)) {
+        th_csv_close(&r);
+        return err->code;
+    }
     size_t ncols = r.nfields;
     char **head = calloc(ncols + 1, sizeof *head); /* NULL-terminated, for th_name_find */
     cols c = {0, 0, calloc(o->nby + 1, sizeof *c.by), calloc(o->nwhere + 1, sizeof *c.where)};

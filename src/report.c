@@ -40,13 +40,30 @@ static void pretty_size(char *buf, size_t n, double s) {
 
 const char *const th_format_names[] = {"table", "json", "csv", "jsonl", NULL};
 
+/* JSON is UTF-8 (RFC 8259) and cJSON copies a string's bytes as they are: a name no input check
+ * saw (from argv, from a text workload) has its invalid bytes replaced by U+FFFD, so that no
+ * output is ever invalid JSON. 0, or -1 when memory ran out. */
+static int repair(char **s) {
+    if (!*s || th_text_utf8_bad(*s, strlen(*s)) == strlen(*s)) return 0;
+    char *fixed = th_text_utf8_repair(*s);
+    if (!fixed) return -1;
+    free(*s); /* cJSON's default allocator: malloc */
+    *s = fixed;
+    return 0;
+}
+
+int th_report_json_utf8(cJSON *node) {
+    if (!(node->type & cJSON_StringIsConst) && repair(&node->string)) return -1;
+    return cJSON_IsString(node) ? repair(&node->valuestring) : 0;
+}
+
 /* cJSON prints a number with 15 digits when they read back within DBL_EPSILON, not exactly
  * (0.1 + 0.2 comes out as 0.3): every number of the tree becomes the text th_num_format gives,
  * the fewest digits that read back to the same double, as the CSV has them (a non-finite one,
  * which JSON cannot hold, becomes null, as cJSON prints it). 0, or -1 when memory ran out. */
-static int exact_numbers(cJSON *node) {
+int th_report_json_exact(cJSON *node) {
     for (; node; node = node->next) {
-        if (exact_numbers(node->child)) return -1;
+        if (th_report_json_exact(node->child) || th_report_json_utf8(node)) return -1;
         if (!cJSON_IsNumber(node)) continue;
         double v = node->valuedouble;
         if (!isfinite(v)) {
@@ -66,7 +83,7 @@ static int exact_numbers(cJSON *node) {
 
 int th_report_write_json(FILE *out, cJSON *root, th_error *err) {
     if (!root) return th_error_set(err, TH_EINTERNAL, "out of memory building JSON");
-    char *text = exact_numbers(root) ? NULL : cJSON_Print(root);
+    char *text = th_report_json_exact(root) ? NULL : cJSON_Print(root);
     cJSON_Delete(root);
     if (!text) return th_error_set(err, TH_EINTERNAL, "out of memory printing JSON");
     fputs(text, out);
@@ -79,7 +96,8 @@ int th_report_write_jsonl(FILE *out, cJSON *root, const char *key, th_error *err
     if (!root) return th_error_set(err, TH_EINTERNAL, "out of memory building JSON");
     const cJSON *item;
     int rc = TH_OK;
-    if (exact_numbers(root)) rc = th_error_set(err, TH_EINTERNAL, "out of memory printing JSON");
+    if (th_report_json_exact(root))
+        rc = th_error_set(err, TH_EINTERNAL, "out of memory printing JSON");
     const cJSON *items = rc ? NULL : cJSON_GetObjectItemCaseSensitive(root, key);
     cJSON_ArrayForEach(item, items) {
         char *text = cJSON_PrintUnformatted(item);

@@ -52,6 +52,15 @@ int th_report_done(FILE *out, th_error *err);
 
 /* Prints root (and deletes it) to `out` with a final newline; root NULL: out of memory. */
 int th_report_write_json(FILE *out, cJSON *root, th_error *err);
+
+/* Replaces the bytes of node's key and string value that are not valid UTF-8 by U+FFFD (not its
+ * children's): 0, or -1 when memory ran out. The JSON writers call it on every node. */
+int th_report_json_utf8(cJSON *node);
+
+/* Prepares a tree for cJSON_Print as every JSON output is printed: each number as the text
+ * th_num_format gives (cJSON's own prints 8000000000000001 as 8e+15), a non-finite one as
+ * null, strings repaired by th_report_json_utf8. 0, or -1 when memory ran out. */
+int th_report_json_exact(cJSON *node);
 /* JSONL: prints each element of root's array `key` on one line (no other whitespace), then
  * deletes root: the lines hold exactly the objects the JSON document holds there. */
 int th_report_write_jsonl(FILE *out, cJSON *root, const char *key, th_error *err);

@@ -1,6 +1,8 @@
-/* SHA-256 (FIPS 180-4): the digest of a spec for the sweep's provenance sidecar. */
+/* SHA-256 (FIPS 180-4): the digest of a spec and of the files it names for the sweep's
+ * provenance sidecar. */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "themis/sha256.h"
@@ -64,4 +66,26 @@ void th_sha256_hex(const void *data, size_t len, char hex[65]) {
         block(h, last + off);
     for (int i = 0; i < 8; i++)
         snprintf(hex + 8 * i, 9, "%08x", (unsigned)h[i]);
+}
+
+int th_sha256_file(const char *path, char hex[65]) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return -1;
+    size_t len = 0, cap = 1 << 16;
+    unsigned char *data = malloc(cap);
+    size_t got;
+    while (data && (got = fread(data + len, 1, cap - len, f)) > 0) {
+        len += got;
+        if (len == cap) {
+            unsigned char *p = cap <= SIZE_MAX / 2 ? realloc(data, cap * 2) : NULL;
+            if (!p) free(data);
+            data = p;
+            cap *= 2;
+        }
+    }
+    int bad = !data || ferror(f);
+    fclose(f);
+    if (!bad) th_sha256_hex(data, len, hex);
+    free(data);
+    return bad ? -1 : 0;
 }

@@ -196,6 +196,10 @@ static int summarize(FILE *in, const char *name, const char *const *by, size_t n
                           "%s: empty file (expected a CSV header row and data rows)", name);
         goto done;
     }
+    if (th_csv_header_check(&r, err)) {
+        rc = err->code;
+        goto done;
+    }
     ncols = r.nfields;
     hdr = calloc(ncols + 1, sizeof *hdr); /* NULL-terminated: a name table for th_name_find */
     keys = calloc(nby ? nby : 1, sizeof *keys);

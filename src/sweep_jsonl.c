@@ -10,6 +10,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "report_internal.h"
 #include "sweep_internal.h"
 #include "themis/csv.h"
 #include "themis/str.h"
@@ -74,7 +75,7 @@ int sw_jsonl_row(const th_sweep *sw, th_buf *out, size_t from, th_error *err) {
     for (size_t i = 0; rc == TH_OK && i < r.nfields; i++) {
         const char *f = r.fields[i];
         cJSON *v = sw->numeric[i] ? number(f) : cJSON_CreateString(f);
-        if (!v || !cJSON_AddItemToObject(o, sw->cols[i], v)) {
+        if (!v || th_report_json_utf8(v) || !cJSON_AddItemToObject(o, sw->cols[i], v)) {
             cJSON_Delete(v);
             rc = th_error_set(err, TH_EINTERNAL, "out of memory");
         }

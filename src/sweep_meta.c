@@ -28,6 +28,16 @@ char *th_sweep_meta_read(const char *path) {
     return th_json_read_file(path, &text, &len, &ignore) == TH_OK ? text : NULL;
 }
 
+int th_sweep_meta_is(const char *text) {
+    cJSON *j = text ? cJSON_Parse(text) : NULL;
+    int is = cJSON_IsObject(j) &&
+             cJSON_IsString(cJSON_GetObjectItemCaseSensitive(j, "themis_version")) &&
+             cJSON_IsString(cJSON_GetObjectItemCaseSensitive(j, "file")) &&
+             cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(j, "runs"));
+    cJSON_Delete(j);
+    return is;
+}
+
 /* "2026-12-03T08:30:00Z"; null for 0 (not yet). */
 static cJSON *when(int64_t t) {
     if (!t) return cJSON_CreateNull();
@@ -116,6 +126,16 @@ int th_sweep_meta_write(FILE *out, const th_sweep_meta *m, const char *prev, th_
     cJSON_AddItemToObject(root, "command", command(m));
     if (m->threads > 0) cJSON_AddNumberToObject(root, "threads", m->threads);
     cJSON_AddItemToObject(root, "runs", runs);
+    cJSON *inputs = cJSON_AddArrayToObject(root, "inputs");
+    for (int i = 0; inputs && i < m->ninputs; i++) {
+        cJSON *in = cJSON_CreateObject();
+        cJSON_AddStringToObject(in, "file", m->inputs[i]);
+        if (m->input_sha256[i][0])
+            cJSON_AddStringToObject(in, "sha256", m->input_sha256[i]);
+        else
+            cJSON_AddNullToObject(in, "sha256");
+        cJSON_AddItemToArray(inputs, in);
+    }
     cJSON *spec = m->spec ? cJSON_ParseWithLength(m->spec, m->spec_len) : NULL;
     cJSON_AddItemToObject(root, "spec", spec ? spec : cJSON_CreateNull());
     cJSON_Delete(old);

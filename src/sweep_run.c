@@ -26,7 +26,8 @@ int th_shard_parse(const char *text, th_shard *out, th_error *err) {
     if (sscanf(text, "%lld/%lld%c", &k, &n, &tail) != 2 || n < 1 || k < 0 || k >= n ||
         n > TH_SWEEP_MAX_POINTS)
         return th_error_set(err, TH_EINPUT,
-                            "--shard: expected K/N with 0 <= K < N (e.g. 0/4), got \"%s\"", text);
+                            "--shard: expected K/N with 0 <= K < N <= %lld (e.g. 0/4), got \"%s\"",
+                            (long long)TH_SWEEP_MAX_POINTS, text);
     out->k = k;
     out->n = n;
     return TH_OK;

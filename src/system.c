@@ -107,7 +107,9 @@ static int parse_tree(const cJSON *root, const char *src, th_system *sys, sys_ru
         known = join_keys(known, m->sys->keys, keys[b], 40);
     known = join_keys(known, run_key, keys[b], 40), b ^= 1;
     if (ext) known = join_keys(known, ext->sys->shared_keys, keys[b], 40);
-    if (th_json_check_keys(root, known, src, "", err)) return err->code;
+    if (th_json_expect_kind(root, "a system file", src, err) ||
+        th_json_check_keys(root, known, src, "", err))
+        return err->code;
     if (th_json_string(root, "name", sys->name, sizeof sys->name, src, "", err)) return err->code;
     if (th_json_string(root, "description", sys->description, sizeof sys->description, src, "",
                        err))

@@ -1,5 +1,7 @@
-/* Printable text: control characters and invalid UTF-8 escaped for tables and messages. */
+/* Printable text: control characters and invalid UTF-8 escaped for tables and messages; the
+ * UTF-8 check and repair that keep every JSON output valid. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "themis/text.h"
@@ -45,5 +47,41 @@ const char *th_text_escape(char *out, size_t n, const char *s) {
         p += u ? (size_t)u : 1;
     }
     if (n > 0) out[o] = '\0';
+    return out;
+}
+
+size_t th_text_utf8_bad(const char *s, size_t n) {
+    const unsigned char *p = (const unsigned char *)s;
+    for (size_t i = 0; i < n;) {
+        if (p[i] < 0x80) {
+            i++;
+            continue;
+        }
+        /* utf8_len reads up to 4 bytes: never past n */
+        unsigned char q[4] = {0};
+        memcpy(q, p + i, n - i < 4 ? n - i : 4);
+        int u = utf8_len(q);
+        if (!u || (size_t)u > n - i) return i;
+        i += (size_t)u;
+    }
+    return n;
+}
+
+char *th_text_utf8_repair(const char *s) {
+    size_t n = strlen(s), o = 0;
+    char *out = malloc(3 * n + 1); /* each bad byte becomes 3 */
+    if (!out) return NULL;
+    for (size_t i = 0; i < n;) {
+        size_t good = th_text_utf8_bad(s + i, n - i);
+        memcpy(out + o, s + i, good);
+        o += good;
+        i += good;
+        if (i < n) {
+            memcpy(out + o, "\xef\xbf\xbd", 3); /* U+FFFD, the replacement character */
+            o += 3;
+            i++;
+        }
+    }
+    out[o] = '\0';
     return out;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "themis/num.h"
 #include "themis/units.h"
 
 static const struct {
@@ -24,38 +25,17 @@ int th_units_check_size(double bytes, const char *what, th_error *err) {
     if (bytes > TH_SIZE_MAX)
         return th_error_set(err, TH_EINPUT, "%s: expected a size of at most 1 EiB, got %g", what,
                             bytes);
+    if (bytes != floor(bytes)) /* a collective moves whole bytes */
+        return th_error_set(err, TH_EINPUT, "%s: expected a whole number of bytes, got %.17g", what,
+                            bytes);
     return TH_OK;
-}
-
-/* Only plain decimal numbers: strtod alone would also take hex, "inf" and "nan". */
-static size_t number_span(const char *s) {
-    size_t i = 0, digits = 0;
-    if (s[i] == '+') i++;
-    while (isdigit((unsigned char)s[i]))
-        i++, digits++;
-    if (s[i] == '.') {
-        i++;
-        while (isdigit((unsigned char)s[i]))
-            i++, digits++;
-    }
-    if (digits == 0) return 0;
-    if (s[i] == 'e' || s[i] == 'E') {
-        size_t j = i + 1;
-        if (s[j] == '+' || s[j] == '-') j++;
-        if (isdigit((unsigned char)s[j])) {
-            while (isdigit((unsigned char)s[j]))
-                j++;
-            i = j;
-        }
-    }
-    return i;
 }
 
 int th_units_parse_size(const char *text, const char *what, double *bytes, th_error *err) {
     const char *s = text;
     while (isspace((unsigned char)*s))
         s++;
-    size_t n = number_span(s);
+    size_t n = th_num_span(s); /* JSON's grammar: no 01, 1., hex, inf or nan */
     if (n == 0)
         return th_error_set(err, TH_EINPUT,
                             "%s: expected a size such as 4096, 1e9, 64MiB or 1GB, got \"%s\"", what,
@@ -90,6 +70,9 @@ int th_units_parse_size(const char *text, const char *what, double *bytes, th_er
                                 what, text);
     }
     v *= scale;
+    if (isfinite(v) && v >= 1.0 && v <= TH_SIZE_MAX && v != floor(v))
+        return th_error_set(err, TH_EINPUT, "%s: expected a whole number of bytes, got \"%s\"",
+                            what, text);
     if (th_units_check_size(v, what, err) != TH_OK) {
         return th_error_set(err, TH_EINPUT, "%s: expected a size from 1 byte to 1 EiB, got \"%s\"",
                             what, text);

@@ -10,7 +10,7 @@
 #include "themis/workload.h"
 #include "workload_format.h"
 
-#define MAX_NS 1e21 /* a phase's compute time (and its flops), at most */
+#define MAX_NS 1e21 /* a phase's compute time, at most (given, or made of flops) */
 
 static const char *const top_keys[] = {
     "name",   "description",     "source", "parallelism", "mp_dims",      "batch", "npu_tflops",
@@ -118,9 +118,13 @@ static int parse_phase(const cJSON *ph, th_wl_phase *out, int phase, double tflo
     char p[256];
     th_json_path(p, sizeof p, path, ns ? "ns" : "flops");
     const cJSON *v = ns ? ns : fl;
-    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < 0 ||
-        v->valuedouble > MAX_NS)
+    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < 0)
         return th_json_bad(err, src, p, "a finite number >= 0", v);
+    if (ns && v->valuedouble > MAX_NS) { /* flops are bounded below, as the time they make */
+        char what[64];
+        snprintf(what, sizeof what, "a time of at most %g ns", MAX_NS);
+        return th_json_bad(err, src, p, what, v);
+    }
     if (fl && tflops <= 0)
         return th_error_set(err, TH_EINPUT,
                             "%s: %s: \"flops\" needs the top-level "
@@ -163,7 +167,9 @@ static int parse_bucket(const cJSON *b, double *out, const char *src, th_error *
 
 static int parse_workload(const cJSON *root, th_workload *wl, const char *src, th_error *err) {
     if (!cJSON_IsObject(root)) return th_json_bad(err, src, "(top level)", "an object", root);
-    if (th_json_check_keys(root, top_keys, src, "", err)) return err->code;
+    if (th_json_expect_kind(root, "a workload", src, err) ||
+        th_json_check_keys(root, top_keys, src, "", err))
+        return err->code;
     if (th_json_string(root, "name", wl->name, sizeof wl->name, src, "", err)) return err->code;
     if (th_json_string(root, "description", wl->description, sizeof wl->description, src, "", err))
         return err->code;
@@ -196,8 +202,10 @@ static int parse_workload(const cJSON *root, th_workload *wl, const char *src, t
     if (th_json_number(root, "batch", 0, &wl->batch, src, "", err)) return err->code;
     if (!(wl->batch > 0)) return th_error_set(err, TH_EINPUT, "%s: batch: expected > 0", src);
     if (th_json_number(root, "npu_tflops", 0, &wl->npu_tflops, src, "", err)) return err->code;
-    if (wl->npu_tflops < 0)
-        return th_error_set(err, TH_EINPUT, "%s: npu_tflops: expected > 0", src);
+    if (wl->npu_tflops < 0 ||
+        (wl->npu_tflops == 0 && cJSON_GetObjectItemCaseSensitive(root, "npu_tflops")))
+        return th_error_set(err, TH_EINPUT, "%s: npu_tflops: expected > 0, got %g", src,
+                            wl->npu_tflops);
     double chunks = 64;
     if (th_json_number(root, "chunks", 0, &chunks, src, "", err)) return err->code;
     if (chunks < 1 || chunks > TH_MAX_CHUNKS || chunks != floor(chunks))

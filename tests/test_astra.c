@@ -219,7 +219,8 @@ START_TEST(preset_errors) {
     c = (th_collective){TH_COLL_ALLREDUCE, 1048576.5, 4, 0};
     ck_assert_int_eq(th_sched_plan(p, &s, &c, TH_POLICY_BASELINE, TH_LOAD_ALPHA_BETA, &err),
                      TH_EINPUT);
-    ck_assert_ptr_nonnull(strstr(err.msg, "size: the astra-sim preset takes a whole number"));
+    /* every model takes whole bytes now (SPEC §1): refused before the preset is asked */
+    ck_assert_ptr_nonnull(strstr(err.msg, "size: expected a whole number of bytes"));
     th_plan_free(p);
 }
 END_TEST

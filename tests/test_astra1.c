@@ -2,6 +2,7 @@
  * code (ring, halvingDoubling, direct; the links-count rules), the reference and tutorial values
  * to the nanosecond, the queue rules (SCF of the branch and of the tutorial tag), and every
  * refusal of the system file. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1002,6 +1003,97 @@ START_TEST(report_algorithms) {
 }
 END_TEST
 
+/* ---- vectors measured on ASTRA-sim 1.0 built from its public source ---- */
+
+/* The time in ns that `themis ARGS -f csv` prints in column col (run: time_us, train:
+ * total_us); the simulator's `all passes finished at time` holds MICRO's +1 ns, and so does
+ * ours. */
+static long long cli_ns(const char *col, const char *args) {
+    test_cli_out r;
+    test_cli(&r, "%s -f csv", args);
+    test_expect_quiet(&r, args);
+    test_csv c;
+    test_csv_parse(&c, r.out);
+    ck_assert_int_eq(c.nrows, 1);
+    long long ns = llround(test_csv_d(&c, 0, col) * 1000);
+    test_csv_free(&c);
+    test_cli_free(&r);
+    return ns;
+}
+
+static long long run_ns(const char *sys, const char *rest) {
+    char a[4400];
+    snprintf(a, sizeof a, "run -s %s %s", test_dpath(sys), rest);
+    return cli_ns("time_us", a);
+}
+
+static long long train_ns(const char *wl, const char *sys, const char *rest) {
+    char a[8800];
+    snprintf(a, sizeof a, "train %s -s %s %s", test_dpath(wl), test_dpath(sys), rest);
+    return cli_ns("total_us", a);
+}
+
+/* Every All-Reduce phase is made from what the phase before it left, so an All-Gather carries
+ * the last RS's output grown by the dims gathered since. Switch 4 (2 links, 150 GB/s, 10 ns,
+ * halvingDoubling) x Ring 8 (4 links, 100 GB/s, 40 ns, direct) x FullyConnected 4 (3 links,
+ * 50 GB/s, 200 ns, ring) x Switch 2 (1 link, 12.5 GB/s, 2000 ns, halvingDoubling), endpoint
+ * 10, boost 1, LIFO, 256 splits, Themis + SCF, MICRO ALLREDUCE 1000000007: the branch build
+ * (ASTRA-sim-1.0, 07d5d19, AnalyticalAstra) prints 6806855 (the AG sizes after each dim's own
+ * RS gave 6806978). The first All-Reduce of ResNet-50 alone, 37632 bytes in 64 chunks on the
+ * tutorial exercise's Switch 8 x 3 (Themis + FIFO): the branch build prints 6218, + 1 for
+ * MICRO's cycle = 6219 (was 6241). */
+START_TEST(vec_allgather_chain) {
+    ck_assert_int_eq(run_ns("astra1/mixed4d_branch.json", "-b 1000000007"), 6806855);
+    ck_assert_int_eq(run_ns("astra1/sw888_branch.json", "-b 37632"), 6219);
+}
+END_TEST
+
+/* The tutorial tag multiplies a collective's size by its float comm-scale, in run too: the
+ * mixed 4-dim system above on the tutorial-asplos2023 tag (3ad17ff) prints 6821073 for
+ * ALLREDUCE 1000000007 (run as 1000000000; the exact size gave 6822476), and the same for
+ * 1000000000. */
+START_TEST(vec_tag_float_size) {
+    ck_assert_int_eq(run_ns("astra1/mixed4d_tag.json", "-b 1000000007"), 6821073);
+    ck_assert_int_eq(run_ns("astra1/mixed4d_tag.json", "-b 1000000000"), 6821073);
+}
+END_TEST
+
+/* The branch reads --comm-scale as a float too: Switch 2, 1 link of 0.931322574615478515625
+ * GB/s (1 byte per ns), no latency, ring, endpoint 10, one split, baseline FIFO, MICRO
+ * ALLGATHER 1000000000 with --comm-scale=0.1: the branch build prints 100000022 (100000001
+ * bytes), the tag 100000021 (its float product is 100000000). */
+START_TEST(vec_float_scales) {
+    ck_assert_int_eq(train_ns("astra1/micro_ag1g.txt", "astra1/sw2_slow.json",
+                              "-p baseline -q fifo --comm-scale 0.1"),
+                     100000022);
+    ck_assert_int_eq(train_ns("astra1/micro_ag1g.txt", "astra1/sw2_slow_tag.json",
+                              "-p baseline -q fifo --comm-scale 0.1"),
+                     100000021);
+}
+END_TEST
+
+/* Phases ending at one ns move on in the order their last events were registered. Switch 16 x
+ * Switch 16, 50 GB/s, 1 ns, halvingDoubling, endpoint 10, boost 1, LIFO, 16 splits, Themis +
+ * SCF, MICRO ALLREDUCE 67108864: both builds print 1246985 (dim order gave 1320283 on the
+ * branch). FullyConnected 4 x 3 (3 links, 100 GB/s, 10 ns, direct), endpoint 10, 16 splits,
+ * Themis + FIFO, ALLREDUCE 67108864: both builds print 155833; a 0-ns reduction after the last
+ * message does not count (counting it gives 154820, as dim order does). */
+START_TEST(vec_same_ns_order) {
+    ck_assert_int_eq(run_ns("astra1/sw16x16_branch.json", "-b 67108864"), 1246985);
+    ck_assert_int_eq(run_ns("astra1/fc444_branch.json", "-b 67108864"), 155833);
+}
+END_TEST
+
+/* Training: only NPU 0 resets Themis's loads, and after a completion wakes the workload it no
+ * longer generates first. The tutorial exercise (Switch 8 x 3, 50 GB/s, 1 ns, halvingDoubling,
+ * endpoint 10, boost 1, LIFO, 64 splits) with the tutorial's MLP_ModelParallel.txt, Themis +
+ * FIFO, one pass: both builds print 1734232 (resetting at every tick gave 1741708). */
+START_TEST(vec_train_stale_loads) {
+    ck_assert_int_eq(
+        train_ns("astra1/mlp_model.txt", "astra1/sw888_branch.json", "-p themis -q fifo"), 1734232);
+}
+END_TEST
+
 Suite *astra1_suite(void) {
     Suite *s = suite_create("astra1");
     TCase *tc = tcase_create("preset");
@@ -1027,6 +1119,14 @@ Suite *astra1_suite(void) {
     tcase_add_test(tc, import_long_form);
     tcase_add_test(tc, import_errors);
     tcase_add_test(tc, report_algorithms);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("measured");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, vec_allgather_chain);
+    tcase_add_test(tc, vec_tag_float_size);
+    tcase_add_test(tc, vec_float_scales);
+    tcase_add_test(tc, vec_same_ns_order);
+    tcase_add_test(tc, vec_train_stale_loads);
     suite_add_tcase(s, tc);
     return s;
 }

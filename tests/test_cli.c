@@ -926,7 +926,8 @@ START_TEST(table_layout) {
 }
 END_TEST
 
-/* summarize on a binary file: the message shows its bytes escaped, on one line. */
+/* summarize on a binary file: refused for its first byte that is not UTF-8, the message on one
+ * printable line. */
 START_TEST(summarize_binary) {
     char *path = test_tmp_file();
     /* a header of the control bytes but NUL and line ends, then DEL, and bytes that are not
@@ -948,9 +949,7 @@ START_TEST(summarize_binary) {
         unsigned char c = (unsigned char)r.err[i];
         ck_assert_msg(c >= 0x20 && c < 0x7f, "byte 0x%02x at %zu in: %s", c, i, r.err);
     }
-    ck_assert_msg(strstr(r.err, "\\x01\\x02") && strstr(r.err, "\\t") &&
-                      strstr(r.err, "\\x7f\\x80\\xff"),
-                  "%s", r.err);
+    ck_assert_msg(strstr(r.err, "line 1: field 1 is not valid UTF-8 (byte 0x80)"), "%s", r.err);
     test_cli_free(&r);
     unlink(path);
     free(path);
@@ -1154,7 +1153,8 @@ START_TEST(train_cli) {
              "run -p themis-global");
     test_bad("-p: policy 'ideal' applies to training only", "run -p ideal");
     test_bad("cannot open", "train /nonexistent/w.json");
-    test_bad("dims: unknown key", "train '%s'", test_dpath("cli_ring4.json"));
+    test_bad("is a system file, expected a workload here", "train '%s'",
+             test_dpath("cli_ring4.json"));
 }
 END_TEST
 

@@ -67,6 +67,10 @@ START_TEST(fresh_sweep) {
                 "spec = open(\"spec.json\", \"rb\").read()\n"
                 "assert m[\"spec_sha256\"] == hashlib.sha256(spec).hexdigest(), m\n"
                 "assert m[\"spec\"] == json.loads(spec) and m[\"spec_file\"] == \"spec.json\"\n"
+                "ins = m[\"inputs\"]\n" /* the system the spec names, by its bytes' digest */
+                "assert [i[\"file\"] for i in ins] == [json.loads(spec)[\"system\"]], ins\n"
+                "assert ins[0][\"sha256\"] == hashlib.sha256(open(ins[0][\"file\"], \"rb\")"
+                ".read()).hexdigest(), ins\n"
                 "assert m[\"themis_version\"] == sys.argv[1], m[\"themis_version\"]\n"
                 "assert m[\"file\"] == \"s.csv\"\n"
                 "assert m[\"command\"] == sys.argv[2:], (m[\"command\"], sys.argv[2:])\n"

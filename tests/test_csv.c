@@ -142,6 +142,29 @@ START_TEST(test_read_errors) {
 }
 END_TEST
 
+/* A byte-order mark (a spreadsheet's "CSV UTF-8") is no part of the first field; a field that is
+ * not valid UTF-8 is refused, naming the line and the field, since it would go into JSON. */
+START_TEST(test_read_bom_and_utf8) {
+    char out[512];
+    th_error err = {0};
+    const char *t = "\xef\xbb\xbf\"size\",x\n1,\xc3\xa9\n";
+    ck_assert_int_eq(read_all(t, strlen(t), out, sizeof out, &err), 0);
+    ck_assert_str_eq(out, "size|x/1|\xc3\xa9");
+    t = "a,b\nok,n\xffo\n";
+    ck_assert_int_eq(read_all(t, strlen(t), out, sizeof out, &err), -1);
+    ck_assert_int_eq(err.code, TH_EINPUT);
+    ck_assert_str_eq(err.msg, "t.csv: line 2: field 2 is not valid UTF-8 (byte 0xff)");
+    /* a header naming a column twice: which of the two a reader takes would be a guess */
+    th_csv_reader r;
+    t = "size,x,size\n";
+    th_csv_open_mem(&r, t, strlen(t), "t.csv");
+    ck_assert_int_eq(th_csv_read(&r, &err), 1);
+    ck_assert_int_eq(th_csv_header_check(&r, &err), TH_EINPUT);
+    ck_assert_str_eq(err.msg, "t.csv: line 1: column 'size' appears twice (fields 1 and 3)");
+    th_csv_close(&r);
+}
+END_TEST
+
 /* Fields of random bytes from an alphabet of every byte that matters to CSV (and UTF-8),
  * written, then read back from a file through the reader's 64 KiB windows. */
 START_TEST(test_round_trip_random) {
@@ -202,6 +225,7 @@ Suite *csv_suite(void) {
     tcase_add_test(tc, test_read_positions);
     tcase_add_test(tc, test_read_errors);
     tcase_add_test(tc, test_round_trip_random);
+    tcase_add_test(tc, test_read_bom_and_utf8);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,4 +1,5 @@
 /* Check suite for th_text_escape: what a table or a message shows of a string from a file. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "check_themis.h"
@@ -37,11 +38,28 @@ START_TEST(error_messages) {
 }
 END_TEST
 
+/* th_text_utf8_bad finds the first byte outside valid UTF-8; th_text_utf8_repair replaces each
+ * such byte by U+FFFD (ef bf bd) and keeps the rest. */
+START_TEST(utf8_check_and_repair) {
+    const char *ok = "a\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80";
+    ck_assert_uint_eq(th_text_utf8_bad(ok, strlen(ok)), strlen(ok));
+    ck_assert_uint_eq(th_text_utf8_bad("ab\xff", 3), 2);
+    ck_assert_uint_eq(th_text_utf8_bad("a\xc3", 2), 1);        /* truncated */
+    ck_assert_uint_eq(th_text_utf8_bad("\xed\xa0\x80", 3), 0); /* a surrogate */
+    ck_assert_uint_eq(th_text_utf8_bad("\xc0\xaf", 2), 0);     /* overlong */
+    char *r = th_text_utf8_repair("n\xff\xc3\xa9\x80");
+    ck_assert_ptr_nonnull(r);
+    ck_assert_str_eq(r, "n\xef\xbf\xbd\xc3\xa9\xef\xbf\xbd");
+    free(r);
+}
+END_TEST
+
 Suite *text_suite(void) {
     Suite *s = suite_create("text");
     TCase *tc = tcase_create("text");
     tcase_add_test(tc, escapes);
     tcase_add_test(tc, error_messages);
+    tcase_add_test(tc, utf8_check_and_repair);
     suite_add_tcase(s, tc);
     return s;
 }

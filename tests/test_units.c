@@ -38,7 +38,7 @@ static const size_case good_sizes[] = {
     {"1048576TiB", EI},          /* 2^20 * 2^40 = 2^60 = TH_SIZE_MAX, still accepted */
     {"1152921504606846976", EI}, /* 2^60 written in bytes */
     {"1000000", 1e6},            /* plain integer */
-    {"1.5", 1.5},                /* >= 1 byte: no rounding (SPEC §1) */
+    {"1e1", 10.0},               /* JSON's grammar: an exponent is fine */
 };
 
 START_TEST(test_parse_size_good) {
@@ -75,6 +75,11 @@ static const char *const bad_sizes[] = {
     "1KIB2",       /* garbage after the suffix */
     "infinity",    /* not finite */
     "0.0001KB",    /* 0.1 byte */
+    "1.5",         /* a size is whole bytes (SPEC §1): refused, not rounded */
+    "1.",          /* JSON's grammar: digits after the point */
+    "01",          /* JSON's grammar: no leading zero */
+    ".5KiB",       /* JSON's grammar: a digit before the point */
+    "1.0001KiB",   /* 1024.1024 bytes */
 };
 
 START_TEST(test_parse_size_bad) {
@@ -112,7 +117,7 @@ typedef struct {
 static const check_case check_sizes[] = {
     {1.0, 1},      /* the lower bound itself */
     {1e9, 1},      /* ordinary */
-    {1.5, 1},      /* non-integer sizes are fine (no rounding) */
+    {1.5, 0},      /* a collective moves whole bytes (SPEC §1) */
     {EI, 1},       /* 2^60, the upper bound itself */
     {0.0, 0},      /* < 1 */
     {0.5, 0},      /* < 1 */

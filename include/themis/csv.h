@@ -74,6 +74,10 @@ int th_csv_read(th_csv_reader *r, th_error *err);
  * the same bytes for anything the writer wrote. Returns 0, or -1 when memory runs out. */
 int th_csv_copy(th_buf *b, const th_csv_reader *r);
 
+/* The record just read as a header: TH_OK, or TH_EINPUT naming the first column name that
+ * appears twice (a reader would take one of the two and ignore the other). */
+int th_csv_header_check(const th_csv_reader *r, th_error *err);
+
 /* Frees what the reader holds (not the stream); safe to call twice. */
 void th_csv_close(th_csv_reader *r);
 

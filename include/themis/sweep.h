@@ -136,6 +136,9 @@ typedef struct th_sweep_meta {
     int64_t started;     /* this run's start, seconds since 1970 (UTC) */
     int64_t finished;    /* this run's end; 0: still running */
     const char *stopped; /* why this run ended before the last point ("SIGINT"); NULL: it did not */
+    const char *const *inputs;      /* the files the spec names (systems, workloads), as read */
+    const char (*input_sha256)[65]; /* their digests; "": it could not be read */
+    int ninputs;
 } th_sweep_meta;
 
 /* OUT.meta.json, malloc'd; NULL when memory runs out. */
@@ -144,12 +147,17 @@ TH_API char *th_sweep_meta_path(const char *out);
 /* A sidecar's text, malloc'd, or NULL when the file does not exist or cannot be read. */
 TH_API char *th_sweep_meta_read(const char *path);
 
+/* 1 when text (NULL: 0) is a sidecar as th_sweep_meta_write writes it (a JSON object with
+ * themis_version, file and runs): a file a sweep may replace without --force. */
+TH_API int th_sweep_meta_is(const char *text);
+
 /* Writes the sidecar as JSON: themis_version, file, format, complete (points == expected),
  * points, expected_points, sweep_points, shard, spec_file, spec_sha256, started (the first
  * run's), finished (this run's; null while it runs), command and threads (this run's), runs
- * (every command that wrote the file: command, threads, started, finished, points, stopped)
- * and spec (the spec inline). `prev` is the sidecar the file had before this run (NULL: none):
- * its runs are kept when it names the same spec digest, shard and format. */
+ * (every command that wrote the file: command, threads, started, finished, points, stopped),
+ * inputs (each file the spec names: file, sha256) and spec (the spec inline). `prev` is the sidecar
+ * the file had before this run (NULL: none): its runs are kept when it names the same spec digest,
+ * shard and format. */
 TH_API int th_sweep_meta_write(FILE *out, const th_sweep_meta *m, const char *prev, th_error *err);
 
 /* The spec the sidecars of a merge's parts agree on (texts[i] NULL: a part without one): its

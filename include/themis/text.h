@@ -10,4 +10,12 @@
  * kept, so escaping twice changes nothing. Returns out. */
 const char *th_text_escape(char *out, size_t n, const char *s);
 
+/* The offset of the first byte of s[0..n) that is not part of valid UTF-8 (RFC 3629: no
+ * overlong form, surrogate or code point above U+10FFFF), or n when all of it is valid. */
+size_t th_text_utf8_bad(const char *s, size_t n);
+
+/* A copy of s (malloc'd; NULL when memory ran out) with every byte that is not valid UTF-8
+ * replaced by U+FFFD: what a JSON writer puts out for a name no input check saw. */
+char *th_text_utf8_repair(const char *s);
+
 #endif

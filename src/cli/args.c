@@ -4,10 +4,12 @@
  * option; and the option lines of --help. */
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "themis/num.h"
 #include "themis/str.h"
 #include "themis/units.h"
 
@@ -90,14 +92,11 @@ static int choice(const th_cmd_def *def, const th_option *o, const char *arg, in
     return cli_usage_error(def->name, "%s: %s '%s' %s", flag, o->noun, arg, why);
 }
 
-/* A whole decimal integer in [lo, hi]: 0, else -1. */
+/* An integer in [lo, hi], read as a JSON request's is (th_num_parse, then whole): 0, else -1. */
 static int parse_int(const char *s, long long lo, long long hi, long long *out) {
-    if (!isdigit((unsigned char)*s)) return -1;
-    errno = 0;
-    char *end;
-    long long v = strtoll(s, &end, 10);
-    if (*end != '\0' || errno == ERANGE || v < lo || v > hi) return -1;
-    *out = v;
+    double v;
+    if (th_num_parse(s, &v) || v != floor(v) || v < (double)lo || v > (double)hi) return -1;
+    *out = (long long)v;
     return 0;
 }
 
@@ -152,11 +151,9 @@ static int value(const th_cmd_def *def, const th_option *o, const char *arg, voi
         return CLI_OK;
     }
     case TH_ARG_NUMBER: {
-        char *end;
-        errno = 0;
-        double v = strtod(arg, &end);
+        double v = 0;
         char lo[32], hi[32];
-        if (end == arg || *end || errno || !(v > o->lo) || v > o->hi)
+        if (th_num_parse(arg, &v) || !(v > o->lo) || v > o->hi)
             return cli_usage_error(def->name, "%s: expected a number > %s and at most %s, got '%s'",
                                    flag, number(lo, o->lo), number(hi, o->hi), arg);
         *(double *)f = v;
@@ -290,6 +287,11 @@ void cli_help_options(FILE *out, const th_cmd_def *def) {
             } else {
                 fputc(*h, out);
             }
+        }
+        if (o->kind == TH_ARG_NUMBER) { /* the limits the value is checked against */
+            char lo[32], hi[32];
+            fprintf(out, "\n%*s(a number > %s, at most %s)", def->help_width, "", number(lo, o->lo),
+                    number(hi, o->hi));
         }
         fputc('\n', out);
     }

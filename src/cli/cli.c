@@ -123,3 +123,14 @@ th_cmd_io cli_io(void) {
     th_cmd_io io = {NULL, &cli_plot_outputs, 1, progress, notes, stderr, NULL, NULL};
     return io;
 }
+
+int cli_stdin_once(const char *cmd, const char *const *paths, const char *const *names, int n) {
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < i; k++)
+            if (paths[i] && paths[k] && !strcmp(paths[i], "-") && !strcmp(paths[k], "-"))
+                return cli_usage_error(cmd,
+                                       "%s and %s are both '-': standard input can be read only "
+                                       "once",
+                                       names[k], names[i]);
+    return CLI_OK;
+}

@@ -86,4 +86,8 @@ int cli_plot(int argc, char **argv);
 extern const th_plot_outputs cli_plot_outputs;
 int cli_calibrate(int argc, char **argv);
 
+/* CLI_OK, or a usage error when two of the n file arguments are both "-": standard input can
+ * be read only once (names: how the message names each, such as "the workload" or "-s"). */
+int cli_stdin_once(const char *cmd, const char *const *paths, const char *const *names, int n);
+
 #endif

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "themis/sha256.h"
 #include "themis/sweep.h"
 
 /* Set from the signal handler, read by the worker threads: a lock-free atomic, so the store is
@@ -112,6 +113,23 @@ static int dry_run(const th_sweep *sw, const sweep_opts *o) {
     return rc ? cli_fail(&err) : CLI_OK;
 }
 
+/* The no-overwrite rule for the sidecar: an existing OUT.meta.json is replaced without --force
+ * only when it is a sidecar (it describes OUT, which this command rewrites); any other file
+ * there is someone's data. Checked before OUT is started. */
+static int sidecar_free(const char *meta, int force, th_error *err) {
+    struct stat st;
+    if (!meta || stat(meta, &st) != 0) return TH_OK;
+    if (S_ISDIR(st.st_mode)) return th_error_set(err, TH_EIO, "%s: is a folder, not a file", meta);
+    if (force || !S_ISREG(st.st_mode)) return TH_OK;
+    char *text = th_sweep_meta_read(meta);
+    int ours = th_sweep_meta_is(text);
+    free(text);
+    if (ours) return TH_OK;
+    return th_error_set(err, TH_EINPUT,
+                        "%s: already exists and is not a sweep's sidecar; --force replaces it",
+                        meta);
+}
+
 /* Opens the output for a fresh run (a temporary file renamed into place at the end) or a
  * resume (appended in place: the complete rows already there are never rewritten, and a
  * partial last line, which no reader counts as a row, is cut); *start = shard-local points
@@ -128,7 +146,7 @@ static int open_output(const th_sweep *sw, const sweep_opts *o, const char *path
     const char *outputs[] = {path, meta};
     int rc = th_output_check(inputs, nin + 1, outputs, 2, err);
     free(inputs);
-    if (rc) return rc;
+    if (rc || (rc = sidecar_free(meta, o->r.force, err))) return rc;
     struct stat st;
     int exists = strcmp(path, "-") && stat(path, &st) == 0 && S_ISREG(st.st_mode);
     *in_place = !exists || o->r.resume; /* else a temporary file replaces it at the end */
@@ -166,6 +184,21 @@ static char *sidecar_of(const char *path) {
     struct stat st;
     if (!strcmp(path, "-") || (stat(path, &st) == 0 && !S_ISREG(st.st_mode))) return NULL;
     return th_sweep_meta_path(path);
+}
+
+/* Fills m's inputs with the files sw's spec names and their digests, taken before the first
+ * point runs; returns the digests' memory for free (NULL: none, or out of memory). */
+static void *hash_inputs(const th_sweep *sw, th_sweep_meta *m) {
+    int n;
+    const char *const *in = th_sweep_inputs(sw, &n);
+    char(*sha)[65] = n > 0 ? calloc((size_t)n, sizeof *sha) : NULL;
+    if (!sha) return NULL;
+    for (int i = 0; i < n; i++)
+        if (th_sha256_file(in[i], sha[i])) sha[i][0] = '\0';
+    m->inputs = in;
+    m->input_sha256 = (const char(*)[65])sha;
+    m->ninputs = n;
+    return sha;
 }
 
 /* Writes the sidecar through a temporary file renamed into place. */
@@ -256,13 +289,18 @@ static int sweep_cmd(int argc, char **argv, char **typed) {
                        typed,
                        (int64_t)time(NULL),
                        0,
-                       NULL};
+                       NULL,
+                       NULL,
+                       NULL,
+                       0};
+    void *digests = meta ? hash_inputs(sw, &m) : NULL;
     if (meta && o.r.resume) prev = th_sweep_meta_read(meta);
     rc = meta && in_place ? write_sidecar(meta, &m, prev, &err) : TH_OK;
     if (rc) {
         cli_out_close(&out, rc, &err);
         free(meta);
         free(prev);
+        free(digests);
         th_sweep_free(sw);
         return cli_fail(&err);
     }
@@ -293,6 +331,7 @@ static int sweep_cmd(int argc, char **argv, char **typed) {
     }
     free(meta);
     free(prev);
+    free(digests);
     th_sweep_free(sw);
     if (pr.on) fputc('\n', stderr);
     if (rc) return cli_fail(&err);
@@ -327,13 +366,16 @@ static int merge(const char *out, const char *const *parts, int nparts, const ch
         inputs[0] = spec;
         rc = th_output_check(inputs, 2 * nparts + 1, outputs, 2, err);
     }
+    if (rc == TH_OK) rc = sidecar_free(meta, force, err);
     th_sweep_meta m = {out,    "csv", spec, NULL, 0,    NULL, -1,
                        {0, 1}, 0,     -1,   0,    argc, argv, (int64_t)time(NULL),
-                       0,      NULL};
+                       0,      NULL,  NULL, NULL, 0};
+    void *digests = NULL;
     char *common = NULL, *common_file = NULL, sha[65] = "";
     if (sw) {
         m.spec = th_sweep_spec(sw, &m.spec_len);
         m.sweep_points = m.expected = th_sweep_points(sw);
+        digests = hash_inputs(sw, &m);
     } else if (rc == TH_OK && meta) {
         for (int i = 0; i < nparts; i++)
             texts[i] = th_sweep_meta_read(part_meta[i]);
@@ -360,6 +402,7 @@ static int merge(const char *out, const char *const *parts, int nparts, const ch
     }
     free(texts);
     free(part_meta);
+    free(digests);
     free(inputs);
     free(common);
     free(common_file);

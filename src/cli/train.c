@@ -38,6 +38,8 @@ int cli_train(int argc, char **argv) {
     if (rc) return rc < 0 ? CLI_OK : rc;
     if (!nops) return cli_usage_error("train", "missing the workload file");
     r.workload.path = ops[0];
+    const char *paths[] = {r.workload.path, r.system.path}, *names[] = {"the workload", "-s"};
+    if ((rc = cli_stdin_once("train", paths, names, 2))) return rc;
     /* the API has no standard output to share */
     if (r.trace && !strcmp(r.trace, "-") && (!r.output || !strcmp(r.output, "-")))
         return cli_usage_error("train", "--trace - needs -o FILE");

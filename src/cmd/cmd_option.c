@@ -3,11 +3,13 @@
  * JSON reader is cmd_option_json.c, the argv reader the front end's (src/cli/args.c). */
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd_option.h"
+#include "themis/num.h"
 #include "themis/schedule.h"
 #include "themis/str.h"
 
@@ -63,26 +65,32 @@ int th_option_choice_find(const th_option *o, const char *s, int *out) {
     return 0;
 }
 
+/* One count of a list: an integer from 1 to TH_MAX_CHUNKS read as JSON reads it. */
+static int one_count(const char *s, size_t len, int64_t *out) {
+    char buf[32];
+    double v;
+    if (len == 0 || len >= sizeof buf) return -1;
+    memcpy(buf, s, len);
+    buf[len] = '\0';
+    if (th_num_parse(buf, &v) || v != floor(v) || v < 1 || v > TH_MAX_CHUNKS) return -1;
+    *out = (int64_t)v;
+    return 0;
+}
+
 int th_arg_counts_parse(const char *text, th_arg_counts *c) {
-    long long v;
-    char *end;
-    errno = 0;
-    v = strtoll(text, &end, 10);
-    if (isdigit((unsigned char)*text) && !*end && !errno && v >= 1 && v <= TH_MAX_CHUNKS) {
-        c->one = v, c->n = 0;
-        return 0;
-    }
     c->n = 0;
+    if (!strchr(text, ',') && one_count(text, strlen(text), &c->one) == 0) return 0;
     if (!strcmp(text, "auto")) {
         for (int64_t k = 1; k <= 1024; k *= 2)
             c->v[c->n++] = k;
         return 0;
     }
-    for (const char *s = text; c->n < TH_ARG_MAX_COUNTS; s = end + 1) {
-        v = strtoll(s, &end, 10);
-        if (end == s || v < 1 || v > TH_MAX_CHUNKS || (*end != ',' && *end != '\0')) break;
-        c->v[c->n++] = v;
-        if (*end == '\0') return 0;
+    for (const char *s = text; c->n < TH_ARG_MAX_COUNTS;) {
+        size_t len = strcspn(s, ",");
+        if (one_count(s, len, &c->v[c->n])) break;
+        c->n++;
+        if (s[len] == '\0') return 0;
+        s += len + 1;
     }
     c->n = 0;
     return -1;

@@ -22,7 +22,7 @@ static const th_option opts[] = {
     {'j', "jobs", "jobs", TH_ARG_INT, R(jobs), "N",
      .help = "worker threads (default: all cores); output is identical", .lo = 1, .hi = 1024},
     {0, "shard", "shard", TH_ARG_STRING, R(shard), "K/N",
-     .help = "compute only points i with i mod N == K (0 <= K < N)"},
+     .help = "compute only points i with i mod N == K (0 <= K < N <= 100000000)"},
     {0, NULL, "base_dir", TH_ARG_STRING, R(base_dir), .noun = "folder"}, /* the API's */
     {0, "resume", NULL, TH_ARG_FLAG, R(resume),
      .help = "continue an interrupted output file from its last row"},

@@ -1,8 +1,8 @@
 /* The ASTRA-sim 1.0 preset's emulator rules (docs/VALIDATION.md): one list per dim holding the
  * waiting phases in the order Sys::insert_stream gives them (by collective priority, or SCF by
  * size in either build's variant), one running phase per dim, a phase starting as soon as it
- * heads the list of an idle dim, and the phases ending at one instant moving on in dim-index
- * order; several collectives share the lists. */
+ * heads the list of an idle dim, and the phases ending at one instant moving on in the order
+ * ASTRA-sim registered their last events; several collectives share the lists. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +10,10 @@
 #include "astra1_preset.h"
 #include "emulate_internal.h"
 #include "themis/astra1.h"
+#include "themis/buf.h"
+
+#define KEY_MAX   64   /* registration levels kept per end: deeper ties fall back to dim order */
+#define CHAIN_MAX 4096 /* events of one phase's chain; a longer one is ordered by dim */
 
 /* The preset's state behind th_emu.state, made at its first issue after a reset. */
 typedef struct astra1_emu_state {
@@ -17,6 +21,13 @@ typedef struct astra1_emu_state {
     double counter;           /* the next collective's priority (Sys::get_priority) */
     double *prio;             /* by collective id since the reset: its priority (higher first) */
     size_t prio_cap;
+    /* The key of the end of each dim's running phase (order_of): the registration times of
+     * its events back from the first at the end tick, then those of the phase that started
+     * it; sib: which of the phases started by one event it is (0 for the phase's own). */
+    double key[TH_MAX_DIMS][KEY_MAX], sib[TH_MAX_DIMS][KEY_MAX];
+    int nkey[TH_MAX_DIMS], keyed[TH_MAX_DIMS]; /* keyed: 0 when no chain (dim order) */
+    double cause[KEY_MAX], cause_sib[KEY_MAX]; /* the key of the phase whose end starts one */
+    int ncause, sibling, at_issue;
 } astra1_emu_state;
 
 static emu_queue *queue(const th_emu *r, int d) {
@@ -34,11 +45,8 @@ static int list_put(emu_queue *h, size_t at, emu_entry x) {
             memmove(h->e, h->e + h->head, (h->n - h->head) * sizeof *h->e);
             at -= h->head;
             h->n -= h->head, h->head = 0;
-        } else {
-            size_t cap = h->cap ? h->cap * 2 : 64;
-            emu_entry *e = realloc(h->e, cap * sizeof *e);
-            if (!e) return -1;
-            h->e = e, h->cap = cap;
+        } else if (th_grow(&h->e, &h->cap, h->n + 1, sizeof *h->e)) {
+            return -1;
         }
     }
     memmove(h->e + at + 1, h->e + at, (h->n - at) * sizeof *h->e);
@@ -80,6 +88,55 @@ static int enqueue(th_emu *r, uint32_t id, uint32_t c, int stage) {
     return list_put(h, where(r, h, x, op, stage == plan->nstages - 2), x) ? -1 : dim;
 }
 
+/* Records the key of the end of the phase dim d starts now (Sys::try_register_event appends
+ * to the list of its tick, so events of one tick run in the order they were registered): the
+ * registration times of its events from the first one due at its end tick back to its start
+ * (a trailing 0-ns reduction is skipped: the last NPU of the dim's ring, which moves the phase
+ * on, has nothing else in that tick's list), then the key of the phase whose end started it. */
+static void key_phase(th_emu *r, int d, th_coll_type type, th_op op, double m, double dur) {
+    astra1_emu_state *st = r->state;
+    double dl[CHAIN_MAX];
+    int k = astra1_phase_chain(r->sys, d, type, op, m, dl, CHAIN_MAX);
+    st->keyed[d] = 0;
+    if (k > 0) {
+        double sum = 0, end = r->t;
+        for (int j = 0; j < k; j++)
+            sum += dl[j];
+        end += sum;
+        if (sum == dur) {
+            /* ev(j) = t + dl[0] + ... + dl[j - 1]: the tick event j runs at */
+            int f = k, n = 0;
+            double at = end;
+            while (f > 1 && at - dl[f - 1] == end)
+                at -= dl[--f];
+            at -= dl[f - 1]; /* ev(f - 1): when the first event at the end tick was registered */
+            for (int j = f - 1; j >= 0 && n < KEY_MAX; j--, n++) {
+                st->key[d][n] = at;
+                /* phases an issue starts together end in dim order (every NPU generates the
+                 * collective, NPU 0 first; the ring's last NPU along a higher dim later) */
+                st->sib[d][n] = j > 0 ? 0 : st->at_issue ? d : st->sibling;
+                if (j > 0) at -= dl[j - 1];
+            }
+            for (int j = 0; j < st->ncause && n < KEY_MAX; j++, n++)
+                st->key[d][n] = st->cause[j], st->sib[d][n] = st->cause_sib[j];
+            st->nkey[d] = n;
+            st->keyed[d] = 1;
+        }
+    }
+}
+
+/* The order of the ends of dims a and b at one tick: their keys' registration times, earlier
+ * first; equal times by the sibling index from the oldest level up; then dim index. */
+static int order_of(const astra1_emu_state *st, int a, int b) {
+    if (!st->keyed[a] || !st->keyed[b]) return a - b;
+    int L = st->nkey[a] < st->nkey[b] ? st->nkey[a] : st->nkey[b];
+    for (int j = 0; j < L; j++)
+        if (st->key[a][j] != st->key[b][j]) return st->key[a][j] < st->key[b][j] ? -1 : 1;
+    for (int j = L - 1; j >= 0; j--)
+        if (st->sib[a][j] != st->sib[b][j]) return st->sib[a][j] < st->sib[b][j] ? -1 : 1;
+    return a - b;
+}
+
 /* Dim d starts the phase heading its list; -1 when its time is refused (emu_begin). */
 static int start(th_emu *r, int d) {
     emu_entry e = emu_run_pop(queue(r, d)); /* a list is never a heap: its head */
@@ -89,7 +146,9 @@ static int start(th_emu *r, int d) {
     double m, bytes, out;
     th_plan_stage(cr->plan, e.chunk, stage, &dim, &op, &m);
     double dur = th_astra1_phase(r->sys, d, cr->plan->type, op, m, &bytes, &out);
-    return emu_begin(r, d, e, stage, op, m, dur, bytes);
+    int rc = emu_begin(r, d, e, stage, op, m, dur, bytes);
+    if (rc == 0) key_phase(r, d, cr->plan->type, op, m, dur);
+    return rc;
 }
 
 /* A dim with nothing running starts the head of its list. */
@@ -114,12 +173,8 @@ static int issue_prio(th_emu *emu, const th_plan *plan, double t, th_a1_prio pri
         emu->state_model = &astra1_emu;
     }
     astra1_emu_state *st = emu->state;
-    if ((size_t)emu->ncolls == st->prio_cap) {
-        size_t cap = st->prio_cap ? 2 * st->prio_cap : 16;
-        double *p = realloc(st->prio, sizeof *p * cap);
-        if (!p) return th_error_set(err, TH_EINTERNAL, "out of memory");
-        st->prio = p, st->prio_cap = cap;
-    }
+    if (th_grow(&st->prio, &st->prio_cap, (size_t)emu->ncolls + 1, sizeof *st->prio))
+        return th_error_set(err, TH_EINTERNAL, "out of memory");
     int k;
     if (emu->ncolls == 0) st->counter = 0;
     if (emu_admit(emu, plan, t, &k, err)) return err->code;
@@ -133,11 +188,13 @@ static int issue_prio(th_emu *emu, const th_plan *plan, double t, th_a1_prio pri
         st->prio[k] = st->counter;
         st->counter += lifo ? 1 : -1;
     }
+    st->at_issue = 1, st->ncause = 0;
     for (uint32_t i = 0; i < (uint32_t)plan->chunks; i++) {
         int dim = enqueue(emu, (uint32_t)k, i, 0);
         if (dim < 0) return th_error_set(err, TH_EINTERNAL, "out of memory in a queue");
-        if (kick(emu, dim, err)) return err->code;
+        if (kick(emu, dim, err)) return st->at_issue = 0, err->code;
     }
+    st->at_issue = 0;
     if (id) *id = k;
     return TH_OK;
 }
@@ -156,10 +213,10 @@ int th_astra1_issue(th_emu *emu, const th_plan *plan, double t, th_a1_prio prio,
     return issue_prio(emu, plan, t, prio, id, err);
 }
 
-/* The phases ending now move on in dim-index order (with boost-mode 1 a phase moves on when the
- * last NPU of its dim's ring with NPU 0 finishes, and those come in that order): each queues its
- * next phase, its freed dim starts its next waiting phase, then the next phase's dim starts if
- * idle (Sys::proceed_to_next_vnet_baseline). */
+/* The phases ending now move on in the order their ends were registered (key_phase; with
+ * boost-mode 1 a phase moves on when the last NPU of its dim's ring with NPU 0 finishes): each
+ * queues its next phase, its freed dim starts its next waiting phase, then the next phase's dim
+ * starts if idle (Sys::proceed_to_next_vnet_baseline). */
 /* The dim of the phase after the one dim d runs, or -1 when that is its chunk's last. */
 static int next_dim(const th_emu *r, int d) {
     const emu_coll *cr = emu_rec(r, r->srv[d].coll);
@@ -196,14 +253,27 @@ static int step(th_emu *emu, th_error *err) {
     int ending[TH_MAX_DIMS], nend = emu_ending(emu, ending);
     if (nend > 1 && !astra1_of(emu->sys)->boost && check_order(emu, ending, nend, err))
         return err->code;
+    astra1_emu_state *st = emu->state;
+    for (int a = 1; a < nend; a++)
+        for (int b = a; b > 0 && order_of(st, ending[b - 1], ending[b]) > 0; b--) {
+            int x = ending[b];
+            ending[b] = ending[b - 1], ending[b - 1] = x;
+        }
     for (int k = 0; k < nend; k++) {
         int d = ending[k], next = -1;
+        /* the phases this end starts descend from its key (kick(d) overwrites it) */
+        st->ncause = st->keyed[d] ? st->nkey[d] : 0;
+        memcpy(st->cause, st->key[d], sizeof st->cause);
+        memcpy(st->cause_sib, st->sib[d], sizeof st->cause_sib);
         uint32_t c, id;
         int stage = emu_end(emu, d, &c, &id, err);
         if (stage == -2) return err->code;
         if (stage >= 0 && (next = enqueue(emu, id, c, stage)) < 0)
             return th_error_set(err, TH_EINTERNAL, "out of memory in a queue");
+        /* of the two phases one end starts, the moved chunk's next comes first */
+        st->sibling = 1;
         if (kick(emu, d, err)) return err->code;
+        st->sibling = 0;
         if (next >= 0 && kick(emu, next, err)) return err->code;
     }
     return TH_OK;

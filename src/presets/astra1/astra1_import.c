@@ -76,8 +76,9 @@ static int numbers(const net *w, const char *key, int integer, double lo, double
         return TH_OK;
     }
     if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != w->n) {
-        snprintf(msg, sizeof msg, "expected a list of %d %s (dimensions-count)", w->n,
-                 integer ? "integers" : "numbers");
+        snprintf(msg, sizeof msg, "expected a list of %d %s (dimensions-count), found %s%d", w->n,
+                 integer ? "integers" : "numbers", cJSON_IsArray(a) ? "" : "no list, ",
+                 cJSON_GetArraySize(a));
         return net_err(w, key, err, msg);
     }
     int i = 0;
@@ -129,10 +130,15 @@ static int network(const char *path, th_a1_version version, cJSON *dims, int *nd
     static const char *const topo_ours[] = {"ring", "fc", "switch"};
     int topo[TH_MAX_DIMS];
     const cJSON *tl = cJSON_GetObjectItemCaseSensitive(root, "topologies-per-dim");
-    if (!rc && (!cJSON_IsArray(tl) || cJSON_GetArraySize(tl) != w.n))
+    if (!rc && (!cJSON_IsArray(tl) || cJSON_GetArraySize(tl) != w.n)) {
+        char msg[200];
+        snprintf(msg, sizeof msg,
+                 "expected one of Ring, FullyConnected, Switch per dimension (%d, "
+                 "dimensions-count), found %d",
+                 w.n, cJSON_IsArray(tl) ? cJSON_GetArraySize(tl) : 0);
         rc = net_err(&w, "topologies-per-dim", err,
-                     tl ? "expected one of Ring, FullyConnected, Switch per dimension"
-                        : "missing (one of Ring, FullyConnected, Switch per dimension)");
+                     tl ? msg : "missing (one of Ring, FullyConnected, Switch per dimension)");
+    }
     int i = 0;
     for (const cJSON *x = rc ? NULL : tl->child; x && !rc; x = x->next, i++)
         if (!cJSON_IsString(x) || (topo[i] = th_name_find(topo_astra, x->valuestring)) < 0) {

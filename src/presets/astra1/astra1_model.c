@@ -9,6 +9,7 @@
 #include "astra1_preset.h"
 #include "schedule_internal.h"
 #include "themis/astra1.h"
+#include "themis/astra1_workload.h"
 
 #define INT_LIMIT 2147483647.0 /* ASTRA-sim holds message times and reduction sizes in int */
 
@@ -181,6 +182,86 @@ double th_astra1_phase(const th_system *sys, int d, th_coll_type type, th_op op,
     return -1;
 }
 
+/* The delays of the events one NPU runs in a phase, in order, summing to th_astra1_phase's
+ * time: E (the zero-latency bundle), then per step the message, E and, on a reducing step, its
+ * reduction (an event of its own even when 0 ns). Writes at most max; returns how many, or -1
+ * when the chain is not one line (direct windows, a direct All-Reduce on a Ring of more than 3
+ * NPUs, a direct All-to-All) or longer than max. */
+int astra1_phase_chain(const th_system *sys, int d, th_coll_type type, th_op op, double in,
+                       double *dl, int max) {
+    const th_dim *dd = &sys->dims[d];
+    double p = (double)dd->npus, e = astra1_of(sys)->endpoint;
+    int n = 0;
+#define PUT(x)                                                                                     \
+    do {                                                                                           \
+        if (n >= max) return -1;                                                                   \
+        dl[n++] = (x);                                                                             \
+    } while (0)
+    if ((unsigned)type > TH_COLL_ALLTOALL) return -1;
+    PUT(e);
+    switch (astra1_of(sys)->impl[type][d]) {
+    case TH_A1_RING: {
+        double m = floor(in / p), k, red = 0;
+        if (op == TH_OP_RS)
+            k = p - 1, red = p - 1;
+        else if (op == TH_OP_AG)
+            k = p - 1, m = in;
+        else if (op == TH_OP_AR)
+            k = 2 * (p - 1), red = p - 1;
+        else
+            k = p * (p - 1) / 2;
+        if (k + 1 > max) return -1;
+        double nt = net(sys, d, hops(dd, 1), m), c = proc(m);
+        for (int i = 0; i < (int)k; i++) {
+            PUT(nt);
+            PUT(e);
+            if (i < (int)red) PUT(c);
+        }
+        return n;
+    }
+    case TH_A1_HD: {
+        int K = 0;
+        while ((double)((int64_t)1 << K) < p)
+            K++;
+        double m, r;
+        if (op == TH_OP_RS || op == TH_OP_AR) {
+            m = floor(in / 2), r = 1;
+            for (int i = 1; i <= K; i++, m = floor(m / 2), r *= 2) {
+                PUT(net(sys, d, hops(dd, r), m));
+                PUT(e);
+                if (i > 1) PUT(proc(m));
+            }
+            if (op == TH_OP_RS) return n;
+            m = 2 * floor(floor(in / pow(2, K)) / 2), r = p / 2;
+        } else {
+            m = in, r = p / 2;
+        }
+        for (int i = 1; i <= K; i++, m *= 2, r /= 2) {
+            PUT(net(sys, d, hops(dd, r), m));
+            PUT(e);
+        }
+        return n;
+    }
+    case TH_A1_DIRECT: {
+        double w = astra1_of(sys)->window[type][d];
+        if (w > 0 && w < p - 1 && op != TH_OP_AR) return -1;
+        if (op == TH_OP_AR && dd->topology == TH_TOPO_RING && dd->npus > 3) return -1;
+        if (op == TH_OP_A2A) return -1;
+        double far = hops(dd, floor(p / 2)), m = op == TH_OP_AG ? in : floor(in / p);
+        PUT(net(sys, d, far, m));
+        PUT(e);
+        if (op == TH_OP_RS || op == TH_OP_AR) PUT(proc(m));
+        if (op == TH_OP_AR) {
+            PUT(net(sys, d, far, m));
+            PUT(e);
+        }
+        return n;
+    }
+    }
+    return -1;
+#undef PUT
+}
+
 double th_astra1_phase_lag(const th_system *sys, int d, th_coll_type type, th_op op, double in) {
     const th_dim *dd = &sys->dims[d];
     double p = (double)dd->npus, e = astra1_of(sys)->endpoint;
@@ -216,6 +297,16 @@ void th_astra1_micro(const th_system *sys, th_coll_type type, double size, th_re
 
 /* ---- the planner ---- */
 
+static int check(const th_system *sys, const th_collective *coll, th_error *err);
+static int shape_lbw(th_plan *plan, const th_system *sys, th_error *err);
+static void themis(th_plan *plan, const th_system *sys, th_load_model model, const int *base);
+static void stage_lbw(const th_plan *plan, const uint8_t *o, int j, int *dim, th_op *op, double *m);
+static void stage_lbw_train(const th_plan *plan, const uint8_t *o, int j, int *dim, th_op *op,
+                            double *m);
+static const th_plan_model lbw_model = {check, shape_lbw, themis, stage_lbw};
+/* the training replay's: All-Gather sizes after their dim's RS */
+static const th_plan_model lbw_train_model = {check, shape_lbw, themis, stage_lbw_train};
+
 static int check(const th_system *sys, const th_collective *coll, th_error *err) {
     (void)sys;
     double c = floor(coll->size / (double)coll->chunks);
@@ -240,9 +331,13 @@ static int themis_shape(const th_plan *plan) {
 }
 
 /* Chunks of floor(S / C) bytes, and when S is not a multiple of C one more of the rest
- * (Sys::generate_collective takes min(chunk, rest) until nothing is left). */
-static void chunks(th_plan *plan) {
-    double c = floor(plan->size / (double)plan->chunks), rest = plan->size - c * plan->chunks;
+ * (Sys::generate_collective takes min(chunk, rest) until nothing is left). The tutorial tag
+ * multiplies every collective's size by its float comm-scale, so S passes through a float
+ * there (1000000007 runs as 1000000000); the plan keeps the size asked. */
+static void chunks(th_plan *plan, const th_system *sys) {
+    double size =
+        astra1_of(sys)->version == TH_A1_TUTORIAL ? th_a1_scaled(plan->size, 1, 1) : plan->size;
+    double c = floor(size / (double)plan->chunks), rest = size - c * plan->chunks;
     plan->chunk = plan->last_chunk = c;
     if (rest > 0) plan->chunks++, plan->last_chunk = rest;
 }
@@ -268,7 +363,7 @@ int th_astra1_roundrobin_ok(const th_system *sys, uint32_t dims_mask) {
 
 static int shape_lbw(th_plan *plan, const th_system *sys, th_error *err) {
     if (roundrobin_ok(plan, sys, err)) return err->code;
-    chunks(plan);
+    chunks(plan, sys);
     if (plan->type != TH_COLL_ALLREDUCE)
         plan->nstages = plan->n;
     else
@@ -278,7 +373,7 @@ static int shape_lbw(th_plan *plan, const th_system *sys, th_error *err) {
 
 static int shape_flat(th_plan *plan, const th_system *sys, th_error *err) {
     if (roundrobin_ok(plan, sys, err)) return err->code;
-    chunks(plan);
+    chunks(plan, sys);
     plan->nstages = plan->n;
     return TH_OK;
 }
@@ -311,8 +406,12 @@ static void stage_flat(const th_plan *plan, const uint8_t *o, int j, int *dim, t
     *m = s;
 }
 
-static void stage_lbw(const th_plan *plan, const uint8_t *o, int j, int *dim, th_op *op,
-                      double *m) {
+/* A localBWAware All-Reduce's phase j. Sys::generate_collective makes every phase from what
+ * the phase before it left (RS floor(s / p), AR s, AG s p), so an All-Gather carries the last
+ * RS's output times the dims gathered since (chain); the training replay keeps the size after
+ * its dim's own RS (docs/VALIDATION.md says why). */
+static void stage_lbw_as(const th_plan *plan, const uint8_t *o, int j, int *dim, th_op *op,
+                         double *m, int chain) {
     if (plan->type != TH_COLL_ALLREDUCE) {
         stage_flat(plan, o, j, dim, op, m);
         return;
@@ -326,11 +425,25 @@ static void stage_lbw(const th_plan *plan, const uint8_t *o, int j, int *dim, th
         *op = j < n ? TH_OP_RS : TH_OP_AG;
     }
     *dim = o[k];
-    int upto = *op == TH_OP_AG ? k + 1 : k; /* an AG takes the size after its dim's RS */
+    int nrs = themis_shape(plan) ? n : n - 1; /* the RS phases */
+    int upto = *op != TH_OP_AG ? k : chain ? nrs : k + 1;
     double s = chunk_of(plan, o);
     for (int l = 0; l < upto; l++)
         s = floor(s / plan->npus[o[l]]);
+    if (*op == TH_OP_AG && chain)
+        for (int l = nrs - 1; l > k; l--)
+            s *= plan->npus[o[l]];
     *m = s;
+}
+
+static void stage_lbw(const th_plan *plan, const uint8_t *o, int j, int *dim, th_op *op,
+                      double *m) {
+    stage_lbw_as(plan, o, j, dim, op, m, 1);
+}
+
+static void stage_lbw_train(const th_plan *plan, const uint8_t *o, int j, int *dim, th_op *op,
+                            double *m) {
+    stage_lbw_as(plan, o, j, dim, op, m, 0);
 }
 
 /* Adds one phase of a chunk of c bytes on a dim of p NPUs to its entry's load (MiB over the
@@ -454,10 +567,9 @@ int th_astra1_plan(th_plan *plan, const th_system *sys, const th_collective *col
     if (th_sched_plan(plan, sys, coll, policy, TH_LOAD_ALPHA_BETA, err)) return err->code;
     int themis = policy == TH_POLICY_THEMIS || policy == TH_POLICY_THEMIS_GLOBAL;
     if (themis && coll->type != TH_COLL_ALLTOALL) greedy(plan, sys, t);
+    if (plan->ops == &lbw_model) plan->ops = &lbw_train_model;
     return TH_OK;
 }
-
-static const th_plan_model lbw_model = {check, shape_lbw, themis, stage_lbw};
 static const th_plan_model flat_model = {check, shape_flat, themis, stage_flat};
 
 const th_plan_model *astra1_planner(const th_system *sys) {

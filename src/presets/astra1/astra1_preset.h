@@ -39,6 +39,9 @@ static inline astra1_settings *astra1_set(th_system *sys) {
 extern const struct sys_model astra1_sys; /* astra1_system.c */
 /* Its planner for sys (astra1_model.c): the collective-optimization picks the phase list. */
 const struct th_plan_model *astra1_planner(const th_system *sys);
+/* The delays of one NPU's events in a phase, in order (astra1_model.c); -1: not one line. */
+int astra1_phase_chain(const th_system *sys, int d, th_coll_type type, th_op op, double in,
+                       double *dl, int max);
 extern const struct emu_model astra1_emu;   /* astra1_emulate.c */
 extern const th_model_ops astra1_model_ops; /* astra1_ops.c */
 

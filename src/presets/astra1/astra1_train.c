@@ -6,8 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "astra1_preset.h"
 #include "themis/astra1.h"
 #include "themis/astra1_workload.h"
+#include "themis/buf.h"
 
 /* Workload::LoopState */
 enum { ST_FWD, ST_WG, ST_IG, ST_WAIT, ST_FIB /* Forward_In_BackPass */ };
@@ -48,6 +50,8 @@ typedef struct replay {
     int64_t injected, finished;
     th_a1_tracker tracker; /* 1.0: the Themis list, shared by the collectives of one tick */
     double last_plan_t;    /* the tick of the last collective generated */
+    int npu0_behind;       /* a completion woke the workload: NPU 0 no longer generates first */
+    int reset_pending;     /* NPU 0's reset of the last tick, due after that tick's plans */
     /* the network */
     th_emu *emu;
     int *k_of_id;     /* emulator id -> layer * 3 + phase */
@@ -55,24 +59,22 @@ typedef struct replay {
     double *issue_of; /* emulator id -> its issue tick (for the trace) */
     th_train_trace_fn trace;
     void *trace_ctx;
-    int id_cap;
+    size_t id_cap;
     th_plan **plan_of; /* emulator id -> its plan, while in flight */
     th_plan **pool;
-    int npool, pool_cap;
+    int npool;
+    size_t pool_cap;
     event *ev;
-    int nev, ev_cap;
+    int nev;
+    size_t ev_cap;
     uint64_t seq;
 } replay;
 
 static int call(replay *r);
 
 static int push(replay *r, int kind, double t, int k) {
-    if (r->nev == r->ev_cap) {
-        int cap = r->ev_cap ? 2 * r->ev_cap : 16;
-        event *e = realloc(r->ev, sizeof *e * (size_t)cap);
-        if (!e) return th_error_set(r->err, TH_EINTERNAL, "out of memory");
-        r->ev = e, r->ev_cap = cap;
-    }
+    if (th_grow(&r->ev, &r->ev_cap, (size_t)r->nev + 1, sizeof *r->ev))
+        return th_error_set(r->err, TH_EINTERNAL, "out of memory");
     r->ev[r->nev++] = (event){t, r->seq++, r->t, kind, k};
     return TH_OK;
 }
@@ -114,10 +116,19 @@ static int issue(replay *r, int layer, th_phase p, th_a1_prio pref, int blocking
     r->barrier[k] = blocking;
     const th_a1_phase *ph = &r->wl->layers[layer].ph[p];
     if (ph->type == TH_A1_NONE) return blocking ? call(r) : TH_OK;
-    /* Sys::generate_collective resets the Themis list when the tick changed */
+    /* Sys::generate_collective: only NPU 0 resets the Themis list, in its own call, when the
+     * tick changed, and the first NPU to ask plans each chunk for all. Once a completion has
+     * woken the workload, NPU 0 resumes after other NPUs (boost-mode 1: those outside the last
+     * phase's ring come first), so a collective is planned with the loads as the last one left
+     * them and NPU 0's reset comes after its plans. */
     int a1 = r->sys->model == TH_MODEL_ASTRA1;
     if (a1 && r->last_plan_t != r->t) {
-        th_astra1_tracker_reset(&r->tracker, r->sys);
+        if (r->reset_pending) th_astra1_tracker_reset(&r->tracker, r->sys);
+        r->reset_pending = 0;
+        if (!r->npu0_behind)
+            th_astra1_tracker_reset(&r->tracker, r->sys);
+        else
+            r->reset_pending = 1;
         r->last_plan_t = r->t;
     }
     if (!active(r, r->mask[k])) return blocking ? call(r) : TH_OK;
@@ -132,23 +143,18 @@ static int issue(replay *r, int layer, th_phase p, th_a1_prio pref, int blocking
         th_plan_free(plan);
         return r->err->code;
     }
-    if (id >= r->id_cap) {
-        int cap = r->id_cap ? 2 * r->id_cap : 256;
-        while (cap <= id)
-            cap *= 2;
-        int *ko = realloc(r->k_of_id, sizeof *ko * (size_t)cap);
-        if (ko) r->k_of_id = ko;
-        int *pa = ko ? realloc(r->pass_of, sizeof *pa * (size_t)cap) : NULL;
-        if (pa) r->pass_of = pa;
-        double *is = pa ? realloc(r->issue_of, sizeof *is * (size_t)cap) : NULL;
-        if (is) r->issue_of = is;
-        th_plan **po = is ? realloc(r->plan_of, sizeof *po * (size_t)cap) : NULL;
-        if (!po) {
+    if ((size_t)id >= r->id_cap) {
+        /* four arrays by id, grown alike: each from the old capacity to the same new one */
+        size_t need = (size_t)id + 1, c0 = r->id_cap, c1 = c0, c2 = c0, c3 = c0;
+        if (th_grow(&r->k_of_id, &c0, need, sizeof *r->k_of_id) ||
+            th_grow(&r->pass_of, &c1, need, sizeof *r->pass_of) ||
+            th_grow(&r->issue_of, &c2, need, sizeof *r->issue_of) ||
+            th_grow(&r->plan_of, &c3, need, sizeof *r->plan_of)) {
             th_plan_free(plan);
             return th_error_set(r->err, TH_EINTERNAL, "out of memory");
         }
-        memset(po + r->id_cap, 0, sizeof *po * (size_t)(cap - r->id_cap));
-        r->plan_of = po, r->id_cap = cap;
+        memset(r->plan_of + r->id_cap, 0, sizeof *r->plan_of * (c3 - r->id_cap));
+        r->id_cap = c3;
     }
     r->k_of_id[id] = k;
     r->pass_of[id] = r->pass;
@@ -418,7 +424,11 @@ static int comm_done(replay *r, int k) {
     int wake = (r->out[k] == 1 && r->barrier[k]) || r->waiting[k];
     if (!(r->out[k] == 1 && r->barrier[k])) r->waiting[k] = 0;
     r->out[k]--;
-    if (wake) rc = call(r);
+    if (wake) {
+        if (r->sys->model == TH_MODEL_ASTRA1 && astra1_of(r->sys)->boost)
+            r->npu0_behind = 1; /* boost-mode 0: every NPU runs every phase */
+        rc = call(r);
+    }
     r->finished++;
     if (rc == TH_OK && r->registered) rc = call(r);
     return rc;
@@ -432,12 +442,8 @@ static int net_step(replay *r) {
     for (int i = 0; i < n; i++) {
         int id = ids[i], k = r->k_of_id[id];
         if (th_emu_release(r->emu, id, r->err)) return r->err->code;
-        if (r->npool == r->pool_cap) {
-            int cap = r->pool_cap ? 2 * r->pool_cap : 64;
-            th_plan **p = realloc(r->pool, sizeof *p * (size_t)cap);
-            if (!p) return th_error_set(r->err, TH_EINTERNAL, "out of memory");
-            r->pool = p, r->pool_cap = cap;
-        }
+        if (th_grow(&r->pool, &r->pool_cap, (size_t)r->npool + 1, sizeof *r->pool))
+            return th_error_set(r->err, TH_EINTERNAL, "out of memory");
         r->pool[r->npool++] = r->plan_of[id];
         r->plan_of[id] = NULL;
         if (r->trace) {
@@ -501,6 +507,7 @@ static int setup(replay *r) {
     th_emu_reset(r->emu, r->sys, o->intra, o->lifo ? TH_PRIO_LIFO : TH_PRIO_FIFO, NULL, NULL);
     r->state = ST_FWD;
     r->last_plan_t = -1;
+    r->npu0_behind = r->reset_pending = 0;
     return TH_OK;
 }
 
@@ -543,7 +550,7 @@ static int run(replay *r) {
 }
 
 static void teardown(replay *r) {
-    for (int i = 0; i < r->id_cap && r->plan_of; i++)
+    for (size_t i = 0; i < r->id_cap && r->plan_of; i++)
         if (r->plan_of[i]) th_plan_free(r->plan_of[i]);
     for (int i = 0; i < r->npool; i++)
         th_plan_free(r->pool[i]);

@@ -113,6 +113,11 @@ static int integer(const char *s, int neg, double *out) {
     if (!*q) return -1;
     for (const char *c = q; *c; c++)
         if (*c < '0' || *c > '9') return -1;
+    /* compared as digits: strtod rounds 2^53 + 1 down to 2^53, which would pass */
+    while (q[0] == '0' && q[1])
+        q++;
+    size_t nd = strlen(q);
+    if (nd > 16 || (nd == 16 && strcmp(q, "9007199254740992") > 0)) return -1;
     errno = 0;
     double v = strtod(s, NULL);
     if (errno || v > MAX_INT || v < -MAX_INT) return -1;

@@ -9,6 +9,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "report_internal.h"
 #include "themis/astra1_workload.h"
 
 static void note(th_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -250,7 +251,7 @@ int th_a1_workload_json(const th_workload *wl, char **out, th_error *err) {
         }
         cJSON_AddItemToArray(layers, o);
     }
-    *out = cJSON_Print(root);
+    *out = th_report_json_exact(root) ? NULL : cJSON_Print(root); /* 8e+15 would lose cycles */
     cJSON_Delete(root);
     if (!*out) return th_error_set(err, TH_EINTERNAL, "out of memory");
     return TH_OK;

@@ -19,7 +19,8 @@ double th_a1_scaled(double v, double scale, int tag) {
         float f = (float)v * (float)scale;
         return floor((double)f);
     }
-    return floor(v * scale);
+    /* the branch reads the scales as float too, then multiplies in double */
+    return floor(v * (double)(float)scale);
 }
 
 /* The last model-parallel dim of a (split) system for group G: where the running product of
