@@ -118,12 +118,10 @@ int emu_queue_push(emu_squeue *s, emu_entry x, uint64_t rank, int scf) {
     if (i > 0 && s->b[i - 1].coll == x.coll && (!scf || s->b[i - 1].m == x.m)) {
         i--; /* the key's bucket, maybe empty */
     } else { /* a new bucket at i */
-        if (s->nb == s->cap) {
-            int cap = s->cap ? 2 * s->cap : 8;
-            emu_bucket *nb = realloc(s->b, sizeof *nb * (size_t)cap);
-            if (!nb) return -1;
-            memset(nb + s->cap, 0, sizeof *nb * (size_t)(cap - s->cap));
-            s->b = nb, s->cap = cap;
+        if ((size_t)s->nb == s->cap) {
+            size_t old = s->cap; /* the new buckets are empty spares */
+            if (th_grow(&s->b, &s->cap, old + 1, sizeof *s->b)) return -1;
+            memset(s->b + old, 0, sizeof *s->b * (s->cap - old));
         }
         emu_queue spare = s->b[s->nb].q; /* an empty run whose buffer is reused */
         if (i < s->nb) memmove(s->b + i + 1, s->b + i, sizeof *s->b * (size_t)(s->nb - i));
@@ -171,9 +169,9 @@ void emu_queue_clear(emu_squeue *s) {
 }
 
 void emu_queue_free(emu_squeue *s) {
-    for (int i = 0; i < s->cap; i++)
+    for (size_t i = 0; i < s->cap; i++)
         free(s->b[i].q.e);
     free(s->b);
     s->b = NULL;
-    s->nb = s->cap = 0;
+    s->nb = 0, s->cap = 0;
 }
