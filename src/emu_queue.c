@@ -100,6 +100,18 @@ static void reverse(emu_bucket *b, int lo, int hi) {
     }
 }
 
+/* Makes room for cap + 8 buckets before b, empty runs, so that the next insertions near the
+ * front cost the buckets before them: a copy of the queue per that many insertions. */
+static int grow_front(emu_squeue *s) {
+    int room = s->cap + 8;
+    emu_bucket *nb = calloc((size_t)(room + s->cap), sizeof *nb);
+    if (!nb) return -1;
+    memcpy(nb + room, s->b, sizeof *nb * (size_t)s->cap);
+    free(s->b);
+    s->b = nb + room, s->gap = room;
+    return 0;
+}
+
 int emu_queue_push(emu_squeue *s, emu_entry x, uint64_t rank, int scf) {
     /* The place after every bucket the new stage does not go before: most often the end; the
      * buckets are in strict order (ranks are distinct, then m), so a binary search finds it. */
@@ -116,17 +128,26 @@ int emu_queue_push(emu_squeue *s, emu_entry x, uint64_t rank, int scf) {
         i = lo;
     }
     if (i > 0 && s->b[i - 1].coll == x.coll && (!scf || s->b[i - 1].m == x.m)) {
-        i--; /* the key's bucket, maybe empty */
-    } else { /* a new bucket at i */
-        if (s->nb == s->cap) {
-            int cap = s->cap ? 2 * s->cap : 8;
-            emu_bucket *nb = realloc(s->b, sizeof *nb * (size_t)cap);
-            if (!nb) return -1;
-            memset(nb + s->cap, 0, sizeof *nb * (size_t)(cap - s->cap));
-            s->b = nb, s->cap = cap;
+        i--;                       /* the key's bucket, maybe empty */
+    } else {                       /* a new bucket at i */
+        int front = i < s->nb - i; /* fewer buckets before i than after */
+        if (front && s->gap == 0 && s->nb >= 8 && grow_front(s)) return -1;
+        emu_queue spare;
+        if (front && s->gap > 0) { /* the buckets before i move one place towards the front */
+            spare = s->b[-1].q;    /* an empty run whose buffer is reused */
+            memmove(s->b - 1, s->b, sizeof *s->b * (size_t)i);
+            s->b--, s->gap--, s->cap++;
+        } else {
+            if (s->nb == s->cap) {
+                int cap = s->cap ? 2 * s->cap : 8;
+                emu_bucket *nb = realloc(s->b - s->gap, sizeof *nb * (size_t)(s->gap + cap));
+                if (!nb) return -1;
+                memset(nb + s->gap + s->cap, 0, sizeof *nb * (size_t)(cap - s->cap));
+                s->b = nb + s->gap, s->cap = cap;
+            }
+            spare = s->b[s->nb].q; /* an empty run whose buffer is reused */
+            if (i < s->nb) memmove(s->b + i + 1, s->b + i, sizeof *s->b * (size_t)(s->nb - i));
         }
-        emu_queue spare = s->b[s->nb].q; /* an empty run whose buffer is reused */
-        if (i < s->nb) memmove(s->b + i + 1, s->b + i, sizeof *s->b * (size_t)(s->nb - i));
         s->b[i] = (emu_bucket){x.coll, rank, x.m, spare};
         s->nb++;
         if (s->first >= i && s->len > 0) s->first++;
@@ -171,9 +192,9 @@ void emu_queue_clear(emu_squeue *s) {
 }
 
 void emu_queue_free(emu_squeue *s) {
-    for (int i = 0; i < s->cap; i++)
+    for (int i = -s->gap; i < s->cap; i++)
         free(s->b[i].q.e);
-    free(s->b);
+    free(s->b ? s->b - s->gap : NULL);
     s->b = NULL;
-    s->nb = s->cap = 0;
+    s->nb = s->cap = s->gap = 0;
 }
