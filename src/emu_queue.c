@@ -5,6 +5,8 @@
  * long, until it empties. SCF keys take few values per collective (D/N over products of p),
  * so buckets are few per collective and both operations are O(1) in the usual case; a stage
  * whose bucket is not the last (training keeps hundreds in flight) finds it by binary search. */
+#include <limits.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -103,12 +105,13 @@ static void reverse(emu_bucket *b, int lo, int hi) {
 /* Makes room for cap + 8 buckets before b, empty runs, so that the next insertions near the
  * front cost the buckets before them: a copy of the queue per that many insertions. */
 static int grow_front(emu_squeue *s) {
-    int room = s->cap + 8;
-    emu_bucket *nb = calloc((size_t)(room + s->cap), sizeof *nb);
+    size_t room = s->cap + 8;
+    if (room > INT_MAX) return -1;
+    emu_bucket *nb = calloc(room + s->cap, sizeof *nb);
     if (!nb) return -1;
-    memcpy(nb + room, s->b, sizeof *nb * (size_t)s->cap);
+    memcpy(nb + room, s->b, sizeof *nb * s->cap);
     free(s->b);
-    s->b = nb + room, s->gap = room;
+    s->b = nb + room, s->gap = (int)room;
     return 0;
 }
 
@@ -138,11 +141,11 @@ int emu_queue_push(emu_squeue *s, emu_entry x, uint64_t rank, int scf) {
             memmove(s->b - 1, s->b, sizeof *s->b * (size_t)i);
             s->b--, s->gap--, s->cap++;
         } else {
-            if (s->nb == s->cap) {
-                int cap = s->cap ? 2 * s->cap : 8;
-                emu_bucket *nb = realloc(s->b - s->gap, sizeof *nb * (size_t)(s->gap + cap));
+            if ((size_t)s->nb == s->cap) {
+                size_t cap = s->cap ? 2 * s->cap : 8;
+                emu_bucket *nb = realloc(s->b - s->gap, sizeof *nb * ((size_t)s->gap + cap));
                 if (!nb) return -1;
-                memset(nb + s->gap + s->cap, 0, sizeof *nb * (size_t)(cap - s->cap));
+                memset(nb + s->gap + s->cap, 0, sizeof *nb * (cap - s->cap));
                 s->b = nb + s->gap, s->cap = cap;
             }
             spare = s->b[s->nb].q; /* an empty run whose buffer is reused */
@@ -192,9 +195,9 @@ void emu_queue_clear(emu_squeue *s) {
 }
 
 void emu_queue_free(emu_squeue *s) {
-    for (int i = -s->gap; i < s->cap; i++)
+    for (ptrdiff_t i = -(ptrdiff_t)s->gap; i < (ptrdiff_t)s->cap; i++)
         free(s->b[i].q.e);
     free(s->b ? s->b - s->gap : NULL);
     s->b = NULL;
-    s->nb = s->cap = s->gap = 0;
+    s->nb = s->gap = 0, s->cap = 0;
 }

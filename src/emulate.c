@@ -7,6 +7,7 @@
 
 #include "emulate_internal.h"
 #include "model.h"
+#include "themis/buf.h"
 #include "themis/str.h"
 
 const char *const th_intra_names[] = {"fifo", "scf", NULL};
@@ -31,7 +32,7 @@ void th_emu_free(th_emu *emu) {
         emu_queue_free(&emu->sq[d]);
     if (emu->state) emu->state_model->free(emu->state);
     emu_fast_free(emu->fast);
-    for (int i = 0; i < emu->cap; i++)
+    for (size_t i = 0; i < emu->cap; i++)
         free(emu->colls[i].next);
     free(emu->colls);
     free(emu->rec_of);
@@ -154,14 +155,10 @@ int emu_end(th_emu *emu, int d, uint32_t *chunk, uint32_t *coll, th_error *err) 
     if (stage < cr->plan->nstages) return stage;
     if (--cr->left == 0) {
         cr->end = emu->t;
-        if (emu->ndone == emu->done_cap) {
-            int cap = emu->done_cap ? 2 * emu->done_cap : 16;
-            int *dn = realloc(emu->done, sizeof *dn * (size_t)cap);
-            if (!dn) {
-                th_error_set(err, TH_EINTERNAL, "out of memory");
-                return -2;
-            }
-            emu->done = dn, emu->done_cap = cap;
+        if ((size_t)emu->ndone == emu->done_cap &&
+            th_grow(&emu->done, &emu->done_cap, emu->done_cap + 1, sizeof *emu->done)) {
+            th_error_set(err, TH_EINTERNAL, "out of memory");
+            return -2;
         }
         emu->done[emu->ndone++] = (int)id;
     }
@@ -200,18 +197,14 @@ void th_emu_reset(th_emu *emu, const th_system *sys, th_intra intra, th_priority
 }
 
 int emu_admit(th_emu *emu, const th_plan *plan, double t, int *k, th_error *err) {
-    if (emu->ncolls == emu->rec_of_cap) {
-        int cap = emu->rec_of_cap ? 2 * emu->rec_of_cap : 16;
-        int *r = realloc(emu->rec_of, sizeof *r * (size_t)cap);
-        if (!r) return th_error_set(err, TH_EINTERNAL, "out of memory");
-        emu->rec_of = r, emu->rec_of_cap = cap;
-    }
-    if (emu->nfree == 0 && emu->nrecs == emu->cap) {
-        int cap = emu->cap ? 2 * emu->cap : 16;
-        emu_coll *c = realloc(emu->colls, sizeof *c * (size_t)cap);
-        if (!c) return th_error_set(err, TH_EINTERNAL, "out of memory");
-        memset(c + emu->cap, 0, sizeof *c * (size_t)(cap - emu->cap));
-        emu->colls = c, emu->cap = cap;
+    if ((size_t)emu->ncolls == emu->rec_of_cap &&
+        th_grow(&emu->rec_of, &emu->rec_of_cap, emu->rec_of_cap + 1, sizeof *emu->rec_of))
+        return th_error_set(err, TH_EINTERNAL, "out of memory");
+    if (emu->nfree == 0 && (size_t)emu->nrecs == emu->cap) {
+        size_t old = emu->cap; /* the new records start empty: their buffers are grown later */
+        if (th_grow(&emu->colls, &emu->cap, old + 1, sizeof *emu->colls))
+            return th_error_set(err, TH_EINTERNAL, "out of memory");
+        memset(emu->colls + old, 0, sizeof *emu->colls * (emu->cap - old));
     }
     int rec = emu->nfree > 0 ? emu->free_recs[--emu->nfree] : emu->nrecs++;
     emu->rec_of[emu->ncolls] = rec;
@@ -339,12 +332,9 @@ int th_emu_release(th_emu *emu, int id, th_error *err) {
         return th_error_set(err, TH_EINTERNAL, "no collective %d to release", id);
     if (emu_rec(emu, (uint32_t)id)->end < 0)
         return th_error_set(err, TH_EINTERNAL, "collective %d has not finished", id);
-    if (emu->nfree == emu->free_cap) {
-        int cap = emu->free_cap ? 2 * emu->free_cap : 16;
-        int *f = realloc(emu->free_recs, sizeof *f * (size_t)cap);
-        if (!f) return th_error_set(err, TH_EINTERNAL, "out of memory");
-        emu->free_recs = f, emu->free_cap = cap;
-    }
+    if ((size_t)emu->nfree == emu->free_cap &&
+        th_grow(&emu->free_recs, &emu->free_cap, emu->free_cap + 1, sizeof *emu->free_recs))
+        return th_error_set(err, TH_EINTERNAL, "out of memory");
     emu->free_recs[emu->nfree++] = emu->rec_of[id];
     emu->rec_of[id] = -1;
     return TH_OK;

@@ -46,7 +46,8 @@ typedef struct emu_bucket {
  * every bucket after it. */
 typedef struct emu_squeue {
     emu_bucket *b;
-    int nb, cap;
+    int nb;
+    size_t cap;
     int gap;
     int first;  /* the first non-empty bucket when len > 0 */
     size_t len; /* waiting entries */
@@ -116,12 +117,14 @@ void emu_fast_free(emu_fast *f);
 struct th_emu {
     emu_squeue sq[TH_MAX_DIMS]; /* ours */
     emu_coll *colls;            /* records (and their buffers), reused across resets and releases */
-    int nrecs, cap;             /* records in use or free, allocated */
+    int nrecs;                  /* records in use or free */
+    size_t cap;                 /* records allocated */
     int ncolls;                 /* ids issued since the reset */
     int *rec_of;                /* by id: its record in colls, -1 once released */
-    int rec_of_cap;
+    size_t rec_of_cap;
     int *free_recs; /* records of released collectives, to reuse */
-    int nfree, free_cap;
+    int nfree;
+    size_t free_cap;
     const th_system *sys;
     const emu_model *model; /* the system's model, chosen at reset */
     int scf;
@@ -137,7 +140,8 @@ struct th_emu {
     int ending[TH_MAX_DIMS]; /* the dims whose stage ends now, by index (th_emu_step) */
     int nending;
     int *done; /* collectives that finished in the last step */
-    int ndone, done_cap;
+    int ndone;
+    size_t done_cap;
     const atomic_int *stop; /* th_emu_run ends when it becomes non-zero; may be NULL */
     int bad_dim;            /* the dim whose stage time emu_begin refused */
     double bad_dur;         /* that stage time, ns */

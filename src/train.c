@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "model.h"
+#include "themis/buf.h"
 #include "themis/cost.h"
 #include "themis/train.h"
 
@@ -36,13 +37,15 @@ typedef struct trainer {
     inst *in; /* S * L * 3: iteration it in slot it % S */
     th_emu *emu;
     int *of_id; /* emulator id -> instance */
-    int nid, id_cap;
+    int nid;
+    size_t id_cap;
     int *carrier;   /* per layer: the layer whose weight-gradient instance issues its gradient */
     int *first;     /* per carrier layer: the layer whose gradient opened its bucket */
     int *fused;     /* per carrier layer: gradients in its bucket */
     double *bsize;  /* per carrier layer: its bucket's bytes */
     th_plan **pool; /* free plans */
-    int npool, pool_cap;
+    int npool;
+    size_t pool_cap;
     double tracker[TH_MAX_DIMS]; /* themis-global */
     /* themis-global, per instance: the loads it added to the tracker; apart from the
      * instances, which every replay sets up and which stay small that way */
@@ -180,12 +183,9 @@ static int net_issue(trainer *tr, int k, double t, th_error *err) {
         }
     int id;
     if (th_emu_issue_key(tr->emu, plan, t, prio_key(x), &id, err)) return err->code;
-    if (id >= tr->id_cap) {
-        int cap = tr->id_cap ? 2 * tr->id_cap : 256;
-        int *o = realloc(tr->of_id, sizeof *o * (size_t)cap);
-        if (!o) return th_error_set(err, TH_EINTERNAL, "out of memory");
-        tr->of_id = o, tr->id_cap = cap;
-    }
+    if ((size_t)id >= tr->id_cap &&
+        th_grow(&tr->of_id, &tr->id_cap, (size_t)id + 1, sizeof *tr->of_id))
+        return th_error_set(err, TH_EINTERNAL, "out of memory");
     tr->of_id[id] = k;
     return TH_OK;
 }
@@ -259,12 +259,9 @@ static int net_step(trainer *tr, th_error *err) {
         if (tr->o->policy == TH_POLICY_THEMIS_GLOBAL)
             for (int d = 0; d < tr->sys->ndims; d++)
                 tr->tracker[d] -= tr->contrib[k][d];
-        if (tr->npool == tr->pool_cap) {
-            int cap = tr->pool_cap ? 2 * tr->pool_cap : 64;
-            th_plan **p = realloc(tr->pool, sizeof *p * (size_t)cap);
-            if (!p) return th_error_set(err, TH_EINTERNAL, "out of memory");
-            tr->pool = p, tr->pool_cap = cap;
-        }
+        if ((size_t)tr->npool == tr->pool_cap &&
+            th_grow(&tr->pool, &tr->pool_cap, tr->pool_cap + 1, sizeof *tr->pool))
+            return th_error_set(err, TH_EINTERNAL, "out of memory");
         tr->pool[tr->npool++] = x->plan;
         x->plan = NULL;
         if (th_emu_release(tr->emu, ids[i], err)) return err->code;

@@ -6,27 +6,60 @@
 #define THEMIS_WORKLOAD_FORMAT_H
 
 #include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
 
 #include "themis/buf.h"
 #include "themis/system.h"
 #include "themis/workload.h"
 
+struct th_run_defaults; /* themis/run.h: run's defaults, above this module */
+
+/* A format's own scales (train's --comm-scale and --compute-scale), each > 0. */
+typedef struct th_wl_scale {
+    double comm;    /* multiplies every collective size */
+    double compute; /* multiplies every compute time */
+} th_wl_scale;
+
+/* What a native replay (th_wl_format.replay) is asked: train's request as the command layer
+ * read it. */
+typedef struct th_wl_replay {
+    const struct th_run_defaults *def; /* the system file's run defaults (its chunks) */
+    int64_t chunks;                    /* -n; 0: the defaults' or the format's */
+    int passes;                        /* 0: one */
+    th_wl_scale scale;
+    int policy, intra; /* th_policy, th_intra as train's request holds them */
+    int format;        /* th_format of the report */
+} th_wl_replay;
+
+/* Opens a native replay's outputs: *out always, *trace when a trace was asked (else NULL). */
+typedef int (*th_wl_open_fn)(void *ctx, FILE **out, FILE **trace, th_error *err);
+
 typedef struct th_wl_format {
-    const char *name; /* in messages: what the file is, with its article */
-    const char *hint; /* what takes it where only our JSON is read */
+    const char *name;   /* in messages: what the file is, with its article */
+    const char *hint;   /* what takes it where only our JSON is read */
+    const char *plural; /* in messages: what its own options are for */
+    const char *sim;    /* in messages: the simulator whose replay a native one is */
+    const char *model;  /* in messages: the model that replays it natively */
     /* 1 when text is in this format (a cheap look at its first lines), else 0. */
     int (*detect)(const char *text, size_t len);
     /* Parses text into the format's own value (*out, freed by free_native); every error
      * names src. */
     int (*parse)(const char *text, size_t len, const char *src, void **out, th_error *err);
     void (*free_native)(void *native);
-    /* Converts a parse to our workload for sys (NULL: no system), with the format's own
-     * options (NULL: its defaults); what the conversion changed goes to notes. */
-    int (*convert)(const void *native, const th_system *sys, const void *opts, const char *src,
-                   th_workload **out, th_buf *notes, th_error *err);
+    /* Converts a parse to our workload for sys (NULL: no system), with the format's scales
+     * (NULL: its defaults); what the conversion changed goes to notes. */
+    int (*convert)(const void *native, const th_system *sys, const th_wl_scale *scale,
+                   const char *src, th_workload **out, th_buf *notes, th_error *err);
     /* Optional (NULL: never): 1 when the model of sys replays this format itself, with the
      * simulator's own state machine, instead of our replay of the converted workload. */
     int (*native_on)(const th_system *sys);
+    /* With native_on: replays the parse on sys as the simulator does, every pair req asks
+     * (and the reference of its speedups). It opens its outputs through open (once its own
+     * options are checked; trace NULL when none was asked) and writes the report to *out and
+     * the timeline of the asked pairs, its header first, to *trace; the caller closes them. */
+    int (*replay)(const void *native, const th_system *sys, const char *src,
+                  const th_wl_replay *req, th_wl_open_fn open, void *ctx, th_error *err);
 } th_wl_format;
 
 /* Format i of the registry, or NULL past the last. */

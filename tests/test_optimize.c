@@ -234,8 +234,9 @@ START_TEST(test_cli_workload) {
     test_cli_free(&a);
     test_cli_free(&b);
     test_cli_free(&t);
-    test_bad("model: workloads run on the analytical model only", "optimize -w '%s' -s '%s'", wl,
-             test_dpath("astra_3d.json"));
+    test_bad("model: the astra-sim preset runs single collectives here; train workloads on the "
+             "analytical model",
+             "optimize -w '%s' -s '%s'", wl, test_dpath("astra_3d.json"));
     /* --batch and --priority reach the replay: the starting time is train's with the same */
     test_cli(&a,
              "optimize -w '%s' -p baseline -q fifo -f csv --max-evals 20 --batch 2 "

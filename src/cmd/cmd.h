@@ -141,8 +141,8 @@ void th_optimize_request_init(th_optimize_request *r);
 int th_cmd_optimize(const th_optimize_request *r, const th_cmd_io *io, th_error *err);
 
 /* `themis train`: a training workload replayed on a system under each asked policy pair (and
- * the ideal network); an ASTRA-sim 1.0 text workload (told by content) converted for that
- * replay, or under the astra-sim-1.0 preset replayed by ASTRA-sim 1.0's state machine. */
+ * the ideal network); a workload of another format (told by content, workload_format.h)
+ * converted for that replay, or replayed by the format's own under the model that has one. */
 typedef struct th_train_request {
     th_arg_src workload, system; /* the operand (required), -s */
     int policy, intra;           /* -1 = all */
@@ -152,8 +152,8 @@ typedef struct th_train_request {
     int chunking;                /* a th_chunking, when given */
     double bucket;               /* DDP buckets: bytes; -1 none; 0 the workload's */
     int load_model, ideal_lat;
-    double comm_scale, compute_scale; /* ASTRA-sim 1.0 text workloads */
-    int64_t passes;                   /* the same, under the astra-sim-1.0 preset; 0: 1 */
+    double comm_scale, compute_scale; /* other formats' (th_wl_scale) */
+    int64_t passes;                   /* their own replay's (th_wl_replay); 0: 1 */
     int format;
     const char *output, *trace;
     int force;

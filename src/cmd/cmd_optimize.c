@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../model.h"
 #include "cmd.h"
 #include "cmd_optimize.h"
 #include "themis/buf.h"
@@ -177,10 +178,7 @@ static int load_objective(const th_optimize_request *r, const th_system *sys, co
         int rc = w->path ? th_workload_load(w->path, wl, err)
                          : th_workload_parse(w->text, strlen(w->text), src, wl, err);
         if (rc) return rc;
-        if (sys->model != TH_MODEL_ANALYTICAL)
-            return th_error_set(err, TH_EINPUT,
-                                "%s: model: workloads run on the analytical model only",
-                                who ? who : sys->name);
+        if (th_model_require(sys, TH_CAP_TRAIN, who ? who : sys->name, err)) return err->code;
         if (th_workload_check(*wl, sys, src, err)) return err->code;
         opt->wl = *wl;
         opt->train.iterations = 3;

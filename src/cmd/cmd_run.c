@@ -126,7 +126,7 @@ int th_cmd_run(const th_run_request *r, const th_cmd_io *io, th_error *err) {
     if (th_cmd_load_system(&r->system, &sys, &def, &who, err)) return err->code;
     th_collective coll = {(th_coll_type)r->collective, r->size, r->chunks, 0};
     int policy = r->policy, intra = r->intra;
-    /* A system file's "run" defaults (e.g. from import-astra) stand in for absent options. */
+    /* A system file's "run" defaults (e.g. an imported one's) stand in for absent options. */
     if (!th_option_given(d, r, "chunks") && def.chunks) coll.chunks = def.chunks;
     if (!th_option_given(d, r, "policy") && def.has_policy) policy = (int)def.policy;
     if (!th_option_given(d, r, "intra") && def.has_intra) intra = (int)def.intra;

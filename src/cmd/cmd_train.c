@@ -1,7 +1,7 @@
 /* `train`: a training workload replayed on a system under each asked policy pair and the ideal
  * network, as a table, JSON, CSV or JSONL, with its timeline on request. The command line's
- * `themis train` and the API's "train". An ASTRA-sim 1.0 text workload goes through
- * cmd_train_astra1.c. */
+ * `themis train` and the API's "train". A workload of another format (workload_format.h) goes
+ * through cmd_train_format.c. */
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -144,22 +144,25 @@ int th_cmd_train(const th_train_request *r, const th_cmd_io *io, th_error *err) 
     train_opts(r, &t);
     t.poll = io->poll, t.poll_ctx = io->poll_ctx;
     th_system sys;
-    th_run_defaults def; /* run's; the ASTRA-sim 1.0 replay takes its chunks */
+    th_run_defaults def; /* run's; a format's own replay takes its chunks */
     const char *who;
     if (th_cmd_load_system(&r->system, &sys, &def, &who, err)) return err->code;
     th_workload *wl = NULL;
-    th_a1_workload *a1 = NULL; /* an ASTRA-sim 1.0 text workload, told by content */
+    th_wl_file f = {0}; /* a file's format, told by content */
     const char *source = w->path ? w->path : "workload";
-    int rc = w->path ? th_a1_load(w->path, &a1, &wl, err)
+    int rc = w->path ? th_workload_open(w->path, &f, err)
                      : th_workload_parse(w->text, strlen(w->text), source, &wl, err);
     if (rc) return rc;
-    if (a1) {
-        rc = th_cmd_train_astra1(r, &t, &def, source, a1, &sys, io, &wl, err);
-        th_a1_free(a1);
-        if (rc || !wl) return rc; /* !wl: ASTRA-sim 1.0's replay, written */
-    } else if ((rc = th_cmd_train_astra1_check(r, source, io, err))) {
-        th_workload_free(wl);
-        return rc;
+    if (f.format) {
+        rc = th_cmd_train_format(r, &t, &def, source, &f, &sys, io, &wl, err);
+        th_workload_close(&f);
+        if (rc || !wl) return rc; /* !wl: the format's own replay, written */
+    } else {
+        if (w->path) wl = f.wl, f.wl = NULL;
+        if ((rc = th_cmd_train_format_check(r, source, io, err))) {
+            th_workload_free(wl);
+            return rc;
+        }
     }
     if (th_train_check_system(&sys, err)) rc = th_cmd_blame(err, who);
     if (rc == TH_OK && th_workload_check(wl, &sys, source, err)) rc = err->code;

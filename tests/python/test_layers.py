@@ -1,6 +1,6 @@
 """The layering check, scripts/check-layers, on small trees made for each rule: silent on a DAG,
 a cycle printed as a path, a core file including a preset header, a core object using a preset
-symbol; and the registry allowed to name the presets."""
+symbol, the command layer held to the same; and the registry allowed to name the presets."""
 
 import os
 import shutil
@@ -98,6 +98,25 @@ def test_core_object_using_a_preset_symbol(tmp_path):
     assert p.returncode == 1
     assert p.stdout == ("check-layers: build/obj/run.o: a core object uses astra_x, defined by "
                         "src/presets/astra/astra_model.c\n")
+
+
+def test_command_layer_held_as_the_core(tmp_path):
+    files = dict(BASE)
+    files["src/cmd/cmd_train.c"] = ('#include "../presets/astra/astra.h"\n'
+                                    "int train(void) { return astra_x(); }\n")
+    root = tree(tmp_path, files)
+    for c in ("src/cmd/cmd_train.c", "src/presets/astra/astra_model.c"):
+        obj = root / "build" / "obj" / (c[len("src/"):-2] + ".o")
+        os.makedirs(obj.parent, exist_ok=True)
+        subprocess.run(["cc", "-c", "-Isrc", "-Iinclude", "-Isrc/presets/astra", c, "-o",
+                        str(obj)], cwd=root, check=True)
+    p = check(root)
+    assert p.returncode == 1
+    assert p.stdout == (
+        "check-layers: src/cmd/cmd_train.c: a command-layer file includes the preset header "
+        "../presets/astra/astra.h\n"
+        "check-layers: build/obj/cmd/cmd_train.o: a command-layer object uses astra_x, defined "
+        "by src/presets/astra/astra_model.c\n")
 
 
 def test_the_tree_has_no_cycle_outside_the_presets():

@@ -7,6 +7,7 @@
 #include "astra_preset.h"
 #include "emulate_internal.h"
 #include "themis/astra.h"
+#include "themis/buf.h"
 
 /* The phase costs met since the reset on one dim: a phase's time and bytes depend only on its
  * dim, algorithm, operation and input size. */
@@ -34,11 +35,8 @@ static int list_insert(emu_queue *h, emu_entry x, int append) {
         if (h->head > 0) {
             memmove(h->e, h->e + h->head, (h->n - h->head) * sizeof *h->e);
             h->n -= h->head, h->head = 0;
-        } else {
-            size_t cap = h->cap ? h->cap * 2 : 64;
-            emu_entry *e = realloc(h->e, cap * sizeof *e);
-            if (!e) return -1;
-            h->e = e, h->cap = cap;
+        } else if (th_grow(&h->e, &h->cap, h->cap + 1, sizeof *h->e)) {
+            return -1;
         }
     }
     size_t at = h->n;

@@ -1,5 +1,6 @@
 /* ASTRA-sim 1.0's text workloads as a workload format (workload_format.h): told by content,
- * parsed into th_a1_workload, converted to our workload as `import-astra --workload` does. */
+ * parsed into th_a1_workload, converted to our workload as `import-astra --workload` does, or
+ * replayed natively under the astra-sim-1.0 preset. */
 #include "themis/astra1_workload.h"
 #include "workload_format.h"
 
@@ -14,24 +15,32 @@ static void free_native(void *native) {
     th_a1_free(native);
 }
 
-/* opts: a th_a1_scale (NULL: ASTRA-sim's defaults, both scales 1 on the branch). */
-static int convert(const void *native, const th_system *sys, const void *opts, const char *src,
-                   th_workload **out, th_buf *notes, th_error *err) {
-    static const th_a1_scale unscaled = {1, 1, 0};
-    return th_a1_convert(native, sys, opts ? opts : &unscaled, src, out, notes, err);
+/* scale NULL: ASTRA-sim's defaults, both scales 1 (on the branch). */
+static int convert(const void *native, const th_system *sys, const th_wl_scale *scale,
+                   const char *src, th_workload **out, th_buf *notes, th_error *err) {
+    th_a1_scale s = {scale ? scale->comm : 1, scale ? scale->compute : 1, 0};
+    return th_a1_convert(native, sys, &s, src, out, notes, err);
 }
 
-/* The astra-sim-1.0 preset replays it with ASTRA-sim 1.0's state machine (th_a1_replay). */
+/* The astra-sim-1.0 preset replays it with ASTRA-sim 1.0's state machine
+ * (astra1_format_replay.c). */
 static int native_on(const th_system *sys) {
     return sys->model == TH_MODEL_ASTRA1;
 }
 
+int astra1_format_replay(const void *native, const th_system *sys, const char *src,
+                         const th_wl_replay *req, th_wl_open_fn open, void *ctx, th_error *err);
+
 const th_wl_format astra1_text_format = {
     .name = "an ASTRA-sim 1.0 text workload",
     .hint = "the command themis train replays it, themis import-astra --workload converts it",
+    .plural = "ASTRA-sim 1.0 text workloads",
+    .sim = "ASTRA-sim 1.0",
+    .model = "astra-sim-1.0",
     .detect = th_a1_is_text,
     .parse = parse,
     .free_native = free_native,
     .convert = convert,
     .native_on = native_on,
+    .replay = astra1_format_replay,
 };
