@@ -20,6 +20,7 @@
 
 static int runs = 5;   /* repetitions of each figure; BENCH_RUNS overrides */
 static int specs_only; /* --specs: only the sweeps/ figures */
+static int train_only; /* --train: only the training figures */
 static FILE *save;     /* --save: "key value" lines */
 static char compare[4096];
 
@@ -391,6 +392,52 @@ static void bench_train(const th_system *sys) {
     line("train1000_mib", "Transformer-1T, 1000 iterations: peak RSS", peak, "MiB", 50, 0);
 }
 
+/* A workload of n identical layers (docs/WORKLOADS.md): every layer computes and ends with a
+ * non-blocking All-Reduce of its gradient, so the replay keeps up to n collectives in flight. */
+static th_workload *many_layers(int n) {
+    static const char layer[] = "{\"name\":\"l%d\",\"forward\":{\"ns\":8000},"
+                                "\"input_grad\":{\"ns\":8000},\"weight_grad\":{\"ns\":8000,"
+                                "\"collective\":{\"type\":\"allreduce\",\"size\":2e6}}}";
+    size_t cap = 128 + (size_t)n * (sizeof layer + 16), len = 0;
+    char *json = malloc(cap);
+    if (!json) exit(1);
+    len += (size_t)snprintf(
+        json, cap,
+        "{\"name\":\"layers%d\",\"parallelism\":\"data\",\"batch\":32,\"chunks\":4,"
+        "\"layers\":[",
+        n);
+    for (int l = 0; l < n; l++)
+        len += (size_t)snprintf(json + len, cap - len, layer, l), json[len++] = ',';
+    json[len - 1] = ']', json[len++] = '}';
+    th_workload *wl;
+    th_error err;
+    if (th_workload_parse(json, len, "layers.json", &wl, &err)) die(&err);
+    free(json);
+    return wl;
+}
+
+/* The replay of a training step of 100,000 layers, themis+scf under the default priority: its
+ * cost grows as N log N in the collectives and layers (a scan or a copy per event over all of
+ * them once made it quadratic: 38 s for 40,000 layers). */
+static void bench_train_layers(const th_system *sys) {
+    th_workload *wl = many_layers(100000);
+    th_train_opts o = {0};
+    o.policy = TH_POLICY_THEMIS, o.intra = TH_INTRA_SCF;
+    o.priority = TH_PRIO_LIFO, o.iterations = 3;
+    double v[64];
+    th_error err;
+    for (int k = 0; k < runs; k++) {
+        th_train_result r;
+        double t0 = cpu_s();
+        if (th_train_run(sys, wl, &o, NULL, NULL, &r, &err)) die(&err);
+        v[k] = cpu_s() - t0;
+        th_train_result_free(&r);
+    }
+    th_workload_free(wl);
+    line("train_layers100k_s", "100,000 layers, themis+scf, 3 iterations", median(v, runs), "s", 1,
+         0);
+}
+
 /* --count CASE N: N evaluations of one case and nothing else, for
  * `valgrind --tool=callgrind --toggle-collect=th_run_eval`, whose instruction counts do not
  * vary from run to run as times do (docs/PERFORMANCE.md). */
@@ -453,9 +500,12 @@ int main(int argc, char **argv) {
             }
         } else if (!strcmp(argv[i], "--specs")) {
             specs_only = 1;
+        } else if (!strcmp(argv[i], "--train")) {
+            train_only = 1;
         } else {
-            fprintf(stderr, "usage: bench_themis [--save FILE] [--compare FILE] [--specs] | "
-                            "--count CASE N\n");
+            fprintf(stderr,
+                    "usage: bench_themis [--save FILE] [--compare FILE] [--specs | --train] | "
+                    "--count CASE N\n");
             return 2;
         }
     }
@@ -475,6 +525,11 @@ int main(int argc, char **argv) {
         bench_specs();
         return 0;
     }
+    if (train_only) { /* only the training replay's figures */
+        bench_train(&sys);
+        bench_train_layers(&sys);
+        return 0;
+    }
     th_runner *r = th_runner_create();
     if (!r) return 1;
     double scf = eval_us(&sys, r, (th_pair){TH_POLICY_THEMIS, TH_INTRA_SCF}, 64);
@@ -489,6 +544,7 @@ int main(int argc, char **argv) {
     bench_astra(r);
     bench_astra1(r);
     bench_train(&sys);
+    bench_train_layers(&sys);
     bench_whatif(r);
     th_runner_free(r);
     if (save) fclose(save);

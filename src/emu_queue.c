@@ -5,6 +5,8 @@
  * long, until it empties. SCF keys take few values per collective (D/N over products of p),
  * so buckets are few per collective and both operations are O(1) in the usual case; a stage
  * whose bucket is not the last (training keeps hundreds in flight) finds it by binary search. */
+#include <limits.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -100,6 +102,19 @@ static void reverse(emu_bucket *b, int lo, int hi) {
     }
 }
 
+/* Makes room for cap + 8 buckets before b, empty runs, so that the next insertions near the
+ * front cost the buckets before them: a copy of the queue per that many insertions. */
+static int grow_front(emu_squeue *s) {
+    size_t room = s->cap + 8;
+    if (room > INT_MAX) return -1;
+    emu_bucket *nb = calloc(room + s->cap, sizeof *nb);
+    if (!nb) return -1;
+    memcpy(nb + room, s->b, sizeof *nb * s->cap);
+    free(s->b);
+    s->b = nb + room, s->gap = (int)room;
+    return 0;
+}
+
 int emu_queue_push(emu_squeue *s, emu_entry x, uint64_t rank, int scf) {
     /* The place after every bucket the new stage does not go before: most often the end; the
      * buckets are in strict order (ranks are distinct, then m), so a binary search finds it. */
@@ -116,15 +131,26 @@ int emu_queue_push(emu_squeue *s, emu_entry x, uint64_t rank, int scf) {
         i = lo;
     }
     if (i > 0 && s->b[i - 1].coll == x.coll && (!scf || s->b[i - 1].m == x.m)) {
-        i--; /* the key's bucket, maybe empty */
-    } else { /* a new bucket at i */
-        if ((size_t)s->nb == s->cap) {
-            size_t old = s->cap; /* the new buckets are empty spares */
-            if (th_grow(&s->b, &s->cap, old + 1, sizeof *s->b)) return -1;
-            memset(s->b + old, 0, sizeof *s->b * (s->cap - old));
+        i--;                       /* the key's bucket, maybe empty */
+    } else {                       /* a new bucket at i */
+        int front = i < s->nb - i; /* fewer buckets before i than after */
+        if (front && s->gap == 0 && s->nb >= 8 && grow_front(s)) return -1;
+        emu_queue spare;
+        if (front && s->gap > 0) { /* the buckets before i move one place towards the front */
+            spare = s->b[-1].q;    /* an empty run whose buffer is reused */
+            memmove(s->b - 1, s->b, sizeof *s->b * (size_t)i);
+            s->b--, s->gap--, s->cap++;
+        } else {
+            if ((size_t)s->nb == s->cap) {
+                size_t cap = s->cap ? 2 * s->cap : 8;
+                emu_bucket *nb = realloc(s->b - s->gap, sizeof *nb * ((size_t)s->gap + cap));
+                if (!nb) return -1;
+                memset(nb + s->gap + s->cap, 0, sizeof *nb * (cap - s->cap));
+                s->b = nb + s->gap, s->cap = cap;
+            }
+            spare = s->b[s->nb].q; /* an empty run whose buffer is reused */
+            if (i < s->nb) memmove(s->b + i + 1, s->b + i, sizeof *s->b * (size_t)(s->nb - i));
         }
-        emu_queue spare = s->b[s->nb].q; /* an empty run whose buffer is reused */
-        if (i < s->nb) memmove(s->b + i + 1, s->b + i, sizeof *s->b * (size_t)(s->nb - i));
         s->b[i] = (emu_bucket){x.coll, rank, x.m, spare};
         s->nb++;
         if (s->first >= i && s->len > 0) s->first++;
@@ -169,9 +195,9 @@ void emu_queue_clear(emu_squeue *s) {
 }
 
 void emu_queue_free(emu_squeue *s) {
-    for (size_t i = 0; i < s->cap; i++)
+    for (ptrdiff_t i = -(ptrdiff_t)s->gap; i < (ptrdiff_t)s->cap; i++)
         free(s->b[i].q.e);
-    free(s->b);
+    free(s->b ? s->b - s->gap : NULL);
     s->b = NULL;
-    s->nb = 0, s->cap = 0;
+    s->nb = s->gap = 0, s->cap = 0;
 }

@@ -40,12 +40,15 @@ typedef struct emu_bucket {
     emu_queue q;
 } emu_bucket;
 
-/* Ours: a dim's queue, b[0 .. nb) the non-empty buckets in queue order; b[nb .. cap) hold
- * empty runs whose buffers are reused. */
+/* Ours: a dim's queue, b[0 .. nb) the non-empty buckets in queue order; b[nb .. cap) and
+ * b[-gap .. 0) hold empty runs whose buffers are reused. The room before b lets a bucket
+ * that goes near the front (a newer collective under lifo) move the buckets before it, not
+ * every bucket after it. */
 typedef struct emu_squeue {
     emu_bucket *b;
     int nb;
     size_t cap;
+    int gap;
     int first;  /* the first non-empty bucket when len > 0 */
     size_t len; /* waiting entries */
 } emu_squeue;

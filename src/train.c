@@ -17,13 +17,12 @@ typedef struct inst {
     th_phase phase;
     th_collective coll;
     int blocking;
-    double issue, end;           /* ns; < 0 until issued / finished */
-    th_plan *plan;               /* emulator: while in flight */
-    double contrib[TH_MAX_DIMS]; /* themis-global: the loads it added to the tracker */
-    double remaining, rate;      /* ideal network: bytes left, bytes per ns over its dims */
-    int run;                     /* ideal network: holds its dims now */
-    double lat;                  /* ideal network: the latency floor it adds, ns (0: none) */
-    double lat_end;              /* ideal network: bytes done, ends then (pending), ns */
+    double issue, end;      /* ns; < 0 until issued / finished */
+    th_plan *plan;          /* emulator: while in flight */
+    double remaining, rate; /* ideal network: bytes left, bytes per ns over its dims */
+    int run;                /* ideal network: holds its dims now */
+    double lat;             /* ideal network: the latency floor it adds, ns (0: none) */
+    double lat_end;         /* ideal network: bytes done, ends then (pending), ns */
 } inst;
 
 typedef struct trainer {
@@ -48,6 +47,9 @@ typedef struct trainer {
     int npool;
     size_t pool_cap;
     double tracker[TH_MAX_DIMS]; /* themis-global */
+    /* themis-global, per instance: the loads it added to the tracker; apart from the
+     * instances, which every replay sets up and which stay small that way */
+    double (*contrib)[TH_MAX_DIMS];
     /* ideal network: a fluid model with preemptive priority */
     int *live, nlive; /* instances in flight, in issue order */
     int *pend, npend; /* bytes done, waiting out their latency floor (ideal_latency) */
@@ -176,7 +178,7 @@ static int net_issue(trainer *tr, int k, double t, th_error *err) {
         return err->code;
     if (global)
         for (int d = 0; d < tr->sys->ndims; d++) {
-            x->contrib[d] = plan->load[d] - before[d];
+            tr->contrib[k][d] = plan->load[d] - before[d];
             tr->tracker[d] = plan->load[d];
         }
     int id;
@@ -256,7 +258,7 @@ static int net_step(trainer *tr, th_error *err) {
         inst *x = &tr->in[k];
         if (tr->o->policy == TH_POLICY_THEMIS_GLOBAL)
             for (int d = 0; d < tr->sys->ndims; d++)
-                tr->tracker[d] -= x->contrib[d];
+                tr->tracker[d] -= tr->contrib[k][d];
         if ((size_t)tr->npool == tr->pool_cap &&
             th_grow(&tr->pool, &tr->pool_cap, tr->pool_cap + 1, sizeof *tr->pool))
             return th_error_set(err, TH_EINTERNAL, "out of memory");
@@ -373,6 +375,8 @@ static int setup(trainer *tr, th_error *err) {
     tr->in = calloc(n, sizeof *tr->in);
     tr->live = calloc(2 * n, sizeof(int));
     tr->pend = calloc(n, sizeof(int));
+    if (tr->o->policy == TH_POLICY_THEMIS_GLOBAL && !(tr->contrib = calloc(n, sizeof *tr->contrib)))
+        return th_error_set(err, TH_EINTERNAL, "out of memory");
     size_t L = (size_t)tr->L;
     tr->carrier = malloc(sizeof(int) * L);
     tr->first = malloc(sizeof(int) * L);
@@ -430,6 +434,7 @@ static void teardown(trainer *tr) {
     free(tr->in);
     free(tr->live);
     free(tr->pend);
+    free(tr->contrib);
     free(tr->of_id);
     free(tr->carrier);
     free(tr->first);

@@ -165,6 +165,50 @@ static int parse_bucket(const cJSON *b, double *out, const char *src, th_error *
     return TH_OK;
 }
 
+/* The layer names seen so far, in an open-addressing table of layer indices (-1: empty) that
+ * the next name is looked up in and joins: a check per layer in O(1), not a scan of the
+ * layers before it (a workload may have a hundred thousand). Returns the earlier layer named
+ * `name`, or -1 (then layer k joins the table). */
+static int name_seen(int *names, size_t mask, const th_wl_layer *layers, const char *name, int k) {
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (const char *c = name; *c; c++)
+        h = (h ^ (uint8_t)*c) * 16777619u;
+    size_t i = h & mask;
+    for (; names[i] >= 0; i = (i + 1) & mask)
+        if (!strcmp(layers[names[i]].name, name)) return names[i];
+    names[i] = k;
+    return -1;
+}
+
+/* Layer k of the list, l. */
+static int parse_layer(const cJSON *l, int k, th_workload *wl, int *names, size_t mask,
+                       const char *src, th_error *err) {
+    char path[48];
+    snprintf(path, sizeof path, "layers[%d]", k);
+    th_wl_layer *ly = &wl->layers[k];
+    if (!cJSON_IsObject(l)) return th_json_bad(err, src, path, "a layer object", l);
+    if (th_json_check_keys(l, layer_keys, src, path, err)) return err->code;
+    snprintf(ly->name, sizeof ly->name, "layer%d", k);
+    if (th_json_string(l, "name", ly->name, sizeof ly->name, src, path, err)) return err->code;
+    int j = name_seen(names, mask, wl->layers, ly->name, k);
+    if (j >= 0)
+        return th_error_set(err, TH_EINPUT,
+                            "%s: %s.name: \"%s\" is also layers[%d]'s "
+                            "name",
+                            src, path, ly->name, j);
+    if (th_json_number(l, "params", 0, &ly->params, src, path, err)) return err->code;
+    if (ly->params < 0)
+        return th_error_set(err, TH_EINPUT, "%s: %s.params: expected >= 0", src, path);
+    for (int p = 0; p < TH_NPHASES; p++) {
+        char pp[80];
+        snprintf(pp, sizeof pp, "%s.%s", path, phase_names[p]);
+        if (parse_phase(cJSON_GetObjectItemCaseSensitive(l, phase_names[p]), &ly->ph[p], p,
+                        wl->npu_tflops, src, pp, err))
+            return err->code;
+    }
+    return TH_OK;
+}
+
 static int parse_workload(const cJSON *root, th_workload *wl, const char *src, th_error *err) {
     if (!cJSON_IsObject(root)) return th_json_bad(err, src, "(top level)", "an object", root);
     if (th_json_expect_kind(root, "a workload", src, err) ||
@@ -229,32 +273,17 @@ static int parse_workload(const cJSON *root, th_workload *wl, const char *src, t
     int n = cJSON_GetArraySize(layers);
     wl->layers = calloc((size_t)n, sizeof *wl->layers);
     if (!wl->layers) return th_error_set(err, TH_EINTERNAL, "out of memory");
-    int k = 0;
-    for (const cJSON *l = layers->child; l; l = l->next, k++) {
-        char path[48];
-        snprintf(path, sizeof path, "layers[%d]", k);
-        th_wl_layer *ly = &wl->layers[k];
-        if (!cJSON_IsObject(l)) return th_json_bad(err, src, path, "a layer object", l);
-        if (th_json_check_keys(l, layer_keys, src, path, err)) return err->code;
-        snprintf(ly->name, sizeof ly->name, "layer%d", k);
-        if (th_json_string(l, "name", ly->name, sizeof ly->name, src, path, err)) return err->code;
-        for (int j = 0; j < k; j++)
-            if (!strcmp(wl->layers[j].name, ly->name))
-                return th_error_set(err, TH_EINPUT,
-                                    "%s: %s.name: \"%s\" is also layers[%d]'s "
-                                    "name",
-                                    src, path, ly->name, j);
-        if (th_json_number(l, "params", 0, &ly->params, src, path, err)) return err->code;
-        if (ly->params < 0)
-            return th_error_set(err, TH_EINPUT, "%s: %s.params: expected >= 0", src, path);
-        for (int p = 0; p < TH_NPHASES; p++) {
-            char pp[80];
-            snprintf(pp, sizeof pp, "%s.%s", path, phase_names[p]);
-            if (parse_phase(cJSON_GetObjectItemCaseSensitive(l, phase_names[p]), &ly->ph[p], p,
-                            wl->npu_tflops, src, pp, err))
-                return err->code;
-        }
-    }
+    size_t size = 2;
+    while (size < 2 * (size_t)n)
+        size *= 2;
+    int *names = malloc(sizeof *names * size);
+    if (!names) return th_error_set(err, TH_EINTERNAL, "out of memory");
+    memset(names, 0xff, sizeof *names * size); /* -1: empty */
+    int k = 0, rc = TH_OK;
+    for (const cJSON *l = layers->child; l && rc == TH_OK; l = l->next, k++)
+        rc = parse_layer(l, k, wl, names, size - 1, src, err);
+    free(names);
+    if (rc != TH_OK) return rc;
     wl->nlayers = n;
     return TH_OK;
 }
