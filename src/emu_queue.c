@@ -143,7 +143,8 @@ int emu_queue_push(emu_squeue *s, emu_entry x, uint64_t rank, int scf) {
         } else {
             if ((size_t)s->nb == s->cap) {
                 size_t cap = s->cap ? 2 * s->cap : 8;
-                emu_bucket *nb = realloc(s->b - s->gap, sizeof *nb * ((size_t)s->gap + cap));
+                emu_bucket *base = s->b ? s->b - s->gap : NULL; /* NULL - 0 is undefined */
+                emu_bucket *nb = realloc(base, sizeof *nb * ((size_t)s->gap + cap));
                 if (!nb) return -1;
                 memset(nb + s->gap + s->cap, 0, sizeof *nb * (cap - s->cap));
                 s->b = nb + s->gap, s->cap = cap;
