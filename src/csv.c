@@ -16,6 +16,8 @@ static int needs_quotes(const char *s) {
     size_t n = strlen(s);
     if (n == 0) return 0;
     if (strpbrk(s, ",\"\r\n")) return 1;
+    /* a byte-order mark first: a reader strips one at the start of a file, not inside quotes */
+    if (!strncmp(s, "\xef\xbb\xbf", 3)) return 1;
     return s[0] == ' ' || s[0] == '\t' || s[n - 1] == ' ' || s[n - 1] == '\t';
 }
 
