@@ -138,5 +138,5 @@ def test_workload_execution_is_consistent(path):
         assert w["sequence_parallel"] == (not full)
         # Figure 1's parameters-and-optimizer memory is 18 bytes per parameter (fp16 weight 2,
         # fp32 gradient 4, fp32 master weight and two moments 12) over tp * pp GPUs, to 2%.
-        per_gpu = params(model) * (2 + 4 + w["optimizer_bytes_per_param"]) / (w["tp"] * w["pp"])
+        per_gpu = params(model) * (2 + w["grad_bytes"] + w["optimizer_bytes_per_param"]) / (w["tp"] * w["pp"])
         assert abs(per_gpu / 2**30 / ref["weights_optimizer_gib"] - 1) < 0.02
