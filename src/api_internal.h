@@ -1,6 +1,7 @@
 /* Shared by the embedding entry point's files (api.c: dispatch; api_run.c: run, train, system;
- * api_sweep.c: sweep; api_optimize.c: optimize; api_calibrate.c: calibrate; api_plot.c: plot),
- * each a JSON request read through a command's option table into the command layer. */
+ * api_sweep.c: sweep; api_optimize.c: optimize; api_calibrate.c: calibrate; api_plot.c: plot;
+ * api_search.c: search), each a JSON request read through a command's option table into the command
+ * layer. */
 #ifndef THEMIS_API_INTERNAL_H
 #define THEMIS_API_INTERNAL_H
 
@@ -27,6 +28,7 @@ int th_api_sweep(const th_api_req *q, FILE *out, th_error *err);
 int th_api_optimize(const th_api_req *q, FILE *out, th_error *err);
 int th_api_calibrate(const th_api_req *q, FILE *out, th_error *err);
 int th_api_plot(const th_api_req *q, FILE *out, th_error *err);
+int th_api_search(const th_api_req *q, FILE *out, th_error *err);
 
 /* train's and optimize's poll (th_cmd_io.poll) when the caller gave a callback: the callback
  * with no fields, at most every 10 ms (it may be a call into another language, such as

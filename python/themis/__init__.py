@@ -21,8 +21,8 @@ from ._frame import frame
 from ._lib import LIBRARY, Error, call
 from ._rows import Columns, typed
 
-__all__ = ["Error", "run", "train", "sweep", "optimize", "calibrate", "plot", "load_system",
-           "version", "frame", "LIBRARY"]
+__all__ = ["Error", "run", "train", "sweep", "optimize", "search", "calibrate", "plot",
+           "load_system", "version", "frame", "LIBRARY"]
 
 if TYPE_CHECKING:
     import pandas
@@ -137,6 +137,24 @@ def optimize(system: Optional[Source] = None, collective: Optional[str] = None,
                    objective=objective, workload=_source(workload),
                    collectives=_source(collectives), batch=batch, priority=priority)
     return json.loads(call("optimize", req, interruptible=True))
+
+
+def search(model: Source, system: Source, global_batch: Optional[int] = None,
+           top: Optional[int] = None, policy: Optional[str] = None, intra: Optional[str] = None,
+           fix: Union[Sequence[str], str, None] = None) -> Report:
+    """`themis search -f json`: every valid execution of an LLM (model: a model file of
+    models/llm/ or an LLM workload, a file or a dict) on all NPUs of a system (which needs an
+    "npu"), those that fit in memory, and the best `top` (default 10) by iteration time per
+    policy pair (default themis + scf; "all" for every one). global_batch: sequences per
+    iteration (required with a model file; default a workload's); fix: keys of a workload's
+    execution the search keeps, e.g. ["tp", "pp"]. Returns the report as a dict: "searches"
+    (per pair: enumerated, feasible, bounded, evaluated) and "results" (per pair, best first:
+    the execution's keys, iteration_us and its breakdown, mfu, tflops_per_npu, memory)."""
+    if isinstance(fix, (list, tuple)):
+        fix = list(fix)
+    req = _request(model=_source(model), system=_source(system), global_batch=global_batch,
+                   top=top, policy=policy, intra=intra, fix=fix)
+    return json.loads(call("search", req, interruptible=True))
 
 
 def calibrate(logs: Union[FileName, Sequence[FileName]], topology: Optional[str] = None,

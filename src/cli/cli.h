@@ -80,6 +80,7 @@ void cli_print_notes(const th_buf *notes);
 int cli_import_astra_workload(int argc, char **argv);
 int cli_summarize(int argc, char **argv);
 int cli_optimize(int argc, char **argv);
+int cli_search(int argc, char **argv);
 int cli_plot(int argc, char **argv);
 /* The outputs of a command's plot (themis plot, calibrate --plot) opened and closed by
  * cli_out_open and cli_out_close, so a signal removes their temporary files. */

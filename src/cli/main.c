@@ -20,6 +20,7 @@ static void usage(FILE *out) {
           "  import-astra  convert ASTRA-sim network/system files to a system file\n"
           "  summarize  mean, geometric mean, min and max of a CSV column, grouped\n"
           "  optimize   the split of a bandwidth budget over the dims that runs fastest\n"
+          "  search     the fastest executions of an LLM (TP, PP, DP, EP, ...) on a system\n"
           "  plot       draw any two columns of a CSV, grouped, into PNG, PDF or SVG (gnuplot)\n"
           "  calibrate  fit a dim's latency and bandwidth to nccl-tests / rccl-tests logs\n"
           "\n"
@@ -46,6 +47,7 @@ static const struct {
     {"import-astra", cli_import_astra, &cli_import_astra_def},
     {"summarize", cli_summarize, &cli_summarize_def},
     {"optimize", cli_optimize, &th_cmd_optimize_def},
+    {"search", cli_search, &th_cmd_search_def},
     {"plot", cli_plot, &th_cmd_plot_def},
     {"calibrate", cli_calibrate, &th_cmd_calibrate_def},
 };

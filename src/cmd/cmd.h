@@ -47,6 +47,7 @@ extern const th_cmd_def th_cmd_train_def;
 extern const th_cmd_def th_cmd_calibrate_def;
 extern const th_cmd_def th_cmd_plot_def;
 extern const th_cmd_def th_cmd_sweep_def;
+extern const th_cmd_def th_cmd_search_def;
 
 /* Where a command's reports go: `stream` takes the report when the request names no output
  * (the API's result); otherwise outputs are opened and closed through `files` (the command
@@ -217,5 +218,23 @@ int th_cmd_sweep_load(const th_sweep_request *r, th_sweep **sw, th_shard *shard,
 typedef int (*th_cmd_row_fn)(void *ctx, size_t nfields, const char *const *fields);
 int th_cmd_sweep_rows(const th_sweep_request *r, th_cmd_row_fn row, void *ctx, FILE *out,
                       th_error *err);
+
+/* `themis search`: every valid execution of an LLM (a model file, or an LLM workload whose
+ * execution gives the settings the search does not vary and the keys --fix keeps) on all NPUs
+ * of a system, the ones that fit in memory, and the best K by iteration time per policy pair. */
+typedef struct th_search_request {
+    th_arg_src model, system; /* the operand (required), -s (required) */
+    int policy, intra;        /* -1 = all */
+    int64_t global_batch;     /* 0: the workload's */
+    int64_t top;              /* K */
+    th_arg_src fix;           /* "tp,pp" */
+    int format;
+    const char *output;
+    int force;
+    uint64_t given;
+} th_search_request;
+
+void th_search_request_init(th_search_request *r);
+int th_cmd_search(const th_search_request *r, const th_cmd_io *io, th_error *err);
 
 #endif
