@@ -204,14 +204,15 @@ static int add_shardings(walk *w, th_llm_exec *x, const llm_stage *work, int nma
     return TH_OK;
 }
 
-/* The schedules of x: one when pp is 1 (they do not differ); else GPipe, 1F1B and interleaved
- * with every v >= 2 that splits the layers (v = 1 is 1F1B with more memory in flight). */
+/* The schedules of x: one when pp is 1 (they do not differ: GPipe, the first in the order of
+ * ties); else GPipe, 1F1B and interleaved with every v >= 2 that splits the layers (v = 1 is
+ * 1F1B with more memory in flight). */
 static int add_schedules(walk *w, th_llm_exec *x, const llm_stage *work, int nmap,
                          int ord[24][TH_LLM_GROUPS]) {
     const th_llm_exec *b = &w->o->base;
     int fix = fixed(w, TH_LLM_KEY_SCHEDULE);
-    if (x->pp == 1) { /* whatever is fixed: every schedule is this one */
-        x->schedule = TH_LLM_1F1B, x->virtual_stages = 1;
+    if (x->pp == 1) { /* no pipeline: every schedule is GPipe's, whatever is fixed */
+        x->schedule = TH_LLM_GPIPE, x->virtual_stages = 1;
         return add_shardings(w, x, work, nmap, ord);
     }
     for (int s = TH_LLM_GPIPE; s <= TH_LLM_INTERLEAVED; s++) {
@@ -377,6 +378,7 @@ static int best_first(walk *w, th_llm_ctx *ctx) {
     int rc = TH_OK, refine = 1;
     while (rc == TH_OK) {
         double kth = res->n == o->top ? res->best[res->n - 1].r.iteration : INFINITY;
+        if (i == w->cs.n && !nh) break; /* every candidate timed */
         int fresh = i < w->cs.n && (!nh || w->cs.v[i].lb < heap[0].lb);
         double lb = fresh ? w->cs.v[i].lb : nh ? heap[0].lb : INFINITY;
         if (!(lb <= kth)) break;
