@@ -20,7 +20,8 @@ static void usage(FILE *out) {
     cli_help_options(out, &th_cmd_search_def);
     fputs("\n"
           "examples:\n"
-          "  themis search models/llm/megatron-1t.json -s models/systems/dgx-a100.json -b 3072\n"
+          "  themis search models/llm/megatron-1t.json -s models/systems/dgx-a100.json \\\n"
+          "      --global-batch 3072\n"
           "  themis search models/workloads/llm/megatron-175b-selective.json \\\n"
           "      -s models/systems/dgx-a100.json --fix tp,pp -p all -f csv\n" CLI_HELP_EXIT,
           out);

@@ -20,7 +20,7 @@ static const th_option opts[] = {
      .choices = th_policy_names, .flags = TH_ARG_ALL},
     {'q', "intra", "intra", TH_ARG_CHOICE, R(intra), "Q", .help = "{} (default scf)",
      .noun = "intra-dimension policy", .choices = th_intra_names, .flags = TH_ARG_ALL},
-    {'b', "global-batch", "global_batch", TH_ARG_INT, R(global_batch), "B",
+    {0, "global-batch", "global_batch", TH_ARG_INT, R(global_batch), "B",
      .help = "sequences per iteration (default: the workload's;\nrequired with a model file)",
      .lo = 1, .hi = 1e12},
     {'k', "top", "top", TH_ARG_INT, R(top), "K",

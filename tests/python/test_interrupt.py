@@ -1,4 +1,4 @@
-"""Ctrl-C in a long train or optimize call ends it within a second: the library polls the
+"""Ctrl-C in a long train, optimize or search call ends it within a second: the library polls the
 package's callback while it computes, and the call raises KeyboardInterrupt (as a sweep's does).
 Each case runs in a child Python, which is sent SIGINT a second into a call that takes tens of
 seconds when left alone."""
@@ -19,6 +19,9 @@ CALLS = {
              'policy="themis", intra="scf")',
     # a workload's iteration per evaluation, up to 6000 of them: minutes
     "optimize": 'themis.optimize(workload="models/workloads/transformer-1t.json")',
+    # every execution of a 1T model on 4096 NPUs under 11 policy pairs: about a minute
+    "search": 'themis.search("models/llm/megatron-1t.json", "models/systems/dgx-a100.json", '
+              'global_batch=3072, policy="all", intra="all")',
 }
 
 
