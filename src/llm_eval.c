@@ -270,7 +270,11 @@ static int stream_ns(th_llm_ctx *c, const th_system *g, uint64_t gkey, th_coll_t
         return TH_OK;
     }
     double kk[4] = {2, (double)type, (double)chunks, policy * 2.0 + intra};
-    uint64_t key = hash(hash(gkey, kk, sizeof kk), b, sizeof *b * (size_t)n);
+    uint64_t key = hash(gkey, kk, sizeof kk);
+    for (int k = 0; k < n; k++) { /* field by field: the struct's padding is not a key */
+        double v[3] = {b[k].t, b[k].size, (double)b[k].mask};
+        key = hash(key, v, sizeof v);
+    }
     if (cache_get(c, key, end)) return TH_OK;
     if ((size_t)n > c->contrib_cap) {
         void *p = realloc(c->contrib, sizeof *c->contrib * (size_t)n);
