@@ -125,16 +125,19 @@ int th_llm_map_groups(const th_system *sys, const th_llm_exec *x, th_llm_map *ou
                                     "system \"%s\" (dims 0..%d used by the groups before it)",
                                     th_llm_group_names[g], (long long)group_size(x, g), sys->name,
                                     sys->ndims - 1);
+            /* a group takes a factor of what is left of the dim, or all of it when that divides
+             * the group; a group smaller than what is left takes that many NPUs of it (the
+             * groups after it get whole copies of it: floor(rem / need); the rest idle) */
             int64_t take;
-            if (rem % need == 0)
+            if (rem % need == 0 || need < rem)
                 take = need;
             else if (need % rem == 0)
                 take = rem;
             else
                 return th_error_set(err, TH_EINPUT,
                                     "llm.mapping: group %s (%lld NPUs, %lld still to place) does "
-                                    "not fit dim %d (\"%s\", %lld NPUs, %lld free): neither "
-                                    "divides the other",
+                                    "not fit dim %d (\"%s\", %lld NPUs, %lld free): more than "
+                                    "is free, and not a multiple of it",
                                     th_llm_group_names[g], (long long)group_size(x, g),
                                     (long long)need, d, sys->dims[d].name,
                                     (long long)sys->dims[d].npus, (long long)rem);
