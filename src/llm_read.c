@@ -17,7 +17,9 @@ const char *const th_llm_recompute_names[] = {"none", "selective", "full", NULL}
 const char *const th_llm_sharding_names[] = {"none", "optimizer", "gradients", "weights", NULL};
 const char *const th_llm_group_names[] = {"tp", "ep", "pp", "dp", NULL};
 
-static const char *const top_keys[] = {"name", "description", "llm", "sources", NULL};
+/* "sources" and "reference" (where the values come from, the published measurements the file
+ * is checked against) are any JSON, unread */
+static const char *const top_keys[] = {"name", "description", "llm", "sources", "reference", NULL};
 static const char *const model_file_keys[] = {"name", "description", "llm_model", "sources", NULL};
 static const char *const model_keys[] = {"layers",    "hidden", "heads", "kv_heads", "ffn",
                                          "gated_ffn", "seq",    "vocab", "moe",      "param_bytes",
@@ -267,8 +269,11 @@ static int parse_exec(const cJSON *o, th_llm_workload *w, const char *src, th_er
         if (cJSON_IsString(b)) {
             if (th_units_parse_size(b->valuestring, "llm.bucket_bytes", &x->bucket_bytes, &e))
                 return th_error_set(err, TH_EINPUT, "%s: %s", src, e.msg);
+        } else if (cJSON_IsNumber(b) && b->valuedouble == 0) {
+            x->bucket_bytes = 0;
         } else if (!cJSON_IsNumber(b) || th_units_check_size(b->valuedouble, "x", &e)) {
-            return th_json_bad(err, src, "llm.bucket_bytes", "a size from 1 byte to 1 EiB", b);
+            return th_json_bad(err, src, "llm.bucket_bytes",
+                               "a size from 1 byte to 1 EiB, or 0 (one collective)", b);
         } else {
             x->bucket_bytes = b->valuedouble;
         }
@@ -324,15 +329,11 @@ int th_llm_check(const th_llm_model *m, const th_llm_exec *x, const char *src, t
 }
 
 int th_llm_detect(const char *text, size_t len) {
-    /* cheap: an object whose text holds the key "llm" at its top level, confirmed by a parse */
+    /* cheap first: an object that names the key somewhere; then its top level */
     size_t i = 0;
     while (i < len && (text[i] == ' ' || text[i] == '\n' || text[i] == '\r' || text[i] == '\t'))
         i++;
-    if (i >= len || text[i] != '{') return 0;
-    const char *k = NULL;
-    for (const char *p = text; (p = strstr(p, "\"llm\"")) && (size_t)(p - text) < len; p++)
-        k = p;
-    if (!k) return 0;
+    if (i >= len || text[i] != '{' || !strstr(text, "\"llm\"")) return 0;
     cJSON *root = cJSON_ParseWithLength(text, len);
     int yes = cJSON_IsObject(root) && cJSON_GetObjectItemCaseSensitive(root, "llm");
     cJSON_Delete(root);
@@ -357,6 +358,8 @@ int th_llm_parse(const char *text, size_t len, const char *source, th_llm_worklo
     if (rc == TH_OK && !llm)
         rc = th_error_set(err, TH_EINPUT, "%s: llm: missing (the model and its execution)", source);
     if (rc == TH_OK) rc = parse_exec(llm, out, source, err);
+    if (rc == TH_OK && !out->model.name[0]) /* an inline model without a name: the workload's */
+        snprintf(out->model.name, sizeof out->model.name, "%s", out->name);
     cJSON_Delete(root);
     return rc;
 }
