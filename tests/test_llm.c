@@ -277,6 +277,248 @@ START_TEST(llm_efficiency_curve) {
 }
 END_TEST
 
+/* Evaluates w on tests/data/llm_sys_2d.json (dim 0: a ring of 4, 100 GB/s, 10 ns; dim 1: a
+ * switch of 4, 100 GB/s, 100 ns; the NPU: 100 matrix and 10 vector TFLOP/s, 1000 GB/s, every
+ * efficiency 1) under baseline + FIFO. */
+static void eval(const th_llm_workload *w, th_llm_result *r) {
+    th_system sys;
+    th_error err;
+    ck_assert_int_eq(th_system_load(test_data("llm_sys_2d.json"), &sys, &err), TH_OK);
+    th_llm_ctx *c = th_llm_ctx_create();
+    int rc = th_llm_eval(c, &sys, &w->model, &w->exec, TH_POLICY_BASELINE, TH_INTRA_FIFO, r, &err);
+    ck_assert_msg(rc == TH_OK, "%s", err.msg);
+    th_llm_ctx_free(c);
+}
+
+/* The small model's layer forward at tp 1 on the test NPU (1e5 matrix and 1e4 vector FLOPs
+ * per ns, 1000 bytes per ns), micro-batch 1:
+ *   QKV 2*128*64*192 = 3145728 FLOPs: 31.45728 ns; scores and A.V 2 * 2097152: 41.94304;
+ *   softmax 4*128^2 = 65536 elements, memory-bound at 4 bytes each: 262.144;
+ *   output projection 1048576: 10.48576; feed-forward 2 * 4194304: 83.88608;
+ *   activation 128*256 = 32768 elements * 4 bytes: 131.072; two norms 2 * 8192 * 4 bytes:
+ *   65.536; two residual adds 2 * 8192 * 6 bytes: 98.304;
+ * in all 724.82816 ns. The last stage's logits: 16384000 FLOPs, 163.84 ns, and the loss over
+ * 128*1000 elements of 8 bytes, 1024 ns: 1187.84 ns. */
+#define LAYER_NS  724.82816
+#define LOGITS_NS 1187.84
+
+/* pp 2, micro-batch 1, global batch 4: m = 4 micro-batches; each stage one layer, the last
+ * with the logits: F = 1912.66816, B = 2F = 3825.33632 per micro-batch.
+ * GPipe and 1F1B: bubble (p - 1)/(v m) of the ideal m(F + B): (F + B) = 5738.00448 ns.
+ * The pipeline send: 128*64*2 = 16384 bytes on the ring piece, 10 + 163.84 = 173.84 ns, each
+ * way per micro-batch and stage boundary: 2 (m v + p - 1) * 173.84 = 1738.4 ns.
+ * The optimizer step: 113536 parameters per NPU (one layer 49408 and the embedding and norm
+ * 64128), 2 + 2*12 + 2 = 28 bytes each at 1000 bytes per ns: 3179.008 ns.
+ * Iteration: 4 * 5738.00448 + 5738.00448 + 1738.4 + 3179.008 = 33607.4304 ns. */
+START_TEST(llm_pipeline_gpipe_1f1b) {
+    static const char *const sched[] = {"gpipe", "1f1b"};
+    for (int i = 0; i < 2; i++) {
+        char json[256];
+        snprintf(json, sizeof json,
+                 "{'llm': {" SMALL ", 'pp': 2, 'global_batch': 4, 'schedule': '%s'}}", sched[i]);
+        th_llm_workload w;
+        parse(json, &w);
+        th_llm_result r;
+        eval(&w, &r);
+        double F = LAYER_NS + LOGITS_NS;
+        ck_assert_rel(r.microbatches, 4);
+        ck_assert_rel(r.b.forward, 4 * F);
+        ck_assert_rel(r.b.backward, 8 * F);
+        ck_assert_rel(r.b.recompute, 0);
+        ck_assert_rel(r.b.tp_exposed, 0);
+        ck_assert_rel(r.b.bubble, 5738.00448);
+        ck_assert_rel(r.b.pp_exposed, 1738.4);
+        ck_assert_rel(r.b.dp_exposed, 0);
+        ck_assert_rel(r.b.optimizer, 3179.008);
+        ck_assert_rel(r.iteration, 33607.4304);
+        /* MFU: 3 * 4 sequences * 49938432 FLOPs over 2 NPUs at 1e5 FLOPs per ns */
+        ck_assert_rel(r.mfu, 3 * 4 * 49938432.0 / (33607.4304 * 2 * 1e5));
+        ck_assert_rel(r.tflops_per_npu, 3 * 4 * 49938432.0 / (33607.4304 * 2) / 1e3);
+    }
+}
+END_TEST
+
+/* Interleaved, 4 layers on pp 2 with v 2: each device holds 2 layers, F = 2 * 724.82816 +
+ * 1187.84 = 2637.49632, per micro-batch 3F = 7912.48896; bubble (p - 1)/v of it = 3956.24448
+ * ns; sends 2 (m v + p - 1) * 173.84 = 18 * 173.84 = 3129.12 ns. */
+START_TEST(llm_pipeline_interleaved) {
+    th_llm_workload w;
+    parse("{'llm': {'model': {'layers': 4, 'hidden': 64, 'heads': 4, 'seq': 128, 'vocab': 1000}, "
+          "'pp': 2, 'global_batch': 4, 'schedule': 'interleaved', 'virtual_stages': 2}}",
+          &w);
+    th_llm_result r;
+    eval(&w, &r);
+    ck_assert_rel(r.b.forward, 4 * (2 * LAYER_NS + LOGITS_NS));
+    ck_assert_rel(r.b.bubble, 3956.24448);
+    ck_assert_rel(r.b.pp_exposed, 3129.12);
+}
+END_TEST
+
+/* Recomputation: full redoes each layer's forward (1 layer per micro-batch here, 4 of them);
+ * selective redoes the attention core: scores and A.V 41.94304 + softmax 262.144 = 304.08704
+ * ns per layer. */
+START_TEST(llm_recompute_time) {
+    th_llm_workload w;
+    th_llm_result r;
+    parse("{'llm': {" SMALL ", 'pp': 2, 'global_batch': 4, 'recompute': 'full'}}", &w);
+    eval(&w, &r);
+    ck_assert_rel(r.b.recompute, 4 * LAYER_NS);
+    parse("{'llm': {" SMALL ", 'pp': 2, 'global_batch': 4, 'recompute': 'selective'}}", &w);
+    eval(&w, &r);
+    ck_assert_rel(r.b.recompute, 4 * 304.08704);
+}
+END_TEST
+
+/* TP 2 on a piece of 2 of the ring (L = 1 hop): an All-Reduce of a micro-batch's activations
+ * (128*64*2 = 16384 bytes) in 1 chunk is a Reduce-Scatter and an All-Gather stage of
+ * 10 + 16384 / 2 / 100 = 91.92 ns each: 183.84 ns. Two per layer forward, two backward, over 2
+ * layers: 8 * 183.84 = 1470.72 ns. With sequence parallelism each All-Reduce is an
+ * All-Gather and a Reduce-Scatter of the same bytes: the same time. Full recomputation
+ * repeats the forward's: 12 * 183.84 = 2206.08 ns. */
+START_TEST(llm_tp_bytes) {
+    static const struct {
+        const char *keys;
+        double ns;
+    } cases[] = {{"", 1470.72},
+                 {", 'sequence_parallel': true", 1470.72},
+                 {", 'recompute': 'full'", 2206.08},
+                 {", 'recompute': 'selective', 'sequence_parallel': true", 1470.72}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char json[256];
+        snprintf(json, sizeof json, "{'llm': {" SMALL ", 'tp': 2, 'chunks': 1%s}}", cases[i].keys);
+        th_llm_workload w;
+        parse(json, &w);
+        th_llm_result r;
+        eval(&w, &r);
+        ck_assert_rel(r.b.tp_exposed, cases[i].ns);
+    }
+}
+END_TEST
+
+/* DP 2 on a piece of the ring: the gradients of all 162944 parameters, 2 bytes each: 325888
+ * bytes. One bucket after the backward pass: an All-Reduce of 2 (10 + 325888 / 2 / 100) =
+ * 3278.88 ns, all exposed. Sharded (the distributed optimizer): a Reduce-Scatter of 1639.44
+ * ns and, after the step, an All-Gather of the 2-byte weights, 1639.44 ns: the same.
+ * Two buckets of 162944 bytes overlapped with the backward pass (W = 2 * (2 * 724.82816 +
+ * 1187.84) = 5274.99264 ns): the first, issued at W/2, ends 2 (10 + 814.72) = 1649.44 ns
+ * later, before W; the second runs from W: 1649.44 ns exposed. */
+START_TEST(llm_dp_bytes) {
+    static const struct {
+        const char *keys;
+        double ns;
+    } cases[] = {{"'dp_overlap': false, 'bucket_bytes': 1e9", 3278.88},
+                 {"'dp_overlap': false, 'bucket_bytes': 1e9, 'sharding': 'optimizer'", 3278.88},
+                 {"'dp_overlap': true, 'bucket_bytes': 162944", 1649.44}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char json[256];
+        snprintf(json, sizeof json, "{'llm': {" SMALL ", 'dp': 2, 'chunks': 1, %s}}",
+                 cases[i].keys);
+        th_llm_workload w;
+        parse(json, &w);
+        th_llm_result r;
+        eval(&w, &r);
+        ck_assert_rel(r.b.dp_exposed, cases[i].ns);
+    }
+}
+END_TEST
+
+/* EP 2 (of dp 2) on a piece of the ring: the expert layer (1 of 2) sends each token to its
+ * top 2 experts, 128 * 2 * 64 * 2 = 32768 bytes, in an All-to-All before and after it, each
+ * way: 4 All-to-Alls of one stage (SPEC §3) per micro-batch, m = 1. */
+START_TEST(llm_ep_bytes) {
+    th_llm_workload w;
+    parse("{'llm': {'model': {'layers': 2, 'hidden': 64, 'heads': 4, 'seq': 128, 'vocab': 1000, "
+          "'moe': {'experts': 4, 'top_k': 2, 'expert_ffn': 128, 'every': 2}}, 'dp': 2, 'ep': 2, "
+          "'chunks': 1}}",
+          &w);
+    th_llm_result r;
+    eval(&w, &r);
+    th_dim d = {"ring", TH_TOPO_RING, TH_ALG_RING, 2, 100, 1, 100, 10};
+    ck_assert_rel(r.b.ep_exposed, 4 * th_cost_time(&d, 0, TH_OP_A2A, 32768));
+}
+END_TEST
+
+/* The groups fill the dims innermost first: tp 2 and pp 2 share the ring of 4, dp 4 takes
+ * the switch. A group that neither divides nor fills what is left of a dim is an error
+ * naming it and the dim; so is a workload larger than the system. */
+START_TEST(llm_mapping) {
+    th_system sys;
+    th_error err;
+    ck_assert_int_eq(th_system_load(test_data("llm_sys_2d.json"), &sys, &err), TH_OK);
+    th_llm_workload w;
+    parse("{'llm': {" SMALL ", 'tp': 2, 'pp': 2, 'dp': 4, 'global_batch': 4}}", &w);
+    th_llm_map m;
+    ck_assert_int_eq(th_llm_map_groups(&sys, &w.exec, &m, &err), TH_OK);
+    ck_assert_int_eq(m.n[TH_LLM_TP], 1);
+    ck_assert_int_eq(m.dim[TH_LLM_TP][0], 0);
+    ck_assert_int_eq(m.npus[TH_LLM_TP][0], 2);
+    ck_assert_int_eq(m.dim[TH_LLM_PP][0], 0);
+    ck_assert_int_eq(m.n[TH_LLM_DP], 1);
+    ck_assert_int_eq(m.dim[TH_LLM_DP][0], 1);
+    ck_assert_int_eq(m.npus[TH_LLM_DP][0], 4);
+    ck_assert_int_eq(m.n[TH_LLM_EP], 0);
+    /* dp 8 first: the ring's 4 and 2 of the switch */
+    parse("{'llm': {" SMALL ", 'dp': 8, 'mapping': ['dp', 'tp', 'ep', 'pp']}}", &w);
+    ck_assert_int_eq(th_llm_map_groups(&sys, &w.exec, &m, &err), TH_OK);
+    ck_assert_int_eq(m.n[TH_LLM_DP], 2);
+    ck_assert_int_eq(m.npus[TH_LLM_DP][1], 2);
+    parse("{'llm': {'model': {'layers': 2, 'hidden': 48, 'heads': 3, 'seq': 8, 'vocab': 10}, "
+          "'tp': 3}}",
+          &w);
+    ck_assert_int_eq(th_llm_map_groups(&sys, &w.exec, &m, &err), TH_EINPUT);
+    ck_assert_msg(strstr(err.msg, "group tp (3 NPUs") && strstr(err.msg, "dim 0 (\"ring\""), "%s",
+                  err.msg);
+    parse("{'llm': {" SMALL ", 'dp': 32}}", &w);
+    ck_assert_int_eq(th_llm_map_groups(&sys, &w.exec, &m, &err), TH_EINPUT);
+    ck_assert_msg(strstr(err.msg, "32 NPUs, but system \"llm-2d\" has 16"), "%s", err.msg);
+    /* no NPU in the system */
+    ck_assert_int_eq(th_system_load(test_data("llm_sys_nonpu.json"), &sys, &err), TH_OK);
+    th_llm_ctx *c = th_llm_ctx_create();
+    th_llm_result r;
+    ck_assert_int_eq(
+        th_llm_eval(c, &sys, &w.model, &w.exec, TH_POLICY_BASELINE, TH_INTRA_FIFO, &r, &err),
+        TH_EINPUT);
+    ck_assert_msg(strstr(err.msg, "npu: missing"), "%s", err.msg);
+    th_llm_ctx_free(c);
+}
+END_TEST
+
+/* Data parallelism over both dims (a ring of 4 inside a switch of 4, both 100 GB/s), buckets
+ * overlapped with the backward pass: the baseline reduces each chunk on the ring first, whole
+ * (2 S 3/4 / 100 per byte there, four times the switch's share); Themis balances the chunks'
+ * orders over the two dims; the iteration shows it. Every part but dp_exposed is the same. */
+START_TEST(llm_themis_beats_baseline) {
+    th_llm_workload w;
+    th_error err;
+    ck_assert_int_eq(th_llm_load(test_data("llm_dp16.json"), &w, &err), TH_OK);
+    th_system sys;
+    ck_assert_int_eq(th_system_load(test_data("llm_sys_2d.json"), &sys, &err), TH_OK);
+    th_llm_ctx *c = th_llm_ctx_create();
+    th_llm_result base, themis, ideal;
+    ck_assert_int_eq(
+        th_llm_eval(c, &sys, &w.model, &w.exec, TH_POLICY_BASELINE, TH_INTRA_FIFO, &base, &err),
+        TH_OK);
+    ck_assert_int_eq(
+        th_llm_eval(c, &sys, &w.model, &w.exec, TH_POLICY_THEMIS, TH_INTRA_SCF, &themis, &err),
+        TH_OK);
+    ck_assert_int_eq(
+        th_llm_eval(c, &sys, &w.model, &w.exec, TH_POLICY_IDEAL, TH_INTRA_FIFO, &ideal, &err),
+        TH_OK);
+    ck_assert_msg(themis.iteration < 0.95 * base.iteration, "themis %g, baseline %g",
+                  themis.iteration, base.iteration);
+    ck_assert(ideal.iteration <= themis.iteration);
+    ck_assert_rel(themis.b.forward, base.b.forward);
+    ck_assert_rel(themis.iteration - themis.b.dp_exposed, base.iteration - base.b.dp_exposed);
+    /* the cache answers the same evaluation with the same numbers */
+    th_llm_result again;
+    ck_assert_int_eq(
+        th_llm_eval(c, &sys, &w.model, &w.exec, TH_POLICY_THEMIS, TH_INTRA_SCF, &again, &err),
+        TH_OK);
+    ck_assert(again.iteration == themis.iteration);
+    th_llm_ctx_free(c);
+}
+END_TEST
+
 Suite *llm_suite(void) {
     Suite *s = suite_create("llm");
     TCase *tc = tcase_create("core");
@@ -290,6 +532,14 @@ Suite *llm_suite(void) {
     tcase_add_test(tc, llm_memory_schedules);
     tcase_add_test(tc, llm_system_npu);
     tcase_add_test(tc, llm_efficiency_curve);
+    tcase_add_test(tc, llm_pipeline_gpipe_1f1b);
+    tcase_add_test(tc, llm_pipeline_interleaved);
+    tcase_add_test(tc, llm_recompute_time);
+    tcase_add_test(tc, llm_tp_bytes);
+    tcase_add_test(tc, llm_dp_bytes);
+    tcase_add_test(tc, llm_ep_bytes);
+    tcase_add_test(tc, llm_mapping);
+    tcase_add_test(tc, llm_themis_beats_baseline);
     suite_add_tcase(s, tc);
     return s;
 }
