@@ -209,7 +209,8 @@ static int coll_ns(th_llm_ctx *c, const th_system *g, uint64_t gkey, th_coll_typ
     double k[5] = {1, (double)type, size, (double)chunks, policy * 2.0 + intra};
     uint64_t key = hash(gkey, k, sizeof k);
     if (cache_get(c, key, ns)) return TH_OK;
-    th_collective coll = {type, size, chunks, 0};
+    /* on one dim the stages of chunks cannot overlap: more chunks would only add latencies */
+    th_collective coll = {type, size, g->ndims == 1 ? 1 : chunks, 0};
     th_result r;
     th_pair pair = {policy, intra};
     if (th_run_eval(c->runner, g, &coll, pair, TH_LOAD_ALPHA_BETA, NULL, NULL, &r, err))
@@ -281,7 +282,7 @@ static int stream_ns(th_llm_ctx *c, const th_system *g, uint64_t gkey, th_coll_t
             if (collect(c, policy, tracker, g->ndims, end, err)) return err->code;
         if (plan_for(c, (size_t)k, err)) return err->code;
         th_plan *plan = c->plans[k];
-        th_collective coll = {type, b[k].size, chunks, b[k].mask};
+        th_collective coll = {type, b[k].size, g->ndims == 1 ? 1 : chunks, b[k].mask};
         int global = policy == TH_POLICY_THEMIS_GLOBAL;
         double before[TH_MAX_DIMS];
         memcpy(before, tracker, sizeof before);

@@ -324,15 +324,11 @@ int th_llm_check(const th_llm_model *m, const th_llm_exec *x, const char *src, t
 }
 
 int th_llm_detect(const char *text, size_t len) {
-    /* cheap: an object whose text holds the key "llm" at its top level, confirmed by a parse */
+    /* cheap first: an object that names the key somewhere; then its top level */
     size_t i = 0;
     while (i < len && (text[i] == ' ' || text[i] == '\n' || text[i] == '\r' || text[i] == '\t'))
         i++;
-    if (i >= len || text[i] != '{') return 0;
-    const char *k = NULL;
-    for (const char *p = text; (p = strstr(p, "\"llm\"")) && (size_t)(p - text) < len; p++)
-        k = p;
-    if (!k) return 0;
+    if (i >= len || text[i] != '{' || !strstr(text, "\"llm\"")) return 0;
     cJSON *root = cJSON_ParseWithLength(text, len);
     int yes = cJSON_IsObject(root) && cJSON_GetObjectItemCaseSensitive(root, "llm");
     cJSON_Delete(root);
@@ -357,6 +353,8 @@ int th_llm_parse(const char *text, size_t len, const char *source, th_llm_worklo
     if (rc == TH_OK && !llm)
         rc = th_error_set(err, TH_EINPUT, "%s: llm: missing (the model and its execution)", source);
     if (rc == TH_OK) rc = parse_exec(llm, out, source, err);
+    if (rc == TH_OK && !out->model.name[0]) /* an inline model without a name: the workload's */
+        snprintf(out->model.name, sizeof out->model.name, "%s", out->name);
     cJSON_Delete(root);
     return rc;
 }

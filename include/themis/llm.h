@@ -67,7 +67,7 @@ typedef struct th_llm_exec {
     double bucket_bytes;        /* gradient buckets, bytes */
     double optimizer_bytes;     /* optimizer state per parameter, bytes (Adam: 12) */
     double grad_bytes;          /* gradient per parameter, bytes (default param_bytes) */
-    int64_t chunks;             /* chunks per collective */
+    int64_t chunks;             /* chunks per collective on several dims (on one: 1) */
     int mapping[TH_LLM_GROUPS]; /* th_llm_group, innermost first */
 } th_llm_exec;
 
@@ -79,7 +79,7 @@ typedef struct th_llm_workload {
     th_llm_exec exec;
 } th_llm_workload;
 
-/* 1 when text is an LLM workload (a JSON object with the key "llm"). */
+/* 1 when text (NUL-terminated) is an LLM workload (a JSON object with the key "llm"). */
 int th_llm_detect(const char *text, size_t len);
 /* Parses an LLM workload; a model given by path is read relative to source's folder. Every
  * error names the file and the key. */
@@ -148,5 +148,22 @@ void th_llm_ctx_free(th_llm_ctx *c);
  * groups, times every collective; res->fits says whether the memory fits (not an error). */
 int th_llm_eval(th_llm_ctx *c, const th_system *sys, const th_llm_model *m, const th_llm_exec *x,
                 th_policy policy, th_intra intra, th_llm_result *res, th_error *err);
+
+/* One evaluated policy pair, as the reports list it. */
+typedef struct th_llm_row {
+    th_policy policy; /* any policy, ideal included */
+    th_intra intra;   /* ignored by the ideal network */
+    th_llm_result res;
+    double speedup;  /* baseline+fifo iteration / this iteration */
+    double vs_ideal; /* ideal-network iteration / this iteration */
+} th_llm_row;
+#define TH_LLM_MAX_ROWS (2 * TH_POLICY_COUNT)
+
+/* The comparison `themis train` prints for an LLM workload, in train's order: policy (a
+ * th_policy, or -1 = every policy, lp where its program applies, and the ideal network) and
+ * intra (a th_intra, or -1 = both), into rows (room for TH_LLM_MAX_ROWS), with the speedups
+ * against baseline+fifo and the ideal network (evaluated once more when not among them). */
+int th_llm_compare(th_llm_ctx *c, const th_system *sys, const th_llm_model *m, const th_llm_exec *x,
+                   int policy, int intra, th_llm_row *rows, int *nrows, th_error *err);
 
 #endif
