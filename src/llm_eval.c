@@ -13,6 +13,12 @@
 
 #define CACHE_SIZE 4096 /* entries, a power of two */
 
+/* A gradient bucket: issued at t (ns), size bytes over the group dims of mask. */
+typedef struct bucket {
+    double t, size;
+    uint32_t mask;
+} bucket;
+
 typedef struct cache_entry {
     uint64_t key; /* 0: empty */
     double value;
@@ -28,6 +34,8 @@ struct th_llm_ctx {
     double (*contrib)[TH_MAX_DIMS]; /* themis-global: each bucket's loads */
     size_t contrib_cap;
     cache_entry *cache;
+    struct bucket *buckets; /* the gradient buckets of an evaluation, reused */
+    int bucket_cap;
 };
 
 th_llm_ctx *th_llm_ctx_create(void) {
@@ -53,6 +61,7 @@ void th_llm_ctx_free(th_llm_ctx *c) {
     free(c->of_id);
     free(c->contrib);
     free(c->cache);
+    free(c->buckets);
     free(c);
 }
 
@@ -116,16 +125,19 @@ int th_llm_map_groups(const th_system *sys, const th_llm_exec *x, th_llm_map *ou
                                     "system \"%s\" (dims 0..%d used by the groups before it)",
                                     th_llm_group_names[g], (long long)group_size(x, g), sys->name,
                                     sys->ndims - 1);
+            /* a group takes a factor of what is left of the dim, or all of it when that divides
+             * the group; a group smaller than what is left takes that many NPUs of it (the
+             * groups after it get whole copies of it: floor(rem / need); the rest idle) */
             int64_t take;
-            if (rem % need == 0)
+            if (rem % need == 0 || need < rem)
                 take = need;
             else if (need % rem == 0)
                 take = rem;
             else
                 return th_error_set(err, TH_EINPUT,
                                     "llm.mapping: group %s (%lld NPUs, %lld still to place) does "
-                                    "not fit dim %d (\"%s\", %lld NPUs, %lld free): neither "
-                                    "divides the other",
+                                    "not fit dim %d (\"%s\", %lld NPUs, %lld free): more than "
+                                    "is free, and not a multiple of it",
                                     th_llm_group_names[g], (long long)group_size(x, g),
                                     (long long)need, d, sys->dims[d].name,
                                     (long long)sys->dims[d].npus, (long long)rem);
@@ -220,12 +232,6 @@ static int coll_ns(th_llm_ctx *c, const th_system *g, uint64_t gkey, th_coll_typ
     return TH_OK;
 }
 
-/* A gradient bucket: issued at t (ns), size bytes over the group dims of mask. */
-typedef struct bucket {
-    double t, size;
-    uint32_t mask;
-} bucket;
-
 static int plan_for(th_llm_ctx *c, size_t k, th_error *err) {
     if (k < c->nplans) return TH_OK;
     th_plan **p = realloc(c->plans, sizeof *p * (k + 1));
@@ -267,7 +273,11 @@ static int stream_ns(th_llm_ctx *c, const th_system *g, uint64_t gkey, th_coll_t
         return TH_OK;
     }
     double kk[4] = {2, (double)type, (double)chunks, policy * 2.0 + intra};
-    uint64_t key = hash(hash(gkey, kk, sizeof kk), b, sizeof *b * (size_t)n);
+    uint64_t key = hash(gkey, kk, sizeof kk);
+    for (int k = 0; k < n; k++) { /* field by field: the struct's padding is not a key */
+        double v[3] = {b[k].t, b[k].size, (double)b[k].mask};
+        key = hash(key, v, sizeof v);
+    }
     if (cache_get(c, key, end)) return TH_OK;
     if ((size_t)n > c->contrib_cap) {
         void *p = realloc(c->contrib, sizeof *c->contrib * (size_t)n);
@@ -309,31 +319,83 @@ static int stream_ns(th_llm_ctx *c, const th_system *g, uint64_t gkey, th_coll_t
     return TH_OK;
 }
 
-/* Buckets of `bytes` (at most `cap` each) made uniformly over [0, window] (all at window when
- * not overlapped), appended to b (room for *n more). */
-static int add_buckets(bucket **b, int *n, int *cap, double bytes, double size, uint32_t mask,
+/* Buckets of `bytes` (at most `size` each) made uniformly over [0, window] (all at window
+ * when not overlapped), appended to the context's list (*n of them so far). */
+static int add_buckets(th_llm_ctx *c, int *n, double bytes, double size, uint32_t mask,
                        double window, int overlap, th_error *err) {
     if (bytes <= 0 || !mask) return TH_OK;
     double nb = ceil(bytes / size);
-    if (nb > 1e6)
-        return th_error_set(err, TH_EINPUT, "llm.bucket_bytes: %g buckets, at most 1e6", nb);
-    if (*n + (int)nb > *cap) {
+    if (nb > 1e7)
+        return th_error_set(err, TH_EINPUT,
+                            "llm.bucket_bytes: %g gradient buckets, at most 1e7 (larger buckets)",
+                            nb);
+    if (*n + (int)nb > c->bucket_cap) {
         int want = *n + (int)nb;
-        bucket *p = realloc(*b, sizeof *p * (size_t)want);
+        bucket *p = realloc(c->buckets, sizeof *p * (size_t)want);
         if (!p) return th_error_set(err, TH_EINTERNAL, "out of memory");
-        *b = p, *cap = want;
+        c->buckets = p, c->bucket_cap = want;
     }
     for (int k = 0; k < (int)nb; k++) {
         double left = bytes - size * k;
-        (*b)[(*n)++] =
+        c->buckets[(*n)++] =
             (bucket){overlap ? window * (k + 1) / nb : window, left < size ? left : size, mask};
     }
     return TH_OK;
 }
 
+/* Issue order: by time, then the dense buckets (more dims) first. */
 static int by_time(const void *a, const void *b) {
-    double x = ((const bucket *)a)->t, y = ((const bucket *)b)->t;
-    return (x > y) - (x < y);
+    const bucket *x = a, *y = b;
+    if (x->t != y->t) return (x->t > y->t) - (x->t < y->t);
+    if (x->mask != y->mask) return (x->mask < y->mask) - (x->mask > y->mask);
+    return (x->size < y->size) - (x->size > y->size);
+}
+
+/* Streams of at most this many buckets run through the emulator as they are; longer ones
+ * follow a queue recurrence fitted to the emulator (below). */
+#define STREAM_EXACT 16
+#define STREAM_FIT   8 /* buckets issued together to measure the steady period */
+
+/* A full bucket of `size` bytes over mask: alone (*one, ns) and the period at which a
+ * saturated stream of them ends one after another (*period, ns), both from the emulator. */
+static int bucket_fit(th_llm_ctx *c, const th_system *g, uint64_t gkey, th_coll_type type,
+                      double size, uint32_t mask, int64_t chunks, th_policy policy, th_intra intra,
+                      double *one, double *period, th_error *err) {
+    bucket b[STREAM_FIT];
+    for (int k = 0; k < STREAM_FIT; k++)
+        b[k] = (bucket){0, size, mask};
+    double all;
+    if (stream_ns(c, g, gkey, type, b, 1, chunks, policy, intra, one, err) ||
+        stream_ns(c, g, gkey, type, b, STREAM_FIT, chunks, policy, intra, &all, err))
+        return err->code;
+    *period = (all - *one) / (STREAM_FIT - 1);
+    return TH_OK;
+}
+
+/* The end of a long stream of buckets, ns: each ends when it has run alone after its issue,
+ * or one period after the bucket before it, whichever is later (the queue of the busiest dim
+ * as the emulator measured it, the policy pair's balance included); a partial bucket scales
+ * its full one's times by its bytes. */
+static int stream_fit_ns(th_llm_ctx *c, const th_system *g, uint64_t gkey, th_coll_type type,
+                         const bucket *b, int n, double full, int64_t chunks, th_policy policy,
+                         th_intra intra, double *end, th_error *err) {
+    uint32_t masks[2] = {0, 0};
+    double one[2] = {0, 0}, period[2] = {0, 0};
+    double finish = -INFINITY;
+    for (int k = 0; k < n; k++) {
+        int i = masks[0] == b[k].mask ? 0 : masks[1] == b[k].mask ? 1 : masks[0] ? 1 : 0;
+        if (masks[i] != b[k].mask) {
+            masks[i] = b[k].mask;
+            if (bucket_fit(c, g, gkey, type, full, b[k].mask, chunks, policy, intra, &one[i],
+                           &period[i], err))
+                return err->code;
+        }
+        double f = b[k].size / full;
+        double a = b[k].t + one[i] * f, q = finish + period[i] * f;
+        finish = a > q ? a : q;
+    }
+    *end = finish;
+    return TH_OK;
 }
 
 /* Dense gradients over the whole data-parallel group, expert ones over its dp / ep part, in
@@ -342,17 +404,18 @@ static int dp_ns(th_llm_ctx *c, const th_system *g, uint64_t gkey, uint32_t all,
                  th_coll_type type, double dense, double expert, const th_llm_exec *x,
                  double window, int overlap, th_policy policy, th_intra intra, double *end,
                  th_error *err) {
-    bucket *b = NULL;
-    int n = 0, cap = 0;
-    int rc = add_buckets(&b, &n, &cap, dense, x->bucket_bytes, all, window, overlap, err);
-    if (rc == TH_OK)
-        rc = add_buckets(&b, &n, &cap, expert, x->bucket_bytes, dponly, window, overlap, err);
-    if (rc == TH_OK) {
-        qsort(b, (size_t)n, sizeof *b, by_time); /* stable enough: equal times keep no order */
-        rc = stream_ns(c, g, gkey, type, b, n, x->chunks, policy, intra, end, err);
-    }
-    free(b);
-    return rc;
+    int n = 0, nd;
+    *end = 0;
+    if (add_buckets(c, &n, dense, x->bucket_bytes, all, window, overlap, err)) return err->code;
+    nd = n;
+    if (add_buckets(c, &n, expert, x->bucket_bytes, dponly, window, overlap, err)) return err->code;
+    if (n == 0 || g->ndims == 0) return TH_OK;
+    if (nd > 0 && n > nd) /* each kind is in order already; both: interleave them */
+        qsort(c->buckets, (size_t)n, sizeof *c->buckets, by_time);
+    if (n <= STREAM_EXACT || policy == TH_POLICY_IDEAL)
+        return stream_ns(c, g, gkey, type, c->buckets, n, x->chunks, policy, intra, end, err);
+    return stream_fit_ns(c, g, gkey, type, c->buckets, n, x->bucket_bytes, x->chunks, policy, intra,
+                         end, err);
 }
 
 int th_llm_eval(th_llm_ctx *c, const th_system *sys, const th_llm_model *m, const th_llm_exec *x,

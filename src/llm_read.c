@@ -17,7 +17,9 @@ const char *const th_llm_recompute_names[] = {"none", "selective", "full", NULL}
 const char *const th_llm_sharding_names[] = {"none", "optimizer", "gradients", "weights", NULL};
 const char *const th_llm_group_names[] = {"tp", "ep", "pp", "dp", NULL};
 
-static const char *const top_keys[] = {"name", "description", "llm", "sources", NULL};
+/* "sources" and "reference" (where the values come from, the published measurements the file
+ * is checked against) are any JSON, unread */
+static const char *const top_keys[] = {"name", "description", "llm", "sources", "reference", NULL};
 static const char *const model_file_keys[] = {"name", "description", "llm_model", "sources", NULL};
 static const char *const model_keys[] = {"layers",    "hidden", "heads", "kv_heads", "ffn",
                                          "gated_ffn", "seq",    "vocab", "moe",      "param_bytes",

@@ -250,7 +250,7 @@ static int csv(FILE *out, const th_llm_report *rep, th_error *err) {
         bad |= th_csv_num(&b, r->speedup) | th_csv_num(&b, r->vs_ideal);
         for (int k = 0; k < 5; k++)
             bad |= th_csv_num(&b, mem[k]);
-        bad |= th_csv_field(&b, r->res.fits ? "true" : "false") | th_csv_end(&b);
+        bad |= th_csv_int(&b, r->res.fits) | th_csv_end(&b);
         if (!bad) th_csv_write(out, &b);
     }
     th_buf_free(&b);

@@ -71,7 +71,7 @@ START_TEST(cli_llm_csv_jsonl) {
     ck_assert_rel(test_csv_d(&c, 0, "memory_weights"), 113536);
     ck_assert_rel(test_csv_d(&c, 0, "memory_activations"), 688128);
     ck_assert_rel(test_csv_d(&c, 0, "memory_total"), 1596416);
-    ck_assert_str_eq(test_csv_s(&c, 0, "memory_fits"), "true");
+    ck_assert_str_eq(test_csv_s(&c, 0, "memory_fits"), "1");
     ck_assert(test_csv_d(&c, 0, "bubble_us") > 0);
     test_csv_free(&c);
     test_cli_free(&r);
@@ -175,9 +175,63 @@ START_TEST(cli_llm_themis) {
             themis = test_csv_d(&c, i, "iteration_us");
     }
     ck_assert_msg(themis > 0 && themis < base, "themis %g, baseline %g", themis, base);
-    ck_assert_str_eq(test_csv_s(&c, 0, "memory_fits"), "false");
+    ck_assert_str_eq(test_csv_s(&c, 0, "memory_fits"), "0");
     test_csv_free(&c);
     test_cli_free(&r);
+}
+END_TEST
+
+/* A sweep over llm.* axes: the same columns as train's CSV, and at each point the same
+ * numbers as `themis train` with the point's values in the file. tests/data/llm_sweep.json:
+ * llm_small.json at tp 1, 2, 4, recompute none and full, SP off and on, baseline and themis. */
+START_TEST(cli_llm_sweep) {
+    test_cli_out r;
+    test_cli(&r, "sweep '%s' -o -", test_dpath("llm_sweep.json"));
+    test_expect_quiet(&r, "sweep llm");
+    test_csv c;
+    test_csv_parse(&c, r.out);
+    ck_assert_int_eq(c.nrows, 24);
+    /* point 8: tp 2, none, SP off, baseline: llm_small.json as it is (its memory: 1596416) */
+    ck_assert_str_eq(test_csv_s(&c, 8, "llm.tp"), "2");
+    ck_assert_str_eq(test_csv_s(&c, 8, "llm.sequence_parallel"), "false");
+    ck_assert_rel(test_csv_d(&c, 8, "memory_total"), 1596416);
+    ck_assert_rel(test_csv_d(&c, 8, "npus"), 8);
+    test_csv t;
+    test_cli_out tr;
+    test_cli(&tr, "%s", args("llm_small.json", "llm_sys_2d.json", "-p baseline -q scf -f csv"));
+    test_expect_quiet(&tr, "train llm_small");
+    test_csv_parse(&t, tr.out);
+    ck_assert_str_eq(test_csv_s(&c, 8, "iteration_us"), test_csv_s(&t, 0, "iteration_us"));
+    ck_assert_str_eq(test_csv_s(&c, 8, "bubble_us"), test_csv_s(&t, 0, "bubble_us"));
+    test_csv_free(&t);
+    test_cli_free(&tr);
+    /* full recomputation: 2 sbh = 16384 bytes per layer and micro-batch, 2 in flight */
+    ck_assert_str_eq(test_csv_s(&c, 12, "llm.recompute"), "full");
+    ck_assert_rel(test_csv_d(&c, 12, "memory_activations"), 32768);
+    test_csv_free(&c);
+    test_cli_free(&r);
+    /* bad axes: named with the spec */
+    char *dir = test_tmp_dir();
+    TEST_DIR_PATH(spec, dir, "s.json");
+    char json[1024];
+    snprintf(json, sizeof json, "{'system': '%s', 'workload': '%s', 'axes': {'llm.tpp': [1]}}",
+             test_dpath("llm_sys_2d.json"), test_dpath("llm_small.json"));
+    test_spit_dq(spec, json);
+    test_bad("axes.llm.tpp: unknown LLM axis; did you mean \"tp\"", "sweep '%s' -o -", spec);
+    snprintf(json, sizeof json, "{'system': '%s', 'workload': '%s', 'axes': {'llm.tp': [1, 3]}}",
+             test_dpath("llm_sys_2d.json"), test_dpath("llm_small.json"));
+    test_spit_dq(spec, json);
+    test_bad("point 1 (llm.tp=3): small-tp2-pp2-dp2: llm.tp: 3 does not divide", "sweep '%s' -o -",
+             spec);
+    snprintf(json, sizeof json, "{'system': '%s', 'workload': '%s', 'axes': {'llm.tp': [1]}}",
+             test_dpath("llm_sys_2d.json"), test_dpath("wl_single_ar.json"));
+    test_spit_dq(spec, json);
+    test_bad("axes.llm.tp: only with an LLM workload", "sweep '%s' -o -", spec);
+    snprintf(json, sizeof json, "{'system': '%s', 'workload': '%s'}",
+             test_dpath("llm_sys_nonpu.json"), test_dpath("llm_small.json"));
+    test_spit_dq(spec, json);
+    test_bad("npu: missing", "sweep '%s' -o -", spec);
+    test_rm_dir(dir);
 }
 END_TEST
 
@@ -190,6 +244,7 @@ Suite *cli_llm_suite(void) {
     tcase_add_test(tc, cli_llm_options);
     tcase_add_test(tc, cli_llm_errors);
     tcase_add_test(tc, cli_llm_themis);
+    tcase_add_test(tc, cli_llm_sweep);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -439,7 +439,7 @@ START_TEST(llm_ep_bytes) {
 END_TEST
 
 /* The groups fill the dims innermost first: tp 2 and pp 2 share the ring of 4, dp 4 takes
- * the switch. A group that neither divides nor fills what is left of a dim is an error
+ * the switch. A group larger than what is left of a dim and not a multiple of it is an error
  * naming it and the dim; so is a workload larger than the system. */
 START_TEST(llm_mapping) {
     th_system sys;
@@ -462,11 +462,20 @@ START_TEST(llm_mapping) {
     ck_assert_int_eq(th_llm_map_groups(&sys, &w.exec, &m, &err), TH_OK);
     ck_assert_int_eq(m.n[TH_LLM_DP], 2);
     ck_assert_int_eq(m.npus[TH_LLM_DP][1], 2);
-    parse("{'llm': {'model': {'layers': 2, 'hidden': 48, 'heads': 3, 'seq': 8, 'vocab': 10}, "
-          "'tp': 3}}",
+    /* pp 3 takes 3 of the ring's 4 (the fourth idles); dp 4 the switch */
+    parse("{'llm': {'model': {'layers': 3, 'hidden': 48, 'heads': 3, 'seq': 8, 'vocab': 10}, "
+          "'pp': 3, 'dp': 4}}",
+          &w);
+    ck_assert_int_eq(th_llm_map_groups(&sys, &w.exec, &m, &err), TH_OK);
+    ck_assert_int_eq(m.npus[TH_LLM_PP][0], 3);
+    ck_assert_int_eq(m.dim[TH_LLM_DP][0], 1);
+    ck_assert_int_eq(m.npus[TH_LLM_DP][0], 4);
+    /* tp 6: more than the ring's 4, and not a multiple of them */
+    parse("{'llm': {'model': {'layers': 2, 'hidden': 48, 'heads': 6, 'seq': 8, 'vocab': 10}, "
+          "'tp': 6}}",
           &w);
     ck_assert_int_eq(th_llm_map_groups(&sys, &w.exec, &m, &err), TH_EINPUT);
-    ck_assert_msg(strstr(err.msg, "group tp (3 NPUs") && strstr(err.msg, "dim 0 (\"ring\""), "%s",
+    ck_assert_msg(strstr(err.msg, "group tp (6 NPUs") && strstr(err.msg, "dim 0 (\"ring\""), "%s",
                   err.msg);
     parse("{'llm': {" SMALL ", 'dp': 32}}", &w);
     ck_assert_int_eq(th_llm_map_groups(&sys, &w.exec, &m, &err), TH_EINPUT);
