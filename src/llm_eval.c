@@ -324,6 +324,7 @@ static int stream_ns(th_llm_ctx *c, const th_system *g, uint64_t gkey, th_coll_t
 static int add_buckets(th_llm_ctx *c, int *n, double bytes, double size, uint32_t mask,
                        double window, int overlap, th_error *err) {
     if (bytes <= 0 || !mask) return TH_OK;
+    if (size <= 0) size = bytes; /* no buckets: the whole gradient in one collective */
     double nb = ceil(bytes / size);
     if (nb > 1e7)
         return th_error_set(err, TH_EINPUT,

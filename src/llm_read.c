@@ -269,8 +269,11 @@ static int parse_exec(const cJSON *o, th_llm_workload *w, const char *src, th_er
         if (cJSON_IsString(b)) {
             if (th_units_parse_size(b->valuestring, "llm.bucket_bytes", &x->bucket_bytes, &e))
                 return th_error_set(err, TH_EINPUT, "%s: %s", src, e.msg);
+        } else if (cJSON_IsNumber(b) && b->valuedouble == 0) {
+            x->bucket_bytes = 0;
         } else if (!cJSON_IsNumber(b) || th_units_check_size(b->valuedouble, "x", &e)) {
-            return th_json_bad(err, src, "llm.bucket_bytes", "a size from 1 byte to 1 EiB", b);
+            return th_json_bad(err, src, "llm.bucket_bytes",
+                               "a size from 1 byte to 1 EiB, or 0 (one collective)", b);
         } else {
             x->bucket_bytes = b->valuedouble;
         }

@@ -119,6 +119,25 @@ START_TEST(cli_llm_options) {
     ck_assert_rel(cJSON_GetObjectItem(x, "micro_batch")->valuedouble, 2);
     cJSON_Delete(root);
     test_cli_free(&r);
+    /* -n and --bucket set the execution's chunks and bucket bytes; --bucket off makes one */
+    test_cli(
+        &r, "%s",
+        args("llm_dp16.json", "llm_sys_2d.json", "-p themis -q scf -n 4 --bucket 1MiB -f json"));
+    test_expect_ok(&r, "-n --bucket");
+    root = cJSON_Parse(r.out);
+    x = cJSON_GetObjectItem(cJSON_GetObjectItem(root, "workload"), "execution");
+    ck_assert_rel(cJSON_GetObjectItem(x, "chunks")->valuedouble, 4);
+    ck_assert_rel(cJSON_GetObjectItem(x, "bucket_bytes")->valuedouble, 1048576);
+    cJSON_Delete(root);
+    test_cli_free(&r);
+    test_cli(&r, "%s",
+             args("llm_dp16.json", "llm_sys_2d.json", "-p themis -q scf --bucket off -f json"));
+    test_expect_ok(&r, "--bucket off");
+    root = cJSON_Parse(r.out);
+    x = cJSON_GetObjectItem(cJSON_GetObjectItem(root, "workload"), "execution");
+    ck_assert_rel(cJSON_GetObjectItem(x, "bucket_bytes")->valuedouble, 0);
+    cJSON_Delete(root);
+    test_cli_free(&r);
 }
 END_TEST
 

@@ -64,7 +64,7 @@ typedef struct th_llm_exec {
     th_llm_recompute recompute;
     th_llm_sharding sharding;
     int dp_overlap;             /* gradient reduction overlaps the last backward pass */
-    double bucket_bytes;        /* gradient buckets, bytes */
+    double bucket_bytes;        /* gradient buckets, bytes (0: one collective) */
     double optimizer_bytes;     /* optimizer state per parameter, bytes (Adam: 12) */
     double grad_bytes;          /* gradient per parameter, bytes (default param_bytes) */
     int64_t chunks;             /* chunks per collective on several dims (on one: 1) */

@@ -39,7 +39,7 @@ static int options(const th_train_request *r, const char *source, const th_cmd_i
                             th_cmd_name(d, io, "trace", a, sizeof a), source);
     if (r->chunks) x->chunks = r->chunks;
     if (r->bucket > 0) x->bucket_bytes = r->bucket;
-    if (r->bucket < 0) x->bucket_bytes = 1e30; /* off: the whole gradient in one collective */
+    if (r->bucket < 0) x->bucket_bytes = 0; /* off: the whole gradient in one collective */
     if (r->micro_batch) x->micro_batch = r->micro_batch;
     if (th_option_given(d, r, "schedule")) {
         x->schedule = (th_llm_schedule)r->schedule;

@@ -65,3 +65,14 @@ def test_sweep_llm_axes():
     assert len(df) == 24
     for k in PARTS + ["memory_total", "mfu", "llm.tp"]:
         assert k in df.columns
+
+
+def test_frame_has_the_csv_columns():
+    r = themis.train(WL, SYS, policy="themis", intra="scf")
+    df = themis.frame(r)
+    csv = cli("train", WL, "-s", SYS, "-p", "themis", "-q", "scf", "-f", "csv").stdout
+    header = csv.splitlines()[0].split(",")
+    assert list(df.columns) == header
+    assert df["memory_total"][0] == 1596416 and df["memory_fits"][0] == 1
+    with pytest.raises(themis.Error, match="no collectives list"):
+        themis.frame(r, collectives=True)
