@@ -14,14 +14,16 @@
 #include <unistd.h>
 
 #include "themis/astra1_workload.h"
+#include "themis/llm_search.h"
 #include "themis/sweep.h"
 #include "themis/themis.h"
 #include "themis/train.h"
 
-static int runs = 5;   /* repetitions of each figure; BENCH_RUNS overrides */
-static int specs_only; /* --specs: only the sweeps/ figures */
-static int train_only; /* --train: only the training figures */
-static FILE *save;     /* --save: "key value" lines */
+static int runs = 5;    /* repetitions of each figure; BENCH_RUNS overrides */
+static int specs_only;  /* --specs: only the sweeps/ figures */
+static int train_only;  /* --train: only the training figures */
+static int search_only; /* --search: only the LLM search figures */
+static FILE *save;      /* --save: "key value" lines */
 static char compare[4096];
 
 static double now_s(void) {
@@ -438,6 +440,49 @@ static void bench_train_layers(const th_system *sys) {
          0);
 }
 
+/* The search over every execution of Megatron's 1T model (128 layers, hidden 25600, 160 heads)
+ * on a DGX A100 cluster of 4096 NPUs at its published global batch of 3072 sequences
+ * (Narayanan et al. 2021), themis + scf, the best 10 (docs/LLM.md, The search). */
+static th_llm_search_result search_res;
+
+static void search_1t(void *arg) {
+    th_llm_workload w;
+    th_system sys;
+    th_run_defaults d;
+    th_error err;
+    int is_wl;
+    (void)arg;
+    if (th_llm_load_any("models/llm/megatron-1t.json", &w, &is_wl, &err) ||
+        th_run_load_system("models/systems/dgx-a100.json", &sys, &d, &err))
+        die(&err);
+    th_llm_search_opts o = {0};
+    o.base = w.exec;
+    o.base.global_batch = 3072;
+    o.policy = TH_POLICY_THEMIS, o.intra = TH_INTRA_SCF, o.top = 10;
+    if (th_llm_search(&sys, &w.model, &o, &search_res, &err)) die(&err);
+}
+
+static void bench_search(void) {
+    if (access("models/llm/megatron-1t.json", R_OK) ||
+        access("models/systems/dgx-a100.json", R_OK)) {
+        printf("(no models/llm/megatron-1t.json or models/systems/dgx-a100.json here: run from "
+               "the source tree)\n");
+        return;
+    }
+    double v[64];
+    for (int k = 0; k < runs; k++)
+        in_child(search_1t, NULL, &v[k]);
+    line("search1t_s", "search: Megatron 1T on 4096 NPUs (dgx-a100), batch 3072", median(v, runs),
+         "s CPU", 10, 0);
+    search_1t(NULL); /* the counts, here */
+    line("search1t_enumerated", "search: executions enumerated", search_res.enumerated, "", -1, 0);
+    line("search1t_feasible", "search: ... that fit in memory", search_res.feasible, "", -1, 0);
+    line("search1t_bounded", "search: ... bounded without the emulator's DP", search_res.bounded,
+         "", -1, 0);
+    line("search1t_evaluated", "search: ... timed (th_llm_eval)", search_res.evaluated, "", -1, 0);
+    th_llm_search_result_free(&search_res);
+}
+
 /* --count CASE N: N evaluations of one case and nothing else, for
  * `valgrind --tool=callgrind --toggle-collect=th_run_eval`, whose instruction counts do not
  * vary from run to run as times do (docs/PERFORMANCE.md). */
@@ -502,10 +547,12 @@ int main(int argc, char **argv) {
             specs_only = 1;
         } else if (!strcmp(argv[i], "--train")) {
             train_only = 1;
+        } else if (!strcmp(argv[i], "--search")) {
+            search_only = 1;
         } else {
-            fprintf(stderr,
-                    "usage: bench_themis [--save FILE] [--compare FILE] [--specs | --train] | "
-                    "--count CASE N\n");
+            fprintf(stderr, "usage: bench_themis [--save FILE] [--compare FILE] [--specs | --train "
+                            "| --search] | "
+                            "--count CASE N\n");
             return 2;
         }
     }
@@ -523,6 +570,10 @@ int main(int argc, char **argv) {
                load[0], cpus);
     if (specs_only) { /* only the -j 2 ratios of sweeps/ */
         bench_specs();
+        return 0;
+    }
+    if (search_only) { /* only the LLM search's figures */
+        bench_search();
         return 0;
     }
     if (train_only) { /* only the training replay's figures */
@@ -546,6 +597,7 @@ int main(int argc, char **argv) {
     bench_train(&sys);
     bench_train_layers(&sys);
     bench_whatif(r);
+    bench_search();
     th_runner_free(r);
     if (save) fclose(save);
     return 0;

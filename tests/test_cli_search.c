@@ -47,7 +47,7 @@ START_TEST(search_table_csv) {
         /* tp pp dp = 16 NPUs; the memory fits 0.001 GiB */
         ck_assert_double_eq(
             test_csv_d(&c, i, "tp") * test_csv_d(&c, i, "pp") * test_csv_d(&c, i, "dp"), 16);
-        ck_assert(test_csv_d(&c, i, "memory_total_bytes") <= 1073741.824);
+        ck_assert(test_csv_d(&c, i, "memory_total") <= 1073741.824);
         if (i) ck_assert(test_csv_d(&c, i - 1, "iteration_us") <= t);
     }
     test_csv_free(&c);

@@ -8,18 +8,8 @@
 #include "../report_internal.h"
 #include "cmd_search.h"
 #include "themis/csv.h"
+#include "themis/report_llm.h"
 #include "themis/text.h"
-
-/* The breakdown's parts: their keys (microseconds) and values (ns). */
-#define NPARTS 9
-static const char *const part_keys[NPARTS] = {"forward_us",    "backward_us",   "recompute_us",
-                                              "tp_exposed_us", "ep_exposed_us", "bubble_us",
-                                              "pp_exposed_us", "dp_exposed_us", "optimizer_us"};
-static void parts(const th_llm_breakdown *b, double *v) {
-    double p[NPARTS] = {b->forward, b->backward,   b->recompute,  b->tp_exposed, b->ep_exposed,
-                        b->bubble,  b->pp_exposed, b->dp_exposed, b->optimizer};
-    memcpy(v, p, sizeof p);
-}
 
 #define NMEM 5
 static const char *const mem_keys[NMEM] = {"weights", "gradients", "optimizer", "activations",
@@ -63,10 +53,10 @@ static cJSON *result_json(const th_pair *pair, int rank, const th_llm_found *f) 
         cJSON_AddItemToArray(map, cJSON_CreateString(th_llm_group_names[x->mapping[k]]));
     cJSON_AddItemToObject(o, "mapping", map);
     cJSON_AddNumberToObject(o, "iteration_us", r->iteration / 1000.0);
-    double v[NPARTS > NMEM ? NPARTS : NMEM];
-    parts(&r->b, v);
-    for (int k = 0; k < NPARTS; k++)
-        cJSON_AddNumberToObject(o, part_keys[k], v[k] / 1000.0);
+    double v[TH_LLM_PARTS > NMEM ? TH_LLM_PARTS : NMEM];
+    th_report_llm_part_values(&r->b, v);
+    for (int k = 0; k < TH_LLM_PARTS; k++)
+        cJSON_AddNumberToObject(o, th_report_llm_parts[k], v[k] / 1000.0);
     cJSON_AddNumberToObject(o, "microbatches", r->microbatches);
     cJSON_AddNumberToObject(o, "mfu", r->mfu);
     cJSON_AddNumberToObject(o, "tflops_per_npu", r->tflops_per_npu);
@@ -84,12 +74,20 @@ static cJSON *report_json(const th_search_report *rep) {
         cJSON_Delete(root), cJSON_Delete(searches), cJSON_Delete(results);
         return NULL;
     }
-    cJSON_AddStringToObject(root, "model", rep->m->name);
-    cJSON_AddStringToObject(root, "system", rep->sys->name);
-    cJSON_AddNumberToObject(root, "npus", rep->sys->npus);
+    cJSON *sys = th_report_system_json(rep->sys, -1), *npu = cJSON_AddObjectToObject(sys, "npu");
+    const th_npu *n = &rep->sys->npu;
+    cJSON_AddStringToObject(npu, "name", n->name);
+    cJSON_AddNumberToObject(npu, "matrix_tflops", n->matrix_tflops);
+    cJSON_AddNumberToObject(npu, "vector_tflops", n->vector_tflops);
+    cJSON_AddNumberToObject(npu, "memory_GBps", n->memory_GBps);
+    cJSON_AddNumberToObject(npu, "memory_gib", n->memory_gib);
+    cJSON_AddItemToObject(root, "system", sys);
+    cJSON *m = cJSON_AddObjectToObject(root, "model");
+    cJSON_AddStringToObject(m, "name", rep->m->name);
+    cJSON_AddNumberToObject(m, "params", th_llm_params(rep->m));
+    cJSON_AddNumberToObject(m, "flops_per_sequence", 3 * th_llm_flops_fwd(rep->m));
     cJSON_AddNumberToObject(root, "global_batch", (double)rep->global_batch);
     cJSON_AddNumberToObject(root, "top", (double)rep->top);
-    cJSON_AddNumberToObject(root, "memory_capacity", rep->sys->npu.memory_gib * 1073741824.0);
     for (int i = 0; i < rep->npairs; i++) {
         const th_llm_search_result *s = &rep->res[i];
         cJSON *o = cJSON_CreateObject();
@@ -142,14 +140,14 @@ static int write_csv(FILE *out, const th_search_report *rep, th_error *err) {
                                        "iteration_us"};
     for (size_t k = 0; k < sizeof head / sizeof *head; k++)
         bad |= th_csv_field(&b, head[k]);
-    for (int k = 0; k < NPARTS; k++)
-        bad |= th_csv_field(&b, part_keys[k]);
+    for (int k = 0; k < TH_LLM_PARTS; k++)
+        bad |= th_csv_field(&b, th_report_llm_parts[k]);
     bad |= th_csv_field(&b, "microbatches");
     bad |= th_csv_field(&b, "mfu");
     bad |= th_csv_field(&b, "tflops_per_npu");
     for (int k = 0; k < NMEM; k++) {
         char col[32];
-        snprintf(col, sizeof col, "memory_%s_bytes", mem_keys[k]);
+        snprintf(col, sizeof col, "memory_%s", mem_keys[k]);
         bad |= th_csv_field(&b, col);
     }
     bad |= th_csv_end(&b);
@@ -159,7 +157,7 @@ static int write_csv(FILE *out, const th_search_report *rep, th_error *err) {
             const th_llm_found *f = &rep->res[i].best[k];
             const th_llm_exec *x = &f->x;
             char map[64];
-            double v[NPARTS];
+            double v[TH_LLM_PARTS];
             bad |= th_csv_field(&b, rep->m->name);
             bad |= th_csv_field(&b, rep->sys->name);
             bad |= th_csv_field(&b, th_policy_name(p->policy));
@@ -178,8 +176,8 @@ static int write_csv(FILE *out, const th_search_report *rep, th_error *err) {
             bad |= th_csv_field(&b, th_llm_sharding_names[x->sharding]);
             bad |= th_csv_field(&b, mapping(x, map, sizeof map));
             bad |= th_csv_num(&b, f->r.iteration / 1000.0);
-            parts(&f->r.b, v);
-            for (int j = 0; j < NPARTS; j++)
+            th_report_llm_part_values(&f->r.b, v);
+            for (int j = 0; j < TH_LLM_PARTS; j++)
                 bad |= th_csv_num(&b, v[j] / 1000.0);
             bad |= th_csv_num(&b, f->r.microbatches);
             bad |= th_csv_num(&b, f->r.mfu);
@@ -242,10 +240,10 @@ static int write_table(FILE *out, const th_search_report *rep, th_error *err) {
         fprintf(out, "breakdown, s:\n%4s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n", "rank", "forward",
                 "backward", "recompute", "tp", "ep", "bubble", "pp", "dp", "optimizer");
         for (int k = 0; k < s->n; k++) {
-            double v[NPARTS];
-            parts(&s->best[k].r.b, v);
+            double v[TH_LLM_PARTS];
+            th_report_llm_part_values(&s->best[k].r.b, v);
             fprintf(out, "%4d", k + 1);
-            for (int j = 0; j < NPARTS; j++)
+            for (int j = 0; j < TH_LLM_PARTS; j++)
                 fprintf(out, " %9.4f", v[j] / 1e9);
             fputc('\n', out);
         }
