@@ -94,6 +94,13 @@ START_TEST(search_fix_and_pairs) {
                       strstr(r.out, "themis-global + scf: 12") && strstr(r.out, "ideal + -: 12"),
                   "%s", r.out);
     test_cli_free(&r);
+    /* a global batch no dp divides (16, 8, 4, 2): nothing to search, said so */
+    test_cli(&r, "search '%s' -s '%s' --global-batch 3", model, sys);
+    test_expect_quiet(&r, "search --global-batch 3");
+    ck_assert_msg(strstr(r.out, "themis + scf: 0 executions") &&
+                      strstr(r.out, "no valid execution: tp x pp x dp"),
+                  "%s", r.out);
+    test_cli_free(&r);
 }
 END_TEST
 

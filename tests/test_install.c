@@ -164,7 +164,7 @@ START_TEST(test_bash_completion) {
     char out[8192];
     /* commands */
     ck_assert_int_eq(complete(out, sizeof out, "\"$THEMIS_BIN\" s\"\""), 0);
-    ck_assert_str_eq(out, "sweep\nsummarize\n");
+    ck_assert_str_eq(out, "sweep\nsummarize\nsearch\n");
     /* a command's options, from its --help */
     ck_assert_int_eq(complete(out, sizeof out, "\"$THEMIS_BIN\" run --sy"), 0);
     ck_assert_str_eq(out, "--system\n");

@@ -217,7 +217,11 @@ static int write_table(FILE *out, const th_search_report *rep, th_error *err) {
                 th_policy_name(p->policy), th_train_intra_name(p->policy, p->intra), s->enumerated,
                 s->feasible, s->bounded, s->evaluated);
         if (!s->n) {
-            fputs("  no execution fits in memory\n", out);
+            fputs(s->enumerated ? "  no execution fits in memory\n"
+                                : "  no valid execution: tp x pp x dp = the system's NPUs, with tp "
+                                  "dividing the heads, pp the layers and dp the global batch "
+                                  "(and the keys kept)\n",
+                  out);
             continue;
         }
         fprintf(out, "%4s %13s %6s %7s %8s %5s %5s %5s %4s %5s %-14s %-3s %-9s %-9s %s\n", "rank",

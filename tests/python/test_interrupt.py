@@ -19,9 +19,10 @@ CALLS = {
              'policy="themis", intra="scf")',
     # a workload's iteration per evaluation, up to 6000 of them: minutes
     "optimize": 'themis.optimize(workload="models/workloads/transformer-1t.json")',
-    # every execution of a 1T model on 4096 NPUs under 11 policy pairs: about a minute
-    "search": 'themis.search("models/llm/megatron-1t.json", "models/systems/dgx-a100.json", '
-              'global_batch=3072, policy="all", intra="all")',
+    # the best 100,000 executions of Mixtral 8x7B on 4096 NPUs under 11 policy pairs: about a
+    # minute (a bound prunes little when K is most of the executions that fit)
+    "search": 'themis.search("models/llm/mixtral-8x7b.json", "models/systems/dgx-h100.json", '
+              'global_batch=1024, top=100000, policy="all", intra="all")',
 }
 
 
