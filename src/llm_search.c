@@ -76,18 +76,19 @@ static void unpack(const cand *c, const th_llm_exec *base, th_llm_exec *x) {
         x->mapping[k] = c->mapping[k];
 }
 
-/* The divisors of n in increasing order into d (room for 4096), their count. */
+/* Divisors of a number up to 1e12, at most (963761198400 has 6720). */
+#define MAX_DIVISORS 8192
+
+/* The divisors of n (1 to 1e12) in increasing order into d (room for MAX_DIVISORS), their
+ * count: those up to sqrt(n), then their cofactors. */
 static int divisors(int64_t n, int64_t *d) {
-    int lo = 0, hi = 0;
-    int64_t big[2048];
-    for (int64_t k = 1; k * k <= n && lo < 2048; k++)
-        if (n % k == 0) {
-            d[lo++] = k;
-            if (k * k != n) big[hi++] = n / k;
-        }
-    for (int i = hi - 1; i >= 0; i--)
-        d[lo++] = big[i];
-    return lo;
+    int lo = 0;
+    for (int64_t k = 1; k * k <= n; k++)
+        if (n % k == 0) d[lo++] = k;
+    int all = lo;
+    for (int i = lo - 1; i >= 0; i--)
+        if (d[i] * d[i] != n) d[all++] = n / d[i];
+    return all;
 }
 
 /* The 24 orders of the four groups, lexicographic (the first is the default: tp, ep, pp, dp). */
@@ -146,6 +147,7 @@ typedef struct walk {
     cands cs;
     double capacity; /* bytes */
     long steps;      /* for the poll */
+    int64_t *div;    /* room for the divisors of tp, pp, ep and the micro-batch */
     th_error *err;
 } walk;
 
@@ -236,7 +238,7 @@ static int add_schedules(walk *w, th_llm_exec *x, const llm_stage *work, int nma
 /* Every micro-batch, sequence parallelism and recomputation of x (its groups set). */
 static int add_micro(walk *w, th_llm_exec *x, int nmap, int ord[24][TH_LLM_GROUPS]) {
     const th_llm_exec *b = &w->o->base;
-    int64_t mbs[4096];
+    int64_t *mbs = w->div + 3 * MAX_DIVISORS;
     int n = divisors(x->global_batch / x->dp, mbs);
     for (int i = 0; i < n; i++) {
         if (fixed(w, TH_LLM_KEY_MICRO_BATCH) && mbs[i] != b->micro_batch) continue;
@@ -260,7 +262,8 @@ static int add_micro(walk *w, th_llm_exec *x, int nmap, int ord[24][TH_LLM_GROUP
 /* Every TP, PP (DP the rest) and EP. */
 static int enumerate(walk *w) {
     const th_llm_exec *b = &w->o->base;
-    int64_t npus = (int64_t)w->sys->npus, tps[4096], pps[4096], eps[4096];
+    int64_t npus = (int64_t)w->sys->npus, *tps = w->div, *pps = w->div + MAX_DIVISORS,
+            *eps = w->div + 2 * MAX_DIVISORS;
     th_llm_exec x = *b;
     int ntp = divisors(npus, tps);
     for (int i = 0; i < ntp; i++) {
@@ -417,8 +420,10 @@ int th_llm_search(const th_system *sys, const th_llm_model *m, const th_llm_sear
                             sys->name);
     if (o->top < 1)
         return th_error_set(err, TH_EINPUT, "llm search: top: expected >= 1, got %d", o->top);
-    if (o->base.global_batch < 1)
-        return th_error_set(err, TH_EINPUT, "llm search: global_batch: expected >= 1, got %lld",
+    if (o->base.global_batch < 1 || o->base.global_batch > 1000000000000)
+        return th_error_set(err, TH_EINPUT,
+                            "llm search: global_batch: expected an integer from 1 to 1e12, got "
+                            "%lld",
                             (long long)o->base.global_batch);
     if (sys->npus > 2147483647.0)
         return th_error_set(err, TH_EINPUT,
@@ -426,8 +431,10 @@ int th_llm_search(const th_system *sys, const th_llm_model *m, const th_llm_sear
                             sys->npus);
     out->best = calloc((size_t)o->top, sizeof *out->best);
     if (!out->best) return th_error_set(err, TH_EINTERNAL, "out of memory");
-    walk w = {sys, m, o, out, {NULL, 0, 0}, sys->npu.memory_gib * 1073741824.0, 0, err};
-    int rc = enumerate(&w);
+    walk w = {sys, m, o, out, {NULL, 0, 0}, sys->npu.memory_gib * 1073741824.0, 0, NULL, err};
+    w.div = malloc(4 * MAX_DIVISORS * sizeof *w.div);
+    int rc = w.div ? enumerate(&w) : th_error_set(err, TH_EINTERNAL, "out of memory");
+    free(w.div);
     th_llm_ctx *ctx = NULL;
     if (rc == TH_OK && w.cs.n) {
         ctx = th_llm_ctx_create();
