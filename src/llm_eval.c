@@ -456,23 +456,27 @@ int th_llm_eval(th_llm_ctx *c, const th_system *sys, const th_llm_model *m, cons
     uint64_t gkey;
 
     /* TP: two All-Reduces per layer forward and two backward (Megatron), or with sequence
-     * parallelism an All-Gather and a Reduce-Scatter in place of each; full recomputation
-     * repeats the forward's */
+     * parallelism an All-Gather and a Reduce-Scatter in place of each, and in the backward
+     * pass two more All-Gathers: Megatron keeps the sequence-split inputs of the QKV and first
+     * feed-forward multiplies and gathers them again for their weight gradients (Korthikanti
+     * et al. 2022, section 4.2.2); full recomputation repeats the forward's */
     int tpg[1] = {TH_LLM_TP};
     group_system(sys, &map, tpg, 1, &g, masks);
     gkey = sys_key(&g);
-    double a, r2, tp_layer;
+    double a, r2, tp_layer, regather = 0;
     if (x->sequence_parallel) {
         if (coll_ns(c, &g, gkey, TH_COLL_ALLGATHER, act, x->chunks, policy, intra, &a, err) ||
             coll_ns(c, &g, gkey, TH_COLL_REDUCESCATTER, act, x->chunks, policy, intra, &r2, err))
             return err->code;
         tp_layer = 2 * (a + r2);
+        regather = 2 * a;
     } else {
         if (coll_ns(c, &g, gkey, TH_COLL_ALLREDUCE, act, x->chunks, policy, intra, &a, err))
             return err->code;
         tp_layer = 2 * a;
     }
-    double tp_fwd = st.layers * tp_layer, tp_bwd = tp_fwd, tp_rec = full ? tp_fwd : 0;
+    double tp_fwd = st.layers * tp_layer, tp_bwd = st.layers * (tp_layer + regather);
+    double tp_rec = full ? tp_fwd : 0;
 
     /* EP: an All-to-All before and after each expert layer, each way */
     double ep_fwd = 0;
@@ -487,12 +491,14 @@ int th_llm_eval(th_llm_ctx *c, const th_system *sys, const th_llm_model *m, cons
     }
     double ep_bwd = ep_fwd, ep_rec = full ? ep_fwd : 0;
 
-    /* PP: one send of a micro-batch's activations (split by TP with SP) per stage boundary,
-     * each way, on the slowest dim the group crosses */
+    /* PP: one send of a micro-batch's activations per stage boundary, each way, on the
+     * slowest dim the group crosses; each NPU of a TP group sends 1/tp of them, with or
+     * without SP (Megatron's scatter/gather: Narayanan et al. 2021, section 4.1; the
+     * receivers' All-Gather inside the TP group is left out) */
     double t_pp = 0;
     for (int i = 0; i < map.n[TH_LLM_PP]; i++) {
         const th_dim *d = &sys->dims[map.dim[TH_LLM_PP][i]];
-        double t = d->latency + act / sp / d->bw;
+        double t = d->latency + act / (double)x->tp / d->bw;
         if (t > t_pp) t_pp = t;
     }
 
