@@ -12,6 +12,10 @@
 #include "themis/run.h"
 
 #define CACHE_SIZE 4096 /* entries, a power of two */
+/* Streams of at most this many buckets run through the emulator as they are; longer ones
+ * follow a queue recurrence fitted to the emulator (stream_fit_ns). */
+#define STREAM_EXACT 16
+#define STREAM_FIT   8 /* buckets issued together to measure the steady period */
 
 /* A gradient bucket: issued at t (ns), size bytes over the group dims of mask. */
 typedef struct bucket {
@@ -36,6 +40,7 @@ struct th_llm_ctx {
     cache_entry *cache;
     struct bucket *buckets; /* the gradient buckets of an evaluation, reused */
     int bucket_cap;
+    int exact; /* streams of at most this many buckets run through the emulator as they are */
 };
 
 th_llm_ctx *th_llm_ctx_create(void) {
@@ -44,6 +49,7 @@ th_llm_ctx *th_llm_ctx_create(void) {
     c->runner = th_runner_create();
     c->emu = th_emu_create();
     c->cache = calloc(CACHE_SIZE, sizeof *c->cache);
+    c->exact = STREAM_EXACT;
     if (!c->runner || !c->emu || !c->cache) {
         th_llm_ctx_free(c);
         return NULL;
@@ -102,6 +108,11 @@ static int64_t group_size(const th_llm_exec *x, int g) {
     case TH_LLM_DP: return x->dp / x->ep; /* the rest of the data-parallel group */
     }
     return 1;
+}
+
+void llm_ctx_exact(th_llm_ctx *c, int buckets) {
+    c->exact = buckets;
+    memset(c->cache, 0, sizeof *c->cache * CACHE_SIZE); /* its times were the other way's */
 }
 
 int th_llm_map_groups(const th_system *sys, const th_llm_exec *x, th_llm_map *out, th_error *err) {
@@ -352,11 +363,6 @@ static int by_time(const void *a, const void *b) {
     return (x->size < y->size) - (x->size > y->size);
 }
 
-/* Streams of at most this many buckets run through the emulator as they are; longer ones
- * follow a queue recurrence fitted to the emulator (below). */
-#define STREAM_EXACT 16
-#define STREAM_FIT   8 /* buckets issued together to measure the steady period */
-
 /* A full bucket of `size` bytes over mask: alone (*one, ns) and the period at which a
  * saturated stream of them ends one after another (*period, ns), both from the emulator. */
 static int bucket_fit(th_llm_ctx *c, const th_system *g, uint64_t gkey, th_coll_type type,
@@ -413,7 +419,7 @@ static int dp_ns(th_llm_ctx *c, const th_system *g, uint64_t gkey, uint32_t all,
     if (n == 0 || g->ndims == 0) return TH_OK;
     if (nd > 0 && n > nd) /* each kind is in order already; both: interleave them */
         qsort(c->buckets, (size_t)n, sizeof *c->buckets, by_time);
-    if (n <= STREAM_EXACT || policy == TH_POLICY_IDEAL)
+    if (n <= c->exact || policy == TH_POLICY_IDEAL)
         return stream_ns(c, g, gkey, type, c->buckets, n, x->chunks, policy, intra, end, err);
     return stream_fit_ns(c, g, gkey, type, c->buckets, n, x->bucket_bytes, x->chunks, policy, intra,
                          end, err);
@@ -450,23 +456,27 @@ int th_llm_eval(th_llm_ctx *c, const th_system *sys, const th_llm_model *m, cons
     uint64_t gkey;
 
     /* TP: two All-Reduces per layer forward and two backward (Megatron), or with sequence
-     * parallelism an All-Gather and a Reduce-Scatter in place of each; full recomputation
-     * repeats the forward's */
+     * parallelism an All-Gather and a Reduce-Scatter in place of each, and in the backward
+     * pass two more All-Gathers: Megatron keeps the sequence-split inputs of the QKV and first
+     * feed-forward multiplies and gathers them again for their weight gradients (Korthikanti
+     * et al. 2022, section 4.2.2); full recomputation repeats the forward's */
     int tpg[1] = {TH_LLM_TP};
     group_system(sys, &map, tpg, 1, &g, masks);
     gkey = sys_key(&g);
-    double a, r2, tp_layer;
+    double a, r2, tp_layer, regather = 0;
     if (x->sequence_parallel) {
         if (coll_ns(c, &g, gkey, TH_COLL_ALLGATHER, act, x->chunks, policy, intra, &a, err) ||
             coll_ns(c, &g, gkey, TH_COLL_REDUCESCATTER, act, x->chunks, policy, intra, &r2, err))
             return err->code;
         tp_layer = 2 * (a + r2);
+        regather = 2 * a;
     } else {
         if (coll_ns(c, &g, gkey, TH_COLL_ALLREDUCE, act, x->chunks, policy, intra, &a, err))
             return err->code;
         tp_layer = 2 * a;
     }
-    double tp_fwd = st.layers * tp_layer, tp_bwd = tp_fwd, tp_rec = full ? tp_fwd : 0;
+    double tp_fwd = st.layers * tp_layer, tp_bwd = st.layers * (tp_layer + regather);
+    double tp_rec = full ? tp_fwd : 0;
 
     /* EP: an All-to-All before and after each expert layer, each way */
     double ep_fwd = 0;
@@ -481,12 +491,14 @@ int th_llm_eval(th_llm_ctx *c, const th_system *sys, const th_llm_model *m, cons
     }
     double ep_bwd = ep_fwd, ep_rec = full ? ep_fwd : 0;
 
-    /* PP: one send of a micro-batch's activations (split by TP with SP) per stage boundary,
-     * each way, on the slowest dim the group crosses */
+    /* PP: one send of a micro-batch's activations per stage boundary, each way, on the
+     * slowest dim the group crosses; each NPU of a TP group sends 1/tp of them, with or
+     * without SP (Megatron's scatter/gather: Narayanan et al. 2021, section 4.1; the
+     * receivers' All-Gather inside the TP group is left out) */
     double t_pp = 0;
     for (int i = 0; i < map.n[TH_LLM_PP]; i++) {
         const th_dim *d = &sys->dims[map.dim[TH_LLM_PP][i]];
-        double t = d->latency + act / sp / d->bw;
+        double t = d->latency + act / (double)x->tp / d->bw;
         if (t > t_pp) t_pp = t;
     }
 

@@ -32,4 +32,8 @@ double llm_recompute_flops(const th_llm_model *m, th_llm_recompute r, int moe);
 /* MoE layers of the whole model. */
 double llm_moe_layers(const th_llm_model *m);
 
+/* Gradient streams of at most `buckets` buckets run through the emulator as they are (16 by
+ * default; longer ones follow the fitted queue); for tests that compare the two. */
+void llm_ctx_exact(th_llm_ctx *c, int buckets);
+
 #endif

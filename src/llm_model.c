@@ -106,7 +106,10 @@ static double layer_fwd_ns(const th_llm_model *m, const th_llm_exec *x, const th
     double ns = 0;
     ns += llm_matmul_ns(npu, 2 * tok * h * (h + 2 * kv_width(m)) / t); /* QKV */
     double c = 2 * llm_matmul_ns(npu, 2 * b * s * s * h / t);          /* scores, A.V */
-    c += llm_vector_ns(npu, b * m->heads * s * s / t, 5, 2 * A);       /* softmax */
+    /* the scores, memory-bound without fused attention (Megatron-LM of 2022): written by
+     * their multiply, read and written by the fused scale-mask-softmax, read and written by
+     * dropout with its one-byte mask, read by the product with V: 6A + 1 bytes each */
+    c += llm_vector_ns(npu, b * m->heads * s * s / t, 5, 6 * A + 1);
     ns += c;
     ns += llm_matmul_ns(npu, 2 * tok * h * h / t); /* output projection */
     if (moe) {

@@ -293,23 +293,26 @@ static void eval(const th_llm_workload *w, th_llm_result *r) {
 /* The small model's layer forward at tp 1 on the test NPU (1e5 matrix and 1e4 vector FLOPs
  * per ns, 1000 bytes per ns), micro-batch 1:
  *   QKV 2*128*64*192 = 3145728 FLOPs: 31.45728 ns; scores and A.V 2 * 2097152: 41.94304;
- *   softmax 4*128^2 = 65536 elements, memory-bound at 4 bytes each: 262.144;
+ *   softmax and dropout over 4*128^2 = 65536 scores, memory-bound at 6A + 1 = 13 bytes each:
+ *   851.968;
  *   output projection 1048576: 10.48576; feed-forward 2 * 4194304: 83.88608;
  *   activation 128*256 = 32768 elements * 4 bytes: 131.072; two norms 2 * 8192 * 4 bytes:
  *   65.536; two residual adds 2 * 8192 * 6 bytes: 98.304;
- * in all 724.82816 ns. The last stage's logits: 16384000 FLOPs, 163.84 ns, and the loss over
+ * in all 1314.65216 ns. The last stage's logits: 16384000 FLOPs, 163.84 ns, and the loss over
  * 128*1000 elements of 8 bytes, 1024 ns: 1187.84 ns. */
-#define LAYER_NS  724.82816
+#define LAYER_NS  1314.65216
 #define LOGITS_NS 1187.84
 
 /* pp 2, micro-batch 1, global batch 4: m = 4 micro-batches; each stage one layer, the last
- * with the logits: F = 1912.66816, B = 2F = 3825.33632 per micro-batch.
- * GPipe and 1F1B: bubble (p - 1)/(v m) of the ideal m(F + B): (F + B) = 5738.00448 ns.
+ * with the logits: F = 2502.49216, B = 2F = 5004.98432 per micro-batch.
+ * GPipe and 1F1B: bubble (p - 1)/(v m) of the ideal m(F + B): (F + B) = 7507.47648 ns.
  * The pipeline send: 128*64*2 = 16384 bytes on the ring piece, 10 + 163.84 = 173.84 ns, each
  * way per micro-batch and stage boundary: 2 (m v + p - 1) * 173.84 = 1738.4 ns.
  * The optimizer step: 113536 parameters per NPU (one layer 49408 and the embedding and norm
  * 64128), 2 + 2*12 + 2 = 28 bytes each at 1000 bytes per ns: 3179.008 ns.
- * Iteration: 4 * 5738.00448 + 5738.00448 + 1738.4 + 3179.008 = 33607.4304 ns. */
+ * Iteration: 4 * 7507.47648 + 7507.47648 + 1738.4 + 3179.008 = 42454.7904 ns.
+ * With tp 2 (no SP) each NPU of the TP group sends half: 10 + 8192 / 100 = 91.92 ns, and
+ * 2 * 5 * 91.92 = 919.2 ns. */
 START_TEST(llm_pipeline_gpipe_1f1b) {
     static const char *const sched[] = {"gpipe", "1f1b"};
     for (int i = 0; i < 2; i++) {
@@ -326,21 +329,26 @@ START_TEST(llm_pipeline_gpipe_1f1b) {
         ck_assert_rel(r.b.backward, 8 * F);
         ck_assert_rel(r.b.recompute, 0);
         ck_assert_rel(r.b.tp_exposed, 0);
-        ck_assert_rel(r.b.bubble, 5738.00448);
+        ck_assert_rel(r.b.bubble, 7507.47648);
         ck_assert_rel(r.b.pp_exposed, 1738.4);
         ck_assert_rel(r.b.dp_exposed, 0);
         ck_assert_rel(r.b.optimizer, 3179.008);
-        ck_assert_rel(r.iteration, 33607.4304);
+        ck_assert_rel(r.iteration, 42454.7904);
         /* MFU: 3 * 4 sequences * 49938432 FLOPs over 2 NPUs at 1e5 FLOPs per ns */
-        ck_assert_rel(r.mfu, 3 * 4 * 49938432.0 / (33607.4304 * 2 * 1e5));
-        ck_assert_rel(r.tflops_per_npu, 3 * 4 * 49938432.0 / (33607.4304 * 2) / 1e3);
+        ck_assert_rel(r.mfu, 3 * 4 * 49938432.0 / (42454.7904 * 2 * 1e5));
+        ck_assert_rel(r.tflops_per_npu, 3 * 4 * 49938432.0 / (42454.7904 * 2) / 1e3);
     }
+    th_llm_workload w;
+    parse("{'llm': {" SMALL ", 'tp': 2, 'pp': 2, 'global_batch': 4}}", &w);
+    th_llm_result r;
+    eval(&w, &r);
+    ck_assert_rel(r.b.pp_exposed, 919.2);
 }
 END_TEST
 
-/* Interleaved, 4 layers on pp 2 with v 2: each device holds 2 layers, F = 2 * 724.82816 +
- * 1187.84 = 2637.49632, per micro-batch 3F = 7912.48896; bubble (p - 1)/v of it = 3956.24448
- * ns; sends 2 (m v + p - 1) * 173.84 = 18 * 173.84 = 3129.12 ns. */
+/* Interleaved, 4 layers on pp 2 with v 2: each device holds 2 layers, F = 2 * 1314.65216 +
+ * 1187.84 = 3817.14432, per micro-batch 3F = 11451.43296; bubble (p - 1)/v of it =
+ * 5725.71648 ns; sends 2 (m v + p - 1) * 173.84 = 18 * 173.84 = 3129.12 ns. */
 START_TEST(llm_pipeline_interleaved) {
     th_llm_workload w;
     parse("{'llm': {'model': {'layers': 4, 'hidden': 64, 'heads': 4, 'seq': 128, 'vocab': 1000}, "
@@ -349,14 +357,14 @@ START_TEST(llm_pipeline_interleaved) {
     th_llm_result r;
     eval(&w, &r);
     ck_assert_rel(r.b.forward, 4 * (2 * LAYER_NS + LOGITS_NS));
-    ck_assert_rel(r.b.bubble, 3956.24448);
+    ck_assert_rel(r.b.bubble, 5725.71648);
     ck_assert_rel(r.b.pp_exposed, 3129.12);
 }
 END_TEST
 
 /* Recomputation: full redoes each layer's forward (1 layer per micro-batch here, 4 of them);
- * selective redoes the attention core: scores and A.V 41.94304 + softmax 262.144 = 304.08704
- * ns per layer. */
+ * selective redoes the attention core: scores and A.V 41.94304 + softmax and dropout 851.968
+ * = 893.91104 ns per layer. */
 START_TEST(llm_recompute_time) {
     th_llm_workload w;
     th_llm_result r;
@@ -365,7 +373,7 @@ START_TEST(llm_recompute_time) {
     ck_assert_rel(r.b.recompute, 4 * LAYER_NS);
     parse("{'llm': {" SMALL ", 'pp': 2, 'global_batch': 4, 'recompute': 'selective'}}", &w);
     eval(&w, &r);
-    ck_assert_rel(r.b.recompute, 4 * 304.08704);
+    ck_assert_rel(r.b.recompute, 4 * 893.91104);
 }
 END_TEST
 
@@ -373,16 +381,18 @@ END_TEST
  * (128*64*2 = 16384 bytes) in 1 chunk is a Reduce-Scatter and an All-Gather stage of
  * 10 + 16384 / 2 / 100 = 91.92 ns each: 183.84 ns. Two per layer forward, two backward, over 2
  * layers: 8 * 183.84 = 1470.72 ns. With sequence parallelism each All-Reduce is an
- * All-Gather and a Reduce-Scatter of the same bytes: the same time. Full recomputation
- * repeats the forward's: 12 * 183.84 = 2206.08 ns. */
+ * All-Gather and a Reduce-Scatter of the same bytes, the same time, and the backward pass
+ * gathers the two multiplies' inputs again: 2 more All-Gathers of 91.92 ns per layer,
+ * 1470.72 + 2 * 2 * 91.92 = 1838.4 ns. Full recomputation repeats the forward's:
+ * 12 * 183.84 = 2206.08 ns. */
 START_TEST(llm_tp_bytes) {
     static const struct {
         const char *keys;
         double ns;
     } cases[] = {{"", 1470.72},
-                 {", 'sequence_parallel': true", 1470.72},
+                 {", 'sequence_parallel': true", 1838.4},
                  {", 'recompute': 'full'", 2206.08},
-                 {", 'recompute': 'selective', 'sequence_parallel': true", 1470.72}};
+                 {", 'recompute': 'selective', 'sequence_parallel': true", 1838.4}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char json[256];
         snprintf(json, sizeof json, "{'llm': {" SMALL ", 'tp': 2, 'chunks': 1%s}}", cases[i].keys);
@@ -399,8 +409,8 @@ END_TEST
  * bytes. One bucket after the backward pass: an All-Reduce of 2 (10 + 325888 / 2 / 100) =
  * 3278.88 ns, all exposed. Sharded (the distributed optimizer): a Reduce-Scatter of 1639.44
  * ns and, after the step, an All-Gather of the 2-byte weights, 1639.44 ns: the same.
- * Two buckets of 162944 bytes overlapped with the backward pass (W = 2 * (2 * 724.82816 +
- * 1187.84) = 5274.99264 ns): the first, issued at W/2, ends 2 (10 + 814.72) = 1649.44 ns
+ * Two buckets of 162944 bytes overlapped with the backward pass (W = 2 * (2 * 1314.65216 +
+ * 1187.84) = 7634.28864 ns): the first, issued at W/2, ends 2 (10 + 814.72) = 1649.44 ns
  * later, before W; the second runs from W: 1649.44 ns exposed. */
 START_TEST(llm_dp_bytes) {
     static const struct {
@@ -524,6 +534,19 @@ START_TEST(llm_themis_beats_baseline) {
         th_llm_eval(c, &sys, &w.model, &w.exec, TH_POLICY_THEMIS, TH_INTRA_SCF, &again, &err),
         TH_OK);
     ck_assert(again.iteration == themis.iteration);
+    /* 39 buckets of 4 MiB (83118080 parameters, 2 bytes each): the fitted queue is within 1%
+     * of the emulator's own run of every bucket, for either policy */
+    th_llm_result exact;
+    llm_ctx_exact(c, 1000);
+    ck_assert_int_eq(
+        th_llm_eval(c, &sys, &w.model, &w.exec, TH_POLICY_THEMIS, TH_INTRA_SCF, &exact, &err),
+        TH_OK);
+    ck_assert(fabs(exact.b.dp_exposed - themis.b.dp_exposed) < 0.01 * exact.b.dp_exposed);
+    ck_assert(exact.iteration != themis.iteration); /* a different way, not the cache */
+    ck_assert_int_eq(
+        th_llm_eval(c, &sys, &w.model, &w.exec, TH_POLICY_BASELINE, TH_INTRA_FIFO, &exact, &err),
+        TH_OK);
+    ck_assert(fabs(exact.b.dp_exposed - base.b.dp_exposed) < 0.01 * exact.b.dp_exposed);
     th_llm_ctx_free(c);
 }
 END_TEST
