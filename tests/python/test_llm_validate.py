@@ -8,8 +8,6 @@ import re
 import subprocess
 import sys
 
-import pytest
-
 from conftest import BIN, src
 
 
@@ -19,9 +17,6 @@ def validate(*args):
                           capture_output=True, text=True, env=env, cwd=src())
 
 
-# The model does not yet hold three terms of Megatron-LM's execution (docs/LLM.md, "Where the
-# model differs"): the bounds are the target, and this test says when they are met.
-@pytest.mark.xfail(reason="the model misses three Megatron-LM terms; docs/LLM.md", strict=False)
 def test_iteration_time_within_the_bounds():
     p = validate("--check")
     assert p.returncode == 0, p.stdout + p.stderr
