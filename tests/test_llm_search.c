@@ -151,13 +151,13 @@ START_TEST(search_memory) {
 }
 END_TEST
 
-/* The answer by definition: every combination of the keys (every one of the 24 orders of the
- * groups, every schedule whatever pp), valid when th_llm_check and th_llm_map_groups accept
- * it, kept when th_llm_memory fits, timed by th_llm_eval, sorted by (time, key). Equivalent
- * executions are one, the first in the key order standing for them: with pp 1 every schedule
- * runs alike (GPipe), with tp 1 there is nothing to split (sequence parallelism off), with dp
- * 1 nothing to shard (none), and orders of the groups that give the same placement
- * (th_llm_map_groups) are one. */
+/* The answer by definition: every combination of the keys (every ep, every one of the 24 orders of
+ * the groups, every schedule whatever pp), valid when th_llm_check and th_llm_map_groups accept it,
+ * kept when th_llm_memory fits, timed by th_llm_eval, sorted by (time, key). Equivalent executions
+ * are one, the first in the key order standing for them: with pp 1 every schedule runs alike
+ * (GPipe), with tp 1 there is nothing to split (sequence parallelism off), with dp 1 nothing to
+ * shard (none), and orders of the groups that give the same placement (th_llm_map_groups) are one.
+ */
 typedef struct brute_row {
     th_llm_exec x;
     th_llm_result r;
@@ -200,54 +200,56 @@ static brute_row *brute(const th_system *sys, const th_llm_model *m, const th_ll
         for (int64_t pp = 1; tp * pp <= npus; pp++) {
             if (npus % (tp * pp)) continue;
             int64_t dp = npus / (tp * pp);
-            for (int64_t mb = 1; mb <= batch; mb++)
-                for (int s = 0; s < 3; s++)
-                    for (int64_t v = 1; v <= m->layers; v++)
-                        for (int sp = 0; sp < 2; sp++)
-                            for (int rc = 0; rc < 3; rc++)
-                                for (int z = 0; z < 4; z++)
-                                    for (int o = 0; o < 256; o++) {
-                                        th_llm_exec x = *base;
-                                        x.tp = tp, x.pp = pp, x.dp = dp, x.ep = 1;
-                                        x.micro_batch = mb;
-                                        x.schedule = (th_llm_schedule)s;
-                                        x.virtual_stages = v;
-                                        x.sequence_parallel = sp;
-                                        x.recompute = (th_llm_recompute)rc;
-                                        x.sharding = (th_llm_sharding)z;
-                                        int used = 0;
-                                        for (int k = 0; k < 4; k++) {
-                                            x.mapping[k] = (o >> (2 * k)) & 3;
-                                            used |= 1 << x.mapping[k];
+            for (int64_t ep = 1; ep <= dp; ep++)
+                for (int64_t mb = 1; mb <= batch; mb++)
+                    for (int s = 0; s < 3; s++)
+                        for (int64_t v = 1; v <= m->layers; v++)
+                            for (int sp = 0; sp < 2; sp++)
+                                for (int rc = 0; rc < 3; rc++)
+                                    for (int z = 0; z < 4; z++)
+                                        for (int o = 0; o < 256; o++) {
+                                            th_llm_exec x = *base;
+                                            x.tp = tp, x.pp = pp, x.dp = dp, x.ep = ep;
+                                            x.micro_batch = mb;
+                                            x.schedule = (th_llm_schedule)s;
+                                            x.virtual_stages = v;
+                                            x.sequence_parallel = sp;
+                                            x.recompute = (th_llm_recompute)rc;
+                                            x.sharding = (th_llm_sharding)z;
+                                            int used = 0;
+                                            for (int k = 0; k < 4; k++) {
+                                                x.mapping[k] = (o >> (2 * k)) & 3;
+                                                used |= 1 << x.mapping[k];
+                                            }
+                                            /* an order of the four groups; interleaving needs
+                                             * v >= 2 (v = 1 is 1F1B) */
+                                            if (used != 15 || (s == TH_LLM_INTERLEAVED && v < 2))
+                                                continue;
+                                            if ((pp == 1 && (s != TH_LLM_GPIPE || v != 1)) ||
+                                                (tp == 1 && sp) || (dp == 1 && z))
+                                                continue;
+                                            th_error e;
+                                            th_llm_map map;
+                                            if (th_llm_check(m, &x, "", &e) ||
+                                                th_llm_map_groups(sys, &x, &map, &e) ||
+                                                !first_order(sys, &x, &map))
+                                                continue;
+                                            th_llm_mem mem;
+                                            th_llm_memory(m, &x, &mem);
+                                            if (mem.total > sys->npu.memory_gib * 1073741824.0)
+                                                continue;
+                                            if (n == cap) {
+                                                cap *= 2;
+                                                rows = realloc(rows, sizeof *rows * (size_t)cap);
+                                                ck_assert(rows);
+                                            }
+                                            rows[n].x = x;
+                                            ck_assert_msg(th_llm_eval(ctx, sys, m, &x, policy,
+                                                                      intra, &rows[n].r,
+                                                                      &e) == TH_OK,
+                                                          "%s", e.msg);
+                                            n++;
                                         }
-                                        /* an order of the four groups; interleaving needs
-                                         * v >= 2 (v = 1 is 1F1B) */
-                                        if (used != 15 || (s == TH_LLM_INTERLEAVED && v < 2))
-                                            continue;
-                                        if ((pp == 1 && (s != TH_LLM_GPIPE || v != 1)) ||
-                                            (tp == 1 && sp) || (dp == 1 && z))
-                                            continue;
-                                        th_error e;
-                                        th_llm_map map;
-                                        if (th_llm_check(m, &x, "", &e) ||
-                                            th_llm_map_groups(sys, &x, &map, &e) ||
-                                            !first_order(sys, &x, &map))
-                                            continue;
-                                        th_llm_mem mem;
-                                        th_llm_memory(m, &x, &mem);
-                                        if (mem.total > sys->npu.memory_gib * 1073741824.0)
-                                            continue;
-                                        if (n == cap) {
-                                            cap *= 2;
-                                            rows = realloc(rows, sizeof *rows * (size_t)cap);
-                                            ck_assert(rows);
-                                        }
-                                        rows[n].x = x;
-                                        ck_assert_msg(th_llm_eval(ctx, sys, m, &x, policy, intra,
-                                                                  &rows[n].r, &e) == TH_OK,
-                                                      "%s", e.msg);
-                                        n++;
-                                    }
         }
     th_llm_ctx_free(ctx);
     qsort(rows, (size_t)n, sizeof *rows, cmp_row);
@@ -255,10 +257,13 @@ static brute_row *brute(const th_system *sys, const th_llm_model *m, const th_ll
     return rows;
 }
 
-static void brute_vs_search(th_policy policy, th_intra intra, int top) {
+static void brute_vs_search(th_policy policy, th_intra intra, int top, int experts) {
     th_llm_workload w;
     th_system sys;
     load("llm_model_small.json", &w, &sys);
+    if (experts) /* every layer of experts, 2 per token, half as wide as the dense ones */
+        w.model.experts = experts, w.model.top_k = 2, w.model.expert_ffn = 128,
+        w.model.moe_every = 1;
     th_llm_search_opts o = opts_of(&w, 16, top);
     o.policy = policy, o.intra = intra;
     int n;
@@ -268,6 +273,10 @@ static void brute_vs_search(th_policy policy, th_intra intra, int top) {
     ck_assert_double_eq(r.feasible, n);
     ck_assert_int_eq(r.n, top);
     ck_assert(r.evaluated < r.feasible); /* the bound dropped some unseen */
+    int sharded_experts = 0;
+    for (int i = 0; i < n; i++)
+        sharded_experts |= rows[i].x.ep > 1;
+    ck_assert_int_eq(sharded_experts, experts > 0);
     for (int i = 0; i < top; i++) {
         ck_assert_msg(!th_llm_exec_cmp(&r.best[i].x, &rows[i].x), "rank %d differs", i + 1);
         ck_assert_msg(r.best[i].r.iteration == rows[i].r.iteration, "rank %d: %.17g vs %.17g",
@@ -279,8 +288,9 @@ static void brute_vs_search(th_policy policy, th_intra intra, int top) {
 }
 
 START_TEST(search_brute_force) {
-    brute_vs_search(TH_POLICY_THEMIS, TH_INTRA_SCF, 8);
-    brute_vs_search(TH_POLICY_BASELINE, TH_INTRA_FIFO, 3);
+    brute_vs_search(TH_POLICY_THEMIS, TH_INTRA_SCF, 8, 0);
+    brute_vs_search(TH_POLICY_BASELINE, TH_INTRA_FIFO, 3, 0);
+    brute_vs_search(TH_POLICY_THEMIS, TH_INTRA_SCF, 8, 4); /* expert parallelism too */
 }
 END_TEST
 
