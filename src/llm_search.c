@@ -146,6 +146,7 @@ typedef struct walk {
     th_llm_search_result *res;
     cands cs;
     double capacity; /* bytes */
+    double npus;     /* tp * pp * dp */
     long steps;      /* for the poll */
     int64_t *div;    /* room for the divisors of tp, pp, ep and the micro-batch */
     th_error *err;
@@ -262,7 +263,7 @@ static int add_micro(walk *w, th_llm_exec *x, int nmap, int ord[24][TH_LLM_GROUP
 /* Every TP, PP (DP the rest) and EP. */
 static int enumerate(walk *w) {
     const th_llm_exec *b = &w->o->base;
-    int64_t npus = (int64_t)w->sys->npus, *tps = w->div, *pps = w->div + MAX_DIVISORS,
+    int64_t npus = (int64_t)w->npus, *tps = w->div, *pps = w->div + MAX_DIVISORS,
             *eps = w->div + 2 * MAX_DIVISORS;
     th_llm_exec x = *b;
     int ntp = divisors(npus, tps);
@@ -425,13 +426,17 @@ int th_llm_search(const th_system *sys, const th_llm_model *m, const th_llm_sear
                             "llm search: global_batch: expected an integer from 1 to 1e12, got "
                             "%lld",
                             (long long)o->base.global_batch);
-    if (sys->npus > 2147483647.0)
+    double npus = o->npus > 0 ? o->npus : sys->npus;
+    if (npus != floor(npus) || npus > sys->npus)
         return th_error_set(err, TH_EINPUT,
-                            "llm search: system \"%s\" has %.15g NPUs, at most 2^31 - 1", sys->name,
-                            sys->npus);
+                            "llm search: npus: expected an integer from 1 to %.15g (the NPUs of "
+                            "system \"%s\"), got %.15g",
+                            sys->npus, sys->name, npus);
+    if (npus > 2147483647.0)
+        return th_error_set(err, TH_EINPUT, "llm search: npus: %.15g, at most 2^31 - 1", npus);
     out->best = calloc((size_t)o->top, sizeof *out->best);
     if (!out->best) return th_error_set(err, TH_EINTERNAL, "out of memory");
-    walk w = {sys, m, o, out, {NULL, 0, 0}, sys->npu.memory_gib * 1073741824.0, 0, NULL, err};
+    walk w = {sys, m, o, out, {NULL, 0, 0}, sys->npu.memory_gib * 1073741824.0, npus, 0, NULL, err};
     w.div = malloc(4 * MAX_DIVISORS * sizeof *w.div);
     int rc = w.div ? enumerate(&w) : th_error_set(err, TH_EINTERNAL, "out of memory");
     free(w.div);

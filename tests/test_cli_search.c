@@ -21,7 +21,7 @@ START_TEST(search_table_csv) {
     test_cli_out r;
     test_cli(&r, "search '%s' -s '%s' --global-batch 16 -k 3", model, sys);
     test_expect_quiet(&r, "search");
-    ck_assert_msg(strstr(r.out, "search: small on search-2d (16 NPUs") &&
+    ck_assert_msg(strstr(r.out, "search: small on 16 NPUs of search-2d (16 NPUs") &&
                       strstr(r.out, "themis + scf: 1692 executions, ") &&
                       strstr(r.out, "\n   3 ") && !strstr(r.out, "\n   4 ") &&
                       strstr(r.out, "breakdown, s:"),
@@ -114,6 +114,8 @@ START_TEST(search_bad_inputs) {
     test_bad("--fix: ", "search '%s' -s '%s' --global-batch 16 --fix tp", model, sys);
     test_bad("unknown key 'tq'; did you mean 'tp'?", "search '%s' -s '%s' --fix tq", fixed, sys);
     test_bad("-k", "search '%s' -s '%s' --global-batch 16 -k 0", model, sys);
+    test_bad("search: --npus: 32 NPUs, but system \"search-2d\" has 16",
+             "search '%s' -s '%s' --global-batch 16 --npus 32", model, sys);
     test_bad("--global-batch", "search '%s' -s '%s' --global-batch 0", model, sys);
     test_bad("policy", "search '%s' -s '%s' --global-batch 16 -p fastest", model, sys);
     char *dir = test_tmp_dir();

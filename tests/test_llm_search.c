@@ -83,6 +83,31 @@ START_TEST(search_count) {
 }
 END_TEST
 
+/* On 4 of the 16 NPUs (the groups fill the ring of 4, so each (tp, pp, dp) has one placement),
+ * B = 16: (tp, pp, dp) = (1,1,4), (1,2,2), (2,1,2), (2,2,1), (4,1,1); micro-batches dividing
+ * B / dp: 3, 4, 4, 5, 5; schedules: pp 2: 2; sequence parallelism: tp > 1: 2; 3
+ * recomputations; shardings: dp > 1: 4, dp 1: 1:
+ *   3 x 1 x 1 x 3 x 4 = 36; 4 x 2 x 1 x 3 x 4 = 96; 4 x 1 x 2 x 3 x 4 = 96;
+ *   5 x 2 x 2 x 3 x 1 = 60; 5 x 1 x 2 x 3 x 1 = 30: 318. */
+START_TEST(search_count_npus) {
+    th_llm_workload w;
+    th_system sys;
+    load("llm_model_small.json", &w, &sys);
+    th_llm_search_opts o = opts_of(&w, 16, 3);
+    o.npus = 4;
+    th_llm_search_result r;
+    search(&sys, &w.model, &o, &r);
+    ck_assert_double_eq(r.enumerated, 318);
+    for (int i = 0; i < r.n; i++)
+        ck_assert_int_eq(r.best[i].x.tp * r.best[i].x.pp * r.best[i].x.dp, 4);
+    th_llm_search_result_free(&r);
+    th_error err;
+    o.npus = 17; /* more than the system has */
+    ck_assert_int_eq(th_llm_search(&sys, &w.model, &o, &r, &err), TH_EINPUT);
+    ck_assert_msg(strstr(err.msg, "npus: expected an integer from 1 to 16"), "%s", err.msg);
+}
+END_TEST
+
 /* Expert parallelism: the small model with 4 experts in every layer, tp = pp = 1 kept (dp =
  * 16), B = 16 (one micro-batch size). ep divides dp and the 4 experts: 1, 2, 4; the groups
  * are ep and the rest of dp (dp / ep): ep 1: dp over both dims (1 mapping); ep 2: ep in the
@@ -377,6 +402,7 @@ Suite *search_suite(void) {
     TCase *tc = tcase_create("search");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, search_count);
+    tcase_add_test(tc, search_count_npus);
     tcase_add_test(tc, search_count_moe);
     tcase_add_test(tc, search_memory);
     tcase_add_test(tc, search_brute_force);

@@ -28,6 +28,8 @@ typedef struct th_llm_search_opts {
      * optimizer_bytes, grad_bytes, chunks), and the keys of `fixed` */
     th_llm_exec base;
     unsigned fixed; /* bit TH_LLM_KEY_*: that key as in base */
+    double npus;    /* tp * pp * dp of every execution: 0 = all the system's; else fewer, the
+                       groups filling its dims innermost first (th_llm_map_groups) */
     th_policy policy;
     th_intra intra;
     int top; /* K: the best K executions are kept, >= 1 */
@@ -51,7 +53,7 @@ typedef struct th_llm_search_result {
     th_llm_found *best; /* fastest first; ties in th_llm_exec_cmp's order */
 } th_llm_search_result;
 
-/* The search of m on every NPU of sys (which needs an NPU) under o; out->best is freed by
+/* The search of m on the NPUs of sys (which needs an NPU) under o; out->best is freed by
  * th_llm_search_result_free. No feasible execution is not an error (out->n = 0). */
 int th_llm_search(const th_system *sys, const th_llm_model *m, const th_llm_search_opts *o,
                   th_llm_search_result *out, th_error *err);

@@ -150,19 +150,20 @@ def optimize(system: Optional[Source] = None, collective: Optional[str] = None,
 
 def search(model: Source, system: Source, global_batch: Optional[int] = None,
            top: Optional[int] = None, policy: Optional[str] = None, intra: Optional[str] = None,
-           fix: Union[Sequence[str], str, None] = None) -> Report:
+           fix: Union[Sequence[str], str, None] = None, npus: Optional[int] = None) -> Report:
     """`themis search -f json`: every valid execution of an LLM (model: a model file of
     models/llm/ or an LLM workload, a file or a dict) on all NPUs of a system (which needs an
     "npu"), those that fit in memory, and the best `top` (default 10) by iteration time per
     policy pair (default themis + scf; "all" for every one). global_batch: sequences per
     iteration (required with a model file; default a workload's); fix: keys of a workload's
-    execution the search keeps, e.g. ["tp", "pp"]. Returns the report as a dict: "searches"
+    execution the search keeps, e.g. ["tp", "pp"]; npus: NPUs each execution uses (default all
+    the system's). Returns the report as a dict: "searches"
     (per pair: enumerated, feasible, bounded, evaluated) and "results" (per pair, best first:
     the execution's keys, iteration_us and its breakdown, mfu, tflops_per_npu, memory)."""
     if isinstance(fix, (list, tuple)):
         fix = list(fix)
     req = _request(model=_source(model), system=_source(system), global_batch=global_batch,
-                   top=top, policy=policy, intra=intra, fix=fix)
+                   top=top, policy=policy, intra=intra, fix=fix, npus=npus)
     return json.loads(call("search", req, interruptible=True))
 
 

@@ -229,6 +229,7 @@ typedef struct th_search_request {
     int policy, intra;        /* -1 = all */
     int64_t global_batch;     /* 0: the workload's */
     int64_t top;              /* K */
+    int64_t npus;             /* tp * pp * dp; 0: all the system's */
     th_arg_src fix;           /* "tp,pp" */
     int format;
     const char *output;

@@ -25,6 +25,10 @@ static const th_option opts[] = {
      .lo = 1, .hi = 1e12},
     {'k', "top", "top", TH_ARG_INT, R(top), "K",
      .help = "executions reported per pair (default 10)", .lo = 1, .hi = 100000},
+    {0, "npus", "npus", TH_ARG_INT, R(npus), "N",
+     .help = "NPUs each execution uses (default: all the system's;\nthe groups fill its dims "
+             "innermost first)",
+     .lo = 1, .hi = 2147483647},
     {0, "fix", "fix", TH_ARG_NAMES, R(fix), "KEYS",
      .help = "keys of a workload's execution the search keeps, e.g.\ntp,pp (tp, pp, dp, ep, "
              "micro_batch, schedule,\nsequence_parallel, recompute, sharding, mapping)",
@@ -130,6 +134,11 @@ int th_cmd_search(const th_search_request *r, const th_cmd_io *io, th_error *err
     o.base = w.exec;
     o.fixed = fixed;
     o.top = (int)r->top;
+    o.npus = (double)r->npus;
+    if (r->npus > sys.npus)
+        return th_cmd_usage(err, d, io, "%s: %lld NPUs, but system \"%s\" has %.15g",
+                            th_cmd_name(d, io, "npus", a, sizeof a), (long long)r->npus, sys.name,
+                            sys.npus);
     o.poll = io->poll, o.poll_ctx = io->poll_ctx;
     if (r->global_batch) o.base.global_batch = r->global_batch;
     if (!o.base.global_batch)
@@ -145,7 +154,9 @@ int th_cmd_search(const th_search_request *r, const th_cmd_io *io, th_error *err
     if (rc == TH_OK) {
         th_output out;
         if ((rc = th_cmd_out_open(io, r->output, r->force, &out, err)) == TH_OK) {
-            th_search_report rep = {&sys, &w.model, o.base.global_batch, r->top, n, pairs, res};
+            th_search_report rep = {
+                &sys,  &w.model, o.base.global_batch, r->top, o.npus > 0 ? o.npus : sys.npus, n,
+                pairs, res};
             rc = th_cmd_search_write(out.f, r->format, &rep, err);
             rc = th_cmd_out_close(io, &out, rc, err);
         }

@@ -12,6 +12,7 @@ typedef struct th_search_report {
     const th_system *sys;
     const th_llm_model *m;
     int64_t global_batch, top;
+    double npus; /* tp * pp * dp */
     int npairs;
     const th_pair *pairs;
     const th_llm_search_result *res; /* one per pair */

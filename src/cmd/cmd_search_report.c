@@ -86,6 +86,7 @@ static cJSON *report_json(const th_search_report *rep) {
     cJSON_AddStringToObject(m, "name", rep->m->name);
     cJSON_AddNumberToObject(m, "params", th_llm_params(rep->m));
     cJSON_AddNumberToObject(m, "flops_per_sequence", 3 * th_llm_flops_fwd(rep->m));
+    cJSON_AddNumberToObject(root, "npus", rep->npus);
     cJSON_AddNumberToObject(root, "global_batch", (double)rep->global_batch);
     cJSON_AddNumberToObject(root, "top", (double)rep->top);
     for (int i = 0; i < rep->npairs; i++) {
@@ -205,8 +206,9 @@ static const char *schedule(const th_llm_exec *x, char *buf, size_t n) {
 
 static int write_table(FILE *out, const th_search_report *rep, th_error *err) {
     char mname[TH_TABLE_CELL], sname[TH_TABLE_CELL], a[32];
-    fprintf(out, "search: %s on %s (%s NPUs, %.4g GiB each), global batch %lld\n",
-            th_text_escape(mname, sizeof mname, rep->m->name),
+    char b[32];
+    fprintf(out, "search: %s on %s NPUs of %s (%s NPUs, %.4g GiB each), global batch %lld\n",
+            th_text_escape(mname, sizeof mname, rep->m->name), th_num_format(b, rep->npus),
             th_text_escape(sname, sizeof sname, rep->sys->name), th_num_format(a, rep->sys->npus),
             rep->sys->npu.memory_gib, (long long)rep->global_batch);
     for (int i = 0; i < rep->npairs; i++) {

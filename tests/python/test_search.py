@@ -57,6 +57,8 @@ def test_dict_and_fix():
                            "sequence_parallel", "mapping"])
     assert (r["searches"][0]["enumerated"], r["searches"][0]["feasible"]) == (12, 5)
     assert len(r["results"]) == 5
+    r = themis.search(MODEL, SYSTEM, global_batch=16, npus=4, top=1)
+    assert (r["npus"], r["searches"][0]["enumerated"]) == (4, 318)  # tests/test_llm_search.c
 
 
 def test_errors():
