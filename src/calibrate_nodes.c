@@ -44,6 +44,11 @@ static int sort_logs(const th_cal_request *q, th_cal_nodes *n, th_error *err) {
                             "ranks): the network dim is not determined (a single node is one "
                             "dim: calibrate it with --topology alone)",
                             per, per);
+    if (n->ninner && (q->node_bw > 0 || q->node_latency > 0))
+        return th_error_set(err, TH_EINPUT,
+                            "--node-bw and --node-latency hold the node dim when no log "
+                            "measures it: %s, a single-node log, fits it",
+                            n->inner[0]);
     if (!n->ninner && !(q->node_bw > 0))
         return th_error_set(err, TH_EINPUT,
                             "--npus-per-node %lld: a multi-node log alone determines only the "

@@ -1221,6 +1221,8 @@ START_TEST(test_cli_npus_per_node) {
              "calibrate %s --npus-per-node 8 --topology switch", node);
     test_bad("expected 4 (one node of --npus-per-node 4) or a multiple of it",
              "calibrate %s %s --npus-per-node 4 --topology switch", two, node);
+    test_bad("a single-node log, fits it",
+             "calibrate %s %s --npus-per-node 8 --topology switch --node-bw 300", two, node);
     test_bad("not with -s, --dim, --npus",
              "calibrate %s --npus-per-node 8 --topology switch --npus 8", two);
     test_rm_dir(dir);
