@@ -7,16 +7,17 @@
 #include "report_internal.h"
 #include "themis/csv.h"
 
-/* A scalar's text: a number's fewest digits, a string as it is, true/false; null and a
- * non-finite number (which JSON prints as null) are empty. */
+/* A scalar's text: a number's fewest digits, a string as it is, true and false as 1 and 0 (as
+ * a count of them would be); null and a non-finite number (which JSON prints as null) are
+ * empty. */
 static const char *scalar(const cJSON *v, char *buf) {
     if (cJSON_IsNumber(v)) {
         if (!isfinite(v->valuedouble)) return "";
         return th_num_format(buf, v->valuedouble);
     }
     if (cJSON_IsString(v)) return v->valuestring;
-    if (cJSON_IsTrue(v)) return "true";
-    if (cJSON_IsFalse(v)) return "false";
+    if (cJSON_IsTrue(v)) return "1";
+    if (cJSON_IsFalse(v)) return "0";
     return "";
 }
 

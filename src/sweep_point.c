@@ -79,6 +79,7 @@ int sw_apply(const th_sweep *sw, const int64_t *digits, int64_t point, sw_point 
             pt->chunking = (th_chunking)v->i;
             break;
         case AX_BUCKET: pt->bucket = v->num > 0 ? v->num : -1; break;
+        case AX_LLM: break; /* below */
         case AX_REDUCE:
             pt->sys.reduce_bw = v->num;
             structural = 1;
@@ -101,7 +102,10 @@ int sw_apply(const th_sweep *sw, const int64_t *digits, int64_t point, sw_point 
     th_error e;
     int rc = structural ? th_system_validate(&pt->sys, pt->sys.name, &e) : TH_OK;
     if (rc == TH_OK && sw->train) rc = th_model_require(&pt->sys, TH_CAP_TRAIN, NULL, &e);
-    if (rc == TH_OK && sw->train)
+    if (rc == TH_OK && sw->llm) {
+        sw_llm_apply(sw, digits, pt);
+        rc = sw_llm_check(sw, pt, &e);
+    } else if (rc == TH_OK && sw->train)
         rc = th_workload_check(pt->wl, &pt->sys, pt->wl->name, &e);
     else if (rc == TH_OK)
         rc = th_collective_validate(&pt->sys, &pt->coll, &e);
@@ -134,6 +138,10 @@ int th_sweep_header(const th_sweep *sw, th_buf *out, th_error *err) {
                                            "speedup", "algbw_GBps", "busbw_GBps"};
     if (sw->jsonl) return TH_OK;
     int bad = th_sweep_prefix_header(sw, out, err);
+    if (sw->llm) {
+        bad |= sw_llm_header(out) | th_csv_field(out, "npus") | th_csv_end(out);
+        return bad ? th_error_set(err, TH_EINTERNAL, "out of memory") : TH_OK;
+    }
     for (int k = 0; k < 6; k++)
         bad |= th_csv_field(out, sw->train ? train_cols[k] : run_cols[k]);
     if (sw->ideal_lat && sw->train)
@@ -178,6 +186,7 @@ struct th_sweep_worker {
     sw_refs *refs;          /* the reference runs, this worker's or the run's */
     int own_refs;           /* refs are this worker's to free */
     const atomic_int *stop; /* evaluations end early once it is non-zero; may be NULL */
+    th_llm_ctx *llm;        /* LLM sweeps: the evaluations' state */
 };
 
 th_sweep_worker *sw_worker_create_shared(const th_sweep *sw, sw_refs *refs) {
@@ -188,7 +197,8 @@ th_sweep_worker *sw_worker_create_shared(const th_sweep *sw, sw_refs *refs) {
     w->digits = calloc((size_t)(sw->ngroups ? sw->ngroups : 1), sizeof *w->digits);
     w->refs = refs ? refs : sw_refs_create(sw);
     w->own_refs = !refs;
-    if (!w->runner || !w->digits || !w->refs) {
+    if (sw->llm) w->llm = th_llm_ctx_create();
+    if (!w->runner || !w->digits || !w->refs || (sw->llm && !w->llm)) {
         th_sweep_worker_free(w);
         return NULL;
     }
@@ -207,6 +217,7 @@ void th_sweep_worker_set_stop(th_sweep_worker *w, const atomic_int *stop) {
 void th_sweep_worker_free(th_sweep_worker *w) {
     if (!w) return;
     th_runner_free(w->runner);
+    th_llm_ctx_free(w->llm);
     free(w->digits);
     if (w->own_refs) sw_refs_free(w->refs);
     free(w);
@@ -309,7 +320,8 @@ static int row(th_sweep_worker *w, int64_t point, th_buf *out, th_error *err) {
         th_error fail;
         if (prefix(sw, point, w->digits, out))
             return th_error_set(err, TH_EINTERNAL, "out of memory");
-        if (train_row(w, &pt, out, &fail)) {
+        if (sw->llm ? sw_llm_row(w->llm, w->refs, w->digits, &pt, out, &fail)
+                    : train_row(w, &pt, out, &fail)) {
             char where[512];
             describe_point(sw, w->digits, where, sizeof where);
             return th_error_set(err, fail.code, "%s: point %lld%s%s%s: %s", sw->source,

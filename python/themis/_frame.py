@@ -12,11 +12,14 @@ if TYPE_CHECKING:
 def flatten(row: Dict[str, Any]) -> Dict[str, Any]:
     """A result row as its CSV record (docs/SCHEMA.md): a list of scalars joined by ";" (dims
     "0;1;2"), a list of objects one column per element and member named after the list without
-    "per_" (per_dim[1]["busy_us"]: dim1_busy_us), an object's members as name_member."""
+    "per_" (per_dim[1]["busy_us"]: dim1_busy_us), an object's members as name_member, true
+    and false as 1 and 0."""
     out: Dict[str, Any] = {}
 
     def put(name: str, v: Any) -> None:
-        if isinstance(v, list) and all(not isinstance(x, (list, dict)) for x in v):
+        if isinstance(v, bool):  # true and false as the CSV writes them: 1 and 0
+            out[name] = int(v)
+        elif isinstance(v, list) and all(not isinstance(x, (list, dict)) for x in v):
             out[name] = ";".join(str(x) for x in v)
         elif isinstance(v, list):
             stem = name[4:] if name.startswith("per_") else name
@@ -64,6 +67,8 @@ def frame(result: Dict[str, Any], collectives: bool = False) -> "pandas.DataFram
                         "train's has)", 2)
         rows = [flatten(r) for r in result["results"]]
     elif isinstance(result.get("workload"), dict) and "name" in result["workload"]:
+        if collectives and result["workload"].get("kind") == "llm":
+            raise Error("frame: collectives: an LLM workload's report has no collectives list", 2)
         rows = (_train_collectives(result) if collectives
                 else [flatten(r) for r in result["results"]])
     else:

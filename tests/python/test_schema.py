@@ -61,7 +61,7 @@ def cell(v):
     if v is None:
         return ""
     if isinstance(v, bool):
-        return "true" if v else "false"
+        return "1" if v else "0"
     return v if isinstance(v, str) else repr(v)
 
 
@@ -72,6 +72,8 @@ def row_paths(row):
     for k, v in row.items():
         if isinstance(v, list) and v and isinstance(v[0], dict):
             paths += [f"{k}[i].{m}" for m in v[0] if f"{k}[i].{m}" not in paths]
+        elif isinstance(v, dict):
+            paths += [f"{k}.{m}" for m in v]
         else:
             paths.append(k)
     return paths
@@ -134,6 +136,14 @@ def test_train(args, options):
         mine = [c for c in doc["per_collective"]
                 if (c["policy"], c["intra"]) == (r["policy"], r["intra"])]
         assert r["collectives"] == len(mine) > 0
+
+
+def test_train_llm():
+    args = ("tests/data/llm_small.json", "-s", "tests/data/llm_sys_2d.json")
+    doc, lines, header, records = formats("train", *args)
+    check("train (LLM workload)", doc["results"], lines, header, records)
+    assert doc["memory"] == doc["results"][0]["memory"]
+    assert records[0]["memory_fits"] == "1"
 
 
 def test_train_astra1():
