@@ -1,13 +1,12 @@
 /* `search`'s report: per policy pair, how many executions were enumerated, fit in memory, were
  * bounded and timed, and the best K with their iteration, breakdown, MFU and memory per NPU; as
- * a table, JSON, CSV or JSONL. A result's keys are those of the workload format's execution and
- * of `themis train`'s LLM report. */
+ * a table, or the result rows of docs/SCHEMA.md (JSON, JSONL, CSV flattened): the workload
+ * format's execution keys and `themis train`'s LLM keys. */
 #include <stdio.h>
 #include <string.h>
 
 #include "../report_internal.h"
 #include "cmd_search.h"
-#include "themis/csv.h"
 #include "themis/report_llm.h"
 #include "themis/text.h"
 
@@ -27,7 +26,11 @@ static const char *mapping(const th_llm_exec *x, char *buf, size_t n) {
     return buf;
 }
 
-static cJSON *result_json(const th_pair *pair, int rank, const th_llm_found *f) {
+/* One result row (docs/SCHEMA.md, search): the search, the rank, the execution's keys as the
+ * workload format spells them, the iteration and its parts as `themis train`'s LLM rows, the
+ * memory per NPU. */
+static cJSON *result_json(const th_search_report *rep, const th_pair *pair, int rank,
+                          const th_llm_found *f) {
     const th_llm_exec *x = &f->x;
     const th_llm_result *r = &f->r;
     cJSON *o = cJSON_CreateObject(), *map = cJSON_CreateArray(), *mem = cJSON_CreateObject();
@@ -35,6 +38,8 @@ static cJSON *result_json(const th_pair *pair, int rank, const th_llm_found *f) 
         cJSON_Delete(o), cJSON_Delete(map), cJSON_Delete(mem);
         return NULL;
     }
+    cJSON_AddStringToObject(o, "model", rep->m->name);
+    cJSON_AddStringToObject(o, "system", rep->sys->name);
     cJSON_AddStringToObject(o, "policy", th_policy_name(pair->policy));
     cJSON_AddStringToObject(o, "intra", th_train_intra_name(pair->policy, pair->intra));
     cJSON_AddNumberToObject(o, "rank", rank);
@@ -52,17 +57,19 @@ static cJSON *result_json(const th_pair *pair, int rank, const th_llm_found *f) 
     for (int k = 0; k < TH_LLM_GROUPS; k++)
         cJSON_AddItemToArray(map, cJSON_CreateString(th_llm_group_names[x->mapping[k]]));
     cJSON_AddItemToObject(o, "mapping", map);
+    cJSON_AddNumberToObject(o, "microbatches", r->microbatches);
     cJSON_AddNumberToObject(o, "iteration_us", r->iteration / 1000.0);
     double v[TH_LLM_PARTS > NMEM ? TH_LLM_PARTS : NMEM];
     th_report_llm_part_values(&r->b, v);
     for (int k = 0; k < TH_LLM_PARTS; k++)
         cJSON_AddNumberToObject(o, th_report_llm_parts[k], v[k] / 1000.0);
-    cJSON_AddNumberToObject(o, "microbatches", r->microbatches);
     cJSON_AddNumberToObject(o, "mfu", r->mfu);
     cJSON_AddNumberToObject(o, "tflops_per_npu", r->tflops_per_npu);
     mems(&r->mem, v);
     for (int k = 0; k < NMEM; k++)
         cJSON_AddNumberToObject(mem, mem_keys[k], v[k]);
+    cJSON_AddNumberToObject(mem, "capacity", rep->sys->npu.memory_gib * 1073741824.0);
+    cJSON_AddBoolToObject(mem, "fits", r->fits);
     cJSON_AddItemToObject(o, "memory", mem);
     return o;
 }
@@ -105,7 +112,7 @@ static cJSON *report_json(const th_search_report *rep) {
         cJSON_AddNumberToObject(o, "evaluated", s->evaluated);
         cJSON_AddItemToArray(searches, o);
         for (int k = 0; k < s->n; k++) {
-            cJSON *x = result_json(&rep->pairs[i], k + 1, &s->best[k]);
+            cJSON *x = result_json(rep, &rep->pairs[i], k + 1, &s->best[k]);
             if (!x) {
                 cJSON_Delete(root), cJSON_Delete(searches), cJSON_Delete(results);
                 return NULL;
@@ -116,83 +123,6 @@ static cJSON *report_json(const th_search_report *rep) {
     cJSON_AddItemToObject(root, "searches", searches);
     cJSON_AddItemToObject(root, "results", results);
     return root;
-}
-
-static int write_csv(FILE *out, const th_search_report *rep, th_error *err) {
-    th_buf b = {0};
-    int bad = 0;
-    static const char *const head[] = {"model",
-                                       "system",
-                                       "policy",
-                                       "intra",
-                                       "rank",
-                                       "tp",
-                                       "pp",
-                                       "dp",
-                                       "ep",
-                                       "micro_batch",
-                                       "global_batch",
-                                       "schedule",
-                                       "virtual_stages",
-                                       "sequence_parallel",
-                                       "recompute",
-                                       "sharding",
-                                       "mapping",
-                                       "iteration_us"};
-    for (size_t k = 0; k < sizeof head / sizeof *head; k++)
-        bad |= th_csv_field(&b, head[k]);
-    for (int k = 0; k < TH_LLM_PARTS; k++)
-        bad |= th_csv_field(&b, th_report_llm_parts[k]);
-    bad |= th_csv_field(&b, "microbatches");
-    bad |= th_csv_field(&b, "mfu");
-    bad |= th_csv_field(&b, "tflops_per_npu");
-    for (int k = 0; k < NMEM; k++) {
-        char col[32];
-        snprintf(col, sizeof col, "memory_%s", mem_keys[k]);
-        bad |= th_csv_field(&b, col);
-    }
-    bad |= th_csv_end(&b);
-    for (int i = 0; i < rep->npairs; i++) {
-        const th_pair *p = &rep->pairs[i];
-        for (int k = 0; k < rep->res[i].n; k++) {
-            const th_llm_found *f = &rep->res[i].best[k];
-            const th_llm_exec *x = &f->x;
-            char map[64];
-            double v[TH_LLM_PARTS];
-            bad |= th_csv_field(&b, rep->m->name);
-            bad |= th_csv_field(&b, rep->sys->name);
-            bad |= th_csv_field(&b, th_policy_name(p->policy));
-            bad |= th_csv_field(&b, th_train_intra_name(p->policy, p->intra));
-            bad |= th_csv_int(&b, k + 1);
-            bad |= th_csv_int(&b, (long long)x->tp);
-            bad |= th_csv_int(&b, (long long)x->pp);
-            bad |= th_csv_int(&b, (long long)x->dp);
-            bad |= th_csv_int(&b, (long long)x->ep);
-            bad |= th_csv_int(&b, (long long)x->micro_batch);
-            bad |= th_csv_int(&b, (long long)x->global_batch);
-            bad |= th_csv_field(&b, th_llm_schedule_names[x->schedule]);
-            bad |= th_csv_int(&b, (long long)x->virtual_stages);
-            bad |= th_csv_field(&b, x->sequence_parallel ? "true" : "false");
-            bad |= th_csv_field(&b, th_llm_recompute_names[x->recompute]);
-            bad |= th_csv_field(&b, th_llm_sharding_names[x->sharding]);
-            bad |= th_csv_field(&b, mapping(x, map, sizeof map));
-            bad |= th_csv_num(&b, f->r.iteration / 1000.0);
-            th_report_llm_part_values(&f->r.b, v);
-            for (int j = 0; j < TH_LLM_PARTS; j++)
-                bad |= th_csv_num(&b, v[j] / 1000.0);
-            bad |= th_csv_num(&b, f->r.microbatches);
-            bad |= th_csv_num(&b, f->r.mfu);
-            bad |= th_csv_num(&b, f->r.tflops_per_npu);
-            mems(&f->r.mem, v);
-            for (int j = 0; j < NMEM; j++)
-                bad |= th_csv_num(&b, v[j]);
-            bad |= th_csv_end(&b);
-        }
-    }
-    if (!bad) th_csv_write(out, &b);
-    th_buf_free(&b);
-    if (bad) return th_error_set(err, TH_EINTERNAL, "out of memory");
-    return th_report_done(out, err);
 }
 
 /* "interleaved v=4", "1f1b". */
@@ -261,7 +191,7 @@ int th_cmd_search_write(FILE *out, int format, const th_search_report *rep, th_e
     switch (format) {
     case TH_FORMAT_TABLE: return write_table(out, rep, err);
     case TH_FORMAT_JSON: return th_report_write_json(out, report_json(rep), err);
-    case TH_FORMAT_CSV: return write_csv(out, rep, err);
+    case TH_FORMAT_CSV: return th_report_write_csv(out, report_json(rep), "results", err);
     case TH_FORMAT_JSONL: return th_report_write_jsonl(out, report_json(rep), "results", err);
     }
     return th_error_set(err, TH_EINTERNAL, "unknown output format %d", format);

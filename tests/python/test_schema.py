@@ -146,6 +146,16 @@ def test_train_llm():
     assert records[0]["memory_fits"] == "1"
 
 
+def test_search():
+    args = ("search", "tests/data/llm_model_small.json", "-s", "tests/data/search_sys_2d.json",
+            "--global-batch", "16", "-k", "3", "-p", "themis", "-q", "all")
+    doc, lines, header, records = formats(*args)
+    check("search", doc["results"], lines, header, records)
+    assert [(r["intra"], r["rank"]) for r in doc["results"]] == \
+        [("fifo", 1), ("fifo", 2), ("fifo", 3), ("scf", 1), ("scf", 2), ("scf", 3)]
+    assert records[0]["mapping"].count(";") == 3
+
+
 def test_train_astra1():
     args = ("tests/data/astra1/mlp_model.txt", "-s", "tests/data/astra1/sw888_branch.json")
     doc, lines, header, records = formats("train", *args)

@@ -40,7 +40,9 @@ def test_result_keys():
                 "ep_exposed_us", "bubble_us", "pp_exposed_us", "dp_exposed_us", "optimizer_us",
                 "mfu", "tflops_per_npu", "memory"):
         assert key in x, key
-    assert set(x["memory"]) == {"weights", "gradients", "optimizer", "activations", "total"}
+    assert set(x["memory"]) == {"weights", "gradients", "optimizer", "activations", "total",
+                                "capacity", "fits"}
+    assert x["memory"]["fits"] and x["memory"]["total"] <= x["memory"]["capacity"]
     assert x["tp"] * x["pp"] * x["dp"] == 16
     assert sorted(x["mapping"]) == ["dp", "ep", "pp", "tp"]
     parts = sum(x[k] for k in x if k.endswith("_us") and k != "iteration_us")
