@@ -161,6 +161,7 @@ static double iteration(const char *trace, const char *sys, const char *more) {
  *   AR phase: ep + 2 (p-1) (net(s/p) + ep) + (p-1) proc(s/p)
  *   RS phase: ep + (p-1) (net(s/p) + ep + proc(s/p))
  *   AG phase: ep + (p-1) (net(s) + ep)     (the size is what each NPU holds before)
+ *   A2A phase: ep + p (p-1) / 2 (net(s/p) + ep)   (ASTRA-sim's Ring for All_to_All)
  * with net(b) = floor(500 + b / 53.687091):
  *   p = 4:  s/p = 65536: net 1720, proc 3 floor(40.96) = 120; net(s) = floor(500 + 4882.8125)
  *           = 5382. AR 10 + 6 * 1730 + 3 * 120 = 10750 (x4 = 43000); RS 10 + 3 * 1850 = 5560
@@ -171,13 +172,16 @@ static double iteration(const char *trace, const char *sys, const char *more) {
  *   p = 16: s/p = 16384: net floor(500 + 305.18) = 805, proc 3 * 10 = 30. AR 10 + 30 * 815 +
  *           15 * 30 = 24910 (x4 = 99640); RS 10 + 15 * 845 = 12685 (x4 = 50740); AG 10 + 15 *
  *           5392 = 80890 (x4 = 323560).
+ *   A2A: p = 4: 10 + 6 * 1730 = 10390 (x4 = 41560); p = 8: 10 + 28 * 1120 = 31370 (x4 =
+ *           125480); p = 16: 10 + 120 * 815 = 97810 (x4 = 391240).
  * These are the times ASTRA-sim 2.x prints for its own microbenchmark traces on these files. */
 START_TEST(chakra_microbenchmarks) {
     static const struct {
         int comm, npus;
         double ns;
-    } v[] = {{AR, 4, 43000},  {AR, 8, 64440}, {AR, 16, 99640}, {RS, 4, 22240},  {RS, 8, 33080},
-             {RS, 16, 50740}, {AG, 4, 64744}, {AG, 8, 151016}, {AG, 16, 323560}};
+    } v[] = {{AR, 4, 43000},   {AR, 8, 64440},  {AR, 16, 99640},  {RS, 4, 22240},
+             {RS, 8, 33080},   {RS, 16, 50740}, {AG, 4, 64744},   {AG, 8, 151016},
+             {AG, 16, 323560}, {A2A, 4, 41560}, {A2A, 8, 125480}, {A2A, 16, 391240}};
     char *dir = test_tmp_dir();
     for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
         wnode w[] = {COLLECTIVE(0, v[i].comm, 1048576)};

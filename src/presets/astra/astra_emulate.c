@@ -57,7 +57,7 @@ static int enqueue(th_emu *r, uint32_t id, uint32_t c, int stage) {
     double m;
     th_plan_stage(plan, c, stage, &dim, &op, &m);
     double key = op == TH_OP_AG ? m * plan->npus[dim] : m;
-    int append = !r->scf || op == TH_OP_AR || stage == plan->nstages - 2;
+    int append = !r->scf || op == TH_OP_AR || op == TH_OP_A2A || stage == plan->nstages - 2;
     return list_insert(queue(r, dim), (emu_entry){.ready = r->t, .m = key, .coll = id, .chunk = c},
                        append)
                ? -1
