@@ -324,6 +324,42 @@ START_TEST(chakra_pairs_and_formats) {
 }
 END_TEST
 
+/* A sweep takes a trace as its workload (by prefix or by file), with the system's chunks
+ * (run.chunks, ASTRA-sim's preferred-dataset-splits): the 1 MiB All-Reduce of ring 4 takes
+ * 43000 ns (above) under the baseline; under Themis the chunk's RS and AG are separate phases:
+ * RS 10 + 3 (1720 + 10 + 120) = 5560, AG of 65536: 10 + 3 (1720 + 10) = 5200, 10760 per chunk,
+ * 43040 ns. A trace has no ideal-network replay: those columns are empty. */
+START_TEST(chakra_sweep) {
+    char *dir = test_tmp_dir();
+    const char *sys = astra_system(dir, 4);
+    wnode w[] = {COLLECTIVE(0, AR, 1048576)};
+    write_set(dir, "ar", w, 1, 4);
+    TEST_DIR_PATH(spec, dir, "spec.json");
+    char text[8192];
+    snprintf(text, sizeof text,
+             "{'name': 'ck', 'system': '%s', 'axes': {'workload': ['ar', 'ar.1.et'], "
+             "'policy': ['baseline', 'themis'], 'intra': ['fifo']}}",
+             sys);
+    test_spit_dq(spec, text);
+    test_cli_out r;
+    test_cli(&r, "sweep '%s' -o -", spec);
+    test_expect_quiet(&r, "sweep");
+    test_csv c;
+    test_csv_parse(&c, r.out);
+    ck_assert_int_eq(c.nrows, 4);
+    static const double ns[4] = {43000, 43040, 43000, 43040};
+    for (int i = 0; i < 4; i++) {
+        ck_assert_str_eq(test_csv_s(&c, i, "workload"), "ar");
+        ck_assert_rel(test_csv_d(&c, i, "iteration_us") * 1000, ns[i]);
+        ck_assert_str_eq(test_csv_s(&c, i, "ideal_speedup"), "");
+    }
+    ck_assert_rel(test_csv_d(&c, 1, "speedup"), 43000.0 / 43040.0);
+    test_csv_free(&c);
+    test_cli_free(&r);
+    test_rm_dir(dir);
+}
+END_TEST
+
 /* ---- bad traces: exit 2, the file, the node id and the field ---- */
 
 START_TEST(chakra_bad_traces) {
@@ -436,6 +472,7 @@ Suite *chakra_suite(void) {
     tcase_add_test(tc, chakra_metadata);
     tcase_add_test(tc, chakra_graphs_analytical);
     tcase_add_test(tc, chakra_pairs_and_formats);
+    tcase_add_test(tc, chakra_sweep);
     tcase_add_test(tc, chakra_bad_traces);
     suite_add_tcase(s, tc);
     return s;

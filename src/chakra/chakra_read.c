@@ -224,7 +224,7 @@ static int32_t find(const th_ck_graph *g, uint64_t id) {
  * builds the children lists; then Kahn's algorithm finds a cycle, if any. */
 static int link(th_ck_graph *g, uint64_t *dep_ids, const char *src, th_error *err) {
     int32_t n = g->n;
-    qsort(g->nodes, (size_t)n, sizeof *g->nodes, by_id);
+    if (n > 1) qsort(g->nodes, (size_t)n, sizeof *g->nodes, by_id); /* NULL when empty */
     for (int32_t i = 1; i < n; i++)
         if (g->nodes[i].id == g->nodes[i - 1].id)
             return th_error_set(err, TH_EINPUT, "%s: node %llu: id: also the id of an earlier node",
