@@ -32,6 +32,7 @@ typedef struct wnode {
     int ndata, nctrl;
     int ndims; /* involved_dim length (0: absent) */
     int dims[4];
+    uint64_t ops, tensor; /* num_ops, tensor_size (0: absent) */
 } wnode;
 
 static void put_varint(FILE *f, uint64_t v) {
@@ -61,7 +62,7 @@ static void write_trace(const char *path, const wnode *w, int n, uint64_t off) {
     put_msg(f, &md.base);
     for (int i = 0; i < n; i++) {
         ChakraProtoMsg__Node x = CHAKRA_PROTO_MSG__NODE__INIT;
-        ChakraProtoMsg__AttributeProto a[3], *ap[3];
+        ChakraProtoMsg__AttributeProto a[5], *ap[5];
         ChakraProtoMsg__BoolList bl = CHAKRA_PROTO_MSG__BOOL_LIST__INIT;
         protobuf_c_boolean bv[4];
         uint64_t data[4], ctrl[4];
@@ -99,6 +100,16 @@ static void write_trace(const char *path, const wnode *w, int n, uint64_t off) {
             d.value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_BOOL_LIST;
             d.bool_list = &bl;
             a[na++] = d;
+        }
+        const char *names[2] = {"num_ops", "tensor_size"};
+        uint64_t vals[2] = {w[i].ops, w[i].tensor};
+        for (int k = 0; k < 2; k++) {
+            if (!vals[k]) continue;
+            ChakraProtoMsg__AttributeProto v = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__INIT;
+            v.name = (char *)names[k];
+            v.value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_UINT64_VAL;
+            v.uint64_val = vals[k];
+            a[na++] = v;
         }
         for (int k = 0; k < na; k++)
             ap[k] = &a[k];
@@ -269,6 +280,41 @@ START_TEST(chakra_metadata) {
     write_set(dir, "lone", lone, 2, 4);
     TEST_DIR_PATH(p2, dir, "lone");
     test_bad("node 3", "train '%s' -s '%s'", p2, sys);
+    test_rm_dir(dir);
+}
+END_TEST
+
+/* roofline-enabled (tests/data/chakra/Ring_4chunks_roofline.json: peak-perf 900 TFLOPS,
+ * local-mem-bw 1600 GB/s): a GPU compute node costs num_ops / min(1.6e12 * num_ops /
+ * tensor_size, 9e14) s, truncated to ns. C1: num_ops 1e9, tensor_size 1e6: intensity 1000,
+ * 1.6e15 > 9e14, so 1e9 / 9e14 s = 1111.1 ns -> 1111 (its duration, 50 us, is not used);
+ * then the All-Reduce (43000): 44111 ns, compute 1111. A GPU compute node without num_ops is
+ * refused. */
+START_TEST(chakra_roofline) {
+    char *dir = test_tmp_dir();
+    TEST_DIR_PATH(sys, dir, "roof.json");
+    test_cli_out r;
+    test_cli(&r, "import-astra '%s' '%s' -o '%s'", test_dpath("chakra/Ring_4npus.yml"),
+             test_dpath("chakra/Ring_4chunks_roofline.json"), sys);
+    test_expect_ok(&r, "import-astra");
+    test_cli_free(&r);
+    char *text = test_slurp(sys, NULL);
+    ck_assert_ptr_nonnull(strstr(text, "\"roofline_TFLOPS\":\t900"));
+    free(text);
+    wnode w[] = {COMPUTE(1, 50), COLLECTIVE(2, AR, 1048576)};
+    w[0].ops = 1000000000, w[0].tensor = 1000000;
+    w[1].data[0] = 1, w[1].ndata = 1;
+    write_set(dir, "roof", w, 2, 4);
+    TEST_DIR_PATH(prefix, dir, "roof");
+    test_csv c;
+    train(&c, prefix, sys, "-p baseline -q fifo");
+    ck_assert_rel(test_csv_d(&c, 0, "iteration_us") * 1000, 44111);
+    ck_assert_rel(test_csv_d(&c, 0, "compute_us") * 1000, 1111);
+    test_csv_free(&c);
+    wnode bare[] = {COMPUTE(1, 50)};
+    write_set(dir, "bare", bare, 1, 1);
+    test_bad("node 1: attr tensor_size: missing under the system's roofline",
+             "train '%s/bare' -s '%s'", dir, sys);
     test_rm_dir(dir);
 }
 END_TEST
@@ -470,6 +516,7 @@ Suite *chakra_suite(void) {
     tcase_add_test(tc, chakra_microbenchmarks);
     tcase_add_test(tc, chakra_graphs_astra);
     tcase_add_test(tc, chakra_metadata);
+    tcase_add_test(tc, chakra_roofline);
     tcase_add_test(tc, chakra_graphs_analytical);
     tcase_add_test(tc, chakra_pairs_and_formats);
     tcase_add_test(tc, chakra_sweep);
