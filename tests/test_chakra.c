@@ -319,6 +319,44 @@ START_TEST(chakra_roofline) {
 }
 END_TEST
 
+/* Several collectives on a 3-D system under Themis: rank 0's scheduler makes every schedule,
+ * and after an All-Reduce another NPU issues the next collective first, from the loads and
+ * list the All-Reduce's schedule left (rank 0 resets them only as it issues the collective in
+ * turn). Vectors measured with ASTRA-sim 2.x (astra-sim 518bd51, astra-network-analytical
+ * 599a047, chakra f37c2bb, congestion-unaware backend, its Sys.cc made to read the
+ * inter-/intra-dimension-scheduling keys that 518bd51 leaves unread) on
+ * tests/data/chakra/r4_fc4_s4.yml (Ring 4 @ 200/50, FC 4 @ 100/100, Switch 4 @ 50/100) with
+ * themis_SCF_3d_s4.json (4 splits), traces of the same graph on its 64 NPUs:
+ *   four independent 1 MiB All-Reduces (one after the other): Themis + SCF 55833 ns (each
+ *   planned from fresh loads: 56888), baseline + FIFO 44912;
+ *   AR -> AG -> RS -> A2A, 1 MiB each: Themis + SCF 565945 (fresh: 606979), baseline + FIFO
+ *   339803. */
+START_TEST(chakra_themis_across_collectives) {
+    char *dir = test_tmp_dir();
+    TEST_DIR_PATH(sys, dir, "t3.json");
+    test_cli_out r;
+    test_cli(&r, "import-astra '%s' '%s' -o '%s'", test_dpath("chakra/r4_fc4_s4.yml"),
+             test_dpath("chakra/themis_SCF_3d_s4.json"), sys);
+    test_expect_ok(&r, "import-astra");
+    test_cli_free(&r);
+    wnode four[] = {COLLECTIVE(0, AR, 1048576), COLLECTIVE(1, AR, 1048576),
+                    COLLECTIVE(2, AR, 1048576), COLLECTIVE(3, AR, 1048576)};
+    wnode chain[] = {COLLECTIVE(0, AR, 1048576), COLLECTIVE(1, AG, 1048576),
+                     COLLECTIVE(2, RS, 1048576), COLLECTIVE(3, A2A, 1048576)};
+    for (int k = 1; k < 4; k++)
+        chain[k].data[0] = (uint64_t)k - 1, chain[k].ndata = 1;
+    write_set(dir, "four", four, 4, 64);
+    write_set(dir, "chain", chain, 4, 64);
+    TEST_DIR_PATH(p4, dir, "four");
+    TEST_DIR_PATH(pc, dir, "chain");
+    ck_assert_rel(iteration(p4, sys, "-p themis -q scf"), 55833);
+    ck_assert_rel(iteration(p4, sys, "-p baseline -q fifo"), 44912);
+    ck_assert_rel(iteration(pc, sys, "-p themis -q scf"), 565945);
+    ck_assert_rel(iteration(pc, sys, "-p baseline -q fifo"), 339803);
+    test_rm_dir(dir);
+}
+END_TEST
+
 /* ---- the analytical model: collectives overlap ----
  *
  * tests/data/cli_ring4.json: an All-Reduce of S bytes in C chunks is 2C stages on the one
@@ -517,6 +555,7 @@ Suite *chakra_suite(void) {
     tcase_add_test(tc, chakra_graphs_astra);
     tcase_add_test(tc, chakra_metadata);
     tcase_add_test(tc, chakra_roofline);
+    tcase_add_test(tc, chakra_themis_across_collectives);
     tcase_add_test(tc, chakra_graphs_analytical);
     tcase_add_test(tc, chakra_pairs_and_formats);
     tcase_add_test(tc, chakra_sweep);

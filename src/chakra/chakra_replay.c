@@ -86,10 +86,11 @@ typedef struct replayer {
     size_t ended_cap;
     int32_t *deferred; /* nodes made ready inside an issue call (they wait for the next one) */
     size_t ndef, def_cap;
-    double load[TH_MAX_DIMS]; /* Themis loads left by the last schedule rank 0 made */
-    int carry;                /* 1: load holds them */
-    int roofline;             /* GPU compute by the roofline below (graph rules) */
-    double bw, peak;          /* its memory bandwidth, bytes/s, and peak, FLOP/s */
+    double load[TH_MAX_DIMS];  /* Themis loads left by the last schedule rank 0 made */
+    uint8_t list[TH_MAX_DIMS]; /* and its list of the dims' records (th_plan.list) */
+    int carry;                 /* 1: load holds them */
+    int roofline;              /* GPU compute by the roofline below (graph rules) */
+    double bw, peak;           /* its memory bandwidth, bytes/s, and peak, FLOP/s */
     int32_t done;
     unsigned events;
     th_ck_result *res;
@@ -150,8 +151,9 @@ static void coll_of(const replayer *r, const th_ck_node *x, th_collective *c) {
 }
 
 /* Plans and issues collective node i at t. Under themis_carry the schedule starts from the
- * loads rank 0's scheduler holds: reset when rank 0 is the first NPU to issue it (ascending
- * order), else those the last schedule rank 0 made left (rank 0 then resets them). */
+ * state rank 0's scheduler holds: reset when rank 0 is the first NPU to issue it (desc 0),
+ * else the loads and list its last schedule left, when rank 0 made one since its last reset
+ * (rank 0 then resets them as it issues the collective in turn). */
 static int issue_coll(replayer *r, int32_t i, double t, int desc, th_error *err) {
     const th_ck_node *x = &r->g->nodes[i];
     th_collective c;
@@ -160,11 +162,20 @@ static int issue_coll(replayer *r, int32_t i, double t, int desc, th_error *err)
     if (!plan) return oom(err);
     const double *init = NULL;
     int themis = r->o->policy == TH_POLICY_THEMIS || r->o->policy == TH_POLICY_THEMIS_GLOBAL;
-    if (r->rules->themis_carry && themis && desc && r->carry) init = r->load;
+    plan->carry = 0;
+    if (r->rules->themis_carry && themis && desc && r->carry) {
+        init = r->load;
+        plan->carry = 1;
+        memcpy(plan->list, r->list, sizeof plan->list);
+    }
     int rc = th_sched_plan_from(plan, r->sys, &c, r->o->policy, r->o->model, init, err);
     if (rc == TH_OK && r->rules->themis_carry && themis) {
-        r->carry = !desc;
-        if (!desc) memcpy(r->load, plan->load, sizeof r->load);
+        /* an All-to-All: rank 0 resets its loads but makes no schedule */
+        r->carry = !desc && c.type != TH_COLL_ALLTOALL;
+        if (r->carry) {
+            memcpy(r->load, plan->load, sizeof r->load);
+            memcpy(r->list, plan->list, sizeof r->list);
+        }
     }
     int id = -1;
     th_error e;
@@ -367,8 +378,8 @@ static int run(replayer *r, th_error *err) {
         for (int j = 0; j < n; j++) {
             int32_t i = r->ended[j];
             r->busy[S_COMM] = 0;
-            /* an All-Gather's completions reach the NPUs in descending rank order */
-            int desc = g->nodes[i].coll == TH_COLL_ALLGATHER;
+            /* whether rank 0 is not the first NPU to see it end (the model's rules) */
+            int desc = (r->rules->themis_carry >> g->nodes[i].coll) & 1;
             if (finish(r, i, t, 0, err) || issue_all(r, t, desc, err)) return err->code;
         }
     }
