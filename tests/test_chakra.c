@@ -30,7 +30,7 @@ typedef struct wnode {
     uint64_t size;   /* comm_size (COLL) */
     uint64_t data[4], ctrl[4];
     int ndata, nctrl;
-    int ndims; /* involved_dim length (0: absent) */
+    int ndims; /* involved_dim length (0: absent, -1: an empty list) */
     int dims[4];
     uint64_t ops, tensor; /* num_ops, tensor_size (0: absent) */
 } wnode;
@@ -93,9 +93,10 @@ static void write_trace(const char *path, const wnode *w, int n, uint64_t off) {
         }
         if (w[i].ndims) {
             ChakraProtoMsg__AttributeProto d = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__INIT;
-            for (int k = 0; k < w[i].ndims; k++)
+            int nd = w[i].ndims < 0 ? 0 : w[i].ndims;
+            for (int k = 0; k < nd; k++)
                 bv[k] = w[i].dims[k];
-            bl.n_values = (size_t)w[i].ndims, bl.values = bv;
+            bl.n_values = (size_t)nd, bl.values = nd ? bv : NULL;
             d.name = "involved_dim";
             d.value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_BOOL_LIST;
             d.bool_list = &bl;
@@ -263,23 +264,26 @@ START_TEST(chakra_graphs_astra) {
 }
 END_TEST
 
-/* A metadata node ends as soon as it is issued; what it makes ready waits for the next event
- * (ASTRA-sim issues from the ready set as it was when the call began). Roots M (id 1) and
- * C2 (1 us); C3 (2 us) after M: C2 0-1000, C3 1000-3000. Without C2 nothing would follow M and
- * ASTRA-sim would never issue C3: refused. */
+/* An invalid node ends as soon as it is issued; what it makes ready waits for the next event
+ * (ASTRA-sim issues from the ready set as it was when the call began). Roots I (id 1) and
+ * C2 (1 us); C3 (2 us) after I: C2 0-1000, C3 1000-3000. Without C2 nothing would follow I and
+ * ASTRA-sim would never issue C3: refused. A metadata node stops ASTRA-sim: refused. */
 START_TEST(chakra_metadata) {
     char *dir = test_tmp_dir();
     const char *sys = astra_system(dir, 4);
-    wnode w[] = {{.id = 1, .type = META, .comm = -1}, COMPUTE(2, 1), COMPUTE(3, 2)};
+    wnode w[] = {{.id = 1, .type = 0, .comm = -1}, COMPUTE(2, 1), COMPUTE(3, 2)};
     w[2].data[0] = 1, w[2].ndata = 1;
-    write_set(dir, "meta", w, 3, 4);
-    TEST_DIR_PATH(prefix, dir, "meta");
+    write_set(dir, "inv", w, 3, 4);
+    TEST_DIR_PATH(prefix, dir, "inv");
     ck_assert_rel(iteration(prefix, sys, "-p baseline -q fifo"), 3000);
-    wnode lone[] = {{.id = 1, .type = META, .comm = -1}, COMPUTE(3, 2)};
+    wnode lone[] = {{.id = 1, .type = 0, .comm = -1}, COMPUTE(3, 2)};
     lone[1].data[0] = 1, lone[1].ndata = 1;
     write_set(dir, "lone", lone, 2, 4);
     TEST_DIR_PATH(p2, dir, "lone");
-    test_bad("node 3", "train '%s' -s '%s'", p2, sys);
+    test_bad("node 3: ready only once an invalid node ended", "train '%s' -s '%s'", p2, sys);
+    wnode meta[] = {{.id = 1, .type = META, .comm = -1}, COMPUTE(2, 1)};
+    write_set(dir, "meta", meta, 2, 4);
+    test_bad("node 1: type: METADATA_NODE", "train '%s/meta' -s '%s'", dir, sys);
     test_rm_dir(dir);
 }
 END_TEST
@@ -473,6 +477,12 @@ START_TEST(chakra_bad_traces) {
     nodim[0].ndims = 2, nodim[0].dims[0] = 0, nodim[0].dims[1] = 1;
     write_set(dir, "nodim", nodim, 1, 1);
     test_bad("node 5: attr involved_dim: selects no dim", "train '%s/nodim' -s '%s'", dir, sys);
+    /* involved_dim shorter than the system's dims (here none on a 1-D system) */
+    wnode nolist[] = {COLLECTIVE(6, AR, 1048576)};
+    nolist[0].ndims = -1;
+    write_set(dir, "nolist", nolist, 1, 1);
+    test_bad("node 6: attr involved_dim: 0 entries for the 1 dims", "train '%s/nolist' -s '%s'",
+             dir, sys);
     /* ranks that disagree on a collective's size */
     wnode a[] = {COLLECTIVE(0, AR, 1048576)}, b[] = {COLLECTIVE(0, AR, 2097152)};
     snprintf(path, sizeof path, "%s/dis.0.et", dir);

@@ -210,7 +210,7 @@ static int add_timed(replayer *r, int32_t i, double end, int desc, th_error *err
 }
 
 /* One issue call at t (ASTRA-sim's issue_dep_free_nodes): the ready nodes in id order, each to
- * its stream when that stream is free; a metadata node ends at once, and what it makes ready
+ * its stream when that stream is free; an invalid node ends at once, and what it makes ready
  * waits for the next call. */
 static int issue_call(replayer *r, double t, int desc, th_error *err) {
     const th_ck_graph *g = r->g;
@@ -243,7 +243,7 @@ static int issue_call(replayer *r, double t, int desc, th_error *err) {
             r->busy[best] = r->rules->serial_comm;
             rc = issue_coll(r, i, t, desc, err);
             break;
-        default: /* metadata and invalid nodes */ rc = finish(r, i, t, 1, err); break;
+        default: /* invalid nodes */ rc = finish(r, i, t, 1, err); break;
         }
         if (rc) return rc;
     }
@@ -270,7 +270,7 @@ static int issue_all(replayer *r, double t, int desc, th_error *err) {
         if (r->rules->serial_comm && r->ntm == 0 && th_emu_next(r->emu) == INFINITY &&
             !r->busy[S_COMM])
             return th_error_set(err, TH_EINPUT,
-                                "%s: node %llu: ready only once a metadata node ended, and no "
+                                "%s: node %llu: ready only once an invalid node ended, and no "
                                 "event follows that would issue it: ASTRA-sim 2.x would wait for "
                                 "ever",
                                 r->src, (unsigned long long)r->g->nodes[first].id);
@@ -282,10 +282,13 @@ static int issue_all(replayer *r, double t, int desc, th_error *err) {
  * the replay starts. */
 static int check(const replayer *r, th_error *err) {
     const th_ck_graph *g = r->g;
-    if (g->n == 0)
+    int32_t work = 0;
+    for (int32_t i = 0; i < g->n; i++)
+        work += g->nodes[i].kind != TH_CK_SKIP;
+    if (work == 0)
         return th_error_set(err, TH_EINPUT,
-                            "%s: no node after the global metadata (ASTRA-sim 2.x stops on a "
-                            "trace with nothing to issue)",
+                            "%s: no node after the global metadata but invalid ones (ASTRA-sim 2.x "
+                            "stops on a trace with nothing to issue)",
                             r->src);
     for (int32_t i = 0; i < g->n; i++) {
         const th_ck_node *x = &g->nodes[i];
@@ -293,8 +296,13 @@ static int check(const replayer *r, th_error *err) {
         if (x->kind == TH_CK_SEND || x->kind == TH_CK_RECV || x->kind == TH_CK_MEM)
             return th_error_set(err, TH_EINPUT,
                                 "%s: node %llu: type: %s: themis replays compute, collective and "
-                                "metadata nodes, not point-to-point or memory nodes",
+                                "invalid nodes, not point-to-point or memory nodes",
                                 r->src, id, th_ck_type_name(x->type));
+        if (x->type == 1) /* METADATA_NODE */
+            return th_error_set(err, TH_EINPUT,
+                                "%s: node %llu: type: METADATA_NODE: ASTRA-sim 2.x stops on it "
+                                "(\"Invalid node_type\" in its statistics)",
+                                r->src, id);
         if (x->kind == TH_CK_COMPUTE && r->roofline && !x->cpu && (x->ops <= 0 || x->tensor < 0))
             return th_error_set(err, TH_EINPUT,
                                 "%s: node %llu: attr %s: %s under the system's roofline (a GPU "
@@ -303,6 +311,12 @@ static int check(const replayer *r, th_error *err) {
                                 r->src, id, x->tensor < 0 ? "tensor_size" : "num_ops",
                                 x->tensor < 0 || x->ops < 0 ? "missing" : "0");
         if (x->kind != TH_CK_COLL) continue;
+        if (x->ndims >= 0 && x->ndims < r->sys->ndims)
+            return th_error_set(err, TH_EINPUT,
+                                "%s: node %llu: attr involved_dim: %d entries for the %d dims of "
+                                "system \"%s\": ASTRA-sim 2.x reads one per dim, past the list's "
+                                "end",
+                                r->src, id, (int)x->ndims, r->sys->ndims, r->sys->name);
         if (x->ndims >= 0 && !(x->dims & ((1u << r->sys->ndims) - 1u)))
             return th_error_set(err, TH_EINPUT,
                                 "%s: node %llu: attr involved_dim: selects no dim of system \"%s\" "
