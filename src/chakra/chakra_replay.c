@@ -15,7 +15,7 @@
 #include "themis/collective.h"
 
 /* The analytical model's rules: collectives overlap, compute takes what the trace says. */
-static const th_graph_rules clean_rules = {0, 0, 0, NULL};
+static const th_graph_rules clean_rules = {0, 0, 0, NULL, NULL};
 
 /* A min-heap of node indices (the nodes are sorted by id: the smallest index is the smallest
  * id). */
@@ -50,8 +50,8 @@ static int32_t heap_pop(heap *h) {
     return top;
 }
 
-/* The streams a node waits for. */
-enum { S_GPU, S_CPU, S_COMM, S_COUNT };
+/* The streams a node waits for (a receive waits for none). */
+enum { S_GPU, S_CPU, S_COMM, S_FREE, S_COUNT };
 
 /* A node that ends at a known time (compute, broadcast). */
 typedef struct timed {
@@ -91,12 +91,16 @@ typedef struct replayer {
     int carry;                 /* 1: load holds them */
     int roofline;              /* GPU compute by the roofline below (graph rules) */
     double bw, peak;           /* its memory bandwidth, bytes/s, and peak, FLOP/s */
+    int32_t *match;   /* per receive: the send of its tag in this graph (every rank alike) */
+    int32_t *pending; /* receives issued before their send */
+    size_t npending, pending_cap;
     int32_t done;
     unsigned events;
     th_ck_result *res;
 } replayer;
 
 static int stream_of(const th_ck_node *x) {
+    if (x->kind == TH_CK_RECV) return S_FREE;
     if (x->cpu) return S_CPU;
     return x->kind == TH_CK_COMPUTE ? S_GPU : S_COMM;
 }
@@ -209,6 +213,15 @@ static int add_timed(replayer *r, int32_t i, double end, int desc, th_error *err
     return TH_OK;
 }
 
+/* Receive i ends when the message of its send (the same place in the sending rank's graph, so
+ * issued when this rank's send was) has come from its source, or at once when it came before
+ * the receive was issued. */
+static int recv_end(replayer *r, int32_t i, int desc, th_error *err) {
+    const th_ck_node *x = &r->g->nodes[i];
+    double arrive = r->start[r->match[i]] + r->rules->message(r->sys, x->peer, 0, x->size);
+    return add_timed(r, i, arrive > r->start[i] ? arrive : r->start[i], desc, err);
+}
+
 /* One issue call at t (ASTRA-sim's issue_dep_free_nodes): the ready nodes in id order, each to
  * its stream when that stream is free; an invalid node ends at once, and what it makes ready
  * waits for the next call. */
@@ -242,6 +255,25 @@ static int issue_call(replayer *r, double t, int desc, th_error *err) {
         case TH_CK_COLL:
             r->busy[best] = r->rules->serial_comm;
             rc = issue_coll(r, i, t, desc, err);
+            break;
+        case TH_CK_SEND: /* ends when its message arrives */
+            r->busy[best] = r->rules->serial_comm;
+            rc = add_timed(r, i, t + r->rules->message(r->sys, 0, x->peer, x->size), desc, err);
+            for (size_t k = 0; rc == TH_OK && k < r->npending; k++)
+                if (r->match[r->pending[k]] == i) { /* a receive waiting for this send */
+                    rc = recv_end(r, r->pending[k], desc, err);
+                    r->pending[k--] = r->pending[--r->npending];
+                }
+            break;
+        case TH_CK_RECV: /* ends when its message arrived: at once when it already did */
+            if (r->start[r->match[i]] >= 0) {
+                rc = recv_end(r, i, desc, err);
+            } else if (r->npending == r->pending_cap &&
+                       th_grow(&r->pending, &r->pending_cap, r->npending + 1, sizeof *r->pending)) {
+                rc = oom(err);
+            } else {
+                r->pending[r->npending++] = i;
+            }
             break;
         default: /* invalid nodes */ rc = finish(r, i, t, 1, err); break;
         }
@@ -280,7 +312,7 @@ static int issue_all(replayer *r, double t, int desc, th_error *err) {
 
 /* The nodes themis does not replay, and every collective checked against the system, before
  * the replay starts. */
-static int check(const replayer *r, th_error *err) {
+static int check(replayer *r, th_error *err) {
     const th_ck_graph *g = r->g;
     int32_t work = 0;
     for (int32_t i = 0; i < g->n; i++)
@@ -293,11 +325,36 @@ static int check(const replayer *r, th_error *err) {
     for (int32_t i = 0; i < g->n; i++) {
         const th_ck_node *x = &g->nodes[i];
         unsigned long long id = (unsigned long long)x->id;
-        if (x->kind == TH_CK_SEND || x->kind == TH_CK_RECV || x->kind == TH_CK_MEM)
+        int p2p = x->kind == TH_CK_SEND || x->kind == TH_CK_RECV;
+        if (x->kind == TH_CK_MEM || (p2p && !r->rules->message))
             return th_error_set(err, TH_EINPUT,
                                 "%s: node %llu: type: %s: themis replays compute, collective and "
-                                "invalid nodes, not point-to-point or memory nodes",
-                                r->src, id, th_ck_type_name(x->type));
+                                "invalid nodes%s, not %s",
+                                r->src, id, th_ck_type_name(x->type),
+                                r->rules->message ? " and point-to-point nodes" : "",
+                                r->rules->message ? "memory nodes"
+                                                  : "point-to-point or memory nodes (except "
+                                                    "under the astra-sim preset)");
+        if (p2p && r->rules->message(r->sys, x->kind == TH_CK_SEND ? 0 : x->peer,
+                                     x->kind == TH_CK_SEND ? x->peer : 0, x->size) < 0)
+            return th_error_set(err, TH_EINPUT,
+                                "%s: node %llu: attr %s: %d, expected another NPU of system "
+                                "\"%s\" than rank 0 (0..%.17g)",
+                                r->src, id, x->kind == TH_CK_SEND ? "comm_dst" : "comm_src",
+                                (int)x->peer, r->sys->name, r->sys->npus - 1);
+        if (x->kind == TH_CK_RECV) { /* its send: the one of its tag (and size) */
+            r->match[i] = -1;
+            for (int32_t j = 0; j < g->n && r->match[i] < 0; j++)
+                if (g->nodes[j].kind == TH_CK_SEND && g->nodes[j].tag == x->tag &&
+                    g->nodes[j].size == x->size)
+                    r->match[i] = j;
+            if (r->match[i] < 0)
+                return th_error_set(err, TH_EINPUT,
+                                    "%s: node %llu: attr comm_tag: no send of tag %d and %.17g "
+                                    "bytes in the graph: a receive replays when every rank sends "
+                                    "as it receives (the same graph on every rank)",
+                                    r->src, id, (int)x->tag, x->size);
+        }
         if (x->type == 1) /* METADATA_NODE */
             return th_error_set(err, TH_EINPUT,
                                 "%s: node %llu: type: METADATA_NODE: ASTRA-sim 2.x stops on it "
@@ -398,6 +455,11 @@ static int run(replayer *r, th_error *err) {
         }
     }
     if (r->done < g->n) {
+        if (r->npending) /* a receive whose send waits for it (or for what waits for it) */
+            return th_error_set(err, TH_EINPUT,
+                                "%s: node %llu: attr comm_tag: its send never starts, as it waits "
+                                "for this receive: ASTRA-sim 2.x would wait for ever",
+                                r->src, (unsigned long long)g->nodes[r->pending[0]].id);
         int32_t i = 0;
         while (i < g->n && r->left[i] == 0)
             i++;
@@ -420,15 +482,22 @@ int th_ck_replay(const th_system *sys, const th_ck_trace *tr, const th_ck_opts *
     r.trace = trace, r.trace_ctx = trace_ctx;
     r.rules = th_model_of(sys)->graph ? th_model_of(sys)->graph : &clean_rules;
     r.roofline = r.rules->roofline && r.rules->roofline(sys, &r.bw, &r.peak);
-    int rc = check(&r, err);
-    if (rc) return rc;
     size_t n = (size_t)tr->g.n ? (size_t)tr->g.n : 1;
+    r.match = malloc(sizeof *r.match * n);
+    if (!r.match) return oom(err);
+    int rc = check(&r, err);
+    if (rc) {
+        free(r.match);
+        return rc;
+    }
     r.left = malloc(sizeof *r.left * n);
-    r.start = calloc(n, sizeof *r.start);
+    r.start = malloc(sizeof *r.start * n);
     r.emu = th_emu_create();
     if (!r.left || !r.start || !r.emu) {
         rc = oom(err);
     } else {
+        for (size_t k = 0; k < n; k++)
+            r.start[k] = -1; /* not issued */
         th_emu_reset(r.emu, sys, o->intra, o->priority, NULL, NULL);
         rc = run(&r, err);
     }
@@ -443,6 +512,8 @@ int th_ck_replay(const th_system *sys, const th_ck_trace *tr, const th_ck_opts *
     free(r.of_id);
     free(r.tm);
     free(r.deferred);
+    free(r.match);
+    free(r.pending);
     free(r.ended);
     free(r.left);
     free(r.start);

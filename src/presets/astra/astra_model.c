@@ -134,6 +134,18 @@ double th_cost_astra_bytes(const th_system *sys, const th_dim *d, th_op op, doub
     return b;
 }
 
+double th_astra_message(const th_system *sys, int64_t src, int64_t dst, double bytes) {
+    if (src == dst || src < 0 || dst < 0 || (double)src >= sys->npus || (double)dst >= sys->npus)
+        return -1;
+    for (int d = 0; d < sys->ndims; d++) {
+        int64_t p = sys->dims[d].npus, a = src % p, b = dst % p;
+        src /= p, dst /= p;
+        if (a != b)
+            return net(&sys->dims[d], hops(&sys->dims[d], (double)((b - a + p) % p)), bytes);
+    }
+    return -1;
+}
+
 th_algorithm th_astra_algorithm(const th_system *sys, th_coll_type type, int k) {
     int c = type == TH_COLL_REDUCESCATTER ? 0
             : type == TH_COLL_ALLGATHER   ? 1
