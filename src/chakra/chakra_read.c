@@ -171,8 +171,10 @@ static int node_attrs(const ChakraProtoMsg__Node *m, th_ck_node *x, const char *
     x->coll = (uint8_t)c;
     if (kind == TH_CK_COLL && x->size < 1)
         return th_error_set(err, TH_EINPUT,
-                            "%s: node %llu: attr comm_size: expected at least 1 byte, got 0 (a "
-                            "collective of 0 bytes never ends in ASTRA-sim)",
+                            "%s: node %llu: attr comm_size: expected at least 1 byte, got 0 "
+                            "(ASTRA-sim never ends an All-Gather of 0 bytes, and runs the others "
+                            "as a collective of a few bytes a chunk, which the astra-sim preset "
+                            "refuses as it refuses chunks under 1 byte)",
                             src, id);
     const ChakraProtoMsg__AttributeProto *pg = attr(m, "pg_name");
     if (pg && pg->value_case == CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_STRING_VAL &&
