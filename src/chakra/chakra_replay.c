@@ -3,8 +3,8 @@
  * a node ends the ready nodes are issued in id order to the streams that are free, as
  * ASTRA-sim 2.x's workload layer does. Collectives run on the emulator under the chosen
  * policy; the system model's graph rules (model.h) say whether the communication stream holds
- * a collective until it ends, the least compute time, and how Themis's loads carry from one
- * collective to the next. */
+ * a collective until it ends, the least compute time, a roofline for compute nodes, the time
+ * of a point-to-point message, and how Themis's loads carry from one collective to the next. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,12 +53,13 @@ static int32_t heap_pop(heap *h) {
 /* The streams a node waits for (a receive waits for none). */
 enum { S_GPU, S_CPU, S_COMM, S_FREE, S_COUNT };
 
-/* A node that ends at a known time (compute, broadcast). */
+/* A node that ends at a known time (compute, broadcast, send, receive). */
 typedef struct timed {
     double end;
     uint64_t seq; /* issue order: at one instant the earlier issued ends first */
     int32_t node;
-    int desc; /* issued in a call whose ranks run in descending order (see themis_carry) */
+    int other; /* issued in the chain of events of a collective's end that an NPU other than
+                * rank 0 sees first (th_graph_rules.themis_carry) */
 } timed;
 
 typedef struct replayer {
@@ -155,10 +156,10 @@ static void coll_of(const replayer *r, const th_ck_node *x, th_collective *c) {
 }
 
 /* Plans and issues collective node i at t. Under themis_carry the schedule starts from the
- * state rank 0's scheduler holds: reset when rank 0 is the first NPU to issue it (desc 0),
+ * state rank 0's scheduler holds: reset when rank 0 is the first NPU to issue it (other 0),
  * else the loads and list its last schedule left, when rank 0 made one since its last reset
  * (rank 0 then resets them as it issues the collective in turn). */
-static int issue_coll(replayer *r, int32_t i, double t, int desc, th_error *err) {
+static int issue_coll(replayer *r, int32_t i, double t, int other, th_error *err) {
     const th_ck_node *x = &r->g->nodes[i];
     th_collective c;
     coll_of(r, x, &c);
@@ -167,7 +168,7 @@ static int issue_coll(replayer *r, int32_t i, double t, int desc, th_error *err)
     const double *init = NULL;
     int themis = r->o->policy == TH_POLICY_THEMIS || r->o->policy == TH_POLICY_THEMIS_GLOBAL;
     plan->carry = 0;
-    if (r->rules->themis_carry && themis && desc && r->carry) {
+    if (r->rules->themis_carry && themis && other && r->carry) {
         init = r->load;
         plan->carry = 1;
         memcpy(plan->list, r->list, sizeof plan->list);
@@ -175,7 +176,7 @@ static int issue_coll(replayer *r, int32_t i, double t, int desc, th_error *err)
     int rc = th_sched_plan_from(plan, r->sys, &c, r->o->policy, r->o->model, init, err);
     if (rc == TH_OK && r->rules->themis_carry && themis) {
         /* an All-to-All: rank 0 resets its loads but makes no schedule */
-        r->carry = !desc && c.type != TH_COLL_ALLTOALL;
+        r->carry = !other && c.type != TH_COLL_ALLTOALL;
         if (r->carry) {
             memcpy(r->load, plan->load, sizeof r->load);
             memcpy(r->list, plan->list, sizeof r->list);
@@ -206,26 +207,26 @@ static int issue_coll(replayer *r, int32_t i, double t, int desc, th_error *err)
     return TH_OK;
 }
 
-static int add_timed(replayer *r, int32_t i, double end, int desc, th_error *err) {
+static int add_timed(replayer *r, int32_t i, double end, int other, th_error *err) {
     if (r->ntm == r->tm_cap && th_grow(&r->tm, &r->tm_cap, r->ntm + 1, sizeof *r->tm))
         return oom(err);
-    r->tm[r->ntm++] = (timed){end, r->seq++, i, desc};
+    r->tm[r->ntm++] = (timed){end, r->seq++, i, other};
     return TH_OK;
 }
 
 /* Receive i ends when the message of its send (the same place in the sending rank's graph, so
  * issued when this rank's send was) has come from its source, or at once when it came before
  * the receive was issued. */
-static int recv_end(replayer *r, int32_t i, int desc, th_error *err) {
+static int recv_end(replayer *r, int32_t i, int other, th_error *err) {
     const th_ck_node *x = &r->g->nodes[i];
     double arrive = r->start[r->match[i]] + r->rules->message(r->sys, x->peer, 0, x->size);
-    return add_timed(r, i, arrive > r->start[i] ? arrive : r->start[i], desc, err);
+    return add_timed(r, i, arrive > r->start[i] ? arrive : r->start[i], other, err);
 }
 
 /* One issue call at t (ASTRA-sim's issue_dep_free_nodes): the ready nodes in id order, each to
  * its stream when that stream is free; an invalid node ends at once, and what it makes ready
  * waits for the next call. */
-static int issue_call(replayer *r, double t, int desc, th_error *err) {
+static int issue_call(replayer *r, double t, int other, th_error *err) {
     const th_ck_graph *g = r->g;
     for (;;) {
         int best = -1;
@@ -246,28 +247,28 @@ static int issue_call(replayer *r, double t, int desc, th_error *err) {
         case TH_CK_COMPUTE:
             r->busy[best] = 1;
             if (!x->cpu) r->res->compute += cost(r, x);
-            rc = add_timed(r, i, t + cost(r, x), desc, err);
+            rc = add_timed(r, i, t + cost(r, x), other, err);
             break;
         case TH_CK_BCAST: /* ASTRA-sim replays its duration on the communication stream */
             r->busy[best] = r->rules->serial_comm;
-            rc = add_timed(r, i, t + cost(r, x), desc, err);
+            rc = add_timed(r, i, t + cost(r, x), other, err);
             break;
         case TH_CK_COLL:
             r->busy[best] = r->rules->serial_comm;
-            rc = issue_coll(r, i, t, desc, err);
+            rc = issue_coll(r, i, t, other, err);
             break;
         case TH_CK_SEND: /* ends when its message arrives */
             r->busy[best] = r->rules->serial_comm;
-            rc = add_timed(r, i, t + r->rules->message(r->sys, 0, x->peer, x->size), desc, err);
+            rc = add_timed(r, i, t + r->rules->message(r->sys, 0, x->peer, x->size), other, err);
             for (size_t k = 0; rc == TH_OK && k < r->npending; k++)
                 if (r->match[r->pending[k]] == i) { /* a receive waiting for this send */
-                    rc = recv_end(r, r->pending[k], desc, err);
+                    rc = recv_end(r, r->pending[k], other, err);
                     r->pending[k--] = r->pending[--r->npending];
                 }
             break;
         case TH_CK_RECV: /* ends when its message arrived: at once when it already did */
             if (r->start[r->match[i]] >= 0) {
-                rc = recv_end(r, i, desc, err);
+                rc = recv_end(r, i, other, err);
             } else if (r->npending == r->pending_cap &&
                        th_grow(&r->pending, &r->pending_cap, r->npending + 1, sizeof *r->pending)) {
                 rc = oom(err);
@@ -293,9 +294,9 @@ static int release_deferred(replayer *r, th_error *err) {
 
 /* A call, then what it made ready: under the simulator's rules it waits for the next event;
  * otherwise further calls at the same instant issue it. */
-static int issue_all(replayer *r, double t, int desc, th_error *err) {
+static int issue_all(replayer *r, double t, int other, th_error *err) {
     for (;;) {
-        if (issue_call(r, t, desc, err)) return err->code;
+        if (issue_call(r, t, other, err)) return err->code;
         if (!r->ndef) return TH_OK;
         int32_t first = r->deferred[0];
         if (release_deferred(r, err)) return err->code;
@@ -425,7 +426,7 @@ static int run(replayer *r, th_error *err) {
             r->tm[k] = r->tm[--r->ntm];
             t = x.end;
             r->busy[stream_of(&g->nodes[x.node])] = 0;
-            if (finish(r, x.node, t, 0, err) || issue_all(r, t, x.desc, err)) return err->code;
+            if (finish(r, x.node, t, 0, err) || issue_all(r, t, x.other, err)) return err->code;
             continue;
         }
         if (th_emu_step(r->emu, err)) return err->code;
@@ -450,8 +451,8 @@ static int run(replayer *r, th_error *err) {
             int32_t i = r->ended[j];
             r->busy[S_COMM] = 0;
             /* whether rank 0 is not the first NPU to see it end (the model's rules) */
-            int desc = (r->rules->themis_carry >> g->nodes[i].coll) & 1;
-            if (finish(r, i, t, 0, err) || issue_all(r, t, desc, err)) return err->code;
+            int other = (r->rules->themis_carry >> g->nodes[i].coll) & 1;
+            if (finish(r, i, t, 0, err) || issue_all(r, t, other, err)) return err->code;
         }
     }
     if (r->done < g->n) {
