@@ -372,6 +372,7 @@ START_TEST(chakra_themis_across_collectives) {
     TEST_DIR_PATH(p4, dir, "four");
     TEST_DIR_PATH(pc, dir, "chain");
     ck_assert_rel(iteration(p4, sys, "-p themis -q scf"), 55833);
+    ck_assert_rel(iteration(p4, sys, ""), 55833); /* the system's run.policy and run.intra */
     ck_assert_rel(iteration(p4, sys, "-p baseline -q fifo"), 44912);
     ck_assert_rel(iteration(pc, sys, "-p themis -q scf"), 565945);
     ck_assert_rel(iteration(pc, sys, "-p baseline -q fifo"), 339803);
