@@ -92,7 +92,8 @@ def train(workload: Source, system: Optional[Source] = None, policy: Optional[st
           chunks: Optional[int] = None, chunking: Optional[str] = None,
           bucket: Optional[Size] = None, load_model: Optional[str] = None,
           ideal_lat: bool = False, comm_scale: Optional[float] = None,
-          compute_scale: Optional[float] = None, passes: Optional[int] = None) -> Report:
+          compute_scale: Optional[float] = None, passes: Optional[int] = None,
+          micro_batch: Optional[int] = None, schedule: Optional[str] = None) -> Report:
     """`themis train -f json`: training iterations of a workload (a file or a dict) on a
     system; policy also takes "themis-global" and "ideal", priority "fifo", "lifo" or
     "layer"; iterations 2 to 1000; batch: samples per NPU; chunks per collective; chunking
@@ -102,11 +103,19 @@ def train(workload: Source, system: Optional[Source] = None, policy: Optional[st
     astra-sim-1.0 system (comm_scale, compute_scale, passes as its --comm-scale,
     --compute-scale, --num-passes) and is converted for our replay on any other. A Chakra
     execution trace (the prefix of its <prefix>.<rank>.et files, or one of them) replays as a
-    graph on any system, as ASTRA-sim 2.x does under the astra-sim preset (docs/CHAKRA.md)."""
+    graph on any system, as ASTRA-sim 2.x does under the astra-sim preset (docs/CHAKRA.md).
+
+    An LLM workload (the key "llm", docs/LLM.md) runs on a system with an "npu": each result
+    holds iteration_us and its parts (forward_us, backward_us, recompute_us, tp_exposed_us,
+    ep_exposed_us, bubble_us, pp_exposed_us, dp_exposed_us, optimizer_us), mfu and
+    tflops_per_npu; the report's "memory" holds the bytes per NPU (weights, gradients,
+    optimizer, activations, total) and whether they fit. chunks, bucket, micro_batch and
+    schedule ("gpipe", "1f1b" or "interleaved") override the file."""
     req = _request(workload=_source(workload), system=_source(system), policy=policy,
                    intra=intra, priority=priority, iterations=iterations, batch=batch,
                    chunks=chunks, chunking=chunking, bucket=bucket, load_model=load_model,
-                   comm_scale=comm_scale, compute_scale=compute_scale, passes=passes)
+                   comm_scale=comm_scale, compute_scale=compute_scale, passes=passes,
+                   micro_batch=micro_batch, schedule=schedule)
     _flags("train", req, ideal_lat=ideal_lat)
     return json.loads(call("train", req, interruptible=True))
 

@@ -33,8 +33,27 @@ def _run_rows(result: Dict[str, Any]) -> List[Dict[str, Any]]:
     return rows
 
 
+def _llm_rows(result: Dict[str, Any], collectives: bool) -> List[Dict[str, Any]]:
+    """An LLM workload's report: the rows of its CSV, the memory per NPU in memory_* columns
+    (memory_fits 1 or 0)."""
+    if collectives:
+        raise Error("frame: collectives: an LLM workload's report has no collectives list", 2)
+    memory = result.get("memory", {})
+    rows = []
+    for r in result["results"]:
+        row = {"workload": result["workload"]["name"], "system": result["system"]["name"]}
+        row.update(r)
+        for k in ("weights", "gradients", "optimizer", "activations", "total"):
+            row["memory_" + k] = memory.get(k)
+        row["memory_fits"] = int(bool(memory.get("fits")))
+        rows.append(row)
+    return rows
+
+
 def _train_rows(result: Dict[str, Any], collectives: bool) -> List[Dict[str, Any]]:
     w = result["workload"]
+    if w.get("kind") == "llm":
+        return _llm_rows(result, collectives)
     rows = []
     for r in result["results"]:
         row = {"workload": w["name"], "system": result["system"]["name"],

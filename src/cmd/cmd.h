@@ -154,6 +154,8 @@ typedef struct th_train_request {
     int load_model, ideal_lat;
     double comm_scale, compute_scale; /* other formats' (th_wl_scale) */
     int64_t passes;                   /* their own replay's (th_wl_replay); 0: 1 */
+    int64_t micro_batch;              /* LLM workloads: 0 the file's */
+    int schedule;                     /* LLM workloads: a th_llm_schedule, when given */
     int format;
     const char *output, *trace;
     int force;
