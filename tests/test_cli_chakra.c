@@ -1,0 +1,147 @@
+/* CLI tests of `themis export-chakra`: the files it writes (one per NPU, rank r's node ids
+ * offset by r times the nodes of a file), what it prints, and its refusals. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_themis.h"
+
+/* tests/data/wl_chakra_tiny.json on cli_ring4.json (one ring of 4 NPUs): three nodes a file
+ * (a.forward 2 us; the input gradient of 0 ns has none; a.weight_grad 3 us; its All-Reduce), so
+ * rank 3's first node is id 3 * 3 = 9: after the metadata, 08 09. */
+START_TEST(cli_export) {
+    char *dir = test_tmp_dir();
+    TEST_DIR_PATH(prefix, dir, "t/tiny");
+    test_cli_out r;
+    test_cli(&r, "export-chakra '%s' -s '%s' -o '%s'", test_dpath("wl_chakra_tiny.json"),
+             test_dpath("cli_ring4.json"), prefix);
+    test_expect_quiet(&r, "export-chakra");
+    char want[10000];
+    snprintf(want, sizeof want,
+             "chakra-tiny on cli-ring4: 4 files %s.0.et .. %s.3.et\n"
+             "nodes per file  3 (2 compute, 1 collectives), 1 iteration\n"
+             "compute         5 us per iteration in the workload, 5 us written\n",
+             prefix, prefix);
+    ck_assert_str_eq(r.out, want);
+    test_cli_free(&r);
+    for (int k = 0; k < 5; k++) {
+        char path[4300];
+        snprintf(path, sizeof path, "%s.%d.et", prefix, k);
+        ck_assert_msg(test_exists(path) == (k < 4), "%s", path);
+    }
+    char path[4300];
+    snprintf(path, sizeof path, "%s.3.et", prefix);
+    size_t len;
+    unsigned char *b = (unsigned char *)test_slurp(path, &len);
+    size_t meta = b[0]; /* the metadata is shorter than 128 bytes: a one-byte length */
+    ck_assert_uint_lt(meta, 128);
+    ck_assert_uint_gt(len, meta + 3);
+    ck_assert_int_eq(b[1 + meta + 1], 0x08); /* the first node's id field */
+    ck_assert_int_eq(b[1 + meta + 2], 9);
+    free(b);
+    /* the files exist: refused without --force, before anything is written */
+    test_bad("already exists; --force replaces it", "export-chakra '%s' -s '%s' -o '%s'",
+             test_dpath("wl_chakra_tiny.json"), test_dpath("cli_ring4.json"), prefix);
+    test_cli(&r, "export-chakra '%s' -s '%s' -o '%s' --force -f json --iterations 2",
+             test_dpath("wl_chakra_tiny.json"), test_dpath("cli_ring4.json"), prefix);
+    test_expect_quiet(&r, "export-chakra --force");
+    ck_assert_ptr_nonnull(strstr(r.out, "\"files\":\t4"));
+    ck_assert_ptr_nonnull(strstr(r.out, "\"nodes\":\t6"));
+    test_cli_free(&r);
+    test_rm_dir(dir);
+}
+END_TEST
+
+/* Sub-microsecond compute is rounded, and said so on stderr; an ASTRA-sim 1.0 text workload is
+ * converted first. */
+START_TEST(cli_export_notes) {
+    char *dir = test_tmp_dir();
+    TEST_DIR_PATH(prefix, dir, "r");
+    test_cli_out r;
+    test_cli(&r, "export-chakra '%s/models/workloads/astra/resnet50.txt' -s '%s' -o '%s'",
+             getenv("THEMIS_SRCDIR") ? getenv("THEMIS_SRCDIR") : ".", test_dpath("cli_ring4.json"),
+             prefix);
+    test_expect_ok(&r, "export-chakra resnet50.txt");
+    ck_assert_ptr_nonnull(strstr(r.err, "themis: note: Chakra's compute times are whole "
+                                        "microseconds"));
+    ck_assert_ptr_nonnull(strstr(r.out, "resnet50 on cli-ring4: 4 files"));
+    test_cli_free(&r);
+    test_rm_dir(dir);
+}
+END_TEST
+
+START_TEST(cli_export_errors) {
+    const char *wl = test_dpath("wl_chakra_tiny.json");
+    test_bad("-o PREFIX is required", "export-chakra '%s'", wl);
+    test_bad("not standard output", "export-chakra '%s' -o -", wl);
+    test_bad("missing the workload file", "export-chakra -o x");
+    test_bad("--comm-scale and --compute-scale are for other formats",
+             "export-chakra '%s' -o x --comm-scale 2", wl);
+    test_bad("--iterations", "export-chakra '%s' -o x --iterations 0", wl);
+    /* a file named like one of the outputs is an input: never written over */
+    char *dir = test_tmp_dir();
+    TEST_DIR_PATH(in, dir, "w.0.et");
+    TEST_DIR_PATH(prefix, dir, "w");
+    size_t len;
+    char *text = test_slurp(wl, &len);
+    test_spit(in, text, len);
+    test_bad("w.0.et", "export-chakra '%s' -o '%s' --force", in, prefix);
+    char *after = test_slurp(in, NULL);
+    ck_assert_str_eq(after, text);
+    free(after);
+    free(text);
+    /* a collective on dims of one NPU never ends in ASTRA-sim: refused */
+    TEST_DIR_PATH(sys, dir, "s.json");
+    test_spit_dq(sys, "{'name': 'one', 'dims': [{'name': 'x', 'topology': 'ring', 'npus': 1, "
+                      "'bw_GBps': 10, 'latency_ns': 1}, {'name': 'y', 'topology': 'ring', "
+                      "'npus': 2, 'bw_GBps': 10, 'latency_ns': 1}]}");
+    TEST_DIR_PATH(w2, dir, "wl.json");
+    test_spit_dq(w2, "{'name': 'd0', 'parallelism': 'data', 'layers': [{'name': 'a', "
+                     "'forward': {'ns': 1}, 'input_grad': {'ns': 0}, 'weight_grad': {'ns': 0, "
+                     "'collective': {'type': 'allreduce', 'size': 8, 'dims': [0]}}}]}");
+    test_bad("layers[0].weight_grad.collective: dims: no dim of system \"one\"",
+             "export-chakra '%s' -s '%s' -o '%s/out'", w2, sys, dir);
+    TEST_DIR_PATH(out0, dir, "out.0.et");
+    ck_assert(!test_exists(out0));
+    test_rm_dir(dir);
+}
+END_TEST
+
+/* The API's "export-chakra": the same command, its workload and system as objects, its report
+ * as JSON. */
+START_TEST(api_export) {
+    char *dir = test_tmp_dir();
+    char req[8192];
+    char *q = test_dq("{'workload': {'name': 'w', 'parallelism': 'data', 'layers': [{'name': 'a',"
+                      " 'forward': {'ns': 1000}, 'input_grad': {'ns': 0}, 'weight_grad': {'ns':"
+                      " 0, 'collective': {'type': 'allreduce', 'size': 8}}}]}, 'system': {'name':"
+                      " 's', 'dims': [{'name': 'x', 'topology': 'ring', 'npus': 2, 'bw_GBps': 10,"
+                      " 'latency_ns': 1}]}, 'output': '%s/api', 'iterations': 2}");
+    snprintf(req, sizeof req, q, dir);
+    free(q);
+    char *out = NULL;
+    ck_assert_int_eq(th_api_call("export-chakra", req, NULL, NULL, &out), TH_OK);
+    /* per iteration a.forward and its All-Reduce (the weight gradient of 0 ns has no node) */
+    ck_assert_ptr_nonnull(strstr(out, "\"files\":\t2"));
+    ck_assert_ptr_nonnull(strstr(out, "\"nodes\":\t4"));
+    th_api_free(out);
+    TEST_DIR_PATH(f1, dir, "api.1.et");
+    ck_assert(test_exists(f1));
+    ck_assert_int_eq(th_api_call("export-chakra", "{\"workload\": {}}", NULL, NULL, &out),
+                     TH_EINPUT);
+    th_api_free(out);
+    test_rm_dir(dir);
+}
+END_TEST
+
+Suite *cli_chakra_suite(void) {
+    Suite *s = suite_create("cli_chakra");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, cli_export);
+    tcase_add_test(tc, cli_export_notes);
+    tcase_add_test(tc, cli_export_errors);
+    tcase_add_test(tc, api_export);
+    suite_add_tcase(s, tc);
+    return s;
+}
