@@ -38,6 +38,15 @@ struct sys_model;     /* system_internal.h */
 struct emu_model;     /* emulate_internal.h */
 struct th_plan_model; /* schedule_internal.h */
 
+/* How a model replays an execution graph (a Chakra trace, src/chakra/): the analytical model's
+ * rules when th_model_ops.graph is NULL (several collectives in flight, compute as written). */
+typedef struct th_graph_rules {
+    int serial_comm;    /* 1: one collective (or broadcast) in flight per NPU at a time */
+    double min_compute; /* a compute node's least time, ns (a duration of 0 costs this) */
+    int themis_carry;   /* 1: Themis's loads across collectives as one rank's scheduler keeps
+                           them (ASTRA-sim's rank 0; docs/CHAKRA.md) */
+} th_graph_rules;
+
 typedef struct th_model_ops {
     const char *name;            /* as a system file's "model" spells it */
     unsigned caps;               /* TH_CAP_* */
@@ -57,6 +66,8 @@ typedef struct th_model_ops {
     /* Optional (NULL: every policy): whether a run of every policy (`themis run` without -p)
      * includes th_policy p on the dims of dims_mask (0: all). */
     int (*lists)(const struct th_system *sys, int p, uint32_t dims_mask);
+    /* Optional (NULL: the analytical model's): how it replays execution graphs. */
+    const th_graph_rules *graph;
 } th_model_ops;
 
 /* The registry (model_registry.c): the analytical model, the table by th_model and its

@@ -15,6 +15,11 @@ static void alg_name(const th_system *sys, int k, int type, char *buf, size_t n)
     snprintf(buf, n, "%s", th_algorithm_name(th_astra_algorithm(sys, (th_coll_type)type, k)));
 }
 
+/* ASTRA-sim 2.x's workload layer (Workload.cc, HardwareResource.cc, OfflineGreedy.cc): one
+ * communication node in flight per NPU, a compute node of duration 0 takes 1 ns, and its
+ * Themis schedules from rank 0's loads (docs/CHAKRA.md). */
+static const th_graph_rules graph = {.serial_comm = 1, .min_compute = 1, .themis_carry = 1};
+
 const th_model_ops astra_model_ops = {
     .name = "astra-sim",
     .caps = 0,
@@ -23,4 +28,5 @@ const th_model_ops astra_model_ops = {
     .emu = &astra_emu,
     .alg_name = alg_name,
     .alg_types = 3, /* it runs no All-to-All, so it has no algorithm of its own */
+    .graph = &graph,
 };
