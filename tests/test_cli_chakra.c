@@ -1,5 +1,6 @@
 /* CLI tests of `themis export-chakra`: the files it writes (one per NPU, rank r's node ids
- * offset by r times the nodes of a file), what it prints, and its refusals. */
+ * offset by r times the nodes of a file), what it prints, its refusals, and round trips (the
+ * trace read back by `themis train PREFIX`). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,6 +108,108 @@ START_TEST(cli_export_errors) {
 }
 END_TEST
 
+/* The time `themis train` gives a trace: under our model, when the whole graph has ended. */
+static double trace_time(const char *prefix, const char *sys, const char *more) {
+    test_cli_out r;
+    test_cli(&r, "train '%s' -s '%s' %s -f csv", prefix, sys, more);
+    test_expect_quiet(&r, "train PREFIX");
+    test_csv c;
+    test_csv_parse(&c, r.out);
+    ck_assert_int_eq(c.nrows, 1);
+    double t = test_csv_d(&c, 0, "iteration_us");
+    test_csv_free(&c);
+    test_cli_free(&r);
+    return t;
+}
+
+/* When the last compute or collective of `train WORKLOAD --iterations N` ended (its --trace). */
+static double workload_end(const char *wl, const char *sys, const char *more, const char *dir) {
+    char trace[4300];
+    snprintf(trace, sizeof trace, "%s/trace.csv", dir);
+    test_cli_out r;
+    test_cli(&r, "train '%s' -s '%s' %s --trace '%s' --force -f csv", wl, sys, more, trace);
+    test_expect_quiet(&r, "train --trace");
+    test_cli_free(&r);
+    test_csv c;
+    test_csv_read(&c, trace);
+    double end = 0;
+    for (int i = 0; i < c.nrows; i++)
+        if (test_csv_d(&c, i, "end_us") > end) end = test_csv_d(&c, i, "end_us");
+    test_csv_free(&c);
+    return end;
+}
+
+/* A round trip: the tiny workload's trace replays as its one iteration does by hand. On
+ * cli_ring4 (p = 4, B = 100 bytes/ns, alpha = 10 ns, 3 hops) a stage of m bytes takes
+ * 30 + 0.0075 m ns (SPEC §3); the All-Reduce of 1024 bytes in -n 64 chunks is 128 stages on
+ * the one dim: 128 * 30 + 2 * 0.0075 * 1024 = 3840 + 15.36 = 3855.36 ns after the 2 + 3 us of
+ * compute: 8855.36 ns. */
+START_TEST(round_trip_by_hand) {
+    char *dir = test_tmp_dir();
+    TEST_DIR_PATH(prefix, dir, "tiny");
+    test_cli_out r;
+    test_cli(&r, "export-chakra '%s' -s '%s' -o '%s'", test_dpath("wl_chakra_tiny.json"),
+             test_dpath("cli_ring4.json"), prefix);
+    test_expect_quiet(&r, "export-chakra");
+    test_cli_free(&r);
+    ck_assert_rel(trace_time(prefix, test_dpath("cli_ring4.json"), "-p baseline -q fifo -n 64"),
+                  8.85536);
+    test_rm_dir(dir);
+}
+END_TEST
+
+/* Whole microseconds go through unchanged: the trace of N iterations of a hybrid workload on two
+ * dims (blocking model-parallel All-Reduce, All-to-All and Reduce-Scatter; data-parallel
+ * All-Reduces overlapping the backward pass and the next forwards; one over both dims) ends,
+ * replayed under every policy and intra policy, exactly when the workload's N iterations end. */
+START_TEST(round_trip_whole) {
+    char *dir = test_tmp_dir();
+    const char *wl = test_dpath("wl_chakra_rt.json"), *sys = test_dpath("chakra_rt_2d.json");
+    static const char *const pol[] = {"baseline", "themis", "roundrobin", "themis-global"};
+    for (int n = 2; n <= 3; n++) {
+        char prefix[4300];
+        snprintf(prefix, sizeof prefix, "%s/rt%d", dir, n);
+        test_cli_out r;
+        test_cli(&r, "export-chakra '%s' -s '%s' -o '%s' --iterations %d", wl, sys, prefix, n);
+        test_expect_quiet(&r, "export-chakra");
+        test_cli_free(&r);
+        for (int p = 0; p < 4; p++)
+            for (int q = 0; q < 2; q++) {
+                char a[128], b[128];
+                snprintf(a, sizeof a, "-p %s -q %s --iterations %d", pol[p], q ? "scf" : "fifo", n);
+                snprintf(b, sizeof b, "-p %s -q %s -n 4", pol[p], q ? "scf" : "fifo");
+                double want = workload_end(wl, sys, a, dir), got = trace_time(prefix, sys, b);
+                ck_assert_msg(got == want, "%d iterations, %s: trace %.17g, workload %.17g", n, a,
+                              got, want);
+            }
+    }
+    test_rm_dir(dir);
+}
+END_TEST
+
+/* Other times come back rounded: the trace of wl_chakra_sub.json (1499.9, 400, 2600.25, 2500,
+ * 999.5 and 350 ns) replays as wl_chakra_sub_rounded.json (1, 0, 3, 3, 1 and 0 us), not as
+ * itself. */
+START_TEST(round_trip_rounded) {
+    char *dir = test_tmp_dir();
+    TEST_DIR_PATH(prefix, dir, "sub");
+    const char *sys = test_dpath("cli_ring4.json");
+    test_cli_out r;
+    test_cli(&r, "export-chakra '%s' -s '%s' -o '%s' --iterations 2",
+             test_dpath("wl_chakra_sub.json"), sys, prefix);
+    test_expect_ok(&r, "export-chakra");
+    test_cli_free(&r);
+    double got = trace_time(prefix, sys, "-p baseline -q fifo -n 2");
+    double rounded = workload_end(test_dpath("wl_chakra_sub_rounded.json"), sys,
+                                  "-p baseline -q fifo --iterations 2", dir);
+    double exact = workload_end(test_dpath("wl_chakra_sub.json"), sys,
+                                "-p baseline -q fifo --iterations 2", dir);
+    ck_assert_msg(got == rounded, "trace %.17g, rounded workload %.17g", got, rounded);
+    ck_assert_msg(got != exact, "trace %.17g, exact workload %.17g", got, exact);
+    test_rm_dir(dir);
+}
+END_TEST
+
 /* The API's "export-chakra": the same command, its workload and system as objects, its report
  * as JSON. */
 START_TEST(api_export) {
@@ -142,6 +245,9 @@ Suite *cli_chakra_suite(void) {
     tcase_add_test(tc, cli_export_notes);
     tcase_add_test(tc, cli_export_errors);
     tcase_add_test(tc, api_export);
+    tcase_add_test(tc, round_trip_by_hand);
+    tcase_add_test(tc, round_trip_whole);
+    tcase_add_test(tc, round_trip_rounded);
     suite_add_tcase(s, tc);
     return s;
 }
