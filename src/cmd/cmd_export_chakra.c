@@ -38,7 +38,7 @@ static const th_option opts[] = {
      .help = "... and compute times (as ASTRA-sim, truncated)", .lo = 0, .hi = 1e9},
     TH_ARG_FORMAT_OPT(R(format), (1u << TH_FORMAT_TABLE) | (1u << TH_FORMAT_JSON),
                       "what was written: {} (default table)"),
-    {0, "force", NULL, TH_ARG_FLAG, R(force), .help = "replace existing files"},
+    {0, "force", "force", TH_ARG_FLAG, R(force), .help = "replace existing files"},
     TH_ARG_HELP_OPTS,
 };
 
