@@ -237,14 +237,14 @@ static int release_deferred(replayer *r, th_error *err) {
 
 /* A call, then what it made ready: under the simulator's rules it waits for the next event;
  * otherwise further calls at the same instant issue it. */
-static int issue_all(replayer *r, double t, int desc, int more_events, th_error *err) {
+static int issue_all(replayer *r, double t, int desc, th_error *err) {
     for (;;) {
         if (issue_call(r, t, desc, err)) return err->code;
         if (!r->ndef) return TH_OK;
         int32_t first = r->deferred[0];
         if (release_deferred(r, err)) return err->code;
-        if (r->rules->serial_comm && !more_events && r->ntm == 0 &&
-            th_emu_next(r->emu) == INFINITY && !r->busy[S_COMM])
+        if (r->rules->serial_comm && r->ntm == 0 && th_emu_next(r->emu) == INFINITY &&
+            !r->busy[S_COMM])
             return th_error_set(err, TH_EINPUT,
                                 "%s: node %llu: ready only once a metadata node ended, and no "
                                 "event follows that would issue it: ASTRA-sim 2.x would wait for "
@@ -258,6 +258,11 @@ static int issue_all(replayer *r, double t, int desc, int more_events, th_error 
  * the replay starts. */
 static int check(const replayer *r, th_error *err) {
     const th_ck_graph *g = r->g;
+    if (g->n == 0)
+        return th_error_set(err, TH_EINPUT,
+                            "%s: no node after the global metadata (ASTRA-sim 2.x stops on a "
+                            "trace with nothing to issue)",
+                            r->src);
     for (int32_t i = 0; i < g->n; i++) {
         const th_ck_node *x = &g->nodes[i];
         unsigned long long id = (unsigned long long)x->id;
@@ -306,7 +311,7 @@ static int run(replayer *r, th_error *err) {
         if (!r->left[i] && heap_push(&r->ready[stream_of(&g->nodes[i])], i)) return oom(err);
     }
     double t = 0;
-    if (issue_all(r, 0, 0, 1, err)) return err->code;
+    if (issue_all(r, 0, 0, err)) return err->code;
     for (;;) {
         if (interrupted(r)) return th_error_set(err, TH_EINTERNAL, "interrupted");
         double tn = th_emu_next(r->emu), tt = INFINITY;
@@ -318,7 +323,7 @@ static int run(replayer *r, th_error *err) {
             r->tm[k] = r->tm[--r->ntm];
             t = x.end;
             r->busy[stream_of(&g->nodes[x.node])] = 0;
-            if (finish(r, x.node, t, 0, err) || issue_all(r, t, x.desc, 0, err)) return err->code;
+            if (finish(r, x.node, t, 0, err) || issue_all(r, t, x.desc, err)) return err->code;
             continue;
         }
         if (th_emu_step(r->emu, err)) return err->code;
@@ -344,7 +349,7 @@ static int run(replayer *r, th_error *err) {
             r->busy[S_COMM] = 0;
             /* an All-Gather's completions reach the NPUs in descending rank order */
             int desc = g->nodes[i].coll == TH_COLL_ALLGATHER;
-            if (finish(r, i, t, 0, err) || issue_all(r, t, desc, 0, err)) return err->code;
+            if (finish(r, i, t, 0, err) || issue_all(r, t, desc, err)) return err->code;
         }
     }
     if (r->done < g->n) {

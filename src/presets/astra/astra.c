@@ -298,16 +298,16 @@ static int impl_list(const char *src, const char *key, const cJSON *v, int ndims
 
 /* The algorithm of every dim: the all-reduce list sets dims[k].algorithm (ring when absent),
  * used by every phase of an All-Reduce; the reduce-scatter and all-gather lists set
- * dims[k].reducescatter and .allgather where they differ from it (absent, a Reduce-Scatter or
- * All-Gather runs the all-reduce list too). The all-to-all list is checked only for its form
- * (the preset runs no All-to-All). */
+ * dims[k].reducescatter, .allgather and .alltoall where they differ from it (absent, a
+ * Reduce-Scatter, All-Gather or All-to-All runs the all-reduce list too). */
 static int implementations(const char *src, const cJSON *root, cJSON *dims, int ndims,
                            th_error *err) {
     static const char *const keys[] = {"all-reduce-implementation", "reduce-scatter-implementation",
-                                       "all-gather-implementation", NULL};
-    static const char *const ours[] = {"algorithm", "reducescatter", "allgather"};
-    th_algorithm alg[3][TH_MAX_DIMS];
-    int given[3] = {0};
+                                       "all-gather-implementation", "all-to-all-implementation",
+                                       NULL};
+    static const char *const ours[] = {"algorithm", "reducescatter", "allgather", "alltoall"};
+    th_algorithm alg[4][TH_MAX_DIMS];
+    int given[4] = {0};
     for (int k = 0; k < ndims; k++)
         alg[0][k] = TH_ALG_RING;
     for (int i = 0; keys[i]; i++) {
@@ -315,13 +315,9 @@ static int implementations(const char *src, const cJSON *root, cJSON *dims, int 
         if (v && impl_list(src, keys[i], v, ndims, alg[i], err)) return err->code;
         given[i] = v != NULL;
     }
-    const cJSON *a2a = cJSON_GetObjectItemCaseSensitive(root, "all-to-all-implementation");
-    if (a2a && !cJSON_IsString(a2a) && !cJSON_IsArray(a2a))
-        return th_json_bad(err, src, "all-to-all-implementation",
-                           "a list of implementations, one per dimension", a2a);
     int k = 0;
     for (cJSON *d = dims->child; d && k < ndims; d = d->next, k++)
-        for (int i = 0; i < 3; i++)
+        for (int i = 0; i < 4; i++)
             if (i == 0 ? alg[0][k] != TH_ALG_RING : given[i] && alg[i][k] != alg[0][k])
                 cJSON_AddStringToObject(d, ours[i], th_algorithm_name(alg[i][k]));
     return TH_OK;

@@ -27,6 +27,6 @@ const th_model_ops astra_model_ops = {
     .planner = planner,
     .emu = &astra_emu,
     .alg_name = alg_name,
-    .alg_types = 3, /* it runs no All-to-All, so it has no algorithm of its own */
+    .alg_types = 3, /* the reports show an All-to-All's algorithm (dims[k].alltoall) nowhere */
     .graph = &graph,
 };

@@ -74,12 +74,12 @@ static int check_alg(const th_dim *d, int k, th_algorithm alg, const char *field
     return TH_OK;
 }
 
-static const char *const alg_keys[] = {"reducescatter", "allgather", NULL};
+static const char *const alg_keys[] = {"reducescatter", "allgather", "alltoall", NULL};
 
 static int dim(th_system *sys, int k, const char *src, th_error *err) {
     th_dim *d = &sys->dims[k];
     if (check_alg(d, k, d->algorithm, "algorithm", src, err)) return err->code;
-    for (int c = 0; c < 2; c++) {
+    for (int c = 0; c < 3; c++) {
         if (astra_of(sys)->alg[c][k] > TH_ALG_RHD + 1)
             return th_error_set(err, TH_EINPUT, "%s: dims[%d].%s: invalid algorithm", src, k,
                                 alg_keys[c]);
@@ -103,7 +103,7 @@ static const th_algorithm ring_only[] = {TH_ALG_RING, TH_ALG_RING, TH_ALG_RING};
 static int parse_dim(const cJSON *d, int k, th_system *sys, const char *src, th_error *err) {
     char path[32];
     snprintf(path, sizeof path, "dims[%d]", k);
-    for (int c = 0; c < 2; c++) {
+    for (int c = 0; c < 3; c++) {
         int alg = -1;
         if (th_json_enum(d, alg_keys[c], th_algorithm_names, &alg, src, path, err))
             return err->code;
