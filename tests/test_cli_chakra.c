@@ -21,7 +21,7 @@ START_TEST(cli_export) {
     snprintf(want, sizeof want,
              "chakra-tiny on cli-ring4: 4 files %s.0.et .. %s.3.et\n"
              "nodes per file  3 (2 compute, 1 collectives), 1 iteration\n"
-             "compute         5 us per iteration in the workload, 5 us written\n",
+             "compute         5.000 us per iteration in the workload, 5 us written\n",
              prefix, prefix);
     ck_assert_str_eq(r.out, want);
     test_cli_free(&r);
