@@ -210,6 +210,49 @@ START_TEST(round_trip_rounded) {
 }
 END_TEST
 
+/* The traces ASTRA-sim 2.x runs. Measured on ASTRA-sim 2.x (astra-sim 518bd51, analytical
+ * congestion-unaware backend) with tests/data/chakra_astra_net2d.yml (a ring of 4 at 200 GB/s,
+ * 20 ns in a switch of 4 at 25 GB/s, 500 ns) and chakra_astra_sys2d.json (its example
+ * Ring_4chunks.json, ring on both dims): `sys[0] finished, T cycles` for the traces this
+ * command writes on the system themis import-astra makes of those files; themis train PREFIX
+ * on that system (the astra-sim preset, baseline + FIFO: ASTRA-sim's defaults) gives the same
+ * T. Cases: the tiny workload; the hybrid round-trip workload (model-parallel All-Reduce,
+ * All-to-All and Reduce-Scatter, data-parallel All-Reduces, one over both dims) over 1 and 2
+ * iterations; DLRM (All-to-All, compute rounded to whole microseconds, 5 phases without a
+ * node); ResNet-50 in ASTRA-sim 1.0's text format, converted. */
+START_TEST(astra_sim_times) {
+    static const struct {
+        const char *wl;
+        int iterations;
+        double ns;
+    } cases[] = {
+        {"tests/data/wl_chakra_tiny.json", 1, 29480},
+        {"tests/data/wl_chakra_rt.json", 1, 817234},
+        {"tests/data/wl_chakra_rt.json", 2, 1634468},
+        {"models/workloads/dlrm.json", 1, 1996426},
+        {"models/workloads/astra/resnet50.txt", 1, 6489774},
+    };
+    const char *src = getenv("THEMIS_SRCDIR") ? getenv("THEMIS_SRCDIR") : ".";
+    char *dir = test_tmp_dir();
+    TEST_DIR_PATH(sys, dir, "sys.json");
+    test_cli_out r;
+    test_cli(&r, "import-astra '%s' '%s' -o '%s'", test_dpath("chakra_astra_net2d.yml"),
+             test_dpath("chakra_astra_sys2d.json"), sys);
+    test_expect_quiet(&r, "import-astra");
+    test_cli_free(&r);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char prefix[4300];
+        snprintf(prefix, sizeof prefix, "%s/t%zu", dir, i);
+        test_cli(&r, "export-chakra '%s/%s' -s '%s' -o '%s' --iterations %d", src, cases[i].wl, sys,
+                 prefix, cases[i].iterations);
+        test_expect_ok(&r, cases[i].wl);
+        test_cli_free(&r);
+        ck_assert_rel(trace_time(prefix, sys, "-p baseline -q fifo") * 1000, cases[i].ns);
+    }
+    test_rm_dir(dir);
+}
+END_TEST
+
 /* The API's "export-chakra": the same command, its workload and system as objects, its report
  * as JSON. */
 START_TEST(api_export) {
@@ -248,6 +291,7 @@ Suite *cli_chakra_suite(void) {
     tcase_add_test(tc, round_trip_by_hand);
     tcase_add_test(tc, round_trip_whole);
     tcase_add_test(tc, round_trip_rounded);
+    tcase_add_test(tc, astra_sim_times);
     suite_add_tcase(s, tc);
     return s;
 }
