@@ -45,6 +45,9 @@ typedef struct th_graph_rules {
     double min_compute; /* a compute node's least time, ns (a duration of 0 costs this) */
     int themis_carry;   /* 1: Themis's loads across collectives as one rank's scheduler keeps
                            them (ASTRA-sim's rank 0; docs/CHAKRA.md) */
+    /* Optional (NULL: never): 1 when sys costs a GPU compute node by a roofline, its memory
+     * bandwidth (bytes/s) and peak (FLOP/s) in *bw and *peak; 0 to replay durations. */
+    int (*roofline)(const struct th_system *sys, double *bw, double *peak);
 } th_graph_rules;
 
 typedef struct th_model_ops {

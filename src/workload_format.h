@@ -39,6 +39,15 @@ typedef struct th_wl_replay {
 /* Opens a native replay's outputs: *out always, *trace when a trace was asked (else NULL). */
 typedef int (*th_wl_open_fn)(void *ctx, FILE **out, FILE **trace, th_error *err);
 
+/* One point of a sweep that a format replays itself (th_wl_format.point). */
+typedef struct th_wl_point {
+    int policy, intra; /* th_policy (not ideal), th_intra */
+    int load_model;    /* th_load_model */
+    int priority;      /* th_priority */
+    int64_t chunks;    /* chunks per collective */
+    const void *stop;  /* const atomic_int *: non-zero ends the replay ("interrupted") */
+} th_wl_point;
+
 typedef struct th_wl_format {
     const char *name;   /* in messages: what the file is, with its article */
     const char *hint;   /* what takes it where only our JSON is read */
@@ -69,6 +78,12 @@ typedef struct th_wl_format {
      * the timeline of the asked pairs, its header first, to *trace; the caller closes them. */
     int (*replay)(const void *native, const th_system *sys, const char *src,
                   const th_wl_replay *req, th_wl_open_fn open, void *ctx, th_error *err);
+    /* Optional (NULL: sweeps take only our JSON in its place): one replay of the parse on sys
+     * for a sweep point, its iteration and compute times (ns) and the collectives it issued;
+     * and the workload's name. */
+    int (*point)(const void *native, const th_system *sys, const th_wl_point *pt, double *iteration,
+                 double *compute, int64_t *collectives, th_error *err);
+    const char *(*name_of)(const void *native);
 } th_wl_format;
 
 /* Format i of the registry, or NULL past the last. */

@@ -32,6 +32,7 @@ typedef struct wnode {
     int ndata, nctrl;
     int ndims; /* involved_dim length (0: absent) */
     int dims[4];
+    uint64_t ops, tensor; /* num_ops, tensor_size (0: absent) */
 } wnode;
 
 static void put_varint(FILE *f, uint64_t v) {
@@ -61,7 +62,7 @@ static void write_trace(const char *path, const wnode *w, int n, uint64_t off) {
     put_msg(f, &md.base);
     for (int i = 0; i < n; i++) {
         ChakraProtoMsg__Node x = CHAKRA_PROTO_MSG__NODE__INIT;
-        ChakraProtoMsg__AttributeProto a[3], *ap[3];
+        ChakraProtoMsg__AttributeProto a[5], *ap[5];
         ChakraProtoMsg__BoolList bl = CHAKRA_PROTO_MSG__BOOL_LIST__INIT;
         protobuf_c_boolean bv[4];
         uint64_t data[4], ctrl[4];
@@ -99,6 +100,16 @@ static void write_trace(const char *path, const wnode *w, int n, uint64_t off) {
             d.value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_BOOL_LIST;
             d.bool_list = &bl;
             a[na++] = d;
+        }
+        const char *names[2] = {"num_ops", "tensor_size"};
+        uint64_t vals[2] = {w[i].ops, w[i].tensor};
+        for (int k = 0; k < 2; k++) {
+            if (!vals[k]) continue;
+            ChakraProtoMsg__AttributeProto v = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__INIT;
+            v.name = (char *)names[k];
+            v.value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_UINT64_VAL;
+            v.uint64_val = vals[k];
+            a[na++] = v;
         }
         for (int k = 0; k < na; k++)
             ap[k] = &a[k];
@@ -273,6 +284,41 @@ START_TEST(chakra_metadata) {
 }
 END_TEST
 
+/* roofline-enabled (tests/data/chakra/Ring_4chunks_roofline.json: peak-perf 900 TFLOPS,
+ * local-mem-bw 1600 GB/s): a GPU compute node costs num_ops / min(1.6e12 * num_ops /
+ * tensor_size, 9e14) s, truncated to ns. C1: num_ops 1e9, tensor_size 1e6: intensity 1000,
+ * 1.6e15 > 9e14, so 1e9 / 9e14 s = 1111.1 ns -> 1111 (its duration, 50 us, is not used);
+ * then the All-Reduce (43000): 44111 ns, compute 1111. A GPU compute node without num_ops is
+ * refused. */
+START_TEST(chakra_roofline) {
+    char *dir = test_tmp_dir();
+    TEST_DIR_PATH(sys, dir, "roof.json");
+    test_cli_out r;
+    test_cli(&r, "import-astra '%s' '%s' -o '%s'", test_dpath("chakra/Ring_4npus.yml"),
+             test_dpath("chakra/Ring_4chunks_roofline.json"), sys);
+    test_expect_ok(&r, "import-astra");
+    test_cli_free(&r);
+    char *text = test_slurp(sys, NULL);
+    ck_assert_ptr_nonnull(strstr(text, "\"roofline_TFLOPS\":\t900"));
+    free(text);
+    wnode w[] = {COMPUTE(1, 50), COLLECTIVE(2, AR, 1048576)};
+    w[0].ops = 1000000000, w[0].tensor = 1000000;
+    w[1].data[0] = 1, w[1].ndata = 1;
+    write_set(dir, "roof", w, 2, 4);
+    TEST_DIR_PATH(prefix, dir, "roof");
+    test_csv c;
+    train(&c, prefix, sys, "-p baseline -q fifo");
+    ck_assert_rel(test_csv_d(&c, 0, "iteration_us") * 1000, 44111);
+    ck_assert_rel(test_csv_d(&c, 0, "compute_us") * 1000, 1111);
+    test_csv_free(&c);
+    wnode bare[] = {COMPUTE(1, 50)};
+    write_set(dir, "bare", bare, 1, 1);
+    test_bad("node 1: attr tensor_size: missing under the system's roofline",
+             "train '%s/bare' -s '%s'", dir, sys);
+    test_rm_dir(dir);
+}
+END_TEST
+
 /* ---- the analytical model: collectives overlap ----
  *
  * tests/data/cli_ring4.json: an All-Reduce of S bytes in C chunks is 2C stages on the one
@@ -319,6 +365,42 @@ START_TEST(chakra_pairs_and_formats) {
     test_expect_quiet(&r, "json");
     ck_assert_ptr_nonnull(strstr(r.out, "\"format\":\t\"chakra\""));
     ck_assert_ptr_nonnull(strstr(r.out, "\"ranks\":\t4"));
+    test_cli_free(&r);
+    test_rm_dir(dir);
+}
+END_TEST
+
+/* A sweep takes a trace as its workload (by prefix or by file), with the system's chunks
+ * (run.chunks, ASTRA-sim's preferred-dataset-splits): the 1 MiB All-Reduce of ring 4 takes
+ * 43000 ns (above) under the baseline; under Themis the chunk's RS and AG are separate phases:
+ * RS 10 + 3 (1720 + 10 + 120) = 5560, AG of 65536: 10 + 3 (1720 + 10) = 5200, 10760 per chunk,
+ * 43040 ns. A trace has no ideal-network replay: those columns are empty. */
+START_TEST(chakra_sweep) {
+    char *dir = test_tmp_dir();
+    const char *sys = astra_system(dir, 4);
+    wnode w[] = {COLLECTIVE(0, AR, 1048576)};
+    write_set(dir, "ar", w, 1, 4);
+    TEST_DIR_PATH(spec, dir, "spec.json");
+    char text[8192];
+    snprintf(text, sizeof text,
+             "{'name': 'ck', 'system': '%s', 'axes': {'workload': ['ar', 'ar.1.et'], "
+             "'policy': ['baseline', 'themis'], 'intra': ['fifo']}}",
+             sys);
+    test_spit_dq(spec, text);
+    test_cli_out r;
+    test_cli(&r, "sweep '%s' -o -", spec);
+    test_expect_quiet(&r, "sweep");
+    test_csv c;
+    test_csv_parse(&c, r.out);
+    ck_assert_int_eq(c.nrows, 4);
+    static const double ns[4] = {43000, 43040, 43000, 43040};
+    for (int i = 0; i < 4; i++) {
+        ck_assert_str_eq(test_csv_s(&c, i, "workload"), "ar");
+        ck_assert_rel(test_csv_d(&c, i, "iteration_us") * 1000, ns[i]);
+        ck_assert_str_eq(test_csv_s(&c, i, "ideal_speedup"), "");
+    }
+    ck_assert_rel(test_csv_d(&c, 1, "speedup"), 43000.0 / 43040.0);
+    test_csv_free(&c);
     test_cli_free(&r);
     test_rm_dir(dir);
 }
@@ -434,8 +516,10 @@ Suite *chakra_suite(void) {
     tcase_add_test(tc, chakra_microbenchmarks);
     tcase_add_test(tc, chakra_graphs_astra);
     tcase_add_test(tc, chakra_metadata);
+    tcase_add_test(tc, chakra_roofline);
     tcase_add_test(tc, chakra_graphs_analytical);
     tcase_add_test(tc, chakra_pairs_and_formats);
+    tcase_add_test(tc, chakra_sweep);
     tcase_add_test(tc, chakra_bad_traces);
     suite_add_tcase(s, tc);
     return s;

@@ -38,6 +38,8 @@ typedef struct th_ck_node {
     uint8_t coll;    /* TH_CK_COLL: th_coll_type */
     uint64_t micros; /* duration_micros */
     double size;     /* comm_size, bytes (collectives, send, receive; 0 when absent) */
+    double ops;      /* num_ops (compute); -1 when absent */
+    double tensor;   /* tensor_size, bytes (compute, memory); -1 when absent */
     uint32_t dims;   /* involved_dim: the dims it lists as true (below TH_MAX_DIMS) */
     int16_t ndims;   /* involved_dim's length; -1 when absent (every dim) */
     int32_t peer;    /* send: comm_dst, receive: comm_src; -1 when absent */

@@ -259,6 +259,24 @@ static int replay(const void *native, const th_system *sys, const char *src,
     return rc;
 }
 
+/* One sweep point: the replay under the point's pair. */
+static int point(const void *native, const th_system *sys, const th_wl_point *pt, double *iteration,
+                 double *compute, int64_t *collectives, th_error *err) {
+    th_ck_opts o = {0};
+    o.policy = (th_policy)pt->policy, o.intra = (th_intra)pt->intra;
+    o.model = (th_load_model)pt->load_model, o.priority = (th_priority)pt->priority;
+    o.chunks = pt->chunks ? pt->chunks : CHUNKS_DEFAULT;
+    o.stop = pt->stop;
+    th_ck_result r;
+    if (th_ck_replay(sys, native, &o, NULL, NULL, &r, err)) return err->code;
+    *iteration = r.finish, *compute = r.compute, *collectives = r.collectives;
+    return TH_OK;
+}
+
+static const char *name_of(const void *native) {
+    return ((const th_ck_trace *)native)->name;
+}
+
 const th_wl_format th_ck_format = {
     .name = "a Chakra execution trace",
     .hint = "the command themis train replays it (its prefix, or one file of the set)",
@@ -272,4 +290,6 @@ const th_wl_format th_ck_format = {
     .convert = convert,
     .native_on = native_on,
     .replay = replay,
+    .point = point,
+    .name_of = name_of,
 };

@@ -116,8 +116,13 @@ static int node_attrs(const ChakraProtoMsg__Node *m, th_ck_node *x, const char *
     int r = get_int(m, "is_cpu_op", 0, 1, src, &v, err);
     if (r < 0) return err->code;
     x->cpu = r && v;
-    if (type == T_COMP) {
+    x->ops = x->tensor = -1;
+    if ((r = get_int(m, "tensor_size", 0, INT64_MAX, src, &v, err)) < 0) return err->code;
+    if (r) x->tensor = (double)v;
+    if (type == T_COMP) { /* num_ops and tensor_size: a roofline's operands */
         x->kind = TH_CK_COMPUTE;
+        if ((r = get_int(m, "num_ops", 0, INT64_MAX, src, &v, err)) < 0) return err->code;
+        if (r) x->ops = (double)v;
         return TH_OK;
     }
     if (type == T_METADATA || type == T_INVALID) {
@@ -126,8 +131,7 @@ static int node_attrs(const ChakraProtoMsg__Node *m, th_ck_node *x, const char *
     }
     if (type == T_MEM_LOAD || type == T_MEM_STORE) {
         x->kind = TH_CK_MEM;
-        if ((r = get_int(m, "tensor_size", 0, INT64_MAX, src, &v, err)) < 0) return err->code;
-        x->size = r ? (double)v : 0;
+        x->size = x->tensor > 0 ? x->tensor : 0;
         return TH_OK;
     }
     if (x->cpu)
@@ -224,7 +228,7 @@ static int32_t find(const th_ck_graph *g, uint64_t id) {
  * builds the children lists; then Kahn's algorithm finds a cycle, if any. */
 static int link(th_ck_graph *g, uint64_t *dep_ids, const char *src, th_error *err) {
     int32_t n = g->n;
-    qsort(g->nodes, (size_t)n, sizeof *g->nodes, by_id);
+    if (n > 1) qsort(g->nodes, (size_t)n, sizeof *g->nodes, by_id); /* NULL when empty */
     for (int32_t i = 1; i < n; i++)
         if (g->nodes[i].id == g->nodes[i - 1].id)
             return th_error_set(err, TH_EINPUT, "%s: node %llu: id: also the id of an earlier node",

@@ -15,7 +15,7 @@
 #include "themis/collective.h"
 
 /* The analytical model's rules: collectives overlap, compute takes what the trace says. */
-static const th_graph_rules clean_rules = {0, 0, 0};
+static const th_graph_rules clean_rules = {0, 0, 0, NULL};
 
 /* A min-heap of node indices (the nodes are sorted by id: the smallest index is the smallest
  * id). */
@@ -88,6 +88,8 @@ typedef struct replayer {
     size_t ndef, def_cap;
     double load[TH_MAX_DIMS]; /* Themis loads left by the last schedule rank 0 made */
     int carry;                /* 1: load holds them */
+    int roofline;             /* GPU compute by the roofline below (graph rules) */
+    double bw, peak;          /* its memory bandwidth, bytes/s, and peak, FLOP/s */
     int32_t done;
     unsigned events;
     th_ck_result *res;
@@ -98,7 +100,14 @@ static int stream_of(const th_ck_node *x) {
     return x->kind == TH_CK_COMPUTE ? S_GPU : S_COMM;
 }
 
+/* A compute node's time, ns: its duration (at least the rules' least), or under a roofline
+ * (a GPU node) num_ops at min(bw * num_ops / tensor_size, peak), truncated to whole ns as
+ * ASTRA-sim's issue_comp does. */
 static double cost(const replayer *r, const th_ck_node *x) {
+    if (r->roofline && x->kind == TH_CK_COMPUTE && !x->cpu) {
+        double oi = x->ops / x->tensor, perf = r->bw * oi < r->peak ? r->bw * oi : r->peak;
+        return floor(x->ops / perf * 1e9);
+    }
     double ns = (double)x->micros * 1000.0;
     return ns > r->rules->min_compute ? ns : r->rules->min_compute;
 }
@@ -205,6 +214,10 @@ static int issue_call(replayer *r, double t, int desc, th_error *err) {
         const th_ck_node *x = &g->nodes[i];
         r->start[i] = t;
         int rc = TH_OK;
+        if (x->kind == TH_CK_COMPUTE && r->roofline && !x->cpu && x->tensor == 0) {
+            if ((rc = finish(r, i, t, 1, err))) return rc; /* ASTRA-sim skips it as invalid */
+            continue;
+        }
         switch (x->kind) {
         case TH_CK_COMPUTE:
             r->busy[best] = 1;
@@ -271,6 +284,13 @@ static int check(const replayer *r, th_error *err) {
                                 "%s: node %llu: type: %s: themis replays compute, collective and "
                                 "metadata nodes, not point-to-point or memory nodes",
                                 r->src, id, th_ck_type_name(x->type));
+        if (x->kind == TH_CK_COMPUTE && r->roofline && !x->cpu && (x->ops <= 0 || x->tensor < 0))
+            return th_error_set(err, TH_EINPUT,
+                                "%s: node %llu: attr %s: %s under the system's roofline (a GPU "
+                                "compute node costs num_ops at min(bandwidth x num_ops / "
+                                "tensor_size, peak))",
+                                r->src, id, x->tensor < 0 ? "tensor_size" : "num_ops",
+                                x->tensor < 0 || x->ops < 0 ? "missing" : "0");
         if (x->kind != TH_CK_COLL) continue;
         if (x->ndims >= 0 && !(x->dims & ((1u << r->sys->ndims) - 1u)))
             return th_error_set(err, TH_EINPUT,
@@ -374,6 +394,7 @@ int th_ck_replay(const th_system *sys, const th_ck_trace *tr, const th_ck_opts *
     r.sys = sys, r.g = &tr->g, r.src = tr->file0, r.o = o, r.res = res;
     r.trace = trace, r.trace_ctx = trace_ctx;
     r.rules = th_model_of(sys)->graph ? th_model_of(sys)->graph : &clean_rules;
+    r.roofline = r.rules->roofline && r.rules->roofline(sys, &r.bw, &r.peak);
     int rc = check(&r, err);
     if (rc) return rc;
     size_t n = (size_t)tr->g.n ? (size_t)tr->g.n : 1;

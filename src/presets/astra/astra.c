@@ -381,6 +381,21 @@ static int system_settings(const char *path, int ndims, cJSON *sys, cJSON *dims,
     i = 0;
     if (!rc) rc = th_json_enum(root, "collective-optimization", opt, &i, path, "", err);
     if (!rc && i == 1) cJSON_AddStringToObject(sys, "collective_optimization", "baseline");
+    /* roofline-enabled: a compute node of a trace then costs num_ops at the roofline of
+     * peak-perf (TFLOPS) and local-mem-bw instead of its duration */
+    v = 0;
+    if (!rc) rc = th_json_number(root, "roofline-enabled", 0, &v, path, "", err);
+    double peak = 0;
+    if (!rc) rc = th_json_number(root, "peak-perf", 0, &peak, path, "", err);
+    if (!rc && v != 0) {
+        if (!(peak > 0))
+            rc = th_error_set(err, TH_EINPUT,
+                              "%s: peak-perf: roofline-enabled needs a peak performance > 0 "
+                              "(TFLOPS), got %g",
+                              path, peak);
+        else
+            cJSON_AddNumberToObject(sys, "roofline_TFLOPS", peak);
+    }
     if (!rc && (x = cJSON_GetObjectItemCaseSensitive(root, "preferred-dataset-splits"))) {
         if (!cJSON_IsNumber(x) || x->valuedouble < 1 || x->valuedouble > 1000000 ||
             x->valuedouble != floor(x->valuedouble))

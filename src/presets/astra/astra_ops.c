@@ -18,7 +18,16 @@ static void alg_name(const th_system *sys, int k, int type, char *buf, size_t n)
 /* ASTRA-sim 2.x's workload layer (Workload.cc, HardwareResource.cc, OfflineGreedy.cc): one
  * communication node in flight per NPU, a compute node of duration 0 takes 1 ns, and its
  * Themis schedules from rank 0's loads (docs/CHAKRA.md). */
-static const th_graph_rules graph = {.serial_comm = 1, .min_compute = 1, .themis_carry = 1};
+/* ASTRA-sim's roofline (Roofline.cc): local-mem-bw in GB/s (10^9 bytes/s), peak-perf in
+ * TFLOPS, when the system file enabled it. */
+static int roofline(const th_system *sys, double *bw, double *peak) {
+    *bw = astra_of(sys)->local_mem_GBps * 1e9;
+    *peak = astra_of(sys)->roofline_TFLOPS * 1e12;
+    return astra_of(sys)->roofline_TFLOPS > 0;
+}
+
+static const th_graph_rules graph = {
+    .serial_comm = 1, .min_compute = 1, .themis_carry = 1, .roofline = roofline};
 
 const th_model_ops astra_model_ops = {
     .name = "astra-sim",

@@ -18,6 +18,7 @@ typedef struct astra_settings {
     unsigned char alg[3][TH_MAX_DIMS];
     int flat; /* collective-optimization baseline (an All-Reduce is one AR phase on every
                * dim); 0: localBWAware */
+    double roofline_TFLOPS; /* roofline-enabled: the peak of a trace's compute nodes; 0: off */
 } astra_settings;
 _Static_assert(sizeof(astra_settings) <= TH_MODEL_DATA_MAX, "the settings fit model_data");
 _Static_assert(_Alignof(astra_settings) <= _Alignof(max_align_t), "model_data aligns them");
