@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "check_themis.h"
 
@@ -104,6 +105,15 @@ START_TEST(cli_export_errors) {
              "export-chakra '%s' -s '%s' -o '%s/out'", w2, sys, dir);
     TEST_DIR_PATH(out0, dir, "out.0.et");
     ck_assert(!test_exists(out0));
+    /* a file that cannot be written (rank 2's name is a folder) fails the command, and the
+     * files it had written before are removed again */
+    TEST_DIR_PATH(p2, dir, "q.2.et");
+    ck_assert_int_eq(mkdir(p2, 0777), 0);
+    test_fails(3, "q.2.et: is a folder", "export-chakra '%s' -s '%s' -o '%s/q' --force", wl,
+               test_dpath("cli_ring4.json"), dir);
+    TEST_DIR_PATH(q0, dir, "q.0.et");
+    TEST_DIR_PATH(q1, dir, "q.1.et");
+    ck_assert(!test_exists(q0) && !test_exists(q1));
     test_rm_dir(dir);
 }
 END_TEST
