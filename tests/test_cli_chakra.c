@@ -5,8 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "check_themis.h"
+
+static double trace_time(const char *prefix, const char *sys, const char *more);
 
 /* tests/data/wl_chakra_tiny.json on cli_ring4.json (one ring of 4 NPUs): three nodes a file
  * (a.forward 2 us; the input gradient of 0 ns has none; a.weight_grad 3 us; its All-Reduce), so
@@ -50,6 +53,41 @@ START_TEST(cli_export) {
     ck_assert_ptr_nonnull(strstr(r.out, "\"files\":\t4"));
     ck_assert_ptr_nonnull(strstr(r.out, "\"nodes\":\t6"));
     test_cli_free(&r);
+    test_rm_dir(dir);
+}
+END_TEST
+
+/* A larger set left at the prefix: its ranks past the new system's NPUs would join the new set
+ * when it is read back (up to the first missing rank), so they are refused, and removed with
+ * --force. */
+START_TEST(cli_export_stale_ranks) {
+    char *dir = test_tmp_dir();
+    TEST_DIR_PATH(sys8, dir, "ring8.json");
+    test_spit_dq(sys8, "{'name': 'ring8', 'dims': [{'name': 'r', 'topology': 'ring', 'npus': 8, "
+                       "'bw_GBps': 100, 'latency_ns': 10}]}");
+    TEST_DIR_PATH(prefix, dir, "p");
+    const char *wl = test_dpath("wl_chakra_tiny.json"), *sys4 = test_dpath("cli_ring4.json");
+    test_cli_out r;
+    test_cli(&r, "export-chakra '%s' -s '%s' -o '%s'", wl, sys8, prefix);
+    test_expect_quiet(&r, "export-chakra on 8 NPUs");
+    test_cli_free(&r);
+    for (int k = 0; k < 4; k++) { /* as if ranks 0..3 had been moved away */
+        char path[4300];
+        snprintf(path, sizeof path, "%s.%d.et", prefix, k);
+        ck_assert_int_eq(unlink(path), 0);
+    }
+    test_bad("p.4.et: already exists, a rank past the 4 NPUs of system \"cli-ring4\"",
+             "export-chakra '%s' -s '%s' -o '%s'", wl, sys4, prefix);
+    test_cli(&r, "export-chakra '%s' -s '%s' -o '%s' --force", wl, sys4, prefix);
+    test_expect_quiet(&r, "export-chakra --force");
+    test_cli_free(&r);
+    for (int k = 0; k < 9; k++) {
+        char path[4300];
+        snprintf(path, sizeof path, "%s.%d.et", prefix, k);
+        ck_assert_msg(test_exists(path) == (k < 4), "%s", path);
+    }
+    /* the set reads back as 4 ranks */
+    ck_assert_rel(trace_time(prefix, sys4, "-p baseline -q fifo -n 64"), 8.85536);
     test_rm_dir(dir);
 }
 END_TEST
@@ -297,6 +335,7 @@ Suite *cli_chakra_suite(void) {
     tcase_add_test(tc, cli_export);
     tcase_add_test(tc, cli_export_notes);
     tcase_add_test(tc, cli_export_errors);
+    tcase_add_test(tc, cli_export_stale_ranks);
     tcase_add_test(tc, api_export);
     tcase_add_test(tc, round_trip_by_hand);
     tcase_add_test(tc, round_trip_whole);

@@ -156,7 +156,8 @@ static int report(FILE *out, const th_export_chakra_request *r, const th_system 
 }
 
 /* Every rank's file; on a failure, the files this call created are removed again (a file it
- * replaced, only with force, stays replaced). */
+ * replaced, only with force, stays replaced). With force, the files of higher ranks that a
+ * larger set left at the prefix are removed once the new set is written. */
 static int write_files(const th_export_chakra_request *r, const th_system *sys,
                        const th_chakra_graph *g, const th_cmd_io *io, th_error *err) {
     size_t n = strlen(r->output) + 32;
@@ -181,6 +182,26 @@ static int write_files(const th_export_chakra_request *r, const th_system *sys,
             rc = th_error_set(err, TH_EINPUT, "%s: already exists; %s replaces it", path,
                               io->argv ? "--force" : "force");
     }
+    /* Files of a larger set at the same prefix (ranks from npus on) would join this set when it
+     * is read back (up to the first missing rank): refused, or removed with force once the
+     * new set is written. */
+    int64_t stale = 0;
+    for (int64_t k = g->npus; rc == TH_OK; k++, stale++) {
+        snprintf(path, n, "%s.%lld.et", r->output, (long long)k);
+        const char *outputs[] = {path};
+        struct stat st;
+        if (lstat(path, &st) != 0) break;
+        if (th_output_check(inputs, 2, outputs, 1, err))
+            rc = err->code;
+        else if (!S_ISREG(st.st_mode))
+            rc = th_error_set(err, TH_EINPUT, "%s: not a file, past the %lld NPUs of the set", path,
+                              (long long)g->npus);
+        else if (!r->force)
+            rc = th_error_set(err, TH_EINPUT,
+                              "%s: already exists, a rank past the %lld NPUs of system \"%s\": "
+                              "read back, it would join the new set; %s removes it",
+                              path, (long long)g->npus, sys->name, io->argv ? "--force" : "force");
+    }
     th_cmd_io files = {NULL, io->files, io->argv, NULL, NULL, NULL, NULL, NULL};
     int64_t done = 0;
     for (; rc == TH_OK && done < g->npus; done++) {
@@ -189,6 +210,11 @@ static int write_files(const th_export_chakra_request *r, const th_system *sys,
         if ((rc = th_cmd_out_open(&files, path, r->force, &o, err))) break;
         rc = th_chakra_write(o.f, path, g, sys->name, done, err);
         rc = th_cmd_out_close(&files, &o, rc, err);
+    }
+    for (int64_t k = g->npus; rc == TH_OK && k < g->npus + stale; k++) {
+        snprintf(path, n, "%s.%lld.et", r->output, (long long)k);
+        if (unlink(path) && errno != ENOENT)
+            rc = th_error_set(err, TH_EIO, "%s: cannot remove: %s", path, strerror(errno));
     }
     if (rc != TH_OK)
         for (int64_t k = 0; k < done; k++)
