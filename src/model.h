@@ -43,8 +43,11 @@ struct th_plan_model; /* schedule_internal.h */
 typedef struct th_graph_rules {
     int serial_comm;    /* 1: one collective (or broadcast) in flight per NPU at a time */
     double min_compute; /* a compute node's least time, ns (a duration of 0 costs this) */
-    int themis_carry;   /* 1: Themis's loads across collectives as one rank's scheduler keeps
-                           them (ASTRA-sim's rank 0; docs/CHAKRA.md) */
+    /* Themis's state across collectives as one rank's scheduler keeps it (ASTRA-sim's rank 0;
+     * docs/CHAKRA.md): bit t set (t a th_coll_type) when, after a collective of type t, an
+     * NPU other than rank 0 issues the next collective first, which then starts from the loads
+     * rank 0's last schedule left; 0: every collective plans from fresh loads. */
+    unsigned themis_carry;
     /* Optional (NULL: never): 1 when sys costs a GPU compute node by a roofline, its memory
      * bandwidth (bytes/s) and peak (FLOP/s) in *bw and *peak; 0 to replay durations. */
     int (*roofline)(const struct th_system *sys, double *bw, double *peak);

@@ -100,7 +100,9 @@ def train(workload: Source, system: Optional[Source] = None, policy: Optional[st
     speedup_vs_ideal_lat (against the ideal network with every latency floor). A file in
     ASTRA-sim 1.0's text format (told by content) replays ASTRA-sim 1.0's state machine on an
     astra-sim-1.0 system (comm_scale, compute_scale, passes as its --comm-scale,
-    --compute-scale, --num-passes) and is converted for our replay on any other."""
+    --compute-scale, --num-passes) and is converted for our replay on any other. A Chakra
+    execution trace (the prefix of its <prefix>.<rank>.et files, or one of them) replays as a
+    graph on any system, as ASTRA-sim 2.x does under the astra-sim preset (docs/CHAKRA.md)."""
     req = _request(workload=_source(workload), system=_source(system), policy=policy,
                    intra=intra, priority=priority, iterations=iterations, batch=batch,
                    chunks=chunks, chunking=chunking, bucket=bucket, load_model=load_model,

@@ -26,7 +26,7 @@ typedef enum {
     TH_CK_SEND,    /* COMM_SEND_NODE */
     TH_CK_RECV,    /* COMM_RECV_NODE */
     TH_CK_MEM,     /* MEM_LOAD_NODE, MEM_STORE_NODE */
-    TH_CK_SKIP,    /* METADATA_NODE, INVALID_NODE: finished as soon as issued */
+    TH_CK_SKIP,    /* INVALID_NODE: finished as soon as issued; METADATA_NODE (refused) */
 } th_ck_kind;
 
 typedef struct th_ck_node {

@@ -86,10 +86,11 @@ typedef struct replayer {
     size_t ended_cap;
     int32_t *deferred; /* nodes made ready inside an issue call (they wait for the next one) */
     size_t ndef, def_cap;
-    double load[TH_MAX_DIMS]; /* Themis loads left by the last schedule rank 0 made */
-    int carry;                /* 1: load holds them */
-    int roofline;             /* GPU compute by the roofline below (graph rules) */
-    double bw, peak;          /* its memory bandwidth, bytes/s, and peak, FLOP/s */
+    double load[TH_MAX_DIMS];  /* Themis loads left by the last schedule rank 0 made */
+    uint8_t list[TH_MAX_DIMS]; /* and its list of the dims' records (th_plan.list) */
+    int carry;                 /* 1: load holds them */
+    int roofline;              /* GPU compute by the roofline below (graph rules) */
+    double bw, peak;           /* its memory bandwidth, bytes/s, and peak, FLOP/s */
     int32_t done;
     unsigned events;
     th_ck_result *res;
@@ -150,8 +151,9 @@ static void coll_of(const replayer *r, const th_ck_node *x, th_collective *c) {
 }
 
 /* Plans and issues collective node i at t. Under themis_carry the schedule starts from the
- * loads rank 0's scheduler holds: reset when rank 0 is the first NPU to issue it (ascending
- * order), else those the last schedule rank 0 made left (rank 0 then resets them). */
+ * state rank 0's scheduler holds: reset when rank 0 is the first NPU to issue it (desc 0),
+ * else the loads and list its last schedule left, when rank 0 made one since its last reset
+ * (rank 0 then resets them as it issues the collective in turn). */
 static int issue_coll(replayer *r, int32_t i, double t, int desc, th_error *err) {
     const th_ck_node *x = &r->g->nodes[i];
     th_collective c;
@@ -160,11 +162,20 @@ static int issue_coll(replayer *r, int32_t i, double t, int desc, th_error *err)
     if (!plan) return oom(err);
     const double *init = NULL;
     int themis = r->o->policy == TH_POLICY_THEMIS || r->o->policy == TH_POLICY_THEMIS_GLOBAL;
-    if (r->rules->themis_carry && themis && desc && r->carry) init = r->load;
+    plan->carry = 0;
+    if (r->rules->themis_carry && themis && desc && r->carry) {
+        init = r->load;
+        plan->carry = 1;
+        memcpy(plan->list, r->list, sizeof plan->list);
+    }
     int rc = th_sched_plan_from(plan, r->sys, &c, r->o->policy, r->o->model, init, err);
     if (rc == TH_OK && r->rules->themis_carry && themis) {
-        r->carry = !desc;
-        if (!desc) memcpy(r->load, plan->load, sizeof r->load);
+        /* an All-to-All: rank 0 resets its loads but makes no schedule */
+        r->carry = !desc && c.type != TH_COLL_ALLTOALL;
+        if (r->carry) {
+            memcpy(r->load, plan->load, sizeof r->load);
+            memcpy(r->list, plan->list, sizeof r->list);
+        }
     }
     int id = -1;
     th_error e;
@@ -199,7 +210,7 @@ static int add_timed(replayer *r, int32_t i, double end, int desc, th_error *err
 }
 
 /* One issue call at t (ASTRA-sim's issue_dep_free_nodes): the ready nodes in id order, each to
- * its stream when that stream is free; a metadata node ends at once, and what it makes ready
+ * its stream when that stream is free; an invalid node ends at once, and what it makes ready
  * waits for the next call. */
 static int issue_call(replayer *r, double t, int desc, th_error *err) {
     const th_ck_graph *g = r->g;
@@ -232,7 +243,7 @@ static int issue_call(replayer *r, double t, int desc, th_error *err) {
             r->busy[best] = r->rules->serial_comm;
             rc = issue_coll(r, i, t, desc, err);
             break;
-        default: /* metadata and invalid nodes */ rc = finish(r, i, t, 1, err); break;
+        default: /* invalid nodes */ rc = finish(r, i, t, 1, err); break;
         }
         if (rc) return rc;
     }
@@ -259,7 +270,7 @@ static int issue_all(replayer *r, double t, int desc, th_error *err) {
         if (r->rules->serial_comm && r->ntm == 0 && th_emu_next(r->emu) == INFINITY &&
             !r->busy[S_COMM])
             return th_error_set(err, TH_EINPUT,
-                                "%s: node %llu: ready only once a metadata node ended, and no "
+                                "%s: node %llu: ready only once an invalid node ended, and no "
                                 "event follows that would issue it: ASTRA-sim 2.x would wait for "
                                 "ever",
                                 r->src, (unsigned long long)r->g->nodes[first].id);
@@ -271,10 +282,13 @@ static int issue_all(replayer *r, double t, int desc, th_error *err) {
  * the replay starts. */
 static int check(const replayer *r, th_error *err) {
     const th_ck_graph *g = r->g;
-    if (g->n == 0)
+    int32_t work = 0;
+    for (int32_t i = 0; i < g->n; i++)
+        work += g->nodes[i].kind != TH_CK_SKIP;
+    if (work == 0)
         return th_error_set(err, TH_EINPUT,
-                            "%s: no node after the global metadata (ASTRA-sim 2.x stops on a "
-                            "trace with nothing to issue)",
+                            "%s: no node after the global metadata but invalid ones (ASTRA-sim 2.x "
+                            "stops on a trace with nothing to issue)",
                             r->src);
     for (int32_t i = 0; i < g->n; i++) {
         const th_ck_node *x = &g->nodes[i];
@@ -282,8 +296,13 @@ static int check(const replayer *r, th_error *err) {
         if (x->kind == TH_CK_SEND || x->kind == TH_CK_RECV || x->kind == TH_CK_MEM)
             return th_error_set(err, TH_EINPUT,
                                 "%s: node %llu: type: %s: themis replays compute, collective and "
-                                "metadata nodes, not point-to-point or memory nodes",
+                                "invalid nodes, not point-to-point or memory nodes",
                                 r->src, id, th_ck_type_name(x->type));
+        if (x->type == 1) /* METADATA_NODE */
+            return th_error_set(err, TH_EINPUT,
+                                "%s: node %llu: type: METADATA_NODE: ASTRA-sim 2.x stops on it "
+                                "(\"Invalid node_type\" in its statistics)",
+                                r->src, id);
         if (x->kind == TH_CK_COMPUTE && r->roofline && !x->cpu && (x->ops <= 0 || x->tensor < 0))
             return th_error_set(err, TH_EINPUT,
                                 "%s: node %llu: attr %s: %s under the system's roofline (a GPU "
@@ -292,6 +311,12 @@ static int check(const replayer *r, th_error *err) {
                                 r->src, id, x->tensor < 0 ? "tensor_size" : "num_ops",
                                 x->tensor < 0 || x->ops < 0 ? "missing" : "0");
         if (x->kind != TH_CK_COLL) continue;
+        if (x->ndims >= 0 && x->ndims < r->sys->ndims)
+            return th_error_set(err, TH_EINPUT,
+                                "%s: node %llu: attr involved_dim: %d entries for the %d dims of "
+                                "system \"%s\": ASTRA-sim 2.x reads one per dim, past the list's "
+                                "end",
+                                r->src, id, (int)x->ndims, r->sys->ndims, r->sys->name);
         if (x->ndims >= 0 && !(x->dims & ((1u << r->sys->ndims) - 1u)))
             return th_error_set(err, TH_EINPUT,
                                 "%s: node %llu: attr involved_dim: selects no dim of system \"%s\" "
@@ -367,8 +392,8 @@ static int run(replayer *r, th_error *err) {
         for (int j = 0; j < n; j++) {
             int32_t i = r->ended[j];
             r->busy[S_COMM] = 0;
-            /* an All-Gather's completions reach the NPUs in descending rank order */
-            int desc = g->nodes[i].coll == TH_COLL_ALLGATHER;
+            /* whether rank 0 is not the first NPU to see it end (the model's rules) */
+            int desc = (r->rules->themis_carry >> g->nodes[i].coll) & 1;
             if (finish(r, i, t, 0, err) || issue_all(r, t, desc, err)) return err->code;
         }
     }

@@ -236,7 +236,7 @@ static void themis(th_plan *plan, const th_system *sys, th_load_model model, con
     for (int j = 0; j < plan->n; j++)
         involved[plan->active[j]] = 1;
     for (int d = 0; d < nd; d++)
-        list[d] = d;
+        list[d] = plan->carry ? plan->list[d] : d;
     double *load = plan->load, b0 = sys->dims[0].bw_GBps, c = plan->chunk;
     double threshold = floor(c / 16);
     for (int64_t i = 0; i < plan->chunks; i++) {
@@ -298,6 +298,8 @@ static void themis(th_plan *plan, const th_system *sys, th_load_model model, con
             }
         }
     }
+    for (int d = 0; d < nd; d++) /* where the list ends, for a schedule that carries it on */
+        plan->list[d] = (uint8_t)list[d];
 }
 
 /* Phase j of a chunk visiting the dims in order o. An AR: RS over the order, each output
