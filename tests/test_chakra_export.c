@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chakra/chakra.h"
 #include "chakra/chakra_export.h"
 #include "chakra/et_def.pb-c.h"
 #include "check_themis.h"
@@ -332,6 +333,128 @@ START_TEST(graph_errors) {
 }
 END_TEST
 
+/* A small deterministic generator for the random round trips. */
+static uint64_t rng_next(uint64_t *x) {
+    *x = *x * 6364136223846793005ull + 1442695040888963407ull;
+    return *x >> 33;
+}
+
+static int rng(uint64_t *x, int n) {
+    return (int)(rng_next(x) % (uint64_t)n);
+}
+
+/* The last event end of a training replay (its trace callback). */
+static void last_end(void *ctx, const th_train_event *ev) {
+    double *end = ctx;
+    if (ev->end > *end) *end = ev->end;
+}
+
+/* A random workload of whole-microsecond phases on a random system of two or three dims. */
+static th_workload *random_workload(uint64_t *x, th_system *s, int *iterations, double *bucket) {
+    static const th_topology topo[] = {TH_TOPO_RING, TH_TOPO_FC, TH_TOPO_SWITCH};
+    static const int64_t npus[] = {2, 3, 4};
+    memset(s, 0, sizeof *s);
+    int ndims = 2 + rng(x, 2);
+    for (int d = 0; d < ndims; d++)
+        test_add_dim(s, topo[rng(x, 3)], npus[rng(x, 3)], 25.0 * (1 + rng(x, 8)),
+                     (double)(10 * (1 + rng(x, 50))));
+    test_finish(s);
+    th_workload *wl = calloc(1, sizeof *wl);
+    ck_assert_ptr_nonnull(wl);
+    snprintf(wl->name, sizeof wl->name, "random");
+    wl->hybrid = rng(x, 2);
+    wl->mp_dims = 1;
+    wl->batch = 1;
+    wl->chunks = 1 + rng(x, 4);
+    wl->chunking = TH_CHUNKING_FIXED;
+    wl->nlayers = 1 + rng(x, 5);
+    wl->layers = calloc((size_t)wl->nlayers, sizeof *wl->layers);
+    ck_assert_ptr_nonnull(wl->layers);
+    /* All-Gather's size means each NPU's input to ASTRA-sim and the output to our model, and
+     * the reader does not convert it back yet: not drawn here */
+    static const th_coll_type types[] = {TH_COLL_ALLREDUCE, TH_COLL_REDUCESCATTER,
+                                         TH_COLL_ALLTOALL};
+    for (int l = 0; l < wl->nlayers; l++) {
+        th_wl_layer *y = &wl->layers[l];
+        snprintf(y->name, sizeof y->name, "l%d", l);
+        for (int p = 0; p < TH_NPHASES; p++) {
+            y->ph[p].ns = 1000.0 * rng(x, 6); /* 0 .. 5 us */
+            th_wl_coll *c = &y->ph[p].coll;
+            c->present = rng(x, 3) > 0;
+            if (!c->present) continue;
+            int wg = p == TH_PHASE_WG;
+            c->type = wg && rng(x, 2) ? TH_COLL_ALLREDUCE : types[rng(x, 3)];
+            c->size = 4096.0 * (1 + rng(x, 400));
+            c->sel = wg ? TH_SEL_DP : wl->hybrid ? TH_SEL_MP : TH_SEL_ALL;
+            c->blocking = wg ? rng(x, 4) == 0 : rng(x, 4) > 0;
+        }
+    }
+    *iterations = 2 + rng(x, 2);
+    *bucket = rng(x, 2) ? 0 : 4096.0 * (100 + rng(x, 400));
+    return wl;
+}
+
+/* Whatever the workload, its trace replays under our model as the workload does: the whole
+ * graph of N iterations ends when the last event of train's N iterations ends, for the policy
+ * pairs and priorities (random workloads: layers, phases of 0 to 5 us, collectives of
+ * each type and blocking or not, data-parallel or hybrid, DDP buckets or none, on random
+ * systems). */
+START_TEST(round_trip_random) {
+    /* themis-global is not drawn: the trace's replay plans each collective from fresh loads */
+    static const th_policy pol[] = {TH_POLICY_BASELINE, TH_POLICY_THEMIS, TH_POLICY_ROUNDROBIN};
+    static const th_priority prio[] = {TH_PRIO_LIFO, TH_PRIO_FIFO};
+    uint64_t x = 12345;
+    int compared = 0;
+    for (int trial = 0; trial < 300; trial++) {
+        th_system s;
+        int n;
+        double bucket;
+        th_workload *wl = random_workload(&x, &s, &n, &bucket);
+        th_chakra_opts co = {n, 0, bucket};
+        th_chakra_graph g;
+        th_error err = {0};
+        if (th_chakra_build(wl, &s, &co, &g, &err)) { /* a collective on dims of one NPU */
+            ck_assert_msg(strstr(err.msg, "no dim of system"), "%s", err.msg);
+            th_chakra_graph_free(&g);
+            th_workload_free(wl);
+            continue;
+        }
+        size_t len;
+        unsigned char *b = write_rank(&g, 0, &len);
+        th_ck_trace tr;
+        memset(&tr, 0, sizeof tr);
+        tr.ranks = 1;
+        ck_assert_msg(th_ck_parse((const char *)b, len, "random", &tr.g, &err) == 0, "%s", err.msg);
+        th_train_opts to = {0};
+        to.policy = pol[rng(&x, 3)];
+        to.intra = rng(&x, 2) ? TH_INTRA_SCF : TH_INTRA_FIFO;
+        to.priority = prio[rng(&x, 2)];
+        to.model = TH_LOAD_ALPHA_BETA;
+        to.iterations = n;
+        to.chunks = wl->chunks;
+        to.bucket = bucket > 0 ? bucket : -1;
+        th_train_result res;
+        double want = 0;
+        ck_assert_msg(th_train_run(&s, wl, &to, last_end, &want, &res, &err) == 0, "%s", err.msg);
+        th_train_result_free(&res);
+        th_ck_opts o = {to.policy, to.intra, to.model, to.priority, wl->chunks, NULL, NULL, NULL};
+        th_ck_result got;
+        ck_assert_msg(th_ck_replay(&s, &tr, &o, NULL, NULL, &got, &err) == 0, "%s", err.msg);
+        ck_assert_msg(got.finish == want,
+                      "trial %d (%d layers, %d iterations, %s, %s): trace %.17g ns, workload "
+                      "%.17g ns",
+                      trial, wl->nlayers, n, th_policy_name(to.policy),
+                      wl->hybrid ? "hybrid" : "data", got.finish, want);
+        compared++;
+        th_ck_graph_free(&tr.g);
+        free(b);
+        th_chakra_graph_free(&g);
+        th_workload_free(wl);
+    }
+    ck_assert_int_ge(compared, 200);
+}
+END_TEST
+
 Suite *chakra_export_suite(void) {
     Suite *s = suite_create("chakra_export");
     TCase *tc = tcase_create("core");
@@ -340,6 +463,7 @@ Suite *chakra_export_suite(void) {
     tcase_add_test(tc, graph_buckets);
     tcase_add_test(tc, graph_rounding);
     tcase_add_test(tc, graph_errors);
+    tcase_add_test(tc, round_trip_random);
     suite_add_tcase(s, tc);
     return s;
 }
