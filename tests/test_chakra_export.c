@@ -329,6 +329,11 @@ START_TEST(graph_errors) {
                   " {'type': 'allgather', 'size': 1, 'dims': [1]}}}]}");
     build_fails(wl, &s, 1, 0, "0.25 bytes per NPU");
     th_workload_free(wl);
+    /* nothing to write: ASTRA-sim stops on a trace without nodes */
+    wl = parse_wl("{'name': 'n', 'parallelism': 'data', 'layers': [{'name': 'a', 'forward':"
+                  " {'ns': 499}, 'input_grad': {'ns': 0}, 'weight_grad': {'ns': 0}}]}");
+    build_fails(wl, &s, 2, 0, "n: no node to write");
+    th_workload_free(wl);
     th_workload_free(one);
 }
 END_TEST

@@ -280,6 +280,11 @@ int th_chakra_build(const th_workload *wl, const th_system *sys, const th_chakra
         s.last.n = 0;
         if (rc == TH_OK && set_union(&s.last, &s.end[n - 1])) rc = oom(err);
     }
+    if (rc == TH_OK && g->n == 0)
+        rc = th_error_set(err, TH_EINPUT,
+                          "%s: no node to write: no collective, and every phase under 0.5 us "
+                          "(ASTRA-sim stops on a trace without nodes)",
+                          wl->name);
     for (int j = 0; s.end && j < n; j++)
         free(s.end[j].v);
     free(s.end);
