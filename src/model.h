@@ -51,6 +51,9 @@ typedef struct th_graph_rules {
     /* Optional (NULL: never): 1 when sys costs a GPU compute node by a roofline, its memory
      * bandwidth (bytes/s) and peak (FLOP/s) in *bw and *peak; 0 to replay durations. */
     int (*roofline)(const struct th_system *sys, double *bw, double *peak);
+    /* Optional (NULL: point-to-point nodes are refused): the time of a message of `bytes` from
+     * NPU src to NPU dst, ns; < 0 when there is no such pair. */
+    double (*message)(const struct th_system *sys, int64_t src, int64_t dst, double bytes);
 } th_graph_rules;
 
 typedef struct th_model_ops {

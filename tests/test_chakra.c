@@ -19,7 +19,7 @@
 
 /* ---- a small trace writer ---- */
 
-enum { COMP = 4, COLL = 7, META = 1, AR = 0, AG = 2, A2A = 6, RS = 7 };
+enum { COMP = 4, SEND = 5, RECV = 6, COLL = 7, META = 1, AR = 0, AG = 2, A2A = 6, RS = 7 };
 
 /* One node as the tests write it. */
 typedef struct wnode {
@@ -33,7 +33,11 @@ typedef struct wnode {
     int ndims; /* involved_dim length (0: absent, -1: an empty list) */
     int dims[4];
     uint64_t ops, tensor; /* num_ops, tensor_size (0: absent) */
+    int peer;             /* SEND, RECV: comm_dst, comm_src as an offset from the rank */
 } wnode;
+
+/* The rank being written and the ranks of its trace (write_trace's peers). */
+static int w_rank, w_ranks = 1;
 
 static void put_varint(FILE *f, uint64_t v) {
     do {
@@ -62,7 +66,7 @@ static void write_trace(const char *path, const wnode *w, int n, uint64_t off) {
     put_msg(f, &md.base);
     for (int i = 0; i < n; i++) {
         ChakraProtoMsg__Node x = CHAKRA_PROTO_MSG__NODE__INIT;
-        ChakraProtoMsg__AttributeProto a[5], *ap[5];
+        ChakraProtoMsg__AttributeProto a[8], *ap[8];
         ChakraProtoMsg__BoolList bl = CHAKRA_PROTO_MSG__BOOL_LIST__INIT;
         protobuf_c_boolean bv[4];
         uint64_t data[4], ctrl[4];
@@ -79,6 +83,19 @@ static void write_trace(const char *path, const wnode *w, int n, uint64_t off) {
         x.n_data_deps = (size_t)w[i].ndata, x.data_deps = data;
         x.n_ctrl_deps = (size_t)w[i].nctrl, x.ctrl_deps = ctrl;
         int na = 0;
+        if (w[i].type == SEND || w[i].type == RECV) { /* peer, tag 0, size */
+            const char *names[3] = {w[i].type == SEND ? "comm_dst" : "comm_src", "comm_tag",
+                                    "comm_size"};
+            int64_t vals[3] = {((w_rank + w[i].peer) % w_ranks + w_ranks) % w_ranks, 0,
+                               (int64_t)w[i].size};
+            for (int k = 0; k < 3; k++) {
+                ChakraProtoMsg__AttributeProto v = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__INIT;
+                v.name = (char *)names[k];
+                v.value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_INT64_VAL;
+                v.int64_val = vals[k];
+                a[na++] = v;
+            }
+        }
         if (w[i].comm >= 0) {
             ChakraProtoMsg__AttributeProto t = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__INIT;
             t.name = "comm_type";
@@ -125,6 +142,7 @@ static void write_set(const char *dir, const char *name, const wnode *w, int n, 
     for (int k = 0; k < ranks; k++) {
         char path[4200];
         snprintf(path, sizeof path, "%s/%s.%d.et", dir, name, k);
+        w_rank = k, w_ranks = ranks;
         write_trace(path, w, n, 1000u * (uint64_t)k);
     }
 }
@@ -354,9 +372,53 @@ START_TEST(chakra_themis_across_collectives) {
     TEST_DIR_PATH(p4, dir, "four");
     TEST_DIR_PATH(pc, dir, "chain");
     ck_assert_rel(iteration(p4, sys, "-p themis -q scf"), 55833);
+    ck_assert_rel(iteration(p4, sys, ""), 55833); /* the system's run.policy and run.intra */
     ck_assert_rel(iteration(p4, sys, "-p baseline -q fifo"), 44912);
     ck_assert_rel(iteration(pc, sys, "-p themis -q scf"), 565945);
     ck_assert_rel(iteration(pc, sys, "-p baseline -q fifo"), 339803);
+    test_rm_dir(dir);
+}
+END_TEST
+
+/* Point-to-point under the astra-sim preset, when every rank sends as it receives: each rank r
+ * sends 1 MiB to r + 1 and receives from r - 1 (both ready at once). A message goes on the first
+ * dim in which the two NPUs differ, floor(hops latency + bytes / B) (measured on ASTRA-sim 2.x,
+ * the same versions as above: b_graphs sr_shift and sr_shift_after_comp):
+ *   Ring 8 @ 50 GB/s, 500 ns, 1 hop: floor(500 + 1048576 / 53.687091) = floor(500 + 19531.25)
+ *   = 20031 ns; after a 4 us compute node, 24031;
+ *   Ring 4 @ 200 GB/s, 50 ns x Switch 4 (r4_s4.yml): ranks r and r + 1 differ in dim 0 (or, from
+ *   3 to 4, in both: dim 0 is charged): floor(50 + 1048576 / 214.7483648) = 4932. */
+START_TEST(chakra_send_recv) {
+    char *dir = test_tmp_dir();
+    const char *ring8 = astra_system(dir, 8);
+    wnode w[] = {{.id = 1, .type = SEND, .comm = -1, .size = 1048576, .peer = 1},
+                 {.id = 2, .type = RECV, .comm = -1, .size = 1048576, .peer = -1}};
+    write_set(dir, "sr", w, 2, 8);
+    TEST_DIR_PATH(p8, dir, "sr");
+    ck_assert_rel(iteration(p8, ring8, "-p baseline -q fifo"), 20031);
+    wnode after[] = {COMPUTE(1, 4),
+                     {.id = 2, .type = SEND, .comm = -1, .size = 1048576, .peer = 1},
+                     {.id = 3, .type = RECV, .comm = -1, .size = 1048576, .peer = -1}};
+    after[1].data[0] = 1, after[1].ndata = 1;
+    after[2].data[0] = 1, after[2].ndata = 1;
+    write_set(dir, "sra", after, 3, 8);
+    TEST_DIR_PATH(pa, dir, "sra");
+    ck_assert_rel(iteration(pa, ring8, "-p baseline -q fifo"), 24031);
+    TEST_DIR_PATH(sys2, dir, "r4s4.json");
+    test_cli_out r;
+    test_cli(&r, "import-astra '%s' '%s' -o '%s'", test_dpath("chakra/r4_s4.yml"),
+             test_dpath("chakra/Ring_4chunks_2d.json"), sys2);
+    test_expect_ok(&r, "import-astra");
+    test_cli_free(&r);
+    write_set(dir, "sr16", w, 2, 16);
+    TEST_DIR_PATH(p16, dir, "sr16");
+    ck_assert_rel(iteration(p16, sys2, "-p baseline -q fifo"), 4932);
+    /* a receive without a send of its tag in the graph; the analytical model has no messages */
+    wnode lone[] = {{.id = 2, .type = RECV, .comm = -1, .size = 1048576, .peer = -1}};
+    write_set(dir, "lone", lone, 1, 8);
+    test_bad("node 2: attr comm_tag: no send of tag 0", "train '%s/lone' -s '%s'", dir, ring8);
+    test_bad("node 1: type: COMM_SEND_NODE", "train '%s' -s '%s'", p8,
+             test_dpath("cli_ring4.json"));
     test_rm_dir(dir);
 }
 END_TEST
@@ -565,6 +627,7 @@ Suite *chakra_suite(void) {
     tcase_add_test(tc, chakra_graphs_astra);
     tcase_add_test(tc, chakra_metadata);
     tcase_add_test(tc, chakra_roofline);
+    tcase_add_test(tc, chakra_send_recv);
     tcase_add_test(tc, chakra_themis_across_collectives);
     tcase_add_test(tc, chakra_graphs_analytical);
     tcase_add_test(tc, chakra_pairs_and_formats);

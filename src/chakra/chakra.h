@@ -43,6 +43,7 @@ typedef struct th_ck_node {
     uint32_t dims;   /* involved_dim: the dims it lists as true (below TH_MAX_DIMS) */
     int16_t ndims;   /* involved_dim's length; -1 when absent (every dim) */
     int32_t peer;    /* send: comm_dst, receive: comm_src; -1 when absent */
+    int32_t tag;     /* send, receive: comm_tag; -1 when absent */
     uint32_t name;   /* offset of its name in th_ck_graph.names */
     uint32_t dep0;   /* its parents (data_deps then ctrl_deps, each once) in deps[dep0 ..] */
     uint32_t ndeps;

@@ -199,8 +199,10 @@ static void trace_row(void *ctx, const th_ck_event *ev) {
     if (bad) t->oom = 1;
 }
 
-/* Every asked pair (policy -1: baseline and themis; intra -1: fifo and scf), then baseline +
- * fifo for the speedups when it was not asked. */
+/* Every asked pair (policy -1: the system's run.policy, else baseline and themis; intra -1:
+ * its run.intra, else fifo and scf: an imported ASTRA-sim system replays as its
+ * inter-/intra-dimension-scheduling says), then baseline + fifo for the speedups when it was not
+ * asked. */
 static int replay(const void *native, const th_system *sys, const char *src,
                   const th_wl_replay *req, th_wl_open_fn open, void *ctx, th_error *err) {
     const th_ck_trace *tr = native;
@@ -224,6 +226,9 @@ static int replay(const void *native, const th_system *sys, const char *src,
     th_policy pols[2] = {TH_POLICY_BASELINE, TH_POLICY_THEMIS};
     th_intra intras[2] = {TH_INTRA_FIFO, TH_INTRA_SCF};
     int np = req->policy < 0 ? 2 : 1, nq = req->intra < 0 ? 2 : 1;
+    const th_run_defaults *def = req->def;
+    if (req->policy < 0 && def && def->has_policy) np = 1, pols[0] = def->policy;
+    if (req->intra < 0 && def && def->has_intra) nq = 1, intras[0] = def->intra;
     if (req->policy >= 0) pols[0] = (th_policy)req->policy;
     if (req->intra >= 0) intras[0] = (th_intra)req->intra;
     FILE *out;

@@ -140,7 +140,7 @@ static int node_attrs(const ChakraProtoMsg__Node *m, th_ck_node *x, const char *
                             "communication on the GPU only)",
                             src, id, th_ck_type_name((int)type));
     if ((r = get_int(m, "comm_size", 0, INT64_MAX, src, &v, err)) < 0) return err->code;
-    if (!r && type != T_RECV)
+    if (!r)
         return th_error_set(err, TH_EINPUT, "%s: node %llu: attr comm_size: missing (bytes)", src,
                             id);
     x->size = r ? (double)v : 0;
@@ -149,6 +149,8 @@ static int node_attrs(const ChakraProtoMsg__Node *m, th_ck_node *x, const char *
         const char *peer = type == T_SEND ? "comm_dst" : "comm_src";
         if ((r = get_int(m, peer, 0, INT32_MAX, src, &v, err)) < 0) return err->code;
         x->peer = r ? (int32_t)v : -1;
+        if ((r = get_int(m, "comm_tag", 0, INT32_MAX, src, &v, err)) < 0) return err->code;
+        x->tag = r ? (int32_t)v : -1;
         return TH_OK;
     }
     if ((r = get_int(m, "comm_type", INT64_MIN, INT64_MAX, src, &v, err)) < 0) return err->code;
@@ -169,8 +171,10 @@ static int node_attrs(const ChakraProtoMsg__Node *m, th_ck_node *x, const char *
     x->coll = (uint8_t)c;
     if (kind == TH_CK_COLL && x->size < 1)
         return th_error_set(err, TH_EINPUT,
-                            "%s: node %llu: attr comm_size: expected at least 1 byte, got 0 (a "
-                            "collective of 0 bytes never ends in ASTRA-sim)",
+                            "%s: node %llu: attr comm_size: expected at least 1 byte, got 0 "
+                            "(ASTRA-sim never ends an All-Gather of 0 bytes, and runs the others "
+                            "as a collective of a few bytes a chunk, which the astra-sim preset "
+                            "refuses as it refuses chunks under 1 byte)",
                             src, id);
     const ChakraProtoMsg__AttributeProto *pg = attr(m, "pg_name");
     if (pg && pg->value_case == CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_STRING_VAL &&
@@ -374,7 +378,7 @@ int th_ck_parse(const char *data, size_t len, const char *src, th_ck_graph *g, t
         x->pos = g->n;
         x->type = (uint8_t)(m->type < 256 ? m->type : 255);
         x->micros = m->duration_micros;
-        x->peer = -1;
+        x->peer = x->tag = -1;
         last = (unsigned long long)m->id, have_last = 1;
         if ((unsigned)m->type > (unsigned)T_COLL)
             rc = th_error_set(err, TH_EINPUT,

@@ -3,8 +3,8 @@
  * a node ends the ready nodes are issued in id order to the streams that are free, as
  * ASTRA-sim 2.x's workload layer does. Collectives run on the emulator under the chosen
  * policy; the system model's graph rules (model.h) say whether the communication stream holds
- * a collective until it ends, the least compute time, and how Themis's loads carry from one
- * collective to the next. */
+ * a collective until it ends, the least compute time, a roofline for compute nodes, the time
+ * of a point-to-point message, and how Themis's loads carry from one collective to the next. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +15,7 @@
 #include "themis/collective.h"
 
 /* The analytical model's rules: collectives overlap, compute takes what the trace says. */
-static const th_graph_rules clean_rules = {0, 0, 0, NULL};
+static const th_graph_rules clean_rules = {0, 0, 0, NULL, NULL};
 
 /* A min-heap of node indices (the nodes are sorted by id: the smallest index is the smallest
  * id). */
@@ -50,15 +50,16 @@ static int32_t heap_pop(heap *h) {
     return top;
 }
 
-/* The streams a node waits for. */
-enum { S_GPU, S_CPU, S_COMM, S_COUNT };
+/* The streams a node waits for (a receive waits for none). */
+enum { S_GPU, S_CPU, S_COMM, S_FREE, S_COUNT };
 
-/* A node that ends at a known time (compute, broadcast). */
+/* A node that ends at a known time (compute, broadcast, send, receive). */
 typedef struct timed {
     double end;
     uint64_t seq; /* issue order: at one instant the earlier issued ends first */
     int32_t node;
-    int desc; /* issued in a call whose ranks run in descending order (see themis_carry) */
+    int other; /* issued in the chain of events of a collective's end that an NPU other than
+                * rank 0 sees first (th_graph_rules.themis_carry) */
 } timed;
 
 typedef struct replayer {
@@ -91,12 +92,16 @@ typedef struct replayer {
     int carry;                 /* 1: load holds them */
     int roofline;              /* GPU compute by the roofline below (graph rules) */
     double bw, peak;           /* its memory bandwidth, bytes/s, and peak, FLOP/s */
+    int32_t *match;   /* per receive: the send of its tag in this graph (every rank alike) */
+    int32_t *pending; /* receives issued before their send */
+    size_t npending, pending_cap;
     int32_t done;
     unsigned events;
     th_ck_result *res;
 } replayer;
 
 static int stream_of(const th_ck_node *x) {
+    if (x->kind == TH_CK_RECV) return S_FREE;
     if (x->cpu) return S_CPU;
     return x->kind == TH_CK_COMPUTE ? S_GPU : S_COMM;
 }
@@ -151,10 +156,10 @@ static void coll_of(const replayer *r, const th_ck_node *x, th_collective *c) {
 }
 
 /* Plans and issues collective node i at t. Under themis_carry the schedule starts from the
- * state rank 0's scheduler holds: reset when rank 0 is the first NPU to issue it (desc 0),
+ * state rank 0's scheduler holds: reset when rank 0 is the first NPU to issue it (other 0),
  * else the loads and list its last schedule left, when rank 0 made one since its last reset
  * (rank 0 then resets them as it issues the collective in turn). */
-static int issue_coll(replayer *r, int32_t i, double t, int desc, th_error *err) {
+static int issue_coll(replayer *r, int32_t i, double t, int other, th_error *err) {
     const th_ck_node *x = &r->g->nodes[i];
     th_collective c;
     coll_of(r, x, &c);
@@ -163,7 +168,7 @@ static int issue_coll(replayer *r, int32_t i, double t, int desc, th_error *err)
     const double *init = NULL;
     int themis = r->o->policy == TH_POLICY_THEMIS || r->o->policy == TH_POLICY_THEMIS_GLOBAL;
     plan->carry = 0;
-    if (r->rules->themis_carry && themis && desc && r->carry) {
+    if (r->rules->themis_carry && themis && other && r->carry) {
         init = r->load;
         plan->carry = 1;
         memcpy(plan->list, r->list, sizeof plan->list);
@@ -171,7 +176,7 @@ static int issue_coll(replayer *r, int32_t i, double t, int desc, th_error *err)
     int rc = th_sched_plan_from(plan, r->sys, &c, r->o->policy, r->o->model, init, err);
     if (rc == TH_OK && r->rules->themis_carry && themis) {
         /* an All-to-All: rank 0 resets its loads but makes no schedule */
-        r->carry = !desc && c.type != TH_COLL_ALLTOALL;
+        r->carry = !other && c.type != TH_COLL_ALLTOALL;
         if (r->carry) {
             memcpy(r->load, plan->load, sizeof r->load);
             memcpy(r->list, plan->list, sizeof r->list);
@@ -202,17 +207,26 @@ static int issue_coll(replayer *r, int32_t i, double t, int desc, th_error *err)
     return TH_OK;
 }
 
-static int add_timed(replayer *r, int32_t i, double end, int desc, th_error *err) {
+static int add_timed(replayer *r, int32_t i, double end, int other, th_error *err) {
     if (r->ntm == r->tm_cap && th_grow(&r->tm, &r->tm_cap, r->ntm + 1, sizeof *r->tm))
         return oom(err);
-    r->tm[r->ntm++] = (timed){end, r->seq++, i, desc};
+    r->tm[r->ntm++] = (timed){end, r->seq++, i, other};
     return TH_OK;
+}
+
+/* Receive i ends when the message of its send (the same place in the sending rank's graph, so
+ * issued when this rank's send was) has come from its source, or at once when it came before
+ * the receive was issued. */
+static int recv_end(replayer *r, int32_t i, int other, th_error *err) {
+    const th_ck_node *x = &r->g->nodes[i];
+    double arrive = r->start[r->match[i]] + r->rules->message(r->sys, x->peer, 0, x->size);
+    return add_timed(r, i, arrive > r->start[i] ? arrive : r->start[i], other, err);
 }
 
 /* One issue call at t (ASTRA-sim's issue_dep_free_nodes): the ready nodes in id order, each to
  * its stream when that stream is free; an invalid node ends at once, and what it makes ready
  * waits for the next call. */
-static int issue_call(replayer *r, double t, int desc, th_error *err) {
+static int issue_call(replayer *r, double t, int other, th_error *err) {
     const th_ck_graph *g = r->g;
     for (;;) {
         int best = -1;
@@ -233,15 +247,34 @@ static int issue_call(replayer *r, double t, int desc, th_error *err) {
         case TH_CK_COMPUTE:
             r->busy[best] = 1;
             if (!x->cpu) r->res->compute += cost(r, x);
-            rc = add_timed(r, i, t + cost(r, x), desc, err);
+            rc = add_timed(r, i, t + cost(r, x), other, err);
             break;
         case TH_CK_BCAST: /* ASTRA-sim replays its duration on the communication stream */
             r->busy[best] = r->rules->serial_comm;
-            rc = add_timed(r, i, t + cost(r, x), desc, err);
+            rc = add_timed(r, i, t + cost(r, x), other, err);
             break;
         case TH_CK_COLL:
             r->busy[best] = r->rules->serial_comm;
-            rc = issue_coll(r, i, t, desc, err);
+            rc = issue_coll(r, i, t, other, err);
+            break;
+        case TH_CK_SEND: /* ends when its message arrives */
+            r->busy[best] = r->rules->serial_comm;
+            rc = add_timed(r, i, t + r->rules->message(r->sys, 0, x->peer, x->size), other, err);
+            for (size_t k = 0; rc == TH_OK && k < r->npending; k++)
+                if (r->match[r->pending[k]] == i) { /* a receive waiting for this send */
+                    rc = recv_end(r, r->pending[k], other, err);
+                    r->pending[k--] = r->pending[--r->npending];
+                }
+            break;
+        case TH_CK_RECV: /* ends when its message arrived: at once when it already did */
+            if (r->start[r->match[i]] >= 0) {
+                rc = recv_end(r, i, other, err);
+            } else if (r->npending == r->pending_cap &&
+                       th_grow(&r->pending, &r->pending_cap, r->npending + 1, sizeof *r->pending)) {
+                rc = oom(err);
+            } else {
+                r->pending[r->npending++] = i;
+            }
             break;
         default: /* invalid nodes */ rc = finish(r, i, t, 1, err); break;
         }
@@ -261,9 +294,9 @@ static int release_deferred(replayer *r, th_error *err) {
 
 /* A call, then what it made ready: under the simulator's rules it waits for the next event;
  * otherwise further calls at the same instant issue it. */
-static int issue_all(replayer *r, double t, int desc, th_error *err) {
+static int issue_all(replayer *r, double t, int other, th_error *err) {
     for (;;) {
-        if (issue_call(r, t, desc, err)) return err->code;
+        if (issue_call(r, t, other, err)) return err->code;
         if (!r->ndef) return TH_OK;
         int32_t first = r->deferred[0];
         if (release_deferred(r, err)) return err->code;
@@ -280,7 +313,7 @@ static int issue_all(replayer *r, double t, int desc, th_error *err) {
 
 /* The nodes themis does not replay, and every collective checked against the system, before
  * the replay starts. */
-static int check(const replayer *r, th_error *err) {
+static int check(replayer *r, th_error *err) {
     const th_ck_graph *g = r->g;
     int32_t work = 0;
     for (int32_t i = 0; i < g->n; i++)
@@ -293,11 +326,36 @@ static int check(const replayer *r, th_error *err) {
     for (int32_t i = 0; i < g->n; i++) {
         const th_ck_node *x = &g->nodes[i];
         unsigned long long id = (unsigned long long)x->id;
-        if (x->kind == TH_CK_SEND || x->kind == TH_CK_RECV || x->kind == TH_CK_MEM)
+        int p2p = x->kind == TH_CK_SEND || x->kind == TH_CK_RECV;
+        if (x->kind == TH_CK_MEM || (p2p && !r->rules->message))
             return th_error_set(err, TH_EINPUT,
                                 "%s: node %llu: type: %s: themis replays compute, collective and "
-                                "invalid nodes, not point-to-point or memory nodes",
-                                r->src, id, th_ck_type_name(x->type));
+                                "invalid nodes%s, not %s",
+                                r->src, id, th_ck_type_name(x->type),
+                                r->rules->message ? " and point-to-point nodes" : "",
+                                r->rules->message ? "memory nodes"
+                                                  : "point-to-point or memory nodes (except "
+                                                    "under the astra-sim preset)");
+        if (p2p && r->rules->message(r->sys, x->kind == TH_CK_SEND ? 0 : x->peer,
+                                     x->kind == TH_CK_SEND ? x->peer : 0, x->size) < 0)
+            return th_error_set(err, TH_EINPUT,
+                                "%s: node %llu: attr %s: %d, expected another NPU of system "
+                                "\"%s\" than rank 0 (0..%.17g)",
+                                r->src, id, x->kind == TH_CK_SEND ? "comm_dst" : "comm_src",
+                                (int)x->peer, r->sys->name, r->sys->npus - 1);
+        if (x->kind == TH_CK_RECV) { /* its send: the one of its tag (and size) */
+            r->match[i] = -1;
+            for (int32_t j = 0; j < g->n && r->match[i] < 0; j++)
+                if (g->nodes[j].kind == TH_CK_SEND && g->nodes[j].tag == x->tag &&
+                    g->nodes[j].size == x->size)
+                    r->match[i] = j;
+            if (r->match[i] < 0)
+                return th_error_set(err, TH_EINPUT,
+                                    "%s: node %llu: attr comm_tag: no send of tag %d and %.17g "
+                                    "bytes in the graph: a receive replays when every rank sends "
+                                    "as it receives (the same graph on every rank)",
+                                    r->src, id, (int)x->tag, x->size);
+        }
         if (x->type == 1) /* METADATA_NODE */
             return th_error_set(err, TH_EINPUT,
                                 "%s: node %llu: type: METADATA_NODE: ASTRA-sim 2.x stops on it "
@@ -368,7 +426,7 @@ static int run(replayer *r, th_error *err) {
             r->tm[k] = r->tm[--r->ntm];
             t = x.end;
             r->busy[stream_of(&g->nodes[x.node])] = 0;
-            if (finish(r, x.node, t, 0, err) || issue_all(r, t, x.desc, err)) return err->code;
+            if (finish(r, x.node, t, 0, err) || issue_all(r, t, x.other, err)) return err->code;
             continue;
         }
         if (th_emu_step(r->emu, err)) return err->code;
@@ -393,11 +451,16 @@ static int run(replayer *r, th_error *err) {
             int32_t i = r->ended[j];
             r->busy[S_COMM] = 0;
             /* whether rank 0 is not the first NPU to see it end (the model's rules) */
-            int desc = (r->rules->themis_carry >> g->nodes[i].coll) & 1;
-            if (finish(r, i, t, 0, err) || issue_all(r, t, desc, err)) return err->code;
+            int other = (r->rules->themis_carry >> g->nodes[i].coll) & 1;
+            if (finish(r, i, t, 0, err) || issue_all(r, t, other, err)) return err->code;
         }
     }
     if (r->done < g->n) {
+        if (r->npending) /* a receive whose send waits for it (or for what waits for it) */
+            return th_error_set(err, TH_EINPUT,
+                                "%s: node %llu: attr comm_tag: its send never starts, as it waits "
+                                "for this receive: ASTRA-sim 2.x would wait for ever",
+                                r->src, (unsigned long long)g->nodes[r->pending[0]].id);
         int32_t i = 0;
         while (i < g->n && r->left[i] == 0)
             i++;
@@ -420,15 +483,22 @@ int th_ck_replay(const th_system *sys, const th_ck_trace *tr, const th_ck_opts *
     r.trace = trace, r.trace_ctx = trace_ctx;
     r.rules = th_model_of(sys)->graph ? th_model_of(sys)->graph : &clean_rules;
     r.roofline = r.rules->roofline && r.rules->roofline(sys, &r.bw, &r.peak);
-    int rc = check(&r, err);
-    if (rc) return rc;
     size_t n = (size_t)tr->g.n ? (size_t)tr->g.n : 1;
+    r.match = malloc(sizeof *r.match * n);
+    if (!r.match) return oom(err);
+    int rc = check(&r, err);
+    if (rc) {
+        free(r.match);
+        return rc;
+    }
     r.left = malloc(sizeof *r.left * n);
-    r.start = calloc(n, sizeof *r.start);
+    r.start = malloc(sizeof *r.start * n);
     r.emu = th_emu_create();
     if (!r.left || !r.start || !r.emu) {
         rc = oom(err);
     } else {
+        for (size_t k = 0; k < n; k++)
+            r.start[k] = -1; /* not issued */
         th_emu_reset(r.emu, sys, o->intra, o->priority, NULL, NULL);
         rc = run(&r, err);
     }
@@ -443,6 +513,8 @@ int th_ck_replay(const th_system *sys, const th_ck_trace *tr, const th_ck_opts *
     free(r.of_id);
     free(r.tm);
     free(r.deferred);
+    free(r.match);
+    free(r.pending);
     free(r.ended);
     free(r.left);
     free(r.start);

@@ -73,11 +73,19 @@ void th_cost_astra_phase(const th_system *sys, const th_dim *d, th_algorithm alg
                          double s, double *time, double *bytes) {
     double p = (double)d->npus, ep = astra_of(sys)->endpoint, part = floor(s / p);
     double t = ep, b = 0;
-    if (op == TH_OP_A2A) { /* ring only (the planner refuses the others): p (p-1) / 2
-                            * messages of s/p to the next NPU, one at a time, unreduced */
+    if (op == TH_OP_A2A) { /* ring: p (p-1) / 2 messages of s/p to the next NPU, one at a
+                            * time, unreduced; direct: s/p to every peer at once, the phase
+                            * waiting for the farthest; halvingDoubling: none (refused) */
         double n = p * (p - 1) / 2;
-        *time = alg == TH_ALG_RING ? ep + n * (net(d, hops(d, 1), part) + ep) : -1;
-        *bytes = alg == TH_ALG_RING ? n * part : -1;
+        if (alg == TH_ALG_RING) {
+            *time = ep + n * (net(d, hops(d, 1), part) + ep);
+            *bytes = n * part;
+        } else if (alg == TH_ALG_DIRECT) {
+            *time = ep + net(d, hops(d, floor(p / 2)), part) + ep;
+            *bytes = (p - 1) * part;
+        } else {
+            *time = *bytes = -1;
+        }
         return;
     }
     switch (alg) {
@@ -134,6 +142,18 @@ double th_cost_astra_bytes(const th_system *sys, const th_dim *d, th_op op, doub
     return b;
 }
 
+double th_astra_message(const th_system *sys, int64_t src, int64_t dst, double bytes) {
+    if (src == dst || src < 0 || dst < 0 || (double)src >= sys->npus || (double)dst >= sys->npus)
+        return -1;
+    for (int d = 0; d < sys->ndims; d++) {
+        int64_t p = sys->dims[d].npus, a = src % p, b = dst % p;
+        src /= p, dst /= p;
+        if (a != b)
+            return net(&sys->dims[d], hops(&sys->dims[d], (double)((b - a + p) % p)), bytes);
+    }
+    return -1;
+}
+
 th_algorithm th_astra_algorithm(const th_system *sys, th_coll_type type, int k) {
     int c = type == TH_COLL_REDUCESCATTER ? 0
             : type == TH_COLL_ALLGATHER   ? 1
@@ -155,10 +175,11 @@ static int check(const th_system *sys, const th_collective *coll, th_error *err)
     uint32_t mask = coll->dims_mask ? coll->dims_mask : 0xffffffffu;
     for (int k = 0; coll->type == TH_COLL_ALLTOALL && k < sys->ndims; k++)
         if (((mask >> k) & 1u) && sys->dims[k].npus > 1 &&
-            th_astra_algorithm(sys, TH_COLL_ALLTOALL, k) != TH_ALG_RING)
+            th_astra_algorithm(sys, TH_COLL_ALLTOALL, k) == TH_ALG_RHD)
             return th_error_set(err, TH_EINPUT,
                                 "collective: the astra-sim preset runs an All-to-All with the ring "
-                                "algorithm only, and dim %d runs %s (dims[%d].alltoall)",
+                                "or direct algorithm (ASTRA-sim stops on halvingDoubling), and "
+                                "dim %d runs %s (dims[%d].alltoall)",
                                 k, th_algorithm_name(th_astra_algorithm(sys, TH_COLL_ALLTOALL, k)),
                                 k);
     if (coll->size != floor(coll->size) || coll->size > 9007199254740992.0)

@@ -30,7 +30,8 @@ static int roofline(const th_system *sys, double *bw, double *peak) {
 static const th_graph_rules graph = {.serial_comm = 1,
                                      .min_compute = 1,
                                      .themis_carry = 1u << TH_COLL_ALLREDUCE,
-                                     .roofline = roofline};
+                                     .roofline = roofline,
+                                     .message = th_astra_message};
 
 const th_model_ops astra_model_ops = {
     .name = "astra-sim",
