@@ -34,6 +34,7 @@ const th_model_ops th_model_clean = {
 extern const th_model_ops astra_model_ops;
 extern const th_model_ops astra1_model_ops;
 extern const th_wl_format astra1_text_format; /* src/presets/astra1/astra1_format.c */
+extern const th_wl_format th_llm_wl_format;   /* src/llm_format.c */
 extern const th_wl_format th_ck_format;       /* src/chakra/chakra_format.c */
 
 const th_model_ops *const th_model_table[] = {
@@ -89,7 +90,8 @@ int th_model_require(const th_system *sys, unsigned cap, const char *who, th_err
 }
 
 /* Chakra first: the 1.0 text format takes anything that is not JSON, binary included. */
-static const th_wl_format *const formats[] = {&th_ck_format, &astra1_text_format};
+static const th_wl_format *const formats[] = {&th_ck_format, &astra1_text_format,
+                                              &th_llm_wl_format};
 
 const th_wl_format *th_wl_format_get(int i) {
     return i >= 0 && (size_t)i < sizeof formats / sizeof *formats ? formats[i] : NULL;

@@ -2,6 +2,8 @@
 #ifndef THEMIS_SWEEP_INTERNAL_H
 #define THEMIS_SWEEP_INTERNAL_H
 
+#include "themis/buf.h"
+#include "themis/llm.h"
 #include "themis/sweep.h"
 #include "themis/train.h"
 #include "workload_format.h"
@@ -22,6 +24,7 @@ typedef enum {
     AX_BATCH,
     AX_CHUNKING,
     AX_BUCKET,
+    AX_LLM, /* llm.*: a field of the LLM workload (dim holds which, sweep_llm.c) */
 } ax_kind;
 
 typedef enum { F_NPUS, F_BW, F_LATENCY, F_TOPOLOGY, F_ALGORITHM, F_EFFICIENCY } dim_field;
@@ -39,7 +42,7 @@ typedef struct ax_value {
 typedef struct ax {
     char *name; /* as written in the spec: the CSV column name */
     ax_kind kind;
-    int dim;         /* AX_DIM_FIELD: which dim */
+    int dim;         /* AX_DIM_FIELD: which dim; AX_LLM: which field */
     dim_field field; /* AX_DIM_FIELD: which field */
     ax_value *v;
     int64_t n; /* number of values */
@@ -76,6 +79,7 @@ struct th_sweep {
     int64_t base_chunks;  /* the spec's system's run.chunks (0: none) */
     int64_t *sys_chunks;  /* per system of the system axis: its run.chunks (0: none) */
     int workload;         /* the spec's workload (index), or -1 */
+    th_llm_workload *llm; /* the spec's workload when it is an LLM workload, else NULL */
     th_priority priority; /* between collectives in flight */
     int iterations;
     int chunks_axis;      /* a chunks axis overrides the workload's chunks */
@@ -108,7 +112,9 @@ typedef struct sw_point {
     double batch; /* workload sweeps: samples per NPU, 0 = the workload's */
     int chunking_set;
     th_chunking chunking;
-    double bucket; /* DDP bucket bytes: 0 the workload's, < 0 none */
+    double bucket;          /* DDP bucket bytes: 0 the workload's, < 0 none */
+    th_llm_model llm_model; /* LLM sweeps: the model and execution with the llm.* axes */
+    th_llm_exec llm_exec;
 } sw_point;
 
 /* The axis adds an <axis>_file column after its own (system and workload axes). */
@@ -152,5 +158,20 @@ void sw_refs_keep(sw_refs *r, int slot, const sw_ref *v);
 void sw_refs_offer(sw_refs *r, const int64_t *digits, const sw_ref *v);
 /* A worker computing with the references of `refs` (not its own; it does not free them). */
 th_sweep_worker *sw_worker_create_shared(const th_sweep *sw, sw_refs *refs);
+
+/* LLM workload sweeps (sweep_llm.c). The field index of an axis "llm.NAME" (NAME given), or
+ * -1 with a hint ("did you mean") in hint. */
+int sw_llm_field(const char *name, char *hint, size_t n);
+int sw_llm_numeric(int field);              /* numbers (else names) */
+int sw_llm_integer(int field);              /* integers */
+const char *const *sw_llm_names(int field); /* its value names (false/true for a flag) */
+/* pt's model and execution: the workload's with the point's llm.* values. */
+void sw_llm_apply(const th_sweep *sw, const int64_t *digits, sw_point *pt);
+/* The point's execution checked against its model and system. */
+int sw_llm_check(const th_sweep *sw, const sw_point *pt, th_error *err);
+/* The result columns, and a point's (its references through refs). */
+int sw_llm_header(th_buf *out);
+int sw_llm_row(th_llm_ctx *c, sw_refs *refs, const int64_t *digits, const sw_point *pt, th_buf *out,
+               th_error *err);
 
 #endif

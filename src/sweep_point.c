@@ -58,7 +58,9 @@ int sw_apply(const th_sweep *sw, const int64_t *digits, int64_t point, sw_point 
     pt->pair = sw->pair;
     pt->model = sw->model;
     pt->wl = sw->workload >= 0 ? sw->workloads[sw->workload] : NULL;
-    pt->nat = sw->workload >= 0 && !pt->wl ? &sw->natives[sw->workload] : NULL;
+    pt->nat = sw->workload >= 0 && !pt->wl && sw->natives[sw->workload].format
+                  ? &sw->natives[sw->workload]
+                  : NULL;
     pt->priority = sw->priority;
     pt->batch = 0;
     pt->chunking_set = sw->chunking_set;
@@ -79,7 +81,7 @@ int sw_apply(const th_sweep *sw, const int64_t *digits, int64_t point, sw_point 
         case AX_SYSTEM: break;
         case AX_WORKLOAD:
             pt->wl = sw->workloads[v->i];
-            pt->nat = pt->wl ? NULL : &sw->natives[v->i];
+            pt->nat = !pt->wl && sw->natives[v->i].format ? &sw->natives[v->i] : NULL;
             break;
         case AX_PRIORITY: pt->priority = (th_priority)v->i; break;
         case AX_BATCH: pt->batch = v->num; break;
@@ -88,6 +90,7 @@ int sw_apply(const th_sweep *sw, const int64_t *digits, int64_t point, sw_point 
             pt->chunking = (th_chunking)v->i;
             break;
         case AX_BUCKET: pt->bucket = v->num > 0 ? v->num : -1; break;
+        case AX_LLM: break; /* below */
         case AX_REDUCE:
             pt->sys.reduce_bw = v->num;
             structural = 1;
@@ -111,7 +114,10 @@ int sw_apply(const th_sweep *sw, const int64_t *digits, int64_t point, sw_point 
     int rc = structural ? th_system_validate(&pt->sys, pt->sys.name, &e) : TH_OK;
     int ours = sw->train && !pt->nat; /* a trace replays on any model and checks itself */
     if (rc == TH_OK && ours) rc = th_model_require(&pt->sys, TH_CAP_TRAIN, NULL, &e);
-    if (rc == TH_OK && ours)
+    if (rc == TH_OK && sw->llm) {
+        sw_llm_apply(sw, digits, pt);
+        rc = sw_llm_check(sw, pt, &e);
+    } else if (rc == TH_OK && ours)
         rc = th_workload_check(pt->wl, &pt->sys, pt->wl->name, &e);
     else if (rc == TH_OK && !sw->train)
         rc = th_collective_validate(&pt->sys, &pt->coll, &e);
@@ -144,6 +150,10 @@ int th_sweep_header(const th_sweep *sw, th_buf *out, th_error *err) {
                                            "speedup", "algbw_GBps", "busbw_GBps"};
     if (sw->jsonl) return TH_OK;
     int bad = th_sweep_prefix_header(sw, out, err);
+    if (sw->llm) {
+        bad |= sw_llm_header(out) | th_csv_field(out, "npus") | th_csv_end(out);
+        return bad ? th_error_set(err, TH_EINTERNAL, "out of memory") : TH_OK;
+    }
     for (int k = 0; k < 6; k++)
         bad |= th_csv_field(out, sw->train ? train_cols[k] : run_cols[k]);
     if (sw->ideal_lat && sw->train)
@@ -188,6 +198,7 @@ struct th_sweep_worker {
     sw_refs *refs;          /* the reference runs, this worker's or the run's */
     int own_refs;           /* refs are this worker's to free */
     const atomic_int *stop; /* evaluations end early once it is non-zero; may be NULL */
+    th_llm_ctx *llm;        /* LLM sweeps: the evaluations' state */
 };
 
 th_sweep_worker *sw_worker_create_shared(const th_sweep *sw, sw_refs *refs) {
@@ -198,7 +209,8 @@ th_sweep_worker *sw_worker_create_shared(const th_sweep *sw, sw_refs *refs) {
     w->digits = calloc((size_t)(sw->ngroups ? sw->ngroups : 1), sizeof *w->digits);
     w->refs = refs ? refs : sw_refs_create(sw);
     w->own_refs = !refs;
-    if (!w->runner || !w->digits || !w->refs) {
+    if (sw->llm) w->llm = th_llm_ctx_create();
+    if (!w->runner || !w->digits || !w->refs || (sw->llm && !w->llm)) {
         th_sweep_worker_free(w);
         return NULL;
     }
@@ -217,6 +229,7 @@ void th_sweep_worker_set_stop(th_sweep_worker *w, const atomic_int *stop) {
 void th_sweep_worker_free(th_sweep_worker *w) {
     if (!w) return;
     th_runner_free(w->runner);
+    th_llm_ctx_free(w->llm);
     free(w->digits);
     if (w->own_refs) sw_refs_free(w->refs);
     free(w);
@@ -342,7 +355,8 @@ static int row(th_sweep_worker *w, int64_t point, th_buf *out, th_error *err) {
         th_error fail;
         if (prefix(sw, point, w->digits, out))
             return th_error_set(err, TH_EINTERNAL, "out of memory");
-        if (train_row(w, &pt, out, &fail)) {
+        if (sw->llm ? sw_llm_row(w->llm, w->refs, w->digits, &pt, out, &fail)
+                    : train_row(w, &pt, out, &fail)) {
             char where[512];
             describe_point(sw, w->digits, where, sizeof where);
             return th_error_set(err, fail.code, "%s: point %lld%s%s%s: %s", sw->source,

@@ -55,6 +55,7 @@ void th_sweep_free(th_sweep *sw) {
     free(sw->workloads);
     free(sw->natives);
     free(sw->sys_chunks);
+    free(sw->llm);
     free(sw->name);
     free(sw->source);
     free(sw->dir);
@@ -120,6 +121,12 @@ static int parse_axis_name(const char *src, const char *name, ax *a, th_error *e
         a->kind = kinds[i];
         return TH_OK;
     }
+    if (!strncmp(name, "llm.", 4)) {
+        char hint[256];
+        a->kind = AX_LLM;
+        if ((a->dim = sw_llm_field(name + 4, hint, sizeof hint)) >= 0) return TH_OK;
+        return th_error_set(err, TH_EINPUT, "%s: axes.%s: unknown LLM axis; %s", src, name, hint);
+    }
     int dim = -1, used = 0;
     char field[32] = "";
     if (sscanf(name, "dims[%d].%31[A-Za-z_]%n", &dim, field, &used) == 2 &&
@@ -148,6 +155,7 @@ static int parse_axis_name(const char *src, const char *name, ax *a, th_error *e
 }
 
 int sw_axis_numeric(const ax *a) {
+    if (a->kind == AX_LLM) return sw_llm_numeric(a->dim);
     if (a->kind == AX_CHUNKS || a->kind == AX_SIZE || a->kind == AX_REDUCE || a->kind == AX_BATCH ||
         a->kind == AX_BUCKET)
         return 1;
@@ -155,6 +163,7 @@ int sw_axis_numeric(const ax *a) {
 }
 
 static int is_integer(const ax *a) {
+    if (a->kind == AX_LLM) return sw_llm_integer(a->dim);
     return a->kind == AX_CHUNKS || (a->kind == AX_DIM_FIELD && a->field == F_NPUS);
 }
 
@@ -184,13 +193,14 @@ static int add_number(ax *a, double x, const char *src, const char *path, th_err
                                 x);
         x = r;
         double hi = a->kind == AX_CHUNKS ? TH_MAX_CHUNKS : TH_MAX_NPUS;
+        if (a->kind == AX_LLM) hi = 1e12; /* as the workload file's counts */
         if (x < 1 || x > hi)
             return th_error_set(err, TH_EINPUT,
                                 "%s: %s: expected an integer from 1 to %.0f, got "
                                 "%.17g",
                                 src, path, hi, x);
     }
-    if ((a->kind == AX_REDUCE || a->kind == AX_BATCH) && !(x > 0))
+    if ((a->kind == AX_REDUCE || a->kind == AX_BATCH || a->kind == AX_LLM) && !(x > 0))
         return th_error_set(err, TH_EINPUT, "%s: %s: expected a number > 0, got %.17g", src, path,
                             x);
     if (a->kind == AX_BATCH && x > BATCH_MAX) /* the bound of themis train --batch */
@@ -308,7 +318,18 @@ static int dims_value(const cJSON *v, uint32_t *mask, char *text, size_t n, cons
 }
 
 /* One list element of a non-numeric axis. */
-/* Loads a workload file (relative to the spec) into sw->workloads. */
+/* Whether the file (readable or not: the loaders say why not) is an LLM workload. */
+static int is_llm(const char *file) {
+    char *text;
+    size_t len;
+    th_error e;
+    if (th_json_read_file(file, &text, &len, &e)) return 0;
+    int yes = th_llm_detect(text, len);
+    free(text);
+    return yes;
+}
+
+/* Loads a workload file (relative to the spec) into sw->workloads, or sw->llm. */
 static int add_workload(th_sweep *sw, const char *rel, const char *src, const char *path,
                         th_error *err) {
     th_workload **w = realloc(sw->workloads, sizeof *w * (size_t)(sw->nworkloads + 1));
@@ -319,10 +340,24 @@ static int add_workload(th_sweep *sw, const char *rel, const char *src, const ch
     char *file = resolve(sw->dir, rel);
     if (!file) return th_error_set(err, TH_EINTERNAL, "out of memory");
     th_error e;
+    th_wl_file *f = &sw->natives[sw->nworkloads];
+    memset(f, 0, sizeof *f);
+    sw->workloads[sw->nworkloads] = NULL;
+    if (is_llm(file)) { /* one LLM workload, the spec's own, varied by llm.* axes */
+        int rc = strcmp(path, "workload")
+                     ? th_error_set(&e, TH_EINPUT,
+                                    "an LLM workload: give it as the spec's \"workload\" and vary "
+                                    "it with llm.* axes")
+                 : (sw->llm = malloc(sizeof *sw->llm))
+                     ? th_llm_load(file, sw->llm, &e)
+                     : th_error_set(&e, TH_EINTERNAL, "out of memory");
+        if (keep_input(sw, file, err)) return err->code;
+        if (rc) return th_error_set(err, rc, "%s: %s: %s", src, path, e.msg);
+        sw->train = 1;
+        return TH_OK;
+    }
     /* a format that replays itself at every point (a Chakra trace) is kept as it is; our JSON
      * as it parsed; anything else through th_workload_load, which names what it is */
-    th_wl_file *f = &sw->natives[sw->nworkloads];
-    sw->workloads[sw->nworkloads] = NULL;
     int rc = th_workload_open(file, f, &e);
     if (rc == TH_OK && !f->format) {
         sw->workloads[sw->nworkloads] = f->wl, f->wl = NULL;
@@ -355,9 +390,14 @@ static int add_other(th_sweep *sw, ax *a, const cJSON *v, const char *src, const
     case AX_DIM_FIELD:
         names = a->field == F_TOPOLOGY ? th_topology_names : th_algorithm_names;
         break;
+    case AX_LLM: names = sw_llm_names(a->dim); break;
     default: break;
     }
-    if (names) {
+    if (a->kind == AX_LLM && cJSON_IsBool(v) && names == sw_llm_names(a->dim) &&
+        !strcmp(names[0], "false")) { /* a flag: true or false */
+        x->i = cJSON_IsTrue(v);
+        x->text = th_strdup(names[x->i]);
+    } else if (names) {
         if (th_json_enum_value(v, names, &idx, src, path, err)) return err->code;
         x->i = idx;
         x->text = th_strdup(names[idx]);
@@ -498,7 +538,7 @@ static int parse_zip(th_sweep *sw, const cJSON *zip, const char *src, th_error *
         sw->axes[a].group = g;
         ax_kind k = sw->axes[a].kind;
         if (k == AX_SYSTEM || k == AX_DIM_FIELD || k == AX_REDUCE || k == AX_DIMS ||
-            k == AX_WORKLOAD)
+            k == AX_WORKLOAD || k == AX_LLM)
             sw->groups[g].structural = 1;
         /* Under a preset the collective's type and chunk size can be invalid. */
         if ((k == AX_TYPE || k == AX_SIZE || k == AX_CHUNKS) && lacking(sw, TH_CAP_ANY_COLL))
@@ -552,6 +592,17 @@ static int check_train(th_sweep *sw, const cJSON *root, th_error *err) {
                                 "%s: axes.%s: does not apply to a workload "
                                 "sweep (the workload sets its collectives)",
                                 src, x->name);
+        if (x->kind == AX_LLM && !sw->llm)
+            return th_error_set(err, TH_EINPUT,
+                                "%s: axes.%s: only with an LLM workload (the spec's \"workload\")",
+                                src, x->name);
+        if (sw->llm && (x->kind == AX_PRIORITY || x->kind == AX_BATCH || x->kind == AX_CHUNKING ||
+                        x->kind == AX_BUCKET || x->kind == AX_CHUNKS || x->kind == AX_WORKLOAD ||
+                        x->kind == AX_LOAD_MODEL))
+            return th_error_set(err, TH_EINPUT,
+                                "%s: axes.%s: not for an LLM workload (its llm.* axes: llm.chunks, "
+                                "llm.bucket_bytes, ...)",
+                                src, x->name);
         if (!sw->train && (x->kind == AX_PRIORITY || x->kind == AX_BATCH ||
                            x->kind == AX_CHUNKING || x->kind == AX_BUCKET))
             return th_error_set(err, TH_EINPUT, "%s: axes.%s: only for workload sweeps", src,
@@ -577,6 +628,11 @@ static int check_train(th_sweep *sw, const cJSON *root, th_error *err) {
                             "%s: collective: a workload sweep takes its "
                             "collectives from the workload",
                             src);
+    if (sw->llm && (sw->issued || sw->ideal_lat))
+        return th_error_set(err, TH_EINPUT, "%s: %s: not for an LLM workload", src,
+                            sw->ideal_lat      ? "ideal_latency"
+                            : sw->chunking_set ? "chunking"
+                                               : "bucket");
     const th_system *floorless = sw->train || !sw->ideal_lat ? NULL : lacking(sw, TH_CAP_IDEAL_LAT);
     if (floorless)
         return th_error_set(err, TH_EINPUT,

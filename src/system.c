@@ -13,7 +13,9 @@
 #include "system_internal.h"
 #include "themis/str.h"
 
-static const char *const top_keys[] = {"name", "description", "dims", "reduce_GBps", "model", NULL};
+/* "sources": where the values come from (any JSON, unread); "npu": the NPU (system_npu.c) */
+static const char *const top_keys[] = {"name",  "description", "dims",    "reduce_GBps",
+                                       "model", "npu",         "sources", NULL};
 static const char *const run_key[] = {"run", NULL};
 /* Appends the NULL-ended list `more` to `base` into out (at most n - 1 names), NULL-ended. */
 static const char *const *join_keys(const char *const *base, const char *const *more,
@@ -26,8 +28,9 @@ static const char *const *join_keys(const char *const *base, const char *const *
     out[k] = NULL;
     return out;
 }
-static const char *const dim_keys[] = {"name",       "topology",  "npus",       "bw_GBps",
-                                       "latency_ns", "algorithm", "efficiency", NULL};
+static const char *const dim_keys[] = {"name",       "topology",   "npus",
+                                       "bw_GBps",    "latency_ns", "algorithm",
+                                       "efficiency", "sources",    NULL};
 const char *const th_topology_names[] = {"ring", "fc", "switch", NULL};
 const char *const th_algorithm_names[] = {"ring", "direct", "rhd", NULL};
 
@@ -122,6 +125,8 @@ static int parse_tree(const cJSON *root, const char *src, th_system *sys, sys_ru
         reduce = r->valuedouble;
     }
     sys->reduce_bw = reduce;
+    const cJSON *npu = cJSON_GetObjectItemCaseSensitive(root, "npu");
+    if (npu && sys_npu_parse(npu, src, &sys->npu, err)) return err->code;
     int model = 0; /* th_model's first: the analytical model */
     if (th_json_enum(root, "model", th_model_names, &model, src, "", err)) return err->code;
     sys->model = (th_model)model;

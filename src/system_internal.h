@@ -37,6 +37,10 @@ int sys_parse(const char *json, size_t len, const char *source, th_system *sys, 
               void *ctx, th_error *err);
 int sys_load(const char *path, th_system *sys, sys_run_fn read_run, void *ctx, th_error *err);
 
+/* A system file's "npu" value v (an object, or a path relative to the file src) into *npu
+ * (system_npu.c). */
+int sys_npu_parse(const cJSON *v, const char *src, th_npu *npu, th_error *err);
+
 /* The analytical model's (system.c). */
 extern const sys_model sys_clean_model;
 

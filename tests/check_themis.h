@@ -57,6 +57,8 @@ Suite *plot_suite(void);
 Suite *cli_plot_suite(void);
 Suite *calibrate_suite(void);
 Suite *cli_errors_suite(void);
+Suite *llm_suite(void);
+Suite *cli_llm_suite(void);
 Suite *chakra_export_suite(void);
 Suite *cli_chakra_suite(void);
 Suite *chakra_suite(void);

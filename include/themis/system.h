@@ -35,6 +35,23 @@ typedef struct th_dim {
     double latency;         /* alpha: one link hop, ns */
 } th_dim;
 
+/* The compute of one NPU (docs/LLM.md, The model), for LLM workloads: optional in a system file
+ * (key "npu", an object or a path to an NPU file). */
+#define TH_NPU_EFF_MAX 16 /* points of the matrix efficiency curve, at most */
+typedef struct th_npu {
+    int present;                      /* 0: the system file has no "npu" */
+    char name[TH_NAME_MAX];           /* e.g. "a100-sxm4-80gb" */
+    double matrix_tflops;             /* dense matrix (tensor-core) peak, TFLOP/s */
+    double vector_tflops;             /* element-wise peak, TFLOP/s */
+    double memory_GBps;               /* memory bandwidth, GB/s (bytes per ns) */
+    double memory_gib;                /* memory capacity, GiB */
+    int neff;                         /* points of the matrix efficiency curve (0: always 1) */
+    double eff_flops[TH_NPU_EFF_MAX]; /* FLOPs of one matrix multiply, increasing */
+    double eff[TH_NPU_EFF_MAX];       /* fraction of matrix peak there, in (0, 1] */
+    double vector_efficiency;         /* fraction of vector peak reached, in (0, 1] */
+    double memory_efficiency;         /* fraction of memory bandwidth reached, in (0, 1] */
+} th_npu;
+
 typedef struct th_system {
     char name[TH_NAME_MAX]; /* system name; default: the file's base name */
     char description[256];  /* free text, may be empty */
@@ -43,6 +60,7 @@ typedef struct th_system {
     double reduce_bw; /* reduction throughput, bytes per ns; 0 = reduction is free */
     th_model model;   /* analytical (default) or a preset */
     double npus;      /* P = product of all npus (exact: <= 2^40) */
+    th_npu npu;       /* the NPU's compute and memory (LLM workloads); npu.present 0: none */
     /* The model's own settings, opaque here: each preset reads them through its own struct
      * (no pointers, so a th_system stays a plain value); zero for the analytical model. */
     _Alignas(max_align_t) unsigned char model_data[TH_MODEL_DATA_MAX];

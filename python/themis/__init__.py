@@ -92,7 +92,8 @@ def train(workload: Source, system: Optional[Source] = None, policy: Optional[st
           chunks: Optional[int] = None, chunking: Optional[str] = None,
           bucket: Optional[Size] = None, load_model: Optional[str] = None,
           ideal_lat: bool = False, comm_scale: Optional[float] = None,
-          compute_scale: Optional[float] = None, passes: Optional[int] = None) -> Report:
+          compute_scale: Optional[float] = None, passes: Optional[int] = None,
+          micro_batch: Optional[int] = None, schedule: Optional[str] = None) -> Report:
     """`themis train -f json`: training iterations of a workload (a file or a dict) on a
     system; policy also takes "themis-global" and "ideal", priority "fifo", "lifo" or
     "layer"; iterations 2 to 1000; batch: samples per NPU; chunks per collective; chunking
@@ -102,11 +103,19 @@ def train(workload: Source, system: Optional[Source] = None, policy: Optional[st
     astra-sim-1.0 system (comm_scale, compute_scale, passes as its --comm-scale,
     --compute-scale, --num-passes) and is converted for our replay on any other. A Chakra
     execution trace (the prefix of its <prefix>.<rank>.et files, or one of them) replays as a
-    graph on any system, as ASTRA-sim 2.x does under the astra-sim preset (docs/CHAKRA.md)."""
+    graph on any system, as ASTRA-sim 2.x does under the astra-sim preset (docs/CHAKRA.md).
+
+    An LLM workload (the key "llm", docs/LLM.md) runs on a system with an "npu": each result
+    holds iteration_us and its parts (forward_us, backward_us, recompute_us, tp_exposed_us,
+    ep_exposed_us, bubble_us, pp_exposed_us, dp_exposed_us, optimizer_us), mfu and
+    tflops_per_npu; the report's "memory" holds the bytes per NPU (weights, gradients,
+    optimizer, activations, total) and whether they fit. chunks, bucket, micro_batch and
+    schedule ("gpipe", "1f1b" or "interleaved") override the file."""
     req = _request(workload=_source(workload), system=_source(system), policy=policy,
                    intra=intra, priority=priority, iterations=iterations, batch=batch,
                    chunks=chunks, chunking=chunking, bucket=bucket, load_model=load_model,
-                   comm_scale=comm_scale, compute_scale=compute_scale, passes=passes)
+                   comm_scale=comm_scale, compute_scale=compute_scale, passes=passes,
+                   micro_batch=micro_batch, schedule=schedule)
     _flags("train", req, ideal_lat=ideal_lat)
     return json.loads(call("train", req, interruptible=True))
 
@@ -164,7 +173,9 @@ def calibrate(logs: Union[FileName, Sequence[FileName]], topology: Optional[str]
               efficiency: bool = False, bw: Optional[float] = None, in_place: bool = False,
               min_size: Optional[Size] = None, max_size: Optional[Size] = None,
               tolerance: Optional[float] = None, allow_wrong: bool = False,
-              plot: Optional[FileName] = None, force: bool = False) -> Report:
+              plot: Optional[FileName] = None, force: bool = False,
+              npus_per_node: Optional[int] = None, node_bw: Optional[float] = None,
+              node_latency: Optional[float] = None) -> Report:
     """`themis calibrate -f json`: one dim's latency_ns and bw_GBps (or efficiency) fitted to
     nccl-tests / rccl-tests logs (logs: a file or a list of files). Either a new one-dim
     system (topology "ring", "fc" or "switch"; npus, default the ranks the log lists;
@@ -176,7 +187,11 @@ def calibrate(logs: Union[FileName, Sequence[FileName]], topology: Optional[str]
     size, as --plot draws it (an existing one replaced only with force). Returns the report as
     a dict: "fit" (latency_ns, bw_GBps, their standard
     errors, r2, ...), "points" (every row's size, measured_us, fitted_us, residual, fitted,
-    flagged), "logs", "dim", "was" (with system) and "system" (the system file's content)."""
+    flagged), "logs", "dim", "was" (with system) and "system" (the system file's content).
+    npus_per_node: instead a system of two dims of `topology`, a node of that many NPUs and the
+    network across the nodes: logs on one node's ranks fit the node, logs on several nodes the
+    network (with no single-node log, the node is held at node_bw and node_latency); the report
+    then has "stages" (one such report per dim fitted), "determined" and "system"."""
     if isinstance(logs, (str, bytes, os.PathLike)):
         logs = [logs]
     if isinstance(logs, (list, tuple)):
@@ -184,7 +199,8 @@ def calibrate(logs: Union[FileName, Sequence[FileName]], topology: Optional[str]
     req = _request(logs=logs, topology=topology, npus=npus,
                    system=_source(system), dim=dim, collective=collective, algorithm=algorithm,
                    name=name, bw=bw, min_size=min_size, max_size=max_size, tolerance=tolerance,
-                   plot=_source(plot))
+                   plot=_source(plot), npus_per_node=npus_per_node, node_bw=node_bw,
+                   node_latency=node_latency)
     _flags("calibrate", req, efficiency=efficiency, in_place=in_place, allow_wrong=allow_wrong,
            force=force)
     return json.loads(call("calibrate", req))

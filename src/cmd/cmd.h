@@ -155,6 +155,8 @@ typedef struct th_train_request {
     int load_model, ideal_lat;
     double comm_scale, compute_scale; /* other formats' (th_wl_scale) */
     int64_t passes;                   /* their own replay's (th_wl_replay); 0: 1 */
+    int64_t micro_batch;              /* LLM workloads: 0 the file's */
+    int schedule;                     /* LLM workloads: a th_llm_schedule, when given */
     int format;
     const char *output, *trace;
     int force;
@@ -174,8 +176,10 @@ typedef struct th_calibrate_request {
     const char *name, *system; /* a new system's name; -s: the system to update */
     int efficiency, in_place, allow_wrong;
     double bw, min_size, max_size, tolerance;
-    const char *plot, *output; /* output NULL: no system file (the API's) */
-    int force, format;         /* the report: table or json */
+    const char *plot, *output;    /* output NULL: no system file (the API's) */
+    int force, format;            /* the report: table or json */
+    int64_t npus_per_node;        /* > 0: a node dim and a network dim (th_cal_run_nodes) */
+    double node_bw, node_latency; /* the node dim held at these without a single-node log */
     uint64_t given;
 } th_calibrate_request;
 

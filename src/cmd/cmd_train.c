@@ -8,6 +8,7 @@
 
 #include "cmd.h"
 #include "cmd_train.h"
+#include "themis/llm.h"
 #include "themis/report.h"
 #include "themis/train.h"
 #include "themis/workload.h"
@@ -61,6 +62,12 @@ static const th_option opts[] = {
      .help = "... and compute times (as ASTRA-sim, truncated)", .lo = 0, .hi = 1e9},
     {0, "passes", "passes", TH_ARG_INT, R(passes), "P",
      .help = "... passes under the astra-sim-1.0 preset (default 1)", .lo = 1, .hi = 100000},
+    {0, "micro-batch", "micro_batch", TH_ARG_INT, R(micro_batch), "N",
+     .help = "LLM workloads: sequences per micro-batch (default the file's)", .lo = 1,
+     .hi = 1000000000},
+    {0, "schedule", "schedule", TH_ARG_CHOICE, R(schedule), "S",
+     .help = "... pipeline schedule: {} (default the file's)", .noun = "schedule",
+     .choices = th_llm_schedule_names},
     TH_ARG_HELP_OPTS,
 };
 
@@ -150,9 +157,24 @@ int th_cmd_train(const th_train_request *r, const th_cmd_io *io, th_error *err) 
     th_workload *wl = NULL;
     th_wl_file f = {0}; /* a file's format, told by content */
     const char *source = w->path ? w->path : "workload";
+    if (!w->path && th_llm_detect(w->text, strlen(w->text))) { /* an LLM workload object */
+        th_llm_workload llm;
+        if (th_llm_parse(w->text, strlen(w->text), source, &llm, err)) return err->code;
+        return th_cmd_train_llm(r, io, &sys, who, source, &llm, err);
+    }
     int rc = w->path ? th_workload_open(w->path, &f, err)
                      : th_workload_parse(w->text, strlen(w->text), source, &wl, err);
     if (rc) return rc;
+    if (f.format == &th_llm_wl_format) {
+        rc = th_cmd_train_llm(r, io, &sys, who, source, f.native, err);
+        th_workload_close(&f);
+        return rc;
+    }
+    if (th_cmd_train_llm_check(r, source, io, err)) {
+        th_workload_close(&f);
+        th_workload_free(wl);
+        return err->code;
+    }
     if (f.format) {
         rc = th_cmd_train_format(r, &t, &def, source, &f, &sys, io, &wl, err);
         th_workload_close(&f);

@@ -5,6 +5,7 @@
 
 #include "../workload_format.h"
 #include "cmd.h"
+#include "themis/llm.h"
 #include "themis/train.h"
 
 /* Our JSON workload given the other formats' options (--comm-scale, --compute-scale,
@@ -18,5 +19,15 @@ int th_cmd_train_format_check(const th_train_request *r, const char *source, con
 int th_cmd_train_format(const th_train_request *r, const th_train_opts *t,
                         const th_run_defaults *def, const char *path, th_wl_file *f,
                         const th_system *sys, const th_cmd_io *io, th_workload **wl, th_error *err);
+
+/* LLM workloads (the format th_llm_wl_format, cmd_train_llm.c): the comparison of policy
+ * pairs with the breakdown and the memory per NPU; who names the system file in errors. */
+extern const th_wl_format th_llm_wl_format;
+int th_cmd_train_llm(const th_train_request *r, const th_cmd_io *io, const th_system *sys,
+                     const char *who, const char *source, const th_llm_workload *wl, th_error *err);
+/* A workload of layers given the LLM options (--micro-batch, --schedule): TH_EINPUT naming
+ * them. */
+int th_cmd_train_llm_check(const th_train_request *r, const char *source, const th_cmd_io *io,
+                           th_error *err);
 
 #endif

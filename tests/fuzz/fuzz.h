@@ -24,6 +24,9 @@ int th_fuzz_astra1_sys(const uint8_t *data, size_t size);
 /* th_a1_parse, th_a1_convert and th_a1_replay (ASTRA-sim 1.0 text workloads) */
 int th_fuzz_astra1_workload(const uint8_t *data, size_t size);
 
+/* th_llm_parse, th_llm_memory and th_llm_eval (LLM workloads) */
+int th_fuzz_llm(const uint8_t *data, size_t size);
+
 /* th_ck_parse and th_ck_replay (Chakra execution traces, one file) */
 int th_fuzz_chakra(const uint8_t *data, size_t size);
 

@@ -27,6 +27,7 @@ static const struct {
     {"astra1_net", th_fuzz_astra1_net},
     {"astra1_sys", th_fuzz_astra1_sys},
     {"calibrate", th_fuzz_calibrate},
+    {"llm", th_fuzz_llm},
     {"chakra", th_fuzz_chakra},
 };
 

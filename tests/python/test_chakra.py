@@ -9,6 +9,7 @@ import themis
 from themis import _lib
 
 from conftest import cli
+from test_schema import check, formats
 
 
 def _varint(v):
@@ -85,3 +86,12 @@ def test_sweep_takes_a_trace(tmp_path):
     assert len(rows) == 1
     assert abs(rows[0]["iteration_us"] - 20.96864) < 1e-9
     assert math.isnan(rows[0]["speedup_vs_ideal"])  # a trace has no ideal-network replay
+
+
+def test_one_schema(tmp_path):
+    """The rows carry docs/SCHEMA.md's keys in every format."""
+    prefix = str(tmp_path / "ar")
+    write_trace(prefix, 4)
+    doc, lines, header, records = formats("train", prefix, "-s", "tests/data/cli_ring4.json",
+                                          "-n", "4")
+    check("train (Chakra trace)", doc["results"], lines, header, records)
