@@ -118,6 +118,9 @@ START_TEST(cli_export_errors) {
     test_bad("--comm-scale and --compute-scale are for other formats",
              "export-chakra '%s' -o x --comm-scale 2", wl);
     test_bad("--iterations", "export-chakra '%s' -o x --iterations 0", wl);
+    /* an LLM workload is a model of its own, not a list of layers: not written */
+    test_bad("an LLM workload has no layer list", "export-chakra '%s/models/workloads/llm/%s' -o x",
+             getenv("THEMIS_SRCDIR") ? getenv("THEMIS_SRCDIR") : ".", "llama3-8b-dp4096.json");
     /* a file named like one of the outputs is an input: never written over */
     char *dir = test_tmp_dir();
     TEST_DIR_PATH(in, dir, "w.0.et");
