@@ -28,9 +28,11 @@ static const struct {
     const char *name;
     int (*fn)(const th_api_req *q, FILE *out, th_error *err);
 } commands[] = {
-    {"run", th_api_run},           {"train", th_api_train},   {"sweep", th_api_sweep},
-    {"optimize", th_api_optimize}, {"search", th_api_search}, {"calibrate", th_api_calibrate},
-    {"plot", th_api_plot},         {"system", th_api_system}, {"version", version},
+    {"run", th_api_run},       {"train", th_api_train},
+    {"sweep", th_api_sweep},   {"optimize", th_api_optimize},
+    {"search", th_api_search}, {"calibrate", th_api_calibrate},
+    {"plot", th_api_plot},     {"export-chakra", th_api_export_chakra},
+    {"system", th_api_system}, {"version", version},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

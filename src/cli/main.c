@@ -23,6 +23,7 @@ static void usage(FILE *out) {
           "  search     the fastest executions of an LLM (TP, PP, DP, EP, ...) on a system\n"
           "  plot       draw any two columns of a CSV, grouped, into PNG, PDF or SVG (gnuplot)\n"
           "  calibrate  fit a dim's latency and bandwidth to nccl-tests / rccl-tests logs\n"
+          "  export-chakra  write a workload as a Chakra trace (one file per NPU) for ASTRA-sim\n"
           "\n"
           "options:\n"
           "  -h, --help     this text; 'themis help COMMAND' or 'themis COMMAND --help' for a\n"
@@ -50,6 +51,7 @@ static const struct {
     {"search", cli_search, &th_cmd_search_def},
     {"plot", cli_plot, &th_cmd_plot_def},
     {"calibrate", cli_calibrate, &th_cmd_calibrate_def},
+    {"export-chakra", cli_export_chakra, &th_cmd_export_chakra_def},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

@@ -95,7 +95,7 @@ def test_bad_requests():
     assert raised(_lib.call, "run", [1])[0].startswith("run: request: expected an object")
     assert raised(_lib.call, "draw", {})[0] == \
         "unknown command 'draw' (expected run, train, sweep, optimize, search, calibrate, plot, " \
-        "system, version)"
+        "export-chakra, system, version)"
     assert raised(themis.train, "models/workloads/resnet50.json", iterations=1)[0] == \
         "train: iterations: expected an integer from 2 to 1000, got 1"
     assert raised(themis.train, "models/workloads/resnet50.json", batch=0)[0].startswith(
