@@ -11,6 +11,8 @@
 #include "themis/calibrate.h"
 #include "themis/cost.h"
 #include "themis/output.h"
+#include "themis/run.h"
+#include "themis/str.h"
 
 /* SPEC §2: each topology's default algorithm. */
 static const th_algorithm default_alg[] = {TH_ALG_RING, TH_ALG_DIRECT, TH_ALG_RHD};
@@ -66,7 +68,14 @@ static int the_dim(const th_cal_request *q, th_cal_result *r, th_cal_opts *fit, 
         return TH_OK;
     }
     th_system sys;
-    if (th_cal_system_read(q->system, &r->text, &r->len, &sys, err)) return err->code;
+    if (q->system_text) { /* a system made in memory (th_cal_run_nodes) */
+        th_run_defaults def;
+        r->len = strlen(q->system_text);
+        if (!(r->text = th_strdup(q->system_text)))
+            return th_error_set(err, TH_EINTERNAL, "out of memory");
+        if (th_run_parse_system(r->text, r->len, q->system, &sys, &def, err)) return err->code;
+    } else if (th_cal_system_read(q->system, &r->text, &r->len, &sys, err))
+        return err->code;
     if (th_model_require(&sys, TH_CAP_CALIBRATE, q->system, err)) return err->code;
     if (r->dim < 0 && sys.ndims > 1)
         return th_error_set(err, TH_EINPUT, "%s has %d dims: give the one to update with --dim",
@@ -277,7 +286,7 @@ static cJSON *points_json(const th_cal_fit *f) {
     return a;
 }
 
-int th_cal_report_json(FILE *out, const th_cal_request *q, const th_cal_result *r, th_error *err) {
+cJSON *th_cal_report_tree(const th_cal_request *q, const th_cal_result *r) {
     cJSON *root = cJSON_CreateObject();
     cJSON *sys = cJSON_Parse(r->out);
     if (!root || !sys || !cJSON_AddItemToObject(root, "dim", dim_json(q, r)) ||
@@ -285,7 +294,7 @@ int th_cal_report_json(FILE *out, const th_cal_request *q, const th_cal_result *
         !cJSON_AddItemToObject(root, "fit", fit_json(q, r))) {
         cJSON_Delete(root);
         cJSON_Delete(sys);
-        return th_error_set(err, TH_EINTERNAL, "out of memory");
+        return NULL;
     }
     if (q->system) {
         cJSON *was = cJSON_AddObjectToObject(root, "was");
@@ -298,7 +307,11 @@ int th_cal_report_json(FILE *out, const th_cal_request *q, const th_cal_result *
     if (!cJSON_AddItemToObject(root, "points", points_json(&r->fit)) ||
         !cJSON_AddItemToObject(root, "system", sys)) {
         cJSON_Delete(root);
-        return th_error_set(err, TH_EINTERNAL, "out of memory");
+        return NULL;
     }
-    return th_report_write_json(out, root, err);
+    return root;
+}
+
+int th_cal_report_json(FILE *out, const th_cal_request *q, const th_cal_result *r, th_error *err) {
+    return th_report_write_json(out, th_cal_report_tree(q, r), err);
 }

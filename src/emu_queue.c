@@ -120,7 +120,30 @@ int emu_queue_push(emu_squeue *s, emu_entry x, uint64_t rank, int scf) {
      * buckets are in strict order (ranks are distinct, then m), so a binary search finds it. */
     int i = s->nb;
     if (i > 0 && bucket_before(x.coll, rank, x.m, &s->b[i - 1], scf)) {
-        int lo = 0, hi = i - 1;
+        /* the answer is the first of b[0 .. nb - 1] that x goes before (they form a suffix):
+         * galloping out from the first waiting bucket, where the stages of the collective
+         * served now go (lifo keeps the newest in front), narrows [lo, hi] in O(log) of the
+         * distance, then a binary search */
+        int lo = 0, hi = i - 1, h = s->len > 0 && s->first < hi ? s->first : hi;
+        if (bucket_before(x.coll, rank, x.m, &s->b[h], scf)) {
+            for (int step = 1; h - step >= lo; step *= 2) {
+                if (!bucket_before(x.coll, rank, x.m, &s->b[h - step], scf)) {
+                    lo = h - step + 1;
+                    break;
+                }
+                hi = h - step;
+            }
+            if (hi > h) hi = h;
+        } else {
+            lo = h + 1;
+            for (int step = 1; h + step < hi; step *= 2) {
+                if (bucket_before(x.coll, rank, x.m, &s->b[h + step], scf)) {
+                    hi = h + step;
+                    break;
+                }
+                lo = h + step + 1;
+            }
+        }
         while (lo < hi) {
             int mid = lo + (hi - lo) / 2;
             if (bucket_before(x.coll, rank, x.m, &s->b[mid], scf))
@@ -156,7 +179,12 @@ int emu_queue_push(emu_squeue *s, emu_entry x, uint64_t rank, int scf) {
         s->nb++;
         if (s->first >= i && s->len > 0) s->first++;
     }
-    if (emu_run_push(&s->b[i].q, x)) return -1;
+    emu_queue *q = &s->b[i].q;
+    if (q->cap == 0 && s->nspare > 0) { /* a buffer of an emptied run */
+        emu_queue *sp = &s->spare[--s->nspare];
+        q->e = sp->e, q->cap = sp->cap;
+    }
+    if (emu_run_push(q, x)) return -1;
     if (i < s->first || s->len == 0) s->first = i;
     s->len++;
     return 0;
@@ -174,6 +202,11 @@ emu_entry emu_queue_pop(emu_squeue *s) {
     if (s->len == 0) { /* every bucket is empty: all are spares again */
         s->nb = s->first = 0;
         return e;
+    }
+    if (q->cap > 0 && (s->nspare < s->spare_cap ||
+                       th_grow(&s->spare, &s->spare_cap, s->nspare + 1, sizeof *s->spare) == 0)) {
+        s->spare[s->nspare++] = *q; /* its buffer serves the next new bucket */
+        q->e = NULL, q->cap = 0;
     }
     /* the emptied bucket stays, for its key's next stages; the first waiting one is further */
     while (s->b[s->first].q.n == 0)
@@ -200,5 +233,9 @@ void emu_queue_free(emu_squeue *s) {
         free(s->b[i].q.e);
     free(s->b ? s->b - s->gap : NULL);
     s->b = NULL;
+    for (size_t i = 0; i < s->nspare; i++)
+        free(s->spare[i].e);
+    free(s->spare);
+    s->spare = NULL, s->nspare = s->spare_cap = 0;
     s->nb = s->gap = 0, s->cap = 0;
 }

@@ -79,7 +79,7 @@ static int start(th_emu *r, int d) {
 
 /* Every idle dimension with ready stages starts one, in dim-index order; -1 as start(). */
 static int pick(th_emu *r) {
-    for (int d = 0; d < r->sys->ndims; d++)
+    for (int d = 0, nd = r->sys->ndims; d < nd; d++)
         if (!r->srv[d].busy && r->sq[d].len > 0 && start(r, d)) return -1;
     return 0;
 }
@@ -99,8 +99,9 @@ static int issue(th_emu *emu, const th_plan *plan, double t, int *id, th_error *
 /* The stages ending now all end, by dim index, each chunk queueing its next stage; then the
  * idle dims pick. */
 static int step(th_emu *emu, th_error *err) {
-    int ending[TH_MAX_DIMS], nend = emu_ending(emu, ending);
-    for (int k = 0; k < nend; k++) {
+    /* emu->ending as th_emu_step found it: ending stages and queueing change it not */
+    const int *ending = emu->ending;
+    for (int k = 0, nend = emu->nending; k < nend; k++) {
         uint32_t c, id;
         int stage = emu_end(emu, ending[k], &c, &id, err);
         if (stage == -2) return err->code;

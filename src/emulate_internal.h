@@ -51,6 +51,10 @@ typedef struct emu_squeue {
     int gap;
     int first;  /* the first non-empty bucket when len > 0 */
     size_t len; /* waiting entries */
+    /* buffers of runs emptied while others wait, for the next new bucket: a bucket that
+     * empties stays in place for its key, so without them every new bucket would allocate */
+    emu_queue *spare;
+    size_t nspare, spare_cap;
 } emu_squeue;
 
 /* A dim's stage cost terms, computed once at reset so that th_cost_time(d, reduce_bw, op, m)

@@ -228,7 +228,50 @@ cJSON *th_report_system_json(const th_system *sys, int type) {
     return o;
 }
 
-/* The JSON document of a run; its "results" are also the lines of JSONL. */
+/* A run's result row of pair i: the same keys in JSON, JSONL and (flattened) CSV. */
+static cJSON *run_row(const th_report *rep, int i) {
+    const th_system *sys = rep->sys;
+    const th_result *r = &rep->results[i];
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "system", sys->name);
+    cJSON_AddStringToObject(o, "type", th_coll_type_name(rep->coll->type));
+    cJSON_AddNumberToObject(o, "size_bytes", rep->coll->size);
+    cJSON_AddNumberToObject(o, "chunks", (double)rep->coll->chunks);
+    cJSON *cd = cJSON_AddArrayToObject(o, "dims");
+    uint32_t mask = involved(rep);
+    for (int d = 0; d < sys->ndims; d++)
+        if ((mask >> d) & 1u) cJSON_AddItemToArray(cd, cJSON_CreateNumber(d));
+    cJSON_AddStringToObject(o, "load_model", th_load_model_name(rep->model));
+    cJSON_AddStringToObject(o, "policy", th_policy_name(rep->pairs[i].policy));
+    cJSON_AddStringToObject(o, "intra", th_intra_name(rep->pairs[i].intra));
+    cJSON_AddNumberToObject(o, "time_us", r->time / 1000.0);
+    cJSON_AddNumberToObject(o, "ideal_us", r->ideal / 1000.0);
+    cJSON_AddNumberToObject(o, "bw_util", r->bw_util);
+    cJSON_AddNumberToObject(o, "speedup", r->speedup);
+    cJSON_AddNumberToObject(o, "algbw_GBps", r->algbw);
+    cJSON_AddNumberToObject(o, "busbw_GBps", r->busbw);
+    if (rep->bound > 0) {
+        cJSON_AddNumberToObject(o, "bound_us", rep->bound / 1000.0);
+        cJSON_AddNumberToObject(o, "vs_bound", rep->bound / r->time);
+    }
+    if (rep->ideal_lat) {
+        cJSON_AddNumberToObject(o, "ideal_lat_us", (r->ideal + rep->lat_floor) / 1000.0);
+        cJSON_AddNumberToObject(o, "vs_ideal_lat", (r->ideal + rep->lat_floor) / r->time);
+    }
+    cJSON *dims = cJSON_AddArrayToObject(o, "per_dim");
+    for (int d = 0; d < sys->ndims; d++) {
+        cJSON *j = cJSON_CreateObject();
+        cJSON_AddStringToObject(j, "name", sys->dims[d].name);
+        cJSON_AddNumberToObject(j, "bytes", r->bytes[d]);
+        cJSON_AddNumberToObject(j, "busy_us", r->busy[d] / 1000.0);
+        cJSON_AddNumberToObject(j, "bw_util", r->dim_util[d]);
+        cJSON_AddItemToArray(dims, j);
+    }
+    return o;
+}
+
+/* The JSON document of a run: the system and the collective in full, then the result rows,
+ * which are also the lines of JSONL and, flattened, the records of CSV. */
 static cJSON *run_json(const th_report *rep) {
     const th_system *sys = rep->sys;
     cJSON *root = cJSON_CreateObject();
@@ -245,34 +288,8 @@ static cJSON *run_json(const th_report *rep) {
     if (rep->bound > 0) cJSON_AddNumberToObject(root, "bound_us", rep->bound / 1000.0);
     if (rep->ideal_lat) cJSON_AddNumberToObject(root, "latency_floor_us", rep->lat_floor / 1000.0);
     cJSON *results = cJSON_AddArrayToObject(root, "results");
-    for (int i = 0; i < rep->npairs; i++) {
-        const th_result *r = &rep->results[i];
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "policy", th_policy_name(rep->pairs[i].policy));
-        cJSON_AddStringToObject(o, "intra", th_intra_name(rep->pairs[i].intra));
-        cJSON_AddNumberToObject(o, "time_us", r->time / 1000.0);
-        cJSON_AddNumberToObject(o, "ideal_us", r->ideal / 1000.0);
-        cJSON_AddNumberToObject(o, "bw_util", r->bw_util);
-        cJSON_AddNumberToObject(o, "speedup", r->speedup);
-        cJSON_AddNumberToObject(o, "algbw_GBps", r->algbw);
-        cJSON_AddNumberToObject(o, "busbw_GBps", r->busbw);
-        if (rep->bound > 0) cJSON_AddNumberToObject(o, "vs_bound", rep->bound / r->time);
-        if (rep->ideal_lat) {
-            cJSON_AddNumberToObject(o, "ideal_lat_us", (r->ideal + rep->lat_floor) / 1000.0);
-            cJSON_AddNumberToObject(o, "vs_ideal_lat", (r->ideal + rep->lat_floor) / r->time);
-        }
-        cJSON *dims = cJSON_AddArrayToObject(o, "dims");
-        for (int d = 0; d < sys->ndims; d++) {
-            cJSON *j = cJSON_CreateObject();
-            cJSON_AddNumberToObject(j, "dim", d);
-            cJSON_AddStringToObject(j, "name", sys->dims[d].name);
-            cJSON_AddNumberToObject(j, "bytes", r->bytes[d]);
-            cJSON_AddNumberToObject(j, "busy_us", r->busy[d] / 1000.0);
-            cJSON_AddNumberToObject(j, "bw_util", r->dim_util[d]);
-            cJSON_AddItemToArray(dims, j);
-        }
-        cJSON_AddItemToArray(results, o);
-    }
+    for (int i = 0; i < rep->npairs; i++)
+        cJSON_AddItemToArray(results, run_row(rep, i));
     return root;
 }
 
@@ -294,78 +311,8 @@ int th_report_write(FILE *out, th_format format, const th_report *rep, th_error 
     return th_error_set(err, TH_EINTERNAL, "unknown output format %d", (int)format);
 }
 
-/* Writes the record in b to out; TH_EINTERNAL when memory ran out building it (bad). */
-static int put_row(FILE *out, th_buf *b, int bad, th_error *err) {
-    if (bad) return th_error_set(err, TH_EINTERNAL, "out of memory");
-    th_csv_write(out, b); /* write errors: th_report_done sees them on the stream */
-    return TH_OK;
-}
-
 int th_report_csv(FILE *out, const th_report *rep, th_error *err) {
-    static const char *const head[] = {
-        "system", "type",    "size_bytes", "chunks",  "dims",    "load_model", "policy",
-        "intra",  "time_us", "ideal_us",   "bw_util", "speedup", "algbw_GBps", "busbw_GBps"};
-    const th_system *sys = rep->sys;
-    th_buf b = {0};
-    int bad = 0, rc;
-    for (size_t i = 0; i < sizeof head / sizeof *head; i++)
-        bad |= th_csv_field(&b, head[i]);
-    if (rep->bound > 0) {
-        bad |= th_csv_field(&b, "bound_us");
-        bad |= th_csv_field(&b, "vs_bound");
-    }
-    if (rep->ideal_lat) bad |= th_csv_field(&b, "ideal_lat_us") | th_csv_field(&b, "vs_ideal_lat");
-    for (int d = 0; d < sys->ndims; d++) {
-        char h[3][32];
-        snprintf(h[0], sizeof h[0], "dim%d_bytes", d);
-        snprintf(h[1], sizeof h[1], "dim%d_busy_us", d);
-        snprintf(h[2], sizeof h[2], "dim%d_bw_util", d);
-        for (int k = 0; k < 3; k++)
-            bad |= th_csv_field(&b, h[k]);
-    }
-    bad |= th_csv_end(&b);
-    rc = put_row(out, &b, bad, err);
-    char dims[64] = "";
-    uint32_t mask = involved(rep);
-    for (int d = 0; d < sys->ndims; d++) {
-        if (!((mask >> d) & 1u)) continue;
-        size_t len = strlen(dims);
-        snprintf(dims + len, sizeof dims - len, "%s%d", len ? ";" : "", d);
-    }
-    for (int i = 0; i < rep->npairs && rc == TH_OK; i++) {
-        const th_result *r = &rep->results[i];
-        bad = th_csv_field(&b, sys->name);
-        bad |= th_csv_field(&b, th_coll_type_name(rep->coll->type));
-        bad |= th_csv_num(&b, rep->coll->size);
-        bad |= th_csv_int(&b, (long long)rep->coll->chunks);
-        bad |= th_csv_field(&b, dims);
-        bad |= th_csv_field(&b, th_load_model_name(rep->model));
-        bad |= th_csv_field(&b, th_policy_name(rep->pairs[i].policy));
-        bad |= th_csv_field(&b, th_intra_name(rep->pairs[i].intra));
-        bad |= th_csv_num(&b, r->time / 1000.0);
-        bad |= th_csv_num(&b, r->ideal / 1000.0);
-        bad |= th_csv_num(&b, r->bw_util);
-        bad |= th_csv_num(&b, r->speedup);
-        bad |= th_csv_num(&b, r->algbw);
-        bad |= th_csv_num(&b, r->busbw);
-        if (rep->bound > 0) {
-            bad |= th_csv_num(&b, rep->bound / 1000.0);
-            bad |= th_csv_num(&b, rep->bound / r->time);
-        }
-        if (rep->ideal_lat) {
-            bad |= th_csv_num(&b, (r->ideal + rep->lat_floor) / 1000.0);
-            bad |= th_csv_num(&b, (r->ideal + rep->lat_floor) / r->time);
-        }
-        for (int d = 0; d < sys->ndims; d++) {
-            bad |= th_csv_num(&b, r->bytes[d]);
-            bad |= th_csv_num(&b, r->busy[d] / 1000.0);
-            bad |= th_csv_num(&b, r->dim_util[d]);
-        }
-        bad |= th_csv_end(&b);
-        rc = put_row(out, &b, bad, err);
-    }
-    th_buf_free(&b);
-    return rc ? rc : th_report_done(out, err);
+    return th_report_write_csv(out, run_json(rep), "results", err);
 }
 
 void th_report_trace_header(FILE *out) {

@@ -79,7 +79,7 @@ int th_report_best_jsonl(FILE *out, const th_summary *s, th_best mode, th_error 
 
 int th_report_best_csv(FILE *out, const th_summary *s, th_error *err) {
     th_buf b = {0};
-    int bad = 0;
+    int bad = th_csv_field(&b, "line"); /* the JSON's keys, flattened: line, then the row's */
     for (size_t i = 0; i < s->ncols; i++)
         bad |= th_csv_field(&b, s->columns[i]);
     bad |= th_csv_end(&b);
@@ -87,6 +87,7 @@ int th_report_best_csv(FILE *out, const th_summary *s, th_error *err) {
     for (size_t g = 0; g < s->ngroups && !bad; g++) {
         char **row = s->groups[g].best;
         if (!row) continue;
+        bad |= th_csv_int(&b, (long long)s->groups[g].best_line);
         for (size_t i = 0; i < s->ncols; i++)
             bad |= th_csv_field(&b, row[i]);
         bad |= th_csv_end(&b);

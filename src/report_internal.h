@@ -4,6 +4,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "themis/buf.h"
 #include "themis/num.h"
 #include "themis/report.h"
 
@@ -64,5 +65,17 @@ int th_report_json_exact(cJSON *node);
 /* JSONL: prints each element of root's array `key` on one line (no other whitespace), then
  * deletes root: the lines hold exactly the objects the JSON document holds there. */
 int th_report_write_jsonl(FILE *out, cJSON *root, const char *key, th_error *err);
+
+/* A result row (a JSON object) as one CSV record (docs/SCHEMA.md): each scalar member a
+ * column of its name; a list of scalars one column, its values joined by ';' (dims "0;1"); a
+ * list of objects a column per element and member, named after the list without "per_", the
+ * index and the member (per_dim[1].busy_us: dim1_busy_us); an object's members name_member.
+ * Numbers have th_num_format's digits, true and false are 1 and 0; null and non-finite
+ * numbers are empty. Appends the
+ * record of the column names (names != 0) or of the values to b; 0, or -1 when memory ran out. */
+int th_report_flat(th_buf *b, const cJSON *row, int names);
+/* CSV: the header of the first element of root's array `key`, then every element flattened by
+ * th_report_flat (each must have the first one's columns), then deletes root. */
+int th_report_write_csv(FILE *out, cJSON *root, const char *key, th_error *err);
 
 #endif

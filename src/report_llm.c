@@ -1,12 +1,11 @@
 /* LLM workloads' results out: per policy pair the iteration, its breakdown, MFU and TFLOP/s per
- * NPU; the memory per NPU in a top-level object (JSON), in each line (JSONL) or in columns
- * (CSV); the same keys in every format. */
+ * NPU, and the memory per NPU (also a top-level object in JSON); one row schema in JSON, JSONL
+ * and CSV (docs/SCHEMA.md). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "report_internal.h"
-#include "themis/csv.h"
 #include "themis/report_llm.h"
 #include "themis/text.h"
 #include "themis/train.h"
@@ -176,8 +175,12 @@ static cJSON *workload_json(const th_llm_report *rep) {
     return w;
 }
 
-static cJSON *row_json(const th_llm_row *r) {
+/* A result row: the same keys in JSON, JSONL and (flattened, memory.total as memory_total)
+ * CSV, docs/SCHEMA.md. */
+static cJSON *row_json(const th_llm_report *rep, const th_llm_row *r) {
     cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "workload", rep->wl->name);
+    cJSON_AddStringToObject(o, "system", rep->sys->name);
     cJSON_AddStringToObject(o, "policy", th_policy_name(r->policy));
     cJSON_AddStringToObject(o, "intra", th_train_intra_name(r->policy, r->intra));
     cJSON_AddNumberToObject(o, "iteration_us", r->res.iteration / 1000.0);
@@ -189,11 +192,12 @@ static cJSON *row_json(const th_llm_row *r) {
     cJSON_AddNumberToObject(o, "tflops_per_npu", r->res.tflops_per_npu);
     cJSON_AddNumberToObject(o, "speedup", r->speedup);
     cJSON_AddNumberToObject(o, "speedup_vs_ideal", r->vs_ideal);
+    cJSON_AddItemToObject(o, "memory", memory_json(rep));
     return o;
 }
 
-/* JSON: the system (with its NPU), the workload, the memory per NPU, the results; JSONL: each
- * result with the memory in it. */
+/* JSON: the system (with its NPU), the workload, the memory per NPU, the result rows (each
+ * with the memory in it), which are also JSONL's lines and, flattened, CSV's records. */
 static cJSON *llm_json(const th_llm_report *rep, int lines) {
     cJSON *root = cJSON_CreateObject();
     cJSON *sys = th_report_system_json(rep->sys, -1);
@@ -208,54 +212,9 @@ static cJSON *llm_json(const th_llm_report *rep, int lines) {
     cJSON_AddItemToObject(root, "workload", workload_json(rep));
     if (!lines) cJSON_AddItemToObject(root, "memory", memory_json(rep));
     cJSON *results = cJSON_AddArrayToObject(root, "results");
-    for (int i = 0; i < rep->nrows; i++) {
-        cJSON *o = row_json(&rep->rows[i]);
-        if (lines) cJSON_AddItemToObject(o, "memory", memory_json(rep));
-        cJSON_AddItemToArray(results, o);
-    }
+    for (int i = 0; i < rep->nrows; i++)
+        cJSON_AddItemToArray(results, row_json(rep, &rep->rows[i]));
     return root;
-}
-
-static int csv(FILE *out, const th_llm_report *rep, th_error *err) {
-    th_buf b = {0};
-    int bad = th_csv_field(&b, "workload") | th_csv_field(&b, "system") |
-              th_csv_field(&b, "policy") | th_csv_field(&b, "intra") |
-              th_csv_field(&b, "iteration_us");
-    for (int k = 0; k < TH_LLM_PARTS; k++)
-        bad |= th_csv_field(&b, th_report_llm_parts[k]);
-    static const char *const tail[] = {"mfu", "tflops_per_npu", "speedup", "speedup_vs_ideal"};
-    for (int k = 0; k < 4; k++)
-        bad |= th_csv_field(&b, tail[k]);
-    for (int k = 0; k < 5; k++) {
-        char col[32];
-        snprintf(col, sizeof col, "memory_%s", mem_keys[k]);
-        bad |= th_csv_field(&b, col);
-    }
-    bad |= th_csv_field(&b, "memory_fits") | th_csv_end(&b);
-    if (!bad) th_csv_write(out, &b);
-    double mem[5];
-    mem_values(&first(rep)->mem, mem);
-    for (int i = 0; i < rep->nrows && !bad; i++) {
-        const th_llm_row *r = &rep->rows[i];
-        th_buf_truncate(&b, 0);
-        bad |= th_csv_field(&b, rep->wl->name) | th_csv_field(&b, rep->sys->name);
-        bad |= th_csv_field(&b, th_policy_name(r->policy));
-        bad |= th_csv_field(&b, th_train_intra_name(r->policy, r->intra));
-        bad |= th_csv_num(&b, r->res.iteration / 1000.0);
-        double ns[TH_LLM_PARTS];
-        th_report_llm_part_values(&r->res.b, ns);
-        for (int k = 0; k < TH_LLM_PARTS; k++)
-            bad |= th_csv_num(&b, ns[k] / 1000.0);
-        bad |= th_csv_num(&b, r->res.mfu) | th_csv_num(&b, r->res.tflops_per_npu);
-        bad |= th_csv_num(&b, r->speedup) | th_csv_num(&b, r->vs_ideal);
-        for (int k = 0; k < 5; k++)
-            bad |= th_csv_num(&b, mem[k]);
-        bad |= th_csv_int(&b, r->res.fits) | th_csv_end(&b);
-        if (!bad) th_csv_write(out, &b);
-    }
-    th_buf_free(&b);
-    if (bad) return th_error_set(err, TH_EINTERNAL, "out of memory");
-    return th_report_done(out, err);
 }
 
 int th_report_llm_write(FILE *out, th_format format, const th_llm_report *rep, th_error *err) {
@@ -263,7 +222,7 @@ int th_report_llm_write(FILE *out, th_format format, const th_llm_report *rep, t
     switch (format) {
     case TH_FORMAT_TABLE: return table(out, rep, err);
     case TH_FORMAT_JSON: return th_report_write_json(out, llm_json(rep, 0), err);
-    case TH_FORMAT_CSV: return csv(out, rep, err);
+    case TH_FORMAT_CSV: return th_report_write_csv(out, llm_json(rep, 1), "results", err);
     case TH_FORMAT_JSONL: return th_report_write_jsonl(out, llm_json(rep, 1), "results", err);
     }
     return th_error_set(err, TH_EINTERNAL, "unknown output format %d", (int)format);

@@ -1,5 +1,5 @@
-/* Training results out: the iteration breakdown per policy as a table, JSON or CSV, and the
- * timeline trace CSV. */
+/* Training results out: the iteration breakdown per policy as a table, JSON, JSONL or CSV (one
+ * row schema, docs/SCHEMA.md), and the timeline trace CSV. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,8 +69,60 @@ int th_report_train_table(FILE *out, const th_train_report *rep, th_error *err) 
     return th_report_done(out, err);
 }
 
-/* The JSON document of a training replay; its "results" are also the lines of JSONL. */
-static cJSON *train_json(const th_train_report *rep) {
+/* A training replay's result row of row i: the same keys in JSON, JSONL and CSV. */
+static cJSON *train_row(const th_train_report *rep, int i) {
+    const th_train_row *r = &rep->rows[i];
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "workload", rep->wl->name);
+    cJSON_AddStringToObject(o, "system", rep->sys->name);
+    cJSON_AddStringToObject(o, "policy", th_policy_name(r->policy));
+    cJSON_AddStringToObject(o, "intra", th_train_intra_name(r->policy, r->intra));
+    cJSON_AddStringToObject(o, "priority", th_priority_name(rep->opts->priority));
+    cJSON_AddNumberToObject(o, "iterations", rep->opts->iterations);
+    cJSON_AddNumberToObject(o, "batch", batch(rep));
+    cJSON_AddNumberToObject(o, "iteration_us", r->res.iteration / 1000.0);
+    cJSON_AddNumberToObject(o, "compute_us", r->res.compute / 1000.0);
+    cJSON_AddNumberToObject(o, "exposed_comm_us", r->res.exposed / 1000.0);
+    cJSON_AddNumberToObject(o, "speedup", r->speedup);
+    cJSON_AddNumberToObject(o, "speedup_vs_ideal", r->vs_ideal);
+    cJSON_AddNumberToObject(o, "collectives", r->res.ncolls); /* how many; each in per_collective */
+    if (rep->ideal_lat > 0) cJSON_AddNumberToObject(o, "speedup_vs_ideal_lat", r->vs_ideal_lat);
+    return o;
+}
+
+/* Row i's collectives of the measured iteration, each tagged with its pair, added to cs. */
+static void train_collectives(cJSON *cs, const th_train_report *rep, int i) {
+    const th_workload *wl = rep->wl;
+    const th_train_row *r = &rep->rows[i];
+    double bucket = th_train_bucket(wl, rep->opts);
+    for (int k = 0; k < r->res.ncolls; k++) {
+        const th_train_coll *x = &r->res.colls[k];
+        cJSON *j = cJSON_CreateObject();
+        cJSON_AddStringToObject(j, "policy", th_policy_name(r->policy));
+        cJSON_AddStringToObject(j, "intra", th_train_intra_name(r->policy, r->intra));
+        cJSON_AddStringToObject(j, "layer", wl->layers[x->layer].name);
+        if (bucket > 0 && x->phase == TH_PHASE_WG) { /* a bucket: from which layer, how many */
+            cJSON_AddStringToObject(j, "first_layer", wl->layers[x->first_layer].name);
+            cJSON_AddNumberToObject(j, "fused", x->fused);
+        }
+        cJSON_AddStringToObject(j, "phase", th_phase_name(x->phase));
+        cJSON_AddStringToObject(j, "type", th_coll_type_name(x->type));
+        cJSON_AddNumberToObject(j, "size_bytes", x->size);
+        cJSON *dims = cJSON_AddArrayToObject(j, "dims");
+        for (int dd = 0; dd < rep->sys->ndims; dd++)
+            if ((x->mask >> dd) & 1u) cJSON_AddItemToArray(dims, cJSON_CreateNumber(dd));
+        cJSON_AddBoolToObject(j, "blocking", x->blocking);
+        cJSON_AddNumberToObject(j, "issue_us", x->issue / 1000.0);
+        cJSON_AddNumberToObject(j, "end_us", x->end / 1000.0);
+        cJSON_AddNumberToObject(j, "time_us", (x->end - x->issue) / 1000.0);
+        cJSON_AddItemToArray(cs, j);
+    }
+}
+
+/* The JSON document of a training replay: the system and the workload in full, the result rows
+ * (also the lines of JSONL and, flattened, the records of CSV) and, with `collectives`, every
+ * collective of each row's measured iteration (JSON only: not a row's key). */
+static cJSON *train_json(const th_train_report *rep, int collectives) {
     const th_workload *wl = rep->wl;
     cJSON *root = cJSON_CreateObject();
     cJSON_AddItemToObject(root, "system", th_report_system_json(rep->sys, -1));
@@ -89,49 +141,22 @@ static cJSON *train_json(const th_train_report *rep) {
     if (rep->ideal_lat > 0)
         cJSON_AddNumberToObject(w, "ideal_lat_iteration_us", rep->ideal_lat / 1000.0);
     cJSON *results = cJSON_AddArrayToObject(root, "results");
-    for (int i = 0; i < rep->nrows; i++) {
-        const th_train_row *r = &rep->rows[i];
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "policy", th_policy_name(r->policy));
-        cJSON_AddStringToObject(o, "intra", th_train_intra_name(r->policy, r->intra));
-        cJSON_AddNumberToObject(o, "iteration_us", r->res.iteration / 1000.0);
-        cJSON_AddNumberToObject(o, "compute_us", r->res.compute / 1000.0);
-        cJSON_AddNumberToObject(o, "exposed_comm_us", r->res.exposed / 1000.0);
-        cJSON_AddNumberToObject(o, "speedup", r->speedup);
-        cJSON_AddNumberToObject(o, "speedup_vs_ideal", r->vs_ideal);
-        if (rep->ideal_lat > 0) cJSON_AddNumberToObject(o, "speedup_vs_ideal_lat", r->vs_ideal_lat);
-        cJSON *cs = cJSON_AddArrayToObject(o, "collectives");
-        for (int k = 0; k < r->res.ncolls; k++) {
-            const th_train_coll *x = &r->res.colls[k];
-            cJSON *j = cJSON_CreateObject();
-            cJSON_AddStringToObject(j, "layer", wl->layers[x->layer].name);
-            if (bucket > 0 && x->phase == TH_PHASE_WG) { /* a bucket: from which layer, how many */
-                cJSON_AddStringToObject(j, "first_layer", wl->layers[x->first_layer].name);
-                cJSON_AddNumberToObject(j, "fused", x->fused);
-            }
-            cJSON_AddStringToObject(j, "phase", th_phase_name(x->phase));
-            cJSON_AddStringToObject(j, "type", th_coll_type_name(x->type));
-            cJSON_AddNumberToObject(j, "size_bytes", x->size);
-            cJSON *dims = cJSON_AddArrayToObject(j, "dims");
-            for (int dd = 0; dd < rep->sys->ndims; dd++)
-                if ((x->mask >> dd) & 1u) cJSON_AddItemToArray(dims, cJSON_CreateNumber(dd));
-            cJSON_AddBoolToObject(j, "blocking", x->blocking);
-            cJSON_AddNumberToObject(j, "issue_us", x->issue / 1000.0);
-            cJSON_AddNumberToObject(j, "end_us", x->end / 1000.0);
-            cJSON_AddNumberToObject(j, "time_us", (x->end - x->issue) / 1000.0);
-            cJSON_AddItemToArray(cs, j);
-        }
-        cJSON_AddItemToArray(results, o);
+    for (int i = 0; i < rep->nrows; i++)
+        cJSON_AddItemToArray(results, train_row(rep, i));
+    if (collectives) {
+        cJSON *cs = cJSON_AddArrayToObject(root, "per_collective");
+        for (int i = 0; i < rep->nrows; i++)
+            train_collectives(cs, rep, i);
     }
     return root;
 }
 
 int th_report_train_json(FILE *out, const th_train_report *rep, th_error *err) {
-    return th_report_write_json(out, train_json(rep), err);
+    return th_report_write_json(out, train_json(rep, 1), err);
 }
 
 int th_report_train_jsonl(FILE *out, const th_train_report *rep, th_error *err) {
-    return th_report_write_jsonl(out, train_json(rep), "results", err);
+    return th_report_write_jsonl(out, train_json(rep, 0), "results", err);
 }
 
 int th_report_train_write(FILE *out, th_format format, const th_train_report *rep, th_error *err) {
@@ -145,34 +170,7 @@ int th_report_train_write(FILE *out, th_format format, const th_train_report *re
 }
 
 int th_report_train_csv(FILE *out, const th_train_report *rep, th_error *err) {
-    fputs("workload,system,policy,intra,priority,iterations,batch,iteration_us,compute_us,"
-          "exposed_comm_us,speedup,speedup_vs_ideal,collectives",
-          out);
-    fputs(rep->ideal_lat > 0 ? ",speedup_vs_ideal_lat\n" : "\n", out);
-    th_buf b = {0};
-    int bad = 0;
-    for (int i = 0; i < rep->nrows && !bad; i++) {
-        const th_train_row *r = &rep->rows[i];
-        bad |= th_csv_field(&b, rep->wl->name);
-        bad |= th_csv_field(&b, rep->sys->name);
-        bad |= th_csv_field(&b, th_policy_name(r->policy));
-        bad |= th_csv_field(&b, th_train_intra_name(r->policy, r->intra));
-        bad |= th_csv_field(&b, th_priority_name(rep->opts->priority));
-        bad |= th_csv_int(&b, rep->opts->iterations);
-        bad |= th_csv_num(&b, batch(rep));
-        bad |= th_csv_num(&b, r->res.iteration / 1000.0);
-        bad |= th_csv_num(&b, r->res.compute / 1000.0);
-        bad |= th_csv_num(&b, r->res.exposed / 1000.0);
-        bad |= th_csv_num(&b, r->speedup);
-        bad |= th_csv_num(&b, r->vs_ideal);
-        bad |= th_csv_int(&b, r->res.ncolls);
-        if (rep->ideal_lat > 0) bad |= th_csv_num(&b, r->vs_ideal_lat);
-        bad |= th_csv_end(&b);
-        if (!bad) th_csv_write(out, &b); /* write errors: th_report_done sees them */
-    }
-    th_buf_free(&b);
-    if (bad) return th_error_set(err, TH_EINTERNAL, "out of memory");
-    return th_report_done(out, err);
+    return th_report_write_csv(out, train_json(rep, 0), "results", err);
 }
 
 void th_report_train_trace_header(FILE *out) {

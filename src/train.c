@@ -55,6 +55,7 @@ typedef struct trainer {
     int *pend, npend; /* bytes done, waiting out their latency floor (ideal_latency) */
     double tl;        /* when `remaining` was last brought up to date, ns */
     unsigned events;  /* replay steps, counted for opts->poll */
+    int blocked;      /* the next task is not ready, and no collective has finished since */
 } trainer;
 
 /* Iterations whose collectives are kept. When iteration it begins, every collective of it - 2
@@ -205,6 +206,7 @@ static double net_next(const trainer *tr) {
 static void finished(trainer *tr, int k, double t) {
     inst *x = &tr->in[k];
     x->end = t;
+    tr->blocked = 0; /* what the next task waits for may have ended */
     if (tr->trace) {
         th_train_event ev = {1, x->it, x->layer, x->phase, x->issue, t};
         tr->trace(tr->trace_ctx, &ev);
@@ -457,7 +459,9 @@ static int replay(trainer *tr, double *starts, th_error *err) {
     for (;;) {
         if (interrupted(tr)) return th_error_set(err, TH_EINTERNAL, "interrupted");
         if (cur < total && cur / per > tr->top) begin_iteration(tr, cur / per);
-        if (!running && cur < total && ready(tr, cur)) {
+        /* a task found not ready stays so until a collective finishes (ready() reads the
+         * ends, which only finished() sets): waiting costs no check per network step */
+        if (!running && cur < total && !tr->blocked && !(tr->blocked = !ready(tr, cur))) {
             int layer;
             th_phase phase;
             task(tr, cur % per, &layer, &phase);
@@ -491,6 +495,7 @@ static int replay(trainer *tr, double *starts, th_error *err) {
             running = 0;
             tc = INFINITY;
             cur++;
+            tr->blocked = 0;
         } else {
             t = tn;
             if (net_step(tr, err)) return err->code;

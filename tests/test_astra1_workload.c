@@ -1297,10 +1297,14 @@ START_TEST(cli_train_preset) {
     test_cli(&r, "train %s -s %s -p themis -f jsonl", test_dpath("astra1/data2_ar.txt"),
              test_dpath("astra1/sw4.json"));
     test_expect_quiet(&r, "train 1.0 jsonl");
-    ck_assert_str_eq(r.out, "{\"policy\":\"themis\",\"intra\":\"fifo\",\"total_us\":34.298,"
+    ck_assert_str_eq(r.out, "{\"workload\":\"data2_ar\",\"system\":\"a1-switch4\","
+                            "\"policy\":\"themis\",\"intra\":\"fifo\",\"passes\":1,\"chunks\":1,"
+                            "\"total_us\":34.298,"
                             "\"compute_us\":5,\"exposed_comm_us\":29.298,\"iteration_us\":null,"
                             "\"speedup\":1,\"collectives\":1,\"pass_end_us\":[5.004]}\n"
-                            "{\"policy\":\"themis\",\"intra\":\"scf\",\"total_us\":34.298,"
+                            "{\"workload\":\"data2_ar\",\"system\":\"a1-switch4\","
+                            "\"policy\":\"themis\",\"intra\":\"scf\",\"passes\":1,\"chunks\":1,"
+                            "\"total_us\":34.298,"
                             "\"compute_us\":5,\"exposed_comm_us\":29.298,\"iteration_us\":null,"
                             "\"speedup\":1,\"collectives\":1,\"pass_end_us\":[5.004]}\n");
     test_cli_free(&r);

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "check_themis.h"
 
 /* ---- the generator ---- */
@@ -1122,6 +1124,111 @@ START_TEST(test_cli_two_dims) {
 }
 END_TEST
 
+/* --npus-per-node 8 with exact logs. The node: exact_ar, a switch of 8 under rhd (L0 = 6),
+ * alpha0 = 500 ns, B0 = 28.672 GB/s. Two nodes (16 ranks), the network a switch of 2 (L1 =
+ * 2 log2 2 = 2) with alpha1 = 1000 ns and B1 = 2.048 GB/s = 2048 B/us: in one chunk (the model
+ * of docs/CALIBRATE.md, "Several dims")
+ *   time = 2 (6 * 0.5 + 2 * 1) us + 2 S [(7/8) / 28672 + (1/16) / 2048] us
+ *        = 10 us + S (2^-14 + 2^-14) = 10 + 2^(k-13) us at S = 2^k,
+ * which prints exactly. The single-node log fits the node, then the 16-rank log the network
+ * with the node held at that fit: both come back. The 16-rank log alone, the node held at its
+ * true values (--node-bw, --node-latency), gives the network's too; held at other values, the
+ * network's fit differs but the system still predicts the log (only the sums are measured). */
+START_TEST(test_cli_npus_per_node) {
+    char *dir = test_tmp_dir();
+    const char *node = write_log(dir, "node.log", gen_text(&exact_ar));
+    gen g = exact_ar;
+    g.nranks = 16, g.a_us = 10.0, g.b_us = 0x1p-13;
+    const char *two = write_log(dir, "two.log", gen_text(&g));
+    TEST_DIR_PATH(out, dir, "hier.json");
+    test_cli_out r;
+    test_cli(&r, "calibrate %s %s --npus-per-node 8 --topology switch -o %s", two, node, out);
+    test_expect_quiet(&r, "calibrate --npus-per-node, two logs");
+    ck_assert_msg(strstr(r.out, "stage 1: dim 0 (node) from the single-node log(s)"), "%s", r.out);
+    ck_assert_msg(strstr(r.out, "stage 2: dim 1 (network) from the multi-node log(s)"), "%s",
+                  r.out);
+    ck_assert_msg(strstr(r.out, "dim 0 (node):    latency_ns and bw_GBps measured"), "%s", r.out);
+    ck_assert_msg(strstr(r.out, "dim 1 (network): latency_ns and bw_GBps measured"), "%s", r.out);
+    test_cli_free(&r);
+    th_system s;
+    th_error err = {0};
+    ck_assert_msg(th_system_load(out, &s, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(s.ndims, 2);
+    ck_assert_int_eq(s.dims[0].npus, 8);
+    ck_assert_int_eq(s.dims[1].npus, 2);
+    ck_assert_rel(s.dims[0].latency, 500.0);
+    ck_assert_rel(s.dims[0].bw_GBps, 28.672);
+    ck_assert_rel(s.dims[1].latency, 1000.0);
+    ck_assert_rel(s.dims[1].bw_GBps, 2.048);
+    /* the default run (one chunk, the file's "run") at S = 2^20: 10 + 2^7 = 138 us */
+    test_cli(&r, "run -s %s -b 1MiB -p baseline -q fifo -f csv", out);
+    test_expect_ok(&r, "run on the two-dim system");
+    test_csv c;
+    test_csv_parse(&c, r.out);
+    ck_assert_rel(test_csv_d(&c, 0, "time_us"), 138.0);
+    test_csv_free(&c);
+    test_cli_free(&r);
+    /* the multi-node log alone, the node held at its true values */
+    test_cli(&r,
+             "calibrate %s --npus-per-node 8 --topology switch --node-bw 28.672 "
+             "--node-latency 500 -f json -o %s --force",
+             two, out);
+    test_expect_ok(&r, "calibrate --npus-per-node, one log");
+    cJSON *doc = cJSON_Parse(r.out); /* the system went to its file, the report to stdout */
+    ck_assert_msg(doc != NULL, "%s", r.out);
+    cJSON *det = cJSON_GetObjectItemCaseSensitive(doc, "determined");
+    ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(det, "node")->valuestring, "assumed");
+    ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, "stages")), 1);
+    cJSON_Delete(doc);
+    test_cli_free(&r);
+    ck_assert_msg(th_system_load(out, &s, &err) == 0, "%s", err.msg);
+    ck_assert_rel(s.dims[1].latency, 1000.0);
+    ck_assert_rel(s.dims[1].bw_GBps, 2.048);
+    /* held at twice the node's bandwidth and no latency: another split, the same sums:
+     * latency 2 (0 + 2 a1) = 10 us gives a1 = 2500 ns; (1/8) / B1 = 2^-13 - (7/4) / 57344
+     * = 2^-13 - 2^-15 = 3 * 2^-15 us/B gives B1 = 2^15 / 24 B/us = 1.365333 GB/s (6 digits) */
+    test_cli(&r, "calibrate %s --npus-per-node 8 --topology switch --node-bw 57.344 -o %s --force",
+             two, out);
+    test_expect_ok(&r, "calibrate --npus-per-node, another assumption");
+    ck_assert_msg(strstr(r.out, "assumed (--node-bw, --node-latency: no single-node log)"), "%s",
+                  r.out);
+    test_cli_free(&r);
+    ck_assert_msg(th_system_load(out, &s, &err) == 0, "%s", err.msg);
+    ck_assert_rel(s.dims[1].latency, 2500.0);
+    ck_assert_msg(fabs(s.dims[1].bw_GBps - 32768.0 / 24 / 1000) <= 5e-6, "%.9g", s.dims[1].bw_GBps);
+    test_cli(&r, "run -s %s -b 1MiB -p baseline -q fifo -f csv", out);
+    test_csv_parse(&c, r.out);
+    ck_assert_msg(fabs(test_csv_d(&c, 0, "time_us") - 138.0) < 1e-3, "%s", r.out);
+    test_csv_free(&c);
+    test_cli_free(&r);
+    /* the three 2 x 8 layouts, each alone with the node held at an NVLink-like 300 GB/s:
+     * the two-dim system predicts every size from 64 MiB up within 10% */
+    for (int i = 0; i < 3; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "calibrate/%s", real_logs[i]);
+        test_cli(&r,
+                 "calibrate %s --npus-per-node 8 --topology switch --node-bw 300 --min-size "
+                 "64MiB -o %s --force",
+                 test_dpath(name), out);
+        test_expect_quiet(&r, real_logs[i]);
+        test_cli_free(&r);
+        check_predicts(out, test_dpath(name));
+    }
+    /* what the logs cannot determine */
+    test_bad("a multi-node log alone determines only the sums",
+             "calibrate %s --npus-per-node 8 --topology switch", two);
+    test_bad("no multi-node log (a multiple of 8 ranks): the network dim is not determined",
+             "calibrate %s --npus-per-node 8 --topology switch", node);
+    test_bad("expected 4 (one node of --npus-per-node 4) or a multiple of it",
+             "calibrate %s %s --npus-per-node 4 --topology switch", two, node);
+    test_bad("a single-node log, fits it",
+             "calibrate %s %s --npus-per-node 8 --topology switch --node-bw 300", two, node);
+    test_bad("not with -s, --dim, --npus",
+             "calibrate %s --npus-per-node 8 --topology switch --npus 8", two);
+    test_rm_dir(dir);
+}
+END_TEST
+
 START_TEST(test_cli_update_dim) {
     char *dir = test_tmp_dir();
     const char *log = write_log(dir, "ar.log", gen_text(&exact_ar));
@@ -1328,6 +1435,7 @@ Suite *calibrate_suite(void) {
     tcase_add_test(t, test_cli_update_dim);
     tcase_add_test(t, test_cli_real_logs);
     tcase_add_test(t, test_cli_two_dims);
+    tcase_add_test(t, test_cli_npus_per_node);
     tcase_add_test(t, test_cli_plot);
     tcase_add_test(t, test_cli_inputs);
     tcase_add_test(t, test_cli_usage);

@@ -40,8 +40,8 @@ static void expect_header(const char *csv_text, int ndims) {
     char want[4096];
     size_t n = (size_t)snprintf(want, sizeof want, "%s", CSV_HEAD);
     for (int k = 0; k < ndims; k++) {
-        n += (size_t)snprintf(want + n, sizeof want - n, ",dim%d_bytes,dim%d_busy_us,dim%d_bw_util",
-                              k, k, k);
+        n += (size_t)snprintf(want + n, sizeof want - n,
+                              ",dim%d_name,dim%d_bytes,dim%d_busy_us,dim%d_bw_util", k, k, k, k);
     }
     snprintf(want + n, sizeof want - n, "\n");
     ck_assert_msg(strncmp(csv_text, want, strlen(want)) == 0, "CSV header:\n%.*s\nwant:\n%s",
@@ -159,7 +159,7 @@ START_TEST(default_csv) {
     test_csv_parse(&c, r.out);
     ck_assert_int_eq(c.nrows, 8);
     expect_lp_rows(&c);
-    ck_assert_int_eq(c.ncols, 14 + 3 * 3);
+    ck_assert_int_eq(c.ncols, 14 + 4 * 3); /* per dim: name, bytes, busy_us, bw_util */
     /* S = 1 GiB = 1073741824, P = 4*8*16 = 512. Ideal: every order moves 2 S (1 - 1/512)
      * = 2143289344 bytes per NPU; sum of B = 250 + 200 + 50 = 500 bytes/ns, so
      * ideal = 2143289344 / 500 = 4286578.688 ns = 4286.578688 us. */
@@ -316,12 +316,11 @@ START_TEST(json_format) {
             ck_assert_msg(cJSON_IsNumber(v), "results[%d].%s missing", i, keys[k]);
             ck_assert_rel(v->valuedouble, test_csv_d(&c, i, keys[k]));
         }
-        cJSON *dims = cJSON_GetObjectItemCaseSensitive(res, "dims");
+        cJSON *dims = cJSON_GetObjectItemCaseSensitive(res, "per_dim");
         ck_assert_int_eq(cJSON_GetArraySize(dims), 3);
         for (int k = 0; k < 3; k++) {
             cJSON *d = cJSON_GetArrayItem(dims, k);
             char name[64];
-            ck_assert_rel(cJSON_GetObjectItemCaseSensitive(d, "dim")->valuedouble, (double)k);
             ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(d, "name")->valuestring, dname[k]);
             snprintf(name, sizeof name, "dim%d_bytes", k);
             ck_assert_rel(cJSON_GetObjectItemCaseSensitive(d, "bytes")->valuedouble,
@@ -357,8 +356,12 @@ START_TEST(json_format) {
     ck_assert_rel(cJSON_GetArrayItem(cdims, 0)->valuedouble, 0.0);
     ck_assert_rel(cJSON_GetArrayItem(cdims, 1)->valuedouble, 2.0);
     results = cJSON_GetObjectItemCaseSensitive(root, "results");
+    /* a row: the involved dims, and every dim's figures */
     ck_assert_int_eq(cJSON_GetArraySize(
                          cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(results, 0), "dims")),
+                     2);
+    ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(
+                         cJSON_GetArrayItem(results, 0), "per_dim")),
                      3);
     cJSON_Delete(root);
     test_cli_free(&r);
@@ -1123,7 +1126,8 @@ START_TEST(train_cli) {
     ck_assert_int_eq(cJSON_GetArraySize(res), 1);
     cJSON *row = cJSON_GetArrayItem(res, 0);
     ck_assert_str_eq(cJSON_GetObjectItem(row, "policy")->valuestring, "themis");
-    ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(row, "collectives")), 2);
+    ck_assert_int_eq(cJSON_GetObjectItem(row, "collectives")->valueint, 2); /* a count */
+    ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(root, "per_collective")), 2);
     ck_assert_ptr_nonnull(cJSON_GetObjectItem(row, "exposed_comm_us"));
     ck_assert_ptr_nonnull(cJSON_GetObjectItem(row, "speedup_vs_ideal"));
     ck_assert_str_eq(

@@ -369,7 +369,11 @@ START_TEST(optimize_huge_budget) {
     test_cli_out r;
     test_cli(&r, "optimize -s '%s' --budget 1e12 -p themis -f json", sys);
     test_expect_quiet(&r, "optimize --budget 1e12");
-    ck_assert_msg(strstr(r.out, "\"bw_GBps\":\t[1000000000, 1000000000, 1000000000]"), "%s", r.out);
+    ck_assert_msg(strstr(r.out,
+                         "\"per_dim\":\t[{\n\t\t\t\t\t\"bw_GBps\":\t1000000000\n\t\t\t\t}, {\n"
+                         "\t\t\t\t\t\"bw_GBps\":\t1000000000\n\t\t\t\t}, {\n"
+                         "\t\t\t\t\t\"bw_GBps\":\t1000000000\n\t\t\t\t}]"),
+                  "%s", r.out);
     ck_assert_msg(strstr(r.out, "\"spent\":\t3000000000,"), "%s", r.out);
     test_cli_free(&r);
     test_bad("--max 2000000000 GB/s is above a system file's limit of 1e+09 GB/s",

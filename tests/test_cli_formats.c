@@ -93,9 +93,11 @@ START_TEST(run_jsonl) {
     test_cli_out r;
     test_cli_in(&r, dir, "run -s sys.json -b 1e6 -n 2 -p baseline -q fifo -f jsonl");
     test_expect_quiet(&r, "run -f jsonl to stdout");
-    ck_assert_msg(strstr(r.out, "{\"policy\":\"baseline\",\"intra\":\"fifo\",\"time_us\":15.12,") ==
-                      r.out,
+    ck_assert_msg(strstr(r.out, "\"load_model\":\"alpha_beta\",\"policy\":\"baseline\","
+                                "\"intra\":\"fifo\",\"time_us\":15.12,") != NULL,
                   "%s", r.out);
+    ck_assert_msg(strstr(r.out, "\"size_bytes\":1000000,\"chunks\":2,\"dims\":[0],") != NULL, "%s",
+                  r.out);
     ck_assert_ptr_eq(strchr(r.out, '\n'), r.out + r.out_len - 1); /* one line */
     test_cli_free(&r);
     test_rm_dir(dir);
@@ -317,8 +319,8 @@ START_TEST(format_errors) {
     test_bad("sweep: -f: format 'table' does not apply here (expected csv or jsonl)",
              "sweep x.json -f table");
     test_bad("sweep: -f: format 'json' does not apply here", "sweep x.json -f json");
-    test_bad("optimize: -f: format 'jsonl' does not apply here (expected table, json or csv)",
-             "optimize -f jsonl");
+    test_bad("calibrate: -f: format 'csv' does not apply here (expected table or json)",
+             "calibrate x.log -f csv");
 }
 END_TEST
 
@@ -354,8 +356,8 @@ START_TEST(json_numbers_exact) {
                  "    for k in (\"time_us\", \"ideal_us\", \"bw_util\", \"speedup\", "
                  "\"algbw_GBps\", \"busbw_GBps\"):\n"
                  "        assert float(r[k]) == j[k], (k, r[k], j[k])\n"
-                 "    for d in j[\"dims\"]:\n"
-                 "        assert float(r[\"dim%%d_busy_us\" %% d[\"dim\"]]) == d[\"busy_us\"]\n"
+                 "    for i, d in enumerate(j[\"per_dim\"]):\n"
+                 "        assert float(r[\"dim%%d_busy_us\" %% i]) == d[\"busy_us\"]\n"
                  "'",
                  dir);
     ck_assert_msg(st == 0, "%s", out);

@@ -115,8 +115,8 @@ static void expected_header(char *buf, size_t size, int ndims) {
                                 "system,type,size_bytes,chunks,dims,load_model,policy,intra,"
                                 "time_us,ideal_us,bw_util,speedup,algbw_GBps,busbw_GBps");
     for (int k = 0; k < ndims; k++) {
-        n += (size_t)snprintf(buf + n, size - n, ",dim%d_bytes,dim%d_busy_us,dim%d_bw_util", k, k,
-                              k);
+        n += (size_t)snprintf(buf + n, size - n,
+                              ",dim%d_name,dim%d_bytes,dim%d_busy_us,dim%d_bw_util", k, k, k, k);
     }
 }
 
@@ -132,7 +132,7 @@ static void check_csv(const fixture *f, const char *sysname, const char *type, c
     for (int i = 0; i < f->rep.npairs; i++) {
         const th_result *r = &f->res[i];
         int w = test_split(l[i + 1], c, 128);
-        ck_assert_int_eq(w, 14 + 3 * f->sys.ndims);
+        ck_assert_int_eq(w, 14 + 4 * f->sys.ndims);
         ck_assert_str_eq(c[0], sysname);
         ck_assert_str_eq(c[1], type);
         ck_assert_rel(num(c[2]), f->coll.size);
@@ -148,9 +148,10 @@ static void check_csv(const fixture *f, const char *sysname, const char *type, c
         ck_assert_rel(num(c[12]), r->algbw);
         ck_assert_rel(num(c[13]), r->busbw);
         for (int k = 0; k < f->sys.ndims; k++) {
-            ck_assert_rel(num(c[14 + 3 * k]), r->bytes[k]);
-            ck_assert_rel(num(c[15 + 3 * k]), r->busy[k] / 1000.0);
-            ck_assert_rel(num(c[16 + 3 * k]), r->dim_util[k]);
+            ck_assert_str_eq(c[14 + 4 * k], f->sys.dims[k].name);
+            ck_assert_rel(num(c[15 + 4 * k]), r->bytes[k]);
+            ck_assert_rel(num(c[16 + 4 * k]), r->busy[k] / 1000.0);
+            ck_assert_rel(num(c[17 + 4 * k]), r->dim_util[k]);
         }
     }
     free(text);
@@ -231,11 +232,17 @@ static void check_json(const fixture *f) {
         ck_assert_rel(jnum(o, "speedup"), r->speedup);
         ck_assert_rel(jnum(o, "algbw_GBps"), r->algbw);
         ck_assert_rel(jnum(o, "busbw_GBps"), r->busbw);
-        cJSON *rd = member(o, "dims");
+        /* the row names its collective too: the same keys as a CSV record */
+        ck_assert_str_eq(jstr(o, "system"), f->sys.name);
+        ck_assert_str_eq(jstr(o, "type"), th_coll_type_name(f->coll.type));
+        ck_assert_rel(jnum(o, "size_bytes"), f->coll.size);
+        ck_assert_rel(jnum(o, "chunks"), (double)f->coll.chunks);
+        ck_assert_int_eq(cJSON_GetArraySize(member(o, "dims")), j);
+        ck_assert_str_eq(jstr(o, "load_model"), th_load_model_name(f->rep.model));
+        cJSON *rd = member(o, "per_dim");
         ck_assert_int_eq(cJSON_GetArraySize(rd), f->sys.ndims);
         for (int k = 0; k < f->sys.ndims; k++) {
             cJSON *d = cJSON_GetArrayItem(rd, k);
-            ck_assert_rel(jnum(d, "dim"), (double)k);
             ck_assert_str_eq(jstr(d, "name"), f->sys.dims[k].name);
             ck_assert_rel(jnum(d, "bytes"), r->bytes[k]);
             ck_assert_rel(jnum(d, "busy_us"), r->busy[k] / 1000.0);
@@ -277,8 +284,8 @@ START_TEST(csv_hand) {
         ck_assert_rel(num(c[8]), 15.06);
         ck_assert_rel(num(c[9]), 15.0);
         ck_assert_rel(num(c[11]), 1.0);
-        ck_assert_rel(num(c[14]), 1.5e6);
-        ck_assert_rel(num(c[15]), 15.06);
+        ck_assert_rel(num(c[15]), 1.5e6); /* c[14]: dim0_name */
+        ck_assert_rel(num(c[16]), 15.06);
     }
     free(text);
 }

@@ -240,12 +240,15 @@ START_TEST(test_best_rows) {
                              "summarize tests/data/summarize_small.csv --by system --best speedup "
                              "-f csv"),
                      0);
-    ck_assert_str_eq(out, "point,system,policy,speedup,note\n0,a,themis,1,x\n2,b,themis,2,x\n");
+    /* the JSON's line, then the row (lines 2 and 4 of the file: the header is line 1) */
+    ck_assert_str_eq(out, "line,point,system,policy,speedup,note\n2,0,a,themis,1,x\n"
+                          "4,2,b,themis,2,x\n");
     ck_assert_int_eq(run_cli(out, sizeof out, 0,
                              "summarize tests/data/summarize_small.csv --by system --best speedup "
                              "--max -f csv"),
                      0);
-    ck_assert_str_eq(out, "point,system,policy,speedup,note\n1,a,themis,4,x\n4,b,themis,8,x\n");
+    ck_assert_str_eq(out, "line,point,system,policy,speedup,note\n3,1,a,themis,4,x\n"
+                          "6,4,b,themis,8,x\n");
     ck_assert_int_eq(run_cli(out, sizeof out, 0,
                              "summarize tests/data/summarize_small.csv -g system,policy "
                              "--best speedup"),
@@ -277,7 +280,7 @@ START_TEST(test_best_quoted_and_errors) {
     char out[4096], args[4400];
 #define ARGS(fmt) (snprintf(args, sizeof args, fmt, q), args)
     ck_assert_int_eq(run_cli(out, sizeof out, 0, ARGS("summarize '%s' --best time_us -f csv")), 0);
-    ck_assert_str_eq(out, "n,name,time_us\n2,\"x \"\"y\"\"\",3\n");
+    ck_assert_str_eq(out, "line,n,name,time_us\n3,2,\"x \"\"y\"\"\",3\n");
     ck_assert_int_eq(run_cli(out, sizeof out, 1, ARGS("summarize '%s' --best nope")), 2);
     ck_assert_msg(strstr(out, "no column 'nope' (columns: n,name,time_us)"), "%s", out);
     ck_assert_int_eq(run_cli(out, sizeof out, 1, ARGS("summarize '%s' --best time_us -m n")), 2);

@@ -181,6 +181,11 @@ typedef struct th_cal_request {
     int efficiency;     /* fit the efficiency against the nominal bandwidth */
     double bw;          /* a new system's nominal bandwidth, GB/s (with efficiency), else 0 */
     th_cal_opts fit;
+    const char *system_text; /* -s's content when not NULL (system then only names it) */
+    long long npus_per_node; /* > 0: a node dim and a network dim (th_cal_run_nodes) */
+    double node_bw;          /* the node dim's bandwidth to hold it at without a single-node
+                              * log, GB/s (0: none) */
+    double node_latency;     /* and its latency, ns */
 } th_cal_request;
 
 /* What it found. */
@@ -199,6 +204,33 @@ typedef struct th_cal_result {
     size_t len;
     char *out; /* the system file written (new, or -s updated), NUL-terminated */
 } th_cal_result;
+
+/* calibrate --npus-per-node N: a system of two dims, dim 0 "node" (N NPUs) and dim 1
+ * "network" (one NPU per node), both of q->topology. Logs on N ranks are single-node logs: they
+ * fit dim 0 (stage 0). Logs on a multiple of N ranks are multi-node logs: they fit dim 1 with
+ * dim 0 held at stage 0's fit, or without a single-node log at node_bw and node_latency, which
+ * are then assumed, not measured (stage 1). Each stage is an ordinary th_cal_run of -s and
+ * --dim on the system made so far. */
+typedef struct th_cal_nodes {
+    th_cal_request q[2]; /* the stages' requests */
+    th_cal_result r[2];  /* their results; ran[k] = 0: stage k did not run */
+    int ran[2];
+    const char *inner[TH_CAL_MAX_LOGS], *outer[TH_CAL_MAX_LOGS]; /* the logs of each stage */
+    int ninner, nouter;
+    long long nodes; /* the network dim's NPUs: the multi-node logs' ranks / N */
+    char *text;      /* the two-dim system the stages start from */
+    const char *out; /* the system file written: the last stage's */
+} th_cal_nodes;
+TH_API int th_cal_run_nodes(const th_cal_request *q, th_cal_nodes *n, th_error *err);
+TH_API void th_cal_nodes_free(th_cal_nodes *n);
+/* Its report as JSON: npus_per_node, nodes, stages (each stage's th_cal_report_json document),
+ * determined (node, network: "measured", or "assumed" and "given the node's assumed values"
+ * without a single-node log) and the system written. */
+TH_API int th_cal_nodes_report_json(FILE *out, long long per, const th_cal_nodes *n, th_error *err);
+
+/* The report's JSON document (th_cal_report_json's), NULL when memory ran out. */
+struct cJSON;
+struct cJSON *th_cal_report_tree(const th_cal_request *q, const th_cal_result *r);
 
 /* The combinations of options a request may not make (as messages naming the options). */
 TH_API int th_cal_request_check(const th_cal_request *q, th_error *err);

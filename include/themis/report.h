@@ -82,12 +82,18 @@ TH_API int th_report_best_jsonl(FILE *out, const th_summary *s, th_best mode, th
 TH_API int th_report_best_write(FILE *out, th_format format, const th_summary *s, th_best mode,
                                 th_error *err);
 
-/* `themis optimize -f json`: the system's name and, per pair, the best split found (time_us,
- * start_time_us, speedup, spent, evaluations, bw_GBps per dim). */
-TH_API int th_report_optimize_json(FILE *out, const th_system *sys, const th_pair *pairs,
-                                   const th_opt_result *res, int n, th_error *err);
-/* `themis optimize --chunks LIST -f json`: per pair, the best chunk count and its time (ns). */
-TH_API int th_report_best_chunks_json(FILE *out, const th_pair *pairs, const int64_t *best,
-                                      const double *time, int n, th_error *err);
+/* `themis optimize -f json|jsonl|csv` (docs/SCHEMA.md): per pair a row with the system's name,
+ * the collective's size_bytes and chunks (coll NULL, for a list of collectives: null, empty in
+ * CSV), the best split found (time_us, start_time_us, speedup, spent, evaluations) and per_dim
+ * bw_GBps; JSON is {"system", "results": [rows]}. */
+TH_API int th_report_optimize_write(FILE *out, th_format format, const th_system *sys,
+                                    const th_collective *coll, const th_pair *pairs,
+                                    const th_opt_result *res, int n, th_error *err);
+/* `themis optimize --chunks LIST`: per pair a row with system, policy, intra, size_bytes, the
+ * best chunk count and its time (time_us, from ns in time); JSON is the list of rows. */
+TH_API int th_report_best_chunks_write(FILE *out, th_format format, const th_system *sys,
+                                       const th_collective *coll, const th_pair *pairs,
+                                       const int64_t *best, const double *time, int n,
+                                       th_error *err);
 
 #endif

@@ -155,7 +155,9 @@ def calibrate(logs: Union[FileName, Sequence[FileName]], topology: Optional[str]
               efficiency: bool = False, bw: Optional[float] = None, in_place: bool = False,
               min_size: Optional[Size] = None, max_size: Optional[Size] = None,
               tolerance: Optional[float] = None, allow_wrong: bool = False,
-              plot: Optional[FileName] = None, force: bool = False) -> Report:
+              plot: Optional[FileName] = None, force: bool = False,
+              npus_per_node: Optional[int] = None, node_bw: Optional[float] = None,
+              node_latency: Optional[float] = None) -> Report:
     """`themis calibrate -f json`: one dim's latency_ns and bw_GBps (or efficiency) fitted to
     nccl-tests / rccl-tests logs (logs: a file or a list of files). Either a new one-dim
     system (topology "ring", "fc" or "switch"; npus, default the ranks the log lists;
@@ -167,7 +169,11 @@ def calibrate(logs: Union[FileName, Sequence[FileName]], topology: Optional[str]
     size, as --plot draws it (an existing one replaced only with force). Returns the report as
     a dict: "fit" (latency_ns, bw_GBps, their standard
     errors, r2, ...), "points" (every row's size, measured_us, fitted_us, residual, fitted,
-    flagged), "logs", "dim", "was" (with system) and "system" (the system file's content)."""
+    flagged), "logs", "dim", "was" (with system) and "system" (the system file's content).
+    npus_per_node: instead a system of two dims of `topology`, a node of that many NPUs and the
+    network across the nodes: logs on one node's ranks fit the node, logs on several nodes the
+    network (with no single-node log, the node is held at node_bw and node_latency); the report
+    then has "stages" (one such report per dim fitted), "determined" and "system"."""
     if isinstance(logs, (str, bytes, os.PathLike)):
         logs = [logs]
     if isinstance(logs, (list, tuple)):
@@ -175,7 +181,8 @@ def calibrate(logs: Union[FileName, Sequence[FileName]], topology: Optional[str]
     req = _request(logs=logs, topology=topology, npus=npus,
                    system=_source(system), dim=dim, collective=collective, algorithm=algorithm,
                    name=name, bw=bw, min_size=min_size, max_size=max_size, tolerance=tolerance,
-                   plot=_source(plot))
+                   plot=_source(plot), npus_per_node=npus_per_node, node_bw=node_bw,
+                   node_latency=node_latency)
     _flags("calibrate", req, efficiency=efficiency, in_place=in_place, allow_wrong=allow_wrong,
            force=force)
     return json.loads(call("calibrate", req))

@@ -9,76 +9,54 @@ if TYPE_CHECKING:
     import pandas
 
 
-def _cell(v: Any) -> Any:
-    """A list (a collective's dims) as the CSV writes it: "0;1;2"."""
-    return ";".join(str(x) for x in v) if isinstance(v, list) else v
+def flatten(row: Dict[str, Any]) -> Dict[str, Any]:
+    """A result row as its CSV record (docs/SCHEMA.md): a list of scalars joined by ";" (dims
+    "0;1;2"), a list of objects one column per element and member named after the list without
+    "per_" (per_dim[1]["busy_us"]: dim1_busy_us), an object's members as name_member, true
+    and false as 1 and 0."""
+    out: Dict[str, Any] = {}
+
+    def put(name: str, v: Any) -> None:
+        if isinstance(v, bool):  # true and false as the CSV writes them: 1 and 0
+            out[name] = int(v)
+        elif isinstance(v, list) and all(not isinstance(x, (list, dict)) for x in v):
+            out[name] = ";".join(str(x) for x in v)
+        elif isinstance(v, list):
+            stem = name[4:] if name.startswith("per_") else name
+            for i, x in enumerate(v):
+                for k, y in x.items():
+                    put(f"{stem}{i}_{k}", y)
+        elif isinstance(v, dict):
+            for k, y in v.items():
+                put(f"{name}_{k}", y)
+        else:
+            out[name] = v
+
+    for k, v in row.items():
+        put(k, v)
+    return out
 
 
-def _run_rows(result: Dict[str, Any]) -> List[Dict[str, Any]]:
-    head = {"system": result["system"]["name"]}
-    head.update({k: _cell(v) for k, v in result["collective"].items()})
-    head["load_model"] = result["load_model"]
-    # the report's own figures (bound_us, latency_floor_us), on every row as the CSV has them
-    extra = {k: v for k, v in result.items()
-             if k not in ("system", "collective", "load_model", "results")
-             and not isinstance(v, (list, dict))}
+def _train_collectives(result: Dict[str, Any]) -> List[Dict[str, Any]]:
     rows = []
-    for r in result["results"]:
-        row = dict(head)
-        row.update({k: v for k, v in r.items() if k != "dims"})
-        row.update(extra)
-        for d in r.get("dims", []):  # dim0_bytes, dim0_busy_us, dim0_bw_util, dim1_...
-            row.update({f"dim{d['dim']}_{k}": v for k, v in d.items() if k not in ("dim", "name")})
-        rows.append(row)
-    return rows
-
-
-def _llm_rows(result: Dict[str, Any], collectives: bool) -> List[Dict[str, Any]]:
-    """An LLM workload's report: the rows of its CSV, the memory per NPU in memory_* columns
-    (memory_fits 1 or 0)."""
-    if collectives:
-        raise Error("frame: collectives: an LLM workload's report has no collectives list", 2)
-    memory = result.get("memory", {})
-    rows = []
-    for r in result["results"]:
-        row = {"workload": result["workload"]["name"], "system": result["system"]["name"]}
-        row.update(r)
-        for k in ("weights", "gradients", "optimizer", "activations", "total"):
-            row["memory_" + k] = memory.get(k)
-        row["memory_fits"] = int(bool(memory.get("fits")))
-        rows.append(row)
-    return rows
-
-
-def _train_rows(result: Dict[str, Any], collectives: bool) -> List[Dict[str, Any]]:
-    w = result["workload"]
-    if w.get("kind") == "llm":
-        return _llm_rows(result, collectives)
-    rows = []
-    for r in result["results"]:
-        row = {"workload": w["name"], "system": result["system"]["name"],
-               "policy": r["policy"], "intra": r["intra"]}
-        row.update({k: w[k] for k in ("priority", "iterations", "batch") if k in w})
-        if collectives:  # one row per collective of the measured iteration
-            for c in r.get("collectives", []):
-                rows.append({**row, **{k: _cell(v) for k, v in c.items()}})
-            continue
-        for k, v in r.items():
-            if k not in row:
-                row[k] = len(v) if k == "collectives" else v  # the CSV's count
-        rows.append(row)
+    by_pair = {(r["policy"], r["intra"]): r for r in result["results"]}
+    for c in result.get("per_collective", []):
+        r = by_pair[(c["policy"], c["intra"])]
+        head = {k: r[k] for k in ("workload", "system", "policy", "intra", "priority",
+                                  "iterations", "batch") if k in r}
+        rows.append({**head, **flatten(c)})
     return rows
 
 
 def frame(result: Dict[str, Any], collectives: bool = False) -> "pandas.DataFrame":
     """The report of themis.run or themis.train as a pandas.DataFrame: one row per policy pair
-    with every column `themis run -f csv` (or `themis train -f csv`) writes, the same values
-    (a collective's dims as "0;1;2", per-dim figures as dim0_bytes, dim0_busy_us, ...; a train's
-    collectives as their count), plus the figures only the JSON report has (with ideal_lat,
-    latency_floor_us), not necessarily in the CSV's column order. collectives=True (train only): one row per collective of the
-    measured iteration of each pair instead (layer, phase, type, size_bytes, dims, blocking,
-    issue_us, end_us, time_us, after workload, system, policy, intra, priority, iterations,
-    batch)."""
+    with the columns `themis run -f csv` (or `themis train -f csv`) writes, in its order and
+    with the same values: the report's result rows flattened by the rule of docs/SCHEMA.md (a
+    collective's dims as "0;1;2", per-dim figures as dim0_name, dim0_bytes, dim0_busy_us, ...).
+    collectives=True (train only): one row per collective of the measured iteration of each
+    pair instead (the JSON's per_collective: workload, system, policy, intra, priority,
+    iterations, batch, then layer, phase, type, size_bytes, dims, blocking, issue_us, end_us,
+    time_us)."""
     import pandas
     if not isinstance(result, dict) or not isinstance(result.get("results"), list):
         raise Error("frame: result: expected the dict themis.run or themis.train returns, got "
@@ -87,9 +65,12 @@ def frame(result: Dict[str, Any], collectives: bool = False) -> "pandas.DataFram
         if collectives:
             raise Error("frame: collectives: a run's report has no collectives list (a "
                         "train's has)", 2)
-        rows = _run_rows(result)
+        rows = [flatten(r) for r in result["results"]]
     elif isinstance(result.get("workload"), dict) and "name" in result["workload"]:
-        rows = _train_rows(result, collectives)
+        if collectives and result["workload"].get("kind") == "llm":
+            raise Error("frame: collectives: an LLM workload's report has no collectives list", 2)
+        rows = (_train_collectives(result) if collectives
+                else [flatten(r) for r in result["results"]])
     else:
         raise Error("frame: result: expected the dict themis.run or themis.train returns (with "
                     '"collective" or "workload"), got one with keys ' + ", ".join(result), 2)

@@ -6,25 +6,34 @@
 #include "cli.h"
 
 static void usage(FILE *out) {
-    fputs("usage: themis calibrate LOG... --topology T [--npus N] [-o OUT.json]\n"
-          "       themis calibrate LOG... -s SYSTEM.json --dim K [-o OUT.json]\n"
-          "\n"
-          "Fit the latency_ns and bw_GBps (or the efficiency) of one dim to the times that\n"
-          "nccl-tests or rccl-tests measured (their text output, or nccl-tests -J JSON), by\n"
-          "least squares over the sizes, weighted by relative error. The collective comes from\n"
-          "the log (all_reduce_perf, reduce_scatter_perf, all_gather_perf, alltoall_perf) or -c.\n"
-          "Writes a new one-dim system, or the system of -s with dim K updated (a log over the\n"
-          "NPUs of dims 0..K, N nodes x G GPUs, holds the dims before K at the file's values),\n"
-          "with \"run\": {\"chunks\": 1}, and prints the fit, R^2, the error on held-out sizes\n"
-          "and the residual of every size, marking the sizes the model does not fit.\n"
-          "\n"
-          "options:\n",
-          out);
+    fputs(
+        "usage: themis calibrate LOG... --topology T [--npus N] [-o OUT.json]\n"
+        "       themis calibrate LOG... -s SYSTEM.json --dim K [-o OUT.json]\n"
+        "       themis calibrate NODE.log NODES.log --topology T --npus-per-node N [-o OUT.json]\n"
+        "\n"
+        "Fit the latency_ns and bw_GBps (or the efficiency) of one dim to the times that\n"
+        "nccl-tests or rccl-tests measured (their text output, or nccl-tests -J JSON), by\n"
+        "least squares over the sizes, weighted by relative error. The collective comes from\n"
+        "the log (all_reduce_perf, reduce_scatter_perf, all_gather_perf, alltoall_perf) or -c.\n"
+        "Writes a new one-dim system, or the system of -s with dim K updated (a log over the\n"
+        "NPUs of dims 0..K, N nodes x G GPUs, holds the dims before K at the file's values),\n"
+        "with \"run\": {\"chunks\": 1}, and prints the fit, R^2, the error on held-out sizes\n"
+        "and the residual of every size, marking the sizes the model does not fit.\n"
+        "--npus-per-node N writes a system of two dims, a node of N NPUs and the network\n"
+        "across the nodes: a single-node log (N ranks) fits the node, then a multi-node log\n"
+        "(a multiple of N) the network with the node held at that fit; a multi-node log\n"
+        "alone measures only the sums of the two dims' terms, so the node is then held at\n"
+        "--node-bw (and --node-latency), an assumption the report names.\n"
+        "\n"
+        "options:\n",
+        out);
     cli_help_options(out, &th_cmd_calibrate_def);
     fputs("\n"
           "examples:\n"
           "  themis calibrate nccl-allreduce.log --topology switch --npus 8 -o measured.json\n"
           "  themis calibrate --dim 1 -s hgx.json rccl-ar.log rccl-ag.log -o hgx-fitted.json\n"
+          "  themis calibrate node-8.log two-nodes-16.log --topology switch --npus-per-node 8\n"
+          "      --min-size 64MiB -o hgx-2x8.json\n"
           "  themis run -s measured.json -b 1GiB   (one chunk, as the file's \"run\" "
           "says)\n" CLI_HELP_EXIT,
           out);

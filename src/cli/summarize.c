@@ -24,7 +24,7 @@ static void summarize_usage(FILE *out) {
           "With --best NAME it prints instead, per group, the whole row whose NAME is least\n"
           "(greatest with --max; the first such row on ties): which chunk count, which\n"
           "bandwidth, which policy won. JSON gives each group's keys, line and row (JSONL:\n"
-          "one such group per line).\n"
+          "one such group per line; CSV: the line, then the row's columns).\n"
           "\n"
           "options:\n",
           out);

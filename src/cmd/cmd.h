@@ -175,8 +175,10 @@ typedef struct th_calibrate_request {
     const char *name, *system; /* a new system's name; -s: the system to update */
     int efficiency, in_place, allow_wrong;
     double bw, min_size, max_size, tolerance;
-    const char *plot, *output; /* output NULL: no system file (the API's) */
-    int force, format;         /* the report: table or json */
+    const char *plot, *output;    /* output NULL: no system file (the API's) */
+    int force, format;            /* the report: table or json */
+    int64_t npus_per_node;        /* > 0: a node dim and a network dim (th_cal_run_nodes) */
+    double node_bw, node_latency; /* the node dim held at these without a single-node log */
     uint64_t given;
 } th_calibrate_request;
 

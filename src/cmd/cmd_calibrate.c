@@ -26,6 +26,16 @@ static const th_option opts[] = {
      .choices = th_algorithm_names},
     {0, "name", "name", TH_ARG_STRING, R(name), "NAME",
      .help = "its name (default: the output file's name)"},
+    {0, "npus-per-node", "npus_per_node", TH_ARG_INT, R(npus_per_node), "N",
+     .help = "instead: two dims of --topology, a node of N NPUs and the\nnetwork across the "
+             "nodes; logs on N ranks fit the node,\nlogs on a multiple of N the network",
+     .lo = 2, .hi = 1099511627776.0},
+    {0, "node-bw", "node_bw", TH_ARG_NUMBER, R(node_bw), "GBPS",
+     .help = "with --npus-per-node and no single-node log: the node\ndim's bw_GBps, held (an "
+             "assumption: not measured)",
+     .lo = 0, .hi = 1e9},
+    {0, "node-latency", "node_latency", TH_ARG_NUMBER, R(node_latency), "NS",
+     .help = "... and its latency_ns (default 0)", .lo = 0, .hi = 1e12},
     {'s', "system", "system", TH_ARG_STRING, R(system), "FILE",
      .help = "update a dim of this system file instead"},
     {0, "dim", "dim", TH_ARG_INT, R(dim), "K",
@@ -197,6 +207,9 @@ static void cal_request(const th_calibrate_request *r, th_cal_request *q) {
     q->fit.min_size = r->min_size;
     q->fit.max_size = r->max_size;
     q->fit.tolerance = r->tolerance;
+    q->npus_per_node = r->npus_per_node;
+    q->node_bw = r->node_bw;
+    q->node_latency = r->node_latency;
 }
 
 /* The system file and the plot: the system is written (not yet renamed into place) before the
@@ -214,6 +227,53 @@ static int write_outputs(const th_calibrate_request *r, const th_cal_result *res
     return th_cmd_out_close(&files, &o, rc, err);
 }
 
+/* What the logs of --npus-per-node determine, one line per dim. */
+static const char *const determined[2][2] = {
+    {"assumed (--node-bw, --node-latency: no single-node log)",
+     "fitted given the node's assumed values: a multi-node log measures only the sums of the "
+     "two dims' latency terms and bandwidth terms, so the split between the dims is the "
+     "assumption's"},
+    {"measured (the single-node log)",
+     "measured (the multi-node log, with the node dim held at its measured values)"}};
+
+/* The report of --npus-per-node: each stage's, then what the logs determine. */
+static int report_nodes(FILE *f, int format, long long per, const th_cal_nodes *n, th_error *err) {
+    int inner = n->ran[0];
+    if (format == TH_FORMAT_JSON) return th_cal_nodes_report_json(f, per, n, err);
+    for (int k = 0; k < 2; k++) {
+        if (!n->ran[k]) continue;
+        fprintf(f, "%sstage %d: dim %d (%s) from the %s log(s)\n\n", k && inner ? "\n" : "",
+                k + 1 - !inner, k, k ? "network" : "node", k ? "multi-node" : "single-node");
+        report(f, &n->q[k], &n->r[k]);
+    }
+    fprintf(f, "\nwhat the logs determine (%lld nodes x %lld NPUs):\n", n->nodes, per);
+    fprintf(f, "  dim 0 (node):    latency_ns and bw_GBps %s\n", determined[inner][0]);
+    fprintf(f, "  dim 1 (network): latency_ns and bw_GBps %s\n", determined[inner][1]);
+    return TH_OK;
+}
+
+static int calibrate_nodes(const th_calibrate_request *r, const th_cal_request *q,
+                           const th_cmd_io *io, th_error *err) {
+    th_cal_nodes n;
+    int rc = th_cal_run_nodes(q, &n, err);
+    th_cal_result res = {0};
+    if (rc == TH_OK) { /* the outputs as one calibration's: the system, the network's plot */
+        res = n.r[1];
+        rc = write_outputs(r, &res, io, err);
+    }
+    if (rc == TH_OK) {
+        FILE *f = r->output && !strcmp(r->output, "-") ? io->aside : NULL;
+        th_output o = {0};
+        if (!f && (rc = th_cmd_out_open(io, NULL, 0, &o, err)) == TH_OK) f = o.f;
+        if (rc == TH_OK && f) rc = report_nodes(f, r->format, q->npus_per_node, &n, err);
+        if (o.f) rc = th_cmd_out_close(io, &o, rc, err);
+    }
+    for (int k = 0; rc == TH_OK && k < 2; k++)
+        if (n.ran[k]) tell(&n.r[k], io);
+    th_cal_nodes_free(&n);
+    return rc;
+}
+
 int th_cmd_calibrate(const th_calibrate_request *r, const th_cmd_io *io, th_error *err) {
     const th_cmd_def *d = &th_cmd_calibrate_def;
     if (!r->logs.n && !io->argv) /* the command line's th_cal_request_check says LOG */
@@ -228,6 +288,7 @@ int th_cmd_calibrate(const th_calibrate_request *r, const th_cmd_io *io, th_erro
                             err->msg);
     const char *outputs[] = {r->output, r->plot};
     if (th_cal_output_check(&q, outputs, 2, err)) return err->code;
+    if (q.npus_per_node) return calibrate_nodes(r, &q, io, err);
     th_cal_result res;
     int rc = th_cal_run(&q, &res, err);
     if (rc == TH_OK) rc = write_outputs(r, &res, io, err);

@@ -62,7 +62,7 @@ static const th_option opts[] = {
     {0, "chunks", "chunks", TH_ARG_COUNTS, R(counts), "LIST",
      .help = "instead: the best chunk count per policy among LIST\n(e.g. 1,4,16,64; auto = powers "
              "of two 1 to 1024; one\nnumber is -n)"},
-    TH_ARG_FORMAT_OPT(R(format), 0x7u,
+    TH_ARG_FORMAT_OPT(R(format), 0xFu,
                       "{} (default table)\n(progress goes to stderr when it is a terminal)"),
     TH_ARG_OUTPUT_OPT(R(output)),
     {0, "trace", NULL, TH_ARG_STRING, R(trace), "FILE",

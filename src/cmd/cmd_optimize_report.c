@@ -1,5 +1,5 @@
-/* `optimize`'s reports: the best split per pair (table, JSON or CSV) and the best chunk count
- * per pair (--chunks LIST), for cmd_optimize.c. */
+/* `optimize`'s reports: the best split per pair and the best chunk count per pair (--chunks
+ * LIST), as a table here or through the report's rows (JSON, JSONL, CSV), for cmd_optimize.c. */
 #include <stdio.h>
 
 #include "cmd_optimize.h"
@@ -7,33 +7,14 @@
 #include "themis/csv.h"
 #include "themis/num.h"
 
-/* The best chunk count per pair, as a table, JSON or CSV. */
+/* The best chunk count per pair, as a table, JSON, JSONL or CSV. */
 int th_cmd_optimize_write_best(FILE *out, int format, const th_system *sys,
                                const th_collective *coll, const th_pair *pairs, const int64_t *best,
                                const double *t, int npairs, th_error *err) {
-    if (format == TH_FORMAT_JSON)
-        return th_report_best_chunks_json(out, pairs, best, t, npairs, err);
+    if (format != TH_FORMAT_TABLE)
+        return th_report_best_chunks_write(out, (th_format)format, sys, coll, pairs, best, t,
+                                           npairs, err);
     char a[32];
-    if (format == TH_FORMAT_CSV) {
-        th_buf buf = {0};
-        int bad = 0;
-        const char *head[] = {"system", "policy", "intra", "size_bytes", "best_chunks", "time_us"};
-        for (size_t k = 0; k < sizeof head / sizeof *head; k++)
-            bad |= th_csv_field(&buf, head[k]);
-        bad |= th_csv_end(&buf);
-        for (int i = 0; i < npairs; i++) {
-            bad |= th_csv_field(&buf, sys->name);
-            bad |= th_csv_field(&buf, th_policy_name(pairs[i].policy));
-            bad |= th_csv_field(&buf, th_intra_name(pairs[i].intra));
-            bad |= th_csv_num(&buf, coll->size);
-            bad |= th_csv_int(&buf, (long long)best[i]);
-            bad |= th_csv_num(&buf, t[i] / 1000.0);
-            bad |= th_csv_end(&buf);
-        }
-        if (!bad) th_csv_write(out, &buf);
-        th_buf_free(&buf);
-        return bad ? th_error_set(err, TH_EINTERNAL, "out of memory") : TH_OK;
-    }
     fprintf(out, "best chunk count per policy on %s (%s of %.15g bytes)\n", sys->name,
             th_coll_type_name(coll->type), coll->size);
     for (int i = 0; i < npairs; i++)
@@ -42,52 +23,13 @@ int th_cmd_optimize_write_best(FILE *out, int format, const th_system *sys,
     return TH_OK;
 }
 
-/* The results as CSV: one row per pair, each dim's bandwidth in its own column. */
-static int write_csv(FILE *out, const th_optimize_request *r, const th_collective *coll,
-                     const th_system *sys, const th_pair *pairs, const th_opt_result *res, int n,
-                     th_error *err) {
-    th_buf buf = {0};
-    int bad = 0;
-    const char *head[] = {"system",  "policy",        "intra",   "size_bytes", "chunks",
-                          "time_us", "start_time_us", "speedup", "spent",      "evaluations"};
-    for (size_t k = 0; k < sizeof head / sizeof *head; k++)
-        bad |= th_csv_field(&buf, head[k]);
-    for (int d = 0; d < sys->ndims; d++) {
-        char col[32];
-        snprintf(col, sizeof col, "dim%d_bw_GBps", d);
-        bad |= th_csv_field(&buf, col);
-    }
-    bad |= th_csv_end(&buf);
-    for (int i = 0; i < n; i++) {
-        bad |= th_csv_field(&buf, sys->name);
-        bad |= th_csv_field(&buf, th_policy_name(pairs[i].policy));
-        bad |= th_csv_field(&buf, th_intra_name(pairs[i].intra));
-        if (r->collectives.path || r->collectives.text) { /* several sizes: no one value */
-            bad |= th_csv_field(&buf, "");
-            bad |= th_csv_field(&buf, "");
-        } else {
-            bad |= th_csv_num(&buf, coll->size);
-            bad |= th_csv_int(&buf, (long long)coll->chunks);
-        }
-        bad |= th_csv_num(&buf, res[i].time / 1000.0);
-        bad |= th_csv_num(&buf, res[i].start_time / 1000.0);
-        bad |= th_csv_num(&buf, res[i].start_time / res[i].time);
-        bad |= th_csv_num(&buf, res[i].spent);
-        bad |= th_csv_int(&buf, res[i].evals);
-        for (int d = 0; d < sys->ndims; d++)
-            bad |= th_csv_num(&buf, res[i].bw_GBps[d]);
-        bad |= th_csv_end(&buf);
-    }
-    if (!bad) th_csv_write(out, &buf);
-    th_buf_free(&buf);
-    return bad ? th_error_set(err, TH_EINTERNAL, "out of memory") : TH_OK;
-}
-
 int th_cmd_optimize_write(FILE *out, const th_optimize_request *r, const th_collective *coll,
                           const th_system *sys, const th_pair *pairs, const th_opt_result *res,
                           int n, th_error *err) {
-    if (r->format == TH_FORMAT_JSON) return th_report_optimize_json(out, sys, pairs, res, n, err);
-    if (r->format == TH_FORMAT_CSV) return write_csv(out, r, coll, sys, pairs, res, n, err);
+    if (r->format != TH_FORMAT_TABLE) /* a list of collectives has no one size */
+        return th_report_optimize_write(out, (th_format)r->format, sys,
+                                        r->collectives.path || r->collectives.text ? NULL : coll,
+                                        pairs, res, n, err);
     char a[32], b[32];
     const char *wl = r->workload.path ? r->workload.path : "workload";
     const char *list = r->collectives.path ? r->collectives.path : "collectives";

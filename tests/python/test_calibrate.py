@@ -168,3 +168,20 @@ def test_two_dims_and_prefix(tmp_path):
     assert r["logs"][0]["ranks"] == 16 and r["logs"][0]["held_dims"] == 1
     assert r["logs"][0]["prefix"] == "[1,0]<stdout>:"
     assert r["system"]["dims"][0]["bw_GBps"] == 360 and r["system"]["run"] == {"chunks": 1}
+
+
+def test_npus_per_node(tmp_path):
+    """A 2 x 8 log alone with the node held at --node-bw: two dims, the node's assumed, and the
+    same report as the command's."""
+    log = "tests/data/calibrate/h100-2x8.log"
+    r = themis.calibrate(log, topology="switch", npus_per_node=8, node_bw=300,
+                         min_size="64MiB")
+    assert r["determined"] == {"node": "assumed", "network": "given the node's assumed values"}
+    assert (r["npus_per_node"], r["nodes"]) == (8, 2)
+    assert [d["npus"] for d in r["system"]["dims"]] == [8, 2]
+    assert r["system"]["dims"][0]["bw_GBps"] == 300 and r["system"]["run"] == {"chunks": 1}
+    assert len(r["stages"]) == 1 and r["stages"][0]["dim"]["index"] == 1
+    same_as_cli(tmp_path, {"logs": [log], "topology": "switch", "npus_per_node": 8,
+                           "node_bw": 300, "min_size": "64MiB"},
+                [log, "--topology", "switch", "--npus-per-node", "8", "--node-bw", "300",
+                 "--min-size", "64MiB"])

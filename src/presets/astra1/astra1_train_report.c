@@ -1,6 +1,7 @@
 /* The ASTRA-sim 1.0 replay's results out: per policy and intra policy the total, compute and
  * exposed communication as ASTRA-sim reports them, the last pass ('-', empty or null when
- * undefined) and the speedup, as a table, JSON, CSV or JSON lines. */
+ * undefined) and the speedup, as a table, JSON, CSV or JSON lines (one row schema,
+ * docs/SCHEMA.md). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,9 +70,13 @@ static cJSON *json(const th_a1_report *rep) {
     cJSON *results = cJSON_AddArrayToObject(root, "results");
     for (int i = 0; i < rep->nrows; i++) {
         const th_a1_row *r = &rep->rows[i];
-        cJSON *o = cJSON_CreateObject();
+        cJSON *o = cJSON_CreateObject(); /* a row: the same keys in JSON, JSONL and CSV */
+        cJSON_AddStringToObject(o, "workload", wl->name);
+        cJSON_AddStringToObject(o, "system", rep->sys->name);
         cJSON_AddStringToObject(o, "policy", th_policy_name(r->policy));
         cJSON_AddStringToObject(o, "intra", th_intra_name(r->intra));
+        cJSON_AddNumberToObject(o, "passes", rep->opts->passes);
+        cJSON_AddNumberToObject(o, "chunks", (double)rep->opts->chunks);
         cJSON_AddNumberToObject(o, "total_us", r->res.total / 1000.0);
         cJSON_AddNumberToObject(o, "compute_us", r->res.compute / 1000.0);
         cJSON_AddNumberToObject(o, "exposed_comm_us", r->res.exposed / 1000.0);
@@ -86,39 +91,11 @@ static cJSON *json(const th_a1_report *rep) {
     return root;
 }
 
-static int csv(FILE *out, const th_a1_report *rep, th_error *err) {
-    fputs("workload,system,policy,intra,passes,chunks,total_us,compute_us,exposed_comm_us,"
-          "iteration_us,speedup,collectives\n",
-          out);
-    th_buf b = {0};
-    int bad = 0;
-    for (int i = 0; i < rep->nrows && !bad; i++) {
-        const th_a1_row *r = &rep->rows[i];
-        bad |= th_csv_field(&b, rep->wl->name);
-        bad |= th_csv_field(&b, rep->sys->name);
-        bad |= th_csv_field(&b, th_policy_name(r->policy));
-        bad |= th_csv_field(&b, th_intra_name(r->intra));
-        bad |= th_csv_int(&b, rep->opts->passes);
-        bad |= th_csv_int(&b, rep->opts->chunks);
-        bad |= th_csv_num(&b, r->res.total / 1000.0);
-        bad |= th_csv_num(&b, r->res.compute / 1000.0);
-        bad |= th_csv_num(&b, r->res.exposed / 1000.0);
-        bad |= isnan(r->iteration) ? th_csv_field(&b, "") : th_csv_num(&b, r->iteration / 1000.0);
-        bad |= th_csv_num(&b, r->speedup);
-        bad |= th_csv_int(&b, r->res.collectives);
-        bad |= th_csv_end(&b);
-        if (!bad) th_csv_write(out, &b);
-    }
-    th_buf_free(&b);
-    if (bad) return th_error_set(err, TH_EINTERNAL, "out of memory");
-    return th_report_done(out, err);
-}
-
 int th_a1_report_write(FILE *out, th_format format, const th_a1_report *rep, th_error *err) {
     switch (format) {
     case TH_FORMAT_TABLE: return table(out, rep, err);
     case TH_FORMAT_JSON: return th_report_write_json(out, json(rep), err);
-    case TH_FORMAT_CSV: return csv(out, rep, err);
+    case TH_FORMAT_CSV: return th_report_write_csv(out, json(rep), "results", err);
     case TH_FORMAT_JSONL: return th_report_write_jsonl(out, json(rep), "results", err);
     }
     return th_error_set(err, TH_EINTERNAL, "unknown output format %d", (int)format);
