@@ -600,16 +600,13 @@ static void teardown(replay *r) {
     th_emu_free(r->emu);
 }
 
-/* On the ASTRA-sim-1.0 branch, phases that one collective issued after a completion woke the
- * workload started together and that end at one ns with identical chains move on in the order
- * the NPUs resumed, which the preset does not follow (it keeps the dim order; the tutorial
- * tag's runs measured with such ties matched it). When the replay met such ties, it runs again
+/* Phases that one collective issued after a completion woke the workload started together and
+ * that end at one ns with identical chains move on in the order the NPUs resumed, which the
+ * preset does not follow (it keeps the dim order). When the replay met such ties, it runs again
  * with their order reversed and refuses the run if what it reports (the end of the run and of
  * each pass) changes. */
 static int check_resume_order(replay *r) {
-    if (r->sys->model != TH_MODEL_ASTRA1 || astra1_of(r->sys)->version != TH_A1_BRANCH ||
-        astra1_emu_unsure(r->emu) == 0)
-        return TH_OK;
+    if (r->sys->model != TH_MODEL_ASTRA1 || astra1_emu_unsure(r->emu) == 0) return TH_OK;
     replay o = {0};
     o.sys = r->sys, o.wl = r->wl, o.o = r->o, o.src = r->src, o.err = r->err, o.L = r->L;
     o.reverse = 1;
@@ -625,8 +622,8 @@ static int check_resume_order(replay *r) {
     return th_error_set(r->err, TH_EINPUT,
                         "%s: phases that one collective started together end at the same ns "
                         "with identical event chains after a completion woke the workload, and "
-                        "their order changes the result (%.0f or %.0f ns): the ASTRA-sim-1.0 "
-                        "branch orders them by the order in which its NPUs resumed, which the "
+                        "their order changes the result (%.0f or %.0f ns): ASTRA-sim 1.0 "
+                        "orders them by the order in which its NPUs resumed, which the "
                         "astra-sim-1.0 preset does not follow (docs/VALIDATION.md, \"Known "
                         "differences, measured\")",
                         r->src, r->t, other);
