@@ -23,12 +23,20 @@ PREFIX       ?= /usr/local
 # Debian's interpreter, the one python3-pytest and python3-pandas are installed for (an earlier
 # python3 on PATH, such as a pyenv one, may not see them).
 PYTHON       ?= $(firstword $(wildcard /usr/bin/python3) python3)
-PKGS         := libcjson gsl yaml-0.1 nlopt
+PKGS         := libcjson gsl yaml-0.1 nlopt libprotobuf-c
 VERSION      := $(shell sed -n 's/^\#define TH_VERSION "\(.*\)"/\1/p' include/themis/version.h)
 SOVERSION    := $(firstword $(subst ., ,$(VERSION)))
 
+# Protocol Buffers schemas (src/MODULE/*.proto: the Chakra trace format) become C in build/gen/
+# through protoc-c at build time, the same for every build variant; the library compiles that C
+# like its own sources, and a source includes it as "MODULE/NAME.pb-c.h".
+GEN          := build/gen
+PROTO        := $(wildcard src/*/*.proto)
+GEN_SRC      := $(PROTO:src/%.proto=$(GEN)/%.pb-c.c)
+GEN_HDR      := $(GEN_SRC:.c=.h)
+
 # Flags the build needs whatever CFLAGS says; the user's CPPFLAGS, CFLAGS and LDFLAGS come last.
-BASIC_CFLAGS := -std=c11 -Wall -Wextra -D_POSIX_C_SOURCE=200809L -pthread -Iinclude
+BASIC_CFLAGS := -std=c11 -Wall -Wextra -D_POSIX_C_SOURCE=200809L -pthread -Iinclude -I$(GEN)
 BASIC_CFLAGS += $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 ifeq ($(WERROR),1)
 BASIC_CFLAGS += -Werror
@@ -73,7 +81,7 @@ ALL_LDFLAGS = $(SAN) $(LDFLAGS)
 DEPFLAGS    = -MMD -MP
 
 # The front end (src/cli/) is the program's, not the library's.
-LIB_SRC   := $(wildcard src/*.c src/cmd/*.c)
+LIB_SRC   := $(wildcard src/*.c src/cmd/*.c src/chakra/*.c)
 # The presets (src/presets/NAME/, one folder each) see the core's internal headers (-Isrc);
 # the core is compiled without theirs.
 PRESET_SRC := $(wildcard src/presets/*/*.c)
@@ -89,8 +97,8 @@ BENCH_SRC := $(wildcard bench/*.c)
 FUZZ_SRC  := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_NAMES := $(FUZZ_SRC:tests/fuzz/fuzz_%.c=%)
 
-LIB_OBJ   := $(LIB_SRC:src/%.c=$(BUILD)/obj/%.o)
-PIC_OBJ   := $(LIB_SRC:src/%.c=$(BUILD)/pic/%.o)
+LIB_OBJ   := $(LIB_SRC:src/%.c=$(BUILD)/obj/%.o) $(GEN_SRC:$(GEN)/%.c=$(BUILD)/obj/gen/%.o)
+PIC_OBJ   := $(LIB_SRC:src/%.c=$(BUILD)/pic/%.o) $(GEN_SRC:$(GEN)/%.c=$(BUILD)/pic/gen/%.o)
 CLI_OBJ   := $(CLI_SRC:src/%.c=$(BUILD)/obj/%.o)
 TEST_OBJ  := $(TEST_SRC:tests/%.c=$(BUILD)/obj/tests/%.o)
 BENCH_OBJ := $(BENCH_SRC:bench/%.c=$(BUILD)/obj/bench/%.o)
@@ -111,12 +119,29 @@ PCFILE   := $(BUILD)/themis.pc
 
 all: $(BIN) $(LIB) $(SHLIB)
 
-$(BUILD)/obj/%.o: src/%.c
+# One rule makes both files of a schema (a pattern rule with two targets runs once for both).
+$(GEN)/%.pb-c.c $(GEN)/%.pb-c.h: src/%.proto
+	@mkdir -p $(@D)
+	protoc-c --proto_path=$(<D) --c_out=$(@D) $<
+
+# Kept once made (make would delete them as intermediate files), so nothing is rebuilt twice.
+.SECONDARY: $(GEN_SRC) $(GEN_HDR)
+
+# Every object waits for the generated headers (order-only: -MMD tracks them afterwards).
+$(BUILD)/obj/%.o: src/%.c | $(GEN_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+$(BUILD)/obj/gen/%.o: $(GEN)/%.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 # The shared library exports only what the public headers mark TH_API (themis/export.h).
-$(BUILD)/pic/%.o: src/%.c
+$(BUILD)/pic/%.o: src/%.c | $(GEN_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden $(DEPFLAGS) -c $< -o $@
+
+$(BUILD)/pic/gen/%.o: $(GEN)/%.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden $(DEPFLAGS) -c $< -o $@
 
@@ -124,15 +149,15 @@ $(BUILD)/obj/presets/%.o $(BUILD)/pic/presets/%.o: ALL_CFLAGS += -Isrc
 # Tests may read a preset's settings through its own header.
 $(BUILD)/obj/tests/%.o: ALL_CFLAGS += -Isrc -Isrc/presets/astra -Isrc/presets/astra1
 
-$(BUILD)/obj/tests/%.o: tests/%.c
+$(BUILD)/obj/tests/%.o: tests/%.c | $(GEN_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
-$(BUILD)/obj/bench/%.o: bench/%.c
+$(BUILD)/obj/bench/%.o: bench/%.c | $(GEN_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
-$(BUILD)/obj/fuzz/%.o: tests/fuzz/%.c
+$(BUILD)/obj/fuzz/%.o: tests/fuzz/%.c | $(GEN_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
@@ -254,16 +279,20 @@ FUZZ_BUILD  := build/fuzz
 FUZZ_SAN    := -g -fno-omit-frame-pointer -fsanitize=address,undefined,float-cast-overflow
 FUZZ_SAN    += -fno-sanitize-recover=all
 FUZZ_CFLAGS  = $(BASIC_CFLAGS) $(FUZZ_SAN) -O1 -fsanitize=fuzzer-no-link
-FUZZ_LIB_OBJ := $(LIB_SRC:src/%.c=$(FUZZ_BUILD)/obj/%.o)
+FUZZ_LIB_OBJ := $(LIB_SRC:src/%.c=$(FUZZ_BUILD)/obj/%.o) $(GEN_SRC:$(GEN)/%.c=$(FUZZ_BUILD)/obj/gen/%.o)
 FUZZ_BINS   := $(FUZZ_NAMES:%=$(FUZZ_BUILD)/fuzz_%)
 
-$(FUZZ_BUILD)/obj/%.o: src/%.c
+$(FUZZ_BUILD)/obj/%.o: src/%.c | $(GEN_HDR)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+$(FUZZ_BUILD)/obj/gen/%.o: $(GEN)/%.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(FUZZ_BUILD)/obj/presets/%.o: FUZZ_CFLAGS += -Isrc
 
-$(FUZZ_BUILD)/obj/fuzz/%.o: tests/fuzz/%.c
+$(FUZZ_BUILD)/obj/fuzz/%.o: tests/fuzz/%.c | $(GEN_HDR)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
@@ -318,3 +347,4 @@ clean:
 	$(FUZZ_BUILD)/obj/*.d $(FUZZ_BUILD)/obj/*/*.d)
 -include $(wildcard $(BUILD)/obj/presets/*/*.d $(BUILD)/pic/presets/*/*.d \
 	$(FUZZ_BUILD)/obj/presets/*/*.d)
+-include $(wildcard $(BUILD)/obj/gen/*/*.d $(BUILD)/pic/gen/*/*.d $(FUZZ_BUILD)/obj/gen/*/*.d)

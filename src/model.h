@@ -38,6 +38,24 @@ struct sys_model;     /* system_internal.h */
 struct emu_model;     /* emulate_internal.h */
 struct th_plan_model; /* schedule_internal.h */
 
+/* How a model replays an execution graph (a Chakra trace, src/chakra/): the analytical model's
+ * rules when th_model_ops.graph is NULL (several collectives in flight, compute as written). */
+typedef struct th_graph_rules {
+    int serial_comm;    /* 1: one collective (or broadcast) in flight per NPU at a time */
+    double min_compute; /* a compute node's least time, ns (a duration of 0 costs this) */
+    /* Themis's state across collectives as one rank's scheduler keeps it (ASTRA-sim's rank 0;
+     * docs/CHAKRA.md): bit t set (t a th_coll_type) when, after a collective of type t, an
+     * NPU other than rank 0 issues the next collective first, which then starts from the loads
+     * rank 0's last schedule left; 0: every collective plans from fresh loads. */
+    unsigned themis_carry;
+    /* Optional (NULL: never): 1 when sys costs a GPU compute node by a roofline, its memory
+     * bandwidth (bytes/s) and peak (FLOP/s) in *bw and *peak; 0 to replay durations. */
+    int (*roofline)(const struct th_system *sys, double *bw, double *peak);
+    /* Optional (NULL: point-to-point nodes are refused): the time of a message of `bytes` from
+     * NPU src to NPU dst, ns; < 0 when there is no such pair. */
+    double (*message)(const struct th_system *sys, int64_t src, int64_t dst, double bytes);
+} th_graph_rules;
+
 typedef struct th_model_ops {
     const char *name;            /* as a system file's "model" spells it */
     unsigned caps;               /* TH_CAP_* */
@@ -57,6 +75,8 @@ typedef struct th_model_ops {
     /* Optional (NULL: every policy): whether a run of every policy (`themis run` without -p)
      * includes th_policy p on the dims of dims_mask (0: all). */
     int (*lists)(const struct th_system *sys, int p, uint32_t dims_mask);
+    /* Optional (NULL: the analytical model's): how it replays execution graphs. */
+    const th_graph_rules *graph;
 } th_model_ops;
 
 /* The registry (model_registry.c): the analytical model, the table by th_model and its

@@ -35,6 +35,7 @@ extern const th_model_ops astra_model_ops;
 extern const th_model_ops astra1_model_ops;
 extern const th_wl_format astra1_text_format; /* src/presets/astra1/astra1_format.c */
 extern const th_wl_format th_llm_wl_format;   /* src/llm_format.c */
+extern const th_wl_format th_ck_format;       /* src/chakra/chakra_format.c */
 
 const th_model_ops *const th_model_table[] = {
     [TH_MODEL_ANALYTICAL] = &th_model_clean,
@@ -88,7 +89,9 @@ int th_model_require(const th_system *sys, unsigned cap, const char *who, th_err
     return th_error_set(err, TH_EINPUT, "%s", msg);
 }
 
-static const th_wl_format *const formats[] = {&astra1_text_format, &th_llm_wl_format};
+/* Chakra first: the 1.0 text format takes anything that is not JSON, binary included. */
+static const th_wl_format *const formats[] = {&th_ck_format, &astra1_text_format,
+                                              &th_llm_wl_format};
 
 const th_wl_format *th_wl_format_get(int i) {
     return i >= 0 && (size_t)i < sizeof formats / sizeof *formats ? formats[i] : NULL;

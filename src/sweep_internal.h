@@ -6,6 +6,7 @@
 #include "themis/llm.h"
 #include "themis/sweep.h"
 #include "themis/train.h"
+#include "workload_format.h"
 
 typedef enum {
     AX_CHUNKS,
@@ -71,9 +72,12 @@ struct th_sweep {
     int64_t points;
     int maxdims; /* most dims of any system: the dimK columns */
     /* Workload sweeps (themis train at every point) */
-    int train; /* the spec names a workload or has a workload axis */
-    th_workload **workloads;
+    int train;               /* the spec names a workload or has a workload axis */
+    th_workload **workloads; /* NULL where natives[i] holds another format's workload */
+    th_wl_file *natives;     /* per workload: a format that replays itself (a Chakra trace) */
     int nworkloads;
+    int64_t base_chunks;  /* the spec's system's run.chunks (0: none) */
+    int64_t *sys_chunks;  /* per system of the system axis: its run.chunks (0: none) */
     int workload;         /* the spec's workload (index), or -1 */
     th_llm_workload *llm; /* the spec's workload when it is an LLM workload, else NULL */
     th_priority priority; /* between collectives in flight */
@@ -101,7 +105,9 @@ typedef struct sw_point {
     th_collective coll;
     th_pair pair; /* policy themis-global only in workload sweeps */
     th_load_model model;
-    const th_workload *wl;
+    const th_workload *wl; /* our workload, or NULL when nat holds the point's */
+    const th_wl_file *nat; /* a workload another format replays (a Chakra trace) */
+    int64_t run_chunks;    /* the point's system's run.chunks (0: none) */
     th_priority priority;
     double batch; /* workload sweeps: samples per NPU, 0 = the workload's */
     int chunking_set;

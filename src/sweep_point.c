@@ -1,5 +1,6 @@
 /* Sweep points: decoding a point index into axis values, building its system and collective,
  * and formatting the CSV header and rows (with the baseline+fifo reference per point). */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,14 +46,21 @@ static void set_field(th_dim *d, dim_field f, const ax_value *v) {
 int sw_apply(const th_sweep *sw, const int64_t *digits, int64_t point, sw_point *pt,
              th_error *err) {
     const th_system *sys = &sw->base;
+    pt->run_chunks = sw->base_chunks;
     for (int a = 0; a < sw->naxes; a++)
-        if (sw->axes[a].kind == AX_SYSTEM)
-            sys = &sw->systems[sw->axes[a].v[digits[sw->axes[a].group]].i];
+        if (sw->axes[a].kind == AX_SYSTEM) {
+            int64_t i = sw->axes[a].v[digits[sw->axes[a].group]].i;
+            sys = &sw->systems[i];
+            pt->run_chunks = sw->sys_chunks[i];
+        }
     pt->sys = *sys;
     pt->coll = sw->coll;
     pt->pair = sw->pair;
     pt->model = sw->model;
     pt->wl = sw->workload >= 0 ? sw->workloads[sw->workload] : NULL;
+    pt->nat = sw->workload >= 0 && !pt->wl && sw->natives[sw->workload].format
+                  ? &sw->natives[sw->workload]
+                  : NULL;
     pt->priority = sw->priority;
     pt->batch = 0;
     pt->chunking_set = sw->chunking_set;
@@ -71,7 +79,10 @@ int sw_apply(const th_sweep *sw, const int64_t *digits, int64_t point, sw_point 
         case AX_LOAD_MODEL: pt->model = (th_load_model)v->i; break;
         case AX_DIMS: pt->coll.dims_mask = v->mask; break;
         case AX_SYSTEM: break;
-        case AX_WORKLOAD: pt->wl = sw->workloads[v->i]; break;
+        case AX_WORKLOAD:
+            pt->wl = sw->workloads[v->i];
+            pt->nat = !pt->wl && sw->natives[v->i].format ? &sw->natives[v->i] : NULL;
+            break;
         case AX_PRIORITY: pt->priority = (th_priority)v->i; break;
         case AX_BATCH: pt->batch = v->num; break;
         case AX_CHUNKING:
@@ -101,13 +112,14 @@ int sw_apply(const th_sweep *sw, const int64_t *digits, int64_t point, sw_point 
     }
     th_error e;
     int rc = structural ? th_system_validate(&pt->sys, pt->sys.name, &e) : TH_OK;
-    if (rc == TH_OK && sw->train) rc = th_model_require(&pt->sys, TH_CAP_TRAIN, NULL, &e);
+    int ours = sw->train && !pt->nat; /* a trace replays on any model and checks itself */
+    if (rc == TH_OK && ours) rc = th_model_require(&pt->sys, TH_CAP_TRAIN, NULL, &e);
     if (rc == TH_OK && sw->llm) {
         sw_llm_apply(sw, digits, pt);
         rc = sw_llm_check(sw, pt, &e);
-    } else if (rc == TH_OK && sw->train)
+    } else if (rc == TH_OK && ours)
         rc = th_workload_check(pt->wl, &pt->sys, pt->wl->name, &e);
-    else if (rc == TH_OK)
+    else if (rc == TH_OK && !sw->train)
         rc = th_collective_validate(&pt->sys, &pt->coll, &e);
     if (rc != TH_OK) {
         char where[512];
@@ -264,6 +276,24 @@ static int train_time(const th_sweep_worker *w, const sw_point *pt, th_policy po
     o.chunking = pt->chunking;
     o.bucket = pt->bucket;
     o.ideal_latency = lat;
+    if (pt->nat) { /* a trace: its own replay; no ideal network (NaN: an empty field) */
+        int64_t n = 0;
+        th_wl_point q = {(int)policy,
+                         (int)pt->pair.intra,
+                         (int)pt->model,
+                         (int)pt->priority,
+                         o.chunks ? o.chunks : pt->run_chunks,
+                         w->stop};
+        *iter = NAN;
+        if (compute) *compute = NAN;
+        if (policy == TH_POLICY_IDEAL) return TH_OK;
+        double c = 0;
+        if (pt->nat->format->point(pt->nat->native, &pt->sys, &q, iter, &c, &n, err))
+            return err->code;
+        if (compute) *compute = c;
+        if (ncolls) *ncolls = (int)n;
+        return TH_OK;
+    }
     th_train_result r;
     if (th_train_run(&pt->sys, pt->wl, &o, NULL, NULL, &r, err)) return err->code;
     *iter = r.iteration;
@@ -271,6 +301,11 @@ static int train_time(const th_sweep_worker *w, const sw_point *pt, th_policy po
     if (ncolls) *ncolls = r.ncolls;
     th_train_result_free(&r);
     return TH_OK;
+}
+
+/* A number, or an empty field for NaN (a trace has no ideal-network replay). */
+static int num_or_empty(th_buf *out, double v) {
+    return isnan(v) ? th_csv_field(out, "") : th_csv_num(out, v);
 }
 
 /* A workload point: iteration, compute, exposed communication, and the speedups against
@@ -302,10 +337,10 @@ static int train_row(th_sweep_worker *w, const sw_point *pt, th_buf *out, th_err
     bad |= th_csv_num(out, compute / 1000.0);
     bad |= th_csv_num(out, (iter - compute) / 1000.0);
     bad |= th_csv_num(out, v.base_time / iter);
-    bad |= th_csv_num(out, v.base_time / v.ideal_time);
-    bad |= th_csv_num(out, v.ideal_time / iter);
+    bad |= num_or_empty(out, v.base_time / v.ideal_time);
+    bad |= num_or_empty(out, v.ideal_time / iter);
     if (w->sw->ideal_lat)
-        bad |= th_csv_num(out, v.base_time / v.ideal_lat) | th_csv_num(out, v.ideal_lat / iter);
+        bad |= num_or_empty(out, v.base_time / v.ideal_lat) | num_or_empty(out, v.ideal_lat / iter);
     if (w->sw->issued) bad |= th_csv_int(out, ncolls);
     bad |= th_csv_num(out, pt->sys.npus) | th_csv_end(out);
     return bad ? th_error_set(err, TH_EINTERNAL, "out of memory") : TH_OK;

@@ -48,9 +48,13 @@ void th_sweep_free(th_sweep *sw) {
     free(sw->axes);
     free(sw->groups);
     free(sw->systems);
-    for (int i = 0; i < sw->nworkloads; i++)
+    for (int i = 0; i < sw->nworkloads; i++) {
         th_workload_free(sw->workloads[i]);
+        th_workload_close(&sw->natives[i]);
+    }
     free(sw->workloads);
+    free(sw->natives);
+    free(sw->sys_chunks);
     free(sw->llm);
     free(sw->name);
     free(sw->source);
@@ -329,11 +333,16 @@ static int is_llm(const char *file) {
 static int add_workload(th_sweep *sw, const char *rel, const char *src, const char *path,
                         th_error *err) {
     th_workload **w = realloc(sw->workloads, sizeof *w * (size_t)(sw->nworkloads + 1));
-    if (!w) return th_error_set(err, TH_EINTERNAL, "out of memory");
-    sw->workloads = w;
+    if (w) sw->workloads = w;
+    th_wl_file *nat = realloc(sw->natives, sizeof *nat * (size_t)(sw->nworkloads + 1));
+    if (nat) sw->natives = nat;
+    if (!w || !nat) return th_error_set(err, TH_EINTERNAL, "out of memory");
     char *file = resolve(sw->dir, rel);
     if (!file) return th_error_set(err, TH_EINTERNAL, "out of memory");
     th_error e;
+    th_wl_file *f = &sw->natives[sw->nworkloads];
+    memset(f, 0, sizeof *f);
+    sw->workloads[sw->nworkloads] = NULL;
     if (is_llm(file)) { /* one LLM workload, the spec's own, varied by llm.* axes */
         int rc = strcmp(path, "workload")
                      ? th_error_set(&e, TH_EINPUT,
@@ -347,7 +356,15 @@ static int add_workload(th_sweep *sw, const char *rel, const char *src, const ch
         sw->train = 1;
         return TH_OK;
     }
-    int rc = th_workload_load(file, &sw->workloads[sw->nworkloads], &e);
+    /* a format that replays itself at every point (a Chakra trace) is kept as it is; our JSON
+     * as it parsed; anything else through th_workload_load, which names what it is */
+    int rc = th_workload_open(file, f, &e);
+    if (rc == TH_OK && !f->format) {
+        sw->workloads[sw->nworkloads] = f->wl, f->wl = NULL;
+    } else if (rc != TH_OK || !f->format->point) {
+        th_workload_close(f);
+        rc = th_workload_load(file, &sw->workloads[sw->nworkloads], &e);
+    }
     if (keep_input(sw, file, err)) return err->code;
     if (rc) return th_error_set(err, rc, "%s: %s: %s", src, path, e.msg);
     sw->nworkloads++;
@@ -391,7 +408,9 @@ static int add_other(th_sweep *sw, ax *a, const cJSON *v, const char *src, const
         if (!cJSON_IsString(v)) return th_json_bad(err, src, path, "a workload file path", v);
         if (add_workload(sw, v->valuestring, src, path, err)) return err->code;
         x->i = sw->nworkloads - 1;
-        x->text = th_strdup(sw->workloads[x->i]->name);
+        const th_wl_file *f = &sw->natives[x->i];
+        x->text = th_strdup(sw->workloads[x->i] ? sw->workloads[x->i]->name
+                                                : f->format->name_of(f->native));
         x->file = th_strdup(v->valuestring);
     } else { /* AX_SYSTEM */
         if (!cJSON_IsString(v)) return th_json_bad(err, src, path, "a system file path", v);
@@ -402,6 +421,7 @@ static int add_other(th_sweep *sw, ax *a, const cJSON *v, const char *src, const
         int rc = th_run_load_system(file, &sw->systems[sw->nsystems], &def, &e);
         if (keep_input(sw, file, err)) return err->code;
         if (rc) return th_error_set(err, rc, "%s: %s: %s", src, path, e.msg);
+        sw->sys_chunks[sw->nsystems] = def.chunks; /* a replayed trace's chunks */
         x->i = sw->nsystems++;
         x->text = th_strdup(sw->systems[x->i].name);
         x->file = th_strdup(v->valuestring);
@@ -428,7 +448,9 @@ static int parse_axis(th_sweep *sw, ax *a, const cJSON *j, const char *src, th_e
         if (!a->v) return th_error_set(err, TH_EINTERNAL, "out of memory");
         if (a->kind == AX_SYSTEM) {
             sw->systems = calloc((size_t)(n ? n : 1), sizeof *sw->systems);
-            if (!sw->systems) return th_error_set(err, TH_EINTERNAL, "out of memory");
+            sw->sys_chunks = calloc((size_t)(n ? n : 1), sizeof *sw->sys_chunks);
+            if (!sw->systems || !sw->sys_chunks)
+                return th_error_set(err, TH_EINTERNAL, "out of memory");
         }
         int k = 0;
         for (const cJSON *v = j->child; v; v = v->next, k++) {
@@ -679,6 +701,7 @@ static int parse_spec(th_sweep *sw, const cJSON *root, th_error *err) {
         int rc = th_run_load_system(file, &sw->base, &def, &e);
         if (keep_input(sw, file, err)) return err->code;
         if (rc) return th_error_set(err, rc, "%s: system: %s", src, e.msg);
+        sw->base_chunks = def.chunks;
     } else {
         th_system_default(&sw->base);
     }

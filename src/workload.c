@@ -320,9 +320,18 @@ int th_workload_open(const char *path, th_wl_file *out, th_error *err) {
     char *text;
     size_t len;
     memset(out, 0, sizeof *out);
+    const th_wl_format *f;
+    for (int i = 0; strcmp(path, "-") && (f = th_wl_format_get(i)) != NULL; i++) {
+        int r = f->open_path ? f->open_path(path, &out->native, err) : 0;
+        if (r < 0) return -r;
+        if (r > 0) {
+            out->format = f;
+            return TH_OK;
+        }
+    }
     if (th_json_read_file(path, &text, &len, err)) return err->code;
     const char *src = strcmp(path, "-") ? path : "<stdin>";
-    const th_wl_format *f = format_of(text, len);
+    f = format_of(text, len);
     int rc = f ? f->parse(text, len, src, &out->native, err)
                : th_workload_parse(text, len, src, &out->wl, err);
     if (rc == TH_OK) out->format = f;

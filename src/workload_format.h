@@ -28,12 +28,25 @@ typedef struct th_wl_replay {
     int64_t chunks;                    /* -n; 0: the defaults' or the format's */
     int passes;                        /* 0: one */
     th_wl_scale scale;
-    int policy, intra; /* th_policy, th_intra as train's request holds them */
-    int format;        /* th_format of the report */
+    int policy, intra;      /* th_policy, th_intra as train's request holds them */
+    int format;             /* th_format of the report */
+    int load_model;         /* th_load_model */
+    int priority;           /* th_priority, between collectives in flight */
+    int (*poll)(void *ctx); /* as th_train_opts.poll (may be NULL) */
+    void *poll_ctx;
 } th_wl_replay;
 
 /* Opens a native replay's outputs: *out always, *trace when a trace was asked (else NULL). */
 typedef int (*th_wl_open_fn)(void *ctx, FILE **out, FILE **trace, th_error *err);
+
+/* One point of a sweep that a format replays itself (th_wl_format.point). */
+typedef struct th_wl_point {
+    int policy, intra; /* th_policy (not ideal), th_intra */
+    int load_model;    /* th_load_model */
+    int priority;      /* th_priority */
+    int64_t chunks;    /* chunks per collective */
+    const void *stop;  /* const atomic_int *: non-zero ends the replay ("interrupted") */
+} th_wl_point;
 
 typedef struct th_wl_format {
     const char *name;   /* in messages: what the file is, with its article */
@@ -41,8 +54,13 @@ typedef struct th_wl_format {
     const char *plural; /* in messages: what its own options are for */
     const char *sim;    /* in messages: the simulator whose replay a native one is */
     const char *model;  /* in messages: the model that replays it natively */
+    int scales;         /* 1: it takes train's --comm-scale, --compute-scale and --passes */
     /* 1 when text is in this format (a cheap look at its first lines), else 0. */
     int (*detect)(const char *text, size_t len);
+    /* Optional (NULL: none): parses the workload that path names when it is not one file read
+     * whole (a set of files, such as a prefix): 1 with *out set when path is one of the
+     * format's, 0 when it is not, -code on an error (err set). */
+    int (*open_path)(const char *path, void **out, th_error *err);
     /* Parses text into the format's own value (*out, freed by free_native); every error
      * names src. */
     int (*parse)(const char *text, size_t len, const char *src, void **out, th_error *err);
@@ -60,6 +78,12 @@ typedef struct th_wl_format {
      * the timeline of the asked pairs, its header first, to *trace; the caller closes them. */
     int (*replay)(const void *native, const th_system *sys, const char *src,
                   const th_wl_replay *req, th_wl_open_fn open, void *ctx, th_error *err);
+    /* Optional (NULL: sweeps take only our JSON in its place): one replay of the parse on sys
+     * for a sweep point, its iteration and compute times (ns) and the collectives it issued;
+     * and the workload's name. */
+    int (*point)(const void *native, const th_system *sys, const th_wl_point *pt, double *iteration,
+                 double *compute, int64_t *collectives, th_error *err);
+    const char *(*name_of)(const void *native);
 } th_wl_format;
 
 /* Format i of the registry, or NULL past the last. */

@@ -208,14 +208,15 @@ START_TEST(preset_errors) {
         ck_assert_msg(strstr(err.msg, bad[i][1]) && strstr(err.msg, "x.json"), "case %zu: %s", i,
                       err.msg);
     }
-    /* No All-to-All under the preset; sizes are whole bytes (ASTRA-sim's are integers). */
-    th_system s = load("astra_2d.json");
+    /* An All-to-All runs the ring only; sizes are whole bytes (ASTRA-sim's are integers). */
+    th_system s = load("astra_2d_a2a_rhd.json");
     th_plan *p = th_plan_create();
     th_collective c = {TH_COLL_ALLTOALL, 1048576, 4, 0};
     th_error err = {0};
     ck_assert_int_eq(th_sched_plan(p, &s, &c, TH_POLICY_BASELINE, TH_LOAD_ALPHA_BETA, &err),
                      TH_EINPUT);
-    ck_assert_ptr_nonnull(strstr(err.msg, "models allreduce, reducescatter and allgather"));
+    ck_assert_ptr_nonnull(strstr(err.msg, "and dim 1 runs rhd"));
+    s = load("astra_2d.json");
     c = (th_collective){TH_COLL_ALLREDUCE, 1048576.5, 4, 0};
     ck_assert_int_eq(th_sched_plan(p, &s, &c, TH_POLICY_BASELINE, TH_LOAD_ALPHA_BETA, &err),
                      TH_EINPUT);
@@ -497,7 +498,17 @@ START_TEST(phase_costs_hd_direct) {
      * floor(500 + 152.587890625) = 652, proc = 3 floor(5.12) = 15:
      * 10 + 6 (652 + 10) + 3 * 15 = 4027 */
     ck_assert_double_eq(th_cost_astra_time(&s, &s.dims[2], TH_OP_AR, 32768), 4027);
-    ck_assert_double_eq(th_cost_astra_time(&s, &s.dims[2], TH_OP_A2A, 32768), -1);
+    /* an All-to-All on the ring: p (p-1) / 2 = 6 messages of s/p = 8192, each followed by ep:
+     * 10 + 6 (652 + 10) = 3982; halvingDoubling has none (ASTRA-sim stops on it); direct sends
+     * s/p to every peer at once and waits for the farthest (2 hops on a ring of 4): 10 +
+     * floor(2 x 500 + 152.587890625) + 10 = 1172 (ASTRA-sim 2.x measures 2630 ns a chunk of
+     * 262144 on Ring 8 @ 50 / 500: 10 + floor(4 x 500 + 610.3515625) + 10) */
+    ck_assert_double_eq(th_cost_astra_time(&s, &s.dims[2], TH_OP_A2A, 32768), 3982);
+    ck_assert_double_eq(th_cost_astra_time(&s, &s.dims[1], TH_OP_A2A, 32768), -1);
+    double t, b;
+    th_cost_astra_phase(&s, &s.dims[2], TH_ALG_DIRECT, TH_OP_A2A, 32768, &t, &b);
+    ck_assert_double_eq(t, 1172);
+    ck_assert_double_eq(b, 3 * 8192);
 }
 END_TEST
 

@@ -981,7 +981,8 @@ START_TEST(errors_name_their_file) {
     unlink(key);
     free(key);
     /* what the astra-sim preset does not model: its file is named */
-    test_bad("astra_2d.json: collective:", "run -s '%s' -c alltoall", test_dpath("astra_2d.json"));
+    test_bad("astra_2d_a2a_rhd.json: collective:", "run -s '%s' -c alltoall",
+             test_dpath("astra_2d_a2a_rhd.json"));
     test_bad("astra_2d.json: model:", "train '%s' -s '%s'", wl_path("resnet50.json"),
              test_dpath("astra_2d.json"));
 }
@@ -1082,8 +1083,19 @@ START_TEST(astra_import_and_run) {
              test_dpath("astra_net_3d.yml"), test_dpath("astra_sys_window.json"));
     test_bad("YAML syntax error", "import-astra '%s'", test_dpath("astra_net_syntax.yml"));
     test_bad("npus_count has 3 values", "import-astra '%s'", test_dpath("astra_net_mismatch.yml"));
-    test_bad("models allreduce, reducescatter and allgather", "run -s '%s' -c alltoall",
-             test_dpath("astra_2d.json"));
+    /* An All-to-All with the ring on both dims (ASTRA-sim's Ring for All_to_All: p (p-1) / 2
+     * messages of s/p to the next NPU, each followed by ep; the phase leaves s): c = 262144,
+     * dim 0 (ring 4 @ 200 GB/s, 50 ns): net floor(50 + 65536 / 214.7483648) = 355, phase
+     * 10 + 6 * 365 = 2200; dim 1 (switch, 2 hops, 50 GB/s, 100 ns): net floor(200 + 1220.703125)
+     * = 1420, phase 10 + 6 * 1430 = 8590. Dim 1 is the bottleneck of the 4-chunk pipeline:
+     * 2200 + 4 * 8590 = 36560 ns. A dim whose All-to-All is halvingDoubling is refused (ASTRA-sim
+     * stops on it). */
+    cli_csv(&c, "-s '%s' -c alltoall -b 1MiB -n 4 -p baseline -q fifo -f csv",
+            test_dpath("astra_2d.json"));
+    ck_assert_str_eq(test_csv_s(&c, 0, "time_us"), "36.56");
+    test_csv_free(&c);
+    test_bad("and dim 1 runs rhd (dims[1].alltoall)", "run -s '%s' -c alltoall",
+             test_dpath("astra_2d_a2a_rhd.json"));
 }
 END_TEST
 

@@ -21,6 +21,12 @@ int th_astra_import(const char *network_yml, const char *system_json, char **out
  * gives one (dims[k].reducescatter, .allgather). */
 th_algorithm th_astra_algorithm(const th_system *sys, th_coll_type type, int k);
 
+/* Time (ns) of one message of `bytes` from NPU src to NPU dst (ranks, dim 0 fastest), as
+ * ASTRA-sim's analytical backend sends a point-to-point message: on the first dim in which
+ * their coordinates differ only, floor(hops latency + bytes / B); -1 when src = dst or either
+ * is no NPU of sys. */
+double th_astra_message(const th_system *sys, int64_t src, int64_t dst, double bytes);
+
 /* Time (ns) and bytes one NPU sends of a phase of algorithm alg on dim d whose input is s bytes
  * (an integer); both -1 for A2A. */
 void th_cost_astra_phase(const th_system *sys, const th_dim *d, th_algorithm alg, th_op op,

@@ -51,6 +51,11 @@ typedef struct th_plan {
     uint8_t *order;           /* chunks x n: RS order (AR, RS) or AG order (AG, A2A) */
     size_t capacity;          /* bytes allocated for order */
     double load[TH_MAX_DIMS]; /* themis: the tracker's final load per dim, ns */
+    /* The astra-sim preset's Themis keeps its records of the dims in a list that persists from
+     * chunk to chunk: when `carry` is set before planning, the list starts as `list` (dims by
+     * position) instead of index order; after planning `list` holds where it ended. */
+    int carry;
+    uint8_t list[TH_MAX_DIMS];
 } th_plan;
 
 TH_API th_plan *th_plan_create(void);

@@ -3,8 +3,8 @@ the Python running pip: no setuptools, no wheel package, no network.
 
 The wheel carries the shared library `make python` copies to themis/libthemis.so.0 (the package
 loads it from beside its own file), so it is tagged for this platform (py3-none-linux_x86_64:
-ctypes, no Python ABI). It links Debian's libcjson, GSL, libyaml, GLPK and NLopt dynamically,
-so those packages must be installed where the wheel is. The metadata is pyproject.toml's
+ctypes, no Python ABI). It links Debian's libcjson, GSL, libyaml, GLPK, NLopt and protobuf-c
+dynamically, so those packages must be installed where the wheel is. The metadata is pyproject.toml's
 [project] table."""
 
 import base64

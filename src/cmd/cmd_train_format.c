@@ -18,7 +18,7 @@ static void names(const th_cmd_io *io, char a[][32]) {
 static const char *their_formats(void) {
     const th_wl_format *f;
     for (int i = 0; (f = th_wl_format_get(i)); i++)
-        if (f->replay) return f->plural;
+        if (f->scales) return f->plural;
     return "other workload formats";
 }
 
@@ -64,8 +64,17 @@ static int open_outputs(void *ctx, FILE **out, FILE **trace, th_error *err) {
 static int replay(const th_train_request *r, const th_train_opts *t, const th_run_defaults *def,
                   const char *path, const th_wl_file *f, const th_system *sys, const th_cmd_io *io,
                   th_error *err) {
-    th_wl_replay req = {def,       t->chunks, (int)r->passes, {r->comm_scale, r->compute_scale},
-                        r->policy, r->intra,  r->format};
+    th_wl_replay req = {.def = def,
+                        .chunks = t->chunks,
+                        .passes = (int)r->passes,
+                        .scale = {r->comm_scale, r->compute_scale},
+                        .policy = r->policy,
+                        .intra = r->intra,
+                        .format = r->format,
+                        .load_model = (int)r->load_model,
+                        .priority = (int)r->priority,
+                        .poll = io->poll,
+                        .poll_ctx = io->poll_ctx};
     replay_outputs o = {.r = r, .io = io};
     o.files = (th_cmd_io){NULL, io->files, io->argv, NULL, NULL, NULL, NULL, NULL};
     int rc = f->format->replay(f->native, sys, path, &req, open_outputs, &o, err);

@@ -28,6 +28,7 @@ static const struct {
     {"astra1_sys", th_fuzz_astra1_sys},
     {"calibrate", th_fuzz_calibrate},
     {"llm", th_fuzz_llm},
+    {"chakra", th_fuzz_chakra},
 };
 
 /* Reads a whole file; NULL on failure (errno set). */

@@ -298,16 +298,16 @@ static int impl_list(const char *src, const char *key, const cJSON *v, int ndims
 
 /* The algorithm of every dim: the all-reduce list sets dims[k].algorithm (ring when absent),
  * used by every phase of an All-Reduce; the reduce-scatter and all-gather lists set
- * dims[k].reducescatter and .allgather where they differ from it (absent, a Reduce-Scatter or
- * All-Gather runs the all-reduce list too). The all-to-all list is checked only for its form
- * (the preset runs no All-to-All). */
+ * dims[k].reducescatter, .allgather and .alltoall where they differ from it (absent, a
+ * Reduce-Scatter, All-Gather or All-to-All runs the all-reduce list too). */
 static int implementations(const char *src, const cJSON *root, cJSON *dims, int ndims,
                            th_error *err) {
     static const char *const keys[] = {"all-reduce-implementation", "reduce-scatter-implementation",
-                                       "all-gather-implementation", NULL};
-    static const char *const ours[] = {"algorithm", "reducescatter", "allgather"};
-    th_algorithm alg[3][TH_MAX_DIMS];
-    int given[3] = {0};
+                                       "all-gather-implementation", "all-to-all-implementation",
+                                       NULL};
+    static const char *const ours[] = {"algorithm", "reducescatter", "allgather", "alltoall"};
+    th_algorithm alg[4][TH_MAX_DIMS];
+    int given[4] = {0};
     for (int k = 0; k < ndims; k++)
         alg[0][k] = TH_ALG_RING;
     for (int i = 0; keys[i]; i++) {
@@ -315,13 +315,9 @@ static int implementations(const char *src, const cJSON *root, cJSON *dims, int 
         if (v && impl_list(src, keys[i], v, ndims, alg[i], err)) return err->code;
         given[i] = v != NULL;
     }
-    const cJSON *a2a = cJSON_GetObjectItemCaseSensitive(root, "all-to-all-implementation");
-    if (a2a && !cJSON_IsString(a2a) && !cJSON_IsArray(a2a))
-        return th_json_bad(err, src, "all-to-all-implementation",
-                           "a list of implementations, one per dimension", a2a);
     int k = 0;
     for (cJSON *d = dims->child; d && k < ndims; d = d->next, k++)
-        for (int i = 0; i < 3; i++)
+        for (int i = 0; i < 4; i++)
             if (i == 0 ? alg[0][k] != TH_ALG_RING : given[i] && alg[i][k] != alg[0][k])
                 cJSON_AddStringToObject(d, ours[i], th_algorithm_name(alg[i][k]));
     return TH_OK;
@@ -385,6 +381,21 @@ static int system_settings(const char *path, int ndims, cJSON *sys, cJSON *dims,
     i = 0;
     if (!rc) rc = th_json_enum(root, "collective-optimization", opt, &i, path, "", err);
     if (!rc && i == 1) cJSON_AddStringToObject(sys, "collective_optimization", "baseline");
+    /* roofline-enabled: a compute node of a trace then costs num_ops at the roofline of
+     * peak-perf (TFLOPS) and local-mem-bw instead of its duration */
+    v = 0;
+    if (!rc) rc = th_json_number(root, "roofline-enabled", 0, &v, path, "", err);
+    double peak = 0;
+    if (!rc) rc = th_json_number(root, "peak-perf", 0, &peak, path, "", err);
+    if (!rc && v != 0) {
+        if (!(peak > 0))
+            rc = th_error_set(err, TH_EINPUT,
+                              "%s: peak-perf: roofline-enabled needs a peak performance > 0 "
+                              "(TFLOPS), got %g",
+                              path, peak);
+        else
+            cJSON_AddNumberToObject(sys, "roofline_TFLOPS", peak);
+    }
     if (!rc && (x = cJSON_GetObjectItemCaseSensitive(root, "preferred-dataset-splits"))) {
         if (!cJSON_IsNumber(x) || x->valuedouble < 1 || x->valuedouble > 1000000 ||
             x->valuedouble != floor(x->valuedouble))

@@ -57,7 +57,7 @@ static int enqueue(th_emu *r, uint32_t id, uint32_t c, int stage) {
     double m;
     th_plan_stage(plan, c, stage, &dim, &op, &m);
     double key = op == TH_OP_AG ? m * plan->npus[dim] : m;
-    int append = !r->scf || op == TH_OP_AR || stage == plan->nstages - 2;
+    int append = !r->scf || op == TH_OP_AR || op == TH_OP_A2A || stage == plan->nstages - 2;
     return list_insert(queue(r, dim), (emu_entry){.ready = r->t, .m = key, .coll = id, .chunk = c},
                        append)
                ? -1
@@ -106,7 +106,9 @@ static int enqueue_and_start(th_emu *r, uint32_t id, uint32_t c, int stage, th_e
 }
 
 static int issue(th_emu *emu, const th_plan *plan, double t, int *id, th_error *err) {
-    if (emu->nbusy > 0 || emu->ncolls > 0)
+    /* ASTRA-sim's workload layer issues a collective once the last one ended (a graph replay
+     * releases each before the next): the last id issued must be released */
+    if (emu->nbusy > 0 || (emu->ncolls > 0 && emu->rec_of[emu->ncolls - 1] >= 0))
         return th_error_set(err, TH_EINPUT, "the astra-sim preset runs one collective at a time");
     if (!emu->state) {
         if (!(emu->state = calloc(1, sizeof(astra_emu_state))))

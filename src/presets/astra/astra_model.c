@@ -73,8 +73,19 @@ void th_cost_astra_phase(const th_system *sys, const th_dim *d, th_algorithm alg
                          double s, double *time, double *bytes) {
     double p = (double)d->npus, ep = astra_of(sys)->endpoint, part = floor(s / p);
     double t = ep, b = 0;
-    if (op == TH_OP_A2A) {
-        *time = *bytes = -1;
+    if (op == TH_OP_A2A) { /* ring: p (p-1) / 2 messages of s/p to the next NPU, one at a
+                            * time, unreduced; direct: s/p to every peer at once, the phase
+                            * waiting for the farthest; halvingDoubling: none (refused) */
+        double n = p * (p - 1) / 2;
+        if (alg == TH_ALG_RING) {
+            *time = ep + n * (net(d, hops(d, 1), part) + ep);
+            *bytes = n * part;
+        } else if (alg == TH_ALG_DIRECT) {
+            *time = ep + net(d, hops(d, floor(p / 2)), part) + ep;
+            *bytes = (p - 1) * part;
+        } else {
+            *time = *bytes = -1;
+        }
         return;
     }
     switch (alg) {
@@ -131,8 +142,23 @@ double th_cost_astra_bytes(const th_system *sys, const th_dim *d, th_op op, doub
     return b;
 }
 
+double th_astra_message(const th_system *sys, int64_t src, int64_t dst, double bytes) {
+    if (src == dst || src < 0 || dst < 0 || (double)src >= sys->npus || (double)dst >= sys->npus)
+        return -1;
+    for (int d = 0; d < sys->ndims; d++) {
+        int64_t p = sys->dims[d].npus, a = src % p, b = dst % p;
+        src /= p, dst /= p;
+        if (a != b)
+            return net(&sys->dims[d], hops(&sys->dims[d], (double)((b - a + p) % p)), bytes);
+    }
+    return -1;
+}
+
 th_algorithm th_astra_algorithm(const th_system *sys, th_coll_type type, int k) {
-    int c = type == TH_COLL_REDUCESCATTER ? 0 : type == TH_COLL_ALLGATHER ? 1 : -1;
+    int c = type == TH_COLL_REDUCESCATTER ? 0
+            : type == TH_COLL_ALLGATHER   ? 1
+            : type == TH_COLL_ALLTOALL    ? 2
+                                          : -1;
     return c >= 0 && astra_of(sys)->alg[c][k] ? (th_algorithm)(astra_of(sys)->alg[c][k] - 1)
                                               : sys->dims[k].algorithm;
 }
@@ -146,11 +172,16 @@ static double idiv(double a, double b) {
 }
 
 static int check(const th_system *sys, const th_collective *coll, th_error *err) {
-    if (coll->type == TH_COLL_ALLTOALL)
-        return th_error_set(err, TH_EINPUT,
-                            "collective: the astra-sim preset models allreduce, reducescatter and "
-                            "allgather, got %s",
-                            th_coll_type_name(coll->type));
+    uint32_t mask = coll->dims_mask ? coll->dims_mask : 0xffffffffu;
+    for (int k = 0; coll->type == TH_COLL_ALLTOALL && k < sys->ndims; k++)
+        if (((mask >> k) & 1u) && sys->dims[k].npus > 1 &&
+            th_astra_algorithm(sys, TH_COLL_ALLTOALL, k) == TH_ALG_RHD)
+            return th_error_set(err, TH_EINPUT,
+                                "collective: the astra-sim preset runs an All-to-All with the ring "
+                                "or direct algorithm (ASTRA-sim stops on halvingDoubling), and "
+                                "dim %d runs %s (dims[%d].alltoall)",
+                                k, th_algorithm_name(th_astra_algorithm(sys, TH_COLL_ALLTOALL, k)),
+                                k);
     if (coll->size != floor(coll->size) || coll->size > 9007199254740992.0)
         return th_error_set(err, TH_EINPUT,
                             "size: the astra-sim preset takes a whole number of bytes up to 2^53, "
@@ -174,7 +205,9 @@ static int shape(th_plan *plan, const th_system *sys, th_error *err) {
     if (plan->type != TH_COLL_ALLGATHER && c < sys->npus) c = sys->npus, s = c * plan->chunks;
     double n = idiv(s, c) + (fmod(s, c) > 0);
     plan->chunk = plan->last_chunk = c;
-    int themis = plan->policy == TH_POLICY_THEMIS || plan->policy == TH_POLICY_THEMIS_GLOBAL;
+    /* its Themis takes min(rest, c) each time; an All-to-All is cut as under the baseline */
+    int themis = (plan->policy == TH_POLICY_THEMIS || plan->policy == TH_POLICY_THEMIS_GLOBAL) &&
+                 plan->type != TH_COLL_ALLTOALL;
     if (themis) plan->last_chunk = s - (n - 1) * c;
     plan->chunks = (int64_t)n;
     int ar = plan->type == TH_COLL_ALLREDUCE;
@@ -198,7 +231,7 @@ static int shape(th_plan *plan, const th_system *sys, th_error *err) {
     }
     /* what each NPU keeps after the RS half (the same in any order): a message of 0 bytes
      * stops ASTRA-sim on an assertion */
-    if (plan->type == TH_COLL_ALLGATHER) return TH_OK;
+    if (plan->type == TH_COLL_ALLGATHER || plan->type == TH_COLL_ALLTOALL) return TH_OK;
     double keep = idiv(plan->last_chunk, plan->active_npus);
     int last = plan->active[plan->n - 1];
     int hd = ar && plan->policy == TH_POLICY_BASELINE && sys->dims[last].algorithm == TH_ALG_RHD;
@@ -224,7 +257,7 @@ static void themis(th_plan *plan, const th_system *sys, th_load_model model, con
     for (int j = 0; j < plan->n; j++)
         involved[plan->active[j]] = 1;
     for (int d = 0; d < nd; d++)
-        list[d] = d;
+        list[d] = plan->carry ? plan->list[d] : d;
     double *load = plan->load, b0 = sys->dims[0].bw_GBps, c = plan->chunk;
     double threshold = floor(c / 16);
     for (int64_t i = 0; i < plan->chunks; i++) {
@@ -286,6 +319,8 @@ static void themis(th_plan *plan, const th_system *sys, th_load_model model, con
             }
         }
     }
+    for (int d = 0; d < nd; d++) /* where the list ends, for a schedule that carries it on */
+        plan->list[d] = (uint8_t)list[d];
 }
 
 /* Phase j of a chunk visiting the dims in order o. An AR: RS over the order, each output
@@ -301,6 +336,10 @@ static void stage(const th_plan *plan, const uint8_t *o, int j, int *dim, th_op 
         for (int l = 0; l < j; l++)
             s *= plan->npus[o[l]];
         *dim = o[j], *op = TH_OP_AG, *m = s;
+        return;
+    }
+    if (plan->type == TH_COLL_ALLTOALL) { /* each phase leaves its input's size */
+        *dim = o[j], *op = TH_OP_A2A, *m = s;
         return;
     }
     if (plan->type == TH_COLL_ALLREDUCE && plan->nstages == n) {

@@ -15,6 +15,24 @@ static void alg_name(const th_system *sys, int k, int type, char *buf, size_t n)
     snprintf(buf, n, "%s", th_algorithm_name(th_astra_algorithm(sys, (th_coll_type)type, k)));
 }
 
+/* ASTRA-sim's roofline (Roofline.cc): local-mem-bw in GB/s (10^9 bytes/s), peak-perf in
+ * TFLOPS, when the system file enabled it. */
+static int roofline(const th_system *sys, double *bw, double *peak) {
+    *bw = astra_of(sys)->local_mem_GBps * 1e9;
+    *peak = astra_of(sys)->roofline_TFLOPS * 1e12;
+    return astra_of(sys)->roofline_TFLOPS > 0;
+}
+
+/* ASTRA-sim 2.x's workload layer (Workload.cc, HardwareResource.cc, OfflineGreedy.cc): one
+ * communication node in flight per NPU, a compute node of duration 0 takes 1 ns, its roofline,
+ * and its Themis scheduling from rank 0's state: after an All-Reduce another NPU than rank 0
+ * issues the next collective first (measured on ASTRA-sim 2.x, docs/CHAKRA.md). */
+static const th_graph_rules graph = {.serial_comm = 1,
+                                     .min_compute = 1,
+                                     .themis_carry = 1u << TH_COLL_ALLREDUCE,
+                                     .roofline = roofline,
+                                     .message = th_astra_message};
+
 const th_model_ops astra_model_ops = {
     .name = "astra-sim",
     .caps = 0,
@@ -22,5 +40,6 @@ const th_model_ops astra_model_ops = {
     .planner = planner,
     .emu = &astra_emu,
     .alg_name = alg_name,
-    .alg_types = 3, /* it runs no All-to-All, so it has no algorithm of its own */
+    .alg_types = 3, /* the reports show an All-to-All's algorithm (dims[k].alltoall) nowhere */
+    .graph = &graph,
 };

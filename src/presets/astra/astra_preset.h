@@ -12,11 +12,13 @@
 typedef struct astra_settings {
     double endpoint;       /* endpoint delay per message, ns */
     double local_mem_GBps; /* local memory bandwidth for reductions, GB/s */
-    /* a Reduce-Scatter's [0] and an All-Gather's [1] algorithm on dim k, as 1 + th_algorithm;
-     * 0 = dims[k].algorithm, which an All-Reduce uses (th_astra_algorithm) */
-    unsigned char alg[2][TH_MAX_DIMS];
+    /* a Reduce-Scatter's [0], an All-Gather's [1] and an All-to-All's [2] algorithm on dim k,
+     * as 1 + th_algorithm; 0 = dims[k].algorithm, which an All-Reduce uses
+     * (th_astra_algorithm) */
+    unsigned char alg[3][TH_MAX_DIMS];
     int flat; /* collective-optimization baseline (an All-Reduce is one AR phase on every
                * dim); 0: localBWAware */
+    double roofline_TFLOPS; /* roofline-enabled: the peak of a trace's compute nodes; 0: off */
 } astra_settings;
 _Static_assert(sizeof(astra_settings) <= TH_MODEL_DATA_MAX, "the settings fit model_data");
 _Static_assert(_Alignof(astra_settings) <= _Alignof(max_align_t), "model_data aligns them");

@@ -30,6 +30,9 @@ static int parse(const cJSON *root, th_system *sys, const char *src, th_error *e
     int flat = 0;
     if (th_json_enum(root, "collective_optimization", opt, &flat, src, "", err)) return err->code;
     astra_set(sys)->flat = flat;
+    double peak = 0;
+    if (th_json_number(root, "roofline_TFLOPS", 0, &peak, src, "", err)) return err->code;
+    astra_set(sys)->roofline_TFLOPS = peak;
     return TH_OK;
 }
 
@@ -49,6 +52,12 @@ static int validate(const th_system *sys, const char *src, th_error *err) {
     if (sys->reduce_bw != 0)
         return th_error_set(err, TH_EINPUT, "%s: reduce_GBps: not used under the astra-sim preset",
                             src);
+    double peak = astra_of(sys)->roofline_TFLOPS;
+    if (!(peak == 0 || (peak > 0 && peak <= 1e9)))
+        return th_error_set(err, TH_EINPUT,
+                            "%s: roofline_TFLOPS: expected a number > 0 (at most 1e9), or 0 for "
+                            "no roofline, got %.17g",
+                            src, peak);
     return TH_OK;
 }
 
@@ -74,12 +83,12 @@ static int check_alg(const th_dim *d, int k, th_algorithm alg, const char *field
     return TH_OK;
 }
 
-static const char *const alg_keys[] = {"reducescatter", "allgather", NULL};
+static const char *const alg_keys[] = {"reducescatter", "allgather", "alltoall", NULL};
 
 static int dim(th_system *sys, int k, const char *src, th_error *err) {
     th_dim *d = &sys->dims[k];
     if (check_alg(d, k, d->algorithm, "algorithm", src, err)) return err->code;
-    for (int c = 0; c < 2; c++) {
+    for (int c = 0; c < 3; c++) {
         if (astra_of(sys)->alg[c][k] > TH_ALG_RHD + 1)
             return th_error_set(err, TH_EINPUT, "%s: dims[%d].%s: invalid algorithm", src, k,
                                 alg_keys[c]);
@@ -103,7 +112,7 @@ static const th_algorithm ring_only[] = {TH_ALG_RING, TH_ALG_RING, TH_ALG_RING};
 static int parse_dim(const cJSON *d, int k, th_system *sys, const char *src, th_error *err) {
     char path[32];
     snprintf(path, sizeof path, "dims[%d]", k);
-    for (int c = 0; c < 2; c++) {
+    for (int c = 0; c < 3; c++) {
         int alg = -1;
         if (th_json_enum(d, alg_keys[c], th_algorithm_names, &alg, src, path, err))
             return err->code;
@@ -112,7 +121,7 @@ static int parse_dim(const cJSON *d, int k, th_system *sys, const char *src, th_
     return TH_OK;
 }
 
-static const char *const top_keys[] = {"collective_optimization", NULL};
+static const char *const top_keys[] = {"collective_optimization", "roofline_TFLOPS", NULL};
 
 const sys_model astra_sys = {.keys = keys,
                              .shared_keys = top_keys,

@@ -37,6 +37,7 @@ const th_wl_format astra1_text_format = {
     .plural = "ASTRA-sim 1.0 text workloads",
     .sim = "ASTRA-sim 1.0",
     .model = "astra-sim-1.0",
+    .scales = 1,
     .detect = th_a1_is_text,
     .parse = parse,
     .free_native = free_native,

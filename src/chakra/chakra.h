@@ -1,0 +1,134 @@
+/* Chakra execution traces (docs/CHAKRA.md): one protobuf file per NPU, <prefix>.<rank>.et,
+ * each a graph of compute, collective, point-to-point and memory nodes with their
+ * dependencies. This module reads a trace set into one rank's graph (chakra_read.c: a file;
+ * chakra_set.c: the set, its ranks compared), replays that graph on a system
+ * (chakra_replay.c) and plugs both into the workload loader and `themis train`
+ * (chakra_format.c, chakra_report.c). */
+#ifndef THEMIS_CHAKRA_H
+#define THEMIS_CHAKRA_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "themis/buf.h"
+#include "themis/emulate.h"
+#include "themis/error.h"
+#include "themis/schedule.h"
+#include "themis/system.h"
+
+/* What a node is to the replay (its NodeType and, for a collective, its comm_type). */
+typedef enum {
+    TH_CK_COMPUTE, /* COMP_NODE: its duration on the compute (or CPU) stream */
+    TH_CK_COLL,    /* COMM_COLL_NODE of All-Reduce, All-Gather, Reduce-Scatter, All-to-All */
+    TH_CK_BCAST,   /* COMM_COLL_NODE BROADCAST: its duration on the communication stream */
+    TH_CK_SEND,    /* COMM_SEND_NODE */
+    TH_CK_RECV,    /* COMM_RECV_NODE */
+    TH_CK_MEM,     /* MEM_LOAD_NODE, MEM_STORE_NODE */
+    TH_CK_SKIP,    /* INVALID_NODE: finished as soon as issued; METADATA_NODE (refused) */
+} th_ck_kind;
+
+typedef struct th_ck_node {
+    uint64_t id;     /* as the file numbers it */
+    int32_t pos;     /* its place in the file (0 = the first node after the metadata) */
+    uint8_t kind;    /* th_ck_kind */
+    uint8_t type;    /* NodeType as written */
+    uint8_t cpu;     /* is_cpu_op */
+    uint8_t coll;    /* TH_CK_COLL: th_coll_type */
+    uint64_t micros; /* duration_micros */
+    double size;     /* comm_size, bytes (collectives, send, receive; 0 when absent) */
+    double ops;      /* num_ops (compute); -1 when absent */
+    double tensor;   /* tensor_size, bytes (compute, memory); -1 when absent */
+    uint32_t dims;   /* involved_dim: the dims it lists as true (below TH_MAX_DIMS) */
+    int16_t ndims;   /* involved_dim's length; -1 when absent (every dim) */
+    int32_t peer;    /* send: comm_dst, receive: comm_src; -1 when absent */
+    int32_t tag;     /* send, receive: comm_tag; -1 when absent */
+    uint32_t name;   /* offset of its name in th_ck_graph.names */
+    uint32_t dep0;   /* its parents (data_deps then ctrl_deps, each once) in deps[dep0 ..] */
+    uint32_t ndeps;
+} th_ck_node;
+
+/* One rank's graph, its nodes sorted by id (the order ASTRA-sim issues ready nodes in). */
+typedef struct th_ck_graph {
+    th_ck_node *nodes;
+    int32_t n;
+    int32_t *deps; /* parents as node indices */
+    size_t ndeps;
+    int32_t *child_off; /* children of node i: child[child_off[i] .. child_off[i+1]) */
+    int32_t *child;
+    th_buf names;     /* every node's name, each NUL-terminated */
+    char version[64]; /* the global metadata's version ("" when none) */
+} th_ck_graph;
+
+/* A trace set as read: rank 0's graph (every rank holds the same one) and where it came from. */
+typedef struct th_ck_trace {
+    char name[64];     /* the prefix's base name */
+    char prefix[4096]; /* <prefix> of <prefix>.<rank>.et, or the one file read */
+    char file0[4096];  /* the file whose graph this is */
+    int ranks;         /* files in the set (1 for a file not named <prefix>.<rank>.et) */
+    th_ck_graph g;
+} th_ck_trace;
+
+/* 1 when text looks like a Chakra trace: binary (a control byte early on), the first message
+ * a length-delimited one. */
+int th_ck_detect(const char *text, size_t len);
+
+/* Parses one trace file's bytes into g (sorted by id, dependencies resolved and checked: no
+ * duplicate id, no dependency on a missing node, no cycle); errors name src, the node id and
+ * the field. */
+int th_ck_parse(const char *data, size_t len, const char *src, th_ck_graph *g, th_error *err);
+void th_ck_graph_free(th_ck_graph *g);
+
+/* The name of node i ("" when it has none). */
+static inline const char *th_ck_name(const th_ck_graph *g, int32_t i) {
+    return g->names.p ? g->names.p + g->nodes[i].name : "";
+}
+
+/* Reads the trace set path names: a prefix (<prefix>.0.et exists), one file of a set
+ * (<prefix>.<rank>.et), or one file alone. Every rank's file is read and compared with rank
+ * 0's: ranks that differ are refused, naming the file, node and field. 0 when path names no
+ * trace (a missing file that is no prefix either: *tr untouched), 1 when read, < 0 on error
+ * (err set; -TH_EINPUT, -TH_EIO). */
+int th_ck_open(const char *path, th_ck_trace **tr, th_error *err);
+/* One file's bytes as a set of one rank (a trace from stdin or detected by content). */
+int th_ck_from_bytes(const char *data, size_t len, const char *src, th_ck_trace **tr,
+                     th_error *err);
+void th_ck_trace_free(th_ck_trace *tr);
+
+/* How the replay goes. */
+typedef struct th_ck_opts {
+    th_policy policy; /* baseline, themis, ... (not ideal) */
+    th_intra intra;
+    th_load_model model;
+    th_priority priority; /* between collectives in flight (the analytical model) */
+    int64_t chunks;       /* chunks per collective, >= 1 */
+    const atomic_int *stop;
+    int (*poll)(void *ctx); /* as th_train_opts.poll */
+    void *poll_ctx;
+} th_ck_opts;
+
+typedef struct th_ck_result {
+    double finish;       /* when the last node ends, ns (ASTRA-sim's "finished, T cycles") */
+    double compute;      /* the GPU compute nodes' time, ns */
+    double exposed;      /* finish - compute: communication not hidden by compute, ns */
+    int64_t collectives; /* collective nodes replayed */
+} th_ck_result;
+
+/* One node of the replay, for the timeline. */
+typedef struct th_ck_event {
+    int32_t node;      /* index in the graph */
+    double start, end; /* ns */
+} th_ck_event;
+typedef void (*th_ck_trace_fn)(void *ctx, const th_ck_event *ev);
+
+/* Replays tr's graph on sys (one NPU; every NPU alike): per NPU a compute stream, a CPU stream
+ * and a communication stream; a node is issued once its parents ended, ready nodes in id
+ * order; collectives through the emulator under the system model's graph rules (model.h). */
+int th_ck_replay(const th_system *sys, const th_ck_trace *tr, const th_ck_opts *o,
+                 th_ck_trace_fn trace, void *trace_ctx, th_ck_result *res, th_error *err);
+
+/* "COMP_NODE", ... for messages. */
+const char *th_ck_type_name(int type);
+
+#endif

@@ -1,0 +1,638 @@
+/* Chakra execution traces: traces written here with protobuf-c (a small writer below), read
+ * and replayed by `themis train`, with times derived by hand from ASTRA-sim 2.x's rules
+ * (docs/CHAKRA.md, SPEC §9) and from SPEC §3 for the analytical model, and every kind of bad
+ * trace refused with exit 2 naming the file, the node and the field.
+ *
+ * The astra-sim systems are imported from tests/data/chakra/ (ASTRA-sim 2.x's Ring_<N>npus
+ * network and Ring_4chunks system, written out here): one ring of N NPUs at 50 GB/s
+ * (B = 50 * 2^30 / 1e9 = 53.687091 bytes/ns) and 500 ns, endpoint delay ep = 10 ns, local
+ * memory 1600 GB/s (proc(b) = 3 floor(b / 1600)), 4 chunks, baseline + FIFO. A 1 MiB
+ * collective runs 4 chunks of c = 262144 bytes one after the other on the one dim. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "chakra/chakra.h"
+#include "chakra/et_def.pb-c.h"
+#include "check_themis.h"
+
+/* ---- a small trace writer ---- */
+
+enum { COMP = 4, SEND = 5, RECV = 6, COLL = 7, META = 1, AR = 0, AG = 2, A2A = 6, RS = 7 };
+
+/* One node as the tests write it. */
+typedef struct wnode {
+    uint64_t id;
+    int type;        /* NodeType */
+    uint64_t micros; /* duration_micros */
+    int comm;        /* comm_type, or -1 for none */
+    uint64_t size;   /* comm_size (COLL) */
+    uint64_t data[4], ctrl[4];
+    int ndata, nctrl;
+    int ndims; /* involved_dim length (0: absent, -1: an empty list) */
+    int dims[4];
+    uint64_t ops, tensor; /* num_ops, tensor_size (0: absent) */
+    int peer;             /* SEND, RECV: comm_dst, comm_src as an offset from the rank */
+} wnode;
+
+/* The rank being written and the ranks of its trace (write_trace's peers). */
+static int w_rank, w_ranks = 1;
+
+static void put_varint(FILE *f, uint64_t v) {
+    do {
+        int b = (int)(v & 0x7f);
+        v >>= 7;
+        fputc(v ? b | 0x80 : b, f);
+    } while (v);
+}
+
+static void put_msg(FILE *f, const ProtobufCMessage *m) {
+    size_t n = protobuf_c_message_get_packed_size(m);
+    uint8_t *buf = malloc(n ? n : 1);
+    ck_assert_ptr_nonnull(buf);
+    protobuf_c_message_pack(m, buf);
+    put_varint(f, n);
+    fwrite(buf, 1, n, f);
+    free(buf);
+}
+
+/* Writes the nodes (ids offset by `off`, as the ranks of one trace are) to path. */
+static void write_trace(const char *path, const wnode *w, int n, uint64_t off) {
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ChakraProtoMsg__GlobalMetadata md = CHAKRA_PROTO_MSG__GLOBAL_METADATA__INIT;
+    md.version = "0.0.4";
+    put_msg(f, &md.base);
+    for (int i = 0; i < n; i++) {
+        ChakraProtoMsg__Node x = CHAKRA_PROTO_MSG__NODE__INIT;
+        ChakraProtoMsg__AttributeProto a[8], *ap[8];
+        ChakraProtoMsg__BoolList bl = CHAKRA_PROTO_MSG__BOOL_LIST__INIT;
+        protobuf_c_boolean bv[4];
+        uint64_t data[4], ctrl[4];
+        char name[32];
+        snprintf(name, sizeof name, "n%llu", (unsigned long long)w[i].id);
+        x.id = w[i].id + off;
+        x.name = name;
+        x.type = (ChakraProtoMsg__NodeType)w[i].type;
+        x.duration_micros = w[i].micros;
+        for (int k = 0; k < w[i].ndata; k++)
+            data[k] = w[i].data[k] + off;
+        for (int k = 0; k < w[i].nctrl; k++)
+            ctrl[k] = w[i].ctrl[k] + off;
+        x.n_data_deps = (size_t)w[i].ndata, x.data_deps = data;
+        x.n_ctrl_deps = (size_t)w[i].nctrl, x.ctrl_deps = ctrl;
+        int na = 0;
+        if (w[i].type == SEND || w[i].type == RECV) { /* peer, tag 0, size */
+            const char *names[3] = {w[i].type == SEND ? "comm_dst" : "comm_src", "comm_tag",
+                                    "comm_size"};
+            int64_t vals[3] = {((w_rank + w[i].peer) % w_ranks + w_ranks) % w_ranks, 0,
+                               (int64_t)w[i].size};
+            for (int k = 0; k < 3; k++) {
+                ChakraProtoMsg__AttributeProto v = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__INIT;
+                v.name = (char *)names[k];
+                v.value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_INT64_VAL;
+                v.int64_val = vals[k];
+                a[na++] = v;
+            }
+        }
+        if (w[i].comm >= 0) {
+            ChakraProtoMsg__AttributeProto t = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__INIT;
+            t.name = "comm_type";
+            t.value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_INT64_VAL;
+            t.int64_val = w[i].comm;
+            a[na++] = t;
+            ChakraProtoMsg__AttributeProto s = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__INIT;
+            s.name = "comm_size";
+            s.value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_UINT64_VAL;
+            s.uint64_val = w[i].size;
+            a[na++] = s;
+        }
+        if (w[i].ndims) {
+            ChakraProtoMsg__AttributeProto d = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__INIT;
+            int nd = w[i].ndims < 0 ? 0 : w[i].ndims;
+            for (int k = 0; k < nd; k++)
+                bv[k] = w[i].dims[k];
+            bl.n_values = (size_t)nd, bl.values = nd ? bv : NULL;
+            d.name = "involved_dim";
+            d.value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_BOOL_LIST;
+            d.bool_list = &bl;
+            a[na++] = d;
+        }
+        const char *names[2] = {"num_ops", "tensor_size"};
+        uint64_t vals[2] = {w[i].ops, w[i].tensor};
+        for (int k = 0; k < 2; k++) {
+            if (!vals[k]) continue;
+            ChakraProtoMsg__AttributeProto v = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__INIT;
+            v.name = (char *)names[k];
+            v.value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_UINT64_VAL;
+            v.uint64_val = vals[k];
+            a[na++] = v;
+        }
+        for (int k = 0; k < na; k++)
+            ap[k] = &a[k];
+        x.n_attr = (size_t)na, x.attr = ap;
+        put_msg(f, &x.base);
+    }
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+/* Writes `ranks` files dir/name.<k>.et of the same graph (ids offset by 1000 k). */
+static void write_set(const char *dir, const char *name, const wnode *w, int n, int ranks) {
+    for (int k = 0; k < ranks; k++) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/%s.%d.et", dir, name, k);
+        w_rank = k, w_ranks = ranks;
+        write_trace(path, w, n, 1000u * (uint64_t)k);
+    }
+}
+
+#define COMPUTE(i, us)                                                                             \
+    { .id = (i), .type = COMP, .micros = (us), .comm = -1 }
+#define COLLECTIVE(i, t, s)                                                                        \
+    { .id = (i), .type = COLL, .comm = (t), .size = (s) }
+
+/* An astra-sim system of one ring of n NPUs imported from tests/data/chakra/ into dir. */
+static const char *astra_system(const char *dir, int n) {
+    static char out[4200];
+    char net[64];
+    snprintf(out, sizeof out, "%s/ring%d.json", dir, n);
+    snprintf(net, sizeof net, "chakra/Ring_%dnpus.yml", n);
+    test_cli_out r;
+    test_cli(&r, "import-astra '%s' '%s' -o '%s' --force", test_dpath(net),
+             test_dpath("chakra/Ring_4chunks.json"), out);
+    test_expect_ok(&r, "import-astra");
+    test_cli_free(&r);
+    return out;
+}
+
+/* Runs train on the trace (prefix or file) and returns its CSV. */
+static void train(test_csv *c, const char *trace, const char *sys, const char *more) {
+    test_cli_out r;
+    test_cli(&r, "train '%s' -s '%s' -f csv %s", trace, sys, more);
+    test_expect_quiet(&r, trace);
+    test_csv_parse(c, r.out);
+    test_cli_free(&r);
+}
+
+static double iteration(const char *trace, const char *sys, const char *more) {
+    test_csv c;
+    train(&c, trace, sys, more);
+    ck_assert_int_eq(c.nrows, 1);
+    double v = test_csv_d(&c, 0, "iteration_us") * 1000.0;
+    test_csv_free(&c);
+    return v;
+}
+
+/* ---- ASTRA-sim 2.x's microbenchmarks: one 1 MiB collective per NPU ----
+ *
+ * Baseline, one dim: every chunk is one phase of s = c = 262144 bytes, the chunks one after
+ * the other (one queue, one active chunk), so the time is 4 phases (SPEC §9):
+ *   AR phase: ep + 2 (p-1) (net(s/p) + ep) + (p-1) proc(s/p)
+ *   RS phase: ep + (p-1) (net(s/p) + ep + proc(s/p))
+ *   AG phase: ep + (p-1) (net(s) + ep)     (the size is what each NPU holds before)
+ *   A2A phase: ep + p (p-1) / 2 (net(s/p) + ep)   (ASTRA-sim's Ring for All_to_All)
+ * with net(b) = floor(500 + b / 53.687091):
+ *   p = 4:  s/p = 65536: net 1720, proc 3 floor(40.96) = 120; net(s) = floor(500 + 4882.8125)
+ *           = 5382. AR 10 + 6 * 1730 + 3 * 120 = 10750 (x4 = 43000); RS 10 + 3 * 1850 = 5560
+ *           (x4 = 22240); AG 10 + 3 * 5392 = 16186 (x4 = 64744).
+ *   p = 8:  s/p = 32768: net floor(500 + 610.35) = 1110, proc 3 * 20 = 60. AR 10 + 14 * 1120 +
+ *           7 * 60 = 16110 (x4 = 64440); RS 10 + 7 * 1180 = 8270 (x4 = 33080); AG 10 + 7 * 5392
+ *           = 37754 (x4 = 151016).
+ *   p = 16: s/p = 16384: net floor(500 + 305.18) = 805, proc 3 * 10 = 30. AR 10 + 30 * 815 +
+ *           15 * 30 = 24910 (x4 = 99640); RS 10 + 15 * 845 = 12685 (x4 = 50740); AG 10 + 15 *
+ *           5392 = 80890 (x4 = 323560).
+ *   A2A: p = 4: 10 + 6 * 1730 = 10390 (x4 = 41560); p = 8: 10 + 28 * 1120 = 31370 (x4 =
+ *           125480); p = 16: 10 + 120 * 815 = 97810 (x4 = 391240).
+ * These are the times ASTRA-sim 2.x prints for its own microbenchmark traces on these files. */
+START_TEST(chakra_microbenchmarks) {
+    static const struct {
+        int comm, npus;
+        double ns;
+    } v[] = {{AR, 4, 43000},   {AR, 8, 64440},  {AR, 16, 99640},  {RS, 4, 22240},
+             {RS, 8, 33080},   {RS, 16, 50740}, {AG, 4, 64744},   {AG, 8, 151016},
+             {AG, 16, 323560}, {A2A, 4, 41560}, {A2A, 8, 125480}, {A2A, 16, 391240}};
+    char *dir = test_tmp_dir();
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
+        wnode w[] = {COLLECTIVE(0, v[i].comm, 1048576)};
+        char name[32], prefix[4200];
+        snprintf(name, sizeof name, "mb%zu", i);
+        write_set(dir, name, w, 1, v[i].npus);
+        snprintf(prefix, sizeof prefix, "%s/%s", dir, name);
+        const char *sys = astra_system(dir, v[i].npus);
+        test_csv c;
+        train(&c, prefix, sys, "-p baseline -q fifo");
+        ck_assert_int_eq(c.nrows, 1);
+        ck_assert_rel(test_csv_d(&c, 0, "iteration_us") * 1000, v[i].ns);
+        ck_assert_rel(test_csv_d(&c, 0, "compute_us"), 0);
+        ck_assert_rel(test_csv_d(&c, 0, "exposed_comm_us") * 1000, v[i].ns);
+        ck_assert_int_eq((int)test_csv_d(&c, 0, "collectives"), 1);
+        test_csv_free(&c);
+        /* one file of the set names the same trace */
+        char file[4300];
+        snprintf(file, sizeof file, "%s.%d.et", prefix, v[i].npus - 1);
+        ck_assert_rel(iteration(file, sys, "-p baseline -q fifo"), v[i].ns);
+    }
+    test_rm_dir(dir);
+}
+END_TEST
+
+/* ---- graphs with compute and dependencies, under the astra-sim preset (ring of 4) ---- */
+
+/* A compute node costs 1000 x duration_micros ns, 1 ns when that is 0; a collective starts
+ * when its parents end; an All-Reduce of 1 MiB takes 43000 ns (above).
+ *   chain: C(5 us) -> AR -> C(0 us): 5000 + 43000 + 1 = 48001 ns; compute 5001, exposed 43000.
+ *   join: roots C1 (10 us, id 1) and AR (id 2) start at 0; C3 (2 us) waits for AR (data) and
+ *   C1 (ctrl): max(10000, 43000) + 2000 = 45000; compute 12000, exposed 33000.
+ *   serial: two root All-Reduces (ids 1, 2): one collective in flight per NPU: 86000.
+ *   id order: roots C5 (2 us, id 5) and C3 (1 us, id 3) share the compute stream; the smaller
+ *   id goes first: C3 0-1000, C5 1000-3000, then AR (id 7, after C5) 3000-46000. */
+START_TEST(chakra_graphs_astra) {
+    char *dir = test_tmp_dir();
+    const char *sys = astra_system(dir, 4);
+    wnode chain[] = {COMPUTE(0, 5), COLLECTIVE(1, AR, 1048576), COMPUTE(2, 0)};
+    chain[1].data[0] = 0, chain[1].ndata = 1;
+    chain[2].data[0] = 1, chain[2].ndata = 1;
+    wnode join[] = {COMPUTE(1, 10), COLLECTIVE(2, AR, 1048576), COMPUTE(3, 2)};
+    join[2].data[0] = 2, join[2].ndata = 1;
+    join[2].ctrl[0] = 1, join[2].nctrl = 1;
+    wnode serial[] = {COLLECTIVE(1, AR, 1048576), COLLECTIVE(2, AR, 1048576)};
+    wnode order[] = {COMPUTE(5, 2), COMPUTE(3, 1), COLLECTIVE(7, AR, 1048576)};
+    order[2].data[0] = 5, order[2].ndata = 1;
+    static const struct {
+        const char *name;
+        double ns, compute;
+    } want[] = {{"chain", 48001, 5001},
+                {"join", 45000, 12000},
+                {"serial", 86000, 0},
+                {"order", 46000, 3000}};
+    const wnode *g[] = {chain, join, serial, order};
+    const int n[] = {3, 3, 2, 3};
+    for (int i = 0; i < 4; i++) {
+        write_set(dir, want[i].name, g[i], n[i], 4);
+        TEST_DIR_PATH(prefix, dir, want[i].name);
+        test_csv c;
+        train(&c, prefix, sys, "-p baseline -q fifo");
+        ck_assert_rel(test_csv_d(&c, 0, "iteration_us") * 1000, want[i].ns);
+        ck_assert_rel(test_csv_d(&c, 0, "compute_us") * 1000, want[i].compute);
+        ck_assert_rel(test_csv_d(&c, 0, "exposed_comm_us") * 1000, want[i].ns - want[i].compute);
+        test_csv_free(&c);
+    }
+    test_rm_dir(dir);
+}
+END_TEST
+
+/* An invalid node ends as soon as it is issued; what it makes ready waits for the next event
+ * (ASTRA-sim issues from the ready set as it was when the call began). Roots I (id 1) and
+ * C2 (1 us); C3 (2 us) after I: C2 0-1000, C3 1000-3000. Without C2 nothing would follow I and
+ * ASTRA-sim would never issue C3: refused. A metadata node stops ASTRA-sim: refused. */
+START_TEST(chakra_metadata) {
+    char *dir = test_tmp_dir();
+    const char *sys = astra_system(dir, 4);
+    wnode w[] = {{.id = 1, .type = 0, .comm = -1}, COMPUTE(2, 1), COMPUTE(3, 2)};
+    w[2].data[0] = 1, w[2].ndata = 1;
+    write_set(dir, "inv", w, 3, 4);
+    TEST_DIR_PATH(prefix, dir, "inv");
+    ck_assert_rel(iteration(prefix, sys, "-p baseline -q fifo"), 3000);
+    wnode lone[] = {{.id = 1, .type = 0, .comm = -1}, COMPUTE(3, 2)};
+    lone[1].data[0] = 1, lone[1].ndata = 1;
+    write_set(dir, "lone", lone, 2, 4);
+    TEST_DIR_PATH(p2, dir, "lone");
+    test_bad("node 3: ready only once an invalid node ended", "train '%s' -s '%s'", p2, sys);
+    wnode meta[] = {{.id = 1, .type = META, .comm = -1}, COMPUTE(2, 1)};
+    write_set(dir, "meta", meta, 2, 4);
+    test_bad("node 1: type: METADATA_NODE", "train '%s/meta' -s '%s'", dir, sys);
+    test_rm_dir(dir);
+}
+END_TEST
+
+/* roofline-enabled (tests/data/chakra/Ring_4chunks_roofline.json: peak-perf 900 TFLOPS,
+ * local-mem-bw 1600 GB/s): a GPU compute node costs num_ops / min(1.6e12 * num_ops /
+ * tensor_size, 9e14) s, truncated to ns. C1: num_ops 1e9, tensor_size 1e6: intensity 1000,
+ * 1.6e15 > 9e14, so 1e9 / 9e14 s = 1111.1 ns -> 1111 (its duration, 50 us, is not used);
+ * then the All-Reduce (43000): 44111 ns, compute 1111. A GPU compute node without num_ops is
+ * refused. */
+START_TEST(chakra_roofline) {
+    char *dir = test_tmp_dir();
+    TEST_DIR_PATH(sys, dir, "roof.json");
+    test_cli_out r;
+    test_cli(&r, "import-astra '%s' '%s' -o '%s'", test_dpath("chakra/Ring_4npus.yml"),
+             test_dpath("chakra/Ring_4chunks_roofline.json"), sys);
+    test_expect_ok(&r, "import-astra");
+    test_cli_free(&r);
+    char *text = test_slurp(sys, NULL);
+    ck_assert_ptr_nonnull(strstr(text, "\"roofline_TFLOPS\":\t900"));
+    free(text);
+    wnode w[] = {COMPUTE(1, 50), COLLECTIVE(2, AR, 1048576)};
+    w[0].ops = 1000000000, w[0].tensor = 1000000;
+    w[1].data[0] = 1, w[1].ndata = 1;
+    write_set(dir, "roof", w, 2, 4);
+    TEST_DIR_PATH(prefix, dir, "roof");
+    test_csv c;
+    train(&c, prefix, sys, "-p baseline -q fifo");
+    ck_assert_rel(test_csv_d(&c, 0, "iteration_us") * 1000, 44111);
+    ck_assert_rel(test_csv_d(&c, 0, "compute_us") * 1000, 1111);
+    test_csv_free(&c);
+    wnode bare[] = {COMPUTE(1, 50)};
+    write_set(dir, "bare", bare, 1, 1);
+    test_bad("node 1: attr tensor_size: missing under the system's roofline",
+             "train '%s/bare' -s '%s'", dir, sys);
+    test_rm_dir(dir);
+}
+END_TEST
+
+/* Several collectives on a 3-D system under Themis: rank 0's scheduler makes every schedule,
+ * and after an All-Reduce another NPU issues the next collective first, from the loads and
+ * list the All-Reduce's schedule left (rank 0 resets them only as it issues the collective in
+ * turn). Vectors measured with ASTRA-sim 2.x (astra-sim 518bd51, astra-network-analytical
+ * 599a047, chakra f37c2bb, congestion-unaware backend, its Sys.cc made to read the
+ * inter-/intra-dimension-scheduling keys that 518bd51 leaves unread) on
+ * tests/data/chakra/r4_fc4_s4.yml (Ring 4 @ 200/50, FC 4 @ 100/100, Switch 4 @ 50/100) with
+ * themis_SCF_3d_s4.json (4 splits), traces of the same graph on its 64 NPUs:
+ *   four independent 1 MiB All-Reduces (one after the other): Themis + SCF 55833 ns (each
+ *   planned from fresh loads: 56888), baseline + FIFO 44912;
+ *   AR -> AG -> RS -> A2A, 1 MiB each: Themis + SCF 565945 (fresh: 606979), baseline + FIFO
+ *   339803. */
+START_TEST(chakra_themis_across_collectives) {
+    char *dir = test_tmp_dir();
+    TEST_DIR_PATH(sys, dir, "t3.json");
+    test_cli_out r;
+    test_cli(&r, "import-astra '%s' '%s' -o '%s'", test_dpath("chakra/r4_fc4_s4.yml"),
+             test_dpath("chakra/themis_SCF_3d_s4.json"), sys);
+    test_expect_ok(&r, "import-astra");
+    test_cli_free(&r);
+    wnode four[] = {COLLECTIVE(0, AR, 1048576), COLLECTIVE(1, AR, 1048576),
+                    COLLECTIVE(2, AR, 1048576), COLLECTIVE(3, AR, 1048576)};
+    wnode chain[] = {COLLECTIVE(0, AR, 1048576), COLLECTIVE(1, AG, 1048576),
+                     COLLECTIVE(2, RS, 1048576), COLLECTIVE(3, A2A, 1048576)};
+    for (int k = 1; k < 4; k++)
+        chain[k].data[0] = (uint64_t)k - 1, chain[k].ndata = 1;
+    write_set(dir, "four", four, 4, 64);
+    write_set(dir, "chain", chain, 4, 64);
+    TEST_DIR_PATH(p4, dir, "four");
+    TEST_DIR_PATH(pc, dir, "chain");
+    ck_assert_rel(iteration(p4, sys, "-p themis -q scf"), 55833);
+    ck_assert_rel(iteration(p4, sys, ""), 55833); /* the system's run.policy and run.intra */
+    ck_assert_rel(iteration(p4, sys, "-p baseline -q fifo"), 44912);
+    ck_assert_rel(iteration(pc, sys, "-p themis -q scf"), 565945);
+    ck_assert_rel(iteration(pc, sys, "-p baseline -q fifo"), 339803);
+    test_rm_dir(dir);
+}
+END_TEST
+
+/* Point-to-point under the astra-sim preset, when every rank sends as it receives: each rank r
+ * sends 1 MiB to r + 1 and receives from r - 1 (both ready at once). A message goes on the first
+ * dim in which the two NPUs differ, floor(hops latency + bytes / B) (measured on ASTRA-sim 2.x,
+ * the same versions as above: b_graphs sr_shift and sr_shift_after_comp):
+ *   Ring 8 @ 50 GB/s, 500 ns, 1 hop: floor(500 + 1048576 / 53.687091) = floor(500 + 19531.25)
+ *   = 20031 ns; after a 4 us compute node, 24031;
+ *   Ring 4 @ 200 GB/s, 50 ns x Switch 4 (r4_s4.yml): ranks r and r + 1 differ in dim 0 (or, from
+ *   3 to 4, in both: dim 0 is charged): floor(50 + 1048576 / 214.7483648) = 4932. */
+START_TEST(chakra_send_recv) {
+    char *dir = test_tmp_dir();
+    const char *ring8 = astra_system(dir, 8);
+    wnode w[] = {{.id = 1, .type = SEND, .comm = -1, .size = 1048576, .peer = 1},
+                 {.id = 2, .type = RECV, .comm = -1, .size = 1048576, .peer = -1}};
+    write_set(dir, "sr", w, 2, 8);
+    TEST_DIR_PATH(p8, dir, "sr");
+    ck_assert_rel(iteration(p8, ring8, "-p baseline -q fifo"), 20031);
+    wnode after[] = {COMPUTE(1, 4),
+                     {.id = 2, .type = SEND, .comm = -1, .size = 1048576, .peer = 1},
+                     {.id = 3, .type = RECV, .comm = -1, .size = 1048576, .peer = -1}};
+    after[1].data[0] = 1, after[1].ndata = 1;
+    after[2].data[0] = 1, after[2].ndata = 1;
+    write_set(dir, "sra", after, 3, 8);
+    TEST_DIR_PATH(pa, dir, "sra");
+    ck_assert_rel(iteration(pa, ring8, "-p baseline -q fifo"), 24031);
+    TEST_DIR_PATH(sys2, dir, "r4s4.json");
+    test_cli_out r;
+    test_cli(&r, "import-astra '%s' '%s' -o '%s'", test_dpath("chakra/r4_s4.yml"),
+             test_dpath("chakra/Ring_4chunks_2d.json"), sys2);
+    test_expect_ok(&r, "import-astra");
+    test_cli_free(&r);
+    write_set(dir, "sr16", w, 2, 16);
+    TEST_DIR_PATH(p16, dir, "sr16");
+    ck_assert_rel(iteration(p16, sys2, "-p baseline -q fifo"), 4932);
+    /* a receive without a send of its tag in the graph; the analytical model has no messages */
+    wnode lone[] = {{.id = 2, .type = RECV, .comm = -1, .size = 1048576, .peer = -1}};
+    write_set(dir, "lone", lone, 1, 8);
+    test_bad("node 2: attr comm_tag: no send of tag 0", "train '%s/lone' -s '%s'", dir, ring8);
+    test_bad("node 1: type: COMM_SEND_NODE", "train '%s' -s '%s'", p8,
+             test_dpath("cli_ring4.json"));
+    test_rm_dir(dir);
+}
+END_TEST
+
+/* ---- the analytical model: collectives overlap ----
+ *
+ * tests/data/cli_ring4.json: an All-Reduce of S bytes in C chunks is 2C stages on the one
+ * dim, 60 C + 0.015 S ns (tests/test_cli_train.c); S = 1 MiB, -n 4: 240 + 15728.64 =
+ * 15968.64 ns. Two root All-Reduces are in flight together and keep the dim busy until both
+ * end: 2 * 15968.64 = 31937.28 ns. A compute node takes exactly its duration (0 is 0): C(3 us)
+ * then the All-Reduce then C(0 us): 3000 + 15968.64 = 18968.64 ns. */
+START_TEST(chakra_graphs_analytical) {
+    char *dir = test_tmp_dir();
+    const char *sys = test_dpath("cli_ring4.json");
+    wnode two[] = {COLLECTIVE(1, AR, 1048576), COLLECTIVE(2, AR, 1048576)};
+    write_set(dir, "two", two, 2, 4);
+    TEST_DIR_PATH(p1, dir, "two");
+    ck_assert_rel(iteration(p1, sys, "-p baseline -q fifo -n 4"), 31937.28);
+    wnode chain[] = {COMPUTE(0, 3), COLLECTIVE(1, AR, 1048576), COMPUTE(2, 0)};
+    chain[1].data[0] = 0, chain[1].ndata = 1;
+    chain[2].data[0] = 1, chain[2].ndata = 1;
+    write_set(dir, "chain", chain, 3, 4);
+    TEST_DIR_PATH(p2, dir, "chain");
+    ck_assert_rel(iteration(p2, sys, "-p baseline -q fifo -n 4"), 18968.64);
+    test_rm_dir(dir);
+}
+END_TEST
+
+/* Every pair by default (baseline and themis, fifo and scf), the speedup against baseline +
+ * fifo; JSON names the format. */
+START_TEST(chakra_pairs_and_formats) {
+    char *dir = test_tmp_dir();
+    wnode w[] = {COLLECTIVE(0, AR, 1048576)};
+    write_set(dir, "one", w, 1, 4);
+    TEST_DIR_PATH(prefix, dir, "one");
+    test_csv c;
+    train(&c, prefix, test_dpath("cli_ring4.json"), "-n 4");
+    ck_assert_int_eq(c.nrows, 4);
+    ck_assert_str_eq(test_csv_s(&c, 0, "policy"), "baseline");
+    ck_assert_str_eq(test_csv_s(&c, 0, "intra"), "fifo");
+    ck_assert_rel(test_csv_d(&c, 0, "speedup"), 1);
+    ck_assert_str_eq(test_csv_s(&c, 3, "policy"), "themis");
+    ck_assert_str_eq(test_csv_s(&c, 3, "intra"), "scf");
+    test_csv_free(&c);
+    test_cli_out r;
+    test_cli(&r, "train '%s' -s '%s' -f json -p baseline -q fifo", prefix,
+             test_dpath("cli_ring4.json"));
+    test_expect_quiet(&r, "json");
+    ck_assert_ptr_nonnull(strstr(r.out, "\"format\":\t\"chakra\""));
+    ck_assert_ptr_nonnull(strstr(r.out, "\"ranks\":\t4"));
+    test_cli_free(&r);
+    test_rm_dir(dir);
+}
+END_TEST
+
+/* A sweep takes a trace as its workload (by prefix or by file), with the system's chunks
+ * (run.chunks, ASTRA-sim's preferred-dataset-splits): the 1 MiB All-Reduce of ring 4 takes
+ * 43000 ns (above) under the baseline; under Themis the chunk's RS and AG are separate phases:
+ * RS 10 + 3 (1720 + 10 + 120) = 5560, AG of 65536: 10 + 3 (1720 + 10) = 5200, 10760 per chunk,
+ * 43040 ns. A trace has no ideal-network replay: those columns are empty. */
+START_TEST(chakra_sweep) {
+    char *dir = test_tmp_dir();
+    const char *sys = astra_system(dir, 4);
+    wnode w[] = {COLLECTIVE(0, AR, 1048576)};
+    write_set(dir, "ar", w, 1, 4);
+    TEST_DIR_PATH(spec, dir, "spec.json");
+    char text[8192];
+    snprintf(text, sizeof text,
+             "{'name': 'ck', 'system': '%s', 'axes': {'workload': ['ar', 'ar.1.et'], "
+             "'policy': ['baseline', 'themis'], 'intra': ['fifo']}}",
+             sys);
+    test_spit_dq(spec, text);
+    test_cli_out r;
+    test_cli(&r, "sweep '%s' -o -", spec);
+    test_expect_quiet(&r, "sweep");
+    test_csv c;
+    test_csv_parse(&c, r.out);
+    ck_assert_int_eq(c.nrows, 4);
+    static const double ns[4] = {43000, 43040, 43000, 43040};
+    for (int i = 0; i < 4; i++) {
+        ck_assert_str_eq(test_csv_s(&c, i, "workload"), "ar");
+        ck_assert_rel(test_csv_d(&c, i, "iteration_us") * 1000, ns[i]);
+        ck_assert_str_eq(test_csv_s(&c, i, "ideal_speedup"), "");
+    }
+    ck_assert_rel(test_csv_d(&c, 1, "speedup"), 43000.0 / 43040.0);
+    test_csv_free(&c);
+    test_cli_free(&r);
+    test_rm_dir(dir);
+}
+END_TEST
+
+/* ---- bad traces: exit 2, the file, the node id and the field ---- */
+
+START_TEST(chakra_bad_traces) {
+    char *dir = test_tmp_dir();
+    const char *sys = astra_system(dir, 4);
+    char path[4300], need[4400];
+    /* a dependency on a missing node */
+    wnode missing[] = {COMPUTE(1, 1), COMPUTE(2, 1)};
+    missing[1].data[0] = 99, missing[1].ndata = 1;
+    write_set(dir, "missing", missing, 2, 1);
+    snprintf(path, sizeof path, "%s/missing.0.et", dir);
+    snprintf(need, sizeof need, "%s: node 2: data_deps/ctrl_deps: no node has the id 99", path);
+    test_bad(need, "train '%s/missing' -s '%s'", dir, sys);
+    /* a cycle: 1 -> 2 -> 1 (through a control dependency) */
+    wnode cycle[] = {COMPUTE(1, 1), COMPUTE(2, 1), COMPUTE(3, 1)};
+    cycle[1].data[0] = 1, cycle[1].ndata = 1;
+    cycle[0].ctrl[0] = 2, cycle[0].nctrl = 1;
+    write_set(dir, "cycle", cycle, 3, 1);
+    test_bad("node 1: data_deps/ctrl_deps: on a dependency cycle", "train '%s/cycle' -s '%s'", dir,
+             sys);
+    /* an unknown collective type: REDUCE (1) */
+    wnode reduce[] = {COLLECTIVE(4, 1, 1024)};
+    write_set(dir, "reduce", reduce, 1, 1);
+    test_bad("node 4: attr comm_type: 1 (REDUCE)", "train '%s/reduce' -s '%s'", dir, sys);
+    /* involved_dim selecting no dim of a 1-D system */
+    wnode nodim[] = {COLLECTIVE(5, AR, 1048576)};
+    nodim[0].ndims = 2, nodim[0].dims[0] = 0, nodim[0].dims[1] = 1;
+    write_set(dir, "nodim", nodim, 1, 1);
+    test_bad("node 5: attr involved_dim: selects no dim", "train '%s/nodim' -s '%s'", dir, sys);
+    /* involved_dim shorter than the system's dims (here none on a 1-D system) */
+    wnode nolist[] = {COLLECTIVE(6, AR, 1048576)};
+    nolist[0].ndims = -1;
+    write_set(dir, "nolist", nolist, 1, 1);
+    test_bad("node 6: attr involved_dim: 0 entries for the 1 dims", "train '%s/nolist' -s '%s'",
+             dir, sys);
+    /* ranks that disagree on a collective's size */
+    wnode a[] = {COLLECTIVE(0, AR, 1048576)}, b[] = {COLLECTIVE(0, AR, 2097152)};
+    snprintf(path, sizeof path, "%s/dis.0.et", dir);
+    write_trace(path, a, 1, 0);
+    snprintf(path, sizeof path, "%s/dis.1.et", dir);
+    write_trace(path, b, 1, 1000);
+    snprintf(need, sizeof need, "%s: node 1000: attr comm_size: 2097152, rank 0 has 1048576", path);
+    test_bad(need, "train '%s/dis' -s '%s'", dir, sys);
+    /* a truncated file: the last node cut short */
+    wnode ok[] = {COMPUTE(1, 1), COMPUTE(2, 1)};
+    write_set(dir, "cut", ok, 2, 1);
+    snprintf(path, sizeof path, "%s/cut.0.et", dir);
+    size_t len;
+    char *data = test_slurp(path, &len);
+    test_spit(path, data, len - 3);
+    free(data);
+    snprintf(need, sizeof need, "%s: byte", path);
+    test_bad(need, "train '%s/cut' -s '%s'", dir, sys);
+    test_bad("after node 1: node: truncated", "train '%s/cut' -s '%s'", dir, sys);
+    /* a rank > 0 alone */
+    snprintf(path, sizeof path, "%s/only.3.et", dir);
+    write_trace(path, ok, 2, 0);
+    test_bad("rank 0's", "train '%s' -s '%s'", path, sys);
+    test_rm_dir(dir);
+}
+END_TEST
+
+/* The reader alone: ids sorted, dependencies resolved (data and control, each once), the
+ * attributes kept. */
+START_TEST(chakra_reader) {
+    char *dir = test_tmp_dir();
+    wnode w[] = {COMPUTE(9, 7), COLLECTIVE(4, AG, 4096), COMPUTE(6, 0)};
+    w[2].data[0] = 4, w[2].ctrl[0] = 4, w[2].ctrl[1] = 9, w[2].ndata = 1, w[2].nctrl = 2;
+    w[1].ndims = 2, w[1].dims[0] = 0, w[1].dims[1] = 1;
+    TEST_DIR_PATH(path, dir, "r.0.et");
+    write_trace(path, w, 3, 0);
+    size_t len;
+    char *data = test_slurp(path, &len);
+    ck_assert(th_ck_detect(data, len));
+    ck_assert(!th_ck_detect("{\"name\": 1}", 11));
+    th_ck_graph g;
+    th_error err;
+    ck_assert_msg(th_ck_parse(data, len, path, &g, &err) == TH_OK, "%s", err.msg);
+    ck_assert_int_eq(g.n, 3);
+    ck_assert_str_eq(g.version, "0.0.4");
+    ck_assert_uint_eq(g.nodes[0].id, 4);
+    ck_assert_uint_eq(g.nodes[1].id, 6);
+    ck_assert_uint_eq(g.nodes[2].id, 9);
+    ck_assert_int_eq(g.nodes[0].kind, TH_CK_COLL);
+    ck_assert_int_eq(g.nodes[0].coll, TH_COLL_ALLGATHER);
+    ck_assert_rel(g.nodes[0].size, 4096);
+    ck_assert_int_eq(g.nodes[0].ndims, 2);
+    ck_assert_uint_eq(g.nodes[0].dims, 2u);
+    ck_assert_uint_eq(g.nodes[1].ndeps, 2); /* 4 once, 9 */
+    ck_assert_int_eq(g.child_off[1] - g.child_off[0], 1);
+    ck_assert_str_eq(th_ck_name(&g, 2), "n9");
+    ck_assert_uint_eq(g.nodes[2].micros, 7);
+    th_ck_graph_free(&g);
+    /* a file cut anywhere is refused, never read past its end, unless the cut falls between
+     * two messages (the metadata and then whole nodes: a shorter, valid trace) */
+    int whole = 0;
+    for (size_t cut = 0; cut < len; cut++) {
+        th_ck_graph h;
+        int rc = th_ck_parse(data, cut, path, &h, &err);
+        ck_assert_msg(rc == TH_EINPUT || rc == TH_OK, "cut at %zu: %d", cut, rc);
+        if (rc == TH_OK) whole++, th_ck_graph_free(&h);
+    }
+    ck_assert_int_eq(whole, 3); /* after the metadata, after node 9, after node 4 */
+    free(data);
+    test_rm_dir(dir);
+}
+END_TEST
+
+Suite *chakra_suite(void) {
+    Suite *s = suite_create("chakra");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, chakra_reader);
+    tcase_add_test(tc, chakra_microbenchmarks);
+    tcase_add_test(tc, chakra_graphs_astra);
+    tcase_add_test(tc, chakra_metadata);
+    tcase_add_test(tc, chakra_roofline);
+    tcase_add_test(tc, chakra_send_recv);
+    tcase_add_test(tc, chakra_themis_across_collectives);
+    tcase_add_test(tc, chakra_graphs_analytical);
+    tcase_add_test(tc, chakra_pairs_and_formats);
+    tcase_add_test(tc, chakra_sweep);
+    tcase_add_test(tc, chakra_bad_traces);
+    suite_add_tcase(s, tc);
+    return s;
+}
