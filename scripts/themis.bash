@@ -8,7 +8,8 @@ _themis() {
     local bin=${COMP_WORDS[0]} cmd=run cmds words
     COMPREPLY=()
     cmds=$("$bin" --complete-commands 2>/dev/null | tr '\n' ' ')
-    [[ -n $cmds ]] || cmds="run train sweep merge import-astra summarize optimize plot calibrate"
+    [[ -n $cmds ]] ||
+        cmds="run train sweep merge import-astra summarize optimize plot calibrate export-chakra"
     if ((COMP_CWORD == 1)) && [[ $cur != -* ]]; then
         COMPREPLY=($(compgen -W "$cmds help" -- "$cur"))
         return

@@ -34,6 +34,7 @@ static const struct {
     {"optimize", th_api_optimize},
     {"calibrate", th_api_calibrate},
     {"plot", th_api_plot},
+    {"export-chakra", th_api_export_chakra},
     {"system", th_api_system},
     {"version", version},
 };

@@ -22,6 +22,7 @@ typedef struct th_api_req {
 /* A command writes its JSON result to out (a memory stream). */
 int th_api_run(const th_api_req *q, FILE *out, th_error *err);
 int th_api_train(const th_api_req *q, FILE *out, th_error *err);
+int th_api_export_chakra(const th_api_req *q, FILE *out, th_error *err);
 int th_api_system(const th_api_req *q, FILE *out, th_error *err);
 int th_api_sweep(const th_api_req *q, FILE *out, th_error *err);
 int th_api_optimize(const th_api_req *q, FILE *out, th_error *err);

@@ -1,6 +1,6 @@
-/* The embedding entry point's commands that answer with one report: "run" and "train" (the
- * command layer's, src/cmd/, their requests read through the same option tables as the
- * command line's) and "system". */
+/* The embedding entry point's commands that answer with one report: "run", "train" and
+ * "export-chakra" (the command layer's, src/cmd/, their requests read through the same option
+ * tables as the command line's) and "system". */
 #include <stddef.h>
 
 #include "api_internal.h"
@@ -28,6 +28,17 @@ int th_api_train(const th_api_req *q, FILE *out, th_error *err) {
     int rc = th_option_from_json(&th_cmd_train_def, q->root, &r, err);
     if (rc == TH_OK) rc = th_cmd_train(&r, &io, err);
     th_option_free(&th_cmd_train_def, &r);
+    return rc;
+}
+
+int th_api_export_chakra(const th_api_req *q, FILE *out, th_error *err) {
+    th_export_chakra_request r;
+    th_export_chakra_request_init(&r);
+    r.format = TH_FORMAT_JSON;
+    th_cmd_io io = {out, NULL, 0, NULL, NULL, NULL, NULL, NULL};
+    int rc = th_option_from_json(&th_cmd_export_chakra_def, q->root, &r, err);
+    if (rc == TH_OK) rc = th_cmd_export_chakra(&r, &io, err);
+    th_option_free(&th_cmd_export_chakra_def, &r);
     return rc;
 }
 

@@ -9,6 +9,7 @@
 #include "themis/buf.h"
 #include "themis/cost.h"
 #include "themis/train.h"
+#include "train_internal.h"
 
 /* One collective instance: (iteration, layer, phase). */
 typedef struct inst {
@@ -310,11 +311,11 @@ static int bucketable(const th_wl_coll *c) {
 
 /* Closes bucket `id` (open from layer first down to layer last): `last`, whose gradient is the
  * last one ready, issues it. */
-static void close_bucket(trainer *tr, const int *bucket_of, int id, int first, int last, int count,
-                         double size) {
+static void close_bucket(const th_train_buckets *b, const int *bucket_of, int id, int first,
+                         int last, int count, double size) {
     for (int l = first; l >= last; l--)
-        if (bucket_of[l] == id) tr->carrier[l] = last;
-    tr->first[last] = first, tr->fused[last] = count, tr->bsize[last] = size;
+        if (bucket_of[l] == id) b->carrier[l] = last;
+    b->first[last] = first, b->fused[last] = count, b->bsize[last] = size;
 }
 
 /* PyTorch DDP's bucket assignment (docs/WORKLOADS.md, Buckets): the bucketable gradients in
@@ -323,9 +324,9 @@ static void close_bucket(trainer *tr, const int *bucket_of, int id, int first, i
  * (the first of each mask min(1 MiB, bucket), the others `bucket`), so a gradient larger than
  * the limit fills a bucket alone or closes the one it joins. The last buckets close with the
  * backward pass. */
-static int assign_buckets(trainer *tr, double bucket, th_error *err) {
-    const th_workload *wl = tr->wl;
-    int L = tr->L;
+static int assign_buckets(const th_workload *wl, const th_system *sys, double bucket,
+                          const th_train_buckets *b, th_error *err) {
+    int L = wl->nlayers;
     int *bucket_of = malloc(sizeof(int) * (size_t)L);
     /* open buckets, at most one per layer: mask, first layer, gradients, bytes, closed count */
     typedef struct open_b {
@@ -345,30 +346,40 @@ static int assign_buckets(trainer *tr, double bucket, th_error *err) {
         const th_wl_coll *c = &wl->layers[l].ph[TH_PHASE_WG].coll;
         if (!bucketable(c)) continue;
         uint32_t mask;
-        if ((rc = th_workload_mask(wl, c, tr->sys, wl->name, &mask, err))) break;
+        if ((rc = th_workload_mask(wl, c, sys, wl->name, &mask, err))) break;
         int k = 0;
         while (k < nob && ob[k].mask != mask)
             k++;
         if (k == nob) ob[nob++] = (open_b){mask, -1, 0, 0, 0, 0, 0};
-        open_b *b = &ob[k];
-        if (b->id < 0) *b = (open_b){mask, ids++, l, l, 0, b->closed, 0};
-        bucket_of[l] = b->id;
-        b->last = l;
-        b->count++;
-        b->size += c->size;
-        double limit = b->closed ? bucket : (bucket < TH_BUCKET_FIRST ? bucket : TH_BUCKET_FIRST);
-        if (b->size >= limit) {
-            close_bucket(tr, bucket_of, b->id, b->first, l, b->count, b->size);
-            b->id = -1;
-            b->closed++;
+        open_b *o = &ob[k];
+        if (o->id < 0) *o = (open_b){mask, ids++, l, l, 0, o->closed, 0};
+        bucket_of[l] = o->id;
+        o->last = l;
+        o->count++;
+        o->size += c->size;
+        double limit = o->closed ? bucket : (bucket < TH_BUCKET_FIRST ? bucket : TH_BUCKET_FIRST);
+        if (o->size >= limit) {
+            close_bucket(b, bucket_of, o->id, o->first, l, o->count, o->size);
+            o->id = -1;
+            o->closed++;
         }
     }
     for (int k = 0; k < nob && rc == TH_OK; k++)
         if (ob[k].id >= 0)
-            close_bucket(tr, bucket_of, ob[k].id, ob[k].first, ob[k].last, ob[k].count, ob[k].size);
+            close_bucket(b, bucket_of, ob[k].id, ob[k].first, ob[k].last, ob[k].count, ob[k].size);
     free(bucket_of);
     free(ob);
     return rc;
+}
+
+int th_train_assign_buckets(const th_workload *wl, const th_system *sys, double bucket,
+                            const th_train_buckets *b, th_error *err) {
+    for (int l = 0; l < wl->nlayers; l++) {
+        b->carrier[l] = b->first[l] = l;
+        b->fused[l] = 1;
+        b->bsize[l] = wl->layers[l].ph[TH_PHASE_WG].coll.size;
+    }
+    return bucket > 0 ? assign_buckets(wl, sys, bucket, b, err) : TH_OK;
 }
 
 static int setup(trainer *tr, th_error *err) {
@@ -386,13 +397,8 @@ static int setup(trainer *tr, th_error *err) {
     tr->bsize = malloc(sizeof(double) * L);
     if (!tr->in || !tr->live || !tr->pend || !tr->carrier || !tr->first || !tr->fused || !tr->bsize)
         return th_error_set(err, TH_EINTERNAL, "out of memory");
-    for (int l = 0; l < tr->L; l++) {
-        tr->carrier[l] = tr->first[l] = l;
-        tr->fused[l] = 1;
-        tr->bsize[l] = wl->layers[l].ph[TH_PHASE_WG].coll.size;
-    }
-    double bucket = th_train_bucket(wl, tr->o);
-    if (bucket > 0 && assign_buckets(tr, bucket, err)) return err->code;
+    th_train_buckets b = {tr->carrier, tr->first, tr->fused, tr->bsize};
+    if (th_train_assign_buckets(wl, tr->sys, th_train_bucket(wl, tr->o), &b, err)) return err->code;
     th_chunking rule = th_train_chunking(wl, tr->o);
     tr->top = tr->S - 1;
     for (int it = 0; it < tr->S; it++)

@@ -43,6 +43,8 @@ int main(void) {
     srunner_add_suite(sr, cli_errors_suite());
     srunner_add_suite(sr, llm_suite());
     srunner_add_suite(sr, cli_llm_suite());
+    srunner_add_suite(sr, chakra_export_suite());
+    srunner_add_suite(sr, cli_chakra_suite());
     srunner_add_suite(sr, chakra_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);

@@ -59,6 +59,8 @@ Suite *calibrate_suite(void);
 Suite *cli_errors_suite(void);
 Suite *llm_suite(void);
 Suite *cli_llm_suite(void);
+Suite *chakra_export_suite(void);
+Suite *cli_chakra_suite(void);
 Suite *chakra_suite(void);
 
 /* Relative comparison for hand-derived values: |got - want| <= 1e-9 * max(1, |want|). */

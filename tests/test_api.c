@@ -123,7 +123,7 @@ END_TEST
 START_TEST(test_api_errors) {
     char *out = call("fly", "{}", TH_EINPUT);
     ck_assert_str_eq(out, "unknown command 'fly' (expected run, train, sweep, optimize, calibrate, "
-                          "plot, system, version)");
+                          "plot, export-chakra, system, version)");
     th_api_free(out);
     out = call("run", "[1, 2]", TH_EINPUT);
     ck_assert_str_eq(out, "run: request: expected an object, got an array");

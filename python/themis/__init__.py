@@ -22,7 +22,7 @@ from ._lib import LIBRARY, Error, call
 from ._rows import Columns, typed
 
 __all__ = ["Error", "run", "train", "sweep", "optimize", "calibrate", "plot", "load_system",
-           "version", "frame", "LIBRARY"]
+           "export_chakra", "version", "frame", "LIBRARY"]
 
 if TYPE_CHECKING:
     import pandas
@@ -118,6 +118,22 @@ def train(workload: Source, system: Optional[Source] = None, policy: Optional[st
                    micro_batch=micro_batch, schedule=schedule)
     _flags("train", req, ideal_lat=ideal_lat)
     return json.loads(call("train", req, interruptible=True))
+
+
+def export_chakra(workload: Source, output: FileName, system: Optional[Source] = None,
+                  iterations: Optional[int] = None, batch: Optional[float] = None,
+                  bucket: Optional[Size] = None, comm_scale: Optional[float] = None,
+                  compute_scale: Optional[float] = None, force: bool = False) -> Report:
+    """`themis export-chakra -f json`: the workload (a file or a dict) on the system written as
+    a Chakra execution trace, one file per NPU, output + ".<rank>.et", as ASTRA-sim 2.x reads
+    it (docs/CHAKRA.md); iterations 1 to 1000 in the trace; batch and bucket as train's;
+    comm_scale and compute_scale for an ASTRA-sim 1.0 text workload; force: replace existing
+    files. Returns what was written (files, nodes, compute as written) as a dict."""
+    req = _request(workload=_source(workload), system=_source(system),
+                   output=os.fsdecode(output), iterations=iterations, batch=batch,
+                   bucket=bucket, comm_scale=comm_scale, compute_scale=compute_scale)
+    _flags("export_chakra", req, force=force)
+    return json.loads(call("export-chakra", req))
 
 
 def optimize(system: Optional[Source] = None, collective: Optional[str] = None,

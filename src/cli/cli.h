@@ -73,6 +73,7 @@ extern const th_cmd_def cli_merge_def, cli_summarize_def, cli_import_astra_def,
     cli_import_astra_workload_def;
 int cli_import_astra(int argc, char **argv);
 int cli_train(int argc, char **argv);
+int cli_export_chakra(int argc, char **argv);
 
 /* Prints each line of notes as "themis: note: LINE" on stderr. */
 void cli_print_notes(const th_buf *notes);

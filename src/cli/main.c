@@ -22,6 +22,7 @@ static void usage(FILE *out) {
           "  optimize   the split of a bandwidth budget over the dims that runs fastest\n"
           "  plot       draw any two columns of a CSV, grouped, into PNG, PDF or SVG (gnuplot)\n"
           "  calibrate  fit a dim's latency and bandwidth to nccl-tests / rccl-tests logs\n"
+          "  export-chakra  write a workload as a Chakra trace (one file per NPU) for ASTRA-sim\n"
           "\n"
           "options:\n"
           "  -h, --help     this text; 'themis help COMMAND' or 'themis COMMAND --help' for a\n"
@@ -48,6 +49,7 @@ static const struct {
     {"optimize", cli_optimize, &th_cmd_optimize_def},
     {"plot", cli_plot, &th_cmd_plot_def},
     {"calibrate", cli_calibrate, &th_cmd_calibrate_def},
+    {"export-chakra", cli_export_chakra, &th_cmd_export_chakra_def},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

@@ -47,6 +47,7 @@ extern const th_cmd_def th_cmd_train_def;
 extern const th_cmd_def th_cmd_calibrate_def;
 extern const th_cmd_def th_cmd_plot_def;
 extern const th_cmd_def th_cmd_sweep_def;
+extern const th_cmd_def th_cmd_export_chakra_def;
 
 /* Where a command's reports go: `stream` takes the report when the request names no output
  * (the API's result); otherwise outputs are opened and closed through `files` (the command
@@ -221,5 +222,22 @@ int th_cmd_sweep_load(const th_sweep_request *r, th_sweep **sw, th_shard *shard,
 typedef int (*th_cmd_row_fn)(void *ctx, size_t nfields, const char *const *fields);
 int th_cmd_sweep_rows(const th_sweep_request *r, th_cmd_row_fn row, void *ctx, FILE *out,
                       th_error *err);
+
+/* `themis export-chakra`: a workload on a system written as a Chakra execution trace, one file
+ * per NPU, and what was written reported. */
+typedef struct th_export_chakra_request {
+    th_arg_src workload, system;      /* the operand (required), -s */
+    const char *output;               /* -o PREFIX (required): PREFIX.<rank>.et */
+    int64_t iterations;               /* iterations in the trace (1) */
+    double batch;                     /* 0: the workload's */
+    double bucket;                    /* DDP buckets: bytes; -1 none; 0 the workload's */
+    double comm_scale, compute_scale; /* other formats' (th_wl_scale) */
+    int format;                       /* the report: table or json */
+    int force;
+    uint64_t given;
+} th_export_chakra_request;
+
+void th_export_chakra_request_init(th_export_chakra_request *r);
+int th_cmd_export_chakra(const th_export_chakra_request *r, const th_cmd_io *io, th_error *err);
 
 #endif

@@ -94,8 +94,8 @@ def test_bad_requests():
     assert raised(_lib.call, "run", {"bound": 1})[0] == "run: bound: expected true or false, got 1"
     assert raised(_lib.call, "run", [1])[0].startswith("run: request: expected an object")
     assert raised(_lib.call, "draw", {})[0] == \
-        "unknown command 'draw' (expected run, train, sweep, optimize, calibrate, plot, system, " \
-        "version)"
+        "unknown command 'draw' (expected run, train, sweep, optimize, calibrate, plot, " \
+        "export-chakra, system, version)"
     assert raised(themis.train, "models/workloads/resnet50.json", iterations=1)[0] == \
         "train: iterations: expected an integer from 2 to 1000, got 1"
     assert raised(themis.train, "models/workloads/resnet50.json", batch=0)[0].startswith(

@@ -1,0 +1,76 @@
+/* Chakra execution traces written from a themis workload: the graph of one NPU's iteration(s)
+ * (compute and collective nodes with their dependencies, the same on every NPU) and the writer
+ * of its files, one per NPU, as ASTRA-sim 2.x reads them (docs/CHAKRA.md, Writing traces). */
+#ifndef THEMIS_CHAKRA_EXPORT_H
+#define THEMIS_CHAKRA_EXPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "themis/system.h"
+#include "themis/workload.h"
+
+/* Chakra's NodeType and CollectiveCommType values (et_def.proto). */
+enum { TH_CHAKRA_COMP_NODE = 4, TH_CHAKRA_COMM_COLL_NODE = 7 };
+enum {
+    TH_CHAKRA_ALL_REDUCE = 0,
+    TH_CHAKRA_ALL_GATHER = 2,
+    TH_CHAKRA_ALL_TO_ALL = 6,
+    TH_CHAKRA_REDUCE_SCATTER = 7
+};
+
+/* One node of rank 0's file; rank r's is the same with every id (its own and its
+ * dependencies') plus r * n. */
+typedef struct th_chakra_node {
+    int type;           /* TH_CHAKRA_COMP_NODE or TH_CHAKRA_COMM_COLL_NODE */
+    int it, layer;      /* the iteration and layer it comes from */
+    th_phase phase;     /* ... and the phase */
+    int first, fused;   /* a bucket: the layer that opened it, gradients in it (else layer, 1) */
+    uint64_t micros;    /* compute: duration_micros */
+    int comm_type;      /* a collective: TH_CHAKRA_ALL_REDUCE, ... */
+    uint64_t comm_size; /* a collective: bytes, as ASTRA-sim counts them */
+    uint32_t mask;      /* a collective: its involved dims */
+    size_t dep, ndata, nctrl; /* deps[dep ..]: ndata data_deps then nctrl ctrl_deps */
+} th_chakra_node;
+
+typedef struct th_chakra_graph {
+    th_chakra_node *nodes;
+    size_t n, cap;
+    uint64_t *deps; /* node indices, the nodes' lists one after another */
+    size_t ndeps, deps_cap;
+    const th_workload *wl; /* names the nodes (not owned) */
+    int ndims;             /* the system's: every involved_dim list has this many entries */
+    int64_t npus;          /* files: one per NPU of the system */
+    int iterations;
+    /* what whole microseconds did to the compute times (one iteration) */
+    double compute_ns;   /* the workload's compute, ns */
+    uint64_t compute_us; /* the written nodes' duration_micros */
+    int rounded;         /* phases whose time is not a whole microsecond */
+    int dropped;         /* phases of less than 0.5 us (> 0), written as no node */
+    double worst_ns;     /* the largest change of one phase, ns */
+    int sizes_rounded;   /* collectives whose size is not a whole byte count (All-Gather: / NPUs) */
+} th_chakra_graph;
+
+typedef struct th_chakra_opts {
+    int iterations; /* >= 1 */
+    double batch;   /* samples per NPU; 0: the workload's (scales as themis train does) */
+    double bucket;  /* DDP bucket bytes; 0: none */
+} th_chakra_opts;
+
+/* The graph of wl on sys (both checked: every collective's dims, size and active dims) into g
+ * (zeroed first; th_chakra_graph_free frees it, also after an error). */
+int th_chakra_build(const th_workload *wl, const th_system *sys, const th_chakra_opts *o,
+                    th_chakra_graph *g, th_error *err);
+void th_chakra_graph_free(th_chakra_graph *g);
+
+/* The name of node k: "[iI.]LAYER.PHASE" for compute, then ".TYPE" for a collective (a bucket:
+ * "FIRST..LAST.weight_grad.allreduce"), into buf. */
+const char *th_chakra_node_name(const th_chakra_graph *g, size_t k, char *buf, size_t n);
+
+/* Rank `rank`'s file to f: the GlobalMetadata (version 0.0.4 and who wrote it for which
+ * workload and system), then every node, each a varint byte count and the message. TH_EIO
+ * naming `path` on a write error. */
+int th_chakra_write(FILE *f, const char *path, const th_chakra_graph *g, const char *system,
+                    int64_t rank, th_error *err);
+
+#endif

@@ -1,0 +1,35 @@
+"""themis.export_chakra: the trace files it writes, its report, and its errors."""
+
+import os
+
+import pytest
+
+import themis
+
+SRC = os.environ.get("THEMIS_SRCDIR", ".")
+TINY = os.path.join(SRC, "tests", "data", "wl_chakra_tiny.json")
+RING4 = os.path.join(SRC, "tests", "data", "cli_ring4.json")
+
+
+def test_export_writes_one_file_per_npu(tmp_path):
+    r = themis.export_chakra(TINY, tmp_path / "t", system=RING4)
+    # a.forward (2 us), a.weight_grad (3 us) and its All-Reduce; the 0-ns input gradient has
+    # no node
+    assert r["files"] == 4 and r["nodes"] == 3
+    assert r["compute_nodes"] == 2 and r["collective_nodes"] == 1
+    assert r["written_compute_us"] == 5
+    assert sorted(os.listdir(tmp_path)) == [f"t.{k}.et" for k in range(4)]
+    # the trace reads back as a workload
+    t = themis.train(str(tmp_path / "t"), system=RING4, policy="baseline", intra="fifo",
+                     chunks=64)
+    # 5 us of compute, then 1024 bytes in 64 chunks on the ring of 4 (30 + 0.0075 m ns a
+    # stage): 128 * 30 + 15.36 = 3855.36 ns
+    assert t["results"][0]["iteration_us"] == pytest.approx(8.85536, rel=1e-12)
+
+
+def test_export_refuses_existing_files_without_force(tmp_path):
+    themis.export_chakra(TINY, tmp_path / "t", system=RING4)
+    with pytest.raises(themis.Error, match="already exists; force replaces it"):
+        themis.export_chakra(TINY, tmp_path / "t", system=RING4)
+    r = themis.export_chakra(TINY, tmp_path / "t", system=RING4, force=True, iterations=2)
+    assert r["iterations"] == 2 and r["nodes"] == 6
