@@ -147,12 +147,21 @@ static int finish(replayer *r, int32_t i, double t, int inside, th_error *err) {
 }
 
 /* The collective of node x as the emulator runs it. */
+/* Collective node x as the emulator's collective. A trace's All-Gather comm_size is what each
+ * NPU holds before (ASTRA-sim's convention, which the presets' emulators share); the
+ * analytical model's size is the gathered output (SPEC §4): there it is multiplied by the NPUs
+ * of the involved dims. */
 static void coll_of(const replayer *r, const th_ck_node *x, th_collective *c) {
     uint32_t all = (1u << r->sys->ndims) - 1u;
     c->type = (th_coll_type)x->coll;
     c->size = x->size;
     c->chunks = r->o->chunks;
     c->dims_mask = x->ndims < 0 ? 0 : x->dims & all;
+    if (c->type == TH_COLL_ALLGATHER && th_model_of(r->sys) == &th_model_clean) {
+        uint32_t m = c->dims_mask ? c->dims_mask : all;
+        for (int d = 0; d < r->sys->ndims; d++)
+            if ((m >> d) & 1u) c->size *= (double)r->sys->dims[d].npus;
+    }
 }
 
 /* Plans and issues collective node i at t. Under themis_carry the schedule starts from the
@@ -386,7 +395,7 @@ static int check(replayer *r, th_error *err) {
         if (th_collective_validate(r->sys, &c, &e))
             return th_error_set(
                 err, e.code, "%s: node %llu: attr comm_type %s, comm_size %.17g%s: %s", r->src, id,
-                th_coll_type_name(c.type), c.size, x->ndims >= 0 ? ", involved_dim" : "", e.msg);
+                th_coll_type_name(c.type), x->size, x->ndims >= 0 ? ", involved_dim" : "", e.msg);
     }
     return TH_OK;
 }
