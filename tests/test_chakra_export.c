@@ -406,8 +406,8 @@ static th_workload *random_workload(uint64_t *x, th_system *s, int *iterations, 
  * each type and blocking or not, data-parallel or hybrid, DDP buckets or none, on random
  * systems). */
 START_TEST(round_trip_random) {
-    /* themis-global is not drawn: the trace's replay plans each collective from fresh loads */
-    static const th_policy pol[] = {TH_POLICY_BASELINE, TH_POLICY_THEMIS, TH_POLICY_ROUNDROBIN};
+    static const th_policy pol[] = {TH_POLICY_BASELINE, TH_POLICY_THEMIS, TH_POLICY_ROUNDROBIN,
+                                    TH_POLICY_THEMIS_GLOBAL};
     static const th_priority prio[] = {TH_PRIO_LIFO, TH_PRIO_FIFO};
     uint64_t x = 12345;
     int compared = 0;
@@ -432,7 +432,7 @@ START_TEST(round_trip_random) {
         tr.ranks = 1;
         ck_assert_msg(th_ck_parse((const char *)b, len, "random", &tr.g, &err) == 0, "%s", err.msg);
         th_train_opts to = {0};
-        to.policy = pol[rng(&x, 3)];
+        to.policy = pol[rng(&x, 4)];
         to.intra = rng(&x, 2) ? TH_INTRA_SCF : TH_INTRA_FIFO;
         to.priority = prio[rng(&x, 2)];
         to.model = TH_LOAD_ALPHA_BETA;
