@@ -118,9 +118,19 @@ START_TEST(cli_export_errors) {
     test_bad("--comm-scale and --compute-scale are for other formats",
              "export-chakra '%s' -o x --comm-scale 2", wl);
     test_bad("--iterations", "export-chakra '%s' -o x --iterations 0", wl);
-    /* an LLM workload is a model of its own, not a list of layers: not written */
-    test_bad("an LLM workload has no layer list", "export-chakra '%s/models/workloads/llm/%s' -o x",
-             getenv("THEMIS_SRCDIR") ? getenv("THEMIS_SRCDIR") : ".", "llama3-8b-dp4096.json");
+    /* an LLM workload's compute times need the system's NPU; pipeline stages make ranks
+     * differ; a group on part of a dim is not an involved_dim */
+    const char *src = getenv("THEMIS_SRCDIR") ? getenv("THEMIS_SRCDIR") : ".";
+    test_bad("npu: missing in system \"default-3d\"",
+             "export-chakra '%s/models/workloads/llm/llama3-8b-dp4096.json' -o x", src);
+    test_bad("llm.pp: 8 pipeline stages",
+             "export-chakra '%s/models/workloads/llm/megatron-175b-full.json' -s "
+             "'%s/models/systems/dgx-a100.json' -o x",
+             src, src);
+    test_bad("group tp takes 8 of the 16 NPUs of dim 0",
+             "export-chakra '%s/models/workloads/llm/gpt3-13b-dp512.json' -s "
+             "'%s/models/systems/torus-3d-llm.json' -o x",
+             src, src);
     /* a file named like one of the outputs is an input: never written over */
     char *dir = test_tmp_dir();
     TEST_DIR_PATH(in, dir, "w.0.et");
