@@ -501,16 +501,18 @@ START_TEST(round_trip_allgather) {
 END_TEST
 
 /* An LLM workload of one stage on tests/data/llm_sys_2d.json (dim 0 a ring of 4, dim 1 a switch
- * of 4, test NPU): 4 layers of h 1024, s 256, V 32000, TP 4 on the ring, DP 4 on the switch, 2
- * micro-batches of 1, no recomputation. */
+ * of 4, test NPU): 4 layers of h 1024, s 256, V 32000, micro-batches of 1, no recomputation,
+ * the execution `exec`. */
 static const char *const llm_wl =
-    "{'name': 'tp4dp4', 'llm': {'model': {'layers': 4, 'hidden': 1024, 'heads': 16, 'seq': 256,"
-    " 'vocab': 32000}, 'tp': 4, 'dp': 4, 'micro_batch': 1, 'global_batch': 8,"
-    " 'bucket_bytes': %s}}";
+    "{'name': 'llm', 'llm': {'model': {'layers': 4, 'hidden': 1024, 'heads': 16, 'seq': 256,"
+    " 'vocab': 32000}, 'micro_batch': 1, %s}}";
 
-static void llm_round_trip(const char *bucket, th_chakra_graph *g, double *trace, double *model) {
+/* The graph of exec, the trace's replay under baseline + FIFO with `chunks` per collective,
+ * and the model's iteration, ns. */
+static void llm_round_trip(const char *exec, int64_t chunks, th_chakra_graph *g, double *trace,
+                           double *model) {
     char json[512];
-    snprintf(json, sizeof json, llm_wl, bucket);
+    snprintf(json, sizeof json, llm_wl, exec);
     char *text = test_dq(json);
     th_llm_workload w;
     th_error err = {0};
@@ -526,10 +528,15 @@ static void llm_round_trip(const char *bucket, th_chakra_graph *g, double *trace
     memset(&tr, 0, sizeof tr);
     tr.ranks = 1;
     ck_assert_msg(th_ck_parse((const char *)b, len, "llm", &tr.g, &err) == 0, "%s", err.msg);
-    /* every group is one dim: the model cuts no collective into chunks, nor does -n 1; its
-     * gradient stream is FIFO */
-    th_ck_opts co = {
-        TH_POLICY_BASELINE, TH_INTRA_FIFO, TH_LOAD_ALPHA_BETA, TH_PRIO_FIFO, 1, NULL, NULL, NULL};
+    /* the model's gradient stream is FIFO */
+    th_ck_opts co = {TH_POLICY_BASELINE,
+                     TH_INTRA_FIFO,
+                     TH_LOAD_ALPHA_BETA,
+                     TH_PRIO_FIFO,
+                     chunks,
+                     NULL,
+                     NULL,
+                     NULL};
     th_ck_result got;
     ck_assert_msg(th_ck_replay(&s, &tr, &co, NULL, NULL, &got, &err) == 0, "%s", err.msg);
     *trace = got.finish;
@@ -544,25 +551,32 @@ static void llm_round_trip(const char *bucket, th_chakra_graph *g, double *trace
     free(b);
 }
 
-/* The graph by hand: per micro-batch 4 forwards each followed by its two TP All-Reduces (12
- * nodes), the logits forward and backward (2), 4 backwards with two All-Reduces each (12): 26;
- * two micro-batches 52, then the one gradient All-Reduce (bucket_bytes 0) and the optimizer:
- * 54 nodes. A TP All-Reduce: b s h A = 256 x 1024 x 2 = 524288 bytes on the ring (dim 0). The
- * gradient: per layer 4h^2 (attention) + 4h (norms) + 2h x 4h (feed-forward) = 12 x 1048576 +
- * 4096 = 12587008 parameters, / TP 4 = 3146752, x 4 layers = 12587008, plus the embedding
- * 32000 x 1024 / 4 = 8192000 and the final norm 2 x 1024 / 4 = 512: 20779520 parameters of 2
- * bytes, 41559040 bytes on the switch (dim 1).
+/* TP 4 on the ring, DP 4 on the switch, 2 micro-batches: every group is one dim, where the
+ * model cuts no collective into chunks (read with 1). The graph by hand: per micro-batch 4 forwards
+ * each followed by its two TP All-Reduces (12 nodes), the logits forward and backward (2), 4
+ * backwards with two All-Reduces each (12): 26; two micro-batches 52, then the one gradient
+ * All-Reduce (bucket_bytes 0) and the optimizer: 54 nodes. A TP All-Reduce: b s h A = 256 x 1024 x
+ * 2 = 524288 bytes on the ring (dim 0). The gradient: per layer 4h^2 (attention) + 4h (norms) + 2h
+ * x 4h (feed-forward) = 12 x 1048576 + 4096 = 12587008 parameters, / TP 4 = 3146752, x 4 layers =
+ * 12587008, plus the embedding 32000 x 1024 / 4 = 8192000 and the final norm 2 x 1024 / 4 = 512:
+ * 20779520 parameters of 2 bytes, 41559040 bytes on the switch (dim 1).
  *
  * The round trip: with one bucket at the end of the pass everything is one chain, as in the
  * model's sum (forward, backward, TP, exposed DP, optimizer), so the trace's time is the
- * model's plus what rounding did to the compute: written us x 1000 - the model's ns. With 4 MB
- * buckets (10, made over the last backward pass) each bucket is issued at a cut of the
- * compute within 0.5 us of the model's time after compute that was rounded, so the two differ
- * by at most 0.5 us per compute node (21, and a piece more per bucket cut: at most 31). */
+ * model's plus what rounding did to the compute: written us x 1000 - the model's ns.
+ *
+ * DP 16 over both dims (chunks 16, read with 16), one micro-batch: the gradient, 4 x 12587008
+ * + 32768000 + 2048 = 83118080 parameters of 2 bytes (as above with TP 1), in 16 MiB buckets:
+ * ceil(166236160 / 16777216) = 10, made over the backward pass. The pass has no collective, so
+ * the model's share of its time is the compute's share, where the writer cuts a compute node
+ * and issues the bucket; each cut point is rounded to the microsecond from the node's start,
+ * so a bucket is issued within 0.5 us per compute node before it of the model's time, and the
+ * stream (10 buckets: the model runs them through the emulator, as the replay does) ends
+ * within the same: at most 0.5 us per compute node. */
 START_TEST(llm_graph) {
     th_chakra_graph g;
     double trace, model;
-    llm_round_trip("0", &g, &trace, &model);
+    llm_round_trip("'tp': 4, 'dp': 4, 'global_batch': 8, 'bucket_bytes': 0", 1, &g, &trace, &model);
     ck_assert_uint_eq(g.n, 54);
     char name[256];
     ck_assert_str_eq(th_chakra_node_name(&g, 0, name, sizeof name), "mb0.l0.forward");
@@ -586,15 +600,16 @@ START_TEST(llm_graph) {
                   "trace %.17g ns, model %.17g + rounding %.17g", trace, model, rounding);
     th_chakra_graph_free(&g);
 
-    llm_round_trip("4194304", &g, &trace, &model);
+    llm_round_trip("'dp': 16, 'global_batch': 16, 'chunks': 16, 'bucket_bytes': 16777216", 16, &g,
+                   &trace, &model);
     int buckets = 0, comp = 0;
     for (size_t k = 0; k < g.n; k++) {
         char nm[256];
         buckets += !strncmp(th_chakra_node_name(&g, k, nm, sizeof nm), "dp.bucket", 9);
         comp += g.nodes[k].type == TH_CHAKRA_COMP_NODE;
     }
-    ck_assert_int_eq(buckets, 10); /* ceil(41559040 / 4194304) */
-    ck_assert_int_le(comp, 21 + 10);
+    ck_assert_int_eq(buckets, 10);   /* ceil(166236160 / 16777216) */
+    ck_assert_int_le(comp, 11 + 10); /* 10 phases and the optimizer, a piece more per cut */
     ck_assert_msg(fabs(trace - model) <= 500.0 * comp, "trace %.17g ns, model %.17g, %d nodes",
                   trace, model, comp);
     th_chakra_graph_free(&g);
