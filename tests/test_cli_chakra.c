@@ -1,6 +1,7 @@
 /* CLI tests of `themis export-chakra`: the files it writes (one per NPU, rank r's node ids
  * offset by r times the nodes of a file), what it prints, its refusals, and round trips (the
  * trace read back by `themis train PREFIX`). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -281,6 +282,36 @@ END_TEST
  * All-to-All and Reduce-Scatter, data-parallel All-Reduces, one over both dims) over 1 and 2
  * iterations; DLRM (All-to-All, compute rounded to whole microseconds, 5 phases without a
  * node); ResNet-50 in ASTRA-sim 1.0's text format, converted. */
+/* An LLM workload's round trip through the binary: tests/data/llm_dp16.json (DP 16 over both
+ * dims of llm_sys_2d.json, chunks 16) with one gradient collective (--bucket off) is one chain
+ * in the graph, as in the model's sum, so `train PREFIX -n 16` gives the model's iteration plus
+ * what rounding did to the compute: the report's written minus the workload's compute. */
+START_TEST(round_trip_llm) {
+    char *dir = test_tmp_dir();
+    TEST_DIR_PATH(prefix, dir, "llm");
+    const char *wl = test_dpath("llm_dp16.json"), *sys = test_dpath("llm_sys_2d.json");
+    test_cli_out r;
+    test_cli(&r, "export-chakra '%s' -s '%s' -o '%s' --bucket off -f json", wl, sys, prefix);
+    test_expect_ok(&r, "export-chakra");
+    const char *a = strstr(r.out, "\"compute_us\":"), *b = strstr(r.out, "\"written_compute_us\":");
+    ck_assert_msg(a && b, "%s", r.out);
+    double workload = strtod(a + strlen("\"compute_us\":"), NULL);
+    double written = strtod(b + strlen("\"written_compute_us\":"), NULL);
+    test_cli_free(&r);
+    test_cli(&r, "train '%s' -s '%s' -p baseline -q fifo --bucket off -f csv", wl, sys);
+    test_expect_ok(&r, "train LLM");
+    test_csv c;
+    test_csv_parse(&c, r.out);
+    double model = test_csv_d(&c, 0, "iteration_us");
+    test_csv_free(&c);
+    test_cli_free(&r);
+    double got = trace_time(prefix, sys, "-p baseline -q fifo -n 16 --priority fifo");
+    ck_assert_msg(fabs(got - (model + written - workload)) < 1e-9 * model,
+                  "trace %.17g us, model %.17g + rounding %.17g", got, model, written - workload);
+    test_rm_dir(dir);
+}
+END_TEST
+
 START_TEST(astra_sim_times) {
     static const struct {
         const char *wl;
@@ -353,6 +384,7 @@ Suite *cli_chakra_suite(void) {
     tcase_add_test(tc, round_trip_by_hand);
     tcase_add_test(tc, round_trip_whole);
     tcase_add_test(tc, round_trip_rounded);
+    tcase_add_test(tc, round_trip_llm);
     tcase_add_test(tc, astra_sim_times);
     suite_add_tcase(s, tc);
     return s;
