@@ -1041,9 +1041,13 @@ static long long train_ns(const char *wl, const char *sys, const char *rest) {
  * (ASTRA-sim-1.0, 07d5d19, AnalyticalAstra) prints 6806855 (the AG sizes after each dim's own
  * RS gave 6806978). The first All-Reduce of ResNet-50 alone, 37632 bytes in 64 chunks on the
  * tutorial exercise's Switch 8 x 3 (Themis + FIFO): the branch build prints 6218, + 1 for
- * MICRO's cycle = 6219 (was 6241). */
+ * MICRO's cycle = 6219 (was 6241). `themis train` of the MICRO workload plans the same way
+ * (the AG sizes after each dim's own RS, which it keeps for other workloads, gave 6806978). */
 START_TEST(vec_allgather_chain) {
     ck_assert_int_eq(run_ns("astra1/mixed4d_branch.json", "-b 1000000007"), 6806855);
+    ck_assert_int_eq(
+        train_ns("astra1/micro_ar1e9p7.txt", "astra1/mixed4d_branch.json", "-p themis -q scf"),
+        6806855);
     ck_assert_int_eq(run_ns("astra1/sw888_branch.json", "-b 37632"), 6219);
 }
 END_TEST
@@ -1094,6 +1098,50 @@ START_TEST(vec_train_stale_loads) {
 }
 END_TEST
 
+/* After a completion wakes the workload, NPU 0 no longer generates first, and phases that one
+ * collective started together and that end at one ns with identical chains move on in the
+ * order the NPUs resumed, which the preset does not follow. Switch 4 x 3 (50 GB/s, 1 ns,
+ * halvingDoubling), endpoint 10, boost 1, LIFO, the tutorial's MLP_ModelParallel.txt, Themis +
+ * SCF, one pass: with 64 splits the branch build prints 409438 (the dim order gives 408964,
+ * reversing those ties 409620) and the tag 407556 (the dim order's; reversed 407800): both are
+ * refused, the order deciding the result; with 16 splits both builds print 411274, which
+ * either order gives. The tutorial exercise's system with SCF: the branch prints 1737079, the
+ * tag 1734729 (the dim order gives 1736608 and 1734552): refused too. */
+START_TEST(vec_train_resume_order) {
+    test_fails(2, "the order in which its NPUs resumed", "train %s -s %s -p themis -q scf -n 64",
+               test_dpath("astra1/mlp_model.txt"), test_dpath("astra1/sw444_scf_branch.json"));
+    test_fails(2, "the order in which its NPUs resumed", "train %s -s %s -p themis -q scf -n 64",
+               test_dpath("astra1/mlp_model.txt"), test_dpath("astra1/sw444_scf_tag.json"));
+    test_fails(2, "the order in which its NPUs resumed", "train %s -s %s -p themis -q scf",
+               test_dpath("astra1/mlp_model.txt"), test_dpath("astra1/sw888_branch.json"));
+    ck_assert_int_eq(
+        train_ns("astra1/mlp_model.txt", "astra1/sw444_scf_branch.json", "-p themis -q scf -n 16"),
+        411274);
+    ck_assert_int_eq(
+        train_ns("astra1/mlp_model.txt", "astra1/sw444_scf_tag.json", "-p themis -q scf -n 16"),
+        411274);
+}
+END_TEST
+
+/* With boost-mode 0 every NPU simulates, and which one generates a collective first after a
+ * completion woke the workload is not followed: Ring 4 (2 links, 200 GB/s, 50 ns, ring) x
+ * FullyConnected 4 (3 links, 100 GB/s, 100 ns, direct) x Switch 4 (1 link, 50 GB/s, 100 ns,
+ * halvingDoubling), endpoint 10, boost-mode 0, LIFO, 16 splits, MLP_ModelParallel.txt, Themis +
+ * FIFO: both builds print 369435 (resetting the loads at each tick gives 369333, NPU 0 behind
+ * as under boost-mode 1 gives 365174), so the run is refused at the first forward collective
+ * after the first wait (line 4). The baseline order has no loads and still runs. */
+START_TEST(vec_train_boost0_refused) {
+    test_fails(2, "mlp_model.txt:4: the forward collective is generated after a completion",
+               "train %s -s %s -p themis -q fifo", test_dpath("astra1/mlp_model.txt"),
+               test_dpath("astra1/mix3_boost0_branch.json"));
+    test_cli_out r;
+    test_cli(&r, "train %s -s %s -p baseline -q fifo", test_dpath("astra1/mlp_model.txt"),
+             test_dpath("astra1/mix3_boost0_branch.json"));
+    test_expect_ok(&r, "baseline under boost-mode 0");
+    test_cli_free(&r);
+}
+END_TEST
+
 Suite *astra1_suite(void) {
     Suite *s = suite_create("astra1");
     TCase *tc = tcase_create("preset");
@@ -1127,6 +1175,8 @@ Suite *astra1_suite(void) {
     tcase_add_test(tc, vec_float_scales);
     tcase_add_test(tc, vec_same_ns_order);
     tcase_add_test(tc, vec_train_stale_loads);
+    tcase_add_test(tc, vec_train_resume_order);
+    tcase_add_test(tc, vec_train_boost0_refused);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,6 +1,7 @@
 /* The ASTRA-sim preset's emulator rules (SPEC §9): list queues, phases that start as soon as
- * they are queued on an idle dim, stages ending at one instant completed in the order they
- * started, one collective at a time, and the preset's integer-ns phase costs. */
+ * they are queued on an idle dim (but for the dim a collective issued as the last one ends is
+ * held on), stages ending at one instant completed in the order they started, one collective at
+ * a time, and the preset's integer-ns phase costs. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +23,8 @@ typedef struct astra_emu_state {
     emu_queue q[TH_MAX_DIMS]; /* the waiting phases per dim, in the preset's order */
     phase_entry cost[TH_MAX_DIMS][PHASE_COSTS];
     int ncost[TH_MAX_DIMS]; /* entries of cost[d] in use, since the reset */
+    int held;               /* 1 + the dim whose stage ended the last collective, 0: none */
+    double held_at;         /* when it ended, ns */
 } astra_emu_state;
 
 static emu_queue *queue(th_emu *r, int d) {
@@ -115,10 +118,20 @@ static int issue(th_emu *emu, const th_plan *plan, double t, int *id, th_error *
             return th_error_set(err, TH_EINTERNAL, "out of memory");
         emu->state_model = &astra_emu;
     }
-    int k;
+    /* ASTRA-sim generates a collective issued as the last one ends inside that one's last
+     * stream's end, before the stream leaves its dim: there the new chunks all queue (in the
+     * preset's order) and the head starts once every chunk is queued, at the same instant. */
+    astra_emu_state *st = emu->state;
+    int held = st->held && st->held_at == t ? st->held - 1 : -1, k;
+    st->held = 0;
     if (emu_admit(emu, plan, t, &k, err)) return err->code;
-    for (uint32_t i = 0; i < (uint32_t)plan->chunks; i++)
-        if (enqueue_and_start(emu, (uint32_t)k, i, 0, err)) return err->code;
+    for (uint32_t i = 0; i < (uint32_t)plan->chunks; i++) {
+        int dim = enqueue(emu, (uint32_t)k, i, 0);
+        if (dim < 0) return th_error_set(err, TH_EINTERNAL, "out of memory in a queue");
+        if (dim != held && !emu->srv[dim].busy && start(emu, dim)) return emu_bad_stage(emu, err);
+    }
+    if (held >= 0 && !emu->srv[held].busy && emu_waiting(queue(emu, held)) && start(emu, held))
+        return emu_bad_stage(emu, err);
     if (id) *id = k;
     return TH_OK;
 }
@@ -137,8 +150,12 @@ static int step(th_emu *emu, th_error *err) {
     for (int k = 0; k < nend; k++) {
         int d = ending[k];
         uint32_t c, id;
-        int stage = emu_end(emu, d, &c, &id, err);
+        int done = emu->ndone, stage = emu_end(emu, d, &c, &id, err);
         if (stage == -2) return err->code;
+        if (emu->ndone > done) { /* this stage ended its collective: remember where */
+            astra_emu_state *st = emu->state;
+            st->held = d + 1, st->held_at = emu->t;
+        }
         if (stage >= 0 && enqueue_and_start(emu, id, c, stage, err)) return err->code;
         if (!emu->srv[d].busy && emu_waiting(queue(emu, d)) && start(emu, d))
             return emu_bad_stage(emu, err);
@@ -153,6 +170,7 @@ static void reset(th_emu *emu) {
         st->q[d].n = st->q[d].head = 0;
         st->ncost[d] = 0;
     }
+    st->held = 0;
 }
 
 static void free_state(void *state) {

@@ -28,6 +28,11 @@ typedef struct astra1_emu_state {
     int nkey[TH_MAX_DIMS], keyed[TH_MAX_DIMS]; /* keyed: 0 when no chain (dim order) */
     double cause[KEY_MAX], cause_sib[KEY_MAX]; /* the key of the phase whose end starts one */
     int ncause, sibling, at_issue;
+    /* unsure: the sibling index at that level orders phases an issue made after NPU 0 fell
+     * behind started together (astra1_emu_behind); their order is the NPUs' resume order */
+    unsigned char unsure[TH_MAX_DIMS][KEY_MAX], cause_unsure[KEY_MAX];
+    int behind, reverse;
+    long nunsure; /* ends such a level has ordered since the reset */
 } astra1_emu_state;
 
 static emu_queue *queue(const th_emu *r, int d) {
@@ -115,10 +120,13 @@ static void key_phase(th_emu *r, int d, th_coll_type type, th_op op, double m, d
                 /* phases an issue starts together end in dim order (every NPU generates the
                  * collective, NPU 0 first; the ring's last NPU along a higher dim later) */
                 st->sib[d][n] = j > 0 ? 0 : st->at_issue ? d : st->sibling;
+                st->unsure[d][n] = j == 0 && st->at_issue && st->behind;
                 if (j > 0) at -= dl[j - 1];
             }
-            for (int j = 0; j < st->ncause && n < KEY_MAX; j++, n++)
+            for (int j = 0; j < st->ncause && n < KEY_MAX; j++, n++) {
                 st->key[d][n] = st->cause[j], st->sib[d][n] = st->cause_sib[j];
+                st->unsure[d][n] = st->cause_unsure[j];
+            }
             st->nkey[d] = n;
             st->keyed[d] = 1;
         }
@@ -126,14 +134,20 @@ static void key_phase(th_emu *r, int d, th_coll_type type, th_op op, double m, d
 }
 
 /* The order of the ends of dims a and b at one tick: their keys' registration times, earlier
- * first; equal times by the sibling index from the oldest level up; then dim index. */
-static int order_of(const astra1_emu_state *st, int a, int b) {
+ * first; equal times by the sibling index from the oldest level up; then dim index. A sibling
+ * level of an issue made after NPU 0 fell behind is counted, and reversed when asked. */
+static int order_of(astra1_emu_state *st, int a, int b) {
     if (!st->keyed[a] || !st->keyed[b]) return a - b;
     int L = st->nkey[a] < st->nkey[b] ? st->nkey[a] : st->nkey[b];
     for (int j = 0; j < L; j++)
         if (st->key[a][j] != st->key[b][j]) return st->key[a][j] < st->key[b][j] ? -1 : 1;
     for (int j = L - 1; j >= 0; j--)
-        if (st->sib[a][j] != st->sib[b][j]) return st->sib[a][j] < st->sib[b][j] ? -1 : 1;
+        if (st->sib[a][j] != st->sib[b][j]) {
+            int o = st->sib[a][j] < st->sib[b][j] ? -1 : 1;
+            if (!st->unsure[a][j]) return o;
+            st->nunsure++;
+            return st->reverse ? -o : o;
+        }
     return a - b;
 }
 
@@ -265,6 +279,7 @@ static int step(th_emu *emu, th_error *err) {
         st->ncause = st->keyed[d] ? st->nkey[d] : 0;
         memcpy(st->cause, st->key[d], sizeof st->cause);
         memcpy(st->cause_sib, st->sib[d], sizeof st->cause_sib);
+        memcpy(st->cause_unsure, st->unsure[d], sizeof st->cause_unsure);
         uint32_t c, id;
         int stage = emu_end(emu, d, &c, &id, err);
         if (stage == -2) return err->code;
@@ -302,6 +317,18 @@ static void reset(th_emu *emu) {
     astra1_emu_state *st = emu->state;
     for (int d = 0; d < emu->sys->ndims; d++)
         st->q[d].n = st->q[d].head = 0;
+    st->behind = st->reverse = 0, st->nunsure = 0;
+}
+
+/* The state is made at the first issue: until then nothing is ordered. */
+void astra1_emu_behind(th_emu *emu, int behind, int reverse) {
+    astra1_emu_state *st = emu->state;
+    if (st) st->behind = behind, st->reverse = reverse;
+}
+
+long astra1_emu_unsure(const th_emu *emu) {
+    const astra1_emu_state *st = emu->state;
+    return st ? st->nunsure : 0;
 }
 
 static void free_state(void *state) {

@@ -570,6 +570,10 @@ int th_astra1_plan(th_plan *plan, const th_system *sys, const th_collective *col
     if (plan->ops == &lbw_model) plan->ops = &lbw_train_model;
     return TH_OK;
 }
+void astra1_plan_chain(th_plan *plan) {
+    if (plan->ops == &lbw_train_model) plan->ops = &lbw_model;
+}
+
 static const th_plan_model flat_model = {check, shape_flat, themis, stage_flat};
 
 const th_plan_model *astra1_planner(const th_system *sys) {

@@ -51,7 +51,9 @@ typedef struct replay {
     th_a1_tracker tracker; /* 1.0: the Themis list, shared by the collectives of one tick */
     double last_plan_t;    /* the tick of the last collective generated */
     int npu0_behind;       /* a completion woke the workload: NPU 0 no longer generates first */
+    int woken;             /* a completion has woken the workload (any boost-mode) */
     int reset_pending;     /* NPU 0's reset of the last tick, due after that tick's plans */
+    int reverse;           /* order the ties NPU 0's place leaves open the other way */
     /* the network */
     th_emu *emu;
     int *k_of_id;     /* emulator id -> layer * 3 + phase */
@@ -71,6 +73,8 @@ typedef struct replay {
 } replay;
 
 static int call(replay *r);
+
+static const char *const phase_field[TH_NPHASES] = {"forward", "input-grad", "weight-grad"};
 
 static int push(replay *r, int kind, double t, int k) {
     if (th_grow(&r->ev, &r->ev_cap, (size_t)r->nev + 1, sizeof *r->ev))
@@ -101,10 +105,28 @@ static int done_blocking(replay *r, int layer, th_phase p) {
     return 0;
 }
 
+/* How many dims of more than one NPU mask spans. */
+static int active_dims(const replay *r, uint32_t mask) {
+    int n = 0;
+    for (int d = 0; d < r->sys->ndims; d++)
+        n += (mask >> d) & 1u && r->sys->dims[d].npus > 1;
+    return n;
+}
+
 static int active(const replay *r, uint32_t mask) {
     for (int d = 0; d < r->sys->ndims; d++)
         if ((mask >> d) & 1u && r->sys->dims[d].npus > 1) return 1;
     return 0;
+}
+
+/* th_astra1_plan for the replay. A MICRO workload's collectives are all generated at the first
+ * tick, NPU 0 first, as `themis run` assumes, so their All-Gathers take the chain's sizes
+ * (Sys::generate_collective); other workloads keep the sizes after each dim's own RS
+ * (docs/VALIDATION.md, "Known differences, measured"). */
+static int a1_plan(replay *r, th_plan *plan, const th_collective *c) {
+    if (th_astra1_plan(plan, r->sys, c, r->o->policy, &r->tracker, r->err)) return r->err->code;
+    if (r->wl->par == TH_A1_MICRO) astra1_plan_chain(plan);
+    return TH_OK;
 }
 
 /* Layer::issue_*_comm with the priority request `pref` (Sys::get_priority, which the 1.0
@@ -132,12 +154,22 @@ static int issue(replay *r, int layer, th_phase p, th_a1_prio pref, int blocking
         r->last_plan_t = r->t;
     }
     if (!active(r, r->mask[k])) return blocking ? call(r) : TH_OK;
+    if (a1 && r->woken && !astra1_of(r->sys)->boost && r->o->policy == TH_POLICY_THEMIS &&
+        active_dims(r, r->mask[k]) > 1)
+        return th_error_set(r->err, TH_EINPUT,
+                            "%s:%d: the %s collective is generated after a completion woke the "
+                            "workload, with boost_mode 0 and Themis: every NPU then simulates and "
+                            "the order in which they generate it, which decides the loads Themis "
+                            "plans it with, is not followed by the astra-sim-1.0 preset "
+                            "(docs/VALIDATION.md, \"Known differences, measured\"; boost_mode 1 "
+                            "is followed)",
+                            r->src, r->wl->layers[layer].line, phase_field[p]);
     th_plan *plan = r->npool ? r->pool[--r->npool] : th_plan_create();
     if (!plan) return th_error_set(r->err, TH_EINTERNAL, "out of memory");
     th_collective c = {(th_coll_type)ph->type, r->size[k], r->o->chunks, r->mask[k]};
     int id;
-    if (a1 ? th_astra1_plan(plan, r->sys, &c, r->o->policy, &r->tracker, r->err) ||
-                 th_astra1_issue(r->emu, plan, r->t, pref, &id, r->err)
+    if (a1) astra1_emu_behind(r->emu, r->npu0_behind, r->reverse);
+    if (a1 ? a1_plan(r, plan, &c) || th_astra1_issue(r->emu, plan, r->t, pref, &id, r->err)
            : th_sched_plan(plan, r->sys, &c, r->o->policy, r->o->model, r->err) ||
                  th_emu_issue(r->emu, plan, r->t, &id, r->err)) {
         th_plan_free(plan);
@@ -425,6 +457,7 @@ static int comm_done(replay *r, int k) {
     if (!(r->out[k] == 1 && r->barrier[k])) r->waiting[k] = 0;
     r->out[k]--;
     if (wake) {
+        r->woken = 1;
         if (r->sys->model == TH_MODEL_ASTRA1 && astra1_of(r->sys)->boost)
             r->npu0_behind = 1; /* boost-mode 0: every NPU runs every phase */
         rc = call(r);
@@ -458,8 +491,6 @@ static int net_step(replay *r) {
     }
     return TH_OK;
 }
-
-static const char *const phase_field[TH_NPHASES] = {"forward", "input-grad", "weight-grad"};
 
 static int setup(replay *r) {
     const th_a1_workload *wl = r->wl;
@@ -507,7 +538,7 @@ static int setup(replay *r) {
     th_emu_reset(r->emu, r->sys, o->intra, o->lifo ? TH_PRIO_LIFO : TH_PRIO_FIFO, NULL, NULL);
     r->state = ST_FWD;
     r->last_plan_t = -1;
-    r->npu0_behind = r->reset_pending = 0;
+    r->npu0_behind = r->reset_pending = r->woken = 0;
     return TH_OK;
 }
 
@@ -569,6 +600,35 @@ static void teardown(replay *r) {
     th_emu_free(r->emu);
 }
 
+/* Phases that one collective issued after a completion woke the workload started together and
+ * that end at one ns with identical chains move on in the order the NPUs resumed, which the
+ * preset does not follow (it keeps the dim order). When the replay met such ties, it runs again
+ * with their order reversed and refuses the run if what it reports (the end of the run and of
+ * each pass) changes. */
+static int check_resume_order(replay *r) {
+    if (r->sys->model != TH_MODEL_ASTRA1 || astra1_emu_unsure(r->emu) == 0) return TH_OK;
+    replay o = {0};
+    o.sys = r->sys, o.wl = r->wl, o.o = r->o, o.src = r->src, o.err = r->err, o.L = r->L;
+    o.reverse = 1;
+    int rc = setup(&o);
+    if (rc == TH_OK) rc = run(&o);
+    int same = rc == TH_OK && o.t == r->t;
+    for (int p = 0; same && p < r->o->passes; p++)
+        same = o.pass_end[p] == r->pass_end[p];
+    double other = o.t;
+    free(o.pass_end);
+    teardown(&o);
+    if (rc != TH_OK || same) return rc;
+    return th_error_set(r->err, TH_EINPUT,
+                        "%s: phases that one collective started together end at the same ns "
+                        "with identical event chains after a completion woke the workload, and "
+                        "their order changes the result (%.0f or %.0f ns): ASTRA-sim 1.0 "
+                        "orders them by the order in which its NPUs resumed, which the "
+                        "astra-sim-1.0 preset does not follow (docs/VALIDATION.md, \"Known "
+                        "differences, measured\")",
+                        r->src, r->t, other);
+}
+
 int th_a1_replay(const th_system *sys, const th_a1_workload *wl, const char *source,
                  const th_a1_replay_opts *opts, th_a1_replay_result *res, th_error *err) {
     return th_a1_replay_trace(sys, wl, source, opts, NULL, NULL, res, err);
@@ -595,6 +655,7 @@ int th_a1_replay_trace(const th_system *sys, const th_a1_workload *wl, const cha
     r.trace = trace, r.trace_ctx = trace_ctx;
     int rc = setup(&r);
     if (rc == TH_OK) rc = run(&r);
+    if (rc == TH_OK) rc = check_resume_order(&r);
     if (rc == TH_OK) {
         res->total = r.t;
         res->compute = r.compute;
