@@ -26,7 +26,7 @@ typedef struct lb {
     const th_system *sys;
     const char *src; /* the workload, in messages */
     ends end;        /* the chain's end: the next node waits for these */
-    ends extra;      /* scratch: a node's dependencies beyond the chain's end */
+    ends extra;      /* the collectives issued beside the chain (gradient buckets, gathers) */
     int it;
 } lb;
 
