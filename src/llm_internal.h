@@ -15,6 +15,15 @@ typedef struct llm_stage {
     double expert_params; /* expert parameters on the NPU, reduced over dp / ep */
 } llm_stage;
 
+/* The compute of one micro-batch on one NPU, ns: what llm_stage_work sums over a stage. */
+typedef struct llm_layer_ns {
+    double fwd_dense, fwd_moe;   /* one layer's forward (fwd_moe 0 without MoE layers) */
+    double core_dense, core_moe; /* its attention core: what selective recomputation redoes */
+    double logits;               /* the logits and the loss (the last stage's) */
+} llm_layer_ns;
+void llm_layer_times(const th_llm_model *m, const th_llm_exec *x, const th_npu *npu,
+                     llm_layer_ns *out);
+
 /* The busiest stage's work for m, x on npu. */
 void llm_stage_work(const th_llm_model *m, const th_llm_exec *x, const th_npu *npu, llm_stage *out);
 

@@ -145,18 +145,27 @@ static void stage_params(const th_llm_model *m, const th_llm_exec *x, llm_stage 
     out->expert_params = out->moe_layers * expert_params(m) / ((double)x->ep * t);
 }
 
+void llm_layer_times(const th_llm_model *m, const th_llm_exec *x, const th_npu *npu,
+                     llm_layer_ns *out) {
+    double t = (double)x->tp;
+    out->core_moe = out->fwd_moe = 0;
+    out->fwd_dense = layer_fwd_ns(m, x, npu, 0, &out->core_dense);
+    if (llm_moe_layers(m) / (double)x->pp > 0)
+        out->fwd_moe = layer_fwd_ns(m, x, npu, 1, &out->core_moe);
+    /* the last stage's logits (the busiest: the first stage's embedding is a lookup) */
+    out->logits =
+        llm_matmul_ns(npu, llm_logits_flops(m) * (double)x->micro_batch / t) +
+        llm_vector_ns(npu, (double)x->micro_batch * m->seq * m->vocab / t, 5, 2 * 4); /* loss */
+}
+
 void llm_stage_work(const th_llm_model *m, const th_llm_exec *x, const th_npu *npu,
                     llm_stage *out) {
     memset(out, 0, sizeof *out);
-    double t = (double)x->tp;
     stage_params(m, x, out);
-    double dense = out->layers - out->moe_layers, core_d, core_m = 0;
-    double fd = layer_fwd_ns(m, x, npu, 0, &core_d), fm = 0;
-    if (out->moe_layers > 0) fm = layer_fwd_ns(m, x, npu, 1, &core_m);
-    /* the last stage's logits (the busiest: the first stage's embedding is a lookup) */
-    double logits =
-        llm_matmul_ns(npu, llm_logits_flops(m) * (double)x->micro_batch / t) +
-        llm_vector_ns(npu, (double)x->micro_batch * m->seq * m->vocab / t, 5, 2 * 4); /* loss */
+    llm_layer_ns ln;
+    llm_layer_times(m, x, npu, &ln);
+    double dense = out->layers - out->moe_layers, core_d = ln.core_dense, core_m = ln.core_moe;
+    double fd = ln.fwd_dense, fm = ln.fwd_moe, logits = ln.logits;
     out->fwd = dense * fd + out->moe_layers * fm + logits;
     out->bwd = 2 * out->fwd; /* input and weight gradients: two multiplies per forward one */
     if (x->recompute == TH_LLM_RECOMPUTE_FULL)

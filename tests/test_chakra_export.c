@@ -3,6 +3,7 @@
  * varints 7 bits a byte, low first; proto3 leaves fields at 0 out and packs repeated scalars)
  * and from et_def.proto's field numbers, the graph's dependencies against the order of themis
  * train (docs/WORKLOADS.md), and every error. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "chakra/chakra_export.h"
 #include "chakra/et_def.pb-c.h"
 #include "check_themis.h"
+#include "themis/llm.h"
 
 static th_workload *parse_wl(const char *json) {
     char *text = test_dq(json);
@@ -375,10 +377,8 @@ static th_workload *random_workload(uint64_t *x, th_system *s, int *iterations, 
     wl->nlayers = 1 + rng(x, 5);
     wl->layers = calloc((size_t)wl->nlayers, sizeof *wl->layers);
     ck_assert_ptr_nonnull(wl->layers);
-    /* All-Gather's size means each NPU's input to ASTRA-sim and the output to our model, and
-     * the reader does not convert it back yet: not drawn here */
-    static const th_coll_type types[] = {TH_COLL_ALLREDUCE, TH_COLL_REDUCESCATTER,
-                                         TH_COLL_ALLTOALL};
+    static const th_coll_type types[] = {TH_COLL_ALLREDUCE, TH_COLL_REDUCESCATTER, TH_COLL_ALLTOALL,
+                                         TH_COLL_ALLGATHER};
     for (int l = 0; l < wl->nlayers; l++) {
         th_wl_layer *y = &wl->layers[l];
         snprintf(y->name, sizeof y->name, "l%d", l);
@@ -388,8 +388,11 @@ static th_workload *random_workload(uint64_t *x, th_system *s, int *iterations, 
             c->present = rng(x, 3) > 0;
             if (!c->present) continue;
             int wg = p == TH_PHASE_WG;
-            c->type = wg && rng(x, 2) ? TH_COLL_ALLREDUCE : types[rng(x, 3)];
+            c->type = wg && rng(x, 2) ? TH_COLL_ALLREDUCE : types[rng(x, 4)];
             c->size = 4096.0 * (1 + rng(x, 400));
+            /* an All-Gather is written as size / its NPUs (at most 4 x 4 x 4 or 3 x 3 x 3):
+             * a multiple of both leaves no byte to round */
+            if (c->type == TH_COLL_ALLGATHER) c->size = 64.0 * 27 * (1 + rng(x, 30));
             c->sel = wg ? TH_SEL_DP : wl->hybrid ? TH_SEL_MP : TH_SEL_ALL;
             c->blocking = wg ? rng(x, 4) == 0 : rng(x, 4) > 0;
         }
@@ -405,8 +408,8 @@ static th_workload *random_workload(uint64_t *x, th_system *s, int *iterations, 
  * each type and blocking or not, data-parallel or hybrid, DDP buckets or none, on random
  * systems). */
 START_TEST(round_trip_random) {
-    /* themis-global is not drawn: the trace's replay plans each collective from fresh loads */
-    static const th_policy pol[] = {TH_POLICY_BASELINE, TH_POLICY_THEMIS, TH_POLICY_ROUNDROBIN};
+    static const th_policy pol[] = {TH_POLICY_BASELINE, TH_POLICY_THEMIS, TH_POLICY_ROUNDROBIN,
+                                    TH_POLICY_THEMIS_GLOBAL};
     static const th_priority prio[] = {TH_PRIO_LIFO, TH_PRIO_FIFO};
     uint64_t x = 12345;
     int compared = 0;
@@ -431,7 +434,7 @@ START_TEST(round_trip_random) {
         tr.ranks = 1;
         ck_assert_msg(th_ck_parse((const char *)b, len, "random", &tr.g, &err) == 0, "%s", err.msg);
         th_train_opts to = {0};
-        to.policy = pol[rng(&x, 3)];
+        to.policy = pol[rng(&x, 4)];
         to.intra = rng(&x, 2) ? TH_INTRA_SCF : TH_INTRA_FIFO;
         to.priority = prio[rng(&x, 2)];
         to.model = TH_LOAD_ALPHA_BETA;
@@ -460,6 +463,189 @@ START_TEST(round_trip_random) {
 }
 END_TEST
 
+/* An All-Gather's round trip: the workload's size is the gathered output (SPEC §4), the
+ * trace's comm_size each NPU's input, and the reader under our model multiplies it back. On a
+ * ring of 4 (100 GB/s, 10 ns), one chunk, a forward of 2 us then a blocking All-Gather of
+ * 4096 bytes: written as comm_size 4096 / 4 = 1024; replayed as a ring AG of output 4096,
+ * (p - 1) alpha + S (p - 1) / (p B) = 3 x 10 + 4096 x 3 / (4 x 100) = 30 + 30.72 = 60.72 ns
+ * after the compute: 2060.72 ns (taken as 1024 bytes of output it would be 30 + 7.68). */
+START_TEST(round_trip_allgather) {
+    th_workload *wl =
+        parse_wl("{'name': 'ag', 'parallelism': 'data', 'chunks': 1, 'layers': [{'name': 'a',"
+                 " 'forward': {'ns': 2000, 'collective': {'type': 'allgather', 'size': 4096}},"
+                 " 'input_grad': {'ns': 0}, 'weight_grad': {'ns': 0}}]}");
+    int64_t p[] = {4};
+    th_system s = ring_system(1, p);
+    th_chakra_graph g;
+    build(wl, &s, 1, 0, &g);
+    ck_assert_uint_eq(g.n, 2);
+    ck_assert_uint_eq(g.nodes[1].comm_type, TH_CHAKRA_ALL_GATHER);
+    ck_assert_uint_eq(g.nodes[1].comm_size, 1024);
+    size_t len;
+    unsigned char *b = write_rank(&g, 0, &len);
+    th_ck_trace tr;
+    memset(&tr, 0, sizeof tr);
+    tr.ranks = 1;
+    th_error err = {0};
+    ck_assert_msg(th_ck_parse((const char *)b, len, "ag", &tr.g, &err) == 0, "%s", err.msg);
+    th_ck_opts o = {
+        TH_POLICY_BASELINE, TH_INTRA_FIFO, TH_LOAD_ALPHA_BETA, TH_PRIO_LIFO, 1, NULL, NULL, NULL};
+    th_ck_result got;
+    ck_assert_msg(th_ck_replay(&s, &tr, &o, NULL, NULL, &got, &err) == 0, "%s", err.msg);
+    ck_assert_double_eq_tol(got.finish, 2060.72, 1e-9);
+    th_ck_graph_free(&tr.g);
+    free(b);
+    th_chakra_graph_free(&g);
+    th_workload_free(wl);
+}
+END_TEST
+
+/* An LLM workload of one stage on tests/data/llm_sys_2d.json (dim 0 a ring of 4, dim 1 a switch
+ * of 4, test NPU): 4 layers of h 1024, s 256, V 32000, micro-batches of 1, no recomputation,
+ * the execution `exec`. */
+static const char *const llm_wl =
+    "{'name': 'llm', 'llm': {'model': {'layers': 4, 'hidden': 1024, 'heads': 16, 'seq': 256,"
+    " 'vocab': 32000}, 'micro_batch': 1, %s}}";
+
+/* The graph of exec, the trace's replay under baseline + FIFO with `chunks` per collective,
+ * and the model's iteration, ns. */
+static void llm_round_trip(const char *exec, int64_t chunks, th_chakra_graph *g, double *trace,
+                           double *model) {
+    char json[512];
+    snprintf(json, sizeof json, llm_wl, exec);
+    char *text = test_dq(json);
+    th_llm_workload w;
+    th_error err = {0};
+    ck_assert_msg(th_llm_parse(text, strlen(text), "llm", &w, &err) == 0, "%s", err.msg);
+    free(text);
+    th_system s;
+    ck_assert_msg(th_system_load(test_data("llm_sys_2d.json"), &s, &err) == 0, "%s", err.msg);
+    th_chakra_opts o = {1, 0, 0};
+    ck_assert_msg(th_chakra_build_llm(&w, &s, &o, g, &err) == 0, "%s", err.msg);
+    size_t len;
+    unsigned char *b = write_rank(g, 0, &len);
+    th_ck_trace tr;
+    memset(&tr, 0, sizeof tr);
+    tr.ranks = 1;
+    ck_assert_msg(th_ck_parse((const char *)b, len, "llm", &tr.g, &err) == 0, "%s", err.msg);
+    /* the model's gradient stream is FIFO */
+    th_ck_opts co = {TH_POLICY_BASELINE,
+                     TH_INTRA_FIFO,
+                     TH_LOAD_ALPHA_BETA,
+                     TH_PRIO_FIFO,
+                     chunks,
+                     NULL,
+                     NULL,
+                     NULL};
+    th_ck_result got;
+    ck_assert_msg(th_ck_replay(&s, &tr, &co, NULL, NULL, &got, &err) == 0, "%s", err.msg);
+    *trace = got.finish;
+    th_llm_ctx *c = th_llm_ctx_create();
+    th_llm_result r;
+    ck_assert_msg(
+        th_llm_eval(c, &s, &w.model, &w.exec, TH_POLICY_BASELINE, TH_INTRA_FIFO, &r, &err) == 0,
+        "%s", err.msg);
+    *model = r.iteration;
+    th_llm_ctx_free(c);
+    th_ck_graph_free(&tr.g);
+    free(b);
+}
+
+/* TP 4 on the ring, DP 4 on the switch, 2 micro-batches: every group is one dim, where the
+ * model cuts no collective into chunks (read with 1). The graph by hand: per micro-batch 4 forwards
+ * each followed by its two TP All-Reduces (12 nodes), the logits forward and backward (2), 4
+ * backwards with two All-Reduces each (12): 26; two micro-batches 52, then the one gradient
+ * All-Reduce (bucket_bytes 0) and the optimizer: 54 nodes. A TP All-Reduce: b s h A = 256 x 1024 x
+ * 2 = 524288 bytes on the ring (dim 0). The gradient: per layer 4h^2 (attention) + 4h (norms) + 2h
+ * x 4h (feed-forward) = 12 x 1048576 + 4096 = 12587008 parameters, / TP 4 = 3146752, x 4 layers =
+ * 12587008, plus the embedding 32000 x 1024 / 4 = 8192000 and the final norm 2 x 1024 / 4 = 512:
+ * 20779520 parameters of 2 bytes, 41559040 bytes on the switch (dim 1).
+ *
+ * The round trip: with one bucket at the end of the pass everything is one chain, as in the
+ * model's sum (forward, backward, TP, exposed DP, optimizer), so the trace's time is the
+ * model's plus what rounding did to the compute: written us x 1000 - the model's ns.
+ *
+ * DP 16 over both dims (chunks 16, read with 16), one micro-batch: the gradient, 4 x 12587008
+ * + 32768000 + 2048 = 83118080 parameters of 2 bytes (as above with TP 1), in 16 MiB buckets:
+ * ceil(166236160 / 16777216) = 10, made over the backward pass. The pass has no collective, so
+ * the model's share of its time is the compute's share, where the writer cuts a compute node
+ * and issues the bucket; each cut point is rounded to the microsecond from the node's start,
+ * so a bucket is issued within 0.5 us per compute node before it of the model's time, and the
+ * stream (10 buckets: the model runs them through the emulator, as the replay does) ends
+ * within the same: at most 0.5 us per compute node. */
+START_TEST(llm_graph) {
+    th_chakra_graph g;
+    double trace, model;
+    llm_round_trip("'tp': 4, 'dp': 4, 'global_batch': 8, 'bucket_bytes': 0", 1, &g, &trace, &model);
+    ck_assert_uint_eq(g.n, 54);
+    char name[256];
+    ck_assert_str_eq(th_chakra_node_name(&g, 0, name, sizeof name), "mb0.l0.forward");
+    ck_assert_int_eq(g.nodes[0].type, TH_CHAKRA_COMP_NODE);
+    ck_assert_str_eq(th_chakra_node_name(&g, 1, name, sizeof name), "mb0.l0.forward.allreduce");
+    ck_assert_int_eq(g.nodes[1].comm_type, TH_CHAKRA_ALL_REDUCE);
+    ck_assert_uint_eq(g.nodes[1].comm_size, 524288);
+    ck_assert_uint_eq(g.nodes[1].mask, 1);
+    ck_assert_str_eq(th_chakra_node_name(&g, 12, name, sizeof name), "mb0.logits.forward");
+    ck_assert_str_eq(th_chakra_node_name(&g, 14, name, sizeof name), "mb0.l3.backward");
+    ck_assert_str_eq(th_chakra_node_name(&g, 52, name, sizeof name), "dp.bucket0.allreduce");
+    ck_assert_uint_eq(g.nodes[52].comm_size, 41559040);
+    ck_assert_uint_eq(g.nodes[52].mask, 2);
+    ck_assert_uint_eq(g.nodes[52].ndata, 1); /* after the last backward All-Reduce */
+    ck_assert_uint_eq(g.deps[g.nodes[52].dep], 51);
+    ck_assert_str_eq(th_chakra_node_name(&g, 53, name, sizeof name), "optimizer");
+    ck_assert_uint_eq(g.nodes[53].ndata, 2);
+    ck_assert_int_eq(g.phases, 21); /* 2 x 10 compute phases and the optimizer */
+    double rounding = (double)g.compute_us * 1000 - g.compute_ns;
+    ck_assert_msg(fabs(trace - (model + rounding)) < 1e-9 * model,
+                  "trace %.17g ns, model %.17g + rounding %.17g", trace, model, rounding);
+    th_chakra_graph_free(&g);
+
+    llm_round_trip("'dp': 16, 'global_batch': 16, 'chunks': 16, 'bucket_bytes': 16777216", 16, &g,
+                   &trace, &model);
+    int buckets = 0, comp = 0;
+    for (size_t k = 0; k < g.n; k++) {
+        char nm[256];
+        buckets += !strncmp(th_chakra_node_name(&g, k, nm, sizeof nm), "dp.bucket", 9);
+        comp += g.nodes[k].type == TH_CHAKRA_COMP_NODE;
+    }
+    ck_assert_int_eq(buckets, 10);   /* ceil(166236160 / 16777216) */
+    ck_assert_int_le(comp, 11 + 10); /* 10 phases and the optimizer, a piece more per cut */
+    ck_assert_msg(fabs(trace - model) <= 500.0 * comp, "trace %.17g ns, model %.17g, %d nodes",
+                  trace, model, comp);
+    th_chakra_graph_free(&g);
+}
+END_TEST
+
+/* What the writer refuses of an LLM workload: pipeline stages (the ranks differ), ZeRO-3, a
+ * group on part of a dim (TP 2 on the ring of 4). */
+START_TEST(llm_refused) {
+    static const char *const cases[][2] = {
+        {"'tp': 2, 'pp': 2, 'dp': 4", "llm.pp: 2 pipeline stages"},
+        {"'tp': 4, 'dp': 4, 'sharding': 'weights'", "llm.sharding: weights"},
+        {"'tp': 2, 'dp': 8", "group tp takes 2 of the 4 NPUs of dim 0 (\"ring\")"},
+    };
+    th_system s;
+    th_error err = {0};
+    ck_assert_msg(th_system_load(test_data("llm_sys_2d.json"), &s, &err) == 0, "%s", err.msg);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char json[512];
+        snprintf(json, sizeof json,
+                 "{'name': 'x', 'llm': {'model': {'layers': 4, 'hidden': 1024, 'heads': 16,"
+                 " 'seq': 256, 'vocab': 32000}, %s, 'global_batch': 8}}",
+                 cases[i][0]);
+        char *text = test_dq(json);
+        th_llm_workload w;
+        ck_assert_msg(th_llm_parse(text, strlen(text), "x", &w, &err) == 0, "%s", err.msg);
+        free(text);
+        th_chakra_opts o = {1, 0, 0};
+        th_chakra_graph g;
+        ck_assert_int_eq(th_chakra_build_llm(&w, &s, &o, &g, &err), TH_EINPUT);
+        ck_assert_msg(strstr(err.msg, cases[i][1]), "%s", err.msg);
+        th_chakra_graph_free(&g);
+    }
+}
+END_TEST
+
 Suite *chakra_export_suite(void) {
     Suite *s = suite_create("chakra_export");
     TCase *tc = tcase_create("core");
@@ -469,6 +655,9 @@ Suite *chakra_export_suite(void) {
     tcase_add_test(tc, graph_rounding);
     tcase_add_test(tc, graph_errors);
     tcase_add_test(tc, round_trip_random);
+    tcase_add_test(tc, round_trip_allgather);
+    tcase_add_test(tc, llm_graph);
+    tcase_add_test(tc, llm_refused);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,6 +1,7 @@
 /* CLI tests of `themis export-chakra`: the files it writes (one per NPU, rank r's node ids
  * offset by r times the nodes of a file), what it prints, its refusals, and round trips (the
  * trace read back by `themis train PREFIX`). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,9 +119,19 @@ START_TEST(cli_export_errors) {
     test_bad("--comm-scale and --compute-scale are for other formats",
              "export-chakra '%s' -o x --comm-scale 2", wl);
     test_bad("--iterations", "export-chakra '%s' -o x --iterations 0", wl);
-    /* an LLM workload is a model of its own, not a list of layers: not written */
-    test_bad("an LLM workload has no layer list", "export-chakra '%s/models/workloads/llm/%s' -o x",
-             getenv("THEMIS_SRCDIR") ? getenv("THEMIS_SRCDIR") : ".", "llama3-8b-dp4096.json");
+    /* an LLM workload's compute times need the system's NPU; pipeline stages make ranks
+     * differ; a group on part of a dim is not an involved_dim */
+    const char *src = getenv("THEMIS_SRCDIR") ? getenv("THEMIS_SRCDIR") : ".";
+    test_bad("npu: missing in system \"default-3d\"",
+             "export-chakra '%s/models/workloads/llm/llama3-8b-dp4096.json' -o x", src);
+    test_bad("llm.pp: 8 pipeline stages",
+             "export-chakra '%s/models/workloads/llm/megatron-175b-full.json' -s "
+             "'%s/models/systems/dgx-a100.json' -o x",
+             src, src);
+    test_bad("group tp takes 8 of the 16 NPUs of dim 0",
+             "export-chakra '%s/models/workloads/llm/gpt3-13b-dp512.json' -s "
+             "'%s/models/systems/torus-3d-llm.json' -o x",
+             src, src);
     /* a file named like one of the outputs is an input: never written over */
     char *dir = test_tmp_dir();
     TEST_DIR_PATH(in, dir, "w.0.et");
@@ -271,6 +282,36 @@ END_TEST
  * All-to-All and Reduce-Scatter, data-parallel All-Reduces, one over both dims) over 1 and 2
  * iterations; DLRM (All-to-All, compute rounded to whole microseconds, 5 phases without a
  * node); ResNet-50 in ASTRA-sim 1.0's text format, converted. */
+/* An LLM workload's round trip through the binary: tests/data/llm_dp16.json (DP 16 over both
+ * dims of llm_sys_2d.json, chunks 16) with one gradient collective (--bucket off) is one chain
+ * in the graph, as in the model's sum, so `train PREFIX -n 16` gives the model's iteration plus
+ * what rounding did to the compute: the report's written minus the workload's compute. */
+START_TEST(round_trip_llm) {
+    char *dir = test_tmp_dir();
+    TEST_DIR_PATH(prefix, dir, "llm");
+    const char *wl = test_dpath("llm_dp16.json"), *sys = test_dpath("llm_sys_2d.json");
+    test_cli_out r;
+    test_cli(&r, "export-chakra '%s' -s '%s' -o '%s' --bucket off -f json", wl, sys, prefix);
+    test_expect_ok(&r, "export-chakra");
+    const char *a = strstr(r.out, "\"compute_us\":"), *b = strstr(r.out, "\"written_compute_us\":");
+    ck_assert_msg(a && b, "%s", r.out);
+    double workload = strtod(a + strlen("\"compute_us\":"), NULL);
+    double written = strtod(b + strlen("\"written_compute_us\":"), NULL);
+    test_cli_free(&r);
+    test_cli(&r, "train '%s' -s '%s' -p baseline -q fifo --bucket off -f csv", wl, sys);
+    test_expect_ok(&r, "train LLM");
+    test_csv c;
+    test_csv_parse(&c, r.out);
+    double model = test_csv_d(&c, 0, "iteration_us");
+    test_csv_free(&c);
+    test_cli_free(&r);
+    double got = trace_time(prefix, sys, "-p baseline -q fifo -n 16 --priority fifo");
+    ck_assert_msg(fabs(got - (model + written - workload)) < 1e-9 * model,
+                  "trace %.17g us, model %.17g + rounding %.17g", got, model, written - workload);
+    test_rm_dir(dir);
+}
+END_TEST
+
 START_TEST(astra_sim_times) {
     static const struct {
         const char *wl;
@@ -343,6 +384,7 @@ Suite *cli_chakra_suite(void) {
     tcase_add_test(tc, round_trip_by_hand);
     tcase_add_test(tc, round_trip_whole);
     tcase_add_test(tc, round_trip_rounded);
+    tcase_add_test(tc, round_trip_llm);
     tcase_add_test(tc, astra_sim_times);
     suite_add_tcase(s, tc);
     return s;

@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "themis/buf.h"
+#include "themis/llm.h"
 #include "themis/system.h"
 #include "themis/workload.h"
 
@@ -31,6 +33,7 @@ typedef struct th_chakra_node {
     uint64_t comm_size; /* a collective: bytes, as ASTRA-sim counts them */
     uint32_t mask;      /* a collective: its involved dims */
     size_t dep, ndata, nctrl; /* deps[dep ..]: ndata data_deps then nctrl ctrl_deps */
+    uint32_t name;            /* with th_chakra_graph.names: its name's offset there */
 } th_chakra_node;
 
 typedef struct th_chakra_graph {
@@ -38,7 +41,10 @@ typedef struct th_chakra_graph {
     size_t n, cap;
     uint64_t *deps; /* node indices, the nodes' lists one after another */
     size_t ndeps, deps_cap;
-    const th_workload *wl; /* names the nodes (not owned) */
+    const th_workload *wl; /* names the nodes (not owned); NULL: names does */
+    th_buf names;          /* the nodes' names, each NUL-terminated, when wl is NULL */
+    const char *name;      /* the workload's name (not owned) */
+    int phases;            /* phase times considered for the rounding below (one iteration) */
     int ndims;             /* the system's: every involved_dim list has this many entries */
     int64_t npus;          /* files: one per NPU of the system */
     int iterations;
@@ -62,6 +68,14 @@ typedef struct th_chakra_opts {
 int th_chakra_build(const th_workload *wl, const th_system *sys, const th_chakra_opts *o,
                     th_chakra_graph *g, th_error *err);
 void th_chakra_graph_free(th_chakra_graph *g);
+
+/* The graph of one NPU's iteration(s) of LLM workload w on sys (docs/CHAKRA.md, Writing
+ * traces): per micro-batch and layer the forward, recomputation and backward compute and the
+ * blocking tensor- and expert-parallel collectives, the data-parallel gradient buckets made
+ * over the last backward pass, the optimizer step. Refused (TH_EINPUT): pipeline parallelism,
+ * ZeRO-3, a group that takes part of a dim. */
+int th_chakra_build_llm(const th_llm_workload *w, const th_system *sys, const th_chakra_opts *o,
+                        th_chakra_graph *g, th_error *err);
 
 /* The name of node k: "[iI.]LAYER.PHASE" for compute, then ".TYPE" for a collective (a bucket:
  * "FIRST..LAST.weight_grad.allreduce"), into buf. */

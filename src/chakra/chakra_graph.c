@@ -244,6 +244,7 @@ int th_chakra_build(const th_workload *wl, const th_system *sys, const th_chakra
                     th_chakra_graph *g, th_error *err) {
     memset(g, 0, sizeof *g);
     g->wl = wl, g->ndims = sys->ndims, g->iterations = o->iterations;
+    g->name = wl->name, g->phases = wl->nlayers * TH_NPHASES;
     if (o->iterations < 1 || o->iterations > 1000)
         return th_error_set(err, TH_EINPUT, "iterations: expected 1 to 1000, got %d",
                             o->iterations);
@@ -301,12 +302,14 @@ int th_chakra_build(const th_workload *wl, const th_system *sys, const th_chakra
 void th_chakra_graph_free(th_chakra_graph *g) {
     free(g->nodes);
     free(g->deps);
+    th_buf_free(&g->names);
     memset(g, 0, sizeof *g);
 }
 
 const char *th_chakra_node_name(const th_chakra_graph *g, size_t k, char *buf, size_t n) {
     const th_chakra_node *x = &g->nodes[k];
     const th_workload *wl = g->wl;
+    if (!wl) return g->names.p ? g->names.p + x->name : "";
     char it[24] = "";
     if (g->iterations > 1) snprintf(it, sizeof it, "i%d.", x->it);
     const char *name = wl->layers[x->layer].name, *phase = th_phase_name(x->phase);

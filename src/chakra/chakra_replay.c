@@ -90,8 +90,12 @@ typedef struct replayer {
     double load[TH_MAX_DIMS];  /* Themis loads left by the last schedule rank 0 made */
     uint8_t list[TH_MAX_DIMS]; /* and its list of the dims' records (th_plan.list) */
     int carry;                 /* 1: load holds them */
-    int roofline;              /* GPU compute by the roofline below (graph rules) */
-    double bw, peak;           /* its memory bandwidth, bytes/s, and peak, FLOP/s */
+    /* themis-global under the analytical model, as themis train keeps it: the loads of the
+     * collectives in flight, and per emulator id the loads its plan added */
+    double tracker[TH_MAX_DIMS];
+    double (*contrib)[TH_MAX_DIMS];
+    int roofline;     /* GPU compute by the roofline below (graph rules) */
+    double bw, peak;  /* its memory bandwidth, bytes/s, and peak, FLOP/s */
     int32_t *match;   /* per receive: the send of its tag in this graph (every rank alike) */
     int32_t *pending; /* receives issued before their send */
     size_t npending, pending_cap;
@@ -147,12 +151,21 @@ static int finish(replayer *r, int32_t i, double t, int inside, th_error *err) {
 }
 
 /* The collective of node x as the emulator runs it. */
+/* Collective node x as the emulator's collective. A trace's All-Gather comm_size is what each
+ * NPU holds before (ASTRA-sim's convention, which the presets' emulators share); the
+ * analytical model's size is the gathered output (SPEC §4): there it is multiplied by the NPUs
+ * of the involved dims. */
 static void coll_of(const replayer *r, const th_ck_node *x, th_collective *c) {
     uint32_t all = (1u << r->sys->ndims) - 1u;
     c->type = (th_coll_type)x->coll;
     c->size = x->size;
     c->chunks = r->o->chunks;
     c->dims_mask = x->ndims < 0 ? 0 : x->dims & all;
+    if (c->type == TH_COLL_ALLGATHER && th_model_of(r->sys) == &th_model_clean) {
+        uint32_t m = c->dims_mask ? c->dims_mask : all;
+        for (int d = 0; d < r->sys->ndims; d++)
+            if ((m >> d) & 1u) c->size *= (double)r->sys->dims[d].npus;
+    }
 }
 
 /* Plans and issues collective node i at t. Under themis_carry the schedule starts from the
@@ -173,7 +186,15 @@ static int issue_coll(replayer *r, int32_t i, double t, int other, th_error *err
         plan->carry = 1;
         memcpy(plan->list, r->list, sizeof plan->list);
     }
+    int global = !r->rules->themis_carry && r->o->policy == TH_POLICY_THEMIS_GLOBAL;
+    double added[TH_MAX_DIMS] = {0};
+    if (global) init = r->tracker;
     int rc = th_sched_plan_from(plan, r->sys, &c, r->o->policy, r->o->model, init, err);
+    if (rc == TH_OK && global)
+        for (int d = 0; d < r->sys->ndims; d++) {
+            added[d] = plan->load[d] - r->tracker[d];
+            r->tracker[d] = plan->load[d];
+        }
     if (rc == TH_OK && r->rules->themis_carry && themis) {
         /* an All-to-All: rank 0 resets its loads but makes no schedule */
         r->carry = !other && c.type != TH_COLL_ALLTOALL;
@@ -193,8 +214,9 @@ static int issue_coll(replayer *r, int32_t i, double t, int other, th_error *err
         return th_error_set(err, rc, "%s: node %llu: %s", r->src, (unsigned long long)x->id, e.msg);
     }
     if ((size_t)id >= r->id_cap) {
-        size_t cap = r->id_cap, old = r->id_cap;
+        size_t cap = r->id_cap, cap2 = r->id_cap, old = r->id_cap;
         if (th_grow(&r->of_id, &cap, (size_t)id + 1, sizeof *r->of_id) ||
+            th_grow(&r->contrib, &cap2, cap, sizeof *r->contrib) ||
             th_grow(&r->plan_of, &r->id_cap, cap, sizeof *r->plan_of)) {
             th_plan_free(plan);
             return oom(err);
@@ -203,6 +225,7 @@ static int issue_coll(replayer *r, int32_t i, double t, int other, th_error *err
     }
     r->of_id[id] = i;
     r->plan_of[id] = plan;
+    memcpy(r->contrib[id], added, sizeof added);
     r->res->collectives++;
     return TH_OK;
 }
@@ -386,7 +409,7 @@ static int check(replayer *r, th_error *err) {
         if (th_collective_validate(r->sys, &c, &e))
             return th_error_set(
                 err, e.code, "%s: node %llu: attr comm_type %s, comm_size %.17g%s: %s", r->src, id,
-                th_coll_type_name(c.type), c.size, x->ndims >= 0 ? ", involved_dim" : "", e.msg);
+                th_coll_type_name(c.type), x->size, x->ndims >= 0 ? ", involved_dim" : "", e.msg);
     }
     return TH_OK;
 }
@@ -439,6 +462,8 @@ static int run(replayer *r, th_error *err) {
         for (int j = 0; j < n; j++) { /* copied first: a release reuses the list */
             int id = ids[j];
             r->ended[j] = r->of_id[id];
+            for (int d = 0; d < r->sys->ndims; d++)
+                r->tracker[d] -= r->contrib[id][d];
             if (r->npool == r->pool_cap &&
                 th_grow(&r->pool, &r->pool_cap, r->npool + 1, sizeof *r->pool))
                 return oom(err);
@@ -510,6 +535,7 @@ int th_ck_replay(const th_system *sys, const th_ck_trace *tr, const th_ck_opts *
         free(r.ready[s].v);
     free(r.pool);
     free(r.plan_of);
+    free(r.contrib);
     free(r.of_id);
     free(r.tm);
     free(r.deferred);

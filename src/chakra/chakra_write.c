@@ -58,7 +58,7 @@ static void attr_bool(ChakraProtoMsg__AttributeProto *a, const char *name, int v
 static int metadata(writer *w, const th_chakra_graph *g, const char *system, th_error *err) {
     ChakraProtoMsg__AttributeProto a[5], *pa[5];
     attr_string(&a[0], "generator", "themis " TH_VERSION " export-chakra");
-    attr_string(&a[1], "workload", g->wl->name);
+    attr_string(&a[1], "workload", g->name);
     attr_string(&a[2], "system", system);
     attr_int(&a[3], "npus", g->npus);
     attr_int(&a[4], "iterations", g->iterations);

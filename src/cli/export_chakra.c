@@ -7,12 +7,12 @@
 static void usage(FILE *out) {
     fputs("usage: themis export-chakra WORKLOAD -s SYSTEM.json -o PREFIX [OPTIONS]\n"
           "\n"
-          "Write a workload (our JSON, or an ASTRA-sim 1.0 text workload) on a system as a\n"
-          "Chakra execution trace, one file per NPU, PREFIX.0.et .. PREFIX.<NPUs-1>.et, that\n"
-          "ASTRA-sim 2.x reads as its --workload-configuration=PREFIX (docs/CHAKRA.md): a\n"
-          "compute node per phase (its time in whole microseconds) and a collective node per\n"
-          "collective (type, size and involved dims), with the dependencies of themis train's\n"
-          "order. Prints what it wrote.\n"
+          "Write a workload (our JSON, an ASTRA-sim 1.0 text workload, or an LLM workload of one\n"
+          "pipeline stage) on a system as a Chakra execution trace, one file per NPU, PREFIX.0.et\n"
+          ".. PREFIX.<NPUs-1>.et, that ASTRA-sim 2.x reads as its --workload-configuration=PREFIX\n"
+          "(docs/CHAKRA.md): a compute node per phase (its time in whole microseconds) and a\n"
+          "collective node per collective (type, size and involved dims), with the dependencies\n"
+          "of themis train's order. Prints what it wrote.\n"
           "\n"
           "options:\n",
           out);

@@ -14,7 +14,10 @@
 #include "../report_internal.h"
 #include "../workload_format.h"
 #include "cmd.h"
+#include "themis/llm.h"
 #include "themis/text.h"
+
+extern const th_wl_format th_llm_wl_format; /* src/llm_format.c */
 
 #define R(field) offsetof(th_export_chakra_request, field)
 
@@ -52,16 +55,36 @@ void th_export_chakra_request_init(th_export_chakra_request *r) {
 }
 
 /* The workload of the request: our JSON, or another format converted for sys (its notes to
- * io->notes). */
+ * io->notes), or an LLM workload (*llm, which has no layers). */
 static int load(const th_export_chakra_request *r, const th_system *sys, const th_cmd_io *io,
-                th_workload **wl, th_error *err) {
+                th_workload **wl, th_llm_workload **llm, th_error *err) {
     const th_arg_src *w = &r->workload;
     const char *source = w->path ? w->path : "workload";
-    if (!w->path) return th_workload_parse(w->text, strlen(w->text), source, wl, err);
+    const th_cmd_def *d = &th_cmd_export_chakra_def;
+    if (!w->path && !th_llm_detect(w->text, strlen(w->text)))
+        return th_workload_parse(w->text, strlen(w->text), source, wl, err);
     th_wl_file f = {0};
-    if (th_workload_open(w->path, &f, err)) return err->code;
     int rc = TH_OK;
-    if (!f.format) {
+    if (!w->path) {
+        if (!(*llm = malloc(sizeof **llm))) return th_error_set(err, TH_EINTERNAL, "out of memory");
+        rc = th_llm_parse(w->text, strlen(w->text), source, *llm, err);
+    } else if (th_workload_open(w->path, &f, err)) {
+        return err->code;
+    } else if (f.format == &th_llm_wl_format) {
+        *llm = f.native, f.native = NULL;
+    }
+    if (*llm) {
+        char a[32];
+        const char *given = th_option_given(d, r, "batch")           ? "batch"
+                            : th_option_given(d, r, "comm_scale")    ? "comm_scale"
+                            : th_option_given(d, r, "compute_scale") ? "compute_scale"
+                                                                     : NULL;
+        if (rc == TH_OK && given)
+            rc = th_cmd_usage(err, d, io,
+                              "%s is not for an LLM workload (its llm.micro_batch and "
+                              "llm.global_batch set the work): %s",
+                              th_cmd_name(d, io, given, a, sizeof a), source);
+    } else if (!f.format) {
         *wl = f.wl, f.wl = NULL;
         if (th_option_given(&th_cmd_export_chakra_def, r, "comm_scale") ||
             th_option_given(&th_cmd_export_chakra_def, r, "compute_scale")) {
@@ -85,7 +108,8 @@ static int load(const th_export_chakra_request *r, const th_system *sys, const t
     th_workload_close(&f);
     if (rc) {
         th_workload_free(*wl);
-        *wl = NULL;
+        free(*llm);
+        *wl = NULL, *llm = NULL;
     }
     return rc;
 }
@@ -99,7 +123,7 @@ static void notes(const th_chakra_graph *g, const th_cmd_io *io) {
         int n = snprintf(line, sizeof line,
                          "Chakra's compute times are whole microseconds: %d of %d phase times "
                          "rounded to the nearest (largest change %.3g us)",
-                         g->rounded, g->wl->nlayers * TH_NPHASES, g->worst_ns / 1000);
+                         g->rounded, g->phases, g->worst_ns / 1000);
         if (g->dropped)
             snprintf(line + n, sizeof line - (size_t)n, "; %d under 0.5 us have no node",
                      g->dropped);
@@ -124,7 +148,7 @@ static int report(FILE *out, const th_export_chakra_request *r, const th_system 
     if (r->format == TH_FORMAT_JSON) {
         cJSON *o = cJSON_CreateObject();
         if (o) {
-            cJSON_AddStringToObject(o, "workload", g->wl->name);
+            cJSON_AddStringToObject(o, "workload", g->name);
             cJSON_AddStringToObject(o, "system", sys->name);
             cJSON_AddStringToObject(o, "prefix", r->output);
             cJSON_AddNumberToObject(o, "files", (double)g->npus);
@@ -142,7 +166,7 @@ static int report(FILE *out, const th_export_chakra_request *r, const th_system 
         return th_report_write_json(out, o, err);
     }
     char wname[256], sname[256], prefix[1024];
-    th_text_escape(wname, sizeof wname, g->wl->name);
+    th_text_escape(wname, sizeof wname, g->name);
     th_text_escape(sname, sizeof sname, sys->name);
     th_text_escape(prefix, sizeof prefix, r->output);
     fprintf(out, "%s on %s: %lld files %s.0.et .. %s.%lld.et\n", wname, sname, (long long)g->npus,
@@ -254,13 +278,20 @@ int th_cmd_export_chakra(const th_export_chakra_request *r, const th_cmd_io *io,
                             "%s: %lld NPUs: a trace has one file per NPU, at most %d",
                             who ? who : "system", (long long)npus, MAX_FILES);
     th_workload *wl = NULL;
-    if (load(r, &sys, io, &wl, err)) return err->code;
-    th_chakra_opts o = {(int)r->iterations, r->batch,
-                        r->bucket > 0   ? r->bucket
-                        : r->bucket < 0 ? 0
-                                        : wl->bucket_bytes};
+    th_llm_workload *llm = NULL;
+    if (load(r, &sys, io, &wl, &llm, err)) return err->code;
     th_chakra_graph g;
-    int rc = th_chakra_build(wl, &sys, &o, &g, err);
+    int rc;
+    if (llm) { /* the bucket as given (-1: off), else the workload's */
+        th_chakra_opts o = {(int)r->iterations, 0, r->bucket};
+        rc = th_chakra_build_llm(llm, &sys, &o, &g, err);
+    } else {
+        th_chakra_opts o = {(int)r->iterations, r->batch,
+                            r->bucket > 0   ? r->bucket
+                            : r->bucket < 0 ? 0
+                                            : wl->bucket_bytes};
+        rc = th_chakra_build(wl, &sys, &o, &g, err);
+    }
     if (rc == TH_OK) rc = write_files(r, &sys, &g, io, err);
     if (rc == TH_OK) {
         counts c = {0, 0};
@@ -278,5 +309,6 @@ int th_cmd_export_chakra(const th_export_chakra_request *r, const th_cmd_io *io,
     }
     th_chakra_graph_free(&g);
     th_workload_free(wl);
+    free(llm);
     return rc;
 }

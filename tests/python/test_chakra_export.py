@@ -33,3 +33,27 @@ def test_export_refuses_existing_files_without_force(tmp_path):
         themis.export_chakra(TINY, tmp_path / "t", system=RING4)
     r = themis.export_chakra(TINY, tmp_path / "t", system=RING4, force=True, iterations=2)
     assert r["iterations"] == 2 and r["nodes"] == 6
+
+
+LLM_SYS = os.path.join(SRC, "tests", "data", "llm_sys_2d.json")
+
+
+def llm(**exec_):
+    model = {"layers": 4, "hidden": 1024, "heads": 16, "seq": 256, "vocab": 32000}
+    return {"name": "llm", "llm": {"model": model, "micro_batch": 1, **exec_}}
+
+
+def test_export_llm_workload_object(tmp_path):
+    r = themis.export_chakra(llm(tp=4, dp=4, global_batch=8, bucket_bytes=0), tmp_path / "l",
+                             system=LLM_SYS)
+    # per micro-batch 4 forwards and 4 backwards, each with two TP All-Reduces (24 nodes), the
+    # logits forward and backward (2); two micro-batches (52), the gradient All-Reduce and the
+    # optimizer step: 54 nodes, 16 files (a ring of 4 by a switch of 4)
+    assert r["files"] == 16 and r["nodes"] == 54
+    assert r["collective_nodes"] == 2 * 8 * 2 + 1
+
+
+def test_export_llm_refuses_pipeline_stages(tmp_path):
+    with pytest.raises(themis.Error, match="llm.pp: 2 pipeline stages"):
+        themis.export_chakra(llm(tp=2, pp=2, dp=4, global_batch=8), tmp_path / "l",
+                             system=LLM_SYS)
