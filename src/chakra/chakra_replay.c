@@ -150,7 +150,6 @@ static int finish(replayer *r, int32_t i, double t, int inside, th_error *err) {
     return TH_OK;
 }
 
-/* The collective of node x as the emulator runs it. */
 /* Collective node x as the emulator's collective. A trace's All-Gather comm_size is what each
  * NPU holds before (ASTRA-sim's convention, which the presets' emulators share); the
  * analytical model's size is the gathered output (SPEC §4): there it is multiplied by the NPUs
@@ -334,6 +333,13 @@ static int issue_all(replayer *r, double t, int other, th_error *err) {
     }
 }
 
+/* Whether the caller asked to stop: its stop flag at once, its poll hook every 4096 steps. */
+static int interrupted(replayer *r) {
+    const th_ck_opts *o = r->o;
+    if (o->stop && atomic_load_explicit(o->stop, memory_order_relaxed)) return 1;
+    return o->poll && (++r->events & 4095u) == 0 && o->poll(o->poll_ctx);
+}
+
 /* The nodes themis does not replay, and every collective checked against the system, before
  * the replay starts. */
 static int check(replayer *r, th_error *err) {
@@ -368,10 +374,13 @@ static int check(replayer *r, th_error *err) {
                                 (int)x->peer, r->sys->name, r->sys->npus - 1);
         if (x->kind == TH_CK_RECV) { /* its send: the one of its tag (and size) */
             r->match[i] = -1;
-            for (int32_t j = 0; j < g->n && r->match[i] < 0; j++)
+            for (int32_t j = 0; j < g->n && r->match[i] < 0; j++) {
+                if (interrupted(r)) /* receives x nodes: long on a large trace */
+                    return th_error_set(err, TH_EINTERNAL, "interrupted");
                 if (g->nodes[j].kind == TH_CK_SEND && g->nodes[j].tag == x->tag &&
                     g->nodes[j].size == x->size)
                     r->match[i] = j;
+            }
             if (r->match[i] < 0)
                 return th_error_set(err, TH_EINPUT,
                                     "%s: node %llu: attr comm_tag: no send of tag %d and %.17g "
@@ -412,12 +421,6 @@ static int check(replayer *r, th_error *err) {
                 th_coll_type_name(c.type), x->size, x->ndims >= 0 ? ", involved_dim" : "", e.msg);
     }
     return TH_OK;
-}
-
-static int interrupted(replayer *r) {
-    const th_ck_opts *o = r->o;
-    if (o->stop && atomic_load_explicit(o->stop, memory_order_relaxed)) return 1;
-    return o->poll && (++r->events & 4095u) == 0 && o->poll(o->poll_ctx);
 }
 
 /* The earliest timed node (at one instant, the one issued first). */
