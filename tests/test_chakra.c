@@ -152,17 +152,21 @@ static void write_set(const char *dir, const char *name, const wnode *w, int n, 
 #define COLLECTIVE(i, t, s)                                                                        \
     { .id = (i), .type = COLL, .comm = (t), .size = (s) }
 
+/* The astra-sim system of ASTRA-sim network and system files of tests/data/ written to out. */
+static void import_astra(const char *net, const char *sys, const char *out) {
+    test_cli_out r;
+    test_cli(&r, "import-astra '%s' '%s' -o '%s' --force", test_dpath(net), test_dpath(sys), out);
+    test_expect_ok(&r, "import-astra");
+    test_cli_free(&r);
+}
+
 /* An astra-sim system of one ring of n NPUs imported from tests/data/chakra/ into dir. */
 static const char *astra_system(const char *dir, int n) {
     static char out[4200];
     char net[64];
     snprintf(out, sizeof out, "%s/ring%d.json", dir, n);
     snprintf(net, sizeof net, "chakra/Ring_%dnpus.yml", n);
-    test_cli_out r;
-    test_cli(&r, "import-astra '%s' '%s' -o '%s' --force", test_dpath(net),
-             test_dpath("chakra/Ring_4chunks.json"), out);
-    test_expect_ok(&r, "import-astra");
-    test_cli_free(&r);
+    import_astra(net, "chakra/Ring_4chunks.json", out);
     return out;
 }
 
@@ -315,11 +319,7 @@ END_TEST
 START_TEST(chakra_roofline) {
     char *dir = test_tmp_dir();
     TEST_DIR_PATH(sys, dir, "roof.json");
-    test_cli_out r;
-    test_cli(&r, "import-astra '%s' '%s' -o '%s'", test_dpath("chakra/Ring_4npus.yml"),
-             test_dpath("chakra/Ring_4chunks_roofline.json"), sys);
-    test_expect_ok(&r, "import-astra");
-    test_cli_free(&r);
+    import_astra("chakra/Ring_4npus.yml", "chakra/Ring_4chunks_roofline.json", sys);
     char *text = test_slurp(sys, NULL);
     ck_assert_ptr_nonnull(strstr(text, "\"roofline_TFLOPS\":\t900"));
     free(text);
@@ -356,11 +356,7 @@ END_TEST
 START_TEST(chakra_themis_across_collectives) {
     char *dir = test_tmp_dir();
     TEST_DIR_PATH(sys, dir, "t3.json");
-    test_cli_out r;
-    test_cli(&r, "import-astra '%s' '%s' -o '%s'", test_dpath("chakra/r4_fc4_s4.yml"),
-             test_dpath("chakra/themis_SCF_3d_s4.json"), sys);
-    test_expect_ok(&r, "import-astra");
-    test_cli_free(&r);
+    import_astra("chakra/r4_fc4_s4.yml", "chakra/themis_SCF_3d_s4.json", sys);
     wnode four[] = {COLLECTIVE(0, AR, 1048576), COLLECTIVE(1, AR, 1048576),
                     COLLECTIVE(2, AR, 1048576), COLLECTIVE(3, AR, 1048576)};
     wnode chain[] = {COLLECTIVE(0, AR, 1048576), COLLECTIVE(1, AG, 1048576),
@@ -394,11 +390,7 @@ END_TEST
 START_TEST(chakra_held_dim) {
     char *dir = test_tmp_dir();
     TEST_DIR_PATH(sys, dir, "slow.json");
-    test_cli_out r;
-    test_cli(&r, "import-astra '%s' '%s' -o '%s'", test_dpath("chakra/r4_fc4_s4_slow.yml"),
-             test_dpath("chakra/themis_SCF_3d_s16.json"), sys);
-    test_expect_ok(&r, "import-astra");
-    test_cli_free(&r);
+    import_astra("chakra/r4_fc4_s4_slow.yml", "chakra/themis_SCF_3d_s16.json", sys);
     wnode two[] = {COLLECTIVE(0, AR, 8196000), COLLECTIVE(1, AR, 4194304)};
     write_set(dir, "two", two, 2, 64);
     TEST_DIR_PATH(p2, dir, "two");
@@ -433,11 +425,7 @@ START_TEST(chakra_send_recv) {
     TEST_DIR_PATH(pa, dir, "sra");
     ck_assert_rel(iteration(pa, ring8, "-p baseline -q fifo"), 24031);
     TEST_DIR_PATH(sys2, dir, "r4s4.json");
-    test_cli_out r;
-    test_cli(&r, "import-astra '%s' '%s' -o '%s'", test_dpath("chakra/r4_s4.yml"),
-             test_dpath("chakra/Ring_4chunks_2d.json"), sys2);
-    test_expect_ok(&r, "import-astra");
-    test_cli_free(&r);
+    import_astra("chakra/r4_s4.yml", "chakra/Ring_4chunks_2d.json", sys2);
     write_set(dir, "sr16", w, 2, 16);
     TEST_DIR_PATH(p16, dir, "sr16");
     ck_assert_rel(iteration(p16, sys2, "-p baseline -q fifo"), 4932);
