@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "themis/buf.h"
+#include "themis/collective.h"
 #include "themis/llm.h"
 #include "themis/system.h"
 #include "themis/workload.h"
@@ -20,6 +21,13 @@ enum {
     TH_CHAKRA_ALL_TO_ALL = 6,
     TH_CHAKRA_REDUCE_SCATTER = 7
 };
+
+/* Chakra's CollectiveCommType of collective type t. */
+static inline int th_chakra_comm_type(th_coll_type t) {
+    static const int v[] = {TH_CHAKRA_ALL_REDUCE, TH_CHAKRA_REDUCE_SCATTER, TH_CHAKRA_ALL_GATHER,
+                            TH_CHAKRA_ALL_TO_ALL};
+    return v[t];
+}
 
 /* One node of rank 0's file; rank r's is the same with every id (its own and its
  * dependencies') plus r * n. */

@@ -96,9 +96,6 @@ static int add_node(th_chakra_graph *g, const th_chakra_node *proto, const set *
     return TH_OK;
 }
 
-static const int chakra_type[] = {TH_CHAKRA_ALL_REDUCE, TH_CHAKRA_REDUCE_SCATTER,
-                                  TH_CHAKRA_ALL_GATHER, TH_CHAKRA_ALL_TO_ALL};
-
 /* The collective of (layer l, phase p) as ASTRA-sim gets it: its dims checked, its size in
  * whole bytes (an All-Gather's: each NPU's input, ours the gathered output). */
 static int coll_info(const th_workload *wl, const th_system *sys, const th_train_buckets *b,
@@ -138,7 +135,7 @@ static int coll_info(const th_workload *wl, const th_system *sys, const th_train
     if (bytes != size) g->sizes_rounded++;
     t->coll = 1;
     t->blocking = c->blocking;
-    t->type = chakra_type[c->type];
+    t->type = th_chakra_comm_type(c->type);
     t->size = (uint64_t)bytes;
     t->mask = mask;
     return TH_OK;

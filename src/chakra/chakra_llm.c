@@ -76,10 +76,6 @@ static int add(lb *b, th_chakra_node *x, const char *name, const ends *extra, si
     return TH_OK;
 }
 
-static const int chakra_type[] = {TH_CHAKRA_ALL_REDUCE, TH_CHAKRA_REDUCE_SCATTER,
-                                  TH_CHAKRA_ALL_GATHER, TH_CHAKRA_ALL_TO_ALL};
-static const char *const type_name[] = {"allreduce", "reducescatter", "allgather", "alltoall"};
-
 /* A collective of `size` bytes (ours: an All-Gather's is the output) over the dims of mask,
  * waiting for the chain's end and `extra`; on the chain (blocking) when chain is 1. */
 static int coll(lb *b, const char *name, th_coll_type type, double size, uint32_t mask, int chain,
@@ -91,7 +87,7 @@ static int coll(lb *b, const char *name, th_coll_type type, double size, uint32_
     if (type == TH_COLL_ALLGATHER) size /= per;
     double bytes = floor(size + 0.5);
     char full[192];
-    snprintf(full, sizeof full, "%s.%s", name, type_name[type]);
+    snprintf(full, sizeof full, "%s.%s", name, th_coll_type_name(type));
     if (bytes < 1)
         return th_error_set(err, TH_EINPUT,
                             "%s: %s: %g bytes per NPU: a Chakra collective has whole bytes, and "
@@ -104,7 +100,7 @@ static int coll(lb *b, const char *name, th_coll_type type, double size, uint32_
     if (b->it == 0 && bytes != size) g->sizes_rounded++;
     th_chakra_node x = {0};
     x.type = TH_CHAKRA_COMM_COLL_NODE, x.fused = 1;
-    x.comm_type = chakra_type[type], x.comm_size = (uint64_t)bytes, x.mask = mask;
+    x.comm_type = th_chakra_comm_type(type), x.comm_size = (uint64_t)bytes, x.mask = mask;
     size_t k;
     if (add(b, &x, full, extra, &k, err)) return err->code;
     if (chain && ends_set(&b->end, &k, 1)) return oom(err);
