@@ -34,7 +34,6 @@ const th_model_ops th_model_clean = {
 extern const th_model_ops astra_model_ops;
 extern const th_model_ops astra1_model_ops;
 extern const th_wl_format astra1_text_format; /* src/presets/astra1/astra1_format.c */
-extern const th_wl_format th_llm_wl_format;   /* src/llm_format.c */
 extern const th_wl_format th_ck_format;       /* src/chakra/chakra_format.c */
 
 const th_model_ops *const th_model_table[] = {

@@ -89,6 +89,10 @@ typedef struct th_wl_format {
 /* Format i of the registry, or NULL past the last. */
 const th_wl_format *th_wl_format_get(int i);
 
+/* The LLM workloads' format (src/llm_format.c): commands that take a workload of layers
+ * evaluate it, or build its graph, by its own model. */
+extern const th_wl_format th_llm_wl_format;
+
 /* A workload file as th_workload_open read it: our JSON workload, or another format's parse. */
 typedef struct th_wl_file {
     const th_wl_format *format; /* NULL: our JSON workload, in wl */

@@ -17,8 +17,6 @@
 #include "themis/llm.h"
 #include "themis/text.h"
 
-extern const th_wl_format th_llm_wl_format; /* src/llm_format.c */
-
 #define R(field) offsetof(th_export_chakra_request, field)
 
 static const th_option opts[] = {

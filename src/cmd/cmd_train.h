@@ -22,7 +22,6 @@ int th_cmd_train_format(const th_train_request *r, const th_train_opts *t,
 
 /* LLM workloads (the format th_llm_wl_format, cmd_train_llm.c): the comparison of policy
  * pairs with the breakdown and the memory per NPU; who names the system file in errors. */
-extern const th_wl_format th_llm_wl_format;
 int th_cmd_train_llm(const th_train_request *r, const th_cmd_io *io, const th_system *sys,
                      const char *who, const char *source, const th_llm_workload *wl, th_error *err);
 /* A workload of layers given the LLM options (--micro-batch, --schedule): TH_EINPUT naming
