@@ -30,6 +30,8 @@ enum {
     TH_CAP_CALIBRATE = 1u << 4, /* fitting its parameters to measurements */
     TH_CAP_ANY_COLL = 1u << 5,  /* every type, size and chunk count th_collective_validate
                                    accepts (else its planner refuses some: a sweep re-checks) */
+    TH_CAP_AG_OUTPUT = 1u << 6, /* an All-Gather's size is its gathered output (SPEC §4);
+                                   without it, what each NPU holds before, as ASTRA-sim counts */
 };
 
 struct th_system;     /* themis/system.h */

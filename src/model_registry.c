@@ -23,7 +23,7 @@ static const th_plan_model *clean_planner(const th_system *sys) {
 const th_model_ops th_model_clean = {
     .name = "analytical",
     .caps = TH_CAP_BOUND | TH_CAP_LP | TH_CAP_IDEAL_LAT | TH_CAP_TRAIN | TH_CAP_CALIBRATE |
-            TH_CAP_ANY_COLL,
+            TH_CAP_ANY_COLL | TH_CAP_AG_OUTPUT,
     .sys = &sys_clean_model,
     .planner = clean_planner,
     .emu = &emu_clean_model,

@@ -151,16 +151,15 @@ static int finish(replayer *r, int32_t i, double t, int inside, th_error *err) {
 }
 
 /* Collective node x as the emulator's collective. A trace's All-Gather comm_size is what each
- * NPU holds before (ASTRA-sim's convention, which the presets' emulators share); the
- * analytical model's size is the gathered output (SPEC §4): there it is multiplied by the NPUs
- * of the involved dims. */
+ * NPU holds before (ASTRA-sim's convention); a model that sizes an All-Gather by its gathered
+ * output (TH_CAP_AG_OUTPUT, SPEC §4) gets it multiplied by the NPUs of the involved dims. */
 static void coll_of(const replayer *r, const th_ck_node *x, th_collective *c) {
     uint32_t all = (1u << r->sys->ndims) - 1u;
     c->type = (th_coll_type)x->coll;
     c->size = x->size;
     c->chunks = r->o->chunks;
     c->dims_mask = x->ndims < 0 ? 0 : x->dims & all;
-    if (c->type == TH_COLL_ALLGATHER && th_model_of(r->sys) == &th_model_clean) {
+    if (c->type == TH_COLL_ALLGATHER && th_model_has(r->sys, TH_CAP_AG_OUTPUT)) {
         uint32_t m = c->dims_mask ? c->dims_mask : all;
         for (int d = 0; d < r->sys->ndims; d++)
             if ((m >> d) & 1u) c->size *= (double)r->sys->dims[d].npus;
