@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "llm_internal.h"
+#include "themis/buf.h"
 #include "themis/llm_search.h"
 
 const char *const th_llm_search_key_names[] = {
@@ -129,12 +130,7 @@ static int mappings(const th_system *sys, const th_llm_exec *x, const th_llm_sea
 }
 
 static int push(cands *cs, const cand *c) {
-    if (cs->n == cs->cap) {
-        size_t cap = cs->cap ? cs->cap * 2 : 4096;
-        cand *p = realloc(cs->v, cap * sizeof *p);
-        if (!p) return -1;
-        cs->v = p, cs->cap = cap;
-    }
+    if (th_grow(&cs->v, &cs->cap, cs->n + 1, sizeof *cs->v)) return -1;
     cs->v[cs->n++] = *c;
     return 0;
 }
