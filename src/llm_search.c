@@ -375,7 +375,7 @@ static int best_first(walk *w, th_llm_ctx *ctx) {
     refined *heap = malloc(w->cs.n * sizeof *heap);
     if (!heap) return th_error_set(w->err, TH_EINTERNAL, "out of memory");
     size_t nh = 0, i = 0;
-    int rc = TH_OK, refine = 1;
+    int rc = TH_OK;
     while (rc == TH_OK) {
         double kth = res->n == o->top ? res->best[res->n - 1].r.iteration : INFINITY;
         if (i == w->cs.n && !nh) break; /* every candidate timed */
@@ -386,7 +386,7 @@ static int best_first(walk *w, th_llm_ctx *ctx) {
         th_llm_exec x;
         unpack(&w->cs.v[k], &o->base, &x);
         th_llm_result r;
-        if (fresh && refine) {
+        if (fresh) {
             if (bound(w, ctx, &x, &lb)) {
                 rc = w->err->code;
                 break;
@@ -401,7 +401,7 @@ static int best_first(walk *w, th_llm_ctx *ctx) {
             res->evaluated++;
             keep(o, res, &x, &r);
         }
-        if (poll_now(w, fresh && refine ? 16 : 1024)) rc = w->err->code;
+        if (poll_now(w, fresh ? 16 : 1024)) rc = w->err->code;
     }
     free(heap);
     return rc;
