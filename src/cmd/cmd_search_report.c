@@ -106,7 +106,7 @@ static cJSON *report_json(const th_search_report *rep) {
     return root;
 }
 
-/* "interleaved v=4", "1f1b". */
+/* "interleaved:4", "1f1b". */
 static const char *schedule(const th_llm_exec *x, char *buf, size_t n) {
     if (x->schedule == TH_LLM_INTERLEAVED)
         snprintf(buf, n, "interleaved:%lld", (long long)x->virtual_stages);
