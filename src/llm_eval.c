@@ -337,7 +337,7 @@ static int add_buckets(th_llm_ctx *c, int *n, double bytes, double size, uint32_
     if (bytes <= 0 || !mask) return TH_OK;
     if (size <= 0) size = bytes; /* no buckets: the whole gradient in one collective */
     double nb = ceil(bytes / size);
-    if (nb > 1e7)
+    if (!(nb <= 1e7)) /* NaN too: (int)nb below would be undefined */
         return th_error_set(err, TH_EINPUT,
                             "llm.bucket_bytes: %g gradient buckets, at most 1e7 (larger buckets)",
                             nb);
