@@ -444,7 +444,7 @@ int th_llm_eval(th_llm_ctx *c, const th_system *sys, const th_llm_model *m, cons
     llm_stage st;
     llm_stage_work(m, x, npu, &st);
     th_llm_memory(m, x, &res->mem);
-    res->fits = res->mem.total <= npu->memory_gib * 1073741824.0;
+    res->fits = res->mem.total <= th_npu_memory_bytes(npu);
 
     double mb = (double)(x->global_batch / (x->micro_batch * x->dp)), p = (double)x->pp;
     double v = x->schedule == TH_LLM_INTERLEAVED ? (double)x->virtual_stages : 1;

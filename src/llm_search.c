@@ -432,7 +432,7 @@ int th_llm_search(const th_system *sys, const th_llm_model *m, const th_llm_sear
         return th_error_set(err, TH_EINPUT, "llm search: npus: %.15g, at most 2^31 - 1", npus);
     out->best = calloc((size_t)o->top, sizeof *out->best);
     if (!out->best) return th_error_set(err, TH_EINTERNAL, "out of memory");
-    walk w = {sys, m, o, out, {NULL, 0, 0}, sys->npu.memory_gib * 1073741824.0, npus, 0, NULL, err};
+    walk w = {sys, m, o, out, {NULL, 0, 0}, th_npu_memory_bytes(&sys->npu), npus, 0, NULL, err};
     w.div = malloc(4 * MAX_DIVISORS * sizeof *w.div);
     int rc = w.div ? enumerate(&w) : th_error_set(err, TH_EINTERNAL, "out of memory");
     free(w.div);

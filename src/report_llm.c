@@ -26,7 +26,7 @@ static double npus_used(const th_llm_exec *x) {
 }
 
 static double capacity(const th_llm_report *rep) {
-    return rep->sys->npu.memory_gib * 1073741824.0;
+    return th_npu_memory_bytes(&rep->sys->npu);
 }
 
 /* The memory is the execution's, the same in every row. */

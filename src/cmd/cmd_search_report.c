@@ -25,8 +25,7 @@ static cJSON *result_json(const th_search_report *rep, const th_pair *pair, int 
     const th_llm_exec *x = &f->x;
     const th_llm_result *r = &f->r;
     cJSON *o = cJSON_CreateObject(), *map = cJSON_CreateArray(),
-          *mem =
-              th_report_llm_memory_json(&r->mem, rep->sys->npu.memory_gib * 1073741824.0, r->fits);
+          *mem = th_report_llm_memory_json(&r->mem, th_npu_memory_bytes(&rep->sys->npu), r->fits);
     if (!o || !map || !mem) {
         cJSON_Delete(o), cJSON_Delete(map), cJSON_Delete(mem);
         return NULL;
