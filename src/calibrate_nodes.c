@@ -115,7 +115,7 @@ int th_cal_run_nodes(const th_cal_request *q, th_cal_nodes *n, th_error *err) {
         s->npus_per_node = 0;
         n->ran[k] = 1;
         if (th_cal_run(s, &n->r[k], err)) return err->code;
-        text = n->out = n->r[k].out;
+        text = n->r[k].out;
     }
     return TH_OK;
 }
@@ -137,6 +137,6 @@ int th_cal_nodes_report_json(FILE *out, long long per, const th_cal_nodes *n, th
     cJSON *d = cJSON_AddObjectToObject(root, "determined"); /* what the logs measured */
     cJSON_AddStringToObject(d, "node", inner ? "measured" : "assumed");
     cJSON_AddStringToObject(d, "network", inner ? "measured" : "given the node's assumed values");
-    cJSON_AddItemToObject(root, "system", cJSON_Parse(n->out));
+    cJSON_AddItemToObject(root, "system", cJSON_Parse(n->r[1].out));
     return th_report_write_json(out, root, err);
 }

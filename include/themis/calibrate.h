@@ -218,8 +218,7 @@ typedef struct th_cal_nodes {
     const char *inner[TH_CAL_MAX_LOGS], *outer[TH_CAL_MAX_LOGS]; /* the logs of each stage */
     int ninner, nouter;
     long long nodes; /* the network dim's NPUs: the multi-node logs' ranks / N */
-    char *text;      /* the two-dim system the stages start from */
-    const char *out; /* the system file written: the last stage's */
+    char *text;      /* the two-dim system the stages start from; r[1].out is the one written */
 } th_cal_nodes;
 TH_API int th_cal_run_nodes(const th_cal_request *q, th_cal_nodes *n, th_error *err);
 TH_API void th_cal_nodes_free(th_cal_nodes *n);
