@@ -337,7 +337,7 @@ static int add_buckets(th_llm_ctx *c, int *n, double bytes, double size, uint32_
     if (bytes <= 0 || !mask) return TH_OK;
     if (size <= 0) size = bytes; /* no buckets: the whole gradient in one collective */
     double nb = ceil(bytes / size);
-    if (nb > 1e7)
+    if (!(nb <= 1e7)) /* NaN too: (int)nb below would be undefined */
         return th_error_set(err, TH_EINPUT,
                             "llm.bucket_bytes: %g gradient buckets, at most 1e7 (larger buckets)",
                             nb);
@@ -444,7 +444,7 @@ int th_llm_eval(th_llm_ctx *c, const th_system *sys, const th_llm_model *m, cons
     llm_stage st;
     llm_stage_work(m, x, npu, &st);
     th_llm_memory(m, x, &res->mem);
-    res->fits = res->mem.total <= npu->memory_gib * 1073741824.0;
+    res->fits = res->mem.total <= th_npu_memory_bytes(npu);
 
     double mb = (double)(x->global_batch / (x->micro_batch * x->dp)), p = (double)x->pp;
     double v = x->schedule == TH_LLM_INTERLEAVED ? (double)x->virtual_stages : 1;

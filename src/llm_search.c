@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "llm_internal.h"
+#include "themis/buf.h"
 #include "themis/llm_search.h"
 
 const char *const th_llm_search_key_names[] = {
@@ -129,12 +130,7 @@ static int mappings(const th_system *sys, const th_llm_exec *x, const th_llm_sea
 }
 
 static int push(cands *cs, const cand *c) {
-    if (cs->n == cs->cap) {
-        size_t cap = cs->cap ? cs->cap * 2 : 4096;
-        cand *p = realloc(cs->v, cap * sizeof *p);
-        if (!p) return -1;
-        cs->v = p, cs->cap = cap;
-    }
+    if (th_grow(&cs->v, &cs->cap, cs->n + 1, sizeof *cs->v)) return -1;
     cs->v[cs->n++] = *c;
     return 0;
 }
@@ -379,7 +375,7 @@ static int best_first(walk *w, th_llm_ctx *ctx) {
     refined *heap = malloc(w->cs.n * sizeof *heap);
     if (!heap) return th_error_set(w->err, TH_EINTERNAL, "out of memory");
     size_t nh = 0, i = 0;
-    int rc = TH_OK, refine = 1;
+    int rc = TH_OK;
     while (rc == TH_OK) {
         double kth = res->n == o->top ? res->best[res->n - 1].r.iteration : INFINITY;
         if (i == w->cs.n && !nh) break; /* every candidate timed */
@@ -390,7 +386,7 @@ static int best_first(walk *w, th_llm_ctx *ctx) {
         th_llm_exec x;
         unpack(&w->cs.v[k], &o->base, &x);
         th_llm_result r;
-        if (fresh && refine) {
+        if (fresh) {
             if (bound(w, ctx, &x, &lb)) {
                 rc = w->err->code;
                 break;
@@ -405,7 +401,7 @@ static int best_first(walk *w, th_llm_ctx *ctx) {
             res->evaluated++;
             keep(o, res, &x, &r);
         }
-        if (poll_now(w, fresh && refine ? 16 : 1024)) rc = w->err->code;
+        if (poll_now(w, fresh ? 16 : 1024)) rc = w->err->code;
     }
     free(heap);
     return rc;
@@ -436,7 +432,7 @@ int th_llm_search(const th_system *sys, const th_llm_model *m, const th_llm_sear
         return th_error_set(err, TH_EINPUT, "llm search: npus: %.15g, at most 2^31 - 1", npus);
     out->best = calloc((size_t)o->top, sizeof *out->best);
     if (!out->best) return th_error_set(err, TH_EINTERNAL, "out of memory");
-    walk w = {sys, m, o, out, {NULL, 0, 0}, sys->npu.memory_gib * 1073741824.0, npus, 0, NULL, err};
+    walk w = {sys, m, o, out, {NULL, 0, 0}, th_npu_memory_bytes(&sys->npu), npus, 0, NULL, err};
     w.div = malloc(4 * MAX_DIVISORS * sizeof *w.div);
     int rc = w.div ? enumerate(&w) : th_error_set(err, TH_EINTERNAL, "out of memory");
     free(w.div);

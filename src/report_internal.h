@@ -5,6 +5,7 @@
 #include <cjson/cJSON.h>
 
 #include "themis/buf.h"
+#include "themis/llm.h"
 #include "themis/num.h"
 #include "themis/report.h"
 
@@ -12,6 +13,10 @@
  * collective reported (a th_coll_type: each dim's "algorithm" is the one it runs for it), or
  * -1 for none (the All-Reduce's). */
 cJSON *th_report_system_json(const th_system *sys, int type);
+/* An LLM report's system with its NPU (the keys of system files), and its memory per NPU
+ * (bytes, the capacity and whether it fits): the same in `themis train` and `themis search`. */
+cJSON *th_report_llm_system_json(const th_system *sys);
+cJSON *th_report_llm_memory_json(const th_llm_mem *m, double capacity, int fits);
 
 /* The name of the algorithm dim k runs for a collective of `type`, as the system file spells
  * it (the model's names, model.h's alg_name; else ring, direct, rhd), in buf. */

@@ -21,19 +21,12 @@ void th_report_llm_part_values(const th_llm_breakdown *b, double *ns) {
     memcpy(ns, v, sizeof v);
 }
 
-static const char *const mem_keys[] = {"weights", "gradients", "optimizer", "activations", "total"};
-
-static void mem_values(const th_llm_mem *m, double *v) {
-    v[0] = m->weights, v[1] = m->gradients, v[2] = m->optimizer, v[3] = m->activations;
-    v[4] = m->total;
-}
-
 static double npus_used(const th_llm_exec *x) {
     return (double)x->tp * (double)x->pp * (double)x->dp;
 }
 
 static double capacity(const th_llm_report *rep) {
-    return rep->sys->npu.memory_gib * 1073741824.0;
+    return th_npu_memory_bytes(&rep->sys->npu);
 }
 
 /* The memory is the execution's, the same in every row. */
@@ -106,14 +99,32 @@ static int table(FILE *out, const th_llm_report *rep, th_error *err) {
     return th_report_done(out, err);
 }
 
-static cJSON *memory_json(const th_llm_report *rep) {
+cJSON *th_report_llm_memory_json(const th_llm_mem *m, double capacity, int fits) {
     cJSON *o = cJSON_CreateObject();
-    double v[5];
-    mem_values(&first(rep)->mem, v);
-    for (int k = 0; k < 5; k++)
-        cJSON_AddNumberToObject(o, mem_keys[k], v[k]);
-    cJSON_AddNumberToObject(o, "capacity", capacity(rep));
-    cJSON_AddBoolToObject(o, "fits", first(rep)->fits);
+    if (!o) return NULL;
+    cJSON_AddNumberToObject(o, "weights", m->weights);
+    cJSON_AddNumberToObject(o, "gradients", m->gradients);
+    cJSON_AddNumberToObject(o, "optimizer", m->optimizer);
+    cJSON_AddNumberToObject(o, "activations", m->activations);
+    cJSON_AddNumberToObject(o, "total", m->total);
+    cJSON_AddNumberToObject(o, "capacity", capacity);
+    cJSON_AddBoolToObject(o, "fits", fits);
+    return o;
+}
+
+static cJSON *memory_json(const th_llm_report *rep) {
+    return th_report_llm_memory_json(&first(rep)->mem, capacity(rep), first(rep)->fits);
+}
+
+cJSON *th_report_llm_system_json(const th_system *sys) {
+    cJSON *o = th_report_system_json(sys, -1);
+    cJSON *npu = cJSON_AddObjectToObject(o, "npu");
+    const th_npu *n = &sys->npu;
+    cJSON_AddStringToObject(npu, "name", n->name);
+    cJSON_AddNumberToObject(npu, "matrix_tflops", n->matrix_tflops);
+    cJSON_AddNumberToObject(npu, "vector_tflops", n->vector_tflops);
+    cJSON_AddNumberToObject(npu, "memory_GBps", n->memory_GBps);
+    cJSON_AddNumberToObject(npu, "memory_gib", n->memory_gib);
     return o;
 }
 
@@ -200,15 +211,7 @@ static cJSON *row_json(const th_llm_report *rep, const th_llm_row *r) {
  * with the memory in it), which are also JSONL's lines and, flattened, CSV's records. */
 static cJSON *llm_json(const th_llm_report *rep, int lines) {
     cJSON *root = cJSON_CreateObject();
-    cJSON *sys = th_report_system_json(rep->sys, -1);
-    cJSON *npu = cJSON_AddObjectToObject(sys, "npu");
-    const th_npu *n = &rep->sys->npu;
-    cJSON_AddStringToObject(npu, "name", n->name);
-    cJSON_AddNumberToObject(npu, "matrix_tflops", n->matrix_tflops);
-    cJSON_AddNumberToObject(npu, "vector_tflops", n->vector_tflops);
-    cJSON_AddNumberToObject(npu, "memory_GBps", n->memory_GBps);
-    cJSON_AddNumberToObject(npu, "memory_gib", n->memory_gib);
-    cJSON_AddItemToObject(root, "system", sys);
+    cJSON_AddItemToObject(root, "system", th_report_llm_system_json(rep->sys));
     cJSON_AddItemToObject(root, "workload", workload_json(rep));
     if (!lines) cJSON_AddItemToObject(root, "memory", memory_json(rep));
     cJSON *results = cJSON_AddArrayToObject(root, "results");

@@ -215,7 +215,7 @@ int sw_llm_row(th_llm_ctx *c, sw_refs *refs, const int64_t *digits, const sw_poi
                      r.mem.total};
     for (int k = 0; k < 5; k++)
         bad |= th_csv_num(out, mem[k]);
-    bad |= th_csv_num(out, pt->sys.npu.memory_gib * 1073741824.0); /* as train's rows */
+    bad |= th_csv_num(out, th_npu_memory_bytes(&pt->sys.npu)); /* as train's rows */
     bad |= th_csv_int(out, r.fits);
     bad |= th_csv_num(out,
                       (double)pt->llm_exec.tp * (double)pt->llm_exec.pp * (double)pt->llm_exec.dp);

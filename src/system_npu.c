@@ -144,3 +144,7 @@ int sys_npu_parse(const cJSON *v, const char *src, th_npu *npu, th_error *err) {
     free(file);
     return rc;
 }
+
+double th_npu_memory_bytes(const th_npu *npu) {
+    return npu->memory_gib * 1073741824.0;
+}

@@ -52,6 +52,9 @@ typedef struct th_npu {
     double memory_efficiency;         /* fraction of memory bandwidth reached, in (0, 1] */
 } th_npu;
 
+/* The NPU's memory capacity in bytes (memory_gib GiB): what an LLM execution must fit in. */
+double th_npu_memory_bytes(const th_npu *npu);
+
 typedef struct th_system {
     char name[TH_NAME_MAX]; /* system name; default: the file's base name */
     char description[256];  /* free text, may be empty */

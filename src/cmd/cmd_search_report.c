@@ -3,20 +3,11 @@
  * a table, or the result rows of docs/SCHEMA.md (JSON, JSONL, CSV flattened): the workload
  * format's execution keys and `themis train`'s LLM keys. */
 #include <stdio.h>
-#include <string.h>
 
 #include "../report_internal.h"
 #include "cmd_search.h"
 #include "themis/report_llm.h"
 #include "themis/text.h"
-
-#define NMEM 5
-static const char *const mem_keys[NMEM] = {"weights", "gradients", "optimizer", "activations",
-                                           "total"};
-static void mems(const th_llm_mem *m, double *v) {
-    double p[NMEM] = {m->weights, m->gradients, m->optimizer, m->activations, m->total};
-    memcpy(v, p, sizeof p);
-}
 
 /* "tp,ep,pp,dp": the mapping, innermost first. */
 static const char *mapping(const th_llm_exec *x, char *buf, size_t n) {
@@ -33,7 +24,8 @@ static cJSON *result_json(const th_search_report *rep, const th_pair *pair, int 
                           const th_llm_found *f) {
     const th_llm_exec *x = &f->x;
     const th_llm_result *r = &f->r;
-    cJSON *o = cJSON_CreateObject(), *map = cJSON_CreateArray(), *mem = cJSON_CreateObject();
+    cJSON *o = cJSON_CreateObject(), *map = cJSON_CreateArray(),
+          *mem = th_report_llm_memory_json(&r->mem, th_npu_memory_bytes(&rep->sys->npu), r->fits);
     if (!o || !map || !mem) {
         cJSON_Delete(o), cJSON_Delete(map), cJSON_Delete(mem);
         return NULL;
@@ -59,17 +51,12 @@ static cJSON *result_json(const th_search_report *rep, const th_pair *pair, int 
     cJSON_AddItemToObject(o, "mapping", map);
     cJSON_AddNumberToObject(o, "microbatches", r->microbatches);
     cJSON_AddNumberToObject(o, "iteration_us", r->iteration / 1000.0);
-    double v[TH_LLM_PARTS > NMEM ? TH_LLM_PARTS : NMEM];
+    double v[TH_LLM_PARTS];
     th_report_llm_part_values(&r->b, v);
     for (int k = 0; k < TH_LLM_PARTS; k++)
         cJSON_AddNumberToObject(o, th_report_llm_parts[k], v[k] / 1000.0);
     cJSON_AddNumberToObject(o, "mfu", r->mfu);
     cJSON_AddNumberToObject(o, "tflops_per_npu", r->tflops_per_npu);
-    mems(&r->mem, v);
-    for (int k = 0; k < NMEM; k++)
-        cJSON_AddNumberToObject(mem, mem_keys[k], v[k]);
-    cJSON_AddNumberToObject(mem, "capacity", rep->sys->npu.memory_gib * 1073741824.0);
-    cJSON_AddBoolToObject(mem, "fits", r->fits);
     cJSON_AddItemToObject(o, "memory", mem);
     return o;
 }
@@ -81,14 +68,7 @@ static cJSON *report_json(const th_search_report *rep) {
         cJSON_Delete(root), cJSON_Delete(searches), cJSON_Delete(results);
         return NULL;
     }
-    cJSON *sys = th_report_system_json(rep->sys, -1), *npu = cJSON_AddObjectToObject(sys, "npu");
-    const th_npu *n = &rep->sys->npu;
-    cJSON_AddStringToObject(npu, "name", n->name);
-    cJSON_AddNumberToObject(npu, "matrix_tflops", n->matrix_tflops);
-    cJSON_AddNumberToObject(npu, "vector_tflops", n->vector_tflops);
-    cJSON_AddNumberToObject(npu, "memory_GBps", n->memory_GBps);
-    cJSON_AddNumberToObject(npu, "memory_gib", n->memory_gib);
-    cJSON_AddItemToObject(root, "system", sys);
+    cJSON_AddItemToObject(root, "system", th_report_llm_system_json(rep->sys));
     cJSON *m = cJSON_AddObjectToObject(root, "model");
     cJSON_AddStringToObject(m, "name", rep->m->name);
     cJSON_AddNumberToObject(m, "params", th_llm_params(rep->m));
@@ -125,7 +105,7 @@ static cJSON *report_json(const th_search_report *rep) {
     return root;
 }
 
-/* "interleaved v=4", "1f1b". */
+/* "interleaved:4", "1f1b". */
 static const char *schedule(const th_llm_exec *x, char *buf, size_t n) {
     if (x->schedule == TH_LLM_INTERLEAVED)
         snprintf(buf, n, "interleaved:%lld", (long long)x->virtual_stages);
