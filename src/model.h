@@ -39,17 +39,25 @@ struct th_result;     /* themis/emulate.h */
 struct sys_model;     /* system_internal.h */
 struct emu_model;     /* emulate_internal.h */
 struct th_plan_model; /* schedule_internal.h */
+struct th_emu;        /* themis/emulate.h */
 
 /* How a model replays an execution graph (a Chakra trace, src/chakra/): the analytical model's
  * rules when th_model_ops.graph is NULL (several collectives in flight, compute as written). */
 typedef struct th_graph_rules {
     int serial_comm;    /* 1: one collective (or broadcast) in flight per NPU at a time */
     double min_compute; /* a compute node's least time, ns (a duration of 0 costs this) */
-    /* Themis's state across collectives as one rank's scheduler keeps it (ASTRA-sim's rank 0;
-     * docs/CHAKRA.md): bit t set (t a th_coll_type) when, after a collective of type t, an
-     * NPU other than rank 0 issues the next collective first, which then starts from the loads
-     * rank 0's last schedule left; 0: every collective plans from fresh loads. */
-    unsigned themis_carry;
+    /* 1: Themis's state carries across collectives as ASTRA-sim's rank 0 scheduler keeps it
+     * (docs/CHAKRA.md): the first NPU to generate a collective schedules it with rank 0's
+     * scheduler, from the loads rank 0's last schedule left when that NPU is not rank 0; 0:
+     * every collective plans from fresh loads. */
+    int themis_carry;
+    /* Optional (NULL: rank 0 always acts first). The order in which the simulator takes the
+     * NPUs' events at one instant, named by the NPU whose event it takes first (-1: not
+     * known): issue_first tells emu the order of the event that issues its next collective
+     * (th_emu_issue follows; -1 when out of memory), first_npu gives the order in which the
+     * NPUs see collective id end (before it is released). */
+    int (*issue_first)(struct th_emu *emu, int64_t first);
+    int64_t (*first_npu)(const struct th_emu *emu, int id);
     /* Optional (NULL: never): 1 when sys costs a GPU compute node by a roofline, its memory
      * bandwidth (bytes/s) and peak (FLOP/s) in *bw and *peak; 0 to replay durations. */
     int (*roofline)(const struct th_system *sys, double *bw, double *peak);

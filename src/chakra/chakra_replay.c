@@ -4,7 +4,9 @@
  * ASTRA-sim 2.x's workload layer does. Collectives run on the emulator under the chosen
  * policy; the system model's graph rules (model.h) say whether the communication stream holds
  * a collective until it ends, the least compute time, a roofline for compute nodes, the time
- * of a point-to-point message, and how Themis's loads carry from one collective to the next. */
+ * of a point-to-point message, and how Themis's loads carry from one collective to the next
+ * (by the NPU that generates each collective first, from the order of the NPUs' events that the
+ * emulator follows). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +17,7 @@
 #include "themis/collective.h"
 
 /* The analytical model's rules: collectives overlap, compute takes what the trace says. */
-static const th_graph_rules clean_rules = {0, 0, 0, NULL, NULL};
+static const th_graph_rules clean_rules = {0, 0, 0, NULL, NULL, NULL, NULL};
 
 /* A min-heap of node indices (the nodes are sorted by id: the smallest index is the smallest
  * id). */
@@ -58,9 +60,13 @@ typedef struct timed {
     double end;
     uint64_t seq; /* issue order: at one instant the earlier issued ends first */
     int32_t node;
-    int other; /* issued in the chain of events of a collective's end that an NPU other than
-                * rank 0 sees first (th_graph_rules.themis_carry) */
+    int64_t first; /* the NPU that acts first in the event that issued it (-1: not known) */
 } timed;
+
+/* Rank 0's Themis state across collectives (th_graph_rules.themis_carry): none, the loads and
+ * list of its last schedule, or either of the two (the first NPU to generate the last
+ * collective was not known). */
+enum { CARRY_NONE, CARRY_LOADS, CARRY_EITHER };
 
 typedef struct replayer {
     const th_system *sys;
@@ -83,13 +89,14 @@ typedef struct replayer {
     size_t id_cap;
     th_plan **pool;
     size_t npool, pool_cap;
-    int32_t *ended; /* the collectives one emulator step finished */
-    size_t ended_cap;
+    int32_t *ended;       /* the collectives one emulator step finished */
+    int64_t *ended_first; /* and the NPU that sees each end first (-1: not known) */
+    size_t ended_cap, ended_first_cap;
     int32_t *deferred; /* nodes made ready inside an issue call (they wait for the next one) */
     size_t ndef, def_cap;
     double load[TH_MAX_DIMS];  /* Themis loads left by the last schedule rank 0 made */
     uint8_t list[TH_MAX_DIMS]; /* and its list of the dims' records (th_plan.list) */
-    int carry;                 /* 1: load holds them */
+    int carry;                 /* CARRY_*: what load and list hold */
     /* themis-global under the analytical model, as themis train keeps it: the loads of the
      * collectives in flight, and per emulator id the loads its plan added */
     double tracker[TH_MAX_DIMS];
@@ -166,40 +173,91 @@ static void coll_of(const replayer *r, const th_ck_node *x, th_collective *c) {
     }
 }
 
-/* Plans and issues collective node i at t. Under themis_carry the schedule starts from the
- * state rank 0's scheduler holds: reset when rank 0 is the first NPU to issue it (other 0),
- * else the loads and list its last schedule left, when rank 0 made one since its last reset
- * (rank 0 then resets them as it issues the collective in turn). */
-static int issue_coll(replayer *r, int32_t i, double t, int other, th_error *err) {
+/* 1 when plans a and b (of one collective) give every chunk the same size and dims. */
+static int same_plan(const th_plan *a, const th_plan *b) {
+    return a->chunks == b->chunks && a->n == b->n && a->chunk == b->chunk &&
+           a->last_chunk == b->last_chunk &&
+           !memcmp(a->order, b->order, (size_t)a->chunks * (size_t)a->n);
+}
+
+/* Under themis_carry, plans c into *plan as the NPU that generates it first does with rank 0's
+ * scheduler: from fresh loads when that NPU is rank 0 (first 0), else from the loads and list
+ * rank 0's last schedule left, when it made one since its last reset (rank 0 then resets them
+ * as it generates the collective in turn). When first is not known (-1) or rank 0's state is
+ * either, every plan possible is made: when they differ the collective is refused; when they
+ * agree, rank 0's state after it is either. */
+static int plan_carry(replayer *r, const th_collective *c, int64_t first, th_plan *plan,
+                      th_error *err) {
+    int rank0 = first <= 0, other = first != 0;
+    int fresh = rank0 || (other && r->carry != CARRY_LOADS);
+    int loads = other && r->carry != CARRY_NONE;
+    th_plan *alt = NULL;
+    int rc = TH_OK;
+    if (loads) {
+        plan->carry = 1;
+        memcpy(plan->list, r->list, sizeof plan->list);
+        rc = th_sched_plan_from(plan, r->sys, c, r->o->policy, r->o->model, r->load, err);
+    }
+    if (rc == TH_OK && fresh && loads) {
+        alt = plan;
+        if (!(plan = th_plan_create())) return oom(err);
+    }
+    if (rc == TH_OK && fresh) {
+        plan->carry = 0;
+        rc = th_sched_plan_from(plan, r->sys, c, r->o->policy, r->o->model, NULL, err);
+    }
+    if (rc == TH_OK && alt && !same_plan(plan, alt))
+        rc = th_error_set(err, TH_EINPUT,
+                          "under Themis, ASTRA-sim 2.x plans this %s from rank 0's last loads or "
+                          "from fresh ones as the NPU that generates it first is another one or "
+                          "rank 0, and the order of the NPUs' events that decides it is not known "
+                          "here (docs/CHAKRA.md, Limits): the two plans differ, so themis refuses "
+                          "rather than guess",
+                          th_coll_type_name(c->type));
+    if (alt) { /* keep the fresh plan's loads and list: rank 0's state when it went first */
+        memcpy(alt->load, plan->load, sizeof alt->load);
+        memcpy(alt->list, plan->list, sizeof alt->list);
+        th_plan_free(plan);
+        plan = alt;
+    }
+    if (rc) return rc;
+    /* an All-to-All: rank 0 resets its loads but makes no schedule */
+    int keep = rank0 && c->type != TH_COLL_ALLTOALL;
+    r->carry = !keep ? CARRY_NONE : other ? CARRY_EITHER : CARRY_LOADS;
+    if (keep) {
+        memcpy(r->load, plan->load, sizeof r->load);
+        memcpy(r->list, plan->list, sizeof r->list);
+    }
+    return TH_OK;
+}
+
+/* Plans and issues collective node i at t, in an event whose first NPU is `first` (-1: not
+ * known). */
+static int issue_coll(replayer *r, int32_t i, double t, int64_t first, th_error *err) {
     const th_ck_node *x = &r->g->nodes[i];
     th_collective c;
     coll_of(r, x, &c);
     th_plan *plan = r->npool ? r->pool[--r->npool] : th_plan_create();
     if (!plan) return oom(err);
-    const double *init = NULL;
     int themis = r->o->policy == TH_POLICY_THEMIS || r->o->policy == TH_POLICY_THEMIS_GLOBAL;
-    plan->carry = 0;
-    if (r->rules->themis_carry && themis && other && r->carry) {
-        init = r->load;
-        plan->carry = 1;
-        memcpy(plan->list, r->list, sizeof plan->list);
-    }
     int global = !r->rules->themis_carry && r->o->policy == TH_POLICY_THEMIS_GLOBAL;
     double added[TH_MAX_DIMS] = {0};
-    if (global) init = r->tracker;
-    int rc = th_sched_plan_from(plan, r->sys, &c, r->o->policy, r->o->model, init, err);
+    int rc;
+    plan->carry = 0;
+    if (r->rules->themis_carry && themis) {
+        rc = plan_carry(r, &c, first, plan, err);
+    } else {
+        rc = th_sched_plan_from(plan, r->sys, &c, r->o->policy, r->o->model,
+                                global ? r->tracker : NULL, err);
+    }
     if (rc == TH_OK && global)
         for (int d = 0; d < r->sys->ndims; d++) {
             added[d] = plan->load[d] - r->tracker[d];
             r->tracker[d] = plan->load[d];
         }
-    if (rc == TH_OK && r->rules->themis_carry && themis) {
-        /* an All-to-All: rank 0 resets its loads but makes no schedule */
-        r->carry = !other && c.type != TH_COLL_ALLTOALL;
-        if (r->carry) {
-            memcpy(r->load, plan->load, sizeof r->load);
-            memcpy(r->list, plan->list, sizeof r->list);
-        }
+    if (rc == TH_OK && r->rules->issue_first && r->rules->issue_first(r->emu, first)) {
+        th_plan_free(plan);
+        return oom(err);
     }
     int id = -1;
     th_error e;
@@ -228,26 +286,26 @@ static int issue_coll(replayer *r, int32_t i, double t, int other, th_error *err
     return TH_OK;
 }
 
-static int add_timed(replayer *r, int32_t i, double end, int other, th_error *err) {
+static int add_timed(replayer *r, int32_t i, double end, int64_t first, th_error *err) {
     if (r->ntm == r->tm_cap && th_grow(&r->tm, &r->tm_cap, r->ntm + 1, sizeof *r->tm))
         return oom(err);
-    r->tm[r->ntm++] = (timed){end, r->seq++, i, other};
+    r->tm[r->ntm++] = (timed){end, r->seq++, i, first};
     return TH_OK;
 }
 
 /* Receive i ends when the message of its send (the same place in the sending rank's graph, so
  * issued when this rank's send was) has come from its source, or at once when it came before
- * the receive was issued. */
-static int recv_end(replayer *r, int32_t i, int other, th_error *err) {
+ * the receive was issued. The NPUs' order of its end is not followed (-1). */
+static int recv_end(replayer *r, int32_t i, th_error *err) {
     const th_ck_node *x = &r->g->nodes[i];
     double arrive = r->start[r->match[i]] + r->rules->message(r->sys, x->peer, 0, x->size);
-    return add_timed(r, i, arrive > r->start[i] ? arrive : r->start[i], other, err);
+    return add_timed(r, i, arrive > r->start[i] ? arrive : r->start[i], -1, err);
 }
 
 /* One issue call at t (ASTRA-sim's issue_dep_free_nodes): the ready nodes in id order, each to
  * its stream when that stream is free; an invalid node ends at once, and what it makes ready
  * waits for the next call. */
-static int issue_call(replayer *r, double t, int other, th_error *err) {
+static int issue_call(replayer *r, double t, int64_t first, th_error *err) {
     const th_ck_graph *g = r->g;
     for (;;) {
         int best = -1;
@@ -268,28 +326,28 @@ static int issue_call(replayer *r, double t, int other, th_error *err) {
         case TH_CK_COMPUTE:
             r->busy[best] = 1;
             if (!x->cpu) r->res->compute += cost(r, x);
-            rc = add_timed(r, i, t + cost(r, x), other, err);
+            rc = add_timed(r, i, t + cost(r, x), first, err);
             break;
         case TH_CK_BCAST: /* ASTRA-sim replays its duration on the communication stream */
             r->busy[best] = r->rules->serial_comm;
-            rc = add_timed(r, i, t + cost(r, x), other, err);
+            rc = add_timed(r, i, t + cost(r, x), first, err);
             break;
         case TH_CK_COLL:
             r->busy[best] = r->rules->serial_comm;
-            rc = issue_coll(r, i, t, other, err);
+            rc = issue_coll(r, i, t, first, err);
             break;
-        case TH_CK_SEND: /* ends when its message arrives */
+        case TH_CK_SEND: /* ends when its message arrives (the NPUs' order then: not followed) */
             r->busy[best] = r->rules->serial_comm;
-            rc = add_timed(r, i, t + r->rules->message(r->sys, 0, x->peer, x->size), other, err);
+            rc = add_timed(r, i, t + r->rules->message(r->sys, 0, x->peer, x->size), -1, err);
             for (size_t k = 0; rc == TH_OK && k < r->npending; k++)
                 if (r->match[r->pending[k]] == i) { /* a receive waiting for this send */
-                    rc = recv_end(r, r->pending[k], other, err);
+                    rc = recv_end(r, r->pending[k], err);
                     r->pending[k--] = r->pending[--r->npending];
                 }
             break;
         case TH_CK_RECV: /* ends when its message arrived: at once when it already did */
             if (r->start[r->match[i]] >= 0) {
-                rc = recv_end(r, i, other, err);
+                rc = recv_end(r, i, err);
             } else if (r->npending == r->pending_cap &&
                        th_grow(&r->pending, &r->pending_cap, r->npending + 1, sizeof *r->pending)) {
                 rc = oom(err);
@@ -315,9 +373,9 @@ static int release_deferred(replayer *r, th_error *err) {
 
 /* A call, then what it made ready: under the simulator's rules it waits for the next event;
  * otherwise further calls at the same instant issue it. */
-static int issue_all(replayer *r, double t, int other, th_error *err) {
+static int issue_all(replayer *r, double t, int64_t first, th_error *err) {
     for (;;) {
-        if (issue_call(r, t, other, err)) return err->code;
+        if (issue_call(r, t, first, err)) return err->code;
         if (!r->ndef) return TH_OK;
         int32_t first = r->deferred[0];
         if (release_deferred(r, err)) return err->code;
@@ -451,7 +509,7 @@ static int run(replayer *r, th_error *err) {
             r->tm[k] = r->tm[--r->ntm];
             t = x.end;
             r->busy[stream_of(&g->nodes[x.node])] = 0;
-            if (finish(r, x.node, t, 0, err) || issue_all(r, t, x.other, err)) return err->code;
+            if (finish(r, x.node, t, 0, err) || issue_all(r, t, x.first, err)) return err->code;
             continue;
         }
         if (th_emu_step(r->emu, err)) return err->code;
@@ -461,9 +519,13 @@ static int run(replayer *r, th_error *err) {
         if ((size_t)n > r->ended_cap &&
             th_grow(&r->ended, &r->ended_cap, (size_t)n, sizeof *r->ended))
             return oom(err);
+        if ((size_t)n > r->ended_first_cap &&
+            th_grow(&r->ended_first, &r->ended_first_cap, (size_t)n, sizeof *r->ended_first))
+            return oom(err);
         for (int j = 0; j < n; j++) { /* copied first: a release reuses the list */
             int id = ids[j];
             r->ended[j] = r->of_id[id];
+            r->ended_first[j] = r->rules->first_npu ? r->rules->first_npu(r->emu, id) : 0;
             for (int d = 0; d < r->sys->ndims; d++)
                 r->tracker[d] -= r->contrib[id][d];
             if (r->npool == r->pool_cap &&
@@ -477,9 +539,8 @@ static int run(replayer *r, th_error *err) {
         for (int j = 0; j < n; j++) {
             int32_t i = r->ended[j];
             r->busy[S_COMM] = 0;
-            /* whether rank 0 is not the first NPU to see it end (the model's rules) */
-            int other = (r->rules->themis_carry >> g->nodes[i].coll) & 1;
-            if (finish(r, i, t, 0, err) || issue_all(r, t, other, err)) return err->code;
+            if (finish(r, i, t, 0, err) || issue_all(r, t, r->ended_first[j], err))
+                return err->code;
         }
     }
     if (r->done < g->n) {
@@ -544,6 +605,7 @@ int th_ck_replay(const th_system *sys, const th_ck_trace *tr, const th_ck_opts *
     free(r.match);
     free(r.pending);
     free(r.ended);
+    free(r.ended_first);
     free(r.left);
     free(r.start);
     th_emu_free(r.emu);

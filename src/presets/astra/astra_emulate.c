@@ -1,7 +1,8 @@
 /* The ASTRA-sim preset's emulator rules (SPEC §9): list queues, phases that start as soon as
  * they are queued on an idle dim (but for the dim a collective issued as the last one ends is
  * held on), stages ending at one instant completed in the order they started, one collective at
- * a time, and the preset's integer-ns phase costs. */
+ * a time, the preset's integer-ns phase costs, and the order in which the NPUs see each phase
+ * end (the "lead", docs/CHAKRA.md). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +26,12 @@ typedef struct astra_emu_state {
     int ncost[TH_MAX_DIMS]; /* entries of cost[d] in use, since the reset */
     int held;               /* 1 + the dim whose stage ended the last collective, 0: none */
     double held_at;         /* when it ended, ns */
+    /* The NPUs' order at an instant, named by the NPU that acts first (-1: not known): of the
+     * event that issues the next collective, of the end of each dim's running phase, and of
+     * the end of the last collective that finished. */
+    int64_t issue_first;
+    int64_t end_first[TH_MAX_DIMS];
+    int64_t coll_first;
 } astra_emu_state;
 
 static emu_queue *queue(th_emu *r, int d) {
@@ -55,6 +62,7 @@ static int list_insert(emu_queue *h, emu_entry x, int append) {
 /* Queues a chunk's phase (ready now) at its dim; returns the dim, or -1 when out of memory. */
 static int enqueue(th_emu *r, uint32_t id, uint32_t c, int stage) {
     const th_plan *plan = emu_rec(r, id)->plan;
+
     int dim;
     th_op op;
     double m;
@@ -86,9 +94,35 @@ static void phase_cost(th_emu *r, int d, th_algorithm alg, th_op op, double m, d
     }
 }
 
-/* Dim d takes the phase at the head of its list and runs it from now; -1 when its time is
- * refused (emu_begin). */
-static int start(th_emu *r, int d) {
+/* The order `first` after every NPU's ring on dim d (p NPUs) passed a message `steps` times
+ * along it: each NPU hears from its predecessor on the ring, so the coordinate of the first NPU
+ * on d moves by steps (mod p); -1 stays unknown. */
+static int64_t lead_shift(const th_system *sys, int64_t first, int d, int64_t steps) {
+    if (first < 0) return -1;
+    int64_t stride = 1, p = (int64_t)sys->dims[d].npus;
+    for (int k = 0; k < d; k++)
+        stride *= (int64_t)sys->dims[k].npus;
+    int64_t c = first / stride % p, c2 = ((c + steps) % p + p) % p;
+    return first + (c2 - c) * stride;
+}
+
+/* The order after a phase that started in order `first`: the chains of messages of ASTRA-sim's
+ * Ring.cc, one per step: an All-Reduce phase 2 (p - 1) steps, an All-to-All p (p - 1) / 2, a
+ * Reduce-Scatter or All-Gather p - 1, all clockwise, but an All-Reduce's All-Gather phases,
+ * which take the anticlockwise queues (Sys::generate_collective, QueueLevelHandler). Another
+ * algorithm than the ring: not known. */
+static int64_t phase_lead(const th_emu *r, const th_plan *plan, int d, th_op op, int64_t first) {
+    if (th_astra_algorithm(r->sys, plan->type, d) != TH_ALG_RING) return -1;
+    int64_t p = (int64_t)r->sys->dims[d].npus, steps = p - 1;
+    if (op == TH_OP_AR) steps = 2 * (p - 1);
+    if (op == TH_OP_A2A) steps = p * (p - 1) / 2;
+    if (op == TH_OP_AG && plan->type == TH_COLL_ALLREDUCE) steps = -(p - 1);
+    return lead_shift(r->sys, first, d, steps);
+}
+
+/* Dim d takes the phase at the head of its list and runs it from now, started in the NPUs'
+ * order `first`; -1 when its time is refused (emu_begin). */
+static int start(th_emu *r, int d, int64_t first) {
     emu_entry e = emu_run_pop(queue(r, d)); /* the preset's lists are never heaps: the head */
     const emu_coll *cr = emu_rec(r, e.coll);
     int stage = cr->next[e.chunk], dim;
@@ -97,15 +131,26 @@ static int start(th_emu *r, int d) {
     th_plan_stage(cr->plan, e.chunk, stage, &dim, &op, &m);
     double time, bytes;
     phase_cost(r, d, th_astra_algorithm(r->sys, cr->plan->type, d), op, m, &time, &bytes);
+    ((astra_emu_state *)r->state)->end_first[d] = phase_lead(r, cr->plan, d, op, first);
     return emu_begin(r, d, e, stage, op, m, time, bytes);
 }
 
 /* Queues the phase and starts it at once when its dim is idle. */
-static int enqueue_and_start(th_emu *r, uint32_t id, uint32_t c, int stage, th_error *err) {
+static int enqueue_and_start(th_emu *r, uint32_t id, uint32_t c, int stage, int64_t first,
+                             th_error *err) {
     int dim = enqueue(r, id, c, stage);
     if (dim < 0) return th_error_set(err, TH_EINTERNAL, "out of memory in a queue");
-    if (!r->srv[dim].busy && start(r, dim)) return emu_bad_stage(r, err);
+    if (!r->srv[dim].busy && start(r, dim, first)) return emu_bad_stage(r, err);
     return TH_OK;
+}
+
+/* The preset's state, made at its first use after a reset; NULL when out of memory. */
+static astra_emu_state *made(th_emu *emu) {
+    if (!emu->state) {
+        if (!(emu->state = calloc(1, sizeof(astra_emu_state)))) return NULL;
+        emu->state_model = &astra_emu;
+    }
+    return emu->state;
 }
 
 static int issue(th_emu *emu, const th_plan *plan, double t, int *id, th_error *err) {
@@ -113,11 +158,7 @@ static int issue(th_emu *emu, const th_plan *plan, double t, int *id, th_error *
      * releases each before the next): the last id issued must be released */
     if (emu->nbusy > 0 || (emu->ncolls > 0 && emu->rec_of[emu->ncolls - 1] >= 0))
         return th_error_set(err, TH_EINPUT, "the astra-sim preset runs one collective at a time");
-    if (!emu->state) {
-        if (!(emu->state = calloc(1, sizeof(astra_emu_state))))
-            return th_error_set(err, TH_EINTERNAL, "out of memory");
-        emu->state_model = &astra_emu;
-    }
+    if (!made(emu)) return th_error_set(err, TH_EINTERNAL, "out of memory");
     /* ASTRA-sim generates a collective issued as the last one ends inside that one's last
      * stream's end, before the stream leaves its dim: there the new chunks all queue (in the
      * preset's order) and the head starts once every chunk is queued, at the same instant. */
@@ -128,9 +169,11 @@ static int issue(th_emu *emu, const th_plan *plan, double t, int *id, th_error *
     for (uint32_t i = 0; i < (uint32_t)plan->chunks; i++) {
         int dim = enqueue(emu, (uint32_t)k, i, 0);
         if (dim < 0) return th_error_set(err, TH_EINTERNAL, "out of memory in a queue");
-        if (dim != held && !emu->srv[dim].busy && start(emu, dim)) return emu_bad_stage(emu, err);
+        if (dim != held && !emu->srv[dim].busy && start(emu, dim, st->issue_first))
+            return emu_bad_stage(emu, err);
     }
-    if (held >= 0 && !emu->srv[held].busy && emu_waiting(queue(emu, held)) && start(emu, held))
+    if (held >= 0 && !emu->srv[held].busy && emu_waiting(queue(emu, held)) &&
+        start(emu, held, st->issue_first))
         return emu_bad_stage(emu, err);
     if (id) *id = k;
     return TH_OK;
@@ -138,8 +181,12 @@ static int issue(th_emu *emu, const th_plan *plan, double t, int *id, th_error *
 
 /* The phases ending now complete in the order they started; each in turn queues its chunk's
  * next phase (starting it if that dim is idle), then its freed dim takes its next waiting
- * phase. */
+ * phase. All that follows now follows in the order of the phase that started first: ASTRA-sim
+ * runs every event an NPU registered for one tick together, where the first of them puts it in
+ * the instant's order (Sys::try_register_event), and the phase that started first registered
+ * first (measured on ASTRA-sim 2.x, docs/CHAKRA.md). */
 static int step(th_emu *emu, th_error *err) {
+    astra_emu_state *st = emu->state;
     int ending[TH_MAX_DIMS], nend = emu_ending(emu, ending);
     for (int k = 1; k < nend; k++) { /* insertion sort by start order */
         int d = ending[k], j = k;
@@ -147,17 +194,18 @@ static int step(th_emu *emu, th_error *err) {
             ending[j] = ending[j - 1];
         ending[j] = d;
     }
+    int64_t first = nend ? st->end_first[ending[0]] : -1;
     for (int k = 0; k < nend; k++) {
         int d = ending[k];
         uint32_t c, id;
         int done = emu->ndone, stage = emu_end(emu, d, &c, &id, err);
         if (stage == -2) return err->code;
         if (emu->ndone > done) { /* this stage ended its collective: remember where */
-            astra_emu_state *st = emu->state;
             st->held = d + 1, st->held_at = emu->t;
+            st->coll_first = first;
         }
-        if (stage >= 0 && enqueue_and_start(emu, id, c, stage, err)) return err->code;
-        if (!emu->srv[d].busy && emu_waiting(queue(emu, d)) && start(emu, d))
+        if (stage >= 0 && enqueue_and_start(emu, id, c, stage, first, err)) return err->code;
+        if (!emu->srv[d].busy && emu_waiting(queue(emu, d)) && start(emu, d, first))
             return emu_bad_stage(emu, err);
     }
     return TH_OK;
@@ -171,6 +219,7 @@ static void reset(th_emu *emu) {
         st->ncost[d] = 0;
     }
     st->held = 0;
+    st->issue_first = st->coll_first = 0;
 }
 
 static void free_state(void *state) {
@@ -178,6 +227,19 @@ static void free_state(void *state) {
     for (int d = 0; d < TH_MAX_DIMS; d++)
         free(st->q[d].e);
     free(st);
+}
+
+/* The graph rules' hooks (astra_ops.c). */
+int astra_issue_first(th_emu *emu, int64_t first) {
+    astra_emu_state *st = made(emu);
+    if (!st) return -1;
+    st->issue_first = first;
+    return 0;
+}
+
+int64_t astra_first_npu(const th_emu *emu, int id) {
+    (void)id; /* one collective at a time: the last one that finished */
+    return emu->state ? ((const astra_emu_state *)emu->state)->coll_first : 0;
 }
 
 const emu_model astra_emu = {.issue = issue, .step = step, .reset = reset, .free = free_state};

@@ -25,11 +25,13 @@ static int roofline(const th_system *sys, double *bw, double *peak) {
 
 /* ASTRA-sim 2.x's workload layer (Workload.cc, HardwareResource.cc, OfflineGreedy.cc): one
  * communication node in flight per NPU, a compute node of duration 0 takes 1 ns, its roofline,
- * and its Themis scheduling from rank 0's state: after an All-Reduce another NPU than rank 0
- * issues the next collective first (measured on ASTRA-sim 2.x, docs/CHAKRA.md). */
+ * and its Themis scheduling from rank 0's state, by the NPU that generates a collective first
+ * (the order of the NPUs' events that the emulator follows, docs/CHAKRA.md). */
 static const th_graph_rules graph = {.serial_comm = 1,
                                      .min_compute = 1,
-                                     .themis_carry = 1u << TH_COLL_ALLREDUCE,
+                                     .themis_carry = 1,
+                                     .issue_first = astra_issue_first,
+                                     .first_npu = astra_first_npu,
                                      .roofline = roofline,
                                      .message = th_astra_message};
 

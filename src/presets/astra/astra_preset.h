@@ -36,4 +36,8 @@ extern const struct th_plan_model astra_planner; /* astra_model.c */
 extern const struct emu_model astra_emu;         /* astra_emulate.c */
 extern const th_model_ops astra_model_ops;       /* astra_ops.c */
 
+/* The NPUs' order of events at one instant (the graph rules' hooks, astra_emulate.c). */
+int astra_issue_first(struct th_emu *emu, int64_t first);
+int64_t astra_first_npu(const struct th_emu *emu, int id);
+
 #endif
