@@ -457,6 +457,64 @@ START_TEST(same_instant_start_order) {
 }
 END_TEST
 
+/* The NPU that sees collective `type` (`chunks` chunks under policy p, FIFO) end first, as the
+ * preset follows ASTRA-sim's order of the NPUs' events (docs/CHAKRA.md): started in index
+ * order (rank 0 first). */
+static int64_t first_npu(const th_system *s, th_coll_type type, int64_t chunks, th_policy p) {
+    th_collective c = {type, 1048576, chunks, 0};
+    th_plan *plan = th_plan_create();
+    th_emu *emu = th_emu_create();
+    th_error err = {0};
+    th_result res;
+    ck_assert_msg(th_sched_plan(plan, s, &c, p, TH_LOAD_ALPHA_BETA, &err) == TH_OK, "%s", err.msg);
+    ck_assert_msg(th_emu_run(emu, s, plan, TH_INTRA_FIFO, NULL, NULL, &res, &err) == TH_OK, "%s",
+                  err.msg);
+    int64_t first = astra_first_npu(emu, 0);
+    th_emu_free(emu);
+    th_plan_free(plan);
+    return first;
+}
+
+/* The order of the NPUs' events: every step of a ring phase hands each NPU's message to its
+ * successor (Ring.cc, clockwise), so the NPU that acts first moves by one on that dim per step:
+ * an All-Reduce phase 2 (p - 1) steps, a Reduce-Scatter or All-Gather p - 1, an All-to-All
+ * p (p - 1) / 2, and an All-Reduce's All-Gather phases -(p - 1) (its anticlockwise queues).
+ * By hand, NPU index = x0 + 4 x1 on 4 x 4:
+ *   ring of 7, All-Reduce (one AR phase): 12 mod 7 = 5; 2 chunks (the second starts as the
+ *   first ends, in its order): 24 mod 7 = 3; Reduce-Scatter, All-Gather: 6; All-to-All:
+ *   21 mod 7 = 0;
+ *   astra_2d (ring 4, switch 4, both rings of messages), baseline All-Reduce: RS on dim 0
+ *   (x0 + 3), AR on dim 1 (x1 + 6 = 2 mod 4), AG on dim 0 (x0 - 3): (0, 2) = NPU 8; an
+ *   All-Gather (3, 3) = 15; Themis's All-Reduce (RS, RS, AG, AG): (0, 0) = 0;
+ *   the two p = 2 rings of same_instant_start_order (round-robin, 2 chunks; one step per phase
+ *   flips a coordinate): c0 RS@0 ends at 100 in order (1, 0), c1 RS@1 at 200 in (0, 1), which
+ *   starts c1 RS@0 (ends at 300 in (1, 1)) and c0 RS@1 (ends at 400 in (0, 0)); c1 AG@0
+ *   starts at 300 and ends at 400 in (0, 1). At 400 both end: what follows takes the order of
+ *   the phase that started first (c0 RS@1, (0, 0)), so c0 AG@1 ends at 600 in (0, 1), and c1
+ *   AG@1, started then, ends the collective at 800 in (0, 0): NPU 0 (NPU 2 in the other
+ *   phase's order). */
+START_TEST(first_npu_order) {
+    th_system r7 = load("astra_ring7.json"), s2 = load("astra_2d.json");
+    ck_assert_int_eq(first_npu(&r7, TH_COLL_ALLREDUCE, 1, TH_POLICY_BASELINE), 5);
+    ck_assert_int_eq(first_npu(&r7, TH_COLL_ALLREDUCE, 2, TH_POLICY_BASELINE), 3);
+    ck_assert_int_eq(first_npu(&r7, TH_COLL_REDUCESCATTER, 1, TH_POLICY_BASELINE), 6);
+    ck_assert_int_eq(first_npu(&r7, TH_COLL_ALLGATHER, 1, TH_POLICY_BASELINE), 6);
+    ck_assert_int_eq(first_npu(&r7, TH_COLL_ALLTOALL, 1, TH_POLICY_BASELINE), 0);
+    ck_assert_int_eq(first_npu(&s2, TH_COLL_ALLREDUCE, 1, TH_POLICY_BASELINE), 8);
+    ck_assert_int_eq(first_npu(&s2, TH_COLL_ALLGATHER, 1, TH_POLICY_BASELINE), 15);
+    ck_assert_int_eq(first_npu(&s2, TH_COLL_ALLREDUCE, 1, TH_POLICY_THEMIS), 0);
+    static const char *const json =
+        "{\"model\": \"astra-sim\", \"endpoint_ns\": 0, \"local_mem_GBps\": 1e9, \"dims\": ["
+        "{\"topology\": \"ring\", \"npus\": 2, \"bw_GBps\": 1e9, \"latency_ns\": 100},"
+        "{\"topology\": \"ring\", \"npus\": 2, \"bw_GBps\": 1e9, \"latency_ns\": 200}]}";
+    th_system s;
+    th_error err = {0};
+    ck_assert_msg(th_system_parse(json, strlen(json), "order.json", &s, &err) == TH_OK, "%s",
+                  err.msg);
+    ck_assert_int_eq(first_npu(&s, TH_COLL_ALLREDUCE, 2, TH_POLICY_ROUNDROBIN), 0);
+}
+END_TEST
+
 /* Stage j of chunk i of a plan: its dim, operation and input size. */
 static void want_stage(const th_plan *p, int64_t i, int j, int dim, th_op op, double m) {
     int d;
@@ -899,6 +957,7 @@ Suite *astra_suite(void) {
     tcase_add_test(tc, astra_themis_orders);
     tcase_add_test(tc, equal_bandwidth_finishes);
     tcase_add_test(tc, same_instant_start_order);
+    tcase_add_test(tc, first_npu_order);
     tcase_add_test(tc, preset_errors);
     tcase_add_test(tc, phase_costs_hd_direct);
     tcase_add_test(tc, hd_on_a_ring);

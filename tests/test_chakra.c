@@ -342,11 +342,12 @@ START_TEST(chakra_roofline) {
 END_TEST
 
 /* Several collectives on a 3-D system under Themis: rank 0's scheduler makes every schedule,
- * and after an All-Reduce another NPU issues the next collective first, from the loads and
- * list the All-Reduce's schedule left (rank 0 resets them only as it issues the collective in
- * turn). Vectors measured with ASTRA-sim 2.x (astra-sim 518bd51, astra-network-analytical
- * 599a047, chakra f37c2bb, congestion-unaware backend, its Sys.cc made to read the
- * inter-/intra-dimension-scheduling keys that 518bd51 leaves unread) on
+ * made by the NPU that generates the collective first: when that is another NPU than rank 0,
+ * from the loads and list the last schedule left (rank 0 resets them only as it generates the
+ * collective in turn). Here every All-Reduce ends first on another NPU (28 after the first
+ * one, docs/CHAKRA.md), whose generation comes first. Vectors measured with ASTRA-sim 2.x
+ * (astra-sim 518bd51, astra-network-analytical 599a047, chakra f37c2bb, congestion-unaware backend,
+ * its Sys.cc made to read the inter-/intra-dimension-scheduling keys that 518bd51 leaves unread) on
  * tests/data/chakra/r4_fc4_s4.yml (Ring 4 @ 200/50, FC 4 @ 100/100, Switch 4 @ 50/100) with
  * themis_SCF_3d_s4.json (4 splits), traces of the same graph on its 64 NPUs:
  *   four independent 1 MiB All-Reduces (one after the other): Themis + SCF 55833 ns (each
@@ -372,6 +373,51 @@ START_TEST(chakra_themis_across_collectives) {
     ck_assert_rel(iteration(p4, sys, "-p baseline -q fifo"), 44912);
     ck_assert_rel(iteration(pc, sys, "-p themis -q scf"), 565945);
     ck_assert_rel(iteration(pc, sys, "-p baseline -q fifo"), 339803);
+    test_rm_dir(dir);
+}
+END_TEST
+
+/* The NPU that generates a collective first, as the order of the NPUs' events gives it
+ * (docs/CHAKRA.md: each ring phase moves the first NPU along its dim by its chain of messages).
+ * Measured with ASTRA-sim 2.x (the same build as above) on r4_fc4_s4.yml:
+ *   a 64 MiB All-Reduce, then a 1 MiB one that depends on it (themis_SCF_3d_s4.json):
+ *   603958 ns: the 64 MiB one ends first on rank 0, which plans the second from fresh loads
+ *   (from the loads the first left, as the rule "another NPU after an All-Reduce" had it:
+ *   601004);
+ *   models/workloads/dlrm.json written by export-chakra on the system of themis_SCF_3d_s16.json
+ *   (16 splits; 10 collectives between its compute nodes): Themis + FIFO 1170449 ns, exposed
+ *   926449; Themis + SCF 1162162, exposed 918162 (with the rule "another NPU after an
+ *   All-Reduce, rank 0 after any other collective": 1169788 and 1162256). */
+START_TEST(chakra_themis_first_npu) {
+    char *dir = test_tmp_dir();
+    TEST_DIR_PATH(s4, dir, "s4.json");
+    TEST_DIR_PATH(s16, dir, "s16.json");
+    import_astra("chakra/r4_fc4_s4.yml", "chakra/themis_SCF_3d_s4.json", s4);
+    import_astra("chakra/r4_fc4_s4.yml", "chakra/themis_SCF_3d_s16.json", s16);
+    wnode two[] = {COLLECTIVE(0, AR, 67108864), COLLECTIVE(1, AR, 1048576)};
+    two[1].data[0] = 0, two[1].ndata = 1;
+    write_set(dir, "two", two, 2, 64);
+    TEST_DIR_PATH(p2, dir, "two");
+    ck_assert_rel(iteration(p2, s4, "-p themis -q scf"), 603958);
+    TEST_DIR_PATH(dlrm, dir, "dlrm");
+    const char *src = getenv("THEMIS_SRCDIR");
+    test_cli_out r;
+    test_cli(&r, "export-chakra '%s/models/workloads/dlrm.json' -s '%s' -o '%s'", src ? src : ".",
+             s16, dlrm);
+    test_expect_ok(&r, "export-chakra");
+    test_cli_free(&r);
+    static const struct {
+        const char *q;
+        double iteration, exposed;
+    } want[] = {{"-p themis -q fifo", 1170449, 926449}, {"-p themis -q scf", 1162162, 918162}};
+    for (int k = 0; k < 2; k++) {
+        test_csv c;
+        train(&c, dlrm, s16, want[k].q);
+        ck_assert_int_eq(c.nrows, 1);
+        ck_assert_rel(test_csv_d(&c, 0, "iteration_us") * 1000.0, want[k].iteration);
+        ck_assert_rel(test_csv_d(&c, 0, "exposed_comm_us") * 1000.0, want[k].exposed);
+        test_csv_free(&c);
+    }
     test_rm_dir(dir);
 }
 END_TEST
@@ -645,6 +691,7 @@ Suite *chakra_suite(void) {
     tcase_add_test(tc, chakra_roofline);
     tcase_add_test(tc, chakra_send_recv);
     tcase_add_test(tc, chakra_themis_across_collectives);
+    tcase_add_test(tc, chakra_themis_first_npu);
     tcase_add_test(tc, chakra_held_dim);
     tcase_add_test(tc, chakra_graphs_analytical);
     tcase_add_test(tc, chakra_pairs_and_formats);
