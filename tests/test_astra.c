@@ -490,7 +490,9 @@ static int64_t first_npu(const th_system *s, th_coll_type type, int64_t chunks, 
  *   flips a coordinate): c0 RS@0 ends at 100 in order (1, 0), c1 RS@1 at 200 in (0, 1), which
  *   starts c1 RS@0 (ends at 300 in (1, 1)) and c0 RS@1 (ends at 400 in (0, 0)); c1 AG@0
  *   starts at 300 and ends at 400 in (0, 1). At 400 both end: what follows takes the order of
- *   the phase that started first (c0 RS@1, (0, 0)), so c0 AG@1 ends at 600 in (0, 1), and c1
+ *   the phase whose end was registered first, here (both 0 ns before it: endpoint 0, the
+ *   reduction floors to 0) the one that started first (c0 RS@1, (0, 0)), so c0 AG@1 ends at
+ *   600 in (0, 1), and c1
  *   AG@1, started then, ends the collective at 800 in (0, 0): NPU 0 (NPU 2 in the other
  *   phase's order). */
 START_TEST(first_npu_order) {

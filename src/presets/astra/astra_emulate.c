@@ -3,6 +3,7 @@
  * held on), stages ending at one instant completed in the order they started, one collective at
  * a time, the preset's integer-ns phase costs, and the order in which the NPUs see each phase
  * end (the "lead", docs/CHAKRA.md). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +32,7 @@ typedef struct astra_emu_state {
      * the end of the last collective that finished. */
     int64_t issue_first;
     int64_t end_first[TH_MAX_DIMS];
+    double end_wait[TH_MAX_DIMS]; /* how long before its end each phase registered it, ns */
     int64_t coll_first;
 } astra_emu_state;
 
@@ -120,6 +122,17 @@ static int64_t phase_lead(const th_emu *r, const th_plan *plan, int d, th_op op,
     return lead_shift(r->sys, first, d, steps);
 }
 
+/* How long before its end a ring phase's last event is registered: a Reduce-Scatter's last
+ * message is reduced (PacketBundle::call registers the reduction's end), any other phase's
+ * is handed over (MemBus, the endpoint delay). */
+static double end_wait(const th_emu *r, int d, th_op op, double m) {
+    double ep = astra_of(r->sys)->endpoint;
+    if (op != TH_OP_RS) return ep;
+    double part = floor(m / (double)r->sys->dims[d].npus);
+    double proc = 3.0 * floor(part / (astra_of(r->sys)->local_mem_GBps * 1e9) * 1e9);
+    return proc > 0 ? proc : ep;
+}
+
 /* Dim d takes the phase at the head of its list and runs it from now, started in the NPUs'
  * order `first`; -1 when its time is refused (emu_begin). */
 static int start(th_emu *r, int d, int64_t first) {
@@ -131,7 +144,9 @@ static int start(th_emu *r, int d, int64_t first) {
     th_plan_stage(cr->plan, e.chunk, stage, &dim, &op, &m);
     double time, bytes;
     phase_cost(r, d, th_astra_algorithm(r->sys, cr->plan->type, d), op, m, &time, &bytes);
-    ((astra_emu_state *)r->state)->end_first[d] = phase_lead(r, cr->plan, d, op, first);
+    astra_emu_state *st = r->state;
+    st->end_first[d] = phase_lead(r, cr->plan, d, op, first);
+    st->end_wait[d] = end_wait(r, d, op, m);
     return emu_begin(r, d, e, stage, op, m, time, bytes);
 }
 
@@ -181,10 +196,10 @@ static int issue(th_emu *emu, const th_plan *plan, double t, int *id, th_error *
 
 /* The phases ending now complete in the order they started; each in turn queues its chunk's
  * next phase (starting it if that dim is idle), then its freed dim takes its next waiting
- * phase. All that follows now follows in the order of the phase that started first: ASTRA-sim
- * runs every event an NPU registered for one tick together, where the first of them puts it in
- * the instant's order (Sys::try_register_event), and the phase that started first registered
- * first (measured on ASTRA-sim 2.x, docs/CHAKRA.md). */
+ * phase. All that follows now follows in the order of the phase whose end was registered first:
+ * ASTRA-sim runs every event an NPU registered for one tick together, where the first of them
+ * puts it in the instant's order (Sys::try_register_event); at one registration tick, the
+ * phase that started first (docs/CHAKRA.md). */
 static int step(th_emu *emu, th_error *err) {
     astra_emu_state *st = emu->state;
     int ending[TH_MAX_DIMS], nend = emu_ending(emu, ending);
@@ -194,7 +209,10 @@ static int step(th_emu *emu, th_error *err) {
             ending[j] = ending[j - 1];
         ending[j] = d;
     }
-    int64_t first = nend ? st->end_first[ending[0]] : -1;
+    int win = 0; /* registered first: the longest wait, then the first started */
+    for (int k = 1; k < nend; k++)
+        if (st->end_wait[ending[k]] > st->end_wait[ending[win]]) win = k;
+    int64_t first = nend ? st->end_first[ending[win]] : -1;
     for (int k = 0; k < nend; k++) {
         int d = ending[k];
         uint32_t c, id;
