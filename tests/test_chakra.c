@@ -564,7 +564,14 @@ START_TEST(chakra_classes_send_recv) {
     test_cli_free(&r);
     test_cli(&r, "train '%s' -s '%s' -p baseline -q fifo", pp, sys);
     test_expect_quiet(&r, "table");
+    ck_assert_ptr_nonnull(strstr(r.out, "Chakra trace of 4 ranks in 2 classes"));
     ck_assert_ptr_nonnull(strstr(r.out, "ranks in 2 classes"));
+    test_cli_free(&r);
+    /* the timeline names each node with its class's replayed rank */
+    test_cli(&r, "train '%s' -s '%s' -p baseline -q fifo -o /dev/null --trace -", pp, sys);
+    test_expect_quiet(&r, "trace");
+    ck_assert_ptr_nonnull(
+        strstr(r.out, "baseline,fifo,compute,0,rank 2: n2,COMP_NODE,25.531,28.531"));
     test_cli_free(&r);
     test_rm_dir(dir);
 }
