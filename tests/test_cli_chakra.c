@@ -370,8 +370,9 @@ START_TEST(astra_sim_pipeline) {
         {3, "'layers': 4}, 'global_batch': 4, 'recompute': 'full', 'sharding': 'optimizer'", 1,
          2845484},
         {2, "'layers': 4}, 'pp': 4, 'global_batch': 8, 'schedule': 'gpipe'", 1, 2846924},
-        {2, "'layers': 8}, 'pp': 4, 'global_batch': 8, 'schedule': 'interleaved', "
-            "'virtual_stages': 2",
+        {2,
+         "'layers': 8}, 'pp': 4, 'global_batch': 8, 'schedule': 'interleaved', "
+         "'virtual_stages': 2",
          1, 3779076},
     };
     char *dir = test_tmp_dir();

@@ -76,9 +76,10 @@ typedef struct th_chakra_graph {
     int stages;                    /* 1 (or 0): every rank runs this graph */
     struct th_chakra_graph *stage; /* stages 1 .. stages - 1 */
     int32_t *stage_of;             /* rank -> its stage */
-    int64_t *stage_off;  /* stage -> rank offset: rank r's peer in stage t is r - off[own] + off[t] */
-    uint64_t id_stride;  /* rank r's ids start at r * id_stride (0: n, the nodes per file) */
-    uint64_t stage_us;   /* with stages: this stage's written compute of one iteration, us */
+    int64_t
+        *stage_off; /* stage -> rank offset: rank r's peer in stage t is r - off[own] + off[t] */
+    uint64_t id_stride; /* rank r's ids start at r * id_stride (0: n, the nodes per file) */
+    uint64_t stage_us;  /* with stages: this stage's written compute of one iteration, us */
 } th_chakra_graph;
 
 /* The graph rank `rank` runs (its stage's). */

@@ -4,8 +4,10 @@
  * per micro-batch a chain of compute nodes (each layer's forward, recomputation and backward,
  * the logits) and their blocking tensor- and expert-parallel collectives, the data-parallel
  * gradient buckets made over the last micro-batch's backward pass beside the chain, then the
- * optimizer step (and with a sharded optimizer the weights gathered back). One pipeline stage
- * only, and groups that take whole dims only: what involved_dim can say. */
+ * optimizer step (and with a sharded optimizer the weights gathered back). With pipeline
+ * stages, one graph per stage: its layers' steps in the order of the schedule, with a receive
+ * before and a send after each step that crosses a stage boundary, and where each rank's stage
+ * is. Groups that take whole dims only: what involved_dim can say. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -390,8 +392,8 @@ static int stage_buckets(const shared *sh, int64_t s, bucket **grad, size_t *ngr
                          x->dp_overlap, sh->w->name, err);
     if (rc == TH_OK && nd > 0 && *ngrad > nd) qsort(*grad, *ngrad, sizeof **grad, by_time);
     if (rc == TH_OK && sharded) {
-        rc = add_buckets(wts, nw, &wcap, dense * m->param_bytes, x->bucket_bytes,
-                         sh->mep | sh->mdp, 0, sh->w->name, err);
+        rc = add_buckets(wts, nw, &wcap, dense * m->param_bytes, x->bucket_bytes, sh->mep | sh->mdp,
+                         0, sh->w->name, err);
         size_t ndw = *nw;
         if (rc == TH_OK)
             rc = add_buckets(wts, nw, &wcap, expert * m->param_bytes, x->bucket_bytes, sh->mdp, 0,
@@ -422,11 +424,13 @@ static int build_stage(const shared *sh, int64_t s, th_chakra_graph *g, th_error
             for (int64_t l = (c * q->p + s) * q->per, e = l + q->per; l < e; l++) {
                 int moe = is_moe(p, l);
                 double f = moe ? p->t.fwd_moe : p->t.fwd_dense;
-                total += 2 * f + (p->full ? f : p->sel ? (moe ? p->t.core_moe : p->t.core_dense) : 0);
+                total += 2 * f + (p->full  ? f
+                                  : p->sel ? (moe ? p->t.core_moe : p->t.core_dense)
+                                           : 0);
             }
     }
-    th_coll_type gtype = x->sharding >= TH_LLM_SHARD_OPTIMIZER ? TH_COLL_REDUCESCATTER
-                                                               : TH_COLL_ALLREDUCE;
+    th_coll_type gtype =
+        x->sharding >= TH_LLM_SHARD_OPTIMIZER ? TH_COLL_REDUCESCATTER : TH_COLL_ALLREDUCE;
     int64_t bounds = K > 0 ? K : 1; /* stage boundaries, for the tags */
     char name[96];
     for (int it = 0; rc == TH_OK && it < sh->o->iterations; it++) {
@@ -474,8 +478,11 @@ static int build_stage(const shared *sh, int64_t s, th_chakra_graph *g, th_error
                 if (p->full || p->sel) {
                     snprintf(name, sizeof name, "mb%lld.l%lld.recompute", (long long)u,
                              (long long)l);
-                    rc = comp(&b, name, p->full ? f : moe ? p->t.core_moe : p->t.core_dense, lq,
-                              err);
+                    rc = comp(&b, name,
+                              p->full ? f
+                              : moe   ? p->t.core_moe
+                                      : p->t.core_dense,
+                              lq, err);
                     if (rc == TH_OK && p->full) rc = layer_colls(&b, p, name, l, 0, err);
                     if (rc) break;
                 }
