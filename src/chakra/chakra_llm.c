@@ -15,6 +15,7 @@
 
 #include "../llm_internal.h"
 #include "chakra_export.h"
+#include "chakra_pipe.h"
 #include "themis/units.h"
 
 /* A list of node indices: what the next node of the chain waits for. */
@@ -273,55 +274,9 @@ static int layer_colls(lb *b, const plan *p, const char *name, int64_t l, int ba
     return TH_OK;
 }
 
-/* A pipeline step of one device: a micro-batch's forward or backward through one of its model
- * chunks. */
-typedef struct step {
-    int bwd;
-    int64_t u, c; /* micro-batch, chunk */
-} step;
-
-/* The pipeline: stages, model chunks per device, micro-batches, layers per virtual stage. */
-typedef struct pipe {
-    int64_t p, v, mb, per;
-    th_llm_schedule sched;
-    double send; /* bytes of one send: a micro-batch's activations (or their gradient) / tp */
-} pipe;
-
-/* Device s's steps in the order of the schedule (Megatron-LM's): GPipe every forward, then
- * every backward; 1F1B min(p - s - 1, m) forwards, then a forward and a backward in turn, then
- * the backwards left; interleaved the same over m v chunk steps with (p - s - 1) 2 + (v - 1) p
- * warm-up forwards (all of them when m = p), forward step k running micro-batch
- * (k / (p v)) p + k mod p through chunk (k / p) mod v, backward step k through chunk
- * v - 1 - (k / p) mod v. One stage: each micro-batch's forward, then its backward. */
-static int steps_of(const pipe *q, int64_t s, step **out, size_t *n) {
-    int64_t total = q->mb * q->v, warm;
-    if (q->p == 1)
-        warm = 0;
-    else if (q->sched == TH_LLM_GPIPE)
-        warm = total;
-    else if (q->sched == TH_LLM_INTERLEAVED && q->mb == q->p)
-        warm = total;
-    else if (q->sched == TH_LLM_INTERLEAVED)
-        warm = (q->p - s - 1) * 2 + (q->v - 1) * q->p;
-    else
-        warm = q->p - s - 1;
-    if (warm > total) warm = total;
-    *n = 0;
-    if (!(*out = malloc(sizeof **out * (size_t)(2 * total)))) return -1;
-    for (int64_t i = 0; i < 2 * total; i++) { /* warm-up, steady state, cool-down */
-        int64_t k = i < warm ? i : i >= 2 * total - warm ? i - total : warm + (i - warm) / 2;
-        int bwd = i >= 2 * total - warm || (i >= warm && (i - warm) % 2 == 1);
-        if (bwd && i < 2 * total - warm) k = (i - warm) / 2;
-        int64_t u = k, c = 0;
-        if (q->v > 1) u = (k / (q->p * q->v)) * q->p + k % q->p, c = (k / q->p) % q->v;
-        (*out)[(*n)++] = (step){bwd, u, bwd ? q->v - 1 - c : c};
-    }
-    return 0;
-}
-
 /* A send of q->send bytes to stage `to`, waiting for the chain's end (off the chain), or a
  * receive from stage `from` that waits for nothing and that the chain's next node waits for. */
-static int p2p(lb *b, const pipe *q, const char *name, int send, int peer, uint64_t tag,
+static int p2p(lb *b, const th_pipe *q, const char *name, int send, int peer, uint64_t tag,
                th_error *err) {
     double bytes = floor(q->send + 0.5);
     if (bytes < 1)
@@ -353,7 +308,7 @@ typedef struct shared {
     const th_chakra_opts *o;
     th_llm_exec x;
     plan p;
-    pipe q;
+    th_pipe q;
     llm_stage st;  /* the model's busiest stage (one stage: the graph's) */
     llm_params lp; /* parameters per layer */
     uint32_t mep, mdp;
@@ -407,15 +362,15 @@ static int stage_buckets(const shared *sh, int64_t s, bucket **grad, size_t *ngr
 static int build_stage(const shared *sh, int64_t s, th_chakra_graph *g, th_error *err) {
     const th_llm_exec *x = &sh->x;
     const plan *p = &sh->p;
-    const pipe *q = &sh->q;
+    const th_pipe *q = &sh->q;
     const char *src = sh->w->name;
     int64_t K = q->p * q->v - 1; /* the last virtual stage: the logits */
     bucket *grad = NULL, *wts = NULL;
     size_t ngrad = 0, nw = 0, nsteps = 0;
-    step *sv = NULL;
+    th_pipe_step *sv = NULL;
     lb b = {g, sh->sys, src, {0}, {0}, 0};
     int rc = stage_buckets(sh, s, &grad, &ngrad, &wts, &nw, err);
-    if (rc == TH_OK && steps_of(q, s, &sv, &nsteps)) rc = oom(err);
+    if (rc == TH_OK && th_pipe_steps(q, s, &sv, &nsteps)) rc = oom(err);
     /* the backward compute of the last micro-batch, over which its gradients are made */
     double total = sh->st.bwd + sh->st.recompute;
     if (q->p > 1) {
@@ -437,7 +392,7 @@ static int build_stage(const shared *sh, int64_t s, th_chakra_graph *g, th_error
         b.it = it;
         dpq dq = {grad, ngrad, 0, 0, total, gtype};
         for (size_t i = 0; rc == TH_OK && i < nsteps; i++) {
-            const step *t = &sv[i];
+            const th_pipe_step *t = &sv[i];
             int64_t u = t->u, k = t->c * q->p + s, l0 = k * q->per, l1 = l0 + q->per;
             dpq *lq = t->bwd && u == q->mb - 1 ? &dq : NULL;
             uint64_t tag = (((uint64_t)it * 2 + (uint64_t)t->bwd) * (uint64_t)q->mb + (uint64_t)u) *
@@ -538,52 +493,6 @@ static int build_stage(const shared *sh, int64_t s, th_chakra_graph *g, th_error
     return rc;
 }
 
-/* Which stage each rank is in, and each stage's rank offset: the PP group's pieces of dims as
- * th_llm_map_groups lays them (in mapping order, each piece of a dim inside the ones before
- * it), a rank's stage the mixed-radix number of its coordinates in them. */
-static int pp_layout(const th_llm_map *map, const th_llm_exec *x, const th_system *sys,
-                     th_chakra_graph *g, th_error *err) {
-    int64_t dimbase[TH_MAX_DIMS], used[TH_MAX_DIMS], stride[TH_MAX_DIMS], take[TH_MAX_DIMS];
-    int64_t base = 1;
-    int np = 0;
-    for (int d = 0; d < sys->ndims; d++)
-        dimbase[d] = base, used[d] = 1, base *= sys->dims[d].npus;
-    for (int k = 0; k < TH_LLM_GROUPS; k++) {
-        int gr = x->mapping[k];
-        for (int i = 0; i < map->n[gr]; i++) {
-            int d = map->dim[gr][i];
-            if (gr == TH_LLM_PP) stride[np] = dimbase[d] * used[d], take[np++] = map->npus[gr][i];
-            used[d] *= map->npus[gr][i];
-            /* the NPUs past the groups run copies of the pipeline, as with one stage: each
-             * copy whole, so that every NPU's peers are NPUs of the system */
-            if (gr == TH_LLM_PP && sys->dims[d].npus % used[d])
-                return th_error_set(err, TH_EINPUT,
-                                    "%s: llm.pp: the pipeline takes %lld of the %lld NPUs of dim "
-                                    "%d (\"%s\") left to it, not a factor: the NPUs past it "
-                                    "would hold a part of a pipeline",
-                                    g->name, (long long)map->npus[gr][i],
-                                    (long long)(sys->dims[d].npus / (used[d] / map->npus[gr][i])),
-                                    d, sys->dims[d].name);
-        }
-    }
-    g->stage_of = malloc(sizeof *g->stage_of * (size_t)g->npus);
-    g->stage_off = malloc(sizeof *g->stage_off * (size_t)x->pp);
-    if (!g->stage_of || !g->stage_off) return oom(err);
-    for (int64_t r = 0; r < g->npus; r++) {
-        int64_t st = 0, radix = 1;
-        for (int i = 0; i < np; i++)
-            st += (r / stride[i]) % take[i] * radix, radix *= take[i];
-        g->stage_of[r] = (int32_t)st;
-    }
-    for (int64_t s = 0; s < x->pp; s++) {
-        int64_t off = 0, radix = 1;
-        for (int i = 0; i < np; i++)
-            off += (s / radix) % take[i] * stride[i], radix *= take[i];
-        g->stage_off[s] = off;
-    }
-    return TH_OK;
-}
-
 int th_chakra_build_llm(const th_llm_workload *w, const th_system *sys, const th_chakra_opts *o,
                         th_chakra_graph *g, th_error *err) {
     memset(g, 0, sizeof *g);
@@ -635,7 +544,7 @@ int th_chakra_build_llm(const th_llm_workload *w, const th_system *sys, const th
     p->sp = x->sequence_parallel;
     p->full = x->recompute == TH_LLM_RECOMPUTE_FULL;
     p->sel = x->recompute == TH_LLM_RECOMPUTE_SELECTIVE;
-    pipe *q = &sh.q;
+    th_pipe *q = &sh.q;
     q->p = x->pp, q->v = x->schedule == TH_LLM_INTERLEAVED ? x->virtual_stages : 1;
     q->mb = x->global_batch / (x->micro_batch * x->dp);
     q->per = m->layers / (q->p * q->v);
@@ -647,7 +556,7 @@ int th_chakra_build_llm(const th_llm_workload *w, const th_system *sys, const th
     g->stages = (int)q->p;
     g->stage_us = g->compute_us;
     if (!(g->stage = calloc((size_t)q->p - 1, sizeof *g->stage))) return oom(err);
-    if ((rc = pp_layout(&map, x, sys, g, err))) return rc;
+    if ((rc = th_pipe_layout(&map, x, sys, g, err))) return rc;
     uint64_t most = g->n;
     for (int64_t s = 1; rc == TH_OK && s < q->p; s++) {
         th_chakra_graph *gs = &g->stage[s - 1];
