@@ -341,6 +341,48 @@ START_TEST(astra_sim_times) {
 }
 END_TEST
 
+/* A pipeline by hand under the astra-sim preset: PP 2 on a ring of 2 (50 GB/s, 500 ns), the
+ * 4-layer model (h 1024, s 256, V 32000) on the test NPU, 4 micro-batches of 1, 1F1B, no TP or
+ * DP. Stage 0's file: per micro-batch 2 forwards, a send, a receive, 2 backwards (6), x 4 and the
+ * optimizer step: 25 nodes, 17 compute; stage 1's: a receive, 2 forwards, the logits' forward
+ * and backward, 2 backwards, a send (8), x 4 and the optimizer: 33, 25 compute. The writer's
+ * nodes (the model's times to the microsecond): a layer's forward 90 us and
+ * backward 180 us, the logits 233 and 467 us, stage 0's optimizer step 1622 us. A send of
+ * b s h A = 524288 bytes: floor(500 + 524288 / (50 x 2^30 / 10^9)) = floor(500 + 9765.625) =
+ * 10265 ns (one hop). Stage 1 takes 90 + 90 + 233 = 413 us forward and 467 + 180 + 180 = 827
+ * backward a micro-batch; stage 0 sends micro-batch u + 1's activations long before stage 1
+ * needs them, so stage 1 runs from the first one's arrival without a gap, and stage 0 ends with
+ * the last gradient's backward (360 us) and its optimizer step: 180 + 10.265 + 4 x 1240 +
+ * 10.265 + 360 + 1622 = 7142.530 us. ASTRA-sim 2.x (astra-sim 518bd51) prints 7142530 cycles
+ * for this trace. */
+START_TEST(pipeline_by_hand) {
+    char *dir = test_tmp_dir();
+    TEST_DIR_PATH(sys, dir, "sys.json");
+    TEST_DIR_PATH(wl, dir, "wl.json");
+    TEST_DIR_PATH(prefix, dir, "pp");
+    char json[1024];
+    snprintf(json, sizeof json,
+             "{'name': 'r2', 'model': 'astra-sim', 'endpoint_ns': 10, 'local_mem_GBps': 1600,"
+             " 'npu': '%s', 'dims': [{'topology': 'ring', 'npus': 2, 'bw_GBps': 50,"
+             " 'latency_ns': 500}], 'run': {'chunks': 4}}",
+             test_dpath("llm_npu.json"));
+    test_spit_dq(sys, json);
+    test_spit_dq(wl, "{'name': 'pp', 'llm': {'model': {'layers': 4, 'hidden': 1024, 'heads': 16,"
+                     " 'seq': 256, 'vocab': 32000}, 'pp': 2, 'micro_batch': 1, 'global_batch': 4,"
+                     " 'schedule': '1f1b'}}");
+    test_cli_out r;
+    test_cli(&r, "export-chakra '%s' -s '%s' -o '%s'", wl, sys, prefix);
+    test_expect_ok(&r, "export-chakra");
+    ck_assert_ptr_nonnull(strstr(r.out, "stage 0         1 file of 25 nodes (17 compute, 0 "
+                                        "collectives, 4 sends, 4 receives)"));
+    ck_assert_ptr_nonnull(strstr(r.out, "stage 1         1 file of 33 nodes (25 compute, 0 "
+                                        "collectives, 4 sends, 4 receives)"));
+    test_cli_free(&r);
+    ck_assert_rel(trace_time(prefix, sys, "-p baseline -q fifo"), 7142.530);
+    test_rm_dir(dir);
+}
+END_TEST
+
 /* LLM workloads with pipeline stages, one graph per stage, read back as a class of ranks per
  * stage. Measured on ASTRA-sim 2.x (astra-sim 518bd51, analytical congestion-unaware backend):
  * the largest `sys[K] finished, T cycles` for the trace this command writes of the 4-layer
@@ -459,6 +501,7 @@ Suite *cli_chakra_suite(void) {
     tcase_add_test(tc, round_trip_rounded);
     tcase_add_test(tc, round_trip_llm);
     tcase_add_test(tc, astra_sim_times);
+    tcase_add_test(tc, pipeline_by_hand);
     tcase_add_test(tc, astra_sim_pipeline);
     suite_add_tcase(s, tc);
     return s;
