@@ -756,6 +756,56 @@ START_TEST(llm_pipeline_graph) {
 }
 END_TEST
 
+/* Where the stages are, as th_llm_map_groups lays the groups (innermost first):
+ * - DP before PP on llm_sys_pp2.json (ring 2, switch 2): DP takes the ring, PP the switch, so
+ *   rank r = dp + 2 pp: ranks 0, 1 stage 0 and 2, 3 stage 1, a stage's offset 2 pp;
+ * - PP 2 first on llm_sys_2d.json (ring 4, switch 4) with nothing else: PP takes 2 of the
+ *   ring, the other 14 NPUs run copies (the ring's other half and every switch position):
+ *   rank r is stage r mod 2, offsets 0 and 1, so rank 7 sends to rank 6 and back. */
+START_TEST(llm_pipeline_layout) {
+    static const struct {
+        const char *sys, *exec;
+        int npus;
+        int32_t stage[16];
+        int64_t off[2];
+    } cases[] = {
+        {"llm_sys_pp2.json",
+         "'dp': 2, 'mapping': ['tp', 'ep', 'dp', 'pp']",
+         4,
+         {0, 0, 1, 1},
+         {0, 2}},
+        {"llm_sys_2d.json",
+         "'mapping': ['pp', 'tp', 'ep', 'dp']",
+         16,
+         {0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1},
+         {0, 1}},
+    };
+    th_error err = {0};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        th_system s;
+        ck_assert_msg(th_system_load(test_data(cases[i].sys), &s, &err) == 0, "%s", err.msg);
+        char json[512];
+        snprintf(json, sizeof json,
+                 "{'name': 'x', 'llm': {'model': {'layers': 4, 'hidden': 1024, 'heads': 16,"
+                 " 'seq': 256, 'vocab': 32000}, 'pp': 2, 'global_batch': 4, %s}}",
+                 cases[i].exec);
+        char *text = test_dq(json);
+        th_llm_workload w;
+        ck_assert_msg(th_llm_parse(text, strlen(text), "x", &w, &err) == 0, "%s", err.msg);
+        free(text);
+        th_chakra_opts o = {1, 0, 0};
+        th_chakra_graph g;
+        ck_assert_msg(th_chakra_build_llm(&w, &s, &o, &g, &err) == 0, "%s", err.msg);
+        ck_assert_int_eq(g.npus, cases[i].npus);
+        for (int r = 0; r < cases[i].npus; r++)
+            ck_assert_int_eq(g.stage_of[r], cases[i].stage[r]);
+        ck_assert_int_eq(g.stage_off[0], cases[i].off[0]);
+        ck_assert_int_eq(g.stage_off[1], cases[i].off[1]);
+        th_chakra_graph_free(&g);
+    }
+}
+END_TEST
+
 /* The schedules' orders on a device, by hand (Megatron-LM's): 4 stages, 8 micro-batches, one
  * layer per virtual stage. GPipe: every forward, then every backward. 1F1B on stage 1:
  * p - s - 1 = 2 forwards, then forward and backward in turn, then 2 backwards. Interleaved, v
@@ -862,6 +912,7 @@ Suite *chakra_export_suite(void) {
     tcase_add_test(tc, round_trip_allgather);
     tcase_add_test(tc, llm_graph);
     tcase_add_test(tc, llm_pipeline_graph);
+    tcase_add_test(tc, llm_pipeline_layout);
     tcase_add_test(tc, llm_pipeline_schedules);
     tcase_add_test(tc, llm_refused);
     suite_add_tcase(s, tc);
