@@ -76,6 +76,8 @@ static int differ(const th_ck_graph *a, const th_ck_graph *b, char *what, size_t
             snprintf(what, n, "attr comm_size: %.17g, against %.17g", y->size, x->size);
         else if (x->ndims != y->ndims || x->dims != y->dims)
             snprintf(what, n, "attr involved_dim: differs");
+        else if ((x->kind == TH_CK_SEND || x->kind == TH_CK_RECV) && x->tag != y->tag)
+            snprintf(what, n, "attr comm_tag: %d, against %d", (int)y->tag, (int)x->tag);
         else if (x->group != y->group)
             snprintf(what, n, "attr pg_name: %d, against %d", (int)y->group, (int)x->group);
         else if (x->ndeps != y->ndeps)
