@@ -24,6 +24,17 @@ typedef struct llm_layer_ns {
 void llm_layer_times(const th_llm_model *m, const th_llm_exec *x, const th_npu *npu,
                      llm_layer_ns *out);
 
+/* Parameters per NPU of one layer and of the parts outside the layers, as a stage counts
+ * them (split by tp; experts by ep * tp). */
+typedef struct llm_params {
+    double dense;     /* a dense layer */
+    double moe;       /* an MoE layer's parameters outside its experts (attention, router) */
+    double expert;    /* an MoE layer's expert parameters */
+    double embedding; /* the embedding (tied with the logits) */
+    double norm;      /* the final norm (the last stage's) */
+} llm_params;
+void llm_layer_params(const th_llm_model *m, const th_llm_exec *x, llm_params *out);
+
 /* The busiest stage's work for m, x on npu. */
 void llm_stage_work(const th_llm_model *m, const th_llm_exec *x, const th_npu *npu, llm_stage *out);
 

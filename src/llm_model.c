@@ -130,19 +130,27 @@ static double layer_fwd_ns(const th_llm_model *m, const th_llm_exec *x, const th
     return ns;
 }
 
+void llm_layer_params(const th_llm_model *m, const th_llm_exec *x, llm_params *out) {
+    double t = (double)x->tp;
+    double common = (attn_params(m) + norm_params(m)) / t;
+    out->dense = common + mlp_mats(m) * m->hidden * m->ffn / t;
+    out->moe = common + router_params(m) / t;
+    out->expert = expert_params(m) / ((double)x->ep * t);
+    out->embedding = m->vocab * m->hidden / t;
+    out->norm = 2 * m->hidden / t;
+}
+
 /* The stage's layers and its parameters per NPU: its layers split by TP (the norms too: they
  * are tiny), the experts by EP and TP, and the embedding (tied with the logits: a copy on the
  * first and on the last stage) split by TP. */
 static void stage_params(const th_llm_model *m, const th_llm_exec *x, llm_stage *out) {
-    double t = (double)x->tp;
+    llm_params lp;
+    llm_layer_params(m, x, &lp);
     out->layers = (double)m->layers / (double)x->pp;
     out->moe_layers = llm_moe_layers(m) / (double)x->pp;
     double dense = out->layers - out->moe_layers;
-    double common = (attn_params(m) + norm_params(m)) / t;
-    out->dense_params = dense * (common + mlp_mats(m) * m->hidden * m->ffn / t) +
-                        out->moe_layers * (common + router_params(m) / t) +
-                        m->vocab * m->hidden / t + 2 * m->hidden / t;
-    out->expert_params = out->moe_layers * expert_params(m) / ((double)x->ep * t);
+    out->dense_params = dense * lp.dense + out->moe_layers * lp.moe + lp.embedding + lp.norm;
+    out->expert_params = out->moe_layers * expert_params(m) / ((double)x->ep * (double)x->tp);
 }
 
 void llm_layer_times(const th_llm_model *m, const th_llm_exec *x, const th_npu *npu,

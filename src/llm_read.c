@@ -310,6 +310,15 @@ int th_llm_check(const th_llm_model *m, const th_llm_exec *x, const char *src, t
                             "%s: llm.schedule: interleaved needs the micro-batches per pipeline "
                             "(%.15g) to be a multiple of pp (%lld)",
                             src, mb, (long long)x->pp);
+    if (m->experts == 0 && (m->top_k > 0 || m->expert_ffn > 0))
+        return th_error_set(err, TH_EINPUT,
+                            "%s: llm.model.moe: top_k or expert_ffn set, but the model has no "
+                            "experts (give moe.experts too)",
+                            src);
+    if (m->top_k > m->experts)
+        return th_error_set(err, TH_EINPUT,
+                            "%s: llm.model.moe.top_k: %g experts per token, but only %g experts",
+                            src, m->top_k, m->experts);
     if (x->ep > 1 && m->experts == 0)
         return th_error_set(err, TH_EINPUT, "%s: llm.ep: %lld, but the model has no experts", src,
                             (long long)x->ep);

@@ -149,6 +149,13 @@ void sw_llm_apply(const th_sweep *sw, const int64_t *digits, sw_point *pt) {
         const ax *x = &sw->axes[a];
         if (x->kind == AX_LLM) set(&pt->llm_model, &pt->llm_exec, x->dim, &x->v[digits[x->group]]);
     }
+    /* Experts given to a dense model: the rest of its "moe" object as the file's defaults. */
+    th_llm_model *m = &pt->llm_model;
+    if (sw->llm->model.experts == 0 && m->experts > 0) {
+        if (m->top_k == 0) m->top_k = 1;
+        if (m->expert_ffn == 0) m->expert_ffn = m->ffn;
+        if (m->moe_every == 0) m->moe_every = 1;
+    }
 }
 
 int sw_llm_check(const th_sweep *sw, const sw_point *pt, th_error *err) {

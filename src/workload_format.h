@@ -32,6 +32,7 @@ typedef struct th_wl_replay {
     int format;             /* th_format of the report */
     int load_model;         /* th_load_model */
     int priority;           /* th_priority, between collectives in flight */
+    const char *comm_group; /* a communicator group file (formats with groups), or NULL */
     int (*poll)(void *ctx); /* as th_train_opts.poll (may be NULL) */
     void *poll_ctx;
 } th_wl_replay;
@@ -41,11 +42,12 @@ typedef int (*th_wl_open_fn)(void *ctx, FILE **out, FILE **trace, th_error *err)
 
 /* One point of a sweep that a format replays itself (th_wl_format.point). */
 typedef struct th_wl_point {
-    int policy, intra; /* th_policy (not ideal), th_intra */
-    int load_model;    /* th_load_model */
-    int priority;      /* th_priority */
-    int64_t chunks;    /* chunks per collective */
-    const void *stop;  /* const atomic_int *: non-zero ends the replay ("interrupted") */
+    int policy, intra;      /* th_policy (not ideal), th_intra */
+    int load_model;         /* th_load_model */
+    int priority;           /* th_priority */
+    int64_t chunks;         /* chunks per collective */
+    const void *stop;       /* const atomic_int *: non-zero ends the replay ("interrupted") */
+    const char *comm_group; /* a communicator group file (formats with groups), or NULL */
 } th_wl_point;
 
 typedef struct th_wl_format {
@@ -55,6 +57,7 @@ typedef struct th_wl_format {
     const char *sim;    /* in messages: the simulator whose replay a native one is */
     const char *model;  /* in messages: the model that replays it natively */
     int scales;         /* 1: it takes train's --comm-scale, --compute-scale and --passes */
+    int groups;         /* 1: it takes train's --comm-group (th_wl_replay.comm_group) */
     /* 1 when text is in this format (a cheap look at its first lines), else 0. */
     int (*detect)(const char *text, size_t len);
     /* Optional (NULL: none): parses the workload that path names when it is not one file read

@@ -34,6 +34,7 @@ typedef struct wnode {
     int dims[4];
     uint64_t ops, tensor; /* num_ops, tensor_size (0: absent) */
     int peer;             /* SEND, RECV: comm_dst, comm_src as an offset from the rank */
+    const char *pg;       /* pg_name (NULL: absent) */
 } wnode;
 
 /* The rank being written and the ranks of its trace (write_trace's peers). */
@@ -118,6 +119,13 @@ static void write_trace(const char *path, const wnode *w, int n, uint64_t off) {
             d.value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_BOOL_LIST;
             d.bool_list = &bl;
             a[na++] = d;
+        }
+        if (w[i].pg) {
+            ChakraProtoMsg__AttributeProto v = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__INIT;
+            v.name = "pg_name";
+            v.value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_STRING_VAL;
+            v.string_val = (char *)w[i].pg;
+            a[na++] = v;
         }
         const char *names[2] = {"num_ops", "tensor_size"};
         uint64_t vals[2] = {w[i].ops, w[i].tensor};
@@ -485,6 +493,320 @@ START_TEST(chakra_send_recv) {
 }
 END_TEST
 
+/* ---- ranks whose graphs differ: classes of ranks with one graph, one replayed per class ----
+ *
+ * Writes ranks files dir/name.<k>.et, rank k's graph g[k < half ? 0 : 1] (ids offset by
+ * 1000 k); cls picks the graph per rank instead when not NULL. */
+static void write_classes(const char *dir, const char *name, const wnode *const g[2],
+                          const int n[2], int ranks, const int *cls) {
+    for (int k = 0; k < ranks; k++) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/%s.%d.et", dir, name, k);
+        int c = cls ? cls[k] : k >= ranks / 2;
+        w_rank = k, w_ranks = ranks;
+        write_trace(path, g[c], n[c], 1000u * (uint64_t)k);
+    }
+}
+
+/* Values of a ';'-joined list cell. */
+static double list_at(const char *cell, int i) {
+    const char *p = cell;
+    for (int k = 0; k < i; k++) {
+        p = strchr(p, ';');
+        ck_assert_ptr_nonnull(p);
+        p++;
+    }
+    return strtod(p, NULL);
+}
+
+/* Two stages on the ring of 4 (50 GB/s, 500 ns; B = 53.687091 bytes/ns): ranks 0 and 1 compute
+ * 5 us and send 1 MiB to rank r + 2, ranks 2 and 3 receive it and compute 3 us. A message on a
+ * ring of 4 from r to r + 2 is 2 hops: floor(2 x 500 + 1048576 / 53.687091) = floor(1000 +
+ * 19531.25) = 20531 ns. Stage 0 ends when its send's message arrives, 5000 + 20531 = 25531
+ * (exposed 20531); stage 1's receive ends then, and its compute at 28531 (exposed 25531).
+ * The iteration is the last class's end, its compute that class's.
+ * Forward and backward: stage 0 computes 4 us, sends (tag 1), receives (tag 2), computes 6 us;
+ * stage 1 receives, computes 7 us, sends back: 4000 + 20531 = 24531, + 7000 = 31531, + 20531
+ * = 52062 (stage 1 ends, exposed 45062), + 6000 = 58062 (stage 0, exposed 48062).
+ * Measured with ASTRA-sim 2.x (astra-sim 518bd51, the build of the tests above) on the same
+ * files: sys[0..1] finished 25531 / 58062, sys[2..3] 28531 / 52062, exposed as above. */
+START_TEST(chakra_classes_send_recv) {
+    char *dir = test_tmp_dir();
+    const char *sys = astra_system(dir, 4);
+    wnode s0[] = {COMPUTE(1, 5), {.id = 2, .type = SEND, .comm = -1, .size = 1048576, .peer = 2}};
+    wnode s1[] = {{.id = 1, .type = RECV, .comm = -1, .size = 1048576, .peer = -2}, COMPUTE(2, 3)};
+    s0[1].data[0] = 1, s0[1].ndata = 1;
+    s1[1].data[0] = 1, s1[1].ndata = 1;
+    const wnode *g[2] = {s0, s1};
+    const int n[2] = {2, 2};
+    write_classes(dir, "pp", g, n, 4, NULL);
+    TEST_DIR_PATH(pp, dir, "pp");
+    test_csv c;
+    train(&c, pp, sys, "-p baseline -q fifo");
+    ck_assert_rel(test_csv_d(&c, 0, "iteration_us") * 1000, 28531);
+    ck_assert_rel(test_csv_d(&c, 0, "compute_us") * 1000, 3000);
+    ck_assert_rel(list_at(test_csv_s(&c, 0, "class_end_us"), 0) * 1000, 25531);
+    ck_assert_rel(list_at(test_csv_s(&c, 0, "class_end_us"), 1) * 1000, 28531);
+    ck_assert_rel(list_at(test_csv_s(&c, 0, "class_exposed_comm_us"), 0) * 1000, 20531);
+    ck_assert_rel(list_at(test_csv_s(&c, 0, "class_exposed_comm_us"), 1) * 1000, 25531);
+    test_csv_free(&c);
+    wnode f0[] = {COMPUTE(1, 4),
+                  {.id = 2, .type = SEND, .comm = -1, .size = 1048576, .peer = 2},
+                  {.id = 3, .type = RECV, .comm = -1, .size = 1048576, .peer = 2},
+                  COMPUTE(4, 6)};
+    wnode f1[] = {{.id = 1, .type = RECV, .comm = -1, .size = 1048576, .peer = -2},
+                  COMPUTE(2, 7),
+                  {.id = 3, .type = SEND, .comm = -1, .size = 1048576, .peer = -2}};
+    f0[1].data[0] = 1, f0[1].ndata = 1;
+    f0[3].data[0] = 3, f0[3].ndata = 1;
+    f1[1].data[0] = 1, f1[1].ndata = 1;
+    f1[2].data[0] = 2, f1[2].ndata = 1;
+    const wnode *fb[2] = {f0, f1};
+    const int nfb[2] = {4, 3};
+    write_classes(dir, "fb", fb, nfb, 4, NULL);
+    TEST_DIR_PATH(pfb, dir, "fb");
+    train(&c, pfb, sys, "-p baseline -q fifo");
+    ck_assert_rel(test_csv_d(&c, 0, "iteration_us") * 1000, 58062);
+    ck_assert_rel(list_at(test_csv_s(&c, 0, "class_end_us"), 1) * 1000, 52062);
+    ck_assert_rel(list_at(test_csv_s(&c, 0, "class_exposed_comm_us"), 0) * 1000, 48062);
+    ck_assert_rel(list_at(test_csv_s(&c, 0, "class_exposed_comm_us"), 1) * 1000, 45062);
+    test_csv_free(&c);
+    /* a chain of 4 stages, one rank each (rank r receives from r - 1, computes 2 us, sends
+     * to r + 1): ranks 1 and 2 hold one graph but send to and receive from ranks of other
+     * classes, so they are classes of their own. One hop on the ring, floor(500 + 19531.25)
+     * = 20031 ns: 2000 + 20031 = 22031, + 2000 + 20031 = 44062, 66093, and rank 3 ends at
+     * 66093 + 2000 = 68093 (measured on ASTRA-sim 2.x: the same four ends) */
+    wnode c0[] = {COMPUTE(1, 2), {.id = 2, .type = SEND, .comm = -1, .size = 1048576, .peer = 1}};
+    wnode c1[] = {{.id = 1, .type = RECV, .comm = -1, .size = 1048576, .peer = -1},
+                  COMPUTE(2, 2),
+                  {.id = 3, .type = SEND, .comm = -1, .size = 1048576, .peer = 1}};
+    wnode c3[] = {{.id = 1, .type = RECV, .comm = -1, .size = 1048576, .peer = -1}, COMPUTE(2, 2)};
+    c0[1].data[0] = 1, c0[1].ndata = 1;
+    c1[1].data[0] = 1, c1[1].ndata = 1;
+    c1[2].data[0] = 2, c1[2].ndata = 1;
+    c3[1].data[0] = 1, c3[1].ndata = 1;
+    for (int k = 0; k < 4; k++) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/chain.%d.et", dir, k);
+        w_rank = k, w_ranks = 4;
+        write_trace(path,
+                    k == 0   ? c0
+                    : k == 3 ? c3
+                             : c1,
+                    k == 0 || k == 3 ? 2 : 3, 1000u * (uint64_t)k);
+    }
+    TEST_DIR_PATH(chain, dir, "chain");
+    train(&c, chain, sys, "-p baseline -q fifo");
+    ck_assert_str_eq(test_csv_s(&c, 0, "class_end_us"), "22.031;44.062;66.093;68.093");
+    ck_assert_str_eq(test_csv_s(&c, 0, "class_exposed_comm_us"), "20.031;42.062;64.093;66.093");
+    test_csv_free(&c);
+    /* the report names the classes: their first ranks and ranks */
+    test_cli_out r;
+    test_cli(&r, "train '%s' -s '%s' -f json -p baseline -q fifo", pp, sys);
+    test_expect_quiet(&r, "json");
+    ck_assert_ptr_nonnull(strstr(r.out, "\"classes\":\t2"));
+    ck_assert_ptr_nonnull(strstr(r.out, "\"class_first_rank\":\t[0, 2]"));
+    ck_assert_ptr_nonnull(strstr(r.out, "\"class_ranks\":\t[[0, 1], [2, 3]]"));
+    test_cli_free(&r);
+    test_cli(&r, "train '%s' -s '%s' -p baseline -q fifo", pp, sys);
+    test_expect_quiet(&r, "table");
+    ck_assert_ptr_nonnull(strstr(r.out, "Chakra trace of 4 ranks in 2 classes"));
+    ck_assert_ptr_nonnull(strstr(r.out, "ranks in 2 classes"));
+    test_cli_free(&r);
+    /* the timeline names each node with its class's replayed rank */
+    test_cli(&r, "train '%s' -s '%s' -p baseline -q fifo -o /dev/null --trace -", pp, sys);
+    test_expect_quiet(&r, "trace");
+    ck_assert_ptr_nonnull(
+        strstr(r.out, "baseline,fifo,compute,0,rank 2: n2,COMP_NODE,25.531,28.531"));
+    test_cli_free(&r);
+    test_rm_dir(dir);
+}
+END_TEST
+
+/* A collective whose ranks span classes. Every rank computes 4 us, then a 1 MiB All-Reduce on
+ * the ring of 4 (43000 ns, above), then 1 us on even ranks and 2 us on odd ones: two classes,
+ * the All-Reduce issued at 4000 in both: 48000 and 49000 ns, 43000 exposed in each (ASTRA-sim
+ * 2.x, measured: sys[0, 2] 48000, sys[1, 3] 49000, exposed 43000). When rank 0 computes 5 us
+ * before it, the All-Reduce is issued at 5000 there and 4000 elsewhere: ASTRA-sim runs it with
+ * a skew per rank (measured: 47000 and 48000 on ranks 1..3, 48000 on rank 0), which one rank
+ * per class does not replay: refused under the preset. Under the analytical model
+ * (tests/data/cli_ring4.json, -n 4: the All-Reduce 15968.64 ns, as above) it starts when the
+ * last class issues it: 5000 + 15968.64 = 20968.64 ns in both classes. */
+START_TEST(chakra_classes_collective) {
+    char *dir = test_tmp_dir();
+    const char *sys = astra_system(dir, 4);
+    wnode e[] = {COMPUTE(1, 4), COLLECTIVE(2, AR, 1048576), COMPUTE(3, 1)};
+    wnode o[] = {COMPUTE(1, 4), COLLECTIVE(2, AR, 1048576), COMPUTE(3, 2)};
+    e[1].data[0] = o[1].data[0] = 1, e[1].ndata = o[1].ndata = 1;
+    e[2].data[0] = o[2].data[0] = 2, e[2].ndata = o[2].ndata = 1;
+    const wnode *g[2] = {e, o};
+    const int n[2] = {3, 3}, alt[4] = {0, 1, 0, 1};
+    write_classes(dir, "eo", g, n, 4, alt);
+    TEST_DIR_PATH(eo, dir, "eo");
+    test_csv c;
+    train(&c, eo, sys, "-p baseline -q fifo");
+    ck_assert_rel(test_csv_d(&c, 0, "iteration_us") * 1000, 49000);
+    ck_assert_rel(list_at(test_csv_s(&c, 0, "class_end_us"), 0) * 1000, 48000);
+    ck_assert_rel(list_at(test_csv_s(&c, 0, "class_exposed_comm_us"), 0) * 1000, 43000);
+    ck_assert_rel(list_at(test_csv_s(&c, 0, "class_exposed_comm_us"), 1) * 1000, 43000);
+    ck_assert_int_eq((int)test_csv_d(&c, 0, "collectives"), 2); /* one copy per class */
+    test_csv_free(&c);
+    wnode late[] = {COMPUTE(1, 5), COLLECTIVE(2, AR, 1048576)},
+          on[] = {COMPUTE(1, 4), COLLECTIVE(2, AR, 1048576)};
+    late[1].data[0] = on[1].data[0] = 1, late[1].ndata = on[1].ndata = 1;
+    const wnode *sk[2] = {late, on};
+    const int nsk[2] = {2, 2}, first[4] = {0, 1, 1, 1};
+    write_classes(dir, "skew", sk, nsk, 4, first);
+    test_bad("issued at 5000 ns here and at 4000 ns on rank 1: under the astra-sim preset",
+             "train '%s/skew' -s '%s' -p baseline -q fifo", dir, sys);
+    TEST_DIR_PATH(skew, dir, "skew");
+    ck_assert_rel(iteration(skew, test_dpath("cli_ring4.json"), "-p baseline -q fifo -n 4"),
+                  20968.64);
+    test_rm_dir(dir);
+}
+END_TEST
+
+/* ---- process groups (pg_name and a communicator group file) ----
+ *
+ * tests/data/chakra/r4_s4.yml (Ring 4 @ 200 GB/s, 50 ns; Switch 4 @ 50 GB/s, 100 ns; 16 NPUs)
+ * with Ring_4chunks_2d.json (4 splits, ring on both dims, baseline): a group per row of dim 0
+ * ({0..3}, {4..7}, ...; rank r's pg_name its row's id), each rank C(2 us) -> All-Reduce of
+ * 1 MiB on its group -> C(1 us). ASTRA-sim runs a group of part of the system as a ring over
+ * its NPUs: on a row, dim 0's ring. Its chunk of 262144 bytes is one AR phase on p = 4: s/p =
+ * 65536, B = 214.7483648 bytes/ns, net = floor(50 + 305.18) = 355, proc = 3 floor(65536 /
+ * 1600) = 120: 10 + 6 (355 + 10) + 3 x 120 = 2560; 4 chunks 10240; with the compute 13240 ns,
+ * exposed 10240 (four classes, one per group). On a column of dim 1 (Switch, 2 link hops:
+ * net = floor(2 x 100 + 65536 / 53.687091) = 1420): 10 + 6 x 1430 + 360 = 8950, x 4 = 35800,
+ * 38800 ns. The group of every NPU runs as the collective on every dim, whatever involved_dim
+ * says: 15330 ns for the 1 MiB All-Reduce alone. Measured with ASTRA-sim 2.x
+ * (--comm-group-configuration, the build above): 13240 / 10240, 38800 / 35800, 15330. */
+START_TEST(chakra_groups) {
+    char *dir = test_tmp_dir();
+    TEST_DIR_PATH(sys, dir, "r4s4.json");
+    import_astra("chakra/r4_s4.yml", "chakra/Ring_4chunks_2d.json", sys);
+    TEST_DIR_PATH(rows, dir, "rows.json");
+    test_spit_dq(rows, "{'1': [0, 1, 2, 3], '2': [4, 5, 6, 7], '3': [8, 9, 10, 11], "
+                       "'4': [12, 13, 14, 15]}");
+    TEST_DIR_PATH(cols, dir, "cols.json");
+    test_spit_dq(cols, "{'1': [0, 4, 8, 12], '2': [1, 5, 9, 13], '3': [2, 6, 10, 14], "
+                       "'4': [3, 7, 11, 15]}");
+    static const char *const ids[] = {"1", "2", "3", "4"};
+    for (int dim = 0; dim < 2; dim++) {
+        char name[16];
+        snprintf(name, sizeof name, "g%d", dim);
+        for (int k = 0; k < 16; k++) {
+            wnode w[] = {COMPUTE(1, 2), COLLECTIVE(2, AR, 1048576), COMPUTE(3, 1)};
+            w[1].data[0] = 1, w[1].ndata = 1;
+            w[2].data[0] = 2, w[2].ndata = 1;
+            w[1].pg = ids[dim ? k % 4 : k / 4];
+            char path[4200];
+            snprintf(path, sizeof path, "%s/%s.%d.et", dir, name, k);
+            w_rank = k, w_ranks = 16;
+            write_trace(path, w, 3, 1000u * (uint64_t)k);
+        }
+        char prefix[4200], more[4400];
+        snprintf(prefix, sizeof prefix, "%s/%s", dir, name);
+        snprintf(more, sizeof more, "-p baseline -q fifo --comm-group '%s'", dim ? cols : rows);
+        test_csv c;
+        train(&c, prefix, sys, more);
+        ck_assert_rel(test_csv_d(&c, 0, "iteration_us") * 1000, dim ? 38800 : 13240);
+        ck_assert_rel(test_csv_d(&c, 0, "exposed_comm_us") * 1000, dim ? 35800 : 10240);
+        ck_assert_str_eq(test_csv_s(&c, 0, "class_end_us"),
+                         dim ? "38.8;38.8;38.8;38.8" : "13.24;13.24;13.24;13.24");
+        test_csv_free(&c);
+    }
+    /* the group of every NPU; involved_dim is not read */
+    TEST_DIR_PATH(all, dir, "all.json");
+    test_spit_dq(all, "{'1': [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]}");
+    wnode w[] = {COLLECTIVE(1, AR, 1048576)};
+    w[0].pg = "1", w[0].ndims = 2, w[0].dims[0] = 1, w[0].dims[1] = 0;
+    write_set(dir, "every", w, 1, 16);
+    TEST_DIR_PATH(every, dir, "every");
+    char more[4400];
+    snprintf(more, sizeof more, "-p baseline -q fifo --comm-group '%s'", all);
+    ck_assert_rel(iteration(every, sys, more), 15330);
+    /* refused: no group file, a group it lacks, a rank outside its group, part of a dim,
+     * Themis under the preset */
+    TEST_DIR_PATH(g0, dir, "g0");
+    test_bad("node 2: attr pg_name: process group 1: no communicator group file given",
+             "train '%s' -s '%s' -p baseline -q fifo", g0, sys);
+    TEST_DIR_PATH(other, dir, "other.json");
+    test_spit_dq(other, "{'7': [0, 1, 2, 3]}");
+    test_bad("node 2: attr pg_name: process group 1: not in the communicator group file",
+             "train '%s' -s '%s' -p baseline -q fifo --comm-group '%s'", g0, sys, other);
+    test_bad("attr pg_name: rank 4 issues this collective of group 1 (every rank holds the same "
+             "graph), and is not in it",
+             "train '%s' -s '%s' -p baseline -q fifo --comm-group '%s'", every, sys, rows);
+    TEST_DIR_PATH(part, dir, "part.json");
+    test_spit_dq(part, "{'1': [0, 1], '2': [2, 3], '3': [4, 5, 6, 7], '4': [8, 9, 10, 11, 12, "
+                       "13, 14, 15]}");
+    test_bad("group 1 takes 2 of the 4 NPUs of dim 0 of system \"r4_s4\"",
+             "train '%s' -s '%s' -p baseline -q fifo --comm-group '%s'", g0, sys, part);
+    test_bad("under the astra-sim preset a group of part of the system replays when it is the "
+             "NPUs of one dim that runs a ring for the allreduce, under baseline scheduling",
+             "train '%s' -s '%s' -p themis -q fifo --comm-group '%s'", g0, sys, rows);
+    /* a sweep takes the group file as its comm_group key (beside the spec: its directory) */
+    TEST_DIR_PATH(spec, dir, "spec.json");
+    char text[8192];
+    snprintf(text, sizeof text,
+             "{'name': 'pg', 'system': '%s', 'workload': 'g0', 'comm_group': 'rows.json', "
+             "'axes': {'policy': ['baseline'], 'intra': ['fifo']}}",
+             sys);
+    test_spit_dq(spec, text);
+    test_cli_out r;
+    test_cli(&r, "sweep '%s' -o -", spec);
+    test_expect_quiet(&r, "sweep");
+    test_csv c;
+    test_csv_parse(&c, r.out);
+    ck_assert_int_eq(c.nrows, 1);
+    ck_assert_rel(test_csv_d(&c, 0, "iteration_us") * 1000, 13240);
+    test_csv_free(&c);
+    test_cli_free(&r);
+    snprintf(text, sizeof text, "{'workload': '%s', 'comm_group': 'rows.json'}",
+             test_dpath("wl_chakra_rt.json"));
+    test_spit_dq(spec, text);
+    test_bad("comm_group: for Chakra execution traces", "sweep '%s' -o -", spec);
+    /* bad group files, and a group file for a workload that has no process groups */
+    static const struct {
+        const char *text, *need;
+    } bad[] = {{"{'x': [0]}", "\"x\": expected a process group's id, a whole number from 1"},
+               {"{'0': [0]}", "\"0\": expected a process group's id"},
+               {"{'1': [0, 1.5]}", "1[1]: expected a rank (a whole number >= 0), got 1.5"},
+               {"{'1': [3, 3]}", "1: rank 3 listed twice"},
+               {"{'1': []}", "1: expected a non-empty list of ranks"},
+               {"{'1': [0], '1': [1]}", "group 1 given twice"},
+               {"[1]", "expected an object of process groups"}};
+    TEST_DIR_PATH(bg, dir, "bad.json");
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        test_spit_dq(bg, bad[i].text);
+        test_bad(bad[i].need, "train '%s' -s '%s' --comm-group '%s'", g0, sys, bg);
+    }
+    test_bad("--comm-group is for Chakra execution traces; ", "train '%s' --comm-group '%s'",
+             test_dpath("wl_chakra_rt.json"), rows);
+    /* under the analytical model a group of whole dims runs on them: on
+     * tests/data/chakra_rt_2d.json (a ring of 4 in a switch of 4), the rows' group collective
+     * takes what the collective with involved_dim [1, 0] takes, the columns' what [0, 1]
+     * takes, and Themis replays them too */
+    const char *rt = test_dpath("chakra_rt_2d.json");
+    for (int dim = 0; dim < 2; dim++) {
+        wnode d[] = {COMPUTE(1, 2), COLLECTIVE(2, AR, 1048576), COMPUTE(3, 1)};
+        d[1].data[0] = 1, d[1].ndata = 1;
+        d[2].data[0] = 2, d[2].ndata = 1;
+        d[1].ndims = 2, d[1].dims[dim] = 1;
+        write_set(dir, "dims", d, 3, 16);
+        TEST_DIR_PATH(pd, dir, "dims");
+        char prefix[4200];
+        snprintf(prefix, sizeof prefix, "%s/g%d", dir, dim);
+        for (int p = 0; p < 2; p++) {
+            snprintf(more, sizeof more, "-p %s -q fifo -n 4 --comm-group '%s'",
+                     p ? "themis" : "baseline", dim ? cols : rows);
+            ck_assert_rel(iteration(prefix, rt, more), iteration(pd, rt, more));
+        }
+    }
+    test_rm_dir(dir);
+}
+END_TEST
+
 /* ---- the analytical model: collectives overlap ----
  *
  * tests/data/cli_ring4.json: an All-Reduce of S bytes in C chunks is 2C stages on the one
@@ -607,14 +929,24 @@ START_TEST(chakra_bad_traces) {
     write_set(dir, "nolist", nolist, 1, 1);
     test_bad("node 6: attr involved_dim: 0 entries for the 1 dims", "train '%s/nolist' -s '%s'",
              dir, sys);
-    /* ranks that disagree on a collective's size */
+    /* ranks that disagree on a collective's size (rank 1 alone holds the larger one) */
     wnode a[] = {COLLECTIVE(0, AR, 1048576)}, b[] = {COLLECTIVE(0, AR, 2097152)};
-    snprintf(path, sizeof path, "%s/dis.0.et", dir);
-    write_trace(path, a, 1, 0);
+    for (int k = 0; k < 4; k++) {
+        snprintf(path, sizeof path, "%s/dis.%d.et", dir, k);
+        write_trace(path, k == 1 ? b : a, 1, 1000u * (uint64_t)k);
+    }
     snprintf(path, sizeof path, "%s/dis.1.et", dir);
-    write_trace(path, b, 1, 1000);
-    snprintf(need, sizeof need, "%s: node 1000: attr comm_size: 2097152, rank 0 has 1048576", path);
+    snprintf(need, sizeof need, "%s: node 1000: attr comm_size: allreduce of 2097152 bytes", path);
     test_bad(need, "train '%s/dis' -s '%s'", dir, sys);
+    test_bad("ranks that disagree on a collective", "train '%s/dis' -s '%s'", dir, sys);
+    /* ranks that differ, fewer files than NPUs: which NPU runs which graph is unknown */
+    snprintf(path, sizeof path, "%s/two.0.et", dir);
+    write_trace(path, a, 1, 0);
+    snprintf(path, sizeof path, "%s/two.1.et", dir);
+    write_trace(path, b, 1, 1000);
+    test_bad("2 rank files whose graphs differ (2 classes of ranks), and system \"Ring_4npus\" "
+             "has 4 NPUs",
+             "train '%s/two' -s '%s'", dir, sys);
     /* a truncated file: the last node cut short */
     wnode ok[] = {COMPUTE(1, 1), COMPUTE(2, 1)};
     write_set(dir, "cut", ok, 2, 1);
@@ -690,6 +1022,9 @@ Suite *chakra_suite(void) {
     tcase_add_test(tc, chakra_metadata);
     tcase_add_test(tc, chakra_roofline);
     tcase_add_test(tc, chakra_send_recv);
+    tcase_add_test(tc, chakra_classes_send_recv);
+    tcase_add_test(tc, chakra_classes_collective);
+    tcase_add_test(tc, chakra_groups);
     tcase_add_test(tc, chakra_themis_across_collectives);
     tcase_add_test(tc, chakra_themis_first_npu);
     tcase_add_test(tc, chakra_held_dim);

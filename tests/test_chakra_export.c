@@ -445,7 +445,8 @@ START_TEST(round_trip_random) {
         double want = 0;
         ck_assert_msg(th_train_run(&s, wl, &to, last_end, &want, &res, &err) == 0, "%s", err.msg);
         th_train_result_free(&res);
-        th_ck_opts o = {to.policy, to.intra, to.model, to.priority, wl->chunks, NULL, NULL, NULL};
+        th_ck_opts o = {to.policy, to.intra, to.model, to.priority, wl->chunks,
+                        NULL,      NULL,     NULL,     NULL};
         th_ck_result got;
         ck_assert_msg(th_ck_replay(&s, &tr, &o, NULL, NULL, &got, &err) == 0, "%s", err.msg);
         ck_assert_msg(got.finish == want,
@@ -488,8 +489,15 @@ START_TEST(round_trip_allgather) {
     tr.ranks = 1;
     th_error err = {0};
     ck_assert_msg(th_ck_parse((const char *)b, len, "ag", &tr.g, &err) == 0, "%s", err.msg);
-    th_ck_opts o = {
-        TH_POLICY_BASELINE, TH_INTRA_FIFO, TH_LOAD_ALPHA_BETA, TH_PRIO_LIFO, 1, NULL, NULL, NULL};
+    th_ck_opts o = {TH_POLICY_BASELINE,
+                    TH_INTRA_FIFO,
+                    TH_LOAD_ALPHA_BETA,
+                    TH_PRIO_LIFO,
+                    1,
+                    NULL,
+                    NULL,
+                    NULL,
+                    NULL};
     th_ck_result got;
     ck_assert_msg(th_ck_replay(&s, &tr, &o, NULL, NULL, &got, &err) == 0, "%s", err.msg);
     ck_assert_double_eq_tol(got.finish, 2060.72, 1e-9);
@@ -534,6 +542,7 @@ static void llm_round_trip(const char *exec, int64_t chunks, th_chakra_graph *g,
                      TH_LOAD_ALPHA_BETA,
                      TH_PRIO_FIFO,
                      chunks,
+                     NULL,
                      NULL,
                      NULL,
                      NULL};
@@ -616,11 +625,245 @@ START_TEST(llm_graph) {
 }
 END_TEST
 
-/* What the writer refuses of an LLM workload: pipeline stages (the ranks differ), ZeRO-3, a
- * group on part of a dim (TP 2 on the ring of 4). */
+/* Checks node k of g: its name, type and dependencies (node indices, data then control). */
+static void node_is(const th_chakra_graph *g, size_t k, const char *name, int type, size_t ndeps,
+                    const size_t *deps) {
+    char buf[256];
+    ck_assert_str_eq(th_chakra_node_name(g, k, buf, sizeof buf), name);
+    ck_assert_int_eq(g->nodes[k].type, type);
+    ck_assert_uint_eq(g->nodes[k].ndata + g->nodes[k].nctrl, ndeps);
+    for (size_t i = 0; i < ndeps; i++)
+        ck_assert_uint_eq(g->deps[g->nodes[k].dep + i], deps[i]);
+}
+
+/* Two pipeline stages, by hand: tests/data/llm_sys_pp2.json (dim 0 a ring of 2, dim 1 a switch
+ * of 2), the 4-layer model with pp 2 (dim 0) and dp 2 (dim 1), micro-batches of 1, global batch
+ * 4: m = 4 / (1 x 2) = 2 micro-batches, 1F1B, one gradient bucket. Rank r = pp + 2 dp: ranks 0
+ * and 2 are stage 0 (layers 0-1), 1 and 3 stage 1 (layers 2-3 and the logits).
+ *
+ * Stage 0 warms up with p - s - 1 = 1 forward: F0 F1 B0 B1. F0: l0, l1 forward, the send of
+ * mb0's activations (3 nodes); F1 the same (3); B0: the receive of mb0's gradient, l1, l0
+ * backward (3); B1 (3); the gradient All-Reduce and the optimizer: 14 nodes, 2 sends, 2
+ * receives. Stage 1 has no warm-up: F0 B0 F1 B1. F: the receive, l2, l3 and logits forward (4);
+ * B: logits, l3, l2 backward, the send of the gradient (4); x 2 micro-batches, the All-Reduce
+ * and the optimizer: 18 nodes.
+ *
+ * A send: b s h A / tp = 256 x 1024 x 2 = 524288 bytes. The gradient (2 bytes each): a layer
+ * 4h^2 + 4h + 8h^2 = 12587008 parameters (llm_graph), two layers 25174016; stage 0 holds the
+ * embedding, 32000 x 1024 = 32768000: 57942016 parameters, 115884032 bytes; stage 1 the
+ * embedding tied to its logits and the final norm 2h = 2048: 57944064, 115888128 bytes. Both
+ * over the switch (dim 1, mask 2).
+ *
+ * Tags: ((iteration x 2 + backward) x m + micro-batch) x (stage boundaries, 1) + boundary:
+ * activations 0 and 1, gradients 2 and 3. Peers: rank 3 (stage 1) receives from rank 2 and
+ * sends to rank 2; rank 0 sends to rank 1. */
+START_TEST(llm_pipeline_graph) {
+    char json[512];
+    snprintf(json, sizeof json, llm_wl,
+             "'pp': 2, 'dp': 2, 'global_batch': 4, 'bucket_bytes': 0, 'schedule': '1f1b'");
+    char *text = test_dq(json);
+    th_llm_workload w;
+    th_error err = {0};
+    ck_assert_msg(th_llm_parse(text, strlen(text), "llm", &w, &err) == 0, "%s", err.msg);
+    free(text);
+    th_system s;
+    ck_assert_msg(th_system_load(test_data("llm_sys_pp2.json"), &s, &err) == 0, "%s", err.msg);
+    th_chakra_opts o = {1, 0, 0};
+    th_chakra_graph g;
+    ck_assert_msg(th_chakra_build_llm(&w, &s, &o, &g, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(g.stages, 2);
+    ck_assert_int_eq(g.stage_of[0], 0);
+    ck_assert_int_eq(g.stage_of[1], 1);
+    ck_assert_int_eq(g.stage_of[2], 0);
+    ck_assert_int_eq(g.stage_of[3], 1);
+    ck_assert_ptr_eq(th_chakra_graph_of(&g, 2), &g);
+    const th_chakra_graph *g1 = th_chakra_graph_of(&g, 3);
+    ck_assert_ptr_eq(g1, &g.stage[0]);
+    ck_assert_uint_eq(g.n, 14);
+    ck_assert_uint_eq(g1->n, 18);
+    ck_assert_uint_eq(g.id_stride, 18);
+    enum { C = TH_CHAKRA_COMP_NODE, S = TH_CHAKRA_COMM_SEND_NODE, R = TH_CHAKRA_COMM_RECV_NODE };
+    enum { A = TH_CHAKRA_COMM_COLL_NODE };
+#define D(...) (const size_t[]){__VA_ARGS__}
+    node_is(&g, 0, "mb0.l0.forward", C, 0, NULL);
+    node_is(&g, 1, "mb0.l1.forward", C, 1, D(0));
+    node_is(&g, 2, "mb0.v0.send_activation", S, 1, D(1));
+    node_is(&g, 3, "mb1.l0.forward", C, 1, D(1));
+    node_is(&g, 4, "mb1.l1.forward", C, 1, D(3));
+    node_is(&g, 5, "mb1.v0.send_activation", S, 1, D(4));
+    node_is(&g, 6, "mb0.v0.recv_gradient", R, 0, NULL);
+    node_is(&g, 7, "mb0.l1.backward", C, 2, D(4, 6));
+    node_is(&g, 8, "mb0.l0.backward", C, 1, D(7));
+    node_is(&g, 9, "mb1.v0.recv_gradient", R, 0, NULL);
+    node_is(&g, 10, "mb1.l1.backward", C, 2, D(8, 9));
+    node_is(&g, 11, "mb1.l0.backward", C, 1, D(10));
+    node_is(&g, 12, "dp.bucket0.allreduce", A, 1, D(11));
+    node_is(&g, 13, "optimizer", C, 2, D(11, 12));
+    ck_assert_uint_eq(g.nodes[2].comm_size, 524288);
+    ck_assert_int_eq(g.nodes[2].peer, 1);
+    ck_assert_uint_eq(g.nodes[2].tag, 0);
+    ck_assert_uint_eq(g.nodes[5].tag, 1);
+    ck_assert_uint_eq(g.nodes[6].tag, 2);
+    ck_assert_uint_eq(g.nodes[9].tag, 3);
+    ck_assert_uint_eq(g.nodes[12].comm_size, 115884032);
+    ck_assert_uint_eq(g.nodes[12].mask, 2);
+    node_is(g1, 0, "mb0.v1.recv_activation", R, 0, NULL);
+    node_is(g1, 1, "mb0.l2.forward", C, 1, D(0));
+    node_is(g1, 2, "mb0.l3.forward", C, 1, D(1));
+    node_is(g1, 3, "mb0.logits.forward", C, 1, D(2));
+    node_is(g1, 4, "mb0.logits.backward", C, 1, D(3));
+    node_is(g1, 5, "mb0.l3.backward", C, 1, D(4));
+    node_is(g1, 6, "mb0.l2.backward", C, 1, D(5));
+    node_is(g1, 7, "mb0.v1.send_gradient", S, 1, D(6));
+    node_is(g1, 8, "mb1.v1.recv_activation", R, 0, NULL);
+    node_is(g1, 9, "mb1.l2.forward", C, 2, D(6, 8));
+    node_is(g1, 10, "mb1.l3.forward", C, 1, D(9));
+    node_is(g1, 11, "mb1.logits.forward", C, 1, D(10));
+    node_is(g1, 12, "mb1.logits.backward", C, 1, D(11));
+    node_is(g1, 13, "mb1.l3.backward", C, 1, D(12));
+    node_is(g1, 14, "mb1.l2.backward", C, 1, D(13));
+    node_is(g1, 15, "mb1.v1.send_gradient", S, 1, D(14));
+    node_is(g1, 16, "dp.bucket0.allreduce", A, 1, D(14));
+    node_is(g1, 17, "optimizer", C, 2, D(14, 16));
+#undef D
+    ck_assert_uint_eq(g1->nodes[0].tag, 0);
+    ck_assert_uint_eq(g1->nodes[7].tag, 2);
+    ck_assert_uint_eq(g1->nodes[7].comm_size, 524288);
+    ck_assert_uint_eq(g1->nodes[16].comm_size, 115888128);
+
+    /* rank 3's file: ids from 3 x 18, its peer rank 2 */
+    size_t len;
+    unsigned char *b = write_rank(&g, 3, &len);
+    th_ck_graph rg;
+    ck_assert_msg(th_ck_parse((const char *)b, len, "r3", &rg, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(rg.n, 18);
+    ck_assert_uint_eq(rg.nodes[0].id, 54);
+    ck_assert_int_eq(rg.nodes[0].kind, TH_CK_RECV);
+    ck_assert_int_eq(rg.nodes[0].peer, 2); /* comm_src */
+    ck_assert_int_eq(rg.nodes[7].kind, TH_CK_SEND);
+    ck_assert_int_eq(rg.nodes[7].peer, 2); /* comm_dst */
+    ck_assert_int_eq(rg.nodes[7].tag, 2);
+    ck_assert_double_eq(rg.nodes[7].size, 524288);
+    th_ck_graph_free(&rg);
+    free(b);
+    b = write_rank(&g, 0, &len);
+    ck_assert_msg(th_ck_parse((const char *)b, len, "r0", &rg, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(rg.n, 14);
+    ck_assert_int_eq(rg.nodes[2].peer, 1);
+    th_ck_graph_free(&rg);
+    free(b);
+    th_chakra_graph_free(&g);
+}
+END_TEST
+
+/* Where the stages are, as th_llm_map_groups lays the groups (innermost first):
+ * - DP before PP on llm_sys_pp2.json (ring 2, switch 2): DP takes the ring, PP the switch, so
+ *   rank r = dp + 2 pp: ranks 0, 1 stage 0 and 2, 3 stage 1, a stage's offset 2 pp;
+ * - PP 2 first on llm_sys_2d.json (ring 4, switch 4) with nothing else: PP takes 2 of the
+ *   ring, the other 14 NPUs run copies (the ring's other half and every switch position):
+ *   rank r is stage r mod 2, offsets 0 and 1, so rank 7 sends to rank 6 and back. */
+START_TEST(llm_pipeline_layout) {
+    static const struct {
+        const char *sys, *exec;
+        int npus;
+        int32_t stage[16];
+        int64_t off[2];
+    } cases[] = {
+        {"llm_sys_pp2.json",
+         "'dp': 2, 'mapping': ['tp', 'ep', 'dp', 'pp']",
+         4,
+         {0, 0, 1, 1},
+         {0, 2}},
+        {"llm_sys_2d.json",
+         "'mapping': ['pp', 'tp', 'ep', 'dp']",
+         16,
+         {0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1},
+         {0, 1}},
+    };
+    th_error err = {0};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        th_system s;
+        ck_assert_msg(th_system_load(test_data(cases[i].sys), &s, &err) == 0, "%s", err.msg);
+        char json[512];
+        snprintf(json, sizeof json,
+                 "{'name': 'x', 'llm': {'model': {'layers': 4, 'hidden': 1024, 'heads': 16,"
+                 " 'seq': 256, 'vocab': 32000}, 'pp': 2, 'global_batch': 4, %s}}",
+                 cases[i].exec);
+        char *text = test_dq(json);
+        th_llm_workload w;
+        ck_assert_msg(th_llm_parse(text, strlen(text), "x", &w, &err) == 0, "%s", err.msg);
+        free(text);
+        th_chakra_opts o = {1, 0, 0};
+        th_chakra_graph g;
+        ck_assert_msg(th_chakra_build_llm(&w, &s, &o, &g, &err) == 0, "%s", err.msg);
+        ck_assert_int_eq(g.npus, cases[i].npus);
+        for (int r = 0; r < cases[i].npus; r++)
+            ck_assert_int_eq(g.stage_of[r], cases[i].stage[r]);
+        ck_assert_int_eq(g.stage_off[0], cases[i].off[0]);
+        ck_assert_int_eq(g.stage_off[1], cases[i].off[1]);
+        th_chakra_graph_free(&g);
+    }
+}
+END_TEST
+
+/* The schedules' orders on a device, by hand (Megatron-LM's): 4 stages, 8 micro-batches, one
+ * layer per virtual stage. GPipe: every forward, then every backward. 1F1B on stage 1:
+ * p - s - 1 = 2 forwards, then forward and backward in turn, then 2 backwards. Interleaved, v
+ * 2 (8 layers), stage 1: (p - s - 1) 2 + (v - 1) p = 8 warm-up forwards; forward step k is
+ * micro-batch (k / 8) 4 + k mod 4 through chunk (k / 4) mod 2 (virtual stage 4 chunk + 1, its
+ * layer the same number), backward step k chunk 1 - (k / 4) mod 2. */
+START_TEST(llm_pipeline_schedules) {
+    static const struct {
+        int layers;
+        const char *schedule;
+        const char *want; /* stage 1's forward and backward nodes: micro-batch, f/b, layer */
+    } cases[] = {
+        {4, "'gpipe'", "0f1 1f1 2f1 3f1 4f1 5f1 6f1 7f1 0b1 1b1 2b1 3b1 4b1 5b1 6b1 7b1"},
+        {4, "'1f1b'", "0f1 1f1 2f1 0b1 3f1 1b1 4f1 2b1 5f1 3b1 6f1 4b1 7f1 5b1 6b1 7b1"},
+        {8, "'interleaved', 'virtual_stages': 2",
+         "0f1 1f1 2f1 3f1 0f5 1f5 2f5 3f5 4f1 0b5 5f1 1b5 6f1 2b5 7f1 3b5 4f5 0b1 5f5 1b1 6f5 "
+         "2b1 7f5 3b1 4b5 5b5 6b5 7b5 4b1 5b1 6b1 7b1"},
+    };
+    th_error err = {0};
+    th_system s;
+    ck_assert_msg(th_system_load(test_data("llm_sys_2d.json"), &s, &err) == 0, "%s", err.msg);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char json[512];
+        snprintf(json, sizeof json,
+                 "{'name': 'x', 'llm': {'model': {'layers': %d, 'hidden': 1024, 'heads': 16,"
+                 " 'seq': 256, 'vocab': 32000}, 'pp': 4, 'dp': 4, 'global_batch': 32,"
+                 " 'bucket_bytes': 0, 'schedule': %s}}",
+                 cases[i].layers, cases[i].schedule);
+        char *text = test_dq(json);
+        th_llm_workload w;
+        ck_assert_msg(th_llm_parse(text, strlen(text), "x", &w, &err) == 0, "%s", err.msg);
+        free(text);
+        th_chakra_opts o = {1, 0, 0};
+        th_chakra_graph g;
+        ck_assert_msg(th_chakra_build_llm(&w, &s, &o, &g, &err) == 0, "%s", err.msg);
+        /* pp on the ring (dim 0), dp on the switch: rank 1 is stage 1 */
+        const th_chakra_graph *g1 = th_chakra_graph_of(&g, 1);
+        char got[1024] = "", buf[256];
+        for (size_t k = 0; k < g1->n; k++) {
+            const char *name = th_chakra_node_name(g1, k, buf, sizeof buf);
+            int u, l;
+            char ph[32];
+            if (g1->nodes[k].type != TH_CHAKRA_COMP_NODE ||
+                sscanf(name, "mb%d.l%d.%31s", &u, &l, ph) != 3)
+                continue;
+            snprintf(got + strlen(got), sizeof got - strlen(got), "%s%d%c%d", *got ? " " : "", u,
+                     ph[0], l);
+        }
+        ck_assert_str_eq(got, cases[i].want);
+        th_chakra_graph_free(&g);
+    }
+}
+END_TEST
+
+/* What the writer refuses of an LLM workload: ZeRO-3, a group on part of a dim (TP 2 on the ring
+ * of 4), a pipeline whose copies do not tile its dim (3 stages on the ring of 4). */
 START_TEST(llm_refused) {
     static const char *const cases[][2] = {
-        {"'tp': 2, 'pp': 2, 'dp': 4", "llm.pp: 2 pipeline stages"},
         {"'tp': 4, 'dp': 4, 'sharding': 'weights'", "llm.sharding: weights"},
         {"'tp': 2, 'dp': 8", "group tp takes 2 of the 4 NPUs of dim 0 (\"ring\")"},
     };
@@ -643,6 +886,17 @@ START_TEST(llm_refused) {
         ck_assert_msg(strstr(err.msg, cases[i][1]), "%s", err.msg);
         th_chakra_graph_free(&g);
     }
+    char *text = test_dq("{'name': 'x', 'llm': {'model': {'layers': 6, 'hidden': 1024, 'heads': 16,"
+                         " 'seq': 256, 'vocab': 32000}, 'pp': 3, 'global_batch': 8}}");
+    th_llm_workload w;
+    ck_assert_msg(th_llm_parse(text, strlen(text), "x", &w, &err) == 0, "%s", err.msg);
+    free(text);
+    th_chakra_opts o = {1, 0, 0};
+    th_chakra_graph g;
+    ck_assert_int_eq(th_chakra_build_llm(&w, &s, &o, &g, &err), TH_EINPUT);
+    ck_assert_msg(strstr(err.msg, "llm.pp: the pipeline takes 3 of the 4 NPUs of dim 0"), "%s",
+                  err.msg);
+    th_chakra_graph_free(&g);
 }
 END_TEST
 
@@ -657,6 +911,9 @@ Suite *chakra_export_suite(void) {
     tcase_add_test(tc, round_trip_random);
     tcase_add_test(tc, round_trip_allgather);
     tcase_add_test(tc, llm_graph);
+    tcase_add_test(tc, llm_pipeline_graph);
+    tcase_add_test(tc, llm_pipeline_layout);
+    tcase_add_test(tc, llm_pipeline_schedules);
     tcase_add_test(tc, llm_refused);
     suite_add_tcase(s, tc);
     return s;

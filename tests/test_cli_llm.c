@@ -254,6 +254,64 @@ START_TEST(cli_llm_sweep) {
 }
 END_TEST
 
+/* Experts swept onto a dense model: the point is the model with a "moe" object of those experts
+ * and the file's defaults for the rest (top_k 1, expert_ffn = ffn, every layer). */
+START_TEST(cli_llm_sweep_moe) {
+    char *dir = test_tmp_dir();
+    TEST_DIR_PATH(model, dir, "m.json");
+    TEST_DIR_PATH(wl, dir, "w.json");
+    TEST_DIR_PATH(spec, dir, "s.json");
+    test_spit_dq(model,
+                 "{'name': 'small-moe', 'llm_model': {'layers': 2, 'hidden': 64, 'heads': 4, "
+                 "'seq': 128, 'vocab': 1000, 'moe': {'experts': 2}}}");
+    test_spit_dq(wl, "{'name': 'w', 'llm': {'model': 'm.json', 'tp': 2, 'pp': 2, 'dp': 2, "
+                     "'micro_batch': 1, 'global_batch': 8, 'schedule': '1f1b'}}");
+    char json[1024];
+    snprintf(json, sizeof json,
+             "{'system': '%s', 'workload': '%s', 'policy': 'baseline', 'intra': 'scf', "
+             "'axes': {'llm.model.moe.experts': [2]}}",
+             test_dpath("llm_sys_2d.json"), test_dpath("llm_small.json"));
+    test_spit_dq(spec, json);
+    test_cli_out r, t, d;
+    test_cli(&r, "sweep '%s' -o -", spec);
+    test_expect_quiet(&r, "sweep moe.experts");
+    test_cli(&t, "train '%s' -s '%s' -p baseline -q scf -f csv", wl, test_dpath("llm_sys_2d.json"));
+    test_expect_quiet(&t, "train moe");
+    test_cli(&d, "%s", args("llm_small.json", "llm_sys_2d.json", "-p baseline -q scf -f csv"));
+    test_expect_quiet(&d, "train dense");
+    test_csv c, m, n;
+    test_csv_parse(&c, r.out);
+    test_csv_parse(&m, t.out);
+    test_csv_parse(&n, d.out);
+    ck_assert_int_eq(c.nrows, 1);
+    const char *cols[] = {"iteration_us", "memory_weights", "memory_total"};
+    for (int i = 0; i < 3; i++) {
+        ck_assert_str_eq(test_csv_s(&c, 0, cols[i]), test_csv_s(&m, 0, cols[i]));
+        ck_assert_str_ne(test_csv_s(&c, 0, cols[i]), test_csv_s(&n, 0, cols[i]));
+    }
+    test_csv_free(&c);
+    test_csv_free(&m);
+    test_csv_free(&n);
+    test_cli_free(&r);
+    test_cli_free(&t);
+    test_cli_free(&d);
+    snprintf(json, sizeof json,
+             "{'system': '%s', 'workload': '%s', 'axes': {'llm.model.moe.top_k': [2]}}",
+             test_dpath("llm_sys_2d.json"), test_dpath("llm_small.json"));
+    test_spit_dq(spec, json);
+    test_bad("llm.model.moe: top_k or expert_ffn set, but the model has no experts",
+             "sweep '%s' -o -", spec);
+    snprintf(json, sizeof json,
+             "{'system': '%s', 'workload': '%s', 'axes': {'llm.model.moe.experts': [2], "
+             "'llm.model.moe.top_k': [3]}}",
+             test_dpath("llm_sys_2d.json"), test_dpath("llm_small.json"));
+    test_spit_dq(spec, json);
+    test_bad("llm.model.moe.top_k: 3 experts per token, but only 2 experts", "sweep '%s' -o -",
+             spec);
+    test_rm_dir(dir);
+}
+END_TEST
+
 Suite *cli_llm_suite(void) {
     Suite *s = suite_create("cli_llm");
     TCase *tc = tcase_create("core");
@@ -264,6 +322,7 @@ Suite *cli_llm_suite(void) {
     tcase_add_test(tc, cli_llm_errors);
     tcase_add_test(tc, cli_llm_themis);
     tcase_add_test(tc, cli_llm_sweep);
+    tcase_add_test(tc, cli_llm_sweep_moe);
     suite_add_tcase(s, tc);
     return s;
 }

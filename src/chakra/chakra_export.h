@@ -14,7 +14,12 @@
 #include "themis/workload.h"
 
 /* Chakra's NodeType and CollectiveCommType values (et_def.proto). */
-enum { TH_CHAKRA_COMP_NODE = 4, TH_CHAKRA_COMM_COLL_NODE = 7 };
+enum {
+    TH_CHAKRA_COMP_NODE = 4,
+    TH_CHAKRA_COMM_SEND_NODE = 5,
+    TH_CHAKRA_COMM_RECV_NODE = 6,
+    TH_CHAKRA_COMM_COLL_NODE = 7
+};
 enum {
     TH_CHAKRA_ALL_REDUCE = 0,
     TH_CHAKRA_ALL_GATHER = 2,
@@ -29,10 +34,10 @@ static inline int th_chakra_comm_type(th_coll_type t) {
     return v[t];
 }
 
-/* One node of rank 0's file; rank r's is the same with every id (its own and its
- * dependencies') plus r * n. */
+/* One node of rank 0's file (of its stage's with pipeline stages); rank r's is the same with
+ * every id (its own and its dependencies') plus r * th_chakra_graph.id_stride. */
 typedef struct th_chakra_node {
-    int type;           /* TH_CHAKRA_COMP_NODE or TH_CHAKRA_COMM_COLL_NODE */
+    int type;           /* TH_CHAKRA_COMP_NODE, _COMM_COLL_NODE, _COMM_SEND_NODE, _COMM_RECV_NODE */
     int it, layer;      /* the iteration and layer it comes from */
     th_phase phase;     /* ... and the phase */
     int first, fused;   /* a bucket: the layer that opened it, gradients in it (else layer, 1) */
@@ -40,6 +45,8 @@ typedef struct th_chakra_node {
     int comm_type;      /* a collective: TH_CHAKRA_ALL_REDUCE, ... */
     uint64_t comm_size; /* a collective: bytes, as ASTRA-sim counts them */
     uint32_t mask;      /* a collective: its involved dims */
+    int peer;           /* a send, a receive: the stage it sends to, receives from */
+    uint32_t tag;       /* a send, a receive: comm_tag (one per message of the iteration) */
     size_t dep, ndata, nctrl; /* deps[dep ..]: ndata data_deps then nctrl ctrl_deps */
     uint32_t name;            /* with th_chakra_graph.names: its name's offset there */
 } th_chakra_node;
@@ -63,7 +70,23 @@ typedef struct th_chakra_graph {
     int dropped;         /* phases of less than 0.5 us (> 0), written as no node */
     double worst_ns;     /* the largest change of one phase, ns */
     int sizes_rounded;   /* collectives whose size is not a whole byte count (All-Gather: / NPUs) */
+    /* Pipeline stages (an LLM workload with pp > 1): this graph is stage 0's, and holds the
+     * rounding counts above summed over the stages (compute_ns and compute_us: the last
+     * stage's, the busiest) */
+    int stages;                    /* 1 (or 0): every rank runs this graph */
+    struct th_chakra_graph *stage; /* stages 1 .. stages - 1 */
+    int32_t *stage_of;             /* rank -> its stage */
+    int64_t
+        *stage_off; /* stage -> rank offset: rank r's peer in stage t is r - off[own] + off[t] */
+    uint64_t id_stride; /* rank r's ids start at r * id_stride (0: n, the nodes per file) */
+    uint64_t stage_us;  /* with stages: this stage's written compute of one iteration, us */
 } th_chakra_graph;
+
+/* The graph rank `rank` runs (its stage's). */
+static inline const th_chakra_graph *th_chakra_graph_of(const th_chakra_graph *g, int64_t rank) {
+    if (g->stages <= 1 || !g->stage_of || g->stage_of[rank] == 0) return g;
+    return &g->stage[g->stage_of[rank] - 1];
+}
 
 typedef struct th_chakra_opts {
     int iterations; /* >= 1 */
@@ -80,8 +103,11 @@ void th_chakra_graph_free(th_chakra_graph *g);
 /* The graph of one NPU's iteration(s) of LLM workload w on sys (docs/CHAKRA.md, Writing
  * traces): per micro-batch and layer the forward, recomputation and backward compute and the
  * blocking tensor- and expert-parallel collectives, the data-parallel gradient buckets made
- * over the last backward pass, the optimizer step. Refused (TH_EINPUT): pipeline parallelism,
- * ZeRO-3, a group that takes part of a dim. */
+ * over the last backward pass, the optimizer step; with pipeline stages one graph per stage,
+ * its micro-batches in the order of the workload's schedule, with the sends and receives of
+ * activations and gradients between stages (the NPUs past the groups run copies). Refused
+ * (TH_EINPUT): ZeRO-3, a tensor-, expert- or data-parallel group that takes part of a dim, a
+ * pipeline whose copies do not tile its dims. */
 int th_chakra_build_llm(const th_llm_workload *w, const th_system *sys, const th_chakra_opts *o,
                         th_chakra_graph *g, th_error *err);
 
@@ -89,9 +115,9 @@ int th_chakra_build_llm(const th_llm_workload *w, const th_system *sys, const th
  * "FIRST..LAST.weight_grad.allreduce"), into buf. */
 const char *th_chakra_node_name(const th_chakra_graph *g, size_t k, char *buf, size_t n);
 
-/* Rank `rank`'s file to f: the GlobalMetadata (version 0.0.4 and who wrote it for which
- * workload and system), then every node, each a varint byte count and the message. TH_EIO
- * naming `path` on a write error. */
+/* Rank `rank`'s file to f (the graph of its stage): the GlobalMetadata (version 0.0.4 and who
+ * wrote it for which workload and system), then every node, each a varint byte count and the
+ * message. TH_EIO naming `path` on a write error. */
 int th_chakra_write(FILE *f, const char *path, const th_chakra_graph *g, const char *system,
                     int64_t rank, th_error *err);
 

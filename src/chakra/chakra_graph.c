@@ -297,6 +297,11 @@ int th_chakra_build(const th_workload *wl, const th_system *sys, const th_chakra
 }
 
 void th_chakra_graph_free(th_chakra_graph *g) {
+    for (int k = 0; g->stage && k < g->stages - 1; k++)
+        th_chakra_graph_free(&g->stage[k]);
+    free(g->stage);
+    free(g->stage_of);
+    free(g->stage_off);
     free(g->nodes);
     free(g->deps);
     th_buf_free(&g->names);

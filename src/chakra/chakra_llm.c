@@ -4,8 +4,10 @@
  * per micro-batch a chain of compute nodes (each layer's forward, recomputation and backward,
  * the logits) and their blocking tensor- and expert-parallel collectives, the data-parallel
  * gradient buckets made over the last micro-batch's backward pass beside the chain, then the
- * optimizer step (and with a sharded optimizer the weights gathered back). One pipeline stage
- * only, and groups that take whole dims only: what involved_dim can say. */
+ * optimizer step (and with a sharded optimizer the weights gathered back). With pipeline
+ * stages, one graph per stage: its layers' steps in the order of the schedule, with a receive
+ * before and a send after each step that crosses a stage boundary, and where each rank's stage
+ * is. Groups that take whole dims only: what involved_dim can say. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +15,7 @@
 
 #include "../llm_internal.h"
 #include "chakra_export.h"
+#include "chakra_pipe.h"
 #include "themis/units.h"
 
 /* A list of node indices: what the next node of the chain waits for. */
@@ -271,120 +274,185 @@ static int layer_colls(lb *b, const plan *p, const char *name, int64_t l, int ba
     return TH_OK;
 }
 
-int th_chakra_build_llm(const th_llm_workload *w, const th_system *sys, const th_chakra_opts *o,
-                        th_chakra_graph *g, th_error *err) {
-    memset(g, 0, sizeof *g);
-    const th_llm_model *m = &w->model;
-    th_llm_exec x = w->exec;
-    const char *src = w->name;
-    g->ndims = sys->ndims, g->iterations = o->iterations, g->name = w->name;
-    g->npus = 1;
-    for (int d = 0; d < sys->ndims; d++)
-        g->npus *= sys->dims[d].npus;
-    if (o->iterations < 1 || o->iterations > 1000)
-        return th_error_set(err, TH_EINPUT, "iterations: expected 1 to 1000, got %d",
-                            o->iterations);
-    if (o->bucket > 0) x.bucket_bytes = o->bucket;
-    if (o->bucket < 0) x.bucket_bytes = 0;
-    if (!sys->npu.present)
+/* A send of q->send bytes to stage `to`, waiting for the chain's end (off the chain), or a
+ * receive from stage `from` that waits for nothing and that the chain's next node waits for. */
+static int p2p(lb *b, const th_pipe *q, const char *name, int send, int peer, uint64_t tag,
+               th_error *err) {
+    double bytes = floor(q->send + 0.5);
+    if (bytes < 1)
+        return th_error_set(err, TH_EINPUT, "%s: %s: %g bytes: a send of less than a byte", b->src,
+                            name, q->send);
+    if (tag > INT32_MAX)
         return th_error_set(err, TH_EINPUT,
-                            "npu: missing in system \"%s\" (an LLM workload's compute times come "
-                            "from the NPU's matrix_tflops, vector_tflops and memory_GBps)",
-                            sys->name);
-    if (th_llm_check(m, &x, src, err)) return err->code;
-    if (x.pp > 1)
-        return th_error_set(
-            err, TH_EINPUT,
-            "%s: llm.pp: %lld pipeline stages: each stage's NPUs run a different graph "
-            "(its layers, sends and receives between stages), and ranks that differ are not "
-            "read back; the writer takes pp = 1",
-            src, (long long)x.pp);
-    if (x.sharding == TH_LLM_SHARD_WEIGHTS)
-        return th_error_set(err, TH_EINPUT,
-                            "%s: llm.sharding: weights (ZeRO-3) gathers the weights before each "
-                            "pass, hidden behind the pass before it, which the writer does not "
-                            "lay out; optimizer and gradients are written",
-                            src);
-    th_llm_map map;
-    if (th_llm_map_groups(sys, &x, &map, err)) return err->code;
-    uint32_t mtp, mep, mdp;
-    if (group_mask(&map, sys, TH_LLM_TP, src, &mtp, err) ||
-        group_mask(&map, sys, TH_LLM_EP, src, &mep, err) ||
-        group_mask(&map, sys, TH_LLM_DP, src, &mdp, err))
-        return err->code;
+                            "%s: %s: comm_tag %llu: more sends than a trace's tags number "
+                            "(fewer iterations or micro-batches)",
+                            b->src, name, (unsigned long long)tag);
+    if (b->it == 0 && send && bytes != q->send) b->g->sizes_rounded++;
+    th_chakra_node x = {0};
+    x.type = send ? TH_CHAKRA_COMM_SEND_NODE : TH_CHAKRA_COMM_RECV_NODE;
+    x.fused = 1, x.comm_size = (uint64_t)bytes, x.peer = peer, x.tag = (uint32_t)tag;
+    size_t k;
+    if (send) return add(b, &x, name, NULL, &k, err);
+    ends chain = b->end;
+    b->end = (ends){0};
+    int rc = add(b, &x, name, NULL, &k, err);
+    b->end = chain;
+    if (rc == TH_OK && ends_add(&b->end, k)) rc = oom(err);
+    return rc;
+}
 
-    llm_stage st;
-    llm_stage_work(m, &x, &sys->npu, &st);
+/* What every stage's builder shares. */
+typedef struct shared {
+    const th_llm_workload *w;
+    const th_system *sys;
+    const th_chakra_opts *o;
+    th_llm_exec x;
     plan p;
-    memset(&p, 0, sizeof p);
-    p.m = m, p.x = &x, p.L = m->layers, p.tp = mtp;
-    llm_layer_times(m, &x, &sys->npu, &p.t);
-    p.every = m->experts > 0 ? m->moe_every : 0;
-    double tok = (double)x.micro_batch * m->seq, sp = x.sequence_parallel ? (double)x.tp : 1;
-    p.act = tok * m->hidden * m->act_bytes;
-    p.a2a = tok * m->top_k * m->hidden * m->act_bytes / sp;
-    p.ep = st.moe_layers > 0 && x.ep > 1 ? mep : 0;
-    p.sp = x.sequence_parallel;
-    p.full = x.recompute == TH_LLM_RECOMPUTE_FULL;
-    p.sel = x.recompute == TH_LLM_RECOMPUTE_SELECTIVE;
-    int64_t mb = x.global_batch / (x.micro_batch * x.dp);
+    th_pipe q;
+    llm_stage st;  /* the model's busiest stage (one stage: the graph's) */
+    llm_params lp; /* parameters per layer */
+    uint32_t mep, mdp;
+} shared;
 
-    /* the gradient buckets: dense over the whole data-parallel group, expert over its dp / ep
-     * part; the weights gathered back likewise when sharded */
-    int sharded = x.sharding >= TH_LLM_SHARD_OPTIMIZER;
-    bucket *grad = NULL, *wts = NULL;
-    size_t ngrad = 0, gcap = 0, nw = 0, wcap = 0, nd;
-    lb b = {g, sys, src, {0}, {0}, 0};
-    int rc = add_buckets(&grad, &ngrad, &gcap, st.dense_params * x.grad_bytes, x.bucket_bytes,
-                         mep | mdp, x.dp_overlap, src, err);
-    nd = ngrad;
+/* Stage s's parameters per NPU reduced over the whole data-parallel group (*dense) and over
+ * its dp / ep part (*expert): its layers, the embedding on the first and the last stage, the
+ * final norm on the last; one stage: the model's. */
+static void stage_params(const shared *sh, int64_t s, double *dense, double *expert) {
+    *dense = sh->st.dense_params, *expert = sh->st.expert_params;
+    if (sh->q.p == 1) return;
+    double nd = 0, nm = 0;
+    for (int64_t c = 0; c < sh->q.v; c++)
+        for (int64_t l = (c * sh->q.p + s) * sh->q.per, e = l + sh->q.per; l < e; l++)
+            is_moe(&sh->p, l) ? nm++ : nd++;
+    *dense = nd * sh->lp.dense + nm * sh->lp.moe;
+    if (s == 0) *dense += sh->lp.embedding;
+    if (s == sh->q.p - 1) *dense += sh->lp.embedding + sh->lp.norm;
+    *expert = nm * sh->lp.expert;
+}
+
+/* The gradient buckets of stage s, and the weights gathered back when sharded. */
+static int stage_buckets(const shared *sh, int64_t s, bucket **grad, size_t *ngrad, bucket **wts,
+                         size_t *nw, th_error *err) {
+    const th_llm_exec *x = &sh->x;
+    const th_llm_model *m = &sh->w->model;
+    double dense, expert;
+    stage_params(sh, s, &dense, &expert);
+    size_t gcap = 0, wcap = 0, nd;
+    int sharded = x->sharding >= TH_LLM_SHARD_OPTIMIZER;
+    int rc = add_buckets(grad, ngrad, &gcap, dense * x->grad_bytes, x->bucket_bytes,
+                         sh->mep | sh->mdp, x->dp_overlap, sh->w->name, err);
+    nd = *ngrad;
     if (rc == TH_OK)
-        rc = add_buckets(&grad, &ngrad, &gcap, st.expert_params * x.grad_bytes, x.bucket_bytes, mdp,
-                         x.dp_overlap, src, err);
-    if (rc == TH_OK && nd > 0 && ngrad > nd) qsort(grad, ngrad, sizeof *grad, by_time);
+        rc = add_buckets(grad, ngrad, &gcap, expert * x->grad_bytes, x->bucket_bytes, sh->mdp,
+                         x->dp_overlap, sh->w->name, err);
+    if (rc == TH_OK && nd > 0 && *ngrad > nd) qsort(*grad, *ngrad, sizeof **grad, by_time);
     if (rc == TH_OK && sharded) {
-        rc = add_buckets(&wts, &nw, &wcap, st.dense_params * m->param_bytes, x.bucket_bytes,
-                         mep | mdp, 0, src, err);
-        size_t ndw = nw;
+        rc = add_buckets(wts, nw, &wcap, dense * m->param_bytes, x->bucket_bytes, sh->mep | sh->mdp,
+                         0, sh->w->name, err);
+        size_t ndw = *nw;
         if (rc == TH_OK)
-            rc = add_buckets(&wts, &nw, &wcap, st.expert_params * m->param_bytes, x.bucket_bytes,
-                             mdp, 0, src, err);
-        if (rc == TH_OK && ndw > 0 && nw > ndw) qsort(wts, nw, sizeof *wts, by_time);
+            rc = add_buckets(wts, nw, &wcap, expert * m->param_bytes, x->bucket_bytes, sh->mdp, 0,
+                             sh->w->name, err);
+        if (rc == TH_OK && ndw > 0 && *nw > ndw) qsort(*wts, *nw, sizeof **wts, by_time);
     }
-    th_coll_type gtype = sharded ? TH_COLL_REDUCESCATTER : TH_COLL_ALLREDUCE;
-    char name[96];
-    for (int it = 0; rc == TH_OK && it < o->iterations; it++) {
-        b.it = it;
-        for (int64_t u = 0; rc == TH_OK && u < mb; u++) {
-            /* the gradients are made in the last micro-batch's backward pass */
-            dpq q = {grad, ngrad, 0, 0, st.bwd + st.recompute, gtype}, *lq = NULL;
-            if (u == mb - 1) lq = &q;
-            for (int64_t l = 0; rc == TH_OK && l < p.L; l++) {
-                snprintf(name, sizeof name, "mb%lld.l%lld.forward", (long long)u, (long long)l);
-                rc = comp(&b, name, is_moe(&p, l) ? p.t.fwd_moe : p.t.fwd_dense, NULL, err);
-                if (rc == TH_OK) rc = layer_colls(&b, &p, name, l, 0, err);
+    return rc;
+}
+
+/* The graph of stage s into g (its counts zeroed first). */
+static int build_stage(const shared *sh, int64_t s, th_chakra_graph *g, th_error *err) {
+    const th_llm_exec *x = &sh->x;
+    const plan *p = &sh->p;
+    const th_pipe *q = &sh->q;
+    const char *src = sh->w->name;
+    int64_t K = q->p * q->v - 1; /* the last virtual stage: the logits */
+    bucket *grad = NULL, *wts = NULL;
+    size_t ngrad = 0, nw = 0, nsteps = 0;
+    th_pipe_step *sv = NULL;
+    lb b = {g, sh->sys, src, {0}, {0}, 0};
+    int rc = stage_buckets(sh, s, &grad, &ngrad, &wts, &nw, err);
+    if (rc == TH_OK && th_pipe_steps(q, s, &sv, &nsteps)) rc = oom(err);
+    /* the backward compute of the last micro-batch, over which its gradients are made */
+    double total = sh->st.bwd + sh->st.recompute;
+    if (q->p > 1) {
+        total = s == q->p - 1 ? 2 * p->t.logits : 0;
+        for (int64_t c = 0; c < q->v; c++)
+            for (int64_t l = (c * q->p + s) * q->per, e = l + q->per; l < e; l++) {
+                int moe = is_moe(p, l);
+                double f = moe ? p->t.fwd_moe : p->t.fwd_dense;
+                total += 2 * f + (p->full  ? f
+                                  : p->sel ? (moe ? p->t.core_moe : p->t.core_dense)
+                                           : 0);
             }
-            if (rc) break;
-            snprintf(name, sizeof name, "mb%lld.logits.forward", (long long)u);
-            if ((rc = comp(&b, name, p.t.logits, NULL, err))) break;
-            snprintf(name, sizeof name, "mb%lld.logits.backward", (long long)u);
-            if ((rc = comp(&b, name, 2 * p.t.logits, lq, err))) break;
-            for (int64_t l = p.L - 1; rc == TH_OK && l >= 0; l--) {
-                int moe = is_moe(&p, l);
-                double f = moe ? p.t.fwd_moe : p.t.fwd_dense;
-                if (p.full || p.sel) {
+    }
+    th_coll_type gtype =
+        x->sharding >= TH_LLM_SHARD_OPTIMIZER ? TH_COLL_REDUCESCATTER : TH_COLL_ALLREDUCE;
+    int64_t bounds = K > 0 ? K : 1; /* stage boundaries, for the tags */
+    char name[96];
+    for (int it = 0; rc == TH_OK && it < sh->o->iterations; it++) {
+        b.it = it;
+        dpq dq = {grad, ngrad, 0, 0, total, gtype};
+        for (size_t i = 0; rc == TH_OK && i < nsteps; i++) {
+            const th_pipe_step *t = &sv[i];
+            int64_t u = t->u, k = t->c * q->p + s, l0 = k * q->per, l1 = l0 + q->per;
+            dpq *lq = t->bwd && u == q->mb - 1 ? &dq : NULL;
+            uint64_t tag = (((uint64_t)it * 2 + (uint64_t)t->bwd) * (uint64_t)q->mb + (uint64_t)u) *
+                           (uint64_t)bounds;
+            if (!t->bwd) {
+                if (k > 0) {
+                    snprintf(name, sizeof name, "mb%lld.v%lld.recv_activation", (long long)u,
+                             (long long)k);
+                    rc = p2p(&b, q, name, 0, (int)((k - 1) % q->p), tag + (uint64_t)(k - 1), err);
+                }
+                for (int64_t l = l0; rc == TH_OK && l < l1; l++) {
+                    snprintf(name, sizeof name, "mb%lld.l%lld.forward", (long long)u, (long long)l);
+                    rc = comp(&b, name, is_moe(p, l) ? p->t.fwd_moe : p->t.fwd_dense, NULL, err);
+                    if (rc == TH_OK) rc = layer_colls(&b, p, name, l, 0, err);
+                }
+                if (rc == TH_OK && k == K) {
+                    snprintf(name, sizeof name, "mb%lld.logits.forward", (long long)u);
+                    rc = comp(&b, name, p->t.logits, NULL, err);
+                }
+                if (rc == TH_OK && k < K) {
+                    snprintf(name, sizeof name, "mb%lld.v%lld.send_activation", (long long)u,
+                             (long long)k);
+                    rc = p2p(&b, q, name, 1, (int)((k + 1) % q->p), tag + (uint64_t)k, err);
+                }
+                continue;
+            }
+            if (k == K) {
+                snprintf(name, sizeof name, "mb%lld.logits.backward", (long long)u);
+                rc = comp(&b, name, 2 * p->t.logits, lq, err);
+            } else {
+                snprintf(name, sizeof name, "mb%lld.v%lld.recv_gradient", (long long)u,
+                         (long long)k);
+                rc = p2p(&b, q, name, 0, (int)((k + 1) % q->p), tag + (uint64_t)k, err);
+            }
+            for (int64_t l = l1 - 1; rc == TH_OK && l >= l0; l--) {
+                int moe = is_moe(p, l);
+                double f = moe ? p->t.fwd_moe : p->t.fwd_dense;
+                if (p->full || p->sel) {
                     snprintf(name, sizeof name, "mb%lld.l%lld.recompute", (long long)u,
                              (long long)l);
-                    rc = comp(&b, name, p.full ? f : moe ? p.t.core_moe : p.t.core_dense, lq, err);
-                    if (rc == TH_OK && p.full) rc = layer_colls(&b, &p, name, l, 0, err);
+                    rc = comp(&b, name,
+                              p->full ? f
+                              : moe   ? p->t.core_moe
+                                      : p->t.core_dense,
+                              lq, err);
+                    if (rc == TH_OK && p->full) rc = layer_colls(&b, p, name, l, 0, err);
                     if (rc) break;
                 }
                 snprintf(name, sizeof name, "mb%lld.l%lld.backward", (long long)u, (long long)l);
                 rc = comp(&b, name, 2 * f, lq, err);
-                if (rc == TH_OK) rc = layer_colls(&b, &p, name, l, 1, err);
+                if (rc == TH_OK) rc = layer_colls(&b, p, name, l, 1, err);
             }
-            if (rc == TH_OK && lq) rc = due(&b, lq, 1, 0, err);
+            if (rc == TH_OK && k > 0) {
+                snprintf(name, sizeof name, "mb%lld.v%lld.send_gradient", (long long)u,
+                         (long long)k);
+                rc = p2p(&b, q, name, 1, (int)((k - 1) % q->p), tag + (uint64_t)(k - 1), err);
+            }
         }
+        /* the last step is the last micro-batch's backward: the buckets due at its end */
+        if (rc == TH_OK) rc = due(&b, &dq, 1, 0, err);
         if (rc) break;
         /* the optimizer step waits for the pass and every gradient bucket */
         ends buckets = b.extra;
@@ -392,11 +460,13 @@ int th_chakra_build_llm(const th_llm_workload *w, const th_system *sys, const th
         for (size_t i = 0; rc == TH_OK && i < buckets.n; i++)
             if (ends_add(&b.end, buckets.v[i])) rc = oom(err);
         free(buckets.v);
-        double dp = (double)x.dp, edp = dp / (double)x.ep;
-        double shard = sharded ? st.dense_params / dp + st.expert_params / edp
-                               : st.dense_params + st.expert_params;
-        double opt = llm_vector_ns(&sys->npu, shard, 10,
-                                   x.grad_bytes + 2 * x.optimizer_bytes + m->param_bytes);
+        const th_llm_model *m = &sh->w->model;
+        int sharded = x->sharding >= TH_LLM_SHARD_OPTIMIZER;
+        double dp = (double)x->dp, edp = dp / (double)x->ep, dense_p, expert_p;
+        stage_params(sh, s, &dense_p, &expert_p);
+        double shard = sharded ? dense_p / dp + expert_p / edp : dense_p + expert_p;
+        double opt = llm_vector_ns(&sh->sys->npu, shard, 10,
+                                   x->grad_bytes + 2 * x->optimizer_bytes + m->param_bytes);
         if (rc == TH_OK) rc = comp(&b, "optimizer", opt, NULL, err);
         /* sharded: the updated weights gathered back, together, before the next forward */
         for (size_t i = 0; rc == TH_OK && i < nw; i++) {
@@ -419,5 +489,87 @@ int th_chakra_build_llm(const th_llm_workload *w, const th_system *sys, const th
     free(b.extra.v);
     free(grad);
     free(wts);
+    free(sv);
+    return rc;
+}
+
+int th_chakra_build_llm(const th_llm_workload *w, const th_system *sys, const th_chakra_opts *o,
+                        th_chakra_graph *g, th_error *err) {
+    memset(g, 0, sizeof *g);
+    shared sh;
+    memset(&sh, 0, sizeof sh);
+    sh.w = w, sh.sys = sys, sh.o = o, sh.x = w->exec;
+    const th_llm_model *m = &w->model;
+    th_llm_exec *x = &sh.x;
+    const char *src = w->name;
+    g->ndims = sys->ndims, g->iterations = o->iterations, g->name = w->name;
+    g->npus = 1;
+    for (int d = 0; d < sys->ndims; d++)
+        g->npus *= sys->dims[d].npus;
+    if (o->iterations < 1 || o->iterations > 1000)
+        return th_error_set(err, TH_EINPUT, "iterations: expected 1 to 1000, got %d",
+                            o->iterations);
+    if (o->bucket > 0) x->bucket_bytes = o->bucket;
+    if (o->bucket < 0) x->bucket_bytes = 0;
+    if (!sys->npu.present)
+        return th_error_set(err, TH_EINPUT,
+                            "npu: missing in system \"%s\" (an LLM workload's compute times come "
+                            "from the NPU's matrix_tflops, vector_tflops and memory_GBps)",
+                            sys->name);
+    if (th_llm_check(m, x, src, err)) return err->code;
+    if (x->sharding == TH_LLM_SHARD_WEIGHTS)
+        return th_error_set(err, TH_EINPUT,
+                            "%s: llm.sharding: weights (ZeRO-3) gathers the weights before each "
+                            "pass, hidden behind the pass before it, which the writer does not "
+                            "lay out; optimizer and gradients are written",
+                            src);
+    th_llm_map map;
+    if (th_llm_map_groups(sys, x, &map, err)) return err->code;
+    uint32_t mtp;
+    if (group_mask(&map, sys, TH_LLM_TP, src, &mtp, err) ||
+        group_mask(&map, sys, TH_LLM_EP, src, &sh.mep, err) ||
+        group_mask(&map, sys, TH_LLM_DP, src, &sh.mdp, err))
+        return err->code;
+
+    llm_stage_work(m, x, &sys->npu, &sh.st);
+    llm_layer_params(m, x, &sh.lp);
+    plan *p = &sh.p;
+    p->m = m, p->x = x, p->L = m->layers, p->tp = mtp;
+    llm_layer_times(m, x, &sys->npu, &p->t);
+    p->every = m->experts > 0 ? m->moe_every : 0;
+    double tok = (double)x->micro_batch * m->seq, sp = x->sequence_parallel ? (double)x->tp : 1;
+    p->act = tok * m->hidden * m->act_bytes;
+    p->a2a = tok * m->top_k * m->hidden * m->act_bytes / sp;
+    p->ep = sh.st.moe_layers > 0 && x->ep > 1 ? sh.mep : 0;
+    p->sp = x->sequence_parallel;
+    p->full = x->recompute == TH_LLM_RECOMPUTE_FULL;
+    p->sel = x->recompute == TH_LLM_RECOMPUTE_SELECTIVE;
+    th_pipe *q = &sh.q;
+    q->p = x->pp, q->v = x->schedule == TH_LLM_INTERLEAVED ? x->virtual_stages : 1;
+    q->mb = x->global_batch / (x->micro_batch * x->dp);
+    q->per = m->layers / (q->p * q->v);
+    q->sched = x->schedule;
+    q->send = p->act / (double)x->tp;
+
+    int rc = build_stage(&sh, 0, g, err);
+    if (rc || q->p == 1) return rc;
+    g->stages = (int)q->p;
+    g->stage_us = g->compute_us;
+    if (!(g->stage = calloc((size_t)q->p - 1, sizeof *g->stage))) return oom(err);
+    if ((rc = th_pipe_layout(&map, x, sys, g, err))) return rc;
+    uint64_t most = g->n;
+    for (int64_t s = 1; rc == TH_OK && s < q->p; s++) {
+        th_chakra_graph *gs = &g->stage[s - 1];
+        gs->ndims = g->ndims, gs->iterations = g->iterations, gs->name = g->name;
+        gs->npus = g->npus;
+        rc = build_stage(&sh, s, gs, err);
+        gs->stage_us = gs->compute_us;
+        if (gs->n > most) most = gs->n;
+        g->phases += gs->phases, g->rounded += gs->rounded, g->dropped += gs->dropped;
+        g->sizes_rounded += gs->sizes_rounded;
+        if (gs->worst_ns > g->worst_ns) g->worst_ns = gs->worst_ns;
+        g->compute_ns = gs->compute_ns, g->compute_us = gs->compute_us; /* the last stage's */
+    }
+    g->id_stride = most;
     return rc;
 }

@@ -70,10 +70,11 @@ static int metadata(writer *w, const th_chakra_graph *g, const char *system, th_
     return put(w, &m.base, err);
 }
 
-int th_chakra_write(FILE *f, const char *path, const th_chakra_graph *g, const char *system,
+int th_chakra_write(FILE *f, const char *path, const th_chakra_graph *all, const char *system,
                     int64_t rank, th_error *err) {
     writer w = {f, path, NULL, 0};
-    uint64_t base = (uint64_t)rank * g->n, *ids = NULL;
+    const th_chakra_graph *g = th_chakra_graph_of(all, rank);
+    uint64_t base = (uint64_t)rank * (all->id_stride ? all->id_stride : g->n), *ids = NULL;
     protobuf_c_boolean *dims = malloc(sizeof *dims * (size_t)(g->ndims ? g->ndims : 1));
     size_t most = 0; /* the longest dependency list */
     for (size_t k = 0; k < g->n; k++)
@@ -93,12 +94,21 @@ int th_chakra_write(FILE *f, const char *path, const th_chakra_graph *g, const c
             ids[i] = base + g->deps[x->dep + i];
         n.n_data_deps = x->ndata, n.data_deps = ids;
         n.n_ctrl_deps = x->nctrl, n.ctrl_deps = ids + x->ndata;
-        ChakraProtoMsg__AttributeProto a[4], *pa[4];
+        ChakraProtoMsg__AttributeProto a[5], *pa[5];
         ChakraProtoMsg__BoolList involved = CHAKRA_PROTO_MSG__BOOL_LIST__INIT;
         attr_bool(&a[0], "is_cpu_op", 0);
         n.n_attr = 1;
         if (x->type == TH_CHAKRA_COMP_NODE) {
             n.duration_micros = x->micros;
+        } else if (x->type == TH_CHAKRA_COMM_SEND_NODE || x->type == TH_CHAKRA_COMM_RECV_NODE) {
+            /* the peer: the NPU of its stage with this one's other coordinates */
+            int64_t peer = rank - all->stage_off[all->stage_of[rank]] + all->stage_off[x->peer];
+            int send = x->type == TH_CHAKRA_COMM_SEND_NODE;
+            attr_int(&a[1], "comm_src", send ? rank : peer);
+            attr_int(&a[2], "comm_dst", send ? peer : rank);
+            attr_int(&a[3], "comm_size", (int64_t)x->comm_size);
+            attr_int(&a[4], "comm_tag", x->tag);
+            n.n_attr = 5;
         } else {
             attr_int(&a[1], "comm_type", x->comm_type);
             attr_int(&a[2], "comm_size", (int64_t)x->comm_size);

@@ -138,8 +138,50 @@ static void notes(const th_chakra_graph *g, const th_cmd_io *io) {
 }
 
 typedef struct counts {
-    size_t comp, coll;
+    size_t comp, coll, send, recv;
 } counts;
+
+static counts count(const th_chakra_graph *g) {
+    counts c = {0, 0, 0, 0};
+    for (size_t k = 0; k < g->n; k++)
+        switch (g->nodes[k].type) {
+        case TH_CHAKRA_COMP_NODE: c.comp++; break;
+        case TH_CHAKRA_COMM_SEND_NODE: c.send++; break;
+        case TH_CHAKRA_COMM_RECV_NODE: c.recv++; break;
+        default: c.coll++;
+        }
+    return c;
+}
+
+/* Files of stage s (every file when there are no stages). */
+static int64_t stage_files(const th_chakra_graph *g, int s) {
+    if (g->stages <= 1) return g->npus;
+    int64_t n = 0;
+    for (int64_t r = 0; r < g->npus; r++)
+        n += g->stage_of[r] == s;
+    return n;
+}
+
+/* The stages' files and nodes, as JSON. */
+static cJSON *stages_json(const th_chakra_graph *g) {
+    cJSON *a = cJSON_CreateArray();
+    for (int s = 0; a && s < g->stages; s++) {
+        const th_chakra_graph *gs = s ? &g->stage[s - 1] : g;
+        counts c = count(gs);
+        cJSON *o = cJSON_CreateObject();
+        if (!o) continue;
+        cJSON_AddNumberToObject(o, "stage", s);
+        cJSON_AddNumberToObject(o, "files", (double)stage_files(g, s));
+        cJSON_AddNumberToObject(o, "nodes", (double)gs->n);
+        cJSON_AddNumberToObject(o, "compute_nodes", (double)c.comp);
+        cJSON_AddNumberToObject(o, "collective_nodes", (double)c.coll);
+        cJSON_AddNumberToObject(o, "send_nodes", (double)c.send);
+        cJSON_AddNumberToObject(o, "recv_nodes", (double)c.recv);
+        cJSON_AddNumberToObject(o, "written_compute_us", (double)gs->stage_us);
+        cJSON_AddItemToArray(a, o);
+    }
+    return a;
+}
 
 static int report(FILE *out, const th_export_chakra_request *r, const th_system *sys,
                   const th_chakra_graph *g, const counts *c, th_error *err) {
@@ -154,6 +196,9 @@ static int report(FILE *out, const th_export_chakra_request *r, const th_system 
             cJSON_AddNumberToObject(o, "nodes", (double)g->n);
             cJSON_AddNumberToObject(o, "compute_nodes", (double)c->comp);
             cJSON_AddNumberToObject(o, "collective_nodes", (double)c->coll);
+            cJSON_AddNumberToObject(o, "send_nodes", (double)c->send);
+            cJSON_AddNumberToObject(o, "recv_nodes", (double)c->recv);
+            if (g->stages > 1) cJSON_AddItemToObject(o, "stages", stages_json(g));
             cJSON_AddNumberToObject(o, "compute_us", g->compute_ns / 1000);
             cJSON_AddNumberToObject(o, "written_compute_us", (double)g->compute_us);
             cJSON_AddNumberToObject(o, "rounded", g->rounded);
@@ -169,11 +214,22 @@ static int report(FILE *out, const th_export_chakra_request *r, const th_system 
     th_text_escape(prefix, sizeof prefix, r->output);
     fprintf(out, "%s on %s: %lld files %s.0.et .. %s.%lld.et\n", wname, sname, (long long)g->npus,
             prefix, prefix, (long long)g->npus - 1);
-    fprintf(out, "nodes per file  %zu (%zu compute, %zu collectives), %d iteration%s\n", g->n,
-            c->comp, c->coll, g->iterations, g->iterations > 1 ? "s" : "");
+    if (g->stages <= 1)
+        fprintf(out, "nodes per file  %zu (%zu compute, %zu collectives), %d iteration%s\n", g->n,
+                c->comp, c->coll, g->iterations, g->iterations > 1 ? "s" : "");
+    for (int s = 0; g->stages > 1 && s < g->stages; s++) {
+        const th_chakra_graph *gs = s ? &g->stage[s - 1] : g;
+        counts k = count(gs);
+        fprintf(out,
+                "stage %-9d %lld file%s of %zu nodes (%zu compute, %zu collectives, %zu sends, "
+                "%zu receives), %llu us of compute written\n",
+                s, (long long)stage_files(g, s), stage_files(g, s) > 1 ? "s" : "", gs->n, k.comp,
+                k.coll, k.send, k.recv, (unsigned long long)gs->stage_us);
+    }
     /* the workload's time to the nanosecond (JSON has every digit) */
-    fprintf(out, "compute         %.3f us per iteration in the workload, %llu us written\n",
-            g->compute_ns / 1000, (unsigned long long)g->compute_us);
+    fprintf(out, "compute         %.3f us per iteration in the workload, %llu us written%s\n",
+            g->compute_ns / 1000, (unsigned long long)g->compute_us,
+            g->stages > 1 ? " (the last stage)" : "");
     return th_report_done(out, err);
 }
 
@@ -292,12 +348,7 @@ int th_cmd_export_chakra(const th_export_chakra_request *r, const th_cmd_io *io,
     }
     if (rc == TH_OK) rc = write_files(r, &sys, &g, io, err);
     if (rc == TH_OK) {
-        counts c = {0, 0};
-        for (size_t k = 0; k < g.n; k++)
-            if (g.nodes[k].type == TH_CHAKRA_COMP_NODE)
-                c.comp++;
-            else
-                c.coll++;
+        counts c = count(&g);
         notes(&g, io);
         th_output out;
         if ((rc = th_cmd_out_open(io, NULL, 0, &out, err)) == TH_OK) {

@@ -68,6 +68,9 @@ static const th_option opts[] = {
     {0, "schedule", "schedule", TH_ARG_CHOICE, R(schedule), "S",
      .help = "... pipeline schedule: {} (default the file's)", .noun = "schedule",
      .choices = th_llm_schedule_names},
+    {0, "comm-group", "comm_group", TH_ARG_STRING, R(comm_group), "FILE",
+     .help = "Chakra traces: ASTRA-sim 2.x's communicator group file\n(group id -> ranks) "
+             "that pg_name names"},
     TH_ARG_HELP_OPTS,
 };
 

@@ -53,7 +53,16 @@ def test_export_llm_workload_object(tmp_path):
     assert r["collective_nodes"] == 2 * 8 * 2 + 1
 
 
-def test_export_llm_refuses_pipeline_stages(tmp_path):
-    with pytest.raises(themis.Error, match="llm.pp: 2 pipeline stages"):
-        themis.export_chakra(llm(tp=2, pp=2, dp=4, global_batch=8), tmp_path / "l",
+def test_export_llm_pipeline_stages(tmp_path):
+    r = themis.export_chakra(llm(pp=4, dp=4, global_batch=8, bucket_bytes=0), tmp_path / "l",
                              system=LLM_SYS)
+    # PP 4 on the ring, DP 4 on the switch: 4 files a stage, one layer each, 2 micro-batches.
+    # Per micro-batch stage 0 runs its forward and a send, a receive and its backward (4 nodes);
+    # a middle stage a receive, forward, send and the same backward (6); the last a receive,
+    # its forward, the logits' forward and backward, its backward and a send (6). Then the
+    # gradient All-Reduce and the optimizer step.
+    assert r["files"] == 16
+    assert [s["files"] for s in r["stages"]] == [4, 4, 4, 4]
+    assert [s["nodes"] for s in r["stages"]] == [10, 14, 14, 14]
+    assert [s["send_nodes"] for s in r["stages"]] == [2, 4, 4, 2]
+    assert [s["recv_nodes"] for s in r["stages"]] == [2, 4, 4, 2]
