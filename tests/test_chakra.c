@@ -395,7 +395,14 @@ END_TEST
  *   models/workloads/dlrm.json written by export-chakra on the system of themis_SCF_3d_s16.json
  *   (16 splits; 10 collectives between its compute nodes): Themis + FIFO 1170449 ns, exposed
  *   926449; Themis + SCF 1162162, exposed 918162 (with the rule "another NPU after an
- *   All-Reduce, rank 0 after any other collective": 1169788 and 1162256). */
+ *   All-Reduce, rank 0 after any other collective": 1169788 and 1162256);
+ *   on r2_s8_r4.yml (Ring 2 @ 150/200, Switch 8 @ 400/100, Ring 4 @ 100/20) with
+ *   themis_FIFO_3d_s32.json, a 64 MiB Reduce-Scatter then a 356954-byte All-Gather that
+ *   depends on it: 296575 ns. Phases of its chunks on two dims hand messages over at one
+ *   tick in other orders; every NPU runs both there in its place for the one registered
+ *   first, whose order the other follows from then on, so NPU 12 generates the All-Gather
+ *   first (logged on an ASTRA-sim build that prints it); following each chain alone names
+ *   rank 0 and gives 295301. */
 START_TEST(chakra_themis_first_npu) {
     char *dir = test_tmp_dir();
     TEST_DIR_PATH(s4, dir, "s4.json");
@@ -407,6 +414,13 @@ START_TEST(chakra_themis_first_npu) {
     write_set(dir, "two", two, 2, 64);
     TEST_DIR_PATH(p2, dir, "two");
     ck_assert_rel(iteration(p2, s4, "-p themis -q scf"), 603958);
+    TEST_DIR_PATH(s32, dir, "s32.json");
+    import_astra("chakra/r2_s8_r4.yml", "chakra/themis_FIFO_3d_s32.json", s32);
+    wnode rs_ag[] = {COLLECTIVE(0, RS, 67108864), COLLECTIVE(1, AG, 356954)};
+    rs_ag[1].data[0] = 0, rs_ag[1].ndata = 1;
+    write_set(dir, "rs_ag", rs_ag, 2, 64);
+    TEST_DIR_PATH(prs, dir, "rs_ag");
+    ck_assert_rel(iteration(prs, s32, "-p themis -q fifo"), 296575);
     TEST_DIR_PATH(dlrm, dir, "dlrm");
     const char *src = getenv("THEMIS_SRCDIR");
     test_cli_out r;

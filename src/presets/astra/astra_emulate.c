@@ -33,6 +33,14 @@ typedef struct astra_emu_state {
     int64_t issue_first;
     int64_t end_first[TH_MAX_DIMS];
     double end_wait[TH_MAX_DIMS]; /* how long before its end each phase registered it, ns */
+    /* each running ring phase's start (ns), operation, input size and time (ns), to find the
+     * ticks of its events */
+    double start_at[TH_MAX_DIMS], size[TH_MAX_DIMS], time[TH_MAX_DIMS];
+    th_op op[TH_MAX_DIMS];
+    int64_t start_first[TH_MAX_DIMS]; /* the order it started in */
+    double start_reg[TH_MAX_DIMS];    /* when the event that started it was registered (-1) */
+    double trigger_reg;               /* the same for the phases starting now */
+    int dir[TH_MAX_DIMS];             /* 1: its messages go clockwise, -1: anticlockwise */
     int64_t coll_first;
 } astra_emu_state;
 
@@ -125,12 +133,87 @@ static int64_t phase_lead(const th_emu *r, const th_plan *plan, int d, th_op op,
 /* How long before its end a ring phase's last event is registered: a Reduce-Scatter's last
  * message is reduced (PacketBundle::call registers the reduction's end), any other phase's
  * is handed over (MemBus, the endpoint delay). */
-static double end_wait(const th_emu *r, int d, th_op op, double m) {
-    double ep = astra_of(r->sys)->endpoint;
-    if (op != TH_OP_RS) return ep;
+static double proc_time(const th_emu *r, int d, double m) {
     double part = floor(m / (double)r->sys->dims[d].npus);
-    double proc = 3.0 * floor(part / (astra_of(r->sys)->local_mem_GBps * 1e9) * 1e9);
+    return 3.0 * floor(part / (astra_of(r->sys)->local_mem_GBps * 1e9) * 1e9);
+}
+
+static double end_wait(const th_emu *r, int d, th_op op, double m) {
+    double ep = astra_of(r->sys)->endpoint, proc = op == TH_OP_RS ? proc_time(r, d, m) : 0;
     return proc > 0 ? proc : ep;
+}
+
+/* The ticks (ns) at which every NPU runs an event of the ring phase on dim d (into t, at most
+ * max; returns how many, 0 when it is not a ring phase): its first hand-over to the network,
+ * then per message its hand-over back from the network and, when it is reduced (every message
+ * of a Reduce-Scatter, the first p - 1 of an All-Reduce), the reduction's end
+ * (Sys::try_register_event through MemBus and PacketBundle; the step time less these is the
+ * message's). */
+static int phase_ticks(const th_emu *r, int d, double *t, int *steps, double *reg, int max) {
+    const astra_emu_state *st = r->state;
+    if (st->end_first[d] < 0) return 0; /* not a ring, or its order not known */
+    th_op op = st->op[d];
+    double p = (double)r->sys->dims[d].npus, ep = astra_of(r->sys)->endpoint;
+    double n = op == TH_OP_AR ? 2 * (p - 1) : op == TH_OP_A2A ? p * (p - 1) / 2 : p - 1;
+    double nproc = op == TH_OP_AR || op == TH_OP_RS ? p - 1 : 0;
+    double proc = nproc > 0 ? proc_time(r, d, st->size[d]) : 0;
+    double net = (st->time[d] - ep - nproc * proc) / n - ep, x = st->start_at[d] + ep;
+    if (n + 1 > max || n * (1 + (proc > 0)) + 1 > max) return 0;
+    int k = 0;
+    /* when each was registered, and when what registered it was: the first hand-over at the
+     * start; a hand-over back as its message arrived, sent net before; a reduction's end as the
+     * hand-over before it ran */
+    steps[k] = 0, reg[2 * k] = st->start_at[d], reg[2 * k + 1] = st->start_reg[d], t[k++] = x;
+    for (int i = 0; i < (int)n; i++) {
+        x += net + ep;
+        steps[k] = i + 1, reg[2 * k] = x - ep, reg[2 * k + 1] = x - ep - net, t[k++] = x;
+        if (i < nproc && proc > 0)
+            steps[k] = i + 1, reg[2 * k] = x, reg[2 * k + 1] = x - ep, t[k++] = x += proc;
+    }
+    return k;
+}
+
+/* When the ring phase that starts on dim d and one running on another dim, in other orders,
+ * have events at one tick on every NPU (not both their ends, which step orders), ASTRA-sim
+ * runs both in each NPU's place of that tick, set by the first of them registered
+ * (Sys::try_register_event): from there both phases go in the order of the one registered
+ * first (at one tick, of the one whose registering event was); not known when that is not. */
+static void check_meet(th_emu *r, int d) {
+    astra_emu_state *st = r->state;
+    enum { MAX_TICKS = 512 };
+    double a[MAX_TICKS], b[MAX_TICKS];
+    int sa[MAX_TICKS], sb[MAX_TICKS];
+    double ra[2 * MAX_TICKS], rb[2 * MAX_TICKS];
+    /* without an endpoint delay the hand-overs fall on the phases' own boundaries, which the
+     * order of phase ends (step) already settles */
+    if (astra_of(r->sys)->endpoint <= 0) return;
+    int na = phase_ticks(r, d, a, sa, ra, MAX_TICKS);
+    if (na == 0) return;
+    for (int e = 0; e < r->sys->ndims; e++) {
+        if (e == d || !r->srv[e].busy || st->end_first[e] < 0) continue;
+        int nb = phase_ticks(r, e, b, sb, rb, MAX_TICKS);
+        for (int i = 0, j = 0; i < na && j < nb;) {
+            if (a[i] < b[j]) {
+                i++;
+            } else if (b[j] < a[i]) {
+                j++;
+            } else {
+                int64_t la = lead_shift(r->sys, st->start_first[d], d, st->dir[d] * sa[i]);
+                int64_t lb = lead_shift(r->sys, st->start_first[e], e, st->dir[e] * sb[j]);
+                if (la != lb && !(i == na - 1 && j == nb - 1)) {
+                    int nd = sa[na - 1], ne = sb[nb - 1];
+                    double a1 = ra[2 * i], a2 = ra[2 * i + 1], b1 = rb[2 * j], b2 = rb[2 * j + 1];
+                    if (a1 == b1 && (a2 == b2 || a2 < 0 || b2 < 0))
+                        st->end_first[d] = st->end_first[e] = -1;
+                    else if (a1 < b1 || (a1 == b1 && a2 < b2)) /* e follows d from here */
+                        st->end_first[e] = lead_shift(r->sys, la, e, st->dir[e] * (ne - sb[j]));
+                    else
+                        st->end_first[d] = lead_shift(r->sys, lb, d, st->dir[d] * (nd - sa[i]));
+                }
+                break;
+            }
+        }
+    }
 }
 
 /* Dim d takes the phase at the head of its list and runs it from now, started in the NPUs'
@@ -147,7 +230,13 @@ static int start(th_emu *r, int d, int64_t first) {
     astra_emu_state *st = r->state;
     st->end_first[d] = phase_lead(r, cr->plan, d, op, first);
     st->end_wait[d] = end_wait(r, d, op, m);
-    return emu_begin(r, d, e, stage, op, m, time, bytes);
+    st->start_at[d] = r->t, st->size[d] = m, st->time[d] = time, st->op[d] = op;
+    st->start_first[d] = first;
+    st->start_reg[d] = st->trigger_reg;
+    st->dir[d] = op == TH_OP_AG && cr->plan->type == TH_COLL_ALLREDUCE ? -1 : 1;
+    int rc = emu_begin(r, d, e, stage, op, m, time, bytes);
+    if (rc == 0) check_meet(r, d);
+    return rc;
 }
 
 /* Queues the phase and starts it at once when its dim is idle. */
@@ -179,6 +268,7 @@ static int issue(th_emu *emu, const th_plan *plan, double t, int *id, th_error *
      * preset's order) and the head starts once every chunk is queued, at the same instant. */
     astra_emu_state *st = emu->state;
     int held = st->held && st->held_at == t ? st->held - 1 : -1, k;
+    if (held < 0) st->trigger_reg = -1; /* issued by a compute node: not known */
     st->held = 0;
     if (emu_admit(emu, plan, t, &k, err)) return err->code;
     for (uint32_t i = 0; i < (uint32_t)plan->chunks; i++) {
@@ -213,6 +303,7 @@ static int step(th_emu *emu, th_error *err) {
     for (int k = 1; k < nend; k++)
         if (st->end_wait[ending[k]] > st->end_wait[ending[win]]) win = k;
     int64_t first = nend ? st->end_first[ending[win]] : -1;
+    st->trigger_reg = nend ? emu->t - st->end_wait[ending[win]] : -1;
     for (int k = 0; k < nend; k++) {
         int d = ending[k];
         uint32_t c, id;
