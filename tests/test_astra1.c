@@ -1128,16 +1128,16 @@ END_TEST
  * left. ResNet-50 (the tutorial's Resnet50_DataParallel.txt) on the tutorial exercise's system
  * (Switch 8 x 3, 50 GB/s, 1 ns, halvingDoubling, endpoint 10, boost 1, LIFO), Themis + FIFO, 64
  * splits, one pass: the branch build (ASTRA-sim-1.0, analytical d27635b) prints 2022751; NPU 0
- * first at every tick gives 2092015, the other NPU first at every tick where the loads differ
- * 2009973: refused, naming the first collective planned both ways (line 55's weight-grad
- * All-Reduce, at ns 423558). */
+ * first at every tick gives 2092015, the other NPU first at every tick where a phase event has
+ * met a workload tick and the loads differ 2021600: refused, naming the first collective
+ * planned both ways (line 46's weight-grad All-Reduce, at ns 622713). */
 START_TEST(vec_train_npu_order) {
     test_fails(2,
-               "resnet50_data.txt:55: the weight-grad collective is planned by Themis at ns "
-               "423558",
+               "resnet50_data.txt:46: the weight-grad collective is planned by Themis at ns "
+               "622713",
                "train %s -s %s -p themis -q fifo", test_dpath("astra1/resnet50_data.txt"),
                test_dpath("astra1/sw888_branch.json"));
-    test_fails(2, "2092015 or 2009973 ns", "train %s -s %s -p themis -q fifo",
+    test_fails(2, "2092015 or 2021600 ns", "train %s -s %s -p themis -q fifo",
                test_dpath("astra1/resnet50_data.txt"), test_dpath("astra1/sw888_branch.json"));
 }
 END_TEST

@@ -50,6 +50,9 @@ extern const struct emu_model astra1_emu; /* astra1_emulate.c */
 void astra1_emu_behind(struct th_emu *emu, int behind, int reverse);
 /* How many such ends the dim order has decided since emu's reset. */
 long astra1_emu_unsure(const struct th_emu *emu);
+/* Whether one of the phases on emu (running, or ended at t) has one of its NPU's events at ns
+ * t (a phase whose chain is not one line: any ns it spans). */
+int astra1_emu_event_at(const struct th_emu *emu, double t);
 extern const th_model_ops astra1_model_ops; /* astra1_ops.c */
 
 #endif

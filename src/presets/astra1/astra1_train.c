@@ -60,6 +60,7 @@ typedef struct replay {
      * and plan with the loads the last tick left. While the two differ at this tick, `alt`
      * follows the other candidate and every plan is made both ways. */
     int flip;           /* follow the other candidate at such ticks */
+    int disturbed;      /* a workload tick met a phase event: NPU 0 may no longer be first */
     int tick_unsure;    /* this tick's loads depend on which NPU generates first */
     th_a1_tracker alt;  /* the other candidate's loads at this tick */
     th_plan *alt_plan;  /* scratch for the other candidate's plan */
@@ -181,7 +182,7 @@ static void new_tick(replay *r) {
     th_a1_tracker left = r->tracker;
     th_astra1_tracker_reset(&r->tracker, r->sys);
     int themis = r->o->policy == TH_POLICY_THEMIS || r->o->policy == TH_POLICY_THEMIS_GLOBAL;
-    if (!themis || r->t == 0 || same_loads(&left, &r->tracker, r->sys->ndims)) return;
+    if (!themis || !r->disturbed || same_loads(&left, &r->tracker, r->sys->ndims)) return;
     r->tick_unsure = 1;
     r->alt = left;
     if (r->flip) { /* the other NPU first: its plans, then NPU 0's reset */
@@ -627,6 +628,11 @@ static int run(replay *r) {
         event x = r->ev[e];
         r->ev[e] = r->ev[--r->nev];
         r->t = x.t;
+        /* a phase event at the tick of a workload call: an NPU of NPU 0's rings may have made
+         * its list for that tick first, and then runs first at every later tick (new_tick) */
+        if (x.kind == EV_CALL && r->sys->model == TH_MODEL_ASTRA1 && !r->npu0_behind &&
+            !r->disturbed && astra1_emu_event_at(r->emu, x.t))
+            r->disturbed = 1;
         rc = x.kind == EV_CALL ? call(r) : comm_done(r, x.k);
     }
     return rc;
