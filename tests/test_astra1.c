@@ -1142,6 +1142,20 @@ START_TEST(vec_train_npu_order) {
 }
 END_TEST
 
+/* In training too an All-Reduce's All-Gathers carry the last RS's output grown by the dims
+ * gathered since. The tutorial's DLRM_HybridParallel.txt, one pass, 64 splits, on the tutorial
+ * tag (3ad17ff): FullyConnected 4 x 3 (3 links, 100 GB/s, 10 ns, direct), endpoint 10, boost 1,
+ * LIFO, Themis + SCF: 58886 (each dim's RS output gave 58822); Switch 8 (200 GB/s, 5 ns,
+ * halvingDoubling) x Ring 5 (2 links, 50 GB/s, 100 ns, ring), Themis + FIFO: 463513 (463514). */
+START_TEST(vec_train_allgather_chain) {
+    ck_assert_int_eq(
+        train_ns("astra1/dlrm_hybrid.txt", "astra1/fc444_tag.json", "-p themis -q scf -n 64"),
+        58886);
+    ck_assert_int_eq(
+        train_ns("astra1/dlrm_hybrid.txt", "astra1/sw8r5_tag.json", "-p themis -q fifo"), 463513);
+}
+END_TEST
+
 /* With boost-mode 0 every NPU simulates, and which one generates a collective first after a
  * completion woke the workload is not followed: Ring 4 (2 links, 200 GB/s, 50 ns, ring) x
  * FullyConnected 4 (3 links, 100 GB/s, 100 ns, direct) x Switch 4 (1 link, 50 GB/s, 100 ns,
@@ -1197,6 +1211,7 @@ Suite *astra1_suite(void) {
     tcase_add_test(tc, vec_train_resume_order);
     tcase_add_test(tc, vec_train_boost0_refused);
     tcase_add_test(tc, vec_train_npu_order);
+    tcase_add_test(tc, vec_train_allgather_chain);
     suite_add_tcase(s, tc);
     return s;
 }
