@@ -262,6 +262,21 @@ int astra1_phase_chain(const th_system *sys, int d, th_coll_type type, th_op op,
 #undef PUT
 }
 
+int astra1_phase_events(const th_system *sys, int d, th_coll_type type, th_op op, double in,
+                        double *dl, int max) {
+    int k = astra1_phase_chain(sys, d, type, op, in, dl, max);
+    const th_dim *dd = &sys->dims[d];
+    if (k >= 0 || op != TH_OP_A2A || astra1_of(sys)->impl[type][d] != TH_A1_DIRECT ||
+        dd->topology == TH_TOPO_RING || max < 3)
+        return k;
+    double p = (double)dd->npus, w = astra1_of(sys)->window[type][d];
+    if (w > 0 && w < p - 1) return -1;
+    double n = net(sys, d, hops(dd, floor(p / 2)), floor(in / p));
+    if (n < 0) return -1;
+    dl[0] = dl[2] = astra1_of(sys)->endpoint, dl[1] = n;
+    return 3;
+}
+
 double th_astra1_phase_lag(const th_system *sys, int d, th_coll_type type, th_op op, double in) {
     const th_dim *dd = &sys->dims[d];
     double p = (double)dd->npus, e = astra1_of(sys)->endpoint;

@@ -50,6 +50,11 @@ extern const struct emu_model astra1_emu; /* astra1_emulate.c */
 void astra1_emu_behind(struct th_emu *emu, int behind, int reverse);
 /* How many such ends the dim order has decided since emu's reset. */
 long astra1_emu_unsure(const struct th_emu *emu);
+/* The ns of one NPU's events in a phase as astra1_phase_chain gives them, and for a direct
+ * All-to-All on a dim whose peers are all equally far (Switch, FullyConnected) E, the message
+ * and E (every message arrives at one ns); -1 when not one line. */
+int astra1_phase_events(const th_system *sys, int d, th_coll_type type, th_op op, double in,
+                        double *dl, int max);
 /* Whether one of the phases on emu (running, or ended at t) has one of its NPU's events at ns
  * t (a phase whose chain is not one line: any ns it spans). */
 int astra1_emu_event_at(const struct th_emu *emu, double t);
