@@ -1042,7 +1042,7 @@ static long long train_ns(const char *wl, const char *sys, const char *rest) {
  * RS gave 6806978). The first All-Reduce of ResNet-50 alone, 37632 bytes in 64 chunks on the
  * tutorial exercise's Switch 8 x 3 (Themis + FIFO): the branch build prints 6218, + 1 for
  * MICRO's cycle = 6219 (was 6241). `themis train` of the MICRO workload plans the same way
- * (the AG sizes after each dim's own RS, which it keeps for other workloads, gave 6806978). */
+ * (the AG sizes after each dim's own RS gave 6806978). */
 START_TEST(vec_allgather_chain) {
     ck_assert_int_eq(run_ns("astra1/mixed4d_branch.json", "-b 1000000007"), 6806855);
     ck_assert_int_eq(
@@ -1123,6 +1123,39 @@ START_TEST(vec_train_resume_order) {
 }
 END_TEST
 
+/* Before the first wake the preset has NPU 0 generate first at every tick, but an NPU whose
+ * list for a tick was made first (a phase event at that ns) plans with the loads the last tick
+ * left. ResNet-50 (the tutorial's Resnet50_DataParallel.txt) on the tutorial exercise's system
+ * (Switch 8 x 3, 50 GB/s, 1 ns, halvingDoubling, endpoint 10, boost 1, LIFO), Themis + FIFO, 64
+ * splits, one pass: the branch build (ASTRA-sim-1.0, analytical d27635b) prints 2022751; NPU 0
+ * first at every tick gives 2092015, the other NPU first at every tick where a phase event has
+ * met a workload tick and the loads differ 2021600: refused, naming the first collective
+ * planned both ways (line 46's weight-grad All-Reduce, at ns 622713). */
+START_TEST(vec_train_npu_order) {
+    test_fails(2,
+               "resnet50_data.txt:46: the weight-grad collective is planned by Themis at ns "
+               "622713",
+               "train %s -s %s -p themis -q fifo", test_dpath("astra1/resnet50_data.txt"),
+               test_dpath("astra1/sw888_branch.json"));
+    test_fails(2, "2092015 or 2021600 ns", "train %s -s %s -p themis -q fifo",
+               test_dpath("astra1/resnet50_data.txt"), test_dpath("astra1/sw888_branch.json"));
+}
+END_TEST
+
+/* In training too an All-Reduce's All-Gathers carry the last RS's output grown by the dims
+ * gathered since. The tutorial's DLRM_HybridParallel.txt, one pass, 64 splits, on the tutorial
+ * tag (3ad17ff): FullyConnected 4 x 3 (3 links, 100 GB/s, 10 ns, direct), endpoint 10, boost 1,
+ * LIFO, Themis + SCF: 58886 (each dim's RS output gave 58822); Switch 8 (200 GB/s, 5 ns,
+ * halvingDoubling) x Ring 5 (2 links, 50 GB/s, 100 ns, ring), Themis + FIFO: 463513 (463514). */
+START_TEST(vec_train_allgather_chain) {
+    ck_assert_int_eq(
+        train_ns("astra1/dlrm_hybrid.txt", "astra1/fc444_tag.json", "-p themis -q scf -n 64"),
+        58886);
+    ck_assert_int_eq(
+        train_ns("astra1/dlrm_hybrid.txt", "astra1/sw8r5_tag.json", "-p themis -q fifo"), 463513);
+}
+END_TEST
+
 /* With boost-mode 0 every NPU simulates, and which one generates a collective first after a
  * completion woke the workload is not followed: Ring 4 (2 links, 200 GB/s, 50 ns, ring) x
  * FullyConnected 4 (3 links, 100 GB/s, 100 ns, direct) x Switch 4 (1 link, 50 GB/s, 100 ns,
@@ -1177,6 +1210,8 @@ Suite *astra1_suite(void) {
     tcase_add_test(tc, vec_train_stale_loads);
     tcase_add_test(tc, vec_train_resume_order);
     tcase_add_test(tc, vec_train_boost0_refused);
+    tcase_add_test(tc, vec_train_npu_order);
+    tcase_add_test(tc, vec_train_allgather_chain);
     suite_add_tcase(s, tc);
     return s;
 }

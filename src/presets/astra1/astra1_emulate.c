@@ -33,6 +33,10 @@ typedef struct astra1_emu_state {
     unsigned char unsure[TH_MAX_DIMS][KEY_MAX], cause_unsure[KEY_MAX];
     int behind, reverse;
     long nunsure; /* ends such a level has ordered since the reset */
+    /* A phase an issue started runs its events NPU 0 first (NPU 0 generated the collective
+     * first); one that another phase's end started may run them in another NPU's order. */
+    int by_issue[TH_MAX_DIMS];    /* each dim's running phase was started by an issue */
+    double last_end[TH_MAX_DIMS]; /* ns: the last end of a phase not started by one (-1: none) */
 } astra1_emu_state;
 
 static emu_queue *queue(const th_emu *r, int d) {
@@ -162,6 +166,7 @@ static int start(th_emu *r, int d) {
     double dur = th_astra1_phase(r->sys, d, cr->plan->type, op, m, &bytes, &out);
     int rc = emu_begin(r, d, e, stage, op, m, dur, bytes);
     if (rc == 0) key_phase(r, d, cr->plan->type, op, m, dur);
+    ((astra1_emu_state *)r->state)->by_issue[d] = ((astra1_emu_state *)r->state)->at_issue;
     return rc;
 }
 
@@ -281,6 +286,7 @@ static int step(th_emu *emu, th_error *err) {
         memcpy(st->cause_sib, st->sib[d], sizeof st->cause_sib);
         memcpy(st->cause_unsure, st->unsure[d], sizeof st->cause_unsure);
         uint32_t c, id;
+        if (!st->by_issue[d]) st->last_end[d] = emu->t;
         int stage = emu_end(emu, d, &c, &id, err);
         if (stage == -2) return err->code;
         if (stage >= 0 && (next = enqueue(emu, id, c, stage)) < 0)
@@ -318,6 +324,39 @@ static void reset(th_emu *emu) {
     for (int d = 0; d < emu->sys->ndims; d++)
         st->q[d].n = st->q[d].head = 0;
     st->behind = st->reverse = 0, st->nunsure = 0;
+    for (int d = 0; d < TH_MAX_DIMS; d++)
+        st->last_end[d] = -1;
+}
+
+int astra1_emu_event_at(const th_emu *emu, double t) {
+    const astra1_emu_state *st = emu->state;
+    if (!st) return 0;
+    for (int d = 0; d < emu->sys->ndims; d++) {
+        if (st->last_end[d] == t) return 1;
+        if (!emu->srv[d].busy || st->by_issue[d]) continue;
+        const emu_coll *cr = emu_rec(emu, emu->srv[d].coll);
+        int dim;
+        th_op op;
+        double m, bytes, out, dl[CHAIN_MAX];
+        th_plan_stage(cr->plan, emu->srv[d].chunk, cr->next[emu->srv[d].chunk], &dim, &op, &m);
+        double end = emu->srv[d].end,
+               dur = th_astra1_phase(emu->sys, d, cr->plan->type, op, m, &bytes, &out);
+        double at = end - dur;
+        int k = astra1_phase_events(emu->sys, d, cr->plan->type, op, m, dl, CHAIN_MAX);
+        double sum = 0;
+        for (int j = 0; j < k; j++)
+            sum += dl[j];
+        if (k < 0 || sum != dur) { /* not one line: any ns of the phase may hold its events */
+            if (at <= t && t <= end) return 1;
+            continue;
+        }
+        for (int j = 0; at <= t; j++) {
+            if (at == t) return 1;
+            if (j == k) break;
+            at += dl[j];
+        }
+    }
+    return 0;
 }
 
 /* The state is made at the first issue: until then nothing is ordered. */

@@ -262,6 +262,21 @@ int astra1_phase_chain(const th_system *sys, int d, th_coll_type type, th_op op,
 #undef PUT
 }
 
+int astra1_phase_events(const th_system *sys, int d, th_coll_type type, th_op op, double in,
+                        double *dl, int max) {
+    int k = astra1_phase_chain(sys, d, type, op, in, dl, max);
+    const th_dim *dd = &sys->dims[d];
+    if (k >= 0 || op != TH_OP_A2A || astra1_of(sys)->impl[type][d] != TH_A1_DIRECT ||
+        dd->topology == TH_TOPO_RING || max < 3)
+        return k;
+    double p = (double)dd->npus, w = astra1_of(sys)->window[type][d];
+    if (w > 0 && w < p - 1) return -1;
+    double n = net(sys, d, hops(dd, floor(p / 2)), floor(in / p));
+    if (n < 0) return -1;
+    dl[0] = dl[2] = astra1_of(sys)->endpoint, dl[1] = n;
+    return 3;
+}
+
 double th_astra1_phase_lag(const th_system *sys, int d, th_coll_type type, th_op op, double in) {
     const th_dim *dd = &sys->dims[d];
     double p = (double)dd->npus, e = astra1_of(sys)->endpoint;
@@ -301,11 +316,7 @@ static int check(const th_system *sys, const th_collective *coll, th_error *err)
 static int shape_lbw(th_plan *plan, const th_system *sys, th_error *err);
 static void themis(th_plan *plan, const th_system *sys, th_load_model model, const int *base);
 static void stage_lbw(const th_plan *plan, const uint8_t *o, int j, int *dim, th_op *op, double *m);
-static void stage_lbw_train(const th_plan *plan, const uint8_t *o, int j, int *dim, th_op *op,
-                            double *m);
 static const th_plan_model lbw_model = {check, shape_lbw, themis, stage_lbw};
-/* the training replay's: All-Gather sizes after their dim's RS */
-static const th_plan_model lbw_train_model = {check, shape_lbw, themis, stage_lbw_train};
 
 static int check(const th_system *sys, const th_collective *coll, th_error *err) {
     (void)sys;
@@ -408,10 +419,9 @@ static void stage_flat(const th_plan *plan, const uint8_t *o, int j, int *dim, t
 
 /* A localBWAware All-Reduce's phase j. Sys::generate_collective makes every phase from what
  * the phase before it left (RS floor(s / p), AR s, AG s p), so an All-Gather carries the last
- * RS's output times the dims gathered since (chain); the training replay keeps the size after
- * its dim's own RS (docs/VALIDATION.md says why). */
-static void stage_lbw_as(const th_plan *plan, const uint8_t *o, int j, int *dim, th_op *op,
-                         double *m, int chain) {
+ * RS's output times the dims gathered since. */
+static void stage_lbw(const th_plan *plan, const uint8_t *o, int j, int *dim, th_op *op,
+                      double *m) {
     if (plan->type != TH_COLL_ALLREDUCE) {
         stage_flat(plan, o, j, dim, op, m);
         return;
@@ -426,24 +436,14 @@ static void stage_lbw_as(const th_plan *plan, const uint8_t *o, int j, int *dim,
     }
     *dim = o[k];
     int nrs = themis_shape(plan) ? n : n - 1; /* the RS phases */
-    int upto = *op != TH_OP_AG ? k : chain ? nrs : k + 1;
+    int upto = *op != TH_OP_AG ? k : nrs;
     double s = chunk_of(plan, o);
     for (int l = 0; l < upto; l++)
         s = floor(s / plan->npus[o[l]]);
-    if (*op == TH_OP_AG && chain)
+    if (*op == TH_OP_AG)
         for (int l = nrs - 1; l > k; l--)
             s *= plan->npus[o[l]];
     *m = s;
-}
-
-static void stage_lbw(const th_plan *plan, const uint8_t *o, int j, int *dim, th_op *op,
-                      double *m) {
-    stage_lbw_as(plan, o, j, dim, op, m, 1);
-}
-
-static void stage_lbw_train(const th_plan *plan, const uint8_t *o, int j, int *dim, th_op *op,
-                            double *m) {
-    stage_lbw_as(plan, o, j, dim, op, m, 0);
 }
 
 /* Adds one phase of a chunk of c bytes on a dim of p NPUs to its entry's load (MiB over the
@@ -567,11 +567,7 @@ int th_astra1_plan(th_plan *plan, const th_system *sys, const th_collective *col
     if (th_sched_plan(plan, sys, coll, policy, TH_LOAD_ALPHA_BETA, err)) return err->code;
     int themis = policy == TH_POLICY_THEMIS || policy == TH_POLICY_THEMIS_GLOBAL;
     if (themis && coll->type != TH_COLL_ALLTOALL) greedy(plan, sys, t);
-    if (plan->ops == &lbw_model) plan->ops = &lbw_train_model;
     return TH_OK;
-}
-void astra1_plan_chain(th_plan *plan) {
-    if (plan->ops == &lbw_train_model) plan->ops = &lbw_model;
 }
 
 static const th_plan_model flat_model = {check, shape_flat, themis, stage_flat};

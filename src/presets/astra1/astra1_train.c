@@ -3,6 +3,7 @@
  * rules of each parallelism, update delays, passes, and its collectives sharing the dims'
  * queues. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,6 +55,20 @@ typedef struct replay {
     int woken;             /* a completion has woken the workload (any boost-mode) */
     int reset_pending;     /* NPU 0's reset of the last tick, due after that tick's plans */
     int reverse;           /* order the ties NPU 0's place leaves open the other way */
+    /* Before the first wake the preset has NPU 0 generate first at every tick (it resets the
+     * loads, then plans); another NPU may come first (docs/VALIDATION.md, "Refused, and why")
+     * and plan with the loads the last tick left. While the two differ at this tick, `alt`
+     * follows the other candidate and every plan is made both ways. */
+    int flip;           /* follow the other candidate at such ticks */
+    int disturbed;      /* a workload tick met a phase event: NPU 0 may no longer be first */
+    int tick_unsure;    /* this tick's loads depend on which NPU generates first */
+    th_a1_tracker alt;  /* the other candidate's loads at this tick */
+    th_plan *alt_plan;  /* scratch for the other candidate's plan */
+    int unsure_n;       /* ticks where the two candidates plan a collective differently */
+    int unsure_line;    /* the workload line of the first such collective */
+    int unsure_phase;   /* and its phase */
+    double unsure_t[4]; /* the first few such ticks */
+    double unsure_last; /* the last one */
     /* the network */
     th_emu *emu;
     int *k_of_id;     /* emulator id -> layer * 3 + phase */
@@ -119,14 +134,62 @@ static int active(const replay *r, uint32_t mask) {
     return 0;
 }
 
-/* th_astra1_plan for the replay. A MICRO workload's collectives are all generated at the first
- * tick, NPU 0 first, as `themis run` assumes, so their All-Gathers take the chain's sizes
- * (Sys::generate_collective); other workloads keep the sizes after each dim's own RS
- * (docs/VALIDATION.md, "Known differences, measured"). */
-static int a1_plan(replay *r, th_plan *plan, const th_collective *c) {
+/* th_astra1_plan for the replay. While the tick's loads depend on which NPU generates first
+ * (new_tick), the other candidate plans too, and a different order is noted. */
+static int a1_plan(replay *r, th_plan *plan, const th_collective *c, int line, th_phase p) {
     if (th_astra1_plan(plan, r->sys, c, r->o->policy, &r->tracker, r->err)) return r->err->code;
-    if (r->wl->par == TH_A1_MICRO) astra1_plan_chain(plan);
+    if (!r->tick_unsure) return TH_OK;
+    if (!r->alt_plan && !(r->alt_plan = th_plan_create()))
+        return th_error_set(r->err, TH_EINTERNAL, "out of memory");
+    th_plan *q = r->alt_plan;
+    if (th_astra1_plan(q, r->sys, c, r->o->policy, &r->alt, r->err)) return r->err->code;
+    size_t n = (size_t)plan->chunks * (size_t)plan->n;
+    if (q->chunks == plan->chunks && q->n == plan->n && !memcmp(q->order, plan->order, n))
+        return TH_OK;
+    if (r->unsure_n == 0) r->unsure_line = line, r->unsure_phase = (int)p;
+    if (r->unsure_n == 0 || r->unsure_last != r->t) {
+        if (r->unsure_n < 4) r->unsure_t[r->unsure_n] = r->t;
+        r->unsure_n++;
+        r->unsure_last = r->t;
+    }
     return TH_OK;
+}
+
+static int same_loads(const th_a1_tracker *a, const th_a1_tracker *b, int ndims) {
+    for (int d = 0; d < ndims; d++)
+        if (a->dim[d] != b->dim[d] || a->load[d] != b->load[d]) return 0;
+    return 1;
+}
+
+/* NPU 0's reset of the Themis loads at a new tick t (Sys::generate_collective resets them in
+ * NPU 0's call only, when the tick changed). Before the first wake NPU 0 is taken to generate
+ * first, resetting before it plans; but another NPU whose list for the tick was made first
+ * plans with the loads the last tick left, and which one comes first depends on every NPU's
+ * events, which the preset does not follow. When the two candidates' loads differ, both plan
+ * this tick's collectives (a1_plan). Once a completion has woken the workload, NPU 0 resumes
+ * after other NPUs (boost-mode 1: those outside the last phase's ring come first), so a
+ * collective is planned with the loads as the last one left them and NPU 0's reset comes after
+ * its plans. */
+static void new_tick(replay *r) {
+    if (r->reset_pending) th_astra1_tracker_reset(&r->tracker, r->sys);
+    r->reset_pending = 0;
+    r->tick_unsure = 0;
+    r->last_plan_t = r->t;
+    if (r->npu0_behind) {
+        r->reset_pending = 1;
+        return;
+    }
+    th_a1_tracker left = r->tracker;
+    th_astra1_tracker_reset(&r->tracker, r->sys);
+    int themis = r->o->policy == TH_POLICY_THEMIS || r->o->policy == TH_POLICY_THEMIS_GLOBAL;
+    if (!themis || !r->disturbed || same_loads(&left, &r->tracker, r->sys->ndims)) return;
+    r->tick_unsure = 1;
+    r->alt = left;
+    if (r->flip) { /* the other NPU first: its plans, then NPU 0's reset */
+        r->alt = r->tracker;
+        r->tracker = left;
+        r->reset_pending = 1;
+    }
 }
 
 /* Layer::issue_*_comm with the priority request `pref` (Sys::get_priority, which the 1.0
@@ -138,21 +201,9 @@ static int issue(replay *r, int layer, th_phase p, th_a1_prio pref, int blocking
     r->barrier[k] = blocking;
     const th_a1_phase *ph = &r->wl->layers[layer].ph[p];
     if (ph->type == TH_A1_NONE) return blocking ? call(r) : TH_OK;
-    /* Sys::generate_collective: only NPU 0 resets the Themis list, in its own call, when the
-     * tick changed, and the first NPU to ask plans each chunk for all. Once a completion has
-     * woken the workload, NPU 0 resumes after other NPUs (boost-mode 1: those outside the last
-     * phase's ring come first), so a collective is planned with the loads as the last one left
-     * them and NPU 0's reset comes after its plans. */
+    /* Sys::generate_collective: the first NPU to ask plans each chunk for all (new_tick) */
     int a1 = r->sys->model == TH_MODEL_ASTRA1;
-    if (a1 && r->last_plan_t != r->t) {
-        if (r->reset_pending) th_astra1_tracker_reset(&r->tracker, r->sys);
-        r->reset_pending = 0;
-        if (!r->npu0_behind)
-            th_astra1_tracker_reset(&r->tracker, r->sys);
-        else
-            r->reset_pending = 1;
-        r->last_plan_t = r->t;
-    }
+    if (a1 && r->last_plan_t != r->t) new_tick(r);
     if (!active(r, r->mask[k])) return blocking ? call(r) : TH_OK;
     if (a1 && r->woken && !astra1_of(r->sys)->boost && r->o->policy == TH_POLICY_THEMIS &&
         active_dims(r, r->mask[k]) > 1)
@@ -161,7 +212,7 @@ static int issue(replay *r, int layer, th_phase p, th_a1_prio pref, int blocking
                             "workload, with boost_mode 0 and Themis: every NPU then simulates and "
                             "the order in which they generate it, which decides the loads Themis "
                             "plans it with, is not followed by the astra-sim-1.0 preset "
-                            "(docs/VALIDATION.md, \"Known differences, measured\"; boost_mode 1 "
+                            "(docs/VALIDATION.md, \"Refused, and why\"; boost_mode 1 "
                             "is followed)",
                             r->src, r->wl->layers[layer].line, phase_field[p]);
     th_plan *plan = r->npool ? r->pool[--r->npool] : th_plan_create();
@@ -169,7 +220,8 @@ static int issue(replay *r, int layer, th_phase p, th_a1_prio pref, int blocking
     th_collective c = {(th_coll_type)ph->type, r->size[k], r->o->chunks, r->mask[k]};
     int id;
     if (a1) astra1_emu_behind(r->emu, r->npu0_behind, r->reverse);
-    if (a1 ? a1_plan(r, plan, &c) || th_astra1_issue(r->emu, plan, r->t, pref, &id, r->err)
+    if (a1 ? a1_plan(r, plan, &c, r->wl->layers[layer].line, p) ||
+                 th_astra1_issue(r->emu, plan, r->t, pref, &id, r->err)
            : th_sched_plan(plan, r->sys, &c, r->o->policy, r->o->model, r->err) ||
                  th_emu_issue(r->emu, plan, r->t, &id, r->err)) {
         th_plan_free(plan);
@@ -538,6 +590,7 @@ static int setup(replay *r) {
     th_emu_reset(r->emu, r->sys, o->intra, o->lifo ? TH_PRIO_LIFO : TH_PRIO_FIFO, NULL, NULL);
     r->state = ST_FWD;
     r->last_plan_t = -1;
+    th_astra1_tracker_reset(&r->tracker, r->sys);
     r->npu0_behind = r->reset_pending = r->woken = 0;
     return TH_OK;
 }
@@ -575,12 +628,18 @@ static int run(replay *r) {
         event x = r->ev[e];
         r->ev[e] = r->ev[--r->nev];
         r->t = x.t;
+        /* a phase event at the tick of a workload call: an NPU of NPU 0's rings may have made
+         * its list for that tick first, and then runs first at every later tick (new_tick) */
+        if (x.kind == EV_CALL && r->sys->model == TH_MODEL_ASTRA1 && !r->npu0_behind &&
+            !r->disturbed && astra1_emu_event_at(r->emu, x.t))
+            r->disturbed = 1;
         rc = x.kind == EV_CALL ? call(r) : comm_done(r, x.k);
     }
     return rc;
 }
 
 static void teardown(replay *r) {
+    if (r->alt_plan) th_plan_free(r->alt_plan);
     for (size_t i = 0; i < r->id_cap && r->plan_of; i++)
         if (r->plan_of[i]) th_plan_free(r->plan_of[i]);
     for (int i = 0; i < r->npool; i++)
@@ -624,9 +683,50 @@ static int check_resume_order(replay *r) {
                         "with identical event chains after a completion woke the workload, and "
                         "their order changes the result (%.0f or %.0f ns): ASTRA-sim 1.0 "
                         "orders them by the order in which its NPUs resumed, which the "
-                        "astra-sim-1.0 preset does not follow (docs/VALIDATION.md, \"Known "
-                        "differences, measured\")",
+                        "astra-sim-1.0 preset does not follow (docs/VALIDATION.md, \"Refused, "
+                        "and why\")",
                         r->src, r->t, other);
+}
+
+/* When the two candidates at a tick (NPU 0 or another NPU generating first, new_tick) planned
+ * a collective differently, the replay runs again with the other candidate at every such tick
+ * and refuses the run if what it reports changes. */
+static int check_tick_order(replay *r) {
+    if (r->unsure_n == 0) return TH_OK;
+    replay o = {0};
+    o.sys = r->sys, o.wl = r->wl, o.o = r->o, o.src = r->src, o.err = r->err, o.L = r->L;
+    o.flip = 1;
+    int rc = setup(&o);
+    if (rc == TH_OK) rc = run(&o);
+    int same = rc == TH_OK && o.t == r->t;
+    for (int p = 0; same && p < r->o->passes; p++)
+        same = o.pass_end[p] == r->pass_end[p];
+    double other = o.t;
+    free(o.pass_end);
+    teardown(&o);
+    if (same) return TH_OK;
+    char ticks[160];
+    int len = 0, shown = r->unsure_n < 4 ? r->unsure_n : 4;
+    for (int i = 0; i < shown; i++)
+        len += snprintf(ticks + len, sizeof ticks - (size_t)len, "%s%.0f", i ? ", " : "",
+                        r->unsure_t[i]);
+    if (r->unsure_n > shown)
+        snprintf(ticks + len, sizeof ticks - (size_t)len, ", ... (%d ticks)", r->unsure_n);
+    if (rc != TH_OK)
+        return th_error_set(r->err, TH_EINPUT,
+                            "%s:%d: the %s collective is planned by Themis at ns %s with loads "
+                            "that depend on which NPU generates it first, which the "
+                            "astra-sim-1.0 preset does not model, and the other order fails: %s "
+                            "(docs/VALIDATION.md, \"Refused, and why\")",
+                            r->src, r->unsure_line, phase_field[r->unsure_phase], ticks,
+                            r->err->msg);
+    return th_error_set(r->err, TH_EINPUT,
+                        "%s:%d: the %s collective is planned by Themis at ns %s with loads that "
+                        "depend on which NPU generates it first (NPU 0 resetting them or another "
+                        "NPU planning with the loads the last tick left), which the "
+                        "astra-sim-1.0 preset does not model, and the two plans give %.0f or "
+                        "%.0f ns (docs/VALIDATION.md, \"Refused, and why\")",
+                        r->src, r->unsure_line, phase_field[r->unsure_phase], ticks, r->t, other);
 }
 
 int th_a1_replay(const th_system *sys, const th_a1_workload *wl, const char *source,
@@ -656,6 +756,7 @@ int th_a1_replay_trace(const th_system *sys, const th_a1_workload *wl, const cha
     int rc = setup(&r);
     if (rc == TH_OK) rc = run(&r);
     if (rc == TH_OK) rc = check_resume_order(&r);
+    if (rc == TH_OK) rc = check_tick_order(&r);
     if (rc == TH_OK) {
         res->total = r.t;
         res->compute = r.compute;
