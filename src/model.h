@@ -58,6 +58,11 @@ typedef struct th_graph_rules {
      * NPUs see collective id end (before it is released). */
     int (*issue_first)(struct th_emu *emu, int64_t first);
     int64_t (*first_npu)(const struct th_emu *emu, int id);
+    /* Optional (NULL: its own order): a compute node registered at reg (ns) ends at t in the
+     * order first; returns the order its end goes on in (-1: not known), where an event of a
+     * collective at the same tick was registered before it, and makes that collective follow
+     * the node's order where the node's end was registered first. */
+    int64_t (*timed_end)(struct th_emu *emu, double t, double reg, int64_t first);
     /* Optional (NULL: never): 1 when sys costs a GPU compute node by a roofline, its memory
      * bandwidth (bytes/s) and peak (FLOP/s) in *bw and *peak; 0 to replay durations. */
     int (*roofline)(const struct th_system *sys, double *bw, double *peak);

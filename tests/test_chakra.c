@@ -444,6 +444,53 @@ START_TEST(chakra_themis_first_npu) {
 }
 END_TEST
 
+/* Where the first NPU's order meets other events at one tick. Measured with ASTRA-sim 2.x (the
+ * same build as above, and one that logs the first NPU to end each ring phase and to generate
+ * each collective), on traces written by export-chakra:
+ *   models/workloads/dlrm.json on r2_r4.yml (Ring 2 x Ring 4, 100 GB/s, 100 ns) with
+ *   themis_FIFO_2d_s2.json (Themis + FIFO, 2 splits): 703491 ns, exposed 459491. A compute
+ *   node registered when it began ends at the tick where an All-Gather phase on dim 1 hands a
+ *   message back (467626 ns): every NPU runs both in its place for the compute node, whose
+ *   order the phase follows from there, so NPU 6 generates the next All-Reduce first (the
+ *   phase's own chain names NPU 0: 703337, 459337);
+ *   models/workloads/astra/resnet50.txt on r4_r8.yml (Ring 4 @ 150/1000, Ring 8 @ 150/500)
+ *   with themis_FIFO_2d_s16.json (16 splits): 8714548 ns, exposed 2249548. Two phases start
+ *   on both dims in one order at one instant, the dim a phase left taking its next one before
+ *   the chunk that left it; where their orders part at a tick both registered at once, every
+ *   NPU runs that first phase's event first, and the other follows its order (ruled unknown,
+ *   or each chain alone: 8721963, 2256963). */
+START_TEST(chakra_themis_order_meetings) {
+    char *dir = test_tmp_dir();
+    const char *src = getenv("THEMIS_SRCDIR");
+    static const struct {
+        const char *net, *sys, *workload;
+        double iteration, exposed;
+    } want[] = {
+        {"chakra/r2_r4.yml", "chakra/themis_FIFO_2d_s2.json", "dlrm.json", 703491, 459491},
+        {"chakra/r4_r8.yml", "chakra/themis_FIFO_2d_s16.json", "astra/resnet50.txt", 8714548,
+         2249548},
+    };
+    for (int k = 0; k < 2; k++) {
+        char sys[4200], trace[4200];
+        snprintf(sys, sizeof sys, "%s/s%d.json", dir, k);
+        snprintf(trace, sizeof trace, "%s/t%d", dir, k);
+        import_astra(want[k].net, want[k].sys, sys);
+        test_cli_out r;
+        test_cli(&r, "export-chakra '%s/models/workloads/%s' -s '%s' -o '%s'", src ? src : ".",
+                 want[k].workload, sys, trace);
+        test_expect_ok(&r, "export-chakra");
+        test_cli_free(&r);
+        test_csv c;
+        train(&c, trace, sys, "");
+        ck_assert_int_eq(c.nrows, 1);
+        ck_assert_rel(test_csv_d(&c, 0, "iteration_us") * 1000.0, want[k].iteration);
+        ck_assert_rel(test_csv_d(&c, 0, "exposed_comm_us") * 1000.0, want[k].exposed);
+        test_csv_free(&c);
+    }
+    test_rm_dir(dir);
+}
+END_TEST
+
 /* A collective issued as the last one ends starts inside that one's last stream's end, while
  * the stream still holds its dim: there every chunk of the new collective queues first (SCF
  * puts a chunk of equal size before the waiting ones, so the last chunk heads the queue), and
@@ -1041,6 +1088,7 @@ Suite *chakra_suite(void) {
     tcase_add_test(tc, chakra_groups);
     tcase_add_test(tc, chakra_themis_across_collectives);
     tcase_add_test(tc, chakra_themis_first_npu);
+    tcase_add_test(tc, chakra_themis_order_meetings);
     tcase_add_test(tc, chakra_held_dim);
     tcase_add_test(tc, chakra_graphs_analytical);
     tcase_add_test(tc, chakra_pairs_and_formats);

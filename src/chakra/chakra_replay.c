@@ -19,7 +19,7 @@
 #include "themis/collective.h"
 
 /* The analytical model's rules: collectives overlap, compute takes what the trace says. */
-static const th_graph_rules clean_rules = {0, 0, 0, NULL, NULL, NULL, NULL, NULL};
+static const th_graph_rules clean_rules = {0, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL};
 
 /* A min-heap of node indices (the nodes are sorted by id: the smallest index is the smallest
  * id). */
@@ -821,6 +821,8 @@ static int step(replayer *r, int timed_first, th_error *err) {
         r->tm[k] = r->tm[--r->ntm];
         t = x.end;
         r->busy[stream_of(&g->nodes[x.node])] = 0;
+        if (r->rules->timed_end && g->nodes[x.node].kind == TH_CK_COMPUTE)
+            x.first = r->rules->timed_end(r->emu, t, r->start[x.node], x.first);
         if (finish(r, x.node, t, 0, err) || issue_all(r, t, x.first, err)) return err->code;
         return TH_OK;
     }

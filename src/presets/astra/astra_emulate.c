@@ -41,6 +41,8 @@ typedef struct astra_emu_state {
     double start_reg[TH_MAX_DIMS];    /* when the event that started it was registered (-1) */
     double trigger_reg;               /* the same for the phases starting now */
     int dir[TH_MAX_DIMS];             /* 1: its messages go clockwise, -1: anticlockwise */
+    int ring[TH_MAX_DIMS];            /* 1: its phase is a ring's (its events' ticks known) */
+    int freed;                        /* 1 while a dim a phase left takes its next one */
     int64_t coll_first;
 } astra_emu_state;
 
@@ -151,7 +153,7 @@ static double end_wait(const th_emu *r, int d, th_op op, double m) {
  * message's). */
 static int phase_ticks(const th_emu *r, int d, double *t, int *steps, double *reg, int max) {
     const astra_emu_state *st = r->state;
-    if (st->end_first[d] < 0) return 0; /* not a ring, or its order not known */
+    if (!st->ring[d]) return 0;
     th_op op = st->op[d];
     double p = (double)r->sys->dims[d].npus, ep = astra_of(r->sys)->endpoint;
     double n = op == TH_OP_AR ? 2 * (p - 1) : op == TH_OP_A2A ? p * (p - 1) / 2 : p - 1;
@@ -187,11 +189,12 @@ static void check_meet(th_emu *r, int d) {
     /* without an endpoint delay the hand-overs fall on the phases' own boundaries, which the
      * order of phase ends (step) already settles */
     if (astra_of(r->sys)->endpoint <= 0) return;
-    int na = phase_ticks(r, d, a, sa, ra, MAX_TICKS);
+    int na = st->end_first[d] < 0 ? 0 : phase_ticks(r, d, a, sa, ra, MAX_TICKS);
     if (na == 0) return;
     for (int e = 0; e < r->sys->ndims; e++) {
         if (e == d || !r->srv[e].busy || st->end_first[e] < 0) continue;
         int nb = phase_ticks(r, e, b, sb, rb, MAX_TICKS);
+        int bundle = 0; /* whose events the NPUs run first where both met in one order */
         for (int i = 0, j = 0; i < na && j < nb;) {
             if (a[i] < b[j]) {
                 i++;
@@ -200,10 +203,32 @@ static void check_meet(th_emu *r, int d) {
             } else {
                 int64_t la = lead_shift(r->sys, st->start_first[d], d, st->dir[d] * sa[i]);
                 int64_t lb = lead_shift(r->sys, st->start_first[e], e, st->dir[e] * sb[j]);
+                double a1 = ra[2 * i], a2 = ra[2 * i + 1], b1 = rb[2 * j], b2 = rb[2 * j + 1];
+                if (la == lb && !(i == na - 1 && j == nb - 1)) {
+                    /* one order here: each NPU runs both events together, first the one
+                     * registered first; at one registration the phase that took a freed dim
+                     * (Sys::proceed_to_next_vnet_baseline starts it before the stream that
+                     * left moves on), else the one started first. Where their orders part
+                     * at a later tick both registered at once, that one's messages lead. */
+                    if (a1 != b1)
+                        bundle = a1 < b1 ? 1 : 2;
+                    else if (a2 != b2 && a2 >= 0 && b2 >= 0)
+                        bundle = a2 < b2 ? 1 : 2;
+                    else if (sa[i] == 0 && sb[j] == 0 && st->start_at[e] == r->t)
+                        bundle = st->freed ? 1 : 2;
+                    else
+                        bundle = 0;
+                    i++, j++;
+                    continue;
+                }
                 if (la != lb && !(i == na - 1 && j == nb - 1)) {
                     int nd = sa[na - 1], ne = sb[nb - 1];
-                    double a1 = ra[2 * i], a2 = ra[2 * i + 1], b1 = rb[2 * j], b2 = rb[2 * j + 1];
-                    if (a1 == b1 && (a2 == b2 || a2 < 0 || b2 < 0))
+                    if (a1 == b1 && (a2 == b2 || a2 < 0 || b2 < 0) && bundle > 0) {
+                        if (bundle == 1)
+                            st->end_first[e] = lead_shift(r->sys, la, e, st->dir[e] * (ne - sb[j]));
+                        else
+                            st->end_first[d] = lead_shift(r->sys, lb, d, st->dir[d] * (nd - sa[i]));
+                    } else if (a1 == b1 && (a2 == b2 || a2 < 0 || b2 < 0))
                         st->end_first[d] = st->end_first[e] = -1;
                     else if (a1 < b1 || (a1 == b1 && a2 < b2)) /* e follows d from here */
                         st->end_first[e] = lead_shift(r->sys, la, e, st->dir[e] * (ne - sb[j]));
@@ -232,6 +257,7 @@ static int start(th_emu *r, int d, int64_t first) {
     st->end_wait[d] = end_wait(r, d, op, m);
     st->start_at[d] = r->t, st->size[d] = m, st->time[d] = time, st->op[d] = op;
     st->start_first[d] = first;
+    st->ring[d] = th_astra_algorithm(r->sys, cr->plan->type, d) == TH_ALG_RING;
     st->start_reg[d] = st->trigger_reg;
     st->dir[d] = op == TH_OP_AG && cr->plan->type == TH_COLL_ALLREDUCE ? -1 : 1;
     int rc = emu_begin(r, d, e, stage, op, m, time, bytes);
@@ -314,8 +340,10 @@ static int step(th_emu *emu, th_error *err) {
             st->coll_first = first;
         }
         if (stage >= 0 && enqueue_and_start(emu, id, c, stage, first, err)) return err->code;
+        st->freed = 1;
         if (!emu->srv[d].busy && emu_waiting(queue(emu, d)) && start(emu, d, first))
             return emu_bad_stage(emu, err);
+        st->freed = 0;
     }
     return TH_OK;
 }
@@ -344,6 +372,39 @@ int astra_issue_first(th_emu *emu, int64_t first) {
     if (!st) return -1;
     st->issue_first = first;
     return 0;
+}
+
+/* A compute node's end, registered at reg, at a tick t of a running ring phase's events (its
+ * end too): every NPU runs both in its place for the one registered first
+ * (Sys::try_register_event), so the phase goes on in the node's order, or the node's end (and
+ * what it issues) takes the phase's order there; not known when both were registered at one
+ * tick. */
+int64_t astra_timed_end(th_emu *emu, double t, double reg, int64_t first) {
+    astra_emu_state *st = emu->state;
+    enum { MAX_TICKS = 512 };
+    double a[MAX_TICKS], ra[2 * MAX_TICKS];
+    int sa[MAX_TICKS];
+    if (!st || astra_of(emu->sys)->endpoint <= 0) return first;
+    for (int d = 0; d < emu->sys->ndims; d++) {
+        if (!emu->srv[d].busy || t <= st->start_at[d] || t > st->start_at[d] + st->time[d])
+            continue;
+        int n = phase_ticks(emu, d, a, sa, ra, MAX_TICKS), k = 0;
+        while (k < n && a[k] != t)
+            k++;
+        if (k == n) continue;
+        int64_t left = st->dir[d] * (sa[n - 1] - sa[k]); /* its steps from here to its end */
+        int64_t lp = lead_shift(emu->sys, st->end_first[d], d, -left);
+        if (lp == first && first >= 0) continue;
+        if (reg < ra[2 * k]) { /* the phase follows the node's order from here */
+            st->end_first[d] = lead_shift(emu->sys, first, d, left);
+            st->start_first[d] = lead_shift(emu->sys, first, d, -st->dir[d] * sa[k]);
+        } else if (ra[2 * k] < reg) {
+            first = lp;
+        } else {
+            st->end_first[d] = st->start_first[d] = first = -1;
+        }
+    }
+    return first;
 }
 
 int64_t astra_first_npu(const th_emu *emu, int id) {

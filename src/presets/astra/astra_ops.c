@@ -40,6 +40,7 @@ static const th_graph_rules graph = {.serial_comm = 1,
                                      .themis_carry = 1,
                                      .issue_first = astra_issue_first,
                                      .first_npu = astra_first_npu,
+                                     .timed_end = astra_timed_end,
                                      .roofline = roofline,
                                      .message = th_astra_message,
                                      .group_dim = group_dim};

@@ -39,5 +39,6 @@ extern const th_model_ops astra_model_ops;       /* astra_ops.c */
 /* The NPUs' order of events at one instant (the graph rules' hooks, astra_emulate.c). */
 int astra_issue_first(struct th_emu *emu, int64_t first);
 int64_t astra_first_npu(const struct th_emu *emu, int id);
+int64_t astra_timed_end(struct th_emu *emu, double t, double reg, int64_t first);
 
 #endif
