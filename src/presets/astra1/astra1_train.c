@@ -664,19 +664,29 @@ static void teardown(replay *r) {
  * preset does not follow (it keeps the dim order). When the replay met such ties, it runs again
  * with their order reversed and refuses the run if what it reports (the end of the run and of
  * each pass) changes. */
-static int check_resume_order(replay *r) {
-    if (r->sys->model != TH_MODEL_ASTRA1 || astra1_emu_unsure(r->emu) == 0) return TH_OK;
+/* Replays r's run again with the ties reversed (reverse) or the tick candidates flipped (flip);
+ * *same says whether the end of the run and of each pass stayed, *other is the other end. */
+static int rerun(const replay *r, int reverse, int flip, int *same, double *other) {
     replay o = {0};
     o.sys = r->sys, o.wl = r->wl, o.o = r->o, o.src = r->src, o.err = r->err, o.L = r->L;
-    o.reverse = 1;
+    o.reverse = reverse;
+    o.flip = flip;
     int rc = setup(&o);
     if (rc == TH_OK) rc = run(&o);
-    int same = rc == TH_OK && o.t == r->t;
-    for (int p = 0; same && p < r->o->passes; p++)
-        same = o.pass_end[p] == r->pass_end[p];
-    double other = o.t;
+    *same = rc == TH_OK && o.t == r->t;
+    for (int p = 0; *same && p < r->o->passes; p++)
+        *same = o.pass_end[p] == r->pass_end[p];
+    *other = o.t;
     free(o.pass_end);
     teardown(&o);
+    return rc;
+}
+
+static int check_resume_order(replay *r) {
+    if (r->sys->model != TH_MODEL_ASTRA1 || astra1_emu_unsure(r->emu) == 0) return TH_OK;
+    int same;
+    double other;
+    int rc = rerun(r, 1, 0, &same, &other);
     if (rc != TH_OK || same) return rc;
     return th_error_set(r->err, TH_EINPUT,
                         "%s: phases that one collective started together end at the same ns "
@@ -693,17 +703,9 @@ static int check_resume_order(replay *r) {
  * and refuses the run if what it reports changes. */
 static int check_tick_order(replay *r) {
     if (r->unsure_n == 0) return TH_OK;
-    replay o = {0};
-    o.sys = r->sys, o.wl = r->wl, o.o = r->o, o.src = r->src, o.err = r->err, o.L = r->L;
-    o.flip = 1;
-    int rc = setup(&o);
-    if (rc == TH_OK) rc = run(&o);
-    int same = rc == TH_OK && o.t == r->t;
-    for (int p = 0; same && p < r->o->passes; p++)
-        same = o.pass_end[p] == r->pass_end[p];
-    double other = o.t;
-    free(o.pass_end);
-    teardown(&o);
+    int same;
+    double other;
+    int rc = rerun(r, 0, 1, &same, &other);
     if (same) return TH_OK;
     char ticks[160];
     int len = 0, shown = r->unsure_n < 4 ? r->unsure_n : 4;
