@@ -283,7 +283,9 @@ static int train_time(const th_sweep_worker *w, const sw_point *pt, th_policy po
                          (int)pt->model,
                          (int)pt->priority,
                          o.chunks ? o.chunks : pt->run_chunks,
-                         w->stop};
+                         w->stop,
+                         sw->memory,
+                         sw->memory_src};
         *iter = NAN;
         if (compute) *compute = NAN;
         if (policy == TH_POLICY_IDEAL) return TH_OK;

@@ -4,13 +4,16 @@
  * ASTRA-sim 2.x's workload layer does. Collectives run on the emulator under the chosen
  * policy; the system model's graph rules (model.h) say whether the communication stream holds
  * a collective until it ends, the least compute time, a roofline for compute nodes, the time
- * of a point-to-point message, and how Themis's loads carry from one collective to the next. */
+ * of a point-to-point message, and how Themis's loads carry from one collective to the next.
+ * Memory nodes take the remote memory's time on their stream; ranks that share a memory replay
+ * together (chakra_memshare.c). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../model.h"
 #include "chakra.h"
+#include "chakra_mem.h"
 #include "themis/buf.h"
 #include "themis/collective.h"
 
@@ -113,13 +116,34 @@ static int stream_of(const th_ck_node *x) {
 /* A compute node's time, ns: its duration (at least the rules' least), or under a roofline
  * (a GPU node) num_ops at min(bw * num_ops / tensor_size, peak), truncated to whole ns as
  * ASTRA-sim's issue_comp does. */
-static double cost(const replayer *r, const th_ck_node *x) {
-    if (r->roofline && x->kind == TH_CK_COMPUTE && !x->cpu) {
-        double oi = x->ops / x->tensor, perf = r->bw * oi < r->peak ? r->bw * oi : r->peak;
+static double compute_ns(const th_graph_rules *rules, int roofline, double bw, double peak,
+                         const th_ck_node *x) {
+    if (roofline && x->kind == TH_CK_COMPUTE && !x->cpu) {
+        double oi = x->ops / x->tensor, perf = bw * oi < peak ? bw * oi : peak;
         return floor(x->ops / perf * 1e9);
     }
     double ns = (double)x->micros * 1000.0;
-    return ns > r->rules->min_compute ? ns : r->rules->min_compute;
+    return ns > rules->min_compute ? ns : rules->min_compute;
+}
+
+static double cost(const replayer *r, const th_ck_node *x) {
+    return compute_ns(r->rules, r->roofline, r->bw, r->peak, x);
+}
+
+static const th_graph_rules *rules_of(const th_system *sys) {
+    return th_model_of(sys)->graph ? th_model_of(sys)->graph : &clean_rules;
+}
+
+double th_ck_compute_ns(const th_system *sys, const th_ck_node *x) {
+    const th_graph_rules *rules = rules_of(sys);
+    double bw = 0, peak = 0;
+    int roofline = rules->roofline && rules->roofline(sys, &bw, &peak);
+    if (roofline && x->kind == TH_CK_COMPUTE && !x->cpu && x->tensor == 0) return -1;
+    return compute_ns(rules, roofline, bw, peak, x);
+}
+
+int th_ck_serial_comm(const th_system *sys) {
+    return rules_of(sys)->serial_comm;
 }
 
 static int oom(th_error *err) {
@@ -278,6 +302,12 @@ static int issue_call(replayer *r, double t, int other, th_error *err) {
             r->busy[best] = r->rules->serial_comm;
             rc = issue_coll(r, i, t, other, err);
             break;
+        case TH_CK_MEM: /* an access of the remote memory, on its stream (chakra_mem.h) */
+            r->busy[best] = x->cpu || r->rules->serial_comm;
+            if (t == 0 && r->rules->serial_comm) rc = th_ck_mem_at_start(r->o->mem, x, r->src, err);
+            if (rc == TH_OK)
+                rc = add_timed(r, i, t + th_ck_mem_ns(r->o->mem, x->tensor), other, err);
+            break;
         case TH_CK_SEND: /* ends when its message arrives */
             r->busy[best] = r->rules->serial_comm;
             rc = add_timed(r, i, t + r->rules->message(r->sys, 0, x->peer, x->size), other, err);
@@ -355,15 +385,12 @@ static int check(replayer *r, th_error *err) {
         const th_ck_node *x = &g->nodes[i];
         unsigned long long id = (unsigned long long)x->id;
         int p2p = x->kind == TH_CK_SEND || x->kind == TH_CK_RECV;
-        if (x->kind == TH_CK_MEM || (p2p && !r->rules->message))
+        if (p2p && !r->rules->message)
             return th_error_set(err, TH_EINPUT,
-                                "%s: node %llu: type: %s: themis replays compute, collective and "
-                                "invalid nodes%s, not %s",
-                                r->src, id, th_ck_type_name(x->type),
-                                r->rules->message ? " and point-to-point nodes" : "",
-                                r->rules->message ? "memory nodes"
-                                                  : "point-to-point or memory nodes (except "
-                                                    "under the astra-sim preset)");
+                                "%s: node %llu: type: %s: themis replays compute, collective, "
+                                "memory and invalid nodes, not point-to-point nodes (except "
+                                "under the astra-sim preset)",
+                                r->src, id, th_ck_type_name(x->type));
         if (p2p && r->rules->message(r->sys, x->kind == TH_CK_SEND ? 0 : x->peer,
                                      x->kind == TH_CK_SEND ? x->peer : 0, x->size) < 0)
             return th_error_set(err, TH_EINPUT,
@@ -505,16 +532,21 @@ int th_ck_replay(const th_system *sys, const th_ck_trace *tr, const th_ck_opts *
     if ((unsigned)o->policy >= TH_POLICY_COUNT || o->policy == TH_POLICY_IDEAL)
         return th_error_set(err, TH_EINPUT, "policy: %s has no chunk plan to replay a trace with",
                             th_policy_name(o->policy));
+    int rc = th_ck_mem_check(o->mem, &tr->g, tr->file0, err);
+    if (rc) return rc;
     replayer r = {0};
     r.sys = sys, r.g = &tr->g, r.src = tr->file0, r.o = o, r.res = res;
     r.trace = trace, r.trace_ctx = trace_ctx;
-    r.rules = th_model_of(sys)->graph ? th_model_of(sys)->graph : &clean_rules;
+    r.rules = rules_of(sys);
     r.roofline = r.rules->roofline && r.rules->roofline(sys, &r.bw, &r.peak);
     size_t n = (size_t)tr->g.n ? (size_t)tr->g.n : 1;
     r.match = malloc(sizeof *r.match * n);
     if (!r.match) return oom(err);
-    int rc = check(&r, err);
-    if (rc) {
+    rc = check(&r, err);
+    /* ranks that share a memory wait for each other: every rank replays */
+    int shared = rc == TH_OK && o->mem && th_ck_mem_shared(o->mem) && th_ck_mem_nodes(&tr->g);
+    if (shared) rc = th_ck_memshare_replay(sys, tr, o, trace, trace_ctx, res, err);
+    if (rc || shared) {
         free(r.match);
         return rc;
     }
