@@ -56,6 +56,10 @@ typedef struct th_graph_rules {
     /* Optional (NULL: point-to-point nodes are refused): the time of a message of `bytes` from
      * NPU src to NPU dst, ns; < 0 when there is no such pair. */
     double (*message)(const struct th_system *sys, int64_t src, int64_t dst, double bytes);
+    /* Optional (NULL: a group on any whole dims runs on them): 1 when a collective of
+     * th_coll_type type on a process group of part of the system, the NPUs of dim alone, runs
+     * as the same collective on that dim, else 0 (the group is refused). */
+    int (*group_dim)(const struct th_system *sys, int type, int dim);
 } th_graph_rules;
 
 typedef struct th_model_ops {

@@ -32,6 +32,7 @@ typedef struct th_wl_replay {
     int format;             /* th_format of the report */
     int load_model;         /* th_load_model */
     int priority;           /* th_priority, between collectives in flight */
+    const char *comm_group; /* a communicator group file (formats with groups), or NULL */
     int (*poll)(void *ctx); /* as th_train_opts.poll (may be NULL) */
     void *poll_ctx;
     const char *memory;     /* --remote-memory: the remote memory JSON text; NULL none */
@@ -59,6 +60,7 @@ typedef struct th_wl_format {
     const char *model;  /* in messages: the model that replays it natively */
     int scales;         /* 1: it takes train's --comm-scale, --compute-scale and --passes */
     int memory;         /* 1: it takes train's --remote-memory (th_wl_replay.memory) */
+    int groups;         /* 1: it takes train's --comm-group (th_wl_replay.comm_group) */
     /* 1 when text is in this format (a cheap look at its first lines), else 0. */
     int (*detect)(const char *text, size_t len);
     /* Optional (NULL: none): parses the workload that path names when it is not one file read

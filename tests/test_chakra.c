@@ -439,6 +439,143 @@ START_TEST(chakra_send_recv) {
 }
 END_TEST
 
+/* ---- ranks whose graphs differ: classes of ranks with one graph, one replayed per class ----
+ *
+ * Writes ranks files dir/name.<k>.et, rank k's graph g[k < half ? 0 : 1] (ids offset by
+ * 1000 k); cls picks the graph per rank instead when not NULL. */
+static void write_classes(const char *dir, const char *name, const wnode *const g[2],
+                          const int n[2], int ranks, const int *cls) {
+    for (int k = 0; k < ranks; k++) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/%s.%d.et", dir, name, k);
+        int c = cls ? cls[k] : k >= ranks / 2;
+        w_rank = k, w_ranks = ranks;
+        write_trace(path, g[c], n[c], 1000u * (uint64_t)k);
+    }
+}
+
+/* Values of a ';'-joined list cell. */
+static double list_at(const char *cell, int i) {
+    const char *p = cell;
+    for (int k = 0; k < i; k++) {
+        p = strchr(p, ';');
+        ck_assert_ptr_nonnull(p);
+        p++;
+    }
+    return strtod(p, NULL);
+}
+
+/* Two stages on the ring of 4 (50 GB/s, 500 ns; B = 53.687091 bytes/ns): ranks 0 and 1 compute
+ * 5 us and send 1 MiB to rank r + 2, ranks 2 and 3 receive it and compute 3 us. A message on a
+ * ring of 4 from r to r + 2 is 2 hops: floor(2 x 500 + 1048576 / 53.687091) = floor(1000 +
+ * 19531.25) = 20531 ns. Stage 0 ends when its send's message arrives, 5000 + 20531 = 25531
+ * (exposed 20531); stage 1's receive ends then, and its compute at 28531 (exposed 25531).
+ * The iteration is the last class's end, its compute that class's.
+ * Forward and backward: stage 0 computes 4 us, sends (tag 1), receives (tag 2), computes 6 us;
+ * stage 1 receives, computes 7 us, sends back: 4000 + 20531 = 24531, + 7000 = 31531, + 20531
+ * = 52062 (stage 1 ends, exposed 45062), + 6000 = 58062 (stage 0, exposed 48062).
+ * Measured with ASTRA-sim 2.x (astra-sim 518bd51, the build of the tests above) on the same
+ * files: sys[0..1] finished 25531 / 58062, sys[2..3] 28531 / 52062, exposed as above. */
+START_TEST(chakra_classes_send_recv) {
+    char *dir = test_tmp_dir();
+    const char *sys = astra_system(dir, 4);
+    wnode s0[] = {COMPUTE(1, 5), {.id = 2, .type = SEND, .comm = -1, .size = 1048576, .peer = 2}};
+    wnode s1[] = {{.id = 1, .type = RECV, .comm = -1, .size = 1048576, .peer = -2}, COMPUTE(2, 3)};
+    s0[1].data[0] = 1, s0[1].ndata = 1;
+    s1[1].data[0] = 1, s1[1].ndata = 1;
+    const wnode *g[2] = {s0, s1};
+    const int n[2] = {2, 2};
+    write_classes(dir, "pp", g, n, 4, NULL);
+    TEST_DIR_PATH(pp, dir, "pp");
+    test_csv c;
+    train(&c, pp, sys, "-p baseline -q fifo");
+    ck_assert_rel(test_csv_d(&c, 0, "iteration_us") * 1000, 28531);
+    ck_assert_rel(test_csv_d(&c, 0, "compute_us") * 1000, 3000);
+    ck_assert_rel(list_at(test_csv_s(&c, 0, "class_end_us"), 0) * 1000, 25531);
+    ck_assert_rel(list_at(test_csv_s(&c, 0, "class_end_us"), 1) * 1000, 28531);
+    ck_assert_rel(list_at(test_csv_s(&c, 0, "class_exposed_comm_us"), 0) * 1000, 20531);
+    ck_assert_rel(list_at(test_csv_s(&c, 0, "class_exposed_comm_us"), 1) * 1000, 25531);
+    test_csv_free(&c);
+    wnode f0[] = {COMPUTE(1, 4),
+                  {.id = 2, .type = SEND, .comm = -1, .size = 1048576, .peer = 2},
+                  {.id = 3, .type = RECV, .comm = -1, .size = 1048576, .peer = 2},
+                  COMPUTE(4, 6)};
+    wnode f1[] = {{.id = 1, .type = RECV, .comm = -1, .size = 1048576, .peer = -2},
+                  COMPUTE(2, 7),
+                  {.id = 3, .type = SEND, .comm = -1, .size = 1048576, .peer = -2}};
+    f0[1].data[0] = 1, f0[1].ndata = 1;
+    f0[3].data[0] = 3, f0[3].ndata = 1;
+    f1[1].data[0] = 1, f1[1].ndata = 1;
+    f1[2].data[0] = 2, f1[2].ndata = 1;
+    const wnode *fb[2] = {f0, f1};
+    const int nfb[2] = {4, 3};
+    write_classes(dir, "fb", fb, nfb, 4, NULL);
+    TEST_DIR_PATH(pfb, dir, "fb");
+    train(&c, pfb, sys, "-p baseline -q fifo");
+    ck_assert_rel(test_csv_d(&c, 0, "iteration_us") * 1000, 58062);
+    ck_assert_rel(list_at(test_csv_s(&c, 0, "class_end_us"), 1) * 1000, 52062);
+    ck_assert_rel(list_at(test_csv_s(&c, 0, "class_exposed_comm_us"), 0) * 1000, 48062);
+    ck_assert_rel(list_at(test_csv_s(&c, 0, "class_exposed_comm_us"), 1) * 1000, 45062);
+    test_csv_free(&c);
+    /* the report names the classes: their first ranks and ranks */
+    test_cli_out r;
+    test_cli(&r, "train '%s' -s '%s' -f json -p baseline -q fifo", pp, sys);
+    test_expect_quiet(&r, "json");
+    ck_assert_ptr_nonnull(strstr(r.out, "\"classes\":\t2"));
+    ck_assert_ptr_nonnull(strstr(r.out, "\"class_first_rank\":\t[0, 2]"));
+    ck_assert_ptr_nonnull(strstr(r.out, "\"class_ranks\":\t[[0, 1], [2, 3]]"));
+    test_cli_free(&r);
+    test_cli(&r, "train '%s' -s '%s' -p baseline -q fifo", pp, sys);
+    test_expect_quiet(&r, "table");
+    ck_assert_ptr_nonnull(strstr(r.out, "ranks in 2 classes"));
+    test_cli_free(&r);
+    test_rm_dir(dir);
+}
+END_TEST
+
+/* A collective whose ranks span classes. Every rank computes 4 us, then a 1 MiB All-Reduce on
+ * the ring of 4 (43000 ns, above), then 1 us on even ranks and 2 us on odd ones: two classes,
+ * the All-Reduce issued at 4000 in both: 48000 and 49000 ns, 43000 exposed in each (ASTRA-sim
+ * 2.x, measured: sys[0, 2] 48000, sys[1, 3] 49000, exposed 43000). When rank 0 computes 5 us
+ * before it, the All-Reduce is issued at 5000 there and 4000 elsewhere: ASTRA-sim runs it with
+ * a skew per rank (measured: 47000 and 48000 on ranks 1..3, 48000 on rank 0), which one rank
+ * per class does not replay: refused under the preset. Under the analytical model
+ * (tests/data/cli_ring4.json, -n 4: the All-Reduce 15968.64 ns, as above) it starts when the
+ * last class issues it: 5000 + 15968.64 = 20968.64 ns in both classes. */
+START_TEST(chakra_classes_collective) {
+    char *dir = test_tmp_dir();
+    const char *sys = astra_system(dir, 4);
+    wnode e[] = {COMPUTE(1, 4), COLLECTIVE(2, AR, 1048576), COMPUTE(3, 1)};
+    wnode o[] = {COMPUTE(1, 4), COLLECTIVE(2, AR, 1048576), COMPUTE(3, 2)};
+    e[1].data[0] = o[1].data[0] = 1, e[1].ndata = o[1].ndata = 1;
+    e[2].data[0] = o[2].data[0] = 2, e[2].ndata = o[2].ndata = 1;
+    const wnode *g[2] = {e, o};
+    const int n[2] = {3, 3}, alt[4] = {0, 1, 0, 1};
+    write_classes(dir, "eo", g, n, 4, alt);
+    TEST_DIR_PATH(eo, dir, "eo");
+    test_csv c;
+    train(&c, eo, sys, "-p baseline -q fifo");
+    ck_assert_rel(test_csv_d(&c, 0, "iteration_us") * 1000, 49000);
+    ck_assert_rel(list_at(test_csv_s(&c, 0, "class_end_us"), 0) * 1000, 48000);
+    ck_assert_rel(list_at(test_csv_s(&c, 0, "class_exposed_comm_us"), 0) * 1000, 43000);
+    ck_assert_rel(list_at(test_csv_s(&c, 0, "class_exposed_comm_us"), 1) * 1000, 43000);
+    ck_assert_int_eq((int)test_csv_d(&c, 0, "collectives"), 2); /* one copy per class */
+    test_csv_free(&c);
+    wnode late[] = {COMPUTE(1, 5), COLLECTIVE(2, AR, 1048576)},
+          on[] = {COMPUTE(1, 4), COLLECTIVE(2, AR, 1048576)};
+    late[1].data[0] = on[1].data[0] = 1, late[1].ndata = on[1].ndata = 1;
+    const wnode *sk[2] = {late, on};
+    const int nsk[2] = {2, 2}, first[4] = {0, 1, 1, 1};
+    write_classes(dir, "skew", sk, nsk, 4, first);
+    test_bad("issued at 5000 ns here and at 4000 ns on rank 1: under the astra-sim preset",
+             "train '%s/skew' -s '%s' -p baseline -q fifo", dir, sys);
+    TEST_DIR_PATH(skew, dir, "skew");
+    ck_assert_rel(iteration(skew, test_dpath("cli_ring4.json"), "-p baseline -q fifo -n 4"),
+                  20968.64);
+    test_rm_dir(dir);
+}
+END_TEST
+
 /* ---- the analytical model: collectives overlap ----
  *
  * tests/data/cli_ring4.json: an All-Reduce of S bytes in C chunks is 2C stages on the one
@@ -561,14 +698,24 @@ START_TEST(chakra_bad_traces) {
     write_set(dir, "nolist", nolist, 1, 1);
     test_bad("node 6: attr involved_dim: 0 entries for the 1 dims", "train '%s/nolist' -s '%s'",
              dir, sys);
-    /* ranks that disagree on a collective's size */
+    /* ranks that disagree on a collective's size (rank 1 alone holds the larger one) */
     wnode a[] = {COLLECTIVE(0, AR, 1048576)}, b[] = {COLLECTIVE(0, AR, 2097152)};
-    snprintf(path, sizeof path, "%s/dis.0.et", dir);
-    write_trace(path, a, 1, 0);
+    for (int k = 0; k < 4; k++) {
+        snprintf(path, sizeof path, "%s/dis.%d.et", dir, k);
+        write_trace(path, k == 1 ? b : a, 1, 1000u * (uint64_t)k);
+    }
     snprintf(path, sizeof path, "%s/dis.1.et", dir);
-    write_trace(path, b, 1, 1000);
-    snprintf(need, sizeof need, "%s: node 1000: attr comm_size: 2097152, rank 0 has 1048576", path);
+    snprintf(need, sizeof need, "%s: node 1000: attr comm_size: allreduce of 2097152 bytes", path);
     test_bad(need, "train '%s/dis' -s '%s'", dir, sys);
+    test_bad("ranks that disagree on a collective", "train '%s/dis' -s '%s'", dir, sys);
+    /* ranks that differ, fewer files than NPUs: which NPU runs which graph is unknown */
+    snprintf(path, sizeof path, "%s/two.0.et", dir);
+    write_trace(path, a, 1, 0);
+    snprintf(path, sizeof path, "%s/two.1.et", dir);
+    write_trace(path, b, 1, 1000);
+    test_bad("2 rank files whose graphs differ (2 classes of ranks), and system \"Ring_4npus\" "
+             "has 4 NPUs",
+             "train '%s/two' -s '%s'", dir, sys);
     /* a truncated file: the last node cut short */
     wnode ok[] = {COMPUTE(1, 1), COMPUTE(2, 1)};
     write_set(dir, "cut", ok, 2, 1);
@@ -644,6 +791,8 @@ Suite *chakra_suite(void) {
     tcase_add_test(tc, chakra_metadata);
     tcase_add_test(tc, chakra_roofline);
     tcase_add_test(tc, chakra_send_recv);
+    tcase_add_test(tc, chakra_classes_send_recv);
+    tcase_add_test(tc, chakra_classes_collective);
     tcase_add_test(tc, chakra_themis_across_collectives);
     tcase_add_test(tc, chakra_held_dim);
     tcase_add_test(tc, chakra_graphs_analytical);

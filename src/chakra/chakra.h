@@ -44,6 +44,7 @@ typedef struct th_ck_node {
     int16_t ndims;   /* involved_dim's length; -1 when absent (every dim) */
     int32_t peer;    /* send: comm_dst, receive: comm_src; -1 when absent */
     int32_t tag;     /* send, receive: comm_tag; -1 when absent */
+    int32_t group;   /* collective: pg_name's process group id (0: every NPU) */
     uint32_t name;   /* offset of its name in th_ck_graph.names */
     uint32_t dep0;   /* its parents (data_deps then ctrl_deps, each once) in deps[dep0 ..] */
     uint32_t ndeps;
@@ -61,14 +62,35 @@ typedef struct th_ck_graph {
     char version[64]; /* the global metadata's version ("" when none) */
 } th_ck_graph;
 
-/* A trace set as read: rank 0's graph (every rank holds the same one) and where it came from. */
+/* The most classes of ranks (ranks holding one graph) a trace set may have. */
+#define TH_CK_MAX_CLASSES 64
+
+/* A trace set as read: its ranks in classes of one graph each (class 0 the one of rank 0),
+ * and where it came from. A trace zeroed but for ranks and g is a set of one class. */
 typedef struct th_ck_trace {
     char name[64];     /* the prefix's base name */
     char prefix[4096]; /* <prefix> of <prefix>.<rank>.et, or the one file read */
-    char file0[4096];  /* the file whose graph this is */
+    char file0[4096];  /* the file whose graph g is */
     int ranks;         /* files in the set (1 for a file not named <prefix>.<rank>.et) */
-    th_ck_graph g;
+    th_ck_graph g;     /* rank 0's graph: class 0's */
+    int nclasses;      /* classes (0 or 1: every rank holds g) */
+    th_ck_graph *cg;   /* class c's graph, c >= 1, in cg[c - 1] */
+    int32_t *class_of; /* per rank its class (NULL: every rank of class 0) */
+    int32_t *first;    /* per class its first rank (NULL with class_of) */
 } th_ck_trace;
+
+static inline int th_ck_classes(const th_ck_trace *tr) {
+    return tr->nclasses > 1 ? tr->nclasses : 1;
+}
+static inline const th_ck_graph *th_ck_class_graph(const th_ck_trace *tr, int c) {
+    return c ? &tr->cg[c - 1] : &tr->g;
+}
+static inline int th_ck_class_of(const th_ck_trace *tr, int64_t rank) {
+    return tr->class_of && rank < tr->ranks ? tr->class_of[rank] : 0;
+}
+static inline int th_ck_first_rank(const th_ck_trace *tr, int c) {
+    return tr->first ? tr->first[c] : 0;
+}
 
 /* 1 when text looks like a Chakra trace: binary (a control byte early on), the first message
  * a length-delimited one. */
@@ -86,8 +108,9 @@ static inline const char *th_ck_name(const th_ck_graph *g, int32_t i) {
 }
 
 /* Reads the trace set path names: a prefix (<prefix>.0.et exists), one file of a set
- * (<prefix>.<rank>.et), or one file alone. Every rank's file is read and compared with rank
- * 0's: ranks that differ are refused, naming the file, node and field. 0 when path names no
+ * (<prefix>.<rank>.et), or one file alone. Every rank's file is read and compared with the
+ * classes' graphs read before: a rank that holds none of them starts a class (at most
+ * TH_CK_MAX_CLASSES). 0 when path names no
  * trace (a missing file that is no prefix either: *tr untouched), 1 when read, < 0 on error
  * (err set; -TH_EINPUT, -TH_EIO). */
 int th_ck_open(const char *path, th_ck_trace **tr, th_error *err);
@@ -97,6 +120,27 @@ int th_ck_from_bytes(const char *data, size_t len, const char *src, th_ck_trace 
 void th_ck_trace_free(th_ck_trace *tr);
 
 struct th_ck_mem; /* chakra_mem.h: a remote memory configuration */
+/* ASTRA-sim 2.x's communicator group file: process group id -> its ranks. */
+typedef struct th_ck_groups {
+    int n;          /* groups */
+    int32_t *id;    /* group k's id (> 0; pg_name names it) */
+    size_t *off;    /* its ranks: rank[off[k] .. off[k + 1]), sorted */
+    int64_t *rank;  /* every group's ranks */
+    size_t nranks;  /* entries of rank */
+    char src[4096]; /* the file, for messages */
+} th_ck_groups;
+
+/* Reads a group file's text (a JSON object, "1": [0, 1, ...]); errors name src and the key. */
+int th_ck_groups_parse(const char *text, size_t len, const char *src, th_ck_groups **out,
+                       th_error *err);
+int th_ck_groups_load(const char *path, th_ck_groups **out, th_error *err);
+void th_ck_groups_free(th_ck_groups *g);
+/* The index of group id in g, -1 when it has none. */
+int th_ck_group_find(const th_ck_groups *g, int32_t id);
+/* The dims of sys group k takes whole into *mask; TH_EINPUT naming the group and the dim when
+ * it takes part of one (or one NPU, or ranks the system lacks). */
+int th_ck_group_dims(const th_ck_groups *g, int k, const th_system *sys, uint32_t *mask,
+                     th_error *err);
 
 /* How the replay goes. */
 typedef struct th_ck_opts {
@@ -108,26 +152,33 @@ typedef struct th_ck_opts {
     const atomic_int *stop;
     int (*poll)(void *ctx); /* as th_train_opts.poll */
     void *poll_ctx;
+    const th_ck_groups *groups;  /* process groups pg_name names (NULL: none) */
     const struct th_ck_mem *mem; /* the remote memory of memory nodes; NULL: they are refused */
 } th_ck_opts;
 
 typedef struct th_ck_result {
     double finish;       /* when the last node ends, ns (ASTRA-sim's "finished, T cycles") */
-    double compute;      /* the GPU compute nodes' time, ns */
+    double compute;      /* the GPU compute nodes' time of the class that ends last, ns */
     double exposed;      /* finish - compute: communication not hidden by compute, ns */
-    int64_t collectives; /* collective nodes replayed */
+    int64_t collectives; /* collective nodes replayed (every class's) */
+    int classes;         /* classes of ranks replayed (th_ck_trace) */
+    double class_end[TH_CK_MAX_CLASSES];     /* per class, when its last node ends, ns */
+    double class_compute[TH_CK_MAX_CLASSES]; /* per class, its GPU compute nodes' time, ns */
 } th_ck_result;
 
 /* One node of the replay, for the timeline. */
 typedef struct th_ck_event {
-    int32_t node;      /* index in the graph */
+    int32_t node;      /* index in its class's graph */
     double start, end; /* ns */
+    int32_t cls;       /* the class of ranks (0: rank 0's) */
 } th_ck_event;
 typedef void (*th_ck_trace_fn)(void *ctx, const th_ck_event *ev);
 
-/* Replays tr's graph on sys (one NPU; every NPU alike): per NPU a compute stream, a CPU stream
- * and a communication stream; a node is issued once its parents ended, ready nodes in id
- * order; collectives through the emulator under the system model's graph rules (model.h). */
+/* Replays tr's graphs on sys (one rank per class of ranks; every rank of a class alike): per
+ * NPU a compute stream, a CPU stream and a communication stream; a node is issued once its
+ * parents ended, ready nodes in id order; collectives through the emulator under the system
+ * model's graph rules (model.h), a collective whose ranks span classes once every class issued
+ * it; point-to-point messages between the classes' ranks. */
 int th_ck_replay(const th_system *sys, const th_ck_trace *tr, const th_ck_opts *o,
                  th_ck_trace_fn trace, void *trace_ctx, th_ck_result *res, th_error *err);
 

@@ -69,6 +69,47 @@ typedef struct ck_report {
     int nrows;
 } ck_report;
 
+/* The ranks of class c. */
+static int class_ranks(const th_ck_trace *tr, int c) {
+    int n = 0;
+    for (int k = 0; k < tr->ranks; k++)
+        n += th_ck_class_of(tr, k) == c;
+    return n;
+}
+
+/* Per pair, each class's end and exposed communication (ranks whose graphs differ). */
+static void classes_table(FILE *out, const ck_report *rep) {
+    fprintf(out,
+            "\nranks in %d classes of one graph each (one rank replayed per class: the first):\n",
+            rep->tr->nclasses);
+    th_table *t = calloc(1, sizeof *t);
+    if (!t) return;
+    static const char *const head[] = {"policy", "intra",  "class",          "first_rank",
+                                       "ranks",  "end_us", "exposed_comm_us"};
+    static const int width[] = {10, 5, 5, 10, 5, 14, 15};
+    for (int k = 0; k < 7; k++) {
+        th_table_col(t, width[k], k < 2);
+        th_table_cell(t, head[k]);
+    }
+    for (int i = 0; i < rep->nrows; i++) {
+        const ck_row *r = &rep->rows[i];
+        for (int c = 0; c < r->res.classes; c++) {
+            char v[5][32];
+            snprintf(v[0], 32, "%d", c);
+            snprintf(v[1], 32, "%d", th_ck_first_rank(rep->tr, c));
+            snprintf(v[2], 32, "%d", class_ranks(rep->tr, c));
+            snprintf(v[3], 32, "%.10g", r->res.class_end[c] / 1000.0);
+            snprintf(v[4], 32, "%.10g", (r->res.class_end[c] - r->res.class_compute[c]) / 1000.0);
+            th_table_cell(t, th_policy_name(r->policy));
+            th_table_cell(t, th_intra_name(r->intra));
+            for (int k = 0; k < 5; k++)
+                th_table_cell(t, v[k]);
+        }
+    }
+    th_table_print(out, t);
+    free(t);
+}
+
 static int table(FILE *out, const ck_report *rep, th_error *err) {
     char a[32], wname[TH_TABLE_CELL], sname[TH_TABLE_CELL];
     fprintf(out,
@@ -103,6 +144,7 @@ static int table(FILE *out, const ck_report *rep, th_error *err) {
     fputc('\n', out);
     th_table_print(out, t);
     free(t);
+    if (rep->tr->nclasses > 1) classes_table(out, rep);
     return th_report_done(out, err);
 }
 
@@ -116,6 +158,17 @@ static cJSON *json(const ck_report *rep) {
     cJSON_AddNumberToObject(w, "ranks", rep->tr->ranks);
     cJSON_AddNumberToObject(w, "nodes", rep->tr->g.n);
     cJSON_AddNumberToObject(w, "chunks", (double)rep->chunks);
+    int nc = th_ck_classes(rep->tr);
+    cJSON_AddNumberToObject(w, "classes", nc);
+    cJSON *first = cJSON_AddArrayToObject(w, "class_first_rank");
+    cJSON *ranks = cJSON_AddArrayToObject(w, "class_ranks");
+    for (int c = 0; c < nc; c++) {
+        cJSON_AddItemToArray(first, cJSON_CreateNumber(th_ck_first_rank(rep->tr, c)));
+        cJSON *list = cJSON_CreateArray();
+        cJSON_AddItemToArray(ranks, list);
+        for (int k = 0; k < rep->tr->ranks; k++)
+            if (th_ck_class_of(rep->tr, k) == c) cJSON_AddItemToArray(list, cJSON_CreateNumber(k));
+    }
     cJSON *results = cJSON_AddArrayToObject(root, "results");
     for (int i = 0; i < rep->nrows; i++) {
         const ck_row *r = &rep->rows[i];
@@ -130,6 +183,13 @@ static cJSON *json(const ck_report *rep) {
         cJSON_AddNumberToObject(o, "exposed_comm_us", r->res.exposed / 1000.0);
         cJSON_AddNumberToObject(o, "speedup", r->speedup);
         cJSON_AddNumberToObject(o, "collectives", (double)r->res.collectives);
+        cJSON *end = cJSON_AddArrayToObject(o, "class_end_us");
+        cJSON *exp = cJSON_AddArrayToObject(o, "class_exposed_comm_us");
+        for (int c = 0; c < r->res.classes; c++) {
+            cJSON_AddItemToArray(end, cJSON_CreateNumber(r->res.class_end[c] / 1000.0));
+            cJSON_AddItemToArray(
+                exp, cJSON_CreateNumber((r->res.class_end[c] - r->res.class_compute[c]) / 1000.0));
+        }
         cJSON_AddItemToArray(results, o);
     }
     return root;
@@ -149,7 +209,7 @@ static int report(FILE *out, th_format format, const ck_report *rep, th_error *e
  * its id when it has none, as the layer; its node type as the phase). */
 typedef struct ck_trace_ctx {
     FILE *out;
-    const th_ck_graph *g;
+    const th_ck_trace *tr;
     th_policy policy;
     th_intra intra;
     int oom;
@@ -157,10 +217,20 @@ typedef struct ck_trace_ctx {
 
 static void trace_row(void *ctx, const th_ck_event *ev) {
     ck_trace_ctx *t = ctx;
-    const th_ck_node *x = &t->g->nodes[ev->node];
-    char id[32];
-    const char *name = th_ck_name(t->g, ev->node);
+    const th_ck_graph *g = th_ck_class_graph(t->tr, ev->cls);
+    const th_ck_node *x = &g->nodes[ev->node];
+    char id[32], *full = NULL;
+    const char *name = th_ck_name(g, ev->node);
     if (!name[0]) snprintf(id, sizeof id, "%llu", (unsigned long long)x->id), name = id;
+    if (t->tr->nclasses > 1) { /* "rank R: name", R the class's replayed rank */
+        size_t n = strlen(name) + 32;
+        if (!(full = malloc(n))) {
+            t->oom = 1;
+            return;
+        }
+        snprintf(full, n, "rank %d: %s", th_ck_first_rank(t->tr, ev->cls), name);
+        name = full;
+    }
     th_buf b = {0};
     int bad = th_csv_field(&b, th_policy_name(t->policy));
     bad |= th_csv_field(&b, th_intra_name(t->intra));
@@ -176,6 +246,7 @@ static void trace_row(void *ctx, const th_ck_event *ev) {
     bad |= th_csv_end(&b);
     if (!bad) th_csv_write(t->out, &b);
     th_buf_free(&b);
+    free(full);
     if (bad) t->oom = 1;
 }
 
@@ -217,10 +288,16 @@ static int replay(const void *native, const th_system *sys, const char *src,
     if (req->intra < 0 && def && def->has_intra) nq = 1, intras[0] = def->intra;
     if (req->policy >= 0) pols[0] = (th_policy)req->policy;
     if (req->intra >= 0) intras[0] = (th_intra)req->intra;
+    th_ck_groups *groups = NULL;
+    if (req->comm_group && th_ck_groups_load(req->comm_group, &groups, err)) return err->code;
+    o.groups = groups;
     FILE *out;
-    ck_trace_ctx tc = {NULL, &tr->g, TH_POLICY_BASELINE, TH_INTRA_FIFO, 0};
+    ck_trace_ctx tc = {NULL, tr, TH_POLICY_BASELINE, TH_INTRA_FIFO, 0};
     int rc = open(ctx, &out, &tc.out, err);
-    if (rc) return rc;
+    if (rc) {
+        th_ck_groups_free(groups);
+        return rc;
+    }
     if (tc.out) th_report_train_trace_header(tc.out);
     ck_row rows[5];
     int n = 0;
@@ -247,6 +324,7 @@ static int replay(const void *native, const th_system *sys, const char *src,
         ck_report rep = {sys, tr, o.chunks, rows, n};
         rc = report(out, (th_format)req->format, &rep, err);
     }
+    th_ck_groups_free(groups);
     return rc;
 }
 
@@ -281,6 +359,7 @@ const th_wl_format th_ck_format = {
     .sim = "ASTRA-sim 2.x",
     .model = "astra-sim",
     .memory = 1,
+    .groups = 1,
     .detect = th_ck_detect,
     .open_path = open_path,
     .parse = parse,

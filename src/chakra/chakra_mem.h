@@ -62,10 +62,10 @@ int32_t th_ck_mem_nodes(const th_ck_graph *g);
 double th_ck_compute_ns(const th_system *sys, const th_ck_node *x);
 int th_ck_serial_comm(const th_system *sys);
 
-/* Replays g on every one of the system's NPUs together, their memory nodes sharing m's
- * memories as ASTRA-sim's event queue orders them (m shared; g of compute, memory and invalid
- * nodes only, else TH_EINPUT; the graph checked by th_ck_replay). res: the last rank's finish,
- * one rank's compute. */
+/* Replays tr on every one of the system's NPUs together (each its class's graph), their
+ * memory nodes sharing m's memories as ASTRA-sim's event queues order them (m shared; graphs
+ * of compute, memory and invalid nodes only, else TH_EINPUT; checked by th_ck_replay first).
+ * res: the classes' ends (the last of their ranks) and compute (their first rank's). */
 int th_ck_memshare_replay(const th_system *sys, const th_ck_trace *tr, const th_ck_opts *o,
                           th_ck_trace_fn trace, void *trace_ctx, th_ck_result *res, th_error *err);
 

@@ -1,6 +1,6 @@
 /* Memory nodes on a shared remote memory (a memory per node of NPUs, or one pool): every rank
- * waits for the accesses of the others, so every NPU of the system replays its graph (the same
- * on each) together, in the order ASTRA-sim 2.x's event queues give their events:
+ * waits for the accesses of the others, so every NPU of the system replays its graph (its class's,
+ * chakra.h) together, in the order ASTRA-sim 2.x's event queues give their events:
  *
  * - each NPU keeps its events per instant in the order they were registered, and the network's
  *   queue calls an NPU's events of an instant in the order in which that NPU first registered
@@ -64,17 +64,19 @@ typedef struct unit {
 
 typedef struct sharer {
     const th_system *sys;
-    const th_ck_graph *g;
+    const th_ck_trace *tr;
     const th_ck_mem *m;
     const th_ck_opts *o;
-    const char *src;
+    char **src; /* per class its first rank's file, for messages */
+    int nclasses;
     th_ck_trace_fn trace;
     void *trace_ctx;
     int serial; /* the communication stream holds one node at a time */
     int64_t nranks;
     npu *p;
-    int32_t *left;  /* per rank and node: parents not ended yet */
-    double *start0; /* rank 0's issue times (its timeline) */
+    int32_t *left;  /* per rank and node: parents not ended yet, from left[off[rank]] */
+    int64_t *off;   /* per rank, where its nodes start in left */
+    double **start; /* per class, its first rank's issue times (the timeline) */
     unit *units;
     call *calls; /* a min-heap */
     size_t ncalls, calls_cap;
@@ -83,9 +85,22 @@ typedef struct sharer {
     double cur_t;
     int32_t *deferred; /* nodes an issue call made ready (they wait for its end) */
     size_t ndef, def_cap;
-    double compute; /* rank 0's GPU compute, ns */
+    double compute[TH_CK_MAX_CLASSES]; /* per class, its first rank's GPU compute, ns */
     unsigned events;
 } sharer;
+
+static int class_of(const sharer *s, int32_t r) {
+    return th_ck_class_of(s->tr, r);
+}
+
+static const th_ck_graph *graph_of(const sharer *s, int32_t r) {
+    return th_ck_class_graph(s->tr, class_of(s, r));
+}
+
+/* Whether rank r's times are its class's timeline. */
+static int first_of_class(const sharer *s, int32_t r) {
+    return th_ck_first_rank(s->tr, class_of(s, r)) == r;
+}
 
 static int oom(th_error *err) {
     return th_error_set(err, TH_EINTERNAL, "out of memory");
@@ -174,21 +189,23 @@ static int64_t unit_of(const sharer *s, int32_t r) {
 /* Memory unit u serves rank r's access to node i at t: the node's end, then the memory's
  * call, both on r. */
 static int serve(sharer *s, int32_t r, int32_t i, double t, th_error *err) {
-    if (t == 0 && s->serial && th_ck_mem_at_start(s->m, &s->g->nodes[i], s->src, err))
+    const th_ck_node *x = &graph_of(s, r)->nodes[i];
+    if (t == 0 && s->serial && th_ck_mem_at_start(s->m, x, s->src[class_of(s, r)], err))
         return err->code;
-    double end = t + th_ck_mem_ns(s->m, s->g->nodes[i].tensor);
+    double end = t + th_ck_mem_ns(s->m, x->tensor);
     if (reg(s, r, end, EV_END, i, err) || reg(s, r, end, EV_MEM, i, err)) return err->code;
     return TH_OK;
 }
 
 static int finish(sharer *s, int32_t r, int32_t i, double t, int inside, th_error *err) {
-    const th_ck_graph *g = s->g;
+    const th_ck_graph *g = graph_of(s, r);
     npu *p = &s->p[r];
-    if (r == 0 && s->trace) {
-        th_ck_event ev = {i, s->start0[i], t};
+    if (s->trace && first_of_class(s, r)) {
+        int c = class_of(s, r);
+        th_ck_event ev = {i, s->start[c][i], t, c};
         s->trace(s->trace_ctx, &ev);
     }
-    int32_t *left = s->left + (size_t)r * (size_t)g->n;
+    int32_t *left = s->left + s->off[r];
     for (int32_t c = g->child_off[i]; c < g->child_off[i + 1]; c++) {
         int32_t k = g->child[c];
         if (--left[k]) continue;
@@ -207,8 +224,9 @@ static int finish(sharer *s, int32_t r, int32_t i, double t, int inside, th_erro
 
 /* One issue call of rank r at t: its ready nodes in id order, each to its stream when free. */
 static int issue_call(sharer *s, int32_t r, double t, th_error *err) {
-    const th_ck_graph *g = s->g;
+    const th_ck_graph *g = graph_of(s, r);
     npu *p = &s->p[r];
+    int first = first_of_class(s, r), c = class_of(s, r);
     for (;;) {
         int best = -1;
         for (int st = 0; st < S_COUNT; st++)
@@ -217,7 +235,7 @@ static int issue_call(sharer *s, int32_t r, double t, th_error *err) {
         if (best < 0) break;
         int32_t i = heap_pop(p->ready[best], &p->nready[best]);
         const th_ck_node *x = &g->nodes[i];
-        if (r == 0) s->start0[i] = t;
+        if (first) s->start[c][i] = t;
         int rc = TH_OK;
         if (x->kind == TH_CK_SKIP) {
             rc = finish(s, r, i, t, 1, err); /* ends at once */
@@ -228,7 +246,7 @@ static int issue_call(sharer *s, int32_t r, double t, th_error *err) {
             } else {
                 p->busy[best] = 1;
                 p->inflight++;
-                if (r == 0 && !x->cpu) s->compute += ns;
+                if (first && !x->cpu) s->compute[c] += ns;
                 rc = reg(s, r, t + ns, EV_END, i, err);
             }
         } else { /* a memory node */
@@ -258,7 +276,7 @@ static int issue_all(sharer *s, int32_t r, double t, th_error *err) {
         if (issue_call(s, r, t, err)) return err->code;
         for (size_t k = 0; k < s->ndef; k++) {
             int32_t i = s->deferred[k];
-            int st = stream_of(&s->g->nodes[i]);
+            int st = stream_of(&graph_of(s, r)->nodes[i]);
             if (heap_push(&p->ready[st], &p->nready[st], &p->ready_cap[st], i)) return oom(err);
         }
         int again = s->ndef && !s->serial;
@@ -284,7 +302,7 @@ static int call_events(sharer *s, int32_t r, double t, th_error *err) {
         sev e = p->ev[b];
         p->ev[b] = p->ev[--p->nev];
         if (e.kind == EV_END) {
-            const th_ck_node *x = &s->g->nodes[e.node];
+            const th_ck_node *x = &graph_of(s, r)->nodes[e.node];
             p->busy[stream_of(x)] = 0;
             p->inflight--;
             if (finish(s, r, e.node, t, 0, err) || issue_all(s, r, t, err)) return err->code;
@@ -312,17 +330,23 @@ static int interrupted(sharer *s) {
 
 /* Graphs of compute, memory and invalid nodes only; a node memory for every NPU. */
 static int check(const sharer *s, th_error *err) {
-    const th_ck_graph *g = s->g;
     const char *type = th_ck_mem_type_names[s->m->type];
-    for (int32_t i = 0; i < g->n; i++) {
-        const th_ck_node *x = &g->nodes[i];
-        if (x->kind != TH_CK_COMPUTE && x->kind != TH_CK_MEM && x->kind != TH_CK_SKIP)
-            return th_error_set(err, TH_EINPUT,
-                                "%s: node %llu: type: %s: with memory-type %s (%s) the NPUs wait "
-                                "for each other's memory nodes, so every NPU replays; themis "
-                                "does that for graphs of compute, memory and invalid nodes only",
-                                s->src, (unsigned long long)x->id, th_ck_type_name(x->type), type,
-                                s->m->src);
+    double total = 0;
+    for (int64_t r = 0; r < s->nranks; r++)
+        total += graph_of(s, (int32_t)r)->n;
+    for (int c = 0; c < s->nclasses; c++) {
+        const th_ck_graph *g = th_ck_class_graph(s->tr, c);
+        for (int32_t i = 0; i < g->n; i++) {
+            const th_ck_node *x = &g->nodes[i];
+            if (x->kind != TH_CK_COMPUTE && x->kind != TH_CK_MEM && x->kind != TH_CK_SKIP)
+                return th_error_set(err, TH_EINPUT,
+                                    "%s: node %llu: type: %s: with memory-type %s (%s) the NPUs "
+                                    "wait for each other's memory nodes, so every NPU replays; "
+                                    "themis does that for graphs of compute, memory and invalid "
+                                    "nodes only",
+                                    s->src[c], (unsigned long long)x->id, th_ck_type_name(x->type),
+                                    type, s->m->src);
+        }
     }
     if (s->m->type == TH_CK_MEM_PER_NODE && (s->nranks - 1) / s->m->npus_per_node >= s->m->nodes)
         return th_error_set(err, TH_EINPUT,
@@ -331,19 +355,19 @@ static int check(const sharer *s, th_error *err) {
                             s->m->src, (long long)s->m->nodes, (long long)s->m->npus_per_node,
                             (long long)(s->m->nodes * s->m->npus_per_node), (long long)s->nranks,
                             s->sys->name);
-    if ((double)s->nranks * (double)g->n > MAX_RANK_NODES)
+    if (total > MAX_RANK_NODES)
         return th_error_set(err, TH_EINPUT,
-                            "%s: %lld NPUs x %d nodes: more than %d nodes to replay with every "
-                            "rank (memory-type %s)",
-                            s->src, (long long)s->nranks, (int)g->n, MAX_RANK_NODES, type);
+                            "%s: %lld NPUs, %.17g nodes in all: more than %d nodes to replay with "
+                            "every rank (memory-type %s)",
+                            s->src[0], (long long)s->nranks, total, MAX_RANK_NODES, type);
     return TH_OK;
 }
 
 static int run(sharer *s, th_error *err) {
-    const th_ck_graph *g = s->g;
     for (int32_t r = 0; r < s->nranks; r++) {
+        const th_ck_graph *g = graph_of(s, r);
         npu *p = &s->p[r];
-        int32_t *left = s->left + (size_t)r * (size_t)g->n;
+        int32_t *left = s->left + s->off[r];
         for (int32_t i = 0; i < g->n; i++) {
             left[i] = (int32_t)g->nodes[i].ndeps;
             int st = stream_of(&g->nodes[i]);
@@ -360,6 +384,7 @@ static int run(sharer *s, th_error *err) {
     }
     for (int32_t r = 0; r < s->nranks; r++) {
         const npu *p = &s->p[r];
+        const th_ck_graph *g = graph_of(s, r);
         if (p->finished) continue;
         for (int st = 0; st < S_COUNT; st++)
             if (p->nready[st])
@@ -367,10 +392,10 @@ static int run(sharer *s, th_error *err) {
                                     "%s: node %llu: ready only once an invalid node ended, and "
                                     "no event of rank %d follows that would issue it: ASTRA-sim "
                                     "2.x would wait for ever",
-                                    s->src, (unsigned long long)g->nodes[p->ready[st][0]].id,
-                                    (int)r);
+                                    s->src[class_of(s, r)],
+                                    (unsigned long long)g->nodes[p->ready[st][0]].id, (int)r);
         return th_error_set(err, TH_EINTERNAL, "%s: rank %d never finished (replay stalled)",
-                            s->src, (int)r);
+                            s->src[class_of(s, r)], (int)r);
     }
     return TH_OK;
 }
@@ -379,27 +404,54 @@ int th_ck_memshare_replay(const th_system *sys, const th_ck_trace *tr, const th_
                           th_ck_trace_fn trace, void *trace_ctx, th_ck_result *res, th_error *err) {
     memset(res, 0, sizeof *res);
     sharer s = {0};
-    s.sys = sys, s.g = &tr->g, s.m = o->mem, s.o = o, s.src = tr->file0;
+    s.sys = sys, s.tr = tr, s.m = o->mem, s.o = o;
     s.trace = trace, s.trace_ctx = trace_ctx;
     s.serial = th_ck_serial_comm(sys);
     s.nranks = (int64_t)sys->npus;
+    s.nclasses = th_ck_classes(tr);
     s.cur_rank = -1;
-    int rc = check(&s, err);
-    if (rc) return rc;
-    size_t n = (size_t)s.g->n ? (size_t)s.g->n : 1;
     int64_t nunits = s.m->type == TH_CK_MEM_PER_NODE ? s.m->nodes : 1;
-    s.p = calloc((size_t)s.nranks, sizeof *s.p);
-    s.left = malloc(sizeof *s.left * n * (size_t)s.nranks);
-    s.start0 = malloc(sizeof *s.start0 * n);
-    s.units = calloc((size_t)nunits, sizeof *s.units);
-    if (!s.p || !s.left || !s.start0 || !s.units)
-        rc = oom(err);
-    else
-        rc = run(&s, err);
+    s.src = calloc((size_t)s.nclasses, sizeof *s.src);
+    s.start = calloc((size_t)s.nclasses, sizeof *s.start);
+    int rc = s.src && s.start ? TH_OK : oom(err);
+    for (int c = 0; rc == TH_OK && c < s.nclasses; c++) {
+        size_t len = strlen(tr->prefix) + 32, n = (size_t)th_ck_class_graph(tr, c)->n;
+        if (!(s.src[c] = malloc(c ? len : strlen(tr->file0) + 1)) ||
+            !(s.start[c] = malloc(sizeof **s.start * (n ? n : 1)))) {
+            rc = oom(err);
+            break;
+        }
+        if (c)
+            snprintf(s.src[c], len, "%s.%lld.et", tr->prefix, (long long)th_ck_first_rank(tr, c));
+        else
+            strcpy(s.src[c], tr->file0);
+    }
+    if (rc == TH_OK) rc = check(&s, err);
     if (rc == TH_OK) {
-        for (int64_t r = 0; r < s.nranks; r++)
-            if (s.p[r].end > res->finish) res->finish = s.p[r].end;
-        res->compute = s.compute;
+        s.p = calloc((size_t)s.nranks, sizeof *s.p);
+        s.off = malloc(sizeof *s.off * (size_t)(s.nranks + 1));
+        s.units = calloc((size_t)nunits, sizeof *s.units);
+        if (s.off) {
+            s.off[0] = 0;
+            for (int64_t r = 0; r < s.nranks; r++)
+                s.off[r + 1] = s.off[r] + graph_of(&s, (int32_t)r)->n;
+            s.left = malloc(sizeof *s.left * (size_t)(s.off[s.nranks] ? s.off[s.nranks] : 1));
+        }
+        rc = s.p && s.off && s.units && s.left ? run(&s, err) : oom(err);
+    }
+    if (rc == TH_OK) {
+        res->classes = s.nclasses;
+        for (int64_t r = 0; r < s.nranks; r++) {
+            int c = class_of(&s, (int32_t)r);
+            if (s.p[r].end > res->class_end[c]) res->class_end[c] = s.p[r].end;
+        }
+        int last = 0;
+        for (int c = 0; c < s.nclasses; c++) {
+            res->class_compute[c] = s.compute[c];
+            if (res->class_end[c] > res->class_end[last]) last = c;
+        }
+        res->finish = res->class_end[last];
+        res->compute = s.compute[last];
         res->exposed = res->finish - res->compute;
     }
     for (int64_t r = 0; s.p && r < s.nranks; r++) {
@@ -409,9 +461,15 @@ int th_ck_memshare_replay(const th_system *sys, const th_ck_trace *tr, const th_
     }
     for (int64_t u = 0; s.units && u < nunits; u++)
         free(s.units[u].q);
+    for (int c = 0; c < s.nclasses; c++) {
+        free(s.src ? s.src[c] : NULL);
+        free(s.start ? s.start[c] : NULL);
+    }
+    free(s.src);
+    free(s.start);
     free(s.p);
+    free(s.off);
     free(s.left);
-    free(s.start0);
     free(s.units);
     free(s.calls);
     free(s.deferred);

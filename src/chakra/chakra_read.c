@@ -177,13 +177,19 @@ static int node_attrs(const ChakraProtoMsg__Node *m, th_ck_node *x, const char *
                             "refuses as it refuses chunks under 1 byte)",
                             src, id);
     const ChakraProtoMsg__AttributeProto *pg = attr(m, "pg_name");
-    if (pg && pg->value_case == CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_STRING_VAL &&
-        pg->string_val[0] && strcmp(pg->string_val, "0"))
-        return th_error_set(err, TH_EINPUT,
-                            "%s: node %llu: attr pg_name: process group \"%s\": themis replays "
-                            "collectives over every NPU (or the dims of involved_dim); a process "
-                            "group needs ASTRA-sim's communicator group file",
-                            src, id, pg->string_val);
+    if (pg && pg->value_case == CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_STRING_VAL) {
+        /* "" and "0": every NPU; else a group of the communicator group file, by its id */
+        const char *p = pg->string_val;
+        long long g = 0;
+        for (; *p >= '0' && *p <= '9' && g <= INT32_MAX; p++)
+            g = g * 10 + (*p - '0');
+        if (*p || g > INT32_MAX || (g == 0 && pg->string_val[0] && strcmp(pg->string_val, "0")))
+            return th_error_set(err, TH_EINPUT,
+                                "%s: node %llu: attr pg_name: \"%s\": expected a process group's "
+                                "id (a whole number, \"\" or \"0\" for every NPU)",
+                                src, id, pg->string_val);
+        x->group = (int32_t)g;
+    }
     const ChakraProtoMsg__AttributeProto *d = attr(m, "involved_dim");
     x->ndims = -1;
     if (d) {

@@ -1,12 +1,14 @@
-/* The replay of one rank's execution graph (docs/CHAKRA.md): per NPU a compute stream, a CPU
- * stream and a communication stream; a node is ready once every parent ended, and each time
- * a node ends the ready nodes are issued in id order to the streams that are free, as
- * ASTRA-sim 2.x's workload layer does. Collectives run on the emulator under the chosen
- * policy; the system model's graph rules (model.h) say whether the communication stream holds
- * a collective until it ends, the least compute time, a roofline for compute nodes, the time
- * of a point-to-point message, and how Themis's loads carry from one collective to the next.
- * Memory nodes take the remote memory's time on their stream; ranks that share a memory replay
- * together (chakra_memshare.c). */
+/* The replay of a trace's execution graphs (docs/CHAKRA.md), one rank per class of ranks that
+ * hold one graph: per NPU a compute stream, a CPU stream and a communication stream; a node is
+ * ready once every parent ended, and each time a node ends the ready nodes are issued in id
+ * order to the streams that are free, as ASTRA-sim 2.x's workload layer does. Collectives run
+ * on each class's emulator under the chosen policy, one whose ranks span classes once every
+ * class issued it; messages go between the classes' ranks. The system model's graph rules
+ * (model.h) say whether the communication stream holds a collective until it ends, the least
+ * compute time, a roofline for compute nodes, the time of a point-to-point message, how
+ * Themis's loads carry from one collective to the next, and which process groups run as a
+ * collective on their dims. Memory nodes take the remote memory's time on their stream; ranks
+ * that share a memory replay together (chakra_memshare.c). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +20,7 @@
 #include "themis/collective.h"
 
 /* The analytical model's rules: collectives overlap, compute takes what the trace says. */
-static const th_graph_rules clean_rules = {0, 0, 0, NULL, NULL};
+static const th_graph_rules clean_rules = {0, 0, 0, NULL, NULL, NULL};
 
 /* A min-heap of node indices (the nodes are sorted by id: the smallest index is the smallest
  * id). */
@@ -65,10 +67,34 @@ typedef struct timed {
                 * rank 0 sees first (th_graph_rules.themis_carry) */
 } timed;
 
+struct world;
+
+/* A collective whose ranks span classes: one copy per class, started once every class issued
+ * it, ended in every class once every copy ended. */
+typedef struct rendezvous {
+    uint64_t span;                   /* its classes */
+    int64_t ord;                     /* its place among each class's collectives of this span */
+    uint64_t joined;                 /* the classes that issued it */
+    uint64_t ended;                  /* the classes whose copy ended */
+    double first;                    /* when the first class issued it, ns */
+    double end;                      /* when the first copy ended, ns */
+    int32_t node[TH_CK_MAX_CLASSES]; /* per class its node */
+} rendezvous;
+
+/* Per class, how many collectives of a span it issued. */
+typedef struct span_count {
+    uint64_t span;
+    int64_t n;
+} span_count;
+
 typedef struct replayer {
+    struct world *w;
+    int cls;       /* its class */
+    int64_t rank0; /* the class's first rank, which it replays */
     const th_system *sys;
     const th_ck_graph *g;
-    const char *src;
+    const char *src; /* its file (rank0's), for messages */
+    char *file;      /* src when built here */
     const th_ck_opts *o;
     const th_graph_rules *rules;
     th_ck_trace_fn trace;
@@ -97,15 +123,37 @@ typedef struct replayer {
      * collectives in flight, and per emulator id the loads its plan added */
     double tracker[TH_MAX_DIMS];
     double (*contrib)[TH_MAX_DIMS];
-    int roofline;     /* GPU compute by the roofline below (graph rules) */
-    double bw, peak;  /* its memory bandwidth, bytes/s, and peak, FLOP/s */
-    int32_t *match;   /* per receive: the send of its tag in this graph (every rank alike) */
-    int32_t *pending; /* receives issued before their send */
-    size_t npending, pending_cap;
+    int roofline;    /* GPU compute by the roofline below (graph rules) */
+    double bw, peak; /* its memory bandwidth, bytes/s, and peak, FLOP/s */
+    int32_t *match;  /* per receive: the send of its tag, in the graph of class matchc */
+    int32_t *matchc;
+    uint32_t *cdims; /* per collective: the dims it runs on (0: every dim) */
+    uint64_t *span;  /* per collective: the classes its ranks hold */
+    int32_t *rv_of;  /* emulator id -> its rendezvous, -1 when of this class alone */
+    span_count *sc;  /* per span the collectives issued */
+    size_t nsc, sc_cap;
     int32_t done;
-    unsigned events;
+    double compute; /* its GPU compute nodes' time, ns */
+    double last;    /* when its last node ended, ns */
     th_ck_result *res;
 } replayer;
+
+/* Every class's replayer and what couples them. */
+typedef struct world {
+    const th_system *sys;
+    const th_ck_trace *tr;
+    const th_ck_opts *o;
+    const th_graph_rules *rules;
+    replayer *r;
+    int n; /* classes */
+    rendezvous *rv;
+    size_t nrv, rv_cap;
+    struct pend {
+        int32_t cls, node;
+    } * pending; /* receives issued before their send */
+    size_t npending, pending_cap;
+    unsigned events;
+} world;
 
 static int stream_of(const th_ck_node *x) {
     if (x->kind == TH_CK_RECV) return S_FREE;
@@ -155,8 +203,9 @@ static int oom(th_error *err) {
 static int finish(replayer *r, int32_t i, double t, int inside, th_error *err) {
     const th_ck_graph *g = r->g;
     r->done++;
+    r->last = t;
     if (r->trace) {
-        th_ck_event ev = {i, r->start[i], t};
+        th_ck_event ev = {i, r->start[i], t, r->cls};
         r->trace(r->trace_ctx, &ev);
     }
     for (int32_t c = g->child_off[i]; c < g->child_off[i + 1]; c++) {
@@ -177,12 +226,13 @@ static int finish(replayer *r, int32_t i, double t, int inside, th_error *err) {
 /* Collective node x as the emulator's collective. A trace's All-Gather comm_size is what each
  * NPU holds before (ASTRA-sim's convention); a model that sizes an All-Gather by its gathered
  * output (TH_CAP_AG_OUTPUT, SPEC §4) gets it multiplied by the NPUs of the involved dims. */
-static void coll_of(const replayer *r, const th_ck_node *x, th_collective *c) {
+static void coll_of(const replayer *r, int32_t i, th_collective *c) {
+    const th_ck_node *x = &r->g->nodes[i];
     uint32_t all = (1u << r->sys->ndims) - 1u;
     c->type = (th_coll_type)x->coll;
     c->size = x->size;
     c->chunks = r->o->chunks;
-    c->dims_mask = x->ndims < 0 ? 0 : x->dims & all;
+    c->dims_mask = r->cdims[i];
     if (c->type == TH_COLL_ALLGATHER && th_model_has(r->sys, TH_CAP_AG_OUTPUT)) {
         uint32_t m = c->dims_mask ? c->dims_mask : all;
         for (int d = 0; d < r->sys->ndims; d++)
@@ -190,14 +240,15 @@ static void coll_of(const replayer *r, const th_ck_node *x, th_collective *c) {
     }
 }
 
-/* Plans and issues collective node i at t. Under themis_carry the schedule starts from the
- * state rank 0's scheduler holds: reset when rank 0 is the first NPU to issue it (other 0),
- * else the loads and list its last schedule left, when rank 0 made one since its last reset
- * (rank 0 then resets them as it issues the collective in turn). */
-static int issue_coll(replayer *r, int32_t i, double t, int other, th_error *err) {
+/* Plans and issues collective node i at t (of rendezvous rv, -1 when of this class alone).
+ * Under themis_carry the schedule starts from the state rank 0's scheduler holds: reset when
+ * rank 0 is the first NPU to issue it (other 0), else the loads and list its last schedule
+ * left, when rank 0 made one since its last reset (rank 0 then resets them as it issues the
+ * collective in turn). */
+static int start_coll(replayer *r, int32_t i, double t, int other, int32_t rv, th_error *err) {
     const th_ck_node *x = &r->g->nodes[i];
     th_collective c;
-    coll_of(r, x, &c);
+    coll_of(r, i, &c);
     th_plan *plan = r->npool ? r->pool[--r->npool] : th_plan_create();
     if (!plan) return oom(err);
     const double *init = NULL;
@@ -236,9 +287,10 @@ static int issue_coll(replayer *r, int32_t i, double t, int other, th_error *err
         return th_error_set(err, rc, "%s: node %llu: %s", r->src, (unsigned long long)x->id, e.msg);
     }
     if ((size_t)id >= r->id_cap) {
-        size_t cap = r->id_cap, cap2 = r->id_cap, old = r->id_cap;
+        size_t cap = r->id_cap, cap2 = r->id_cap, cap3 = r->id_cap, old = r->id_cap;
         if (th_grow(&r->of_id, &cap, (size_t)id + 1, sizeof *r->of_id) ||
             th_grow(&r->contrib, &cap2, cap, sizeof *r->contrib) ||
+            th_grow(&r->rv_of, &cap3, cap, sizeof *r->rv_of) ||
             th_grow(&r->plan_of, &r->id_cap, cap, sizeof *r->plan_of)) {
             th_plan_free(plan);
             return oom(err);
@@ -246,10 +298,92 @@ static int issue_coll(replayer *r, int32_t i, double t, int other, th_error *err
         memset(r->plan_of + old, 0, sizeof *r->plan_of * (r->id_cap - old));
     }
     r->of_id[id] = i;
+    r->rv_of[id] = rv;
     r->plan_of[id] = plan;
     memcpy(r->contrib[id], added, sizeof added);
     r->res->collectives++;
     return TH_OK;
+}
+
+static int lowest(uint64_t m) {
+    int c = 0;
+    while (!((m >> c) & 1u))
+        c++;
+    return c;
+}
+
+/* Collective node i of a span of classes, issued at t: joins the same collective of the other
+ * classes (the one at the same place among each class's collectives of that span), and starts
+ * every class's copy once the last class issued it. Under the simulator's rules every class
+ * must issue it at one instant: ASTRA-sim would run it with a skew per rank that one rank per
+ * class does not replay. */
+static int join(replayer *r, int32_t i, double t, int other, th_error *err) {
+    world *w = r->w;
+    uint64_t span = r->span[i];
+    size_t k = 0;
+    while (k < r->nsc && r->sc[k].span != span)
+        k++;
+    if (k == r->nsc) {
+        if (r->nsc == r->sc_cap && th_grow(&r->sc, &r->sc_cap, r->nsc + 1, sizeof *r->sc))
+            return oom(err);
+        r->sc[r->nsc++] = (span_count){span, 0};
+    }
+    int64_t ord = r->sc[k].n++;
+    size_t e = 0;
+    while (e < w->nrv && (w->rv[e].span != span || w->rv[e].ord != ord))
+        e++;
+    if (e == w->nrv) {
+        if (w->nrv == w->rv_cap && th_grow(&w->rv, &w->rv_cap, w->nrv + 1, sizeof *w->rv))
+            return oom(err);
+        rendezvous *n = &w->rv[w->nrv++];
+        memset(n, 0, sizeof *n);
+        n->span = span, n->ord = ord, n->first = t;
+    }
+    rendezvous *v = &w->rv[e];
+    const th_ck_node *x = &r->g->nodes[i];
+    if (v->joined) { /* the same collective as the first class's */
+        const replayer *q = &w->r[lowest(v->joined)];
+        const th_ck_node *y = &q->g->nodes[v->node[q->cls]];
+        const char *what = x->coll != y->coll                         ? "comm_type"
+                           : x->size != y->size                       ? "comm_size"
+                           : r->cdims[i] != q->cdims[v->node[q->cls]] ? "involved_dim/pg_name"
+                                                                      : NULL;
+        if (what)
+            return th_error_set(
+                err, TH_EINPUT,
+                "%s: node %llu: attr %s: %s of %.17g bytes on dims 0x%x, and "
+                "rank %lld's collective at the same place among those of the same "
+                "ranks (%s node %llu) is %s of %.17g bytes on dims 0x%x (0x0: "
+                "every dim): ranks that disagree on a collective",
+                r->src, (unsigned long long)x->id, what, th_coll_type_name((th_coll_type)x->coll),
+                x->size, r->cdims[i], (long long)q->rank0, q->src, (unsigned long long)y->id,
+                th_coll_type_name((th_coll_type)y->coll), y->size, q->cdims[v->node[q->cls]]);
+        if (r->rules->serial_comm && t != v->first)
+            return th_error_set(
+                err, TH_EINPUT,
+                "%s: node %llu: a collective (%s) whose ranks span classes of ranks (rank %lld's "
+                "and rank "
+                "%lld's graphs differ), issued at %.17g ns here and at %.17g ns on rank %lld: "
+                "under the astra-sim preset such a collective must start at one instant on "
+                "every rank (ASTRA-sim 2.x runs it with a skew per rank that one replayed rank "
+                "per class does not model)",
+                r->src, (unsigned long long)x->id, th_coll_type_name((th_coll_type)x->coll),
+                (long long)r->rank0, (long long)q->rank0, t, v->first, (long long)q->rank0);
+    }
+    v->joined |= 1ull << r->cls;
+    v->node[r->cls] = i;
+    if (v->joined != span) return TH_OK;
+    for (int c = 0; c < w->n; c++)
+        if ((span >> c) & 1u) {
+            int rc = start_coll(&w->r[c], v->node[c], t, other, (int32_t)e, err);
+            if (rc) return rc;
+        }
+    return TH_OK;
+}
+
+static int issue_coll(replayer *r, int32_t i, double t, int other, th_error *err) {
+    if (r->span[i] == 1ull << r->cls) return start_coll(r, i, t, other, -1, err);
+    return join(r, i, t, other, err);
 }
 
 static int add_timed(replayer *r, int32_t i, double end, int other, th_error *err) {
@@ -260,12 +394,27 @@ static int add_timed(replayer *r, int32_t i, double end, int other, th_error *er
 }
 
 /* Receive i ends when the message of its send (the same place in the sending rank's graph, so
- * issued when this rank's send was) has come from its source, or at once when it came before
- * the receive was issued. */
+ * issued when the sending class's send was) has come from its source, or at once when it came
+ * before the receive was issued. */
 static int recv_end(replayer *r, int32_t i, int other, th_error *err) {
     const th_ck_node *x = &r->g->nodes[i];
-    double arrive = r->start[r->match[i]] + r->rules->message(r->sys, x->peer, 0, x->size);
+    double sent = r->w->r[r->matchc[i]].start[r->match[i]];
+    double arrive = sent + r->rules->message(r->sys, x->peer, r->rank0, x->size);
     return add_timed(r, i, arrive > r->start[i] ? arrive : r->start[i], other, err);
+}
+
+/* Send i of class r was issued: the receives that waited for it get their end. */
+static int sent(replayer *r, int32_t i, int other, th_error *err) {
+    world *w = r->w;
+    for (size_t k = 0; k < w->npending; k++) {
+        replayer *q = &w->r[w->pending[k].cls];
+        int32_t j = w->pending[k].node;
+        if (q->matchc[j] != r->cls || q->match[j] != i) continue;
+        int rc = recv_end(q, j, other, err);
+        if (rc) return rc;
+        w->pending[k--] = w->pending[--w->npending];
+    }
+    return TH_OK;
 }
 
 /* One issue call at t (ASTRA-sim's issue_dep_free_nodes): the ready nodes in id order, each to
@@ -273,6 +422,7 @@ static int recv_end(replayer *r, int32_t i, int other, th_error *err) {
  * waits for the next call. */
 static int issue_call(replayer *r, double t, int other, th_error *err) {
     const th_ck_graph *g = r->g;
+    world *w = r->w;
     for (;;) {
         int best = -1;
         for (int s = 0; s < S_COUNT; s++)
@@ -291,7 +441,7 @@ static int issue_call(replayer *r, double t, int other, th_error *err) {
         switch (x->kind) {
         case TH_CK_COMPUTE:
             r->busy[best] = 1;
-            if (!x->cpu) r->res->compute += cost(r, x);
+            if (!x->cpu) r->compute += cost(r, x);
             rc = add_timed(r, i, t + cost(r, x), other, err);
             break;
         case TH_CK_BCAST: /* ASTRA-sim replays its duration on the communication stream */
@@ -310,21 +460,18 @@ static int issue_call(replayer *r, double t, int other, th_error *err) {
             break;
         case TH_CK_SEND: /* ends when its message arrives */
             r->busy[best] = r->rules->serial_comm;
-            rc = add_timed(r, i, t + r->rules->message(r->sys, 0, x->peer, x->size), other, err);
-            for (size_t k = 0; rc == TH_OK && k < r->npending; k++)
-                if (r->match[r->pending[k]] == i) { /* a receive waiting for this send */
-                    rc = recv_end(r, r->pending[k], other, err);
-                    r->pending[k--] = r->pending[--r->npending];
-                }
+            rc = add_timed(r, i, t + r->rules->message(r->sys, r->rank0, x->peer, x->size), other,
+                           err);
+            if (rc == TH_OK) rc = sent(r, i, other, err);
             break;
         case TH_CK_RECV: /* ends when its message arrived: at once when it already did */
-            if (r->start[r->match[i]] >= 0) {
+            if (w->r[r->matchc[i]].start[r->match[i]] >= 0) {
                 rc = recv_end(r, i, other, err);
-            } else if (r->npending == r->pending_cap &&
-                       th_grow(&r->pending, &r->pending_cap, r->npending + 1, sizeof *r->pending)) {
+            } else if (w->npending == w->pending_cap &&
+                       th_grow(&w->pending, &w->pending_cap, w->npending + 1, sizeof *w->pending)) {
                 rc = oom(err);
             } else {
-                r->pending[r->npending++] = i;
+                w->pending[w->npending++] = (struct pend){r->cls, i};
             }
             break;
         default: /* invalid nodes */ rc = finish(r, i, t, 1, err); break;
@@ -343,6 +490,13 @@ static int release_deferred(replayer *r, th_error *err) {
     return TH_OK;
 }
 
+/* 1 when no class has an event to come. */
+static int quiet(const world *w) {
+    for (int c = 0; c < w->n; c++)
+        if (w->r[c].ntm || th_emu_next(w->r[c].emu) != INFINITY || w->r[c].busy[S_COMM]) return 0;
+    return 1;
+}
+
 /* A call, then what it made ready: under the simulator's rules it waits for the next event;
  * otherwise further calls at the same instant issue it. */
 static int issue_all(replayer *r, double t, int other, th_error *err) {
@@ -351,8 +505,7 @@ static int issue_all(replayer *r, double t, int other, th_error *err) {
         if (!r->ndef) return TH_OK;
         int32_t first = r->deferred[0];
         if (release_deferred(r, err)) return err->code;
-        if (r->rules->serial_comm && r->ntm == 0 && th_emu_next(r->emu) == INFINITY &&
-            !r->busy[S_COMM])
+        if (r->rules->serial_comm && quiet(r->w))
             return th_error_set(err, TH_EINPUT,
                                 "%s: node %llu: ready only once an invalid node ended, and no "
                                 "event follows that would issue it: ASTRA-sim 2.x would wait for "
@@ -363,16 +516,142 @@ static int issue_all(replayer *r, double t, int other, th_error *err) {
 }
 
 /* Whether the caller asked to stop: its stop flag at once, its poll hook every 4096 steps. */
-static int interrupted(replayer *r) {
-    const th_ck_opts *o = r->o;
+static int interrupted(world *w) {
+    const th_ck_opts *o = w->o;
     if (o->stop && atomic_load_explicit(o->stop, memory_order_relaxed)) return 1;
-    return o->poll && (++r->events & 4095u) == 0 && o->poll(o->poll_ctx);
+    return o->poll && (++w->events & 4095u) == 0 && o->poll(o->poll_ctx);
+}
+
+/* The ranks a class stands for: the ranks of the set in it, or every NPU of the system when
+ * the set is one class (one rank, or every rank alike, stands for all). */
+static int in_class(const world *w, int c, int64_t rank) {
+    return w->n == 1 || th_ck_class_of(w->tr, rank) == c;
+}
+
+/* The classes the NPUs of the dims of mask (0: all) around rank hold. */
+static uint64_t classes_around(const world *w, int64_t rank, uint32_t mask) {
+    const th_system *sys = w->sys;
+    int64_t coord[TH_MAX_DIMS], stride[TH_MAX_DIMS], s = 1, base = 0;
+    for (int d = 0; d < sys->ndims; d++) {
+        stride[d] = s;
+        coord[d] = (rank / s) % sys->dims[d].npus;
+        if (mask && !((mask >> d) & 1u)) base += coord[d] * s;
+        coord[d] = 0;
+        s *= sys->dims[d].npus;
+    }
+    uint64_t out = 0;
+    for (;;) { /* every rank of the sub-grid, an odometer over the dims of mask */
+        int64_t at = base;
+        for (int d = 0; d < sys->ndims; d++)
+            at += coord[d] * stride[d];
+        out |= 1ull << th_ck_class_of(w->tr, at);
+        int d = 0;
+        for (; d < sys->ndims; d++) {
+            if (mask && !((mask >> d) & 1u)) continue;
+            if (++coord[d] < sys->dims[d].npus) break;
+            coord[d] = 0;
+        }
+        if (d == sys->ndims) return out;
+    }
+}
+
+/* Collective i of class r: the dims it runs on (its process group's, or involved_dim's) and
+ * the classes its ranks hold. */
+static int place(replayer *r, int32_t i, th_error *err) {
+    world *w = r->w;
+    const th_ck_node *x = &r->g->nodes[i];
+    unsigned long long id = (unsigned long long)x->id;
+    uint32_t all = (1u << r->sys->ndims) - 1u;
+    r->cdims[i] = x->ndims < 0 ? 0 : x->dims & all;
+    r->span[i] = 1ull << r->cls;
+    if (x->group) {
+        int k = th_ck_group_find(r->o->groups, x->group);
+        if (k < 0)
+            return th_error_set(err, TH_EINPUT,
+                                "%s: node %llu: attr pg_name: process group %d: %s (ASTRA-sim "
+                                "2.x stops: \"communicator group not found\")",
+                                r->src, id, (int)x->group,
+                                r->o->groups ? "not in the communicator group file"
+                                             : "no communicator group file given (--comm-group)");
+        const th_ck_groups *g = r->o->groups;
+        uint32_t m;
+        th_error e;
+        if (th_ck_group_dims(g, k, r->sys, &m, &e))
+            return th_error_set(err, e.code, "%s: node %llu: attr pg_name: %s", r->src, id, e.msg);
+        const int64_t *rk = g->rank + g->off[k];
+        size_t n = g->off[k + 1] - g->off[k];
+        if (m != all) {
+            int d = lowest(m);
+            if (r->rules->group_dim &&
+                (m != 1u << d || !r->rules->group_dim(r->sys, x->coll, d) ||
+                 r->o->policy == TH_POLICY_THEMIS || r->o->policy == TH_POLICY_THEMIS_GLOBAL))
+                return th_error_set(
+                    err, TH_EINPUT,
+                    "%s: node %llu: attr pg_name: group %d takes dims 0x%x of system \"%s\" (dim "
+                    "%d first): under the astra-sim preset a group of part of the system replays "
+                    "when it is the NPUs of one dim that runs a ring for the %s, under baseline "
+                    "scheduling (ASTRA-sim 2.x runs such a group as a ring over its NPUs, with "
+                    "no inter-dimension schedule)",
+                    r->src, id, (int)x->group, m, r->sys->name, d,
+                    th_coll_type_name((th_coll_type)x->coll));
+        }
+        r->cdims[i] = m == all ? 0 : m;
+        /* every rank of the class is in the group */
+        int64_t lim = w->n == 1 ? (int64_t)r->sys->npus : w->tr->ranks;
+        for (int64_t q = 0, j = 0; q < lim; q++) {
+            if (!in_class(w, r->cls, q)) continue;
+            while (j < (int64_t)n && rk[j] < q)
+                j++;
+            if (j == (int64_t)n || rk[j] != q)
+                return th_error_set(
+                    err, TH_EINPUT,
+                    "%s: node %llu: attr pg_name: rank %lld issues this collective of group %d "
+                    "%s, and is not in it (ASTRA-sim 2.x needs every rank that issues it in it)",
+                    r->src, id, (long long)q, (int)x->group,
+                    w->n == 1 ? "(every rank holds the same graph)" : "(it holds this graph)");
+        }
+        if (w->n > 1) {
+            uint64_t s = 0;
+            for (size_t j = 0; j < n; j++)
+                s |= 1ull << th_ck_class_of(w->tr, rk[j]);
+            r->span[i] = s;
+        }
+        return TH_OK;
+    }
+    if (w->n == 1) return TH_OK;
+    /* the classes around each rank of the class, the same for all of them */
+    uint64_t s = 0;
+    int64_t at = -1;
+    for (int64_t q = 0; q < w->tr->ranks; q++) {
+        if (!in_class(w, r->cls, q)) continue;
+        uint64_t sq = classes_around(w, q, r->cdims[i]);
+        if (at >= 0 && sq != s)
+            return th_error_set(err, TH_EINPUT,
+                                "%s: node %llu: ranks %lld and %lld hold this graph, and the "
+                                "ranks this collective spans around them hold other graphs (%s "
+                                "against %s): themis replays one rank per class of ranks",
+                                r->src, id, (long long)at, (long long)q,
+                                __builtin_popcountll(s) > 1 ? "several classes" : "one class",
+                                __builtin_popcountll(sq) > 1 ? "several" : "one");
+        s = sq, at = q;
+    }
+    r->span[i] = s;
+    if (r->rules->themis_carry && r->sys->ndims > 1 && x->coll != TH_COLL_ALLTOALL &&
+        (r->o->policy == TH_POLICY_THEMIS || r->o->policy == TH_POLICY_THEMIS_GLOBAL))
+        return th_error_set(err, TH_EINPUT,
+                            "%s: node %llu: policy %s on system \"%s\" of %d dims with ranks "
+                            "whose graphs differ: ASTRA-sim 2.x plans every NPU's collective "
+                            "with rank 0's scheduler in the order the NPUs issue them, which "
+                            "themis does not replay (baseline, or an All-to-All, replays)",
+                            r->src, id, th_policy_name(r->o->policy), r->sys->name, r->sys->ndims);
+    return TH_OK;
 }
 
 /* The nodes themis does not replay, and every collective checked against the system, before
  * the replay starts. */
 static int check(replayer *r, th_error *err) {
     const th_ck_graph *g = r->g;
+    world *w = r->w;
     int32_t work = 0;
     for (int32_t i = 0; i < g->n; i++)
         work += g->nodes[i].kind != TH_CK_SKIP;
@@ -391,28 +670,31 @@ static int check(replayer *r, th_error *err) {
                                 "memory and invalid nodes, not point-to-point nodes (except "
                                 "under the astra-sim preset)",
                                 r->src, id, th_ck_type_name(x->type));
-        if (p2p && r->rules->message(r->sys, x->kind == TH_CK_SEND ? 0 : x->peer,
-                                     x->kind == TH_CK_SEND ? x->peer : 0, x->size) < 0)
+        if (p2p && r->rules->message(r->sys, x->kind == TH_CK_SEND ? r->rank0 : x->peer,
+                                     x->kind == TH_CK_SEND ? x->peer : r->rank0, x->size) < 0)
             return th_error_set(err, TH_EINPUT,
                                 "%s: node %llu: attr %s: %d, expected another NPU of system "
-                                "\"%s\" than rank 0 (0..%.17g)",
+                                "\"%s\" than rank %lld (0..%.17g)",
                                 r->src, id, x->kind == TH_CK_SEND ? "comm_dst" : "comm_src",
-                                (int)x->peer, r->sys->name, r->sys->npus - 1);
-        if (x->kind == TH_CK_RECV) { /* its send: the one of its tag (and size) */
-            r->match[i] = -1;
-            for (int32_t j = 0; j < g->n && r->match[i] < 0; j++) {
-                if (interrupted(r)) /* receives x nodes: long on a large trace */
+                                (int)x->peer, r->sys->name, (long long)r->rank0, r->sys->npus - 1);
+        if (x->kind == TH_CK_RECV) { /* its send: the one of its tag (and size) to this class */
+            int c = th_ck_class_of(w->tr, x->peer);
+            const th_ck_graph *sg = w->r[c].g;
+            r->match[i] = -1, r->matchc[i] = c;
+            for (int32_t j = 0; j < sg->n && r->match[i] < 0; j++) {
+                if (interrupted(w)) /* receives x nodes: long on a large trace */
                     return th_error_set(err, TH_EINTERNAL, "interrupted");
-                if (g->nodes[j].kind == TH_CK_SEND && g->nodes[j].tag == x->tag &&
-                    g->nodes[j].size == x->size)
+                const th_ck_node *y = &sg->nodes[j];
+                if (y->kind == TH_CK_SEND && y->tag == x->tag && y->size == x->size &&
+                    th_ck_class_of(w->tr, y->peer) == r->cls)
                     r->match[i] = j;
             }
             if (r->match[i] < 0)
                 return th_error_set(err, TH_EINPUT,
                                     "%s: node %llu: attr comm_tag: no send of tag %d and %.17g "
-                                    "bytes in the graph: a receive replays when every rank sends "
-                                    "as it receives (the same graph on every rank)",
-                                    r->src, id, (int)x->tag, x->size);
+                                    "bytes to this rank's graph in the graph of rank %d (%s): a "
+                                    "receive replays with the send that matches it",
+                                    r->src, id, (int)x->tag, x->size, (int)x->peer, w->r[c].src);
         }
         if (x->type == 1) /* METADATA_NODE */
             return th_error_set(err, TH_EINPUT,
@@ -427,24 +709,30 @@ static int check(replayer *r, th_error *err) {
                                 r->src, id, x->tensor < 0 ? "tensor_size" : "num_ops",
                                 x->tensor < 0 || x->ops < 0 ? "missing" : "0");
         if (x->kind != TH_CK_COLL) continue;
-        if (x->ndims >= 0 && x->ndims < r->sys->ndims)
+        if (x->ndims >= 0 && x->ndims < r->sys->ndims && !x->group)
             return th_error_set(err, TH_EINPUT,
                                 "%s: node %llu: attr involved_dim: %d entries for the %d dims of "
                                 "system \"%s\": ASTRA-sim 2.x reads one per dim, past the list's "
                                 "end",
                                 r->src, id, (int)x->ndims, r->sys->ndims, r->sys->name);
-        if (x->ndims >= 0 && !(x->dims & ((1u << r->sys->ndims) - 1u)))
+        if (x->ndims >= 0 && !x->group && !(x->dims & ((1u << r->sys->ndims) - 1u)))
             return th_error_set(err, TH_EINPUT,
                                 "%s: node %llu: attr involved_dim: selects no dim of system \"%s\" "
                                 "(dims 0..%d): ASTRA-sim 2.x never finishes such a collective",
                                 r->src, id, r->sys->name, r->sys->ndims - 1);
+        int rc = place(r, i, err);
+        if (rc) return rc;
         th_collective c;
-        coll_of(r, x, &c);
+        coll_of(r, i, &c);
         th_error e;
         if (th_collective_validate(r->sys, &c, &e))
-            return th_error_set(
-                err, e.code, "%s: node %llu: attr comm_type %s, comm_size %.17g%s: %s", r->src, id,
-                th_coll_type_name(c.type), x->size, x->ndims >= 0 ? ", involved_dim" : "", e.msg);
+            return th_error_set(err, e.code,
+                                "%s: node %llu: attr comm_type %s, comm_size %.17g%s: %s", r->src,
+                                id, th_coll_type_name(c.type), x->size,
+                                x->group        ? ", pg_name"
+                                : x->ndims >= 0 ? ", involved_dim"
+                                                : "",
+                                e.msg);
     }
     return TH_OK;
 }
@@ -459,71 +747,178 @@ static size_t earliest(const replayer *r) {
     return b;
 }
 
-static int run(replayer *r, th_error *err) {
-    const th_ck_graph *g = r->g;
-    for (int32_t i = 0; i < g->n; i++) {
-        r->left[i] = (int32_t)g->nodes[i].ndeps;
-        if (!r->left[i] && heap_push(&r->ready[stream_of(&g->nodes[i])], i)) return oom(err);
+/* The copy of a collective of rendezvous v ended in class r at t: once every copy ended, the
+ * collective ends in every class of its span. */
+static int copy_ended(replayer *r, int32_t v, double t, int other, th_error *err) {
+    world *w = r->w;
+    rendezvous *x = &w->rv[v];
+    if (!x->ended) x->end = t;
+    x->ended |= 1ull << r->cls;
+    if (r->rules->serial_comm && t != x->end) {
+        const replayer *q = &w->r[lowest(x->ended & ~(1ull << r->cls))];
+        return th_error_set(err, TH_EINPUT,
+                            "%s: node %llu: a collective whose ranks span classes of ranks ends "
+                            "at %.17g ns here and at %.17g ns on rank %lld: under the astra-sim "
+                            "preset it must end at one instant on every rank (ASTRA-sim 2.x runs "
+                            "it with a skew per rank that one replayed rank per class does not "
+                            "model)",
+                            r->src, (unsigned long long)r->g->nodes[x->node[r->cls]].id, t, x->end,
+                            (long long)q->rank0);
     }
-    double t = 0;
-    if (issue_all(r, 0, 0, err)) return err->code;
-    for (;;) {
-        if (interrupted(r)) return th_error_set(err, TH_EINTERNAL, "interrupted");
-        double tn = th_emu_next(r->emu), tt = INFINITY;
-        size_t k = 0;
-        if (r->ntm) k = earliest(r), tt = r->tm[k].end;
-        if (tt == INFINITY && tn == INFINITY) break;
-        if (tt <= tn) { /* a compute event was registered when it began: first at a tie */
-            timed x = r->tm[k];
-            r->tm[k] = r->tm[--r->ntm];
-            t = x.end;
-            r->busy[stream_of(&g->nodes[x.node])] = 0;
-            if (finish(r, x.node, t, 0, err) || issue_all(r, t, x.other, err)) return err->code;
+    if (x->ended != x->span) return TH_OK;
+    for (int c = 0; c < w->n; c++)
+        if ((x->span >> c) & 1u) {
+            replayer *q = &w->r[c];
+            q->busy[S_COMM] = 0;
+            if (finish(q, w->rv[v].node[c], t, 0, err) || issue_all(q, t, other, err))
+                return err->code;
+        }
+    return TH_OK;
+}
+
+/* One event of class r: its earliest timed node, or its emulator's next step. */
+static int step(replayer *r, int timed_first, th_error *err) {
+    const th_ck_graph *g = r->g;
+    double t;
+    if (timed_first) { /* a compute event was registered when it began: first at a tie */
+        size_t k = earliest(r);
+        timed x = r->tm[k];
+        r->tm[k] = r->tm[--r->ntm];
+        t = x.end;
+        r->busy[stream_of(&g->nodes[x.node])] = 0;
+        if (finish(r, x.node, t, 0, err) || issue_all(r, t, x.other, err)) return err->code;
+        return TH_OK;
+    }
+    if (th_emu_step(r->emu, err)) return err->code;
+    t = th_emu_now(r->emu);
+    const int *ids;
+    int n = th_emu_finished(r->emu, &ids);
+    if ((size_t)n > r->ended_cap && th_grow(&r->ended, &r->ended_cap, (size_t)n, sizeof *r->ended))
+        return oom(err);
+    int32_t *rv = n ? malloc(sizeof *rv * (size_t)n) : NULL;
+    if (n && !rv) return oom(err);
+    for (int j = 0; j < n; j++) { /* copied first: a release reuses the list */
+        int id = ids[j];
+        r->ended[j] = r->of_id[id];
+        rv[j] = r->rv_of[id];
+        for (int d = 0; d < r->sys->ndims; d++)
+            r->tracker[d] -= r->contrib[id][d];
+        if (r->npool == r->pool_cap &&
+            th_grow(&r->pool, &r->pool_cap, r->npool + 1, sizeof *r->pool)) {
+            free(rv);
+            return oom(err);
+        }
+        r->pool[r->npool++] = r->plan_of[id];
+        r->plan_of[id] = NULL;
+    }
+    int rc = TH_OK;
+    for (int j = 0; j < n && rc == TH_OK; j++)
+        rc = th_emu_release(r->emu, ids[j], err);
+    for (int j = 0; j < n && rc == TH_OK; j++) {
+        int32_t i = r->ended[j];
+        /* whether rank 0 is not the first NPU to see it end (the model's rules) */
+        int other = (r->rules->themis_carry >> g->nodes[i].coll) & 1;
+        if (rv[j] >= 0) {
+            rc = copy_ended(r, rv[j], t, other, err);
             continue;
         }
-        if (th_emu_step(r->emu, err)) return err->code;
-        t = th_emu_now(r->emu);
-        const int *ids;
-        int n = th_emu_finished(r->emu, &ids);
-        if ((size_t)n > r->ended_cap &&
-            th_grow(&r->ended, &r->ended_cap, (size_t)n, sizeof *r->ended))
-            return oom(err);
-        for (int j = 0; j < n; j++) { /* copied first: a release reuses the list */
-            int id = ids[j];
-            r->ended[j] = r->of_id[id];
-            for (int d = 0; d < r->sys->ndims; d++)
-                r->tracker[d] -= r->contrib[id][d];
-            if (r->npool == r->pool_cap &&
-                th_grow(&r->pool, &r->pool_cap, r->npool + 1, sizeof *r->pool))
-                return oom(err);
-            r->pool[r->npool++] = r->plan_of[id];
-            r->plan_of[id] = NULL;
-        }
-        for (int j = 0; j < n; j++)
-            if (th_emu_release(r->emu, ids[j], err)) return err->code;
-        for (int j = 0; j < n; j++) {
-            int32_t i = r->ended[j];
-            r->busy[S_COMM] = 0;
-            /* whether rank 0 is not the first NPU to see it end (the model's rules) */
-            int other = (r->rules->themis_carry >> g->nodes[i].coll) & 1;
-            if (finish(r, i, t, 0, err) || issue_all(r, t, other, err)) return err->code;
-        }
+        r->busy[S_COMM] = 0;
+        if (finish(r, i, t, 0, err) || issue_all(r, t, other, err)) rc = err->code;
     }
-    if (r->done < g->n) {
-        if (r->npending) /* a receive whose send waits for it (or for what waits for it) */
-            return th_error_set(err, TH_EINPUT,
-                                "%s: node %llu: attr comm_tag: its send never starts, as it waits "
-                                "for this receive: ASTRA-sim 2.x would wait for ever",
-                                r->src, (unsigned long long)g->nodes[r->pending[0]].id);
+    free(rv);
+    return rc;
+}
+
+/* Why the replay stopped with nodes left: a receive whose send never comes, a collective some
+ * class never issues, else a stall. */
+static int stalled(world *w, th_error *err) {
+    if (w->npending) { /* a receive whose send waits for it (or for what waits for it) */
+        const replayer *q = &w->r[w->pending[0].cls];
+        return th_error_set(err, TH_EINPUT,
+                            "%s: node %llu: attr comm_tag: its send never starts, as it waits "
+                            "for this receive: ASTRA-sim 2.x would wait for ever",
+                            q->src, (unsigned long long)q->g->nodes[w->pending[0].node].id);
+    }
+    for (size_t k = 0; k < w->nrv; k++) {
+        const rendezvous *v = &w->rv[k];
+        if (v->joined == v->span) continue;
+        const replayer *q = &w->r[lowest(v->joined)];
+        const replayer *m = &w->r[lowest(v->span & ~v->joined)];
+        return th_error_set(err, TH_EINPUT,
+                            "%s: node %llu: a collective (%s) whose ranks span classes of ranks, "
+                            "which rank "
+                            "%lld (%s) never issues: ASTRA-sim 2.x would wait for ever",
+                            q->src, (unsigned long long)q->g->nodes[v->node[q->cls]].id,
+                            th_coll_type_name((th_coll_type)q->g->nodes[v->node[q->cls]].coll),
+                            (long long)m->rank0, m->src);
+    }
+    for (int c = 0; c < w->n; c++) {
+        const replayer *r = &w->r[c];
+        if (r->done == r->g->n) continue;
         int32_t i = 0;
-        while (i < g->n && r->left[i] == 0)
+        while (i < r->g->n && r->left[i] == 0)
             i++;
         return th_error_set(err, TH_EINTERNAL, "%s: node %llu: never issued (replay stalled)",
-                            r->src, (unsigned long long)g->nodes[i < g->n ? i : 0].id);
+                            r->src, (unsigned long long)r->g->nodes[i < r->g->n ? i : 0].id);
     }
-    r->res->finish = t;
-    r->res->exposed = t - r->res->compute;
     return TH_OK;
+}
+
+static int run(world *w, th_error *err) {
+    for (int c = 0; c < w->n; c++) {
+        replayer *r = &w->r[c];
+        const th_ck_graph *g = r->g;
+        for (int32_t i = 0; i < g->n; i++) {
+            r->left[i] = (int32_t)g->nodes[i].ndeps;
+            if (!r->left[i] && heap_push(&r->ready[stream_of(&g->nodes[i])], i)) return oom(err);
+        }
+    }
+    for (int c = 0; c < w->n; c++)
+        if (issue_all(&w->r[c], 0, 0, err)) return err->code;
+    for (;;) {
+        if (interrupted(w)) return th_error_set(err, TH_EINTERNAL, "interrupted");
+        /* the class of the earliest event (the first class at a tie) */
+        int best = -1, timed_first = 0;
+        double tb = INFINITY;
+        for (int c = 0; c < w->n; c++) {
+            replayer *r = &w->r[c];
+            double tn = th_emu_next(r->emu), tt = r->ntm ? r->tm[earliest(r)].end : INFINITY;
+            double tc = tt <= tn ? tt : tn;
+            if (tc < tb) best = c, tb = tc, timed_first = tt <= tn;
+        }
+        if (best < 0) break;
+        if (step(&w->r[best], timed_first, err)) return err->code;
+    }
+    int left = 0;
+    for (int c = 0; c < w->n; c++)
+        left |= w->r[c].done < w->r[c].g->n;
+    return left ? stalled(w, err) : TH_OK;
+}
+
+static void replayer_free(replayer *r) {
+    for (size_t k = 0; k < r->id_cap; k++)
+        th_plan_free(r->plan_of ? r->plan_of[k] : NULL);
+    for (size_t k = 0; k < r->npool; k++)
+        th_plan_free(r->pool[k]);
+    for (int s = 0; s < S_COUNT; s++)
+        free(r->ready[s].v);
+    free(r->pool);
+    free(r->plan_of);
+    free(r->contrib);
+    free(r->of_id);
+    free(r->rv_of);
+    free(r->tm);
+    free(r->deferred);
+    free(r->match);
+    free(r->matchc);
+    free(r->cdims);
+    free(r->span);
+    free(r->sc);
+    free(r->ended);
+    free(r->left);
+    free(r->start);
+    free(r->file);
+    th_emu_free(r->emu);
 }
 
 int th_ck_replay(const th_system *sys, const th_ck_trace *tr, const th_ck_opts *o,
@@ -532,53 +927,82 @@ int th_ck_replay(const th_system *sys, const th_ck_trace *tr, const th_ck_opts *
     if ((unsigned)o->policy >= TH_POLICY_COUNT || o->policy == TH_POLICY_IDEAL)
         return th_error_set(err, TH_EINPUT, "policy: %s has no chunk plan to replay a trace with",
                             th_policy_name(o->policy));
-    int rc = th_ck_mem_check(o->mem, &tr->g, tr->file0, err);
-    if (rc) return rc;
-    replayer r = {0};
-    r.sys = sys, r.g = &tr->g, r.src = tr->file0, r.o = o, r.res = res;
-    r.trace = trace, r.trace_ctx = trace_ctx;
-    r.rules = rules_of(sys);
-    r.roofline = r.rules->roofline && r.rules->roofline(sys, &r.bw, &r.peak);
-    size_t n = (size_t)tr->g.n ? (size_t)tr->g.n : 1;
-    r.match = malloc(sizeof *r.match * n);
-    if (!r.match) return oom(err);
-    rc = check(&r, err);
+    int nmem = 0; /* memory nodes: each class's checked against the remote memory */
+    for (int c = 0; c < th_ck_classes(tr); c++) {
+        const th_ck_graph *g = th_ck_class_graph(tr, c);
+        int rc = th_ck_mem_check(o->mem, g, c ? tr->prefix : tr->file0, err);
+        if (rc) return rc;
+        nmem += th_ck_mem_nodes(g) > 0;
+    }
+    world w = {0};
+    w.sys = sys, w.tr = tr, w.o = o, w.n = th_ck_classes(tr);
+    w.rules = rules_of(sys);
+    if (w.n > 1 && (double)tr->ranks != sys->npus)
+        return th_error_set(err, TH_EINPUT,
+                            "%s: %d rank files whose graphs differ (%d classes of ranks), and "
+                            "system \"%s\" has %.17g NPUs: with ranks that differ themis needs "
+                            "one file per NPU",
+                            tr->prefix, tr->ranks, w.n, sys->name, sys->npus);
+    w.r = calloc((size_t)w.n, sizeof *w.r);
+    if (!w.r) return oom(err);
+    int rc = TH_OK;
+    for (int c = 0; c < w.n && rc == TH_OK; c++) {
+        replayer *r = &w.r[c];
+        r->w = &w, r->cls = c, r->rank0 = th_ck_first_rank(tr, c);
+        r->sys = sys, r->g = th_ck_class_graph(tr, c), r->o = o, r->res = res;
+        r->trace = trace, r->trace_ctx = trace_ctx, r->rules = w.rules;
+        r->roofline = w.rules->roofline && w.rules->roofline(sys, &r->bw, &r->peak);
+        r->src = tr->file0;
+        if (c > 0) {
+            size_t len = strlen(tr->prefix) + 32;
+            r->file = malloc(len);
+            if (!r->file) {
+                rc = oom(err);
+                break;
+            }
+            snprintf(r->file, len, "%s.%lld.et", tr->prefix, (long long)r->rank0);
+            r->src = r->file;
+        }
+        size_t n = (size_t)r->g->n ? (size_t)r->g->n : 1;
+        r->match = malloc(sizeof *r->match * n);
+        r->matchc = malloc(sizeof *r->matchc * n);
+        r->cdims = calloc(n, sizeof *r->cdims);
+        r->span = calloc(n, sizeof *r->span);
+        r->left = malloc(sizeof *r->left * n);
+        r->start = malloc(sizeof *r->start * n);
+        r->emu = th_emu_create();
+        if (!r->match || !r->matchc || !r->cdims || !r->span || !r->left || !r->start || !r->emu)
+            rc = oom(err);
+        for (size_t k = 0; rc == TH_OK && k < n; k++)
+            r->start[k] = -1; /* not issued */
+    }
+    for (int c = 0; c < w.n && rc == TH_OK; c++)
+        rc = check(&w.r[c], err);
     /* ranks that share a memory wait for each other: every rank replays */
-    int shared = rc == TH_OK && o->mem && th_ck_mem_shared(o->mem) && th_ck_mem_nodes(&tr->g);
+    int shared = rc == TH_OK && nmem && o->mem && th_ck_mem_shared(o->mem);
     if (shared) rc = th_ck_memshare_replay(sys, tr, o, trace, trace_ctx, res, err);
-    if (rc || shared) {
-        free(r.match);
-        return rc;
+    if (rc == TH_OK && !shared) {
+        for (int c = 0; c < w.n; c++)
+            th_emu_reset(w.r[c].emu, sys, o->intra, o->priority, NULL, NULL);
+        rc = run(&w, err);
     }
-    r.left = malloc(sizeof *r.left * n);
-    r.start = malloc(sizeof *r.start * n);
-    r.emu = th_emu_create();
-    if (!r.left || !r.start || !r.emu) {
-        rc = oom(err);
-    } else {
-        for (size_t k = 0; k < n; k++)
-            r.start[k] = -1; /* not issued */
-        th_emu_reset(r.emu, sys, o->intra, o->priority, NULL, NULL);
-        rc = run(&r, err);
+    if (rc == TH_OK && !shared) {
+        res->classes = w.n;
+        int last = 0;
+        for (int c = 0; c < w.n; c++) {
+            res->class_end[c] = w.r[c].last;
+            res->class_compute[c] = w.r[c].compute;
+            if (w.r[c].last > w.r[last].last) last = c;
+        }
+        res->finish = w.r[last].last;
+        res->compute = w.r[last].compute;
+        res->exposed = res->finish - res->compute;
     }
-    for (size_t k = 0; k < r.id_cap; k++)
-        th_plan_free(r.plan_of ? r.plan_of[k] : NULL);
-    for (size_t k = 0; k < r.npool; k++)
-        th_plan_free(r.pool[k]);
-    for (int s = 0; s < S_COUNT; s++)
-        free(r.ready[s].v);
-    free(r.pool);
-    free(r.plan_of);
-    free(r.contrib);
-    free(r.of_id);
-    free(r.tm);
-    free(r.deferred);
-    free(r.match);
-    free(r.pending);
-    free(r.ended);
-    free(r.left);
-    free(r.start);
-    th_emu_free(r.emu);
+    for (int c = 0; c < w.n; c++)
+        replayer_free(&w.r[c]);
+    free(w.r);
+    free(w.rv);
+    free(w.pending);
     if (rc) memset(res, 0, sizeof *res);
     return rc;
 }

@@ -1,8 +1,8 @@
 /* A Chakra trace set: the files <prefix>.0.et, <prefix>.1.et, ... that ASTRA-sim 2.x's
  * --workload-configuration=<prefix> names, found from the prefix or from any one of them, each
- * read and compared with rank 0's. When every rank holds the same graph (node ids may be offset
- * per rank; positions, kinds, durations, collectives and dependencies must agree) one rank
- * stands for all; ranks that differ are refused, naming the file, node and field. */
+ * read and compared with the graphs read before. Ranks that hold the same graph (node ids may
+ * be offset per rank; positions, kinds, durations, collectives and dependencies must agree)
+ * form a class, whose first rank's graph stands for all of them. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,52 +45,51 @@ static int read_graph(const char *path, th_ck_graph *g, th_error *err) {
 static const char *const kinds[] = {"compute", "collective", "broadcast", "send",
                                     "receive", "memory",     "metadata"};
 
-/* Compares rank graph b (file fb) with rank 0's a (file fa): TH_EINPUT naming the first
- * difference. Node ids may differ by a rank's offset; dependencies compare by position. */
-static int compare(const th_ck_graph *a, const char *fa, const th_ck_graph *b, const char *fb,
-                   th_error *err) {
-    const char *tail = "ranks that differ are not combined: themis replays one rank for all "
-                       "when every rank holds the same graph";
-    if (a->n != b->n)
-        return th_error_set(err, TH_EINPUT, "%s: %d nodes, rank 0 (%s) has %d: %s", fb, (int)b->n,
-                            fa, (int)a->n, tail);
+/* Compares rank graph b with graph a: 0 when they are the same graph (node ids may differ by
+ * a rank's offset; dependencies compare by position), else 1 with the first difference in
+ * what (room n) and the node of b in *node. */
+static int differ(const th_ck_graph *a, const th_ck_graph *b, char *what, size_t n,
+                  uint64_t *node) {
+    what[0] = '\0';
+    *node = 0;
+    if (a->n != b->n) {
+        snprintf(what, n, "%d nodes, against %d", (int)b->n, (int)a->n);
+        return 1;
+    }
     for (int32_t i = 0; i < a->n; i++) {
         const th_ck_node *x = &a->nodes[i], *y = &b->nodes[i];
-        char what[160] = "";
+        *node = y->id;
         if (x->kind != y->kind)
-            snprintf(what, sizeof what, "type: %s (%s), rank 0 has %s (%s)",
-                     th_ck_type_name(y->type), kinds[y->kind], th_ck_type_name(x->type),
-                     kinds[x->kind]);
+            snprintf(what, n, "type: %s (%s), against %s (%s)", th_ck_type_name(y->type),
+                     kinds[y->kind], th_ck_type_name(x->type), kinds[x->kind]);
         else if (x->cpu != y->cpu)
-            snprintf(what, sizeof what, "attr is_cpu_op: %d, rank 0 has %d", y->cpu, x->cpu);
+            snprintf(what, n, "attr is_cpu_op: %d, against %d", y->cpu, x->cpu);
         else if (x->micros != y->micros)
-            snprintf(what, sizeof what, "duration_micros: %llu, rank 0 has %llu",
-                     (unsigned long long)y->micros, (unsigned long long)x->micros);
+            snprintf(what, n, "duration_micros: %llu, against %llu", (unsigned long long)y->micros,
+                     (unsigned long long)x->micros);
         else if (x->kind == TH_CK_COLL && x->coll != y->coll)
-            snprintf(what, sizeof what, "attr comm_type: %s, rank 0 has %s",
+            snprintf(what, n, "attr comm_type: %s, against %s",
                      th_coll_type_name((th_coll_type)y->coll),
                      th_coll_type_name((th_coll_type)x->coll));
         else if (x->size != y->size)
-            snprintf(what, sizeof what, "attr comm_size: %.17g, rank 0 has %.17g", y->size,
-                     x->size);
+            snprintf(what, n, "attr comm_size: %.17g, against %.17g", y->size, x->size);
         else if (x->ndims != y->ndims || x->dims != y->dims)
-            snprintf(what, sizeof what, "attr involved_dim: differs from rank 0's");
+            snprintf(what, n, "attr involved_dim: differs");
+        else if (x->group != y->group)
+            snprintf(what, n, "attr pg_name: %d, against %d", (int)y->group, (int)x->group);
         else if (x->ndeps != y->ndeps)
-            snprintf(what, sizeof what, "data_deps/ctrl_deps: %u dependencies, rank 0 has %u",
-                     y->ndeps, x->ndeps);
+            snprintf(what, n, "data_deps/ctrl_deps: %u dependencies, against %u", y->ndeps,
+                     x->ndeps);
         for (uint32_t k = 0; !what[0] && k < x->ndeps; k++)
             if (a->nodes[a->deps[x->dep0 + k]].pos != b->nodes[b->deps[y->dep0 + k]].pos)
-                snprintf(what, sizeof what,
-                         "data_deps/ctrl_deps: depends on node %llu, rank 0's node depends on "
-                         "node %llu (not the same place in the file)",
+                snprintf(what, n,
+                         "data_deps/ctrl_deps: depends on node %llu, against node %llu (not the "
+                         "same place in the file)",
                          (unsigned long long)b->nodes[b->deps[y->dep0 + k]].id,
                          (unsigned long long)a->nodes[a->deps[x->dep0 + k]].id);
-        if (what[0])
-            return th_error_set(err, TH_EINPUT, "%s: node %llu: %s (%s node %llu): %s", fb,
-                                (unsigned long long)y->id, what, fa, (unsigned long long)x->id,
-                                tail);
+        if (what[0]) return 1;
     }
-    return TH_OK;
+    return 0;
 }
 
 static th_ck_trace *trace_new(const char *prefix, const char *file0) {
@@ -100,6 +99,48 @@ static th_ck_trace *trace_new(const char *prefix, const char *file0) {
     snprintf(tr->file0, sizeof tr->file0, "%s", file0);
     th_base_name(prefix, ".et", tr->name, sizeof tr->name);
     return tr;
+}
+
+/* Puts rank k (graph g, taken over) in the class of the first graph read before that it
+ * equals, else in a class of its own. */
+static int classify(th_ck_trace *tr, th_ck_graph *g, int k, th_error *err) {
+    char what[160];
+    uint64_t node;
+    int c = 0;
+    while (c < th_ck_classes(tr) && differ(th_ck_class_graph(tr, c), g, what, sizeof what, &node))
+        c++;
+    size_t cap = (size_t)k;
+    if (!tr->class_of) { /* rank 0, and every rank before k, of class 0 */
+        tr->class_of = calloc((size_t)k + 1, sizeof *tr->class_of);
+        tr->first = calloc(1, sizeof *tr->first);
+        tr->nclasses = 1;
+        if (!tr->class_of || !tr->first) goto oom;
+    } else if (th_grow(&tr->class_of, &cap, (size_t)k + 1, sizeof *tr->class_of)) {
+        goto oom;
+    }
+    tr->class_of[k] = c;
+    if (c < tr->nclasses) {
+        th_ck_graph_free(g);
+        return TH_OK;
+    }
+    if (tr->nclasses == TH_CK_MAX_CLASSES) {
+        th_ck_graph_free(g);
+        return th_error_set(err, TH_EINPUT,
+                            "%s.%d.et: node %llu: %s (rank 0's graph): a %dth graph among the "
+                            "ranks; themis replays up to %d classes of ranks with one graph",
+                            tr->prefix, k, (unsigned long long)node, what, c + 1,
+                            TH_CK_MAX_CLASSES);
+    }
+    size_t ncg = (size_t)tr->nclasses - 1, cgcap = ncg, fcap = (size_t)tr->nclasses;
+    if (th_grow(&tr->cg, &cgcap, ncg + 1, sizeof *tr->cg) ||
+        th_grow(&tr->first, &fcap, fcap + 1, sizeof *tr->first))
+        goto oom;
+    tr->cg[ncg] = *g;
+    tr->first[tr->nclasses++] = k;
+    return TH_OK;
+oom:
+    th_ck_graph_free(g);
+    return th_error_set(err, TH_EINTERNAL, "out of memory");
 }
 
 int th_ck_from_bytes(const char *data, size_t len, const char *src, th_ck_trace **out,
@@ -148,10 +189,7 @@ int th_ck_open(const char *path, th_ck_trace **out, th_error *err) {
         if (!is_file(file)) break;
         th_ck_graph g;
         rc = read_graph(file, &g, err);
-        if (rc == TH_OK) {
-            rc = compare(&tr->g, tr->file0, &g, file, err);
-            th_ck_graph_free(&g);
-        }
+        if (rc == TH_OK) rc = classify(tr, &g, k, err);
         tr->ranks = k + 1;
     }
     if (rc != TH_OK) {
@@ -165,5 +203,10 @@ int th_ck_open(const char *path, th_ck_trace **out, th_error *err) {
 void th_ck_trace_free(th_ck_trace *tr) {
     if (!tr) return;
     th_ck_graph_free(&tr->g);
+    for (int c = 1; c < tr->nclasses; c++)
+        th_ck_graph_free(&tr->cg[c - 1]);
+    free(tr->cg);
+    free(tr->class_of);
+    free(tr->first);
     free(tr);
 }

@@ -71,6 +71,9 @@ static const th_option opts[] = {
     {0, "remote-memory", "remote_memory", TH_ARG_SOURCE, R(remote_memory), "FILE",
      .help = "Chakra traces: ASTRA-sim 2.x's remote memory JSON for\nmemory nodes (its "
              "--remote-memory-configuration)"},
+    {0, "comm-group", "comm_group", TH_ARG_STRING, R(comm_group), "FILE",
+     .help = "Chakra traces: ASTRA-sim 2.x's communicator group file\n(group id -> ranks) "
+             "that pg_name names"},
     TH_ARG_HELP_OPTS,
 };
 

@@ -31,6 +31,18 @@ const char *th_cmd_memory_formats(void) {
     return "other workload formats";
 }
 
+/* --comm-group for a workload whose format has no process groups. */
+static int no_groups(const char *source, const th_cmd_io *io, th_error *err) {
+    const th_cmd_def *d = &th_cmd_train_def;
+    char a[32];
+    const th_wl_format *f;
+    const char *who = "Chakra execution traces";
+    for (int i = 0; (f = th_wl_format_get(i)); i++)
+        if (f->groups) who = f->plural;
+    return th_cmd_usage(err, d, io, "%s is for %s; %s has no process groups",
+                        th_cmd_name(d, io, "comm_group", a, sizeof a), who, source);
+}
+
 int th_cmd_train_format_check(const th_train_request *r, const char *source, const th_cmd_io *io,
                               th_error *err) {
     const th_cmd_def *d = &th_cmd_train_def;
@@ -39,6 +51,7 @@ int th_cmd_train_format_check(const th_train_request *r, const char *source, con
         return th_cmd_usage(err, d, io, "%s is for %s; %s is our JSON",
                             th_cmd_name(d, io, "remote_memory", m, sizeof m),
                             th_cmd_memory_formats(), source);
+    if (r->comm_group) return no_groups(source, io, err);
     if (!th_option_given(d, r, "comm_scale") && !th_option_given(d, r, "compute_scale") &&
         !th_option_given(d, r, "passes"))
         return TH_OK;
@@ -87,6 +100,7 @@ static int replay(const th_train_request *r, const th_train_opts *t, const th_ru
                         .format = r->format,
                         .load_model = (int)r->load_model,
                         .priority = (int)r->priority,
+                        .comm_group = r->comm_group,
                         .poll = io->poll,
                         .poll_ctx = io->poll_ctx};
     const th_arg_src *m = &r->remote_memory;
@@ -117,6 +131,7 @@ int th_cmd_train_format(const th_train_request *r, const th_train_opts *t,
         return th_cmd_usage(err, d, io, "%s is for %s; %s is %s",
                             th_cmd_name(d, io, "remote_memory", a, sizeof a),
                             th_cmd_memory_formats(), path, fmt->name);
+    if (r->comm_group && !fmt->groups) return no_groups(path, io, err);
     if (fmt->native_on && fmt->native_on(sys)) {
         if (t->bucket || t->chunking_set || r->ideal_lat)
             return th_cmd_usage(err, d, io,

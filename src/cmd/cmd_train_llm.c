@@ -9,9 +9,9 @@
 #include "themis/report_llm.h"
 
 /* The options only a replay of layers reads. */
-static const char *const replay_only[] = {"iterations", "priority",      "batch",
-                                          "chunking",   "load_model",    "ideal_lat",
-                                          "comm_scale", "compute_scale", "passes"};
+static const char *const replay_only[] = {"iterations", "priority",  "batch",      "chunking",
+                                          "load_model", "ideal_lat", "comm_scale", "compute_scale",
+                                          "passes",     "comm_group"};
 
 int th_cmd_train_llm_check(const th_train_request *r, const char *source, const th_cmd_io *io,
                            th_error *err) {

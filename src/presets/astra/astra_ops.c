@@ -23,6 +23,14 @@ static int roofline(const th_system *sys, double *bw, double *peak) {
     return astra_of(sys)->roofline_TFLOPS > 0;
 }
 
+/* A communicator group of part of the system is a ring over its NPUs in ASTRA-sim 2.x
+ * (CommunicatorGroup::get_collective_plan: the dim's own algorithm only on a system of one
+ * dim, where no group is part of the system and one dim): exactly the dim's collective when
+ * the group is one dim's NPUs and that dim runs a ring for the type. */
+static int group_dim(const th_system *sys, int type, int dim) {
+    return th_astra_algorithm(sys, (th_coll_type)type, dim) == TH_ALG_RING;
+}
+
 /* ASTRA-sim 2.x's workload layer (Workload.cc, HardwareResource.cc, OfflineGreedy.cc): one
  * communication node in flight per NPU, a compute node of duration 0 takes 1 ns, its roofline,
  * and its Themis scheduling from rank 0's state: after an All-Reduce another NPU than rank 0
@@ -31,7 +39,8 @@ static const th_graph_rules graph = {.serial_comm = 1,
                                      .min_compute = 1,
                                      .themis_carry = 1u << TH_COLL_ALLREDUCE,
                                      .roofline = roofline,
-                                     .message = th_astra_message};
+                                     .message = th_astra_message,
+                                     .group_dim = group_dim};
 
 const th_model_ops astra_model_ops = {
     .name = "astra-sim",
