@@ -245,6 +245,33 @@ START_TEST(chakra_mem_shared) {
     EXPECT("comp", node, 42142, 37142);
     /* two loads per NPU on the node memories: 2 x 21071 + 2 x 10585 */
     EXPECT("two", node, 63312, 63312);
+    /* ranks of two graphs: ranks 0 and 1 load 1 MiB at once, ranks 2 and 3 after a 5 us
+     * compute. The pool serves rank 0 (0-21071), then rank 1 (-42142), rank 2 (-63213), rank 3
+     * (-84284): the classes end at 42142 and 84284 (exposed 84284 - 5000). The node memories:
+     * ranks 0 and 1 end at 21071 and 42142, ranks 2 and 3 at 5000 + 21071 = 26071 and 47142 */
+    for (int k = 0; k < 4; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "cls.%d.et", k);
+        if (k < 2) {
+            write_set(dir, "tmp", one, 1, 1);
+        } else {
+            mnode after[] = {MCOMP(1, 5), MLOAD(2, 1048576)};
+            after[1].deps[0] = 1, after[1].ndeps = 1;
+            write_set(dir, "tmp", after, 2, 1);
+        }
+        char from[4200], to[4200];
+        snprintf(from, sizeof from, "%s/tmp.0.et", dir);
+        snprintf(to, sizeof to, "%s/%s", dir, name);
+        ck_assert_int_eq(rename(from, to), 0);
+    }
+    EXPECT("cls", pool, 84284, 79284);
+    EXPECT("cls", node, 47142, 42142);
+    test_cli_out r;
+    test_cli(&r, "train '%s/cls' -s '%s' --remote-memory '%s' -p baseline -q fifo -f json", dir,
+             sys, pool);
+    test_expect_quiet(&r, "cls");
+    ck_assert_ptr_nonnull(strstr(r.out, "\"class_end_us\":\t[42.142, 84.284]"));
+    test_cli_free(&r);
     test_rm_dir(dir);
 }
 END_TEST
@@ -329,6 +356,23 @@ START_TEST(chakra_mem_refused) {
     write_set(dir, "small", small, 1, 4);
     test_bad("node 3: attr tensor_size: 49 bytes at remote-mem-latency 0 and remote-mem-bw 50",
              "train '%s/small' -s '%s' --remote-memory '%s'", dir, sys, zero);
+    /* rank 3's load is ready once its invalid node ended, at time 0, and rank 3 has no event
+     * after that would issue it (the other ranks' compute is theirs): ASTRA-sim leaves rank 3
+     * unfinished */
+    for (int k = 0; k < 4; k++) {
+        mnode c1[] = {MCOMP(1, 1)}, inv[] = {{.id = 1, .type = INVALID}, MLOAD(2, 64)};
+        inv[1].deps[0] = 1, inv[1].ndeps = 1;
+        if (k < 3)
+            write_set(dir, "tmp", c1, 1, 1);
+        else
+            write_set(dir, "tmp", inv, 2, 1);
+        char from[4200], to[4200];
+        snprintf(from, sizeof from, "%s/tmp.0.et", dir);
+        snprintf(to, sizeof to, "%s/stall.%d.et", dir, k);
+        ck_assert_int_eq(rename(from, to), 0);
+    }
+    test_bad("stall.3.et: node 2: ready only once an invalid node ended, and no event of rank 3",
+             "train '%s/stall' -s '%s' --remote-memory '%s'", dir, sys, npu);
     /* the configuration file */
     static const char *const bad[][2] = {
         {"{'memory-type': 'POOL'}", "memory-type"},

@@ -855,6 +855,14 @@ static int stalled(world *w, th_error *err) {
     for (int c = 0; c < w->n; c++) {
         const replayer *r = &w->r[c];
         if (r->done == r->g->n) continue;
+        for (int s = 0; s < S_COUNT; s++) /* made ready by an invalid node, after the last event */
+            if (r->ready[s].n)
+                return th_error_set(err, TH_EINPUT,
+                                    "%s: node %llu: ready only once an invalid node ended, and no "
+                                    "event of rank %lld follows that would issue it: ASTRA-sim "
+                                    "2.x would wait for ever",
+                                    r->src, (unsigned long long)r->g->nodes[r->ready[s].v[0]].id,
+                                    (long long)r->rank0);
         int32_t i = 0;
         while (i < r->g->n && r->left[i] == 0)
             i++;
