@@ -91,6 +91,7 @@ struct th_sweep {
     int issued;           /* a chunking or bucket key or axis: the collectives column */
     int ideal_lat;        /* "ideal_latency": true: the ideal network with latency floors too */
     int bound;            /* "bound": true: bound_us and vs_bound columns (collective sweeps) */
+    char *comm_group;     /* "comm_group": a communicator group file, resolved, or NULL */
     char *text;           /* the spec as read (th_sweep_spec) */
     size_t text_len;      /* bytes */
     /* Rows as JSON lines (th_sweep_set_format): the columns of the CSV header, and which of

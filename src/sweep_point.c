@@ -284,6 +284,7 @@ static int train_time(const th_sweep_worker *w, const sw_point *pt, th_policy po
                          (int)pt->priority,
                          o.chunks ? o.chunks : pt->run_chunks,
                          w->stop,
+                         sw->comm_group,
                          sw->memory,
                          sw->memory_src};
         *iter = NAN;

@@ -15,11 +15,11 @@
 
 #define BATCH_MAX 1e9 /* samples per NPU, as themis train --batch */
 
-static const char *const top_keys[] = {"name",          "description",   "system",     "collective",
-                                       "policy",        "intra",         "load_model", "axes",
-                                       "zip",           "output",        "workload",   "priority",
-                                       "iterations",    "bound",         "chunking",   "bucket",
-                                       "ideal_latency", "remote_memory", NULL};
+static const char *const top_keys[] = {
+    "name",     "description",   "system",     "collective",    "policy",
+    "intra",    "load_model",    "axes",       "zip",           "output",
+    "workload", "priority",      "iterations", "bound",         "chunking",
+    "bucket",   "ideal_latency", "comm_group", "remote_memory", NULL};
 static const char *const coll_keys[] = {"type", "size", "chunks", "dims", NULL};
 static const char *const range_keys[] = {"from", "to", "step", "times", NULL};
 static const char *const run_axes[] = {
@@ -61,6 +61,7 @@ void th_sweep_free(th_sweep *sw) {
     free(sw->source);
     free(sw->dir);
     free(sw->output);
+    free(sw->comm_group);
     free(sw->memory);
     for (int i = 0; i < sw->ninputs; i++)
         free(sw->inputs[i]);
@@ -634,6 +635,14 @@ static int check_train(th_sweep *sw, const cJSON *root, th_error *err) {
                                     "applies to workload sweeps",
                                     src, (long long)i);
     }
+    int groups = 0; /* a workload whose format has process groups */
+    for (int i = 0; i < sw->nworkloads; i++)
+        groups |= sw->natives && sw->natives[i].format && sw->natives[i].format->groups;
+    if (sw->comm_group && !groups)
+        return th_error_set(err, TH_EINPUT,
+                            "%s: comm_group: for Chakra execution traces (their pg_name), and the "
+                            "sweep has none",
+                            src);
     const cJSON *bound = cJSON_GetObjectItemCaseSensitive(root, "bound");
     if (bound && !cJSON_IsBool(bound))
         return th_json_bad(err, src, "bound", "true or false", bound);
@@ -764,6 +773,16 @@ static int parse_spec(th_sweep *sw, const cJSON *root, th_error *err) {
     v = (int)sw->model;
     if (th_json_enum(root, "load_model", th_load_model_names, &v, src, "", err)) return err->code;
     sw->model = (th_load_model)v;
+    buf[0] = '\0';
+    if (th_json_string(root, "comm_group", buf, sizeof buf, src, "", err)) return err->code;
+    if (buf[0]) { /* a communicator group file for the Chakra traces' process groups */
+        char *file = resolve(sw->dir, buf);
+        if (!file || !(sw->comm_group = th_strdup(file))) {
+            free(file);
+            return th_error_set(err, TH_EINTERNAL, "out of memory");
+        }
+        if (keep_input(sw, file, err)) return err->code;
+    }
     buf[0] = '\0';
     if (th_json_string(root, "output", buf, sizeof buf, src, "", err)) return err->code;
     if (buf[0] && !(sw->output = resolve(sw->dir, buf)))

@@ -44,11 +44,12 @@ typedef int (*th_wl_open_fn)(void *ctx, FILE **out, FILE **trace, th_error *err)
 
 /* One point of a sweep that a format replays itself (th_wl_format.point). */
 typedef struct th_wl_point {
-    int policy, intra; /* th_policy (not ideal), th_intra */
-    int load_model;    /* th_load_model */
-    int priority;      /* th_priority */
-    int64_t chunks;    /* chunks per collective */
-    const void *stop;  /* const atomic_int *: non-zero ends the replay ("interrupted") */
+    int policy, intra;      /* th_policy (not ideal), th_intra */
+    int load_model;         /* th_load_model */
+    int priority;           /* th_priority */
+    int64_t chunks;         /* chunks per collective */
+    const void *stop;       /* const atomic_int *: non-zero ends the replay ("interrupted") */
+    const char *comm_group; /* a communicator group file (formats with groups), or NULL */
     const char *memory, *memory_src; /* as th_wl_replay's */
 } th_wl_point;
 

@@ -34,6 +34,7 @@ typedef struct wnode {
     int dims[4];
     uint64_t ops, tensor; /* num_ops, tensor_size (0: absent) */
     int peer;             /* SEND, RECV: comm_dst, comm_src as an offset from the rank */
+    const char *pg;       /* pg_name (NULL: absent) */
 } wnode;
 
 /* The rank being written and the ranks of its trace (write_trace's peers). */
@@ -118,6 +119,13 @@ static void write_trace(const char *path, const wnode *w, int n, uint64_t off) {
             d.value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_BOOL_LIST;
             d.bool_list = &bl;
             a[na++] = d;
+        }
+        if (w[i].pg) {
+            ChakraProtoMsg__AttributeProto v = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__INIT;
+            v.name = "pg_name";
+            v.value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_STRING_VAL;
+            v.string_val = (char *)w[i].pg;
+            a[na++] = v;
         }
         const char *names[2] = {"num_ops", "tensor_size"};
         uint64_t vals[2] = {w[i].ops, w[i].tensor};
@@ -576,6 +584,147 @@ START_TEST(chakra_classes_collective) {
 }
 END_TEST
 
+/* ---- process groups (pg_name and a communicator group file) ----
+ *
+ * tests/data/chakra/r4_s4.yml (Ring 4 @ 200 GB/s, 50 ns; Switch 4 @ 50 GB/s, 100 ns; 16 NPUs)
+ * with Ring_4chunks_2d.json (4 splits, ring on both dims, baseline): a group per row of dim 0
+ * ({0..3}, {4..7}, ...; rank r's pg_name its row's id), each rank C(2 us) -> All-Reduce of
+ * 1 MiB on its group -> C(1 us). ASTRA-sim runs a group of part of the system as a ring over
+ * its NPUs: on a row, dim 0's ring. Its chunk of 262144 bytes is one AR phase on p = 4: s/p =
+ * 65536, B = 214.7483648 bytes/ns, net = floor(50 + 305.18) = 355, proc = 3 floor(65536 /
+ * 1600) = 120: 10 + 6 (355 + 10) + 3 x 120 = 2560; 4 chunks 10240; with the compute 13240 ns,
+ * exposed 10240 (four classes, one per group). On a column of dim 1 (Switch, 2 link hops:
+ * net = floor(2 x 100 + 65536 / 53.687091) = 1420): 10 + 6 x 1430 + 360 = 8950, x 4 = 35800,
+ * 38800 ns. The group of every NPU runs as the collective on every dim, whatever involved_dim
+ * says: 15330 ns for the 1 MiB All-Reduce alone. Measured with ASTRA-sim 2.x
+ * (--comm-group-configuration, the build above): 13240 / 10240, 38800 / 35800, 15330. */
+START_TEST(chakra_groups) {
+    char *dir = test_tmp_dir();
+    TEST_DIR_PATH(sys, dir, "r4s4.json");
+    import_astra("chakra/r4_s4.yml", "chakra/Ring_4chunks_2d.json", sys);
+    TEST_DIR_PATH(rows, dir, "rows.json");
+    test_spit_dq(rows, "{'1': [0, 1, 2, 3], '2': [4, 5, 6, 7], '3': [8, 9, 10, 11], "
+                       "'4': [12, 13, 14, 15]}");
+    TEST_DIR_PATH(cols, dir, "cols.json");
+    test_spit_dq(cols, "{'1': [0, 4, 8, 12], '2': [1, 5, 9, 13], '3': [2, 6, 10, 14], "
+                       "'4': [3, 7, 11, 15]}");
+    static const char *const ids[] = {"1", "2", "3", "4"};
+    for (int dim = 0; dim < 2; dim++) {
+        char name[16];
+        snprintf(name, sizeof name, "g%d", dim);
+        for (int k = 0; k < 16; k++) {
+            wnode w[] = {COMPUTE(1, 2), COLLECTIVE(2, AR, 1048576), COMPUTE(3, 1)};
+            w[1].data[0] = 1, w[1].ndata = 1;
+            w[2].data[0] = 2, w[2].ndata = 1;
+            w[1].pg = ids[dim ? k % 4 : k / 4];
+            char path[4200];
+            snprintf(path, sizeof path, "%s/%s.%d.et", dir, name, k);
+            w_rank = k, w_ranks = 16;
+            write_trace(path, w, 3, 1000u * (uint64_t)k);
+        }
+        char prefix[4200], more[4400];
+        snprintf(prefix, sizeof prefix, "%s/%s", dir, name);
+        snprintf(more, sizeof more, "-p baseline -q fifo --comm-group '%s'", dim ? cols : rows);
+        test_csv c;
+        train(&c, prefix, sys, more);
+        ck_assert_rel(test_csv_d(&c, 0, "iteration_us") * 1000, dim ? 38800 : 13240);
+        ck_assert_rel(test_csv_d(&c, 0, "exposed_comm_us") * 1000, dim ? 35800 : 10240);
+        ck_assert_str_eq(test_csv_s(&c, 0, "class_end_us"),
+                         dim ? "38.8;38.8;38.8;38.8" : "13.24;13.24;13.24;13.24");
+        test_csv_free(&c);
+    }
+    /* the group of every NPU; involved_dim is not read */
+    TEST_DIR_PATH(all, dir, "all.json");
+    test_spit_dq(all, "{'1': [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]}");
+    wnode w[] = {COLLECTIVE(1, AR, 1048576)};
+    w[0].pg = "1", w[0].ndims = 2, w[0].dims[0] = 1, w[0].dims[1] = 0;
+    write_set(dir, "every", w, 1, 16);
+    TEST_DIR_PATH(every, dir, "every");
+    char more[4400];
+    snprintf(more, sizeof more, "-p baseline -q fifo --comm-group '%s'", all);
+    ck_assert_rel(iteration(every, sys, more), 15330);
+    /* refused: no group file, a group it lacks, a rank outside its group, part of a dim,
+     * Themis under the preset */
+    TEST_DIR_PATH(g0, dir, "g0");
+    test_bad("node 2: attr pg_name: process group 1: no communicator group file given",
+             "train '%s' -s '%s' -p baseline -q fifo", g0, sys);
+    TEST_DIR_PATH(other, dir, "other.json");
+    test_spit_dq(other, "{'7': [0, 1, 2, 3]}");
+    test_bad("node 2: attr pg_name: process group 1: not in the communicator group file",
+             "train '%s' -s '%s' -p baseline -q fifo --comm-group '%s'", g0, sys, other);
+    test_bad("attr pg_name: rank 4 issues this collective of group 1 (every rank holds the same "
+             "graph), and is not in it",
+             "train '%s' -s '%s' -p baseline -q fifo --comm-group '%s'", every, sys, rows);
+    TEST_DIR_PATH(part, dir, "part.json");
+    test_spit_dq(part, "{'1': [0, 1], '2': [2, 3], '3': [4, 5, 6, 7], '4': [8, 9, 10, 11, 12, "
+                       "13, 14, 15]}");
+    test_bad("group 1 takes 2 of the 4 NPUs of dim 0 of system \"r4_s4\"",
+             "train '%s' -s '%s' -p baseline -q fifo --comm-group '%s'", g0, sys, part);
+    test_bad("under the astra-sim preset a group of part of the system replays when it is the "
+             "NPUs of one dim that runs a ring for the allreduce, under baseline scheduling",
+             "train '%s' -s '%s' -p themis -q fifo --comm-group '%s'", g0, sys, rows);
+    /* a sweep takes the group file as its comm_group key (beside the spec: its directory) */
+    TEST_DIR_PATH(spec, dir, "spec.json");
+    char text[8192];
+    snprintf(text, sizeof text,
+             "{'name': 'pg', 'system': '%s', 'workload': 'g0', 'comm_group': 'rows.json', "
+             "'axes': {'policy': ['baseline'], 'intra': ['fifo']}}",
+             sys);
+    test_spit_dq(spec, text);
+    test_cli_out r;
+    test_cli(&r, "sweep '%s' -o -", spec);
+    test_expect_quiet(&r, "sweep");
+    test_csv c;
+    test_csv_parse(&c, r.out);
+    ck_assert_int_eq(c.nrows, 1);
+    ck_assert_rel(test_csv_d(&c, 0, "iteration_us") * 1000, 13240);
+    test_csv_free(&c);
+    test_cli_free(&r);
+    snprintf(text, sizeof text, "{'workload': '%s', 'comm_group': 'rows.json'}",
+             test_dpath("wl_chakra_rt.json"));
+    test_spit_dq(spec, text);
+    test_bad("comm_group: for Chakra execution traces", "sweep '%s' -o -", spec);
+    /* bad group files, and a group file for a workload that has no process groups */
+    static const struct {
+        const char *text, *need;
+    } bad[] = {{"{'x': [0]}", "\"x\": expected a process group's id, a whole number from 1"},
+               {"{'0': [0]}", "\"0\": expected a process group's id"},
+               {"{'1': [0, 1.5]}", "1[1]: expected a rank (a whole number >= 0), got 1.5"},
+               {"{'1': [3, 3]}", "1: rank 3 listed twice"},
+               {"{'1': []}", "1: expected a non-empty list of ranks"},
+               {"{'1': [0], '1': [1]}", "group 1 given twice"},
+               {"[1]", "expected an object of process groups"}};
+    TEST_DIR_PATH(bg, dir, "bad.json");
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        test_spit_dq(bg, bad[i].text);
+        test_bad(bad[i].need, "train '%s' -s '%s' --comm-group '%s'", g0, sys, bg);
+    }
+    test_bad("--comm-group is for Chakra execution traces; ", "train '%s' --comm-group '%s'",
+             test_dpath("wl_chakra_rt.json"), rows);
+    /* under the analytical model a group of whole dims runs on them: on
+     * tests/data/chakra_rt_2d.json (a ring of 4 in a switch of 4), the rows' group collective
+     * takes what the collective with involved_dim [1, 0] takes, the columns' what [0, 1]
+     * takes, and Themis replays them too */
+    const char *rt = test_dpath("chakra_rt_2d.json");
+    for (int dim = 0; dim < 2; dim++) {
+        wnode d[] = {COMPUTE(1, 2), COLLECTIVE(2, AR, 1048576), COMPUTE(3, 1)};
+        d[1].data[0] = 1, d[1].ndata = 1;
+        d[2].data[0] = 2, d[2].ndata = 1;
+        d[1].ndims = 2, d[1].dims[dim] = 1;
+        write_set(dir, "dims", d, 3, 16);
+        TEST_DIR_PATH(pd, dir, "dims");
+        char prefix[4200];
+        snprintf(prefix, sizeof prefix, "%s/g%d", dir, dim);
+        for (int p = 0; p < 2; p++) {
+            snprintf(more, sizeof more, "-p %s -q fifo -n 4 --comm-group '%s'",
+                     p ? "themis" : "baseline", dim ? cols : rows);
+            ck_assert_rel(iteration(prefix, rt, more), iteration(pd, rt, more));
+        }
+    }
+    test_rm_dir(dir);
+}
+END_TEST
+
 /* ---- the analytical model: collectives overlap ----
  *
  * tests/data/cli_ring4.json: an All-Reduce of S bytes in C chunks is 2C stages on the one
@@ -793,6 +942,7 @@ Suite *chakra_suite(void) {
     tcase_add_test(tc, chakra_send_recv);
     tcase_add_test(tc, chakra_classes_send_recv);
     tcase_add_test(tc, chakra_classes_collective);
+    tcase_add_test(tc, chakra_groups);
     tcase_add_test(tc, chakra_themis_across_collectives);
     tcase_add_test(tc, chakra_held_dim);
     tcase_add_test(tc, chakra_graphs_analytical);

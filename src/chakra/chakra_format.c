@@ -342,8 +342,13 @@ static int point(const void *native, const th_system *sys, const th_wl_point *pt
     o.model = (th_load_model)pt->load_model, o.priority = (th_priority)pt->priority;
     o.chunks = pt->chunks ? pt->chunks : CHUNKS_DEFAULT;
     o.stop = pt->stop;
+    th_ck_groups *groups = NULL;
+    if (pt->comm_group && th_ck_groups_load(pt->comm_group, &groups, err)) return err->code;
+    o.groups = groups;
     th_ck_result r;
-    if (th_ck_replay(sys, native, &o, NULL, NULL, &r, err)) return err->code;
+    int rc = th_ck_replay(sys, native, &o, NULL, NULL, &r, err);
+    th_ck_groups_free(groups);
+    if (rc) return rc;
     *iteration = r.finish, *compute = r.compute, *collectives = r.collectives;
     return TH_OK;
 }

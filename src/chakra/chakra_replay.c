@@ -375,7 +375,7 @@ static int join(replayer *r, int32_t i, double t, int other, th_error *err) {
     if (v->joined != span) return TH_OK;
     for (int c = 0; c < w->n; c++)
         if ((span >> c) & 1u) {
-            int rc = start_coll(&w->r[c], v->node[c], t, other, (int32_t)e, err);
+            int rc = start_coll(&w->r[c], w->rv[e].node[c], t, other, (int32_t)e, err);
             if (rc) return rc;
         }
     return TH_OK;
@@ -766,12 +766,15 @@ static int copy_ended(replayer *r, int32_t v, double t, int other, th_error *err
                             (long long)q->rank0);
     }
     if (x->ended != x->span) return TH_OK;
+    /* copied: the issues below may add rendezvous (and move the list) */
+    uint64_t span = x->span;
+    int32_t node[TH_CK_MAX_CLASSES];
+    memcpy(node, x->node, sizeof node);
     for (int c = 0; c < w->n; c++)
-        if ((x->span >> c) & 1u) {
+        if ((span >> c) & 1u) {
             replayer *q = &w->r[c];
             q->busy[S_COMM] = 0;
-            if (finish(q, w->rv[v].node[c], t, 0, err) || issue_all(q, t, other, err))
-                return err->code;
+            if (finish(q, node[c], t, 0, err) || issue_all(q, t, other, err)) return err->code;
         }
     return TH_OK;
 }

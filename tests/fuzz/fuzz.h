@@ -30,6 +30,9 @@ int th_fuzz_llm(const uint8_t *data, size_t size);
 /* th_ck_parse and th_ck_replay (Chakra execution traces, one file) */
 int th_fuzz_chakra(const uint8_t *data, size_t size);
 
+/* th_ck_groups_parse and th_ck_group_dims (communicator group files of Chakra traces) */
+int th_fuzz_comm_group(const uint8_t *data, size_t size);
+
 /* The source tree ($THEMIS_SRCDIR, else "."): sweep specs resolve their files there. */
 const char *fuzz_srcdir(void);
 /* A malloc'd NUL-terminated copy of the input (aborts when out of memory). */

@@ -29,6 +29,7 @@ static const struct {
     {"calibrate", th_fuzz_calibrate},
     {"llm", th_fuzz_llm},
     {"chakra", th_fuzz_chakra},
+    {"comm_group", th_fuzz_comm_group},
 };
 
 /* Reads a whole file; NULL on failure (errno set). */

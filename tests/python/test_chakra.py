@@ -44,13 +44,15 @@ def _attr(name, field, value):
     return _field(10, _field(1, name) + _int(field, value))
 
 
-def write_trace(prefix, ranks):
-    """A 5 us compute node, then a 1 MiB All-Reduce (comm_type 0), on every rank."""
+def write_trace(prefix, ranks, pg=None):
+    """A 5 us compute node, then a 1 MiB All-Reduce (comm_type 0), on every rank; with pg, the
+    All-Reduce's pg_name."""
     for k in range(ranks):
         off = 100 * k
-        nodes = [_node(off + 1, 4, micros=5),
-                 _node(off + 2, 7, data_deps=[off + 1],
-                       attrs=_attr(b"comm_type", 9, 0) + _attr(b"comm_size", 13, 1 << 20))]
+        attrs = _attr(b"comm_type", 9, 0) + _attr(b"comm_size", 13, 1 << 20)
+        if pg is not None:
+            attrs += _field(10, _field(1, b"pg_name") + _field(29, pg))
+        nodes = [_node(off + 1, 4, micros=5), _node(off + 2, 7, data_deps=[off + 1], attrs=attrs)]
         with open("%s.%d.et" % (prefix, k), "wb") as f:
             meta = _field(1, b"0.0.4")
             f.write(_varint(len(meta)) + meta)
@@ -75,6 +77,25 @@ def test_train_takes_a_trace_prefix(tmp_path):
     assert row["compute_us"] == 5
     assert themis.train(prefix + ".2.et", system="tests/data/cli_ring4.json",
                         policy="baseline", intra="fifo", chunks=4) == r
+
+
+def test_train_comm_group(tmp_path):
+    """comm_group: the communicator group file pg_name names; a group of every NPU runs the
+    All-Reduce on every dim, as without a group (20.96864 us, above)."""
+    prefix = str(tmp_path / "pg")
+    write_trace(prefix, 4, pg=b"1")
+    groups = tmp_path / "groups.json"
+    groups.write_text('{"1": [0, 1, 2, 3]}')
+    r = themis.train(prefix, system="tests/data/cli_ring4.json", policy="baseline",
+                     intra="fifo", chunks=4, comm_group=groups)
+    assert abs(r["results"][0]["iteration_us"] - 20.96864) < 1e-9
+    assert r["workload"]["classes"] == 1 and r["workload"]["class_ranks"] == [[0, 1, 2, 3]]
+    try:
+        themis.train(prefix, system="tests/data/cli_ring4.json", policy="baseline")
+    except themis.Error as e:
+        assert "attr pg_name: process group 1: no communicator group file given" in str(e)
+    else:
+        raise AssertionError("a process group without a group file was replayed")
 
 
 def test_sweep_takes_a_trace(tmp_path):
