@@ -105,6 +105,18 @@ static void write_set(const char *dir, const char *name, const mnode *w, int n, 
     }
 }
 
+/* dir/name.<k>.et of 4 ranks: graph a for ranks below split, graph b for the others. */
+static void write_classes(const char *dir, const char *name, const mnode *a, int na, const mnode *b,
+                          int nb, int split) {
+    for (int k = 0; k < 4; k++) {
+        char from[4200], to[4200];
+        write_set(dir, "tmp", k < split ? a : b, k < split ? na : nb, 1);
+        snprintf(from, sizeof from, "%s/tmp.0.et", dir);
+        snprintf(to, sizeof to, "%s/%s.%d.et", dir, name, k);
+        ck_assert_int_eq(rename(from, to), 0);
+    }
+}
+
 /* A remote memory configuration dir/name.json of memory-type type (latency 100 ns, 50 GB/s;
  * a memory per node: 2 nodes of 2 NPUs), more keys after. */
 static const char *memory(const char *dir, const char *name, const char *type, const char *more) {
@@ -249,21 +261,9 @@ START_TEST(chakra_mem_shared) {
      * compute. The pool serves rank 0 (0-21071), then rank 1 (-42142), rank 2 (-63213), rank 3
      * (-84284): the classes end at 42142 and 84284 (exposed 84284 - 5000). The node memories:
      * ranks 0 and 1 end at 21071 and 42142, ranks 2 and 3 at 5000 + 21071 = 26071 and 47142 */
-    for (int k = 0; k < 4; k++) {
-        char name[32];
-        snprintf(name, sizeof name, "cls.%d.et", k);
-        if (k < 2) {
-            write_set(dir, "tmp", one, 1, 1);
-        } else {
-            mnode after[] = {MCOMP(1, 5), MLOAD(2, 1048576)};
-            after[1].deps[0] = 1, after[1].ndeps = 1;
-            write_set(dir, "tmp", after, 2, 1);
-        }
-        char from[4200], to[4200];
-        snprintf(from, sizeof from, "%s/tmp.0.et", dir);
-        snprintf(to, sizeof to, "%s/%s", dir, name);
-        ck_assert_int_eq(rename(from, to), 0);
-    }
+    mnode after[] = {MCOMP(1, 5), MLOAD(2, 1048576)};
+    after[1].deps[0] = 1, after[1].ndeps = 1;
+    write_classes(dir, "cls", one, 1, after, 2, 2);
     EXPECT("cls", pool, 84284, 79284);
     EXPECT("cls", node, 47142, 42142);
     test_cli_out r;
@@ -343,6 +343,9 @@ START_TEST(chakra_mem_refused) {
     const char *npu = memory(dir, "npu", "PER_NPU_MEMORY_EXPANSION", "");
     test_bad("node 7: attr tensor_size: missing", "train '%s/bare' -s '%s' --remote-memory '%s'",
              dir, sys, npu);
+    write_classes(dir, "bare2", one, 1, bare, 1, 2); /* named by the first rank of its class */
+    test_bad("bare2.2.et: node 7: attr tensor_size: missing",
+             "train '%s/bare2' -s '%s' --remote-memory '%s'", dir, sys, npu);
     /* shared memories replay every rank: graphs of compute, memory and invalid nodes only */
     mnode coll[] = {MLOAD(1, 1048576), {.id = 2, .type = COLL, .bytes = 1048576}};
     write_set(dir, "coll", coll, 2, 4);
@@ -359,18 +362,9 @@ START_TEST(chakra_mem_refused) {
     /* rank 3's load is ready once its invalid node ended, at time 0, and rank 3 has no event
      * after that would issue it (the other ranks' compute is theirs): ASTRA-sim leaves rank 3
      * unfinished */
-    for (int k = 0; k < 4; k++) {
-        mnode c1[] = {MCOMP(1, 1)}, inv[] = {{.id = 1, .type = INVALID}, MLOAD(2, 64)};
-        inv[1].deps[0] = 1, inv[1].ndeps = 1;
-        if (k < 3)
-            write_set(dir, "tmp", c1, 1, 1);
-        else
-            write_set(dir, "tmp", inv, 2, 1);
-        char from[4200], to[4200];
-        snprintf(from, sizeof from, "%s/tmp.0.et", dir);
-        snprintf(to, sizeof to, "%s/stall.%d.et", dir, k);
-        ck_assert_int_eq(rename(from, to), 0);
-    }
+    mnode c1[] = {MCOMP(1, 1)}, inv[] = {{.id = 1, .type = INVALID}, MLOAD(2, 64)};
+    inv[1].deps[0] = 1, inv[1].ndeps = 1;
+    write_classes(dir, "stall", c1, 1, inv, 2, 3);
     test_bad("stall.3.et: node 2: ready only once an invalid node ended, and no event of rank 3",
              "train '%s/stall' -s '%s' --remote-memory '%s'", dir, sys, npu);
     /* the configuration file */

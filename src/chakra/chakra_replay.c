@@ -941,7 +941,9 @@ int th_ck_replay(const th_system *sys, const th_ck_trace *tr, const th_ck_opts *
     int nmem = 0; /* memory nodes: each class's checked against the remote memory */
     for (int c = 0; c < th_ck_classes(tr); c++) {
         const th_ck_graph *g = th_ck_class_graph(tr, c);
-        int rc = th_ck_mem_check(o->mem, g, c ? tr->prefix : tr->file0, err);
+        char file[4200]; /* class c's first rank's file */
+        snprintf(file, sizeof file, "%s.%lld.et", tr->prefix, (long long)th_ck_first_rank(tr, c));
+        int rc = th_ck_mem_check(o->mem, g, c ? file : tr->file0, err);
         if (rc) return rc;
         nmem += th_ck_mem_nodes(g) > 0;
     }
