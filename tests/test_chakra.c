@@ -525,6 +525,35 @@ START_TEST(chakra_classes_send_recv) {
     ck_assert_rel(list_at(test_csv_s(&c, 0, "class_exposed_comm_us"), 0) * 1000, 48062);
     ck_assert_rel(list_at(test_csv_s(&c, 0, "class_exposed_comm_us"), 1) * 1000, 45062);
     test_csv_free(&c);
+    /* a chain of 4 stages, one rank each (rank r receives from r - 1, computes 2 us, sends
+     * to r + 1): ranks 1 and 2 hold one graph but send to and receive from ranks of other
+     * classes, so they are classes of their own. One hop on the ring, floor(500 + 19531.25)
+     * = 20031 ns: 2000 + 20031 = 22031, + 2000 + 20031 = 44062, 66093, and rank 3 ends at
+     * 66093 + 2000 = 68093 (measured on ASTRA-sim 2.x: the same four ends) */
+    wnode c0[] = {COMPUTE(1, 2), {.id = 2, .type = SEND, .comm = -1, .size = 1048576, .peer = 1}};
+    wnode c1[] = {{.id = 1, .type = RECV, .comm = -1, .size = 1048576, .peer = -1},
+                  COMPUTE(2, 2),
+                  {.id = 3, .type = SEND, .comm = -1, .size = 1048576, .peer = 1}};
+    wnode c3[] = {{.id = 1, .type = RECV, .comm = -1, .size = 1048576, .peer = -1}, COMPUTE(2, 2)};
+    c0[1].data[0] = 1, c0[1].ndata = 1;
+    c1[1].data[0] = 1, c1[1].ndata = 1;
+    c1[2].data[0] = 2, c1[2].ndata = 1;
+    c3[1].data[0] = 1, c3[1].ndata = 1;
+    for (int k = 0; k < 4; k++) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/chain.%d.et", dir, k);
+        w_rank = k, w_ranks = 4;
+        write_trace(path,
+                    k == 0   ? c0
+                    : k == 3 ? c3
+                             : c1,
+                    k == 0 || k == 3 ? 2 : 3, 1000u * (uint64_t)k);
+    }
+    TEST_DIR_PATH(chain, dir, "chain");
+    train(&c, chain, sys, "-p baseline -q fifo");
+    ck_assert_str_eq(test_csv_s(&c, 0, "class_end_us"), "22.031;44.062;66.093;68.093");
+    ck_assert_str_eq(test_csv_s(&c, 0, "class_exposed_comm_us"), "20.031;42.062;64.093;66.093");
+    test_csv_free(&c);
     /* the report names the classes: their first ranks and ranks */
     test_cli_out r;
     test_cli(&r, "train '%s' -s '%s' -f json -p baseline -q fifo", pp, sys);
@@ -535,7 +564,14 @@ START_TEST(chakra_classes_send_recv) {
     test_cli_free(&r);
     test_cli(&r, "train '%s' -s '%s' -p baseline -q fifo", pp, sys);
     test_expect_quiet(&r, "table");
+    ck_assert_ptr_nonnull(strstr(r.out, "Chakra trace of 4 ranks in 2 classes"));
     ck_assert_ptr_nonnull(strstr(r.out, "ranks in 2 classes"));
+    test_cli_free(&r);
+    /* the timeline names each node with its class's replayed rank */
+    test_cli(&r, "train '%s' -s '%s' -p baseline -q fifo -o /dev/null --trace -", pp, sys);
+    test_expect_quiet(&r, "trace");
+    ck_assert_ptr_nonnull(
+        strstr(r.out, "baseline,fifo,compute,0,rank 2: n2,COMP_NODE,25.531,28.531"));
     test_cli_free(&r);
     test_rm_dir(dir);
 }

@@ -65,25 +65,34 @@ typedef struct th_ck_graph {
 /* The most classes of ranks (ranks holding one graph) a trace set may have. */
 #define TH_CK_MAX_CLASSES 64
 
-/* A trace set as read: its ranks in classes of one graph each (class 0 the one of rank 0),
- * and where it came from. A trace zeroed but for ranks and g is a set of one class. */
+/* A trace set as read: its ranks in classes of one graph each whose messages go to and come
+ * from ranks of the same classes (class 0 the one of rank 0), and where it came from. A trace
+ * zeroed but for ranks and g is a set of one class. */
 typedef struct th_ck_trace {
     char name[64];     /* the prefix's base name */
     char prefix[4096]; /* <prefix> of <prefix>.<rank>.et, or the one file read */
     char file0[4096];  /* the file whose graph g is */
     int ranks;         /* files in the set (1 for a file not named <prefix>.<rank>.et) */
     th_ck_graph g;     /* rank 0's graph: class 0's */
+    int ngraphs;       /* distinct graphs (0 or 1: g alone) */
+    th_ck_graph *cg;   /* graph j >= 1 in cg[j - 1] */
     int nclasses;      /* classes (0 or 1: every rank holds g) */
-    th_ck_graph *cg;   /* class c's graph, c >= 1, in cg[c - 1] */
     int32_t *class_of; /* per rank its class (NULL: every rank of class 0) */
     int32_t *first;    /* per class its first rank (NULL with class_of) */
+    int32_t *graph_of; /* per class its graph (NULL with class_of) */
+    /* per class, the peers (comm_dst, comm_src) of its first rank's send and receive nodes
+     * in node order, peer[peer_off[c] .. peer_off[c + 1]) (NULL with class_of): a graph
+     * holds the peers of the rank it was read from */
+    int32_t *peer;
+    size_t *peer_off;
 } th_ck_trace;
 
 static inline int th_ck_classes(const th_ck_trace *tr) {
     return tr->nclasses > 1 ? tr->nclasses : 1;
 }
 static inline const th_ck_graph *th_ck_class_graph(const th_ck_trace *tr, int c) {
-    return c ? &tr->cg[c - 1] : &tr->g;
+    int j = tr->graph_of ? tr->graph_of[c] : 0;
+    return j ? &tr->cg[j - 1] : &tr->g;
 }
 static inline int th_ck_class_of(const th_ck_trace *tr, int64_t rank) {
     return tr->class_of && rank < tr->ranks ? tr->class_of[rank] : 0;

@@ -111,13 +111,15 @@ static void classes_table(FILE *out, const ck_report *rep) {
 }
 
 static int table(FILE *out, const ck_report *rep, th_error *err) {
-    char a[32], wname[TH_TABLE_CELL], sname[TH_TABLE_CELL];
+    char a[32], wname[TH_TABLE_CELL], sname[TH_TABLE_CELL], classes[48] = "";
+    if (rep->tr->nclasses > 1) /* the nodes are then rank 0's */
+        snprintf(classes, sizeof classes, " in %d classes", rep->tr->nclasses);
     fprintf(out,
-            "%s on %s (%s NPUs): Chakra trace of %d rank%s, %d nodes, %lld chunks per "
+            "%s on %s (%s NPUs): Chakra trace of %d rank%s%s, %d nodes, %lld chunks per "
             "collective, %s model\n",
             th_text_escape(wname, sizeof wname, rep->tr->name),
             th_text_escape(sname, sizeof sname, rep->sys->name), th_num_format(a, rep->sys->npus),
-            rep->tr->ranks, rep->tr->ranks == 1 ? "" : "s", (int)rep->tr->g.n,
+            rep->tr->ranks, rep->tr->ranks == 1 ? "" : "s", classes, (int)rep->tr->g.n,
             (long long)rep->chunks, th_model_name(rep->sys->model));
     th_table *t = calloc(1, sizeof *t);
     if (!t) return th_error_set(err, TH_EINTERNAL, "out of memory");

@@ -127,6 +127,7 @@ typedef struct replayer {
     double bw, peak; /* its memory bandwidth, bytes/s, and peak, FLOP/s */
     int32_t *match;  /* per receive: the send of its tag, in the graph of class matchc */
     int32_t *matchc;
+    int32_t *peer;   /* per send and receive: its peer on the class's first rank */
     uint32_t *cdims; /* per collective: the dims it runs on (0: every dim) */
     uint64_t *span;  /* per collective: the classes its ranks hold */
     int32_t *rv_of;  /* emulator id -> its rendezvous, -1 when of this class alone */
@@ -399,7 +400,7 @@ static int add_timed(replayer *r, int32_t i, double end, int other, th_error *er
 static int recv_end(replayer *r, int32_t i, int other, th_error *err) {
     const th_ck_node *x = &r->g->nodes[i];
     double sent = r->w->r[r->matchc[i]].start[r->match[i]];
-    double arrive = sent + r->rules->message(r->sys, x->peer, r->rank0, x->size);
+    double arrive = sent + r->rules->message(r->sys, r->peer[i], r->rank0, x->size);
     return add_timed(r, i, arrive > r->start[i] ? arrive : r->start[i], other, err);
 }
 
@@ -460,8 +461,8 @@ static int issue_call(replayer *r, double t, int other, th_error *err) {
             break;
         case TH_CK_SEND: /* ends when its message arrives */
             r->busy[best] = r->rules->serial_comm;
-            rc = add_timed(r, i, t + r->rules->message(r->sys, r->rank0, x->peer, x->size), other,
-                           err);
+            rc = add_timed(r, i, t + r->rules->message(r->sys, r->rank0, r->peer[i], x->size),
+                           other, err);
             if (rc == TH_OK) rc = sent(r, i, other, err);
             break;
         case TH_CK_RECV: /* ends when its message arrived: at once when it already did */
@@ -670,15 +671,16 @@ static int check(replayer *r, th_error *err) {
                                 "memory and invalid nodes, not point-to-point nodes (except "
                                 "under the astra-sim preset)",
                                 r->src, id, th_ck_type_name(x->type));
-        if (p2p && r->rules->message(r->sys, x->kind == TH_CK_SEND ? r->rank0 : x->peer,
-                                     x->kind == TH_CK_SEND ? x->peer : r->rank0, x->size) < 0)
+        if (p2p && r->rules->message(r->sys, x->kind == TH_CK_SEND ? r->rank0 : r->peer[i],
+                                     x->kind == TH_CK_SEND ? r->peer[i] : r->rank0, x->size) < 0)
             return th_error_set(err, TH_EINPUT,
                                 "%s: node %llu: attr %s: %d, expected another NPU of system "
                                 "\"%s\" than rank %lld (0..%.17g)",
                                 r->src, id, x->kind == TH_CK_SEND ? "comm_dst" : "comm_src",
-                                (int)x->peer, r->sys->name, (long long)r->rank0, r->sys->npus - 1);
+                                (int)r->peer[i], r->sys->name, (long long)r->rank0,
+                                r->sys->npus - 1);
         if (x->kind == TH_CK_RECV) { /* its send: the one of its tag (and size) to this class */
-            int c = th_ck_class_of(w->tr, x->peer);
+            int c = th_ck_class_of(w->tr, r->peer[i]);
             const th_ck_graph *sg = w->r[c].g;
             r->match[i] = -1, r->matchc[i] = c;
             for (int32_t j = 0; j < sg->n && r->match[i] < 0; j++) {
@@ -686,7 +688,7 @@ static int check(replayer *r, th_error *err) {
                     return th_error_set(err, TH_EINTERNAL, "interrupted");
                 const th_ck_node *y = &sg->nodes[j];
                 if (y->kind == TH_CK_SEND && y->tag == x->tag && y->size == x->size &&
-                    th_ck_class_of(w->tr, y->peer) == r->cls)
+                    th_ck_class_of(w->tr, w->r[c].peer[j]) == r->cls)
                     r->match[i] = j;
             }
             if (r->match[i] < 0)
@@ -694,7 +696,7 @@ static int check(replayer *r, th_error *err) {
                                     "%s: node %llu: attr comm_tag: no send of tag %d and %.17g "
                                     "bytes to this rank's graph in the graph of rank %d (%s): a "
                                     "receive replays with the send that matches it",
-                                    r->src, id, (int)x->tag, x->size, (int)x->peer, w->r[c].src);
+                                    r->src, id, (int)x->tag, x->size, (int)r->peer[i], w->r[c].src);
         }
         if (x->type == 1) /* METADATA_NODE */
             return th_error_set(err, TH_EINPUT,
@@ -923,6 +925,7 @@ static void replayer_free(replayer *r) {
     free(r->match);
     free(r->matchc);
     free(r->cdims);
+    free(r->peer);
     free(r->span);
     free(r->sc);
     free(r->ended);
@@ -980,12 +983,20 @@ int th_ck_replay(const th_system *sys, const th_ck_trace *tr, const th_ck_opts *
         r->match = malloc(sizeof *r->match * n);
         r->matchc = malloc(sizeof *r->matchc * n);
         r->cdims = calloc(n, sizeof *r->cdims);
+        r->peer = malloc(sizeof *r->peer * n);
         r->span = calloc(n, sizeof *r->span);
         r->left = malloc(sizeof *r->left * n);
         r->start = malloc(sizeof *r->start * n);
         r->emu = th_emu_create();
-        if (!r->match || !r->matchc || !r->cdims || !r->span || !r->left || !r->start || !r->emu)
+        if (!r->match || !r->matchc || !r->cdims || !r->span || !r->left || !r->start || !r->emu ||
+            !r->peer)
             rc = oom(err);
+        size_t p = tr->peer_off ? tr->peer_off[c] : 0;
+        for (int32_t i = 0; rc == TH_OK && i < r->g->n; i++) { /* the first rank's peers */
+            const th_ck_node *x = &r->g->nodes[i];
+            int p2p = x->kind == TH_CK_SEND || x->kind == TH_CK_RECV;
+            r->peer[i] = p2p && tr->peer ? tr->peer[p++] : x->peer;
+        }
         for (size_t k = 0; rc == TH_OK && k < n; k++)
             r->start[k] = -1; /* not issued */
     }

@@ -2,7 +2,8 @@
  * --workload-configuration=<prefix> names, found from the prefix or from any one of them, each
  * read and compared with the graphs read before. Ranks that hold the same graph (node ids may
  * be offset per rank; positions, kinds, durations, collectives and dependencies must agree)
- * form a class, whose first rank's graph stands for all of them. */
+ * and whose messages go to and come from ranks of the same classes form a class, whose first
+ * rank's graph stands for all of them. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,46 +102,138 @@ static th_ck_trace *trace_new(const char *prefix, const char *file0) {
     return tr;
 }
 
-/* Puts rank k (graph g, taken over) in the class of the first graph read before that it
- * equals, else in a class of its own. */
-static int classify(th_ck_trace *tr, th_ck_graph *g, int k, th_error *err) {
+/* What reading a set gathers before its classes: per rank its graph and the peers of its
+ * point-to-point nodes, in node order. */
+typedef struct set_build {
+    int32_t *graph; /* per rank its graph: 0 tr->g, j > 0 tr->cg[j - 1] */
+    int32_t *peer;  /* rank k's peers: peer[off[k] .. off[k + 1]) */
+    size_t *off;
+    size_t npeer, peer_cap, graph_cap, off_cap;
+} set_build;
+
+static const th_ck_graph *graph_at(const th_ck_trace *tr, int j) {
+    return j ? &tr->cg[j - 1] : &tr->g;
+}
+
+/* Records rank k's graph j (g) and its peers. */
+static int note_rank(set_build *b, int k, int j, const th_ck_graph *g) {
+    if (th_grow(&b->graph, &b->graph_cap, (size_t)k + 1, sizeof *b->graph) ||
+        th_grow(&b->off, &b->off_cap, (size_t)k + 2, sizeof *b->off))
+        return -1;
+    b->graph[k] = j;
+    b->off[k] = b->npeer;
+    for (int32_t i = 0; i < g->n; i++) {
+        const th_ck_node *x = &g->nodes[i];
+        if (x->kind != TH_CK_SEND && x->kind != TH_CK_RECV) continue;
+        if (b->npeer == b->peer_cap &&
+            th_grow(&b->peer, &b->peer_cap, b->npeer + 1, sizeof *b->peer))
+            return -1;
+        b->peer[b->npeer++] = x->peer;
+    }
+    b->off[k + 1] = b->npeer;
+    return 0;
+}
+
+/* Rank k's graph g (taken over): the first graph read before that it equals, else a graph of
+ * its own. */
+static int add_rank(th_ck_trace *tr, set_build *b, th_ck_graph *g, int k, th_error *err) {
     char what[160];
-    uint64_t node;
-    int c = 0;
-    while (c < th_ck_classes(tr) && differ(th_ck_class_graph(tr, c), g, what, sizeof what, &node))
-        c++;
-    size_t cap = (size_t)k;
-    if (!tr->class_of) { /* rank 0, and every rank before k, of class 0 */
-        tr->class_of = calloc((size_t)k + 1, sizeof *tr->class_of);
-        tr->first = calloc(1, sizeof *tr->first);
-        tr->nclasses = 1;
-        if (!tr->class_of || !tr->first) goto oom;
-    } else if (th_grow(&tr->class_of, &cap, (size_t)k + 1, sizeof *tr->class_of)) {
-        goto oom;
-    }
-    tr->class_of[k] = c;
-    if (c < tr->nclasses) {
+    uint64_t node = 0;
+    int ng = tr->ngraphs ? tr->ngraphs : 1, j = 0;
+    while (j < ng && differ(graph_at(tr, j), g, what, sizeof what, &node))
+        j++;
+    if (note_rank(b, k, j, g)) { /* its own peers */
         th_ck_graph_free(g);
-        return TH_OK;
+        return th_error_set(err, TH_EINTERNAL, "out of memory");
     }
-    if (tr->nclasses == TH_CK_MAX_CLASSES) {
+    if (j == ng && ng == TH_CK_MAX_CLASSES) {
         th_ck_graph_free(g);
         return th_error_set(err, TH_EINPUT,
                             "%s.%d.et: node %llu: %s (rank 0's graph): a %dth graph among the "
                             "ranks; themis replays up to %d classes of ranks with one graph",
-                            tr->prefix, k, (unsigned long long)node, what, c + 1,
+                            tr->prefix, k, (unsigned long long)node, what, j + 1,
                             TH_CK_MAX_CLASSES);
     }
-    size_t ncg = (size_t)tr->nclasses - 1, cgcap = ncg, fcap = (size_t)tr->nclasses;
-    if (th_grow(&tr->cg, &cgcap, ncg + 1, sizeof *tr->cg) ||
-        th_grow(&tr->first, &fcap, fcap + 1, sizeof *tr->first))
-        goto oom;
-    tr->cg[ncg] = *g;
-    tr->first[tr->nclasses++] = k;
+    if (j == ng) {
+        size_t cap = (size_t)ng - 1;
+        if (th_grow(&tr->cg, &cap, (size_t)ng, sizeof *tr->cg)) {
+            th_ck_graph_free(g);
+            return th_error_set(err, TH_EINTERNAL, "out of memory");
+        }
+        tr->cg[ng - 1] = *g;
+        tr->ngraphs = ng + 1;
+    } else {
+        th_ck_graph_free(g);
+    }
     return TH_OK;
-oom:
-    th_ck_graph_free(g);
-    return th_error_set(err, TH_EINTERNAL, "out of memory");
+}
+
+/* Whether ranks a and b, of one graph, send to and receive from ranks of the same classes. */
+static int same_peers(const th_ck_trace *tr, const set_build *b, const int32_t *cls, int a, int c) {
+    for (size_t j = 0; j < b->off[a + 1] - b->off[a]; j++) {
+        int32_t p = b->peer[b->off[a] + j], q = b->peer[b->off[c] + j];
+        int x = p >= 0 && p < tr->ranks ? cls[p] : -1, y = q >= 0 && q < tr->ranks ? cls[q] : -1;
+        if (x != y) return 0;
+    }
+    return 1;
+}
+
+/* The classes: ranks of one graph whose messages go to and come from ranks of the same
+ * classes, refined from the graphs until no class splits (one replayed rank then stands for
+ * each of its ranks, its messages included). Classes are numbered by their first rank. */
+static int make_classes(th_ck_trace *tr, const set_build *b, th_error *err) {
+    int n = tr->ranks, nc = 0;
+    int32_t *cls = malloc(sizeof *cls * (size_t)n), *next = malloc(sizeof *next * (size_t)n);
+    int32_t rep[TH_CK_MAX_CLASSES];
+    if (!cls || !next) {
+        free(cls), free(next);
+        return th_error_set(err, TH_EINTERNAL, "out of memory");
+    }
+    for (int k = 0; k < n; k++)
+        cls[k] = b->graph[k];
+    /* each pass splits classes (numbered anew by first rank); a pass that splits none ends */
+    for (int before = tr->ngraphs ? tr->ngraphs : 1;; before = nc) {
+        nc = 0;
+        for (int k = 0; k < n; k++) {
+            int j = 0;
+            while (j < nc && !(cls[rep[j]] == cls[k] && same_peers(tr, b, cls, rep[j], k)))
+                j++;
+            if (j == nc && nc == TH_CK_MAX_CLASSES) {
+                free(cls), free(next);
+                return th_error_set(err, TH_EINPUT,
+                                    "%s.%d.et: more than %d classes of ranks (ranks of one graph "
+                                    "whose messages go to and come from ranks of the same "
+                                    "classes): themis replays up to %d",
+                                    tr->prefix, k, TH_CK_MAX_CLASSES, TH_CK_MAX_CLASSES);
+            }
+            if (j == nc) rep[nc++] = k;
+            next[k] = j;
+        }
+        int32_t *t = cls;
+        cls = next, next = t;
+        if (nc == before) break;
+    }
+    free(next);
+    tr->class_of = cls;
+    tr->nclasses = nc;
+    tr->first = malloc(sizeof *tr->first * (size_t)nc);
+    tr->graph_of = malloc(sizeof *tr->graph_of * (size_t)nc);
+    tr->peer_off = malloc(sizeof *tr->peer_off * (size_t)(nc + 1));
+    size_t np = 0;
+    for (int c = 0; c < nc; c++)
+        np += b->off[rep[c] + 1] - b->off[rep[c]];
+    tr->peer = malloc(sizeof *tr->peer * (np ? np : 1));
+    if (!tr->first || !tr->graph_of || !tr->peer_off || !tr->peer)
+        return th_error_set(err, TH_EINTERNAL, "out of memory");
+    np = 0;
+    for (int c = 0; c < nc; c++) { /* the class's graph, with its first rank's peers */
+        tr->first[c] = rep[c], tr->graph_of[c] = b->graph[rep[c]];
+        tr->peer_off[c] = np;
+        for (size_t j = b->off[rep[c]]; j < b->off[rep[c] + 1]; j++)
+            tr->peer[np++] = b->peer[j];
+    }
+    tr->peer_off[nc] = np;
+    return TH_OK;
 }
 
 int th_ck_from_bytes(const char *data, size_t len, const char *src, th_ck_trace **out,
@@ -182,16 +275,21 @@ int th_ck_open(const char *path, th_ck_trace **out, th_error *err) {
         th_error_set(err, TH_EINTERNAL, "out of memory");
         return -TH_EINTERNAL;
     }
+    set_build b = {0};
     int rc = read_graph(file, &tr->g, err);
     tr->ranks = 1;
+    if (rc == TH_OK && note_rank(&b, 0, 0, &tr->g))
+        rc = th_error_set(err, TH_EINTERNAL, "out of memory");
     for (int k = 1; rc == TH_OK; k++) {
         snprintf(file, sizeof file, "%s.%d.et", prefix, k);
         if (!is_file(file)) break;
         th_ck_graph g;
         rc = read_graph(file, &g, err);
-        if (rc == TH_OK) rc = classify(tr, &g, k, err);
+        if (rc == TH_OK) rc = add_rank(tr, &b, &g, k, err);
         tr->ranks = k + 1;
     }
+    if (rc == TH_OK) rc = make_classes(tr, &b, err);
+    free(b.graph), free(b.peer), free(b.off);
     if (rc != TH_OK) {
         th_ck_trace_free(tr);
         return -rc;
@@ -203,10 +301,13 @@ int th_ck_open(const char *path, th_ck_trace **out, th_error *err) {
 void th_ck_trace_free(th_ck_trace *tr) {
     if (!tr) return;
     th_ck_graph_free(&tr->g);
-    for (int c = 1; c < tr->nclasses; c++)
-        th_ck_graph_free(&tr->cg[c - 1]);
+    for (int j = 1; j < tr->ngraphs; j++)
+        th_ck_graph_free(&tr->cg[j - 1]);
     free(tr->cg);
     free(tr->class_of);
     free(tr->first);
+    free(tr->graph_of);
+    free(tr->peer);
+    free(tr->peer_off);
     free(tr);
 }
