@@ -81,6 +81,8 @@ struct th_sweep {
     int workload;         /* the spec's workload (index), or -1 */
     th_llm_workload *llm; /* the spec's workload when it is an LLM workload, else NULL */
     th_priority priority; /* between collectives in flight */
+    char *memory;         /* "remote_memory": its JSON text (Chakra traces' memory nodes) */
+    char *memory_src;     /* ... its file, resolved */
     int iterations;
     int chunks_axis;      /* a chunks axis overrides the workload's chunks */
     int chunking_set;     /* "chunking" given: the rule below, else the workload's */

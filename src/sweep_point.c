@@ -284,7 +284,9 @@ static int train_time(const th_sweep_worker *w, const sw_point *pt, th_policy po
                          (int)pt->priority,
                          o.chunks ? o.chunks : pt->run_chunks,
                          w->stop,
-                         sw->comm_group};
+                         sw->comm_group,
+                         sw->memory,
+                         sw->memory_src};
         *iter = NAN;
         if (compute) *compute = NAN;
         if (policy == TH_POLICY_IDEAL) return TH_OK;

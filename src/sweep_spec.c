@@ -15,11 +15,11 @@
 
 #define BATCH_MAX 1e9 /* samples per NPU, as themis train --batch */
 
-static const char *const top_keys[] = {"name",          "description", "system",     "collective",
-                                       "policy",        "intra",       "load_model", "axes",
-                                       "zip",           "output",      "workload",   "priority",
-                                       "iterations",    "bound",       "chunking",   "bucket",
-                                       "ideal_latency", "comm_group",  NULL};
+static const char *const top_keys[] = {
+    "name",     "description",   "system",     "collective",    "policy",
+    "intra",    "load_model",    "axes",       "zip",           "output",
+    "workload", "priority",      "iterations", "bound",         "chunking",
+    "bucket",   "ideal_latency", "comm_group", "remote_memory", NULL};
 static const char *const coll_keys[] = {"type", "size", "chunks", "dims", NULL};
 static const char *const range_keys[] = {"from", "to", "step", "times", NULL};
 static const char *const run_axes[] = {
@@ -62,6 +62,7 @@ void th_sweep_free(th_sweep *sw) {
     free(sw->dir);
     free(sw->output);
     free(sw->comm_group);
+    free(sw->memory);
     for (int i = 0; i < sw->ninputs; i++)
         free(sw->inputs[i]);
     free(sw->inputs);
@@ -583,6 +584,24 @@ static int parse_collective(th_sweep *sw, const cJSON *c, const char *src, th_er
 
 /* A workload sweep replays training: collective axes do not apply, and themis-global and
  * the priority exist only there. */
+/* "remote_memory": ASTRA-sim's remote memory JSON for the memory nodes of Chakra traces, read
+ * whole (the trace's format parses it at every point). */
+static int parse_memory(th_sweep *sw, const cJSON *root, th_error *err) {
+    char buf[4096] = "";
+    if (th_json_string(root, "remote_memory", buf, sizeof buf, sw->source, "", err))
+        return err->code;
+    if (!buf[0]) return TH_OK;
+    char *file = resolve(sw->dir, buf);
+    if (!file) return th_error_set(err, TH_EINTERNAL, "out of memory");
+    size_t len;
+    th_error e;
+    int rc = th_json_read_file(file, &sw->memory, &len, &e);
+    sw->memory_src = file;
+    if (keep_input(sw, file, err)) return err->code;
+    if (rc) return th_error_set(err, rc, "%s: remote_memory: %s", sw->source, e.msg);
+    return TH_OK;
+}
+
 static int check_train(th_sweep *sw, const cJSON *root, th_error *err) {
     const char *src = sw->source;
     for (int a = 0; a < sw->naxes; a++) {
@@ -652,6 +671,14 @@ static int check_train(th_sweep *sw, const cJSON *root, th_error *err) {
     if (!sw->train && sw->issued)
         return th_error_set(err, TH_EINPUT, "%s: %s: only for workload sweeps", src,
                             sw->chunking_set ? "chunking" : "bucket");
+    int takes = 0; /* a workload whose format takes a remote memory */
+    for (int i = 0; i < sw->nworkloads; i++)
+        takes |= sw->natives[i].format && sw->natives[i].format->memory;
+    if (sw->memory && !takes)
+        return th_error_set(err, TH_EINPUT,
+                            "%s: remote_memory: for workloads that have memory nodes (Chakra "
+                            "execution traces), and the spec names none",
+                            src);
     if (!sw->train && sw->pair.policy == TH_POLICY_THEMIS_GLOBAL)
         return th_error_set(err, TH_EINPUT,
                             "%s: policy: themis-global only applies to workload "
@@ -726,6 +753,7 @@ static int parse_spec(th_sweep *sw, const cJSON *root, th_error *err) {
     int pr = (int)sw->priority;
     if (th_json_enum(root, "priority", th_priority_names, &pr, src, "", err)) return err->code;
     sw->priority = (th_priority)pr;
+    if (parse_memory(sw, root, err)) return err->code;
     if (parse_train_keys(sw, root, err)) return err->code;
     const cJSON *it = cJSON_GetObjectItemCaseSensitive(root, "iterations");
     if (it) {

@@ -35,6 +35,8 @@ typedef struct th_wl_replay {
     const char *comm_group; /* a communicator group file (formats with groups), or NULL */
     int (*poll)(void *ctx); /* as th_train_opts.poll (may be NULL) */
     void *poll_ctx;
+    const char *memory;     /* --remote-memory: the remote memory JSON text; NULL none */
+    const char *memory_src; /* ... its file (or "remote_memory"), for messages */
 } th_wl_replay;
 
 /* Opens a native replay's outputs: *out always, *trace when a trace was asked (else NULL). */
@@ -48,6 +50,7 @@ typedef struct th_wl_point {
     int64_t chunks;         /* chunks per collective */
     const void *stop;       /* const atomic_int *: non-zero ends the replay ("interrupted") */
     const char *comm_group; /* a communicator group file (formats with groups), or NULL */
+    const char *memory, *memory_src; /* as th_wl_replay's */
 } th_wl_point;
 
 typedef struct th_wl_format {
@@ -57,6 +60,7 @@ typedef struct th_wl_format {
     const char *sim;    /* in messages: the simulator whose replay a native one is */
     const char *model;  /* in messages: the model that replays it natively */
     int scales;         /* 1: it takes train's --comm-scale, --compute-scale and --passes */
+    int memory;         /* 1: it takes train's --remote-memory (th_wl_replay.memory) */
     int groups;         /* 1: it takes train's --comm-group (th_wl_replay.comm_group) */
     /* 1 when text is in this format (a cheap look at its first lines), else 0. */
     int (*detect)(const char *text, size_t len);

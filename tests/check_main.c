@@ -48,6 +48,7 @@ int main(void) {
     srunner_add_suite(sr, chakra_export_suite());
     srunner_add_suite(sr, cli_chakra_suite());
     srunner_add_suite(sr, chakra_suite());
+    srunner_add_suite(sr, chakra_mem_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

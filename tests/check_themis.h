@@ -64,6 +64,7 @@ Suite *cli_llm_suite(void);
 Suite *chakra_export_suite(void);
 Suite *cli_chakra_suite(void);
 Suite *chakra_suite(void);
+Suite *chakra_mem_suite(void);
 
 /* Relative comparison for hand-derived values: |got - want| <= 1e-9 * max(1, |want|). */
 #define ck_assert_rel(got, want)                                                                   \

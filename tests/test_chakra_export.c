@@ -445,8 +445,11 @@ START_TEST(round_trip_random) {
         double want = 0;
         ck_assert_msg(th_train_run(&s, wl, &to, last_end, &want, &res, &err) == 0, "%s", err.msg);
         th_train_result_free(&res);
-        th_ck_opts o = {to.policy, to.intra, to.model, to.priority, wl->chunks,
-                        NULL,      NULL,     NULL,     NULL};
+        th_ck_opts o = {.policy = to.policy,
+                        .intra = to.intra,
+                        .model = to.model,
+                        .priority = to.priority,
+                        .chunks = wl->chunks};
         th_ck_result got;
         ck_assert_msg(th_ck_replay(&s, &tr, &o, NULL, NULL, &got, &err) == 0, "%s", err.msg);
         ck_assert_msg(got.finish == want,
@@ -489,15 +492,11 @@ START_TEST(round_trip_allgather) {
     tr.ranks = 1;
     th_error err = {0};
     ck_assert_msg(th_ck_parse((const char *)b, len, "ag", &tr.g, &err) == 0, "%s", err.msg);
-    th_ck_opts o = {TH_POLICY_BASELINE,
-                    TH_INTRA_FIFO,
-                    TH_LOAD_ALPHA_BETA,
-                    TH_PRIO_LIFO,
-                    1,
-                    NULL,
-                    NULL,
-                    NULL,
-                    NULL};
+    th_ck_opts o = {.policy = TH_POLICY_BASELINE,
+                    .intra = TH_INTRA_FIFO,
+                    .model = TH_LOAD_ALPHA_BETA,
+                    .priority = TH_PRIO_LIFO,
+                    .chunks = 1};
     th_ck_result got;
     ck_assert_msg(th_ck_replay(&s, &tr, &o, NULL, NULL, &got, &err) == 0, "%s", err.msg);
     ck_assert_double_eq_tol(got.finish, 2060.72, 1e-9);
@@ -537,15 +536,11 @@ static void llm_round_trip(const char *exec, int64_t chunks, th_chakra_graph *g,
     tr.ranks = 1;
     ck_assert_msg(th_ck_parse((const char *)b, len, "llm", &tr.g, &err) == 0, "%s", err.msg);
     /* the model's gradient stream is FIFO */
-    th_ck_opts co = {TH_POLICY_BASELINE,
-                     TH_INTRA_FIFO,
-                     TH_LOAD_ALPHA_BETA,
-                     TH_PRIO_FIFO,
-                     chunks,
-                     NULL,
-                     NULL,
-                     NULL,
-                     NULL};
+    th_ck_opts co = {.policy = TH_POLICY_BASELINE,
+                     .intra = TH_INTRA_FIFO,
+                     .model = TH_LOAD_ALPHA_BETA,
+                     .priority = TH_PRIO_FIFO,
+                     .chunks = chunks};
     th_ck_result got;
     ck_assert_msg(th_ck_replay(&s, &tr, &co, NULL, NULL, &got, &err) == 0, "%s", err.msg);
     *trace = got.finish;

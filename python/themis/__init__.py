@@ -94,7 +94,8 @@ def train(workload: Source, system: Optional[Source] = None, policy: Optional[st
           ideal_lat: bool = False, comm_scale: Optional[float] = None,
           compute_scale: Optional[float] = None, passes: Optional[int] = None,
           micro_batch: Optional[int] = None, schedule: Optional[str] = None,
-          comm_group: Optional[FileName] = None) -> Report:
+          comm_group: Optional[FileName] = None,
+          remote_memory: Optional[Source] = None) -> Report:
     """`themis train -f json`: training iterations of a workload (a file or a dict) on a
     system; policy also takes "themis-global" and "ideal", priority "fifo", "lifo" or
     "layer"; iterations 2 to 1000; batch: samples per NPU; chunks per collective; chunking
@@ -105,7 +106,9 @@ def train(workload: Source, system: Optional[Source] = None, policy: Optional[st
     --compute-scale, --num-passes) and is converted for our replay on any other. A Chakra
     execution trace (the prefix of its <prefix>.<rank>.et files, or one of them) replays as a
     graph on any system, as ASTRA-sim 2.x does under the astra-sim preset (docs/CHAKRA.md);
-    comm_group: its communicator group file (process group id -> ranks) that pg_name names.
+    comm_group: its communicator group file (process group id -> ranks) that pg_name names;
+    remote_memory (a file or a dict: ASTRA-sim 2.x's remote memory configuration) replays
+    its memory nodes.
 
     An LLM workload (the key "llm", docs/LLM.md) runs on a system with an "npu": each result
     holds iteration_us and its parts (forward_us, backward_us, recompute_us, tp_exposed_us,
@@ -118,7 +121,8 @@ def train(workload: Source, system: Optional[Source] = None, policy: Optional[st
                    chunks=chunks, chunking=chunking, bucket=bucket, load_model=load_model,
                    comm_scale=comm_scale, compute_scale=compute_scale, passes=passes,
                    micro_batch=micro_batch, schedule=schedule,
-                   comm_group=None if comm_group is None else os.fsdecode(comm_group))
+                   comm_group=None if comm_group is None else os.fsdecode(comm_group),
+                   remote_memory=_source(remote_memory))
     _flags("train", req, ideal_lat=ideal_lat)
     return json.loads(call("train", req, interruptible=True))
 

@@ -2,8 +2,8 @@
  * each a graph of compute, collective, point-to-point and memory nodes with their
  * dependencies. This module reads a trace set into one rank's graph (chakra_read.c: a file;
  * chakra_set.c: the set, its ranks compared), replays that graph on a system
- * (chakra_replay.c) and plugs both into the workload loader and `themis train`
- * (chakra_format.c, chakra_report.c). */
+ * (chakra_replay.c; its memory nodes on a remote memory, chakra_mem.c) and plugs both into the
+ * workload loader and `themis train` (chakra_format.c, chakra_report.c). */
 #ifndef THEMIS_CHAKRA_H
 #define THEMIS_CHAKRA_H
 
@@ -128,6 +128,7 @@ int th_ck_from_bytes(const char *data, size_t len, const char *src, th_ck_trace 
                      th_error *err);
 void th_ck_trace_free(th_ck_trace *tr);
 
+struct th_ck_mem; /* chakra_mem.h: a remote memory configuration */
 /* ASTRA-sim 2.x's communicator group file: process group id -> its ranks. */
 typedef struct th_ck_groups {
     int n;          /* groups */
@@ -160,7 +161,8 @@ typedef struct th_ck_opts {
     const atomic_int *stop;
     int (*poll)(void *ctx); /* as th_train_opts.poll */
     void *poll_ctx;
-    const th_ck_groups *groups; /* process groups pg_name names (NULL: none) */
+    const th_ck_groups *groups;  /* process groups pg_name names (NULL: none) */
+    const struct th_ck_mem *mem; /* the remote memory of memory nodes; NULL: they are refused */
 } th_ck_opts;
 
 typedef struct th_ck_result {

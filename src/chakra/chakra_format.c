@@ -10,6 +10,7 @@
 #include "../report_internal.h"
 #include "../workload_format.h"
 #include "chakra.h"
+#include "chakra_mem.h"
 #include "themis/csv.h"
 #include "themis/report.h"
 #include "themis/run.h"
@@ -235,8 +236,9 @@ static void trace_row(void *ctx, const th_ck_event *ev) {
     th_buf b = {0};
     int bad = th_csv_field(&b, th_policy_name(t->policy));
     bad |= th_csv_field(&b, th_intra_name(t->intra));
-    bad |= th_csv_field(&b,
-                        x->kind == TH_CK_COLL || x->kind == TH_CK_BCAST ? "collective" : "compute");
+    bad |= th_csv_field(&b, x->kind == TH_CK_COLL || x->kind == TH_CK_BCAST ? "collective"
+                            : x->kind == TH_CK_MEM                          ? "memory"
+                                                                            : "compute");
     bad |= th_csv_int(&b, 0);
     bad |= th_csv_field(&b, name);
     bad |= th_csv_field(&b, x->kind == TH_CK_COLL ? th_coll_type_name((th_coll_type)x->coll)
@@ -267,7 +269,13 @@ static int replay(const void *native, const th_system *sys, const char *src,
         return th_error_set(err, TH_EINPUT,
                             "policy ideal: a Chakra trace replays on the emulator (policies "
                             "baseline, themis, roundrobin, themis-global)");
+    th_ck_mem mem;
     th_ck_opts o = {0};
+    if (req->memory) {
+        if (th_ck_mem_parse(req->memory, strlen(req->memory), req->memory_src, &mem, err))
+            return err->code;
+        o.mem = &mem;
+    }
     o.chunks = req->chunks                    ? req->chunks
                : req->def && req->def->chunks ? req->def->chunks
                                               : CHUNKS_DEFAULT;
@@ -325,7 +333,13 @@ static int replay(const void *native, const th_system *sys, const char *src,
 /* One sweep point: the replay under the point's pair. */
 static int point(const void *native, const th_system *sys, const th_wl_point *pt, double *iteration,
                  double *compute, int64_t *collectives, th_error *err) {
+    th_ck_mem mem;
     th_ck_opts o = {0};
+    if (pt->memory) {
+        if (th_ck_mem_parse(pt->memory, strlen(pt->memory), pt->memory_src, &mem, err))
+            return err->code;
+        o.mem = &mem;
+    }
     o.policy = (th_policy)pt->policy, o.intra = (th_intra)pt->intra;
     o.model = (th_load_model)pt->load_model, o.priority = (th_priority)pt->priority;
     o.chunks = pt->chunks ? pt->chunks : CHUNKS_DEFAULT;
@@ -351,6 +365,7 @@ const th_wl_format th_ck_format = {
     .plural = "Chakra execution traces",
     .sim = "ASTRA-sim 2.x",
     .model = "astra-sim",
+    .memory = 1,
     .groups = 1,
     .detect = th_ck_detect,
     .open_path = open_path,

@@ -8,13 +8,15 @@
  * compute time, a roofline for compute nodes, the time of a point-to-point message, how
  * Themis's loads carry from one collective to the next (by the NPU that generates each
  * collective first, from the order of the NPUs' events that the emulator follows), and which
- * process groups run as a collective on their dims. */
+ * process groups run as a collective on their dims. Memory nodes take the remote memory's time
+ * on their stream; ranks that share a memory replay together (chakra_memshare.c). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../model.h"
 #include "chakra.h"
+#include "chakra_mem.h"
 #include "themis/buf.h"
 #include "themis/collective.h"
 
@@ -169,13 +171,34 @@ static int stream_of(const th_ck_node *x) {
 /* A compute node's time, ns: its duration (at least the rules' least), or under a roofline
  * (a GPU node) num_ops at min(bw * num_ops / tensor_size, peak), truncated to whole ns as
  * ASTRA-sim's issue_comp does. */
-static double cost(const replayer *r, const th_ck_node *x) {
-    if (r->roofline && x->kind == TH_CK_COMPUTE && !x->cpu) {
-        double oi = x->ops / x->tensor, perf = r->bw * oi < r->peak ? r->bw * oi : r->peak;
+static double compute_ns(const th_graph_rules *rules, int roofline, double bw, double peak,
+                         const th_ck_node *x) {
+    if (roofline && x->kind == TH_CK_COMPUTE && !x->cpu) {
+        double oi = x->ops / x->tensor, perf = bw * oi < peak ? bw * oi : peak;
         return floor(x->ops / perf * 1e9);
     }
     double ns = (double)x->micros * 1000.0;
-    return ns > r->rules->min_compute ? ns : r->rules->min_compute;
+    return ns > rules->min_compute ? ns : rules->min_compute;
+}
+
+static double cost(const replayer *r, const th_ck_node *x) {
+    return compute_ns(r->rules, r->roofline, r->bw, r->peak, x);
+}
+
+static const th_graph_rules *rules_of(const th_system *sys) {
+    return th_model_of(sys)->graph ? th_model_of(sys)->graph : &clean_rules;
+}
+
+double th_ck_compute_ns(const th_system *sys, const th_ck_node *x) {
+    const th_graph_rules *rules = rules_of(sys);
+    double bw = 0, peak = 0;
+    int roofline = rules->roofline && rules->roofline(sys, &bw, &peak);
+    if (roofline && x->kind == TH_CK_COMPUTE && !x->cpu && x->tensor == 0) return -1;
+    return compute_ns(rules, roofline, bw, peak, x);
+}
+
+int th_ck_serial_comm(const th_system *sys) {
+    return rules_of(sys)->serial_comm;
 }
 
 static int oom(th_error *err) {
@@ -486,6 +509,13 @@ static int issue_call(replayer *r, double t, int64_t first, th_error *err) {
             r->busy[best] = r->rules->serial_comm;
             rc = issue_coll(r, i, t, first, err);
             break;
+        case TH_CK_MEM: /* an access of the remote memory, on its stream (chakra_mem.h); ASTRA-sim
+                         * registers its end as a compute node's, so it keeps that order */
+            r->busy[best] = x->cpu || r->rules->serial_comm;
+            if (t == 0 && r->rules->serial_comm) rc = th_ck_mem_at_start(r->o->mem, x, r->src, err);
+            if (rc == TH_OK)
+                rc = add_timed(r, i, t + th_ck_mem_ns(r->o->mem, x->tensor), first, err);
+            break;
         case TH_CK_SEND: /* ends when its message arrives (the NPUs' order then: not followed) */
             r->busy[best] = r->rules->serial_comm;
             rc = add_timed(r, i, t + r->rules->message(r->sys, r->rank0, r->peer[i], x->size), -1,
@@ -692,15 +722,12 @@ static int check(replayer *r, th_error *err) {
         const th_ck_node *x = &g->nodes[i];
         unsigned long long id = (unsigned long long)x->id;
         int p2p = x->kind == TH_CK_SEND || x->kind == TH_CK_RECV;
-        if (x->kind == TH_CK_MEM || (p2p && !r->rules->message))
+        if (p2p && !r->rules->message)
             return th_error_set(err, TH_EINPUT,
-                                "%s: node %llu: type: %s: themis replays compute, collective and "
-                                "invalid nodes%s, not %s",
-                                r->src, id, th_ck_type_name(x->type),
-                                r->rules->message ? " and point-to-point nodes" : "",
-                                r->rules->message ? "memory nodes"
-                                                  : "point-to-point or memory nodes (except "
-                                                    "under the astra-sim preset)");
+                                "%s: node %llu: type: %s: themis replays compute, collective, "
+                                "memory and invalid nodes, not point-to-point nodes (except "
+                                "under the astra-sim preset)",
+                                r->src, id, th_ck_type_name(x->type));
         if (p2p && r->rules->message(r->sys, x->kind == TH_CK_SEND ? r->rank0 : r->peer[i],
                                      x->kind == TH_CK_SEND ? r->peer[i] : r->rank0, x->size) < 0)
             return th_error_set(err, TH_EINPUT,
@@ -821,7 +848,8 @@ static int step(replayer *r, int timed_first, th_error *err) {
         r->tm[k] = r->tm[--r->ntm];
         t = x.end;
         r->busy[stream_of(&g->nodes[x.node])] = 0;
-        if (r->rules->timed_end && g->nodes[x.node].kind == TH_CK_COMPUTE)
+        if (r->rules->timed_end &&
+            (g->nodes[x.node].kind == TH_CK_COMPUTE || g->nodes[x.node].kind == TH_CK_MEM))
             x.first = r->rules->timed_end(r->emu, t, r->start[x.node], x.first);
         if (finish(r, x.node, t, 0, err) || issue_all(r, t, x.first, err)) return err->code;
         return TH_OK;
@@ -894,6 +922,14 @@ static int stalled(world *w, th_error *err) {
     for (int c = 0; c < w->n; c++) {
         const replayer *r = &w->r[c];
         if (r->done == r->g->n) continue;
+        for (int s = 0; s < S_COUNT; s++) /* made ready by an invalid node, after the last event */
+            if (r->ready[s].n)
+                return th_error_set(err, TH_EINPUT,
+                                    "%s: node %llu: ready only once an invalid node ended, and no "
+                                    "event of rank %lld follows that would issue it: ASTRA-sim "
+                                    "2.x would wait for ever",
+                                    r->src, (unsigned long long)r->g->nodes[r->ready[s].v[0]].id,
+                                    (long long)r->rank0);
         int32_t i = 0;
         while (i < r->g->n && r->left[i] == 0)
             i++;
@@ -968,9 +1004,18 @@ int th_ck_replay(const th_system *sys, const th_ck_trace *tr, const th_ck_opts *
     if ((unsigned)o->policy >= TH_POLICY_COUNT || o->policy == TH_POLICY_IDEAL)
         return th_error_set(err, TH_EINPUT, "policy: %s has no chunk plan to replay a trace with",
                             th_policy_name(o->policy));
+    int nmem = 0; /* memory nodes: each class's checked against the remote memory */
+    for (int c = 0; c < th_ck_classes(tr); c++) {
+        const th_ck_graph *g = th_ck_class_graph(tr, c);
+        char file[4200]; /* class c's first rank's file */
+        snprintf(file, sizeof file, "%s.%lld.et", tr->prefix, (long long)th_ck_first_rank(tr, c));
+        int rc = th_ck_mem_check(o->mem, g, c ? file : tr->file0, err);
+        if (rc) return rc;
+        nmem += th_ck_mem_nodes(g) > 0;
+    }
     world w = {0};
     w.sys = sys, w.tr = tr, w.o = o, w.n = th_ck_classes(tr);
-    w.rules = th_model_of(sys)->graph ? th_model_of(sys)->graph : &clean_rules;
+    w.rules = rules_of(sys);
     if (w.n > 1 && (double)tr->ranks != sys->npus)
         return th_error_set(err, TH_EINPUT,
                             "%s: %d rank files whose graphs differ (%d classes of ranks), and "
@@ -1020,12 +1065,15 @@ int th_ck_replay(const th_system *sys, const th_ck_trace *tr, const th_ck_opts *
     }
     for (int c = 0; c < w.n && rc == TH_OK; c++)
         rc = check(&w.r[c], err);
-    if (rc == TH_OK) {
+    /* ranks that share a memory wait for each other: every rank replays */
+    int shared = rc == TH_OK && nmem && o->mem && th_ck_mem_shared(o->mem);
+    if (shared) rc = th_ck_memshare_replay(sys, tr, o, trace, trace_ctx, res, err);
+    if (rc == TH_OK && !shared) {
         for (int c = 0; c < w.n; c++)
             th_emu_reset(w.r[c].emu, sys, o->intra, o->priority, NULL, NULL);
         rc = run(&w, err);
     }
-    if (rc == TH_OK) {
+    if (rc == TH_OK && !shared) {
         res->classes = w.n;
         int last = 0;
         for (int c = 0; c < w.n; c++) {

@@ -158,6 +158,7 @@ typedef struct th_train_request {
     int64_t passes;                   /* their own replay's (th_wl_replay); 0: 1 */
     int64_t micro_batch;              /* LLM workloads: 0 the file's */
     int schedule;                     /* LLM workloads: a th_llm_schedule, when given */
+    th_arg_src remote_memory;         /* Chakra traces: ASTRA-sim's remote memory JSON */
     const char *comm_group;           /* Chakra traces: a communicator group file, or NULL */
     int format;
     const char *output, *trace;

@@ -68,6 +68,9 @@ static const th_option opts[] = {
     {0, "schedule", "schedule", TH_ARG_CHOICE, R(schedule), "S",
      .help = "... pipeline schedule: {} (default the file's)", .noun = "schedule",
      .choices = th_llm_schedule_names},
+    {0, "remote-memory", "remote_memory", TH_ARG_SOURCE, R(remote_memory), "FILE",
+     .help = "Chakra traces: ASTRA-sim 2.x's remote memory JSON for\nmemory nodes (its "
+             "--remote-memory-configuration)"},
     {0, "comm-group", "comm_group", TH_ARG_STRING, R(comm_group), "FILE",
      .help = "Chakra traces: ASTRA-sim 2.x's communicator group file\n(group id -> ranks) "
              "that pg_name names"},
@@ -148,8 +151,9 @@ int th_cmd_train(const th_train_request *r, const th_cmd_io *io, th_error *err) 
     const th_arg_src *w = &r->workload;
     if (!w->path && !w->text)
         return th_error_set(err, TH_EINPUT, "train: workload: missing (a file or an object)");
-    const char *inputs[] = {w->path, r->system.path}, *outputs[] = {r->output, r->trace};
-    if (th_output_check(inputs, 2, outputs, 2, err)) return err->code;
+    const char *inputs[] = {w->path, r->system.path, r->remote_memory.path},
+               *outputs[] = {r->output, r->trace};
+    if (th_output_check(inputs, 3, outputs, 2, err)) return err->code;
     th_train_opts t;
     train_opts(r, &t);
     t.poll = io->poll, t.poll_ctx = io->poll_ctx;

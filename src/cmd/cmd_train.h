@@ -9,9 +9,12 @@
 #include "themis/train.h"
 
 /* Our JSON workload given the other formats' options (--comm-scale, --compute-scale,
- * --passes): TH_EINPUT naming them. */
+ * --passes, --remote-memory): TH_EINPUT naming them. */
 int th_cmd_train_format_check(const th_train_request *r, const char *source, const th_cmd_io *io,
                               th_error *err);
+
+/* What --remote-memory is for, in messages: the formats that take it. */
+const char *th_cmd_memory_formats(void);
 
 /* A workload f of another format on sys: when the model of sys replays the format itself,
  * that replay runs and writes its results (*wl stays NULL); else it is converted for our

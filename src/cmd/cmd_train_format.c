@@ -1,9 +1,11 @@
 /* `train` on a workload of another format than our JSON (workload_format.h): when the
  * system's model replays the format itself, that replay for every asked pair with the format's
- * options (--passes, --comm-scale, --compute-scale); under another model, the workload
- * converted to our format for our replay (our semantics). */
+ * options (--passes, --comm-scale, --compute-scale, --remote-memory); under another model, the
+ * workload converted to our format for our replay (our semantics). */
 #include <stdio.h>
+#include <stdlib.h>
 
+#include "../json.h"
 #include "cmd_train.h"
 #include "themis/report.h"
 
@@ -22,6 +24,13 @@ static const char *their_formats(void) {
     return "other workload formats";
 }
 
+const char *th_cmd_memory_formats(void) {
+    const th_wl_format *f;
+    for (int i = 0; (f = th_wl_format_get(i)); i++)
+        if (f->memory) return f->plural;
+    return "other workload formats";
+}
+
 /* --comm-group for a workload whose format has no process groups. */
 static int no_groups(const char *source, const th_cmd_io *io, th_error *err) {
     const th_cmd_def *d = &th_cmd_train_def;
@@ -37,6 +46,11 @@ static int no_groups(const char *source, const th_cmd_io *io, th_error *err) {
 int th_cmd_train_format_check(const th_train_request *r, const char *source, const th_cmd_io *io,
                               th_error *err) {
     const th_cmd_def *d = &th_cmd_train_def;
+    char m[32];
+    if (th_option_given(d, r, "remote_memory"))
+        return th_cmd_usage(err, d, io, "%s is for %s; %s is our JSON",
+                            th_cmd_name(d, io, "remote_memory", m, sizeof m),
+                            th_cmd_memory_formats(), source);
     if (r->comm_group) return no_groups(source, io, err);
     if (!th_option_given(d, r, "comm_scale") && !th_option_given(d, r, "compute_scale") &&
         !th_option_given(d, r, "passes"))
@@ -89,9 +103,16 @@ static int replay(const th_train_request *r, const th_train_opts *t, const th_ru
                         .comm_group = r->comm_group,
                         .poll = io->poll,
                         .poll_ctx = io->poll_ctx};
+    const th_arg_src *m = &r->remote_memory;
+    char *text = NULL;
+    size_t len;
+    if (m->path && th_json_read_file(m->path, &text, &len, err)) return err->code;
+    req.memory = m->path ? text : m->text;
+    req.memory_src = m->path ? m->path : "remote_memory";
     replay_outputs o = {.r = r, .io = io};
     o.files = (th_cmd_io){NULL, io->files, io->argv, NULL, NULL, NULL, NULL, NULL};
     int rc = f->format->replay(f->native, sys, path, &req, open_outputs, &o, err);
+    free(text);
     if (o.open == 2) rc = th_cmd_out_close(&o.files, &o.trace, rc, err);
     if (o.open) rc = th_cmd_out_close(io, &o.out, rc, err);
     return rc;
@@ -105,6 +126,11 @@ int th_cmd_train_format(const th_train_request *r, const th_train_opts *t,
     const th_wl_format *fmt = f->format;
     char a[32], b[32], c[32];
     *wl = NULL;
+    if (th_option_given(d, r, "remote_memory") &&
+        !(fmt->memory && fmt->native_on && fmt->native_on(sys)))
+        return th_cmd_usage(err, d, io, "%s is for %s; %s is %s",
+                            th_cmd_name(d, io, "remote_memory", a, sizeof a),
+                            th_cmd_memory_formats(), path, fmt->name);
     if (r->comm_group && !fmt->groups) return no_groups(path, io, err);
     if (fmt->native_on && fmt->native_on(sys)) {
         if (t->bucket || t->chunking_set || r->ideal_lat)

@@ -34,6 +34,10 @@ static int options(const th_train_request *r, const char *source, const th_cmd_i
         if (th_option_given(d, r, replay_only[i]))
             return th_cmd_usage(err, d, io, "%s is for workloads of layers; %s is an LLM workload",
                                 th_cmd_name(d, io, replay_only[i], a, sizeof a), source);
+    if (th_option_given(d, r, "remote_memory"))
+        return th_cmd_usage(err, d, io, "%s is for %s; %s is an LLM workload",
+                            th_cmd_name(d, io, "remote_memory", a, sizeof a),
+                            th_cmd_memory_formats(), source);
     if (r->trace)
         return th_cmd_usage(err, d, io, "%s is for workloads of layers; %s is an LLM workload",
                             th_cmd_name(d, io, "trace", a, sizeof a), source);

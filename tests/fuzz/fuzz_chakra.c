@@ -1,9 +1,11 @@
 /* Fuzz target: the Chakra execution trace reader (th_ck_parse: the length-delimited protobuf
  * messages, the attributes, the graph's checks), then, for small graphs, the replay on the
- * default system. */
+ * default system, and with memory nodes on a memory per NPU and on a pool. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "../../src/chakra/chakra.h"
+#include "../../src/chakra/chakra_mem.h"
 #include "fuzz.h"
 
 int th_fuzz_chakra(const uint8_t *data, size_t size) {
@@ -34,6 +36,21 @@ int th_fuzz_chakra(const uint8_t *data, size_t size) {
         } else {
             FUZZ_CHECK(r.finish >= r.compute && r.compute >= 0);
             FUZZ_CHECK(r.exposed == r.finish - r.compute);
+        }
+        /* memory nodes on a memory per NPU, then on a pool (every NPU replayed) */
+        static const char *const mems[] = {
+            "{\"memory-type\": \"PER_NPU_MEMORY_EXPANSION\", \"remote-mem-bw\": 7}",
+            "{\"memory-type\": \"MEMORY_POOL\", \"remote-mem-latency\": 10, "
+            "\"remote-mem-bw\": 50}"};
+        for (int k = 0; k < 2 && th_ck_mem_nodes(g); k++) {
+            th_ck_mem m;
+            FUZZ_CHECK(th_ck_mem_parse(mems[k], strlen(mems[k]), "mem.json", &m, &err) == TH_OK);
+            o.mem = &m;
+            rc = th_ck_replay(&sys, tr, &o, NULL, NULL, &r, &err);
+            if (rc != TH_OK)
+                fuzz_check_error(rc, err.msg, NULL);
+            else
+                FUZZ_CHECK(r.finish >= r.compute && r.exposed == r.finish - r.compute);
         }
     }
     th_ck_trace_free(tr);
