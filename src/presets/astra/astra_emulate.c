@@ -356,7 +356,10 @@ static void reset(th_emu *emu) {
         st->ncost[d] = 0;
     }
     st->held = 0;
-    st->issue_first = st->coll_first = 0;
+    /* the order is followed only once a graph replay names it (astra_issue_first): a
+     * collective run alone needs none, and its phases' ticks are not searched for meetings */
+    st->issue_first = -1;
+    st->coll_first = 0;
 }
 
 static void free_state(void *state) {
