@@ -15,6 +15,7 @@
 
 #include "chakra/chakra.h"
 #include "chakra/et_def.pb-c.h"
+#include "check_chakra.h"
 #include "check_themis.h"
 
 /* ---- a small trace writer ---- */
@@ -40,31 +41,13 @@ typedef struct wnode {
 /* The rank being written and the ranks of its trace (write_trace's peers). */
 static int w_rank, w_ranks = 1;
 
-static void put_varint(FILE *f, uint64_t v) {
-    do {
-        int b = (int)(v & 0x7f);
-        v >>= 7;
-        fputc(v ? b | 0x80 : b, f);
-    } while (v);
-}
-
-static void put_msg(FILE *f, const ProtobufCMessage *m) {
-    size_t n = protobuf_c_message_get_packed_size(m);
-    uint8_t *buf = malloc(n ? n : 1);
-    ck_assert_ptr_nonnull(buf);
-    protobuf_c_message_pack(m, buf);
-    put_varint(f, n);
-    fwrite(buf, 1, n, f);
-    free(buf);
-}
-
 /* Writes the nodes (ids offset by `off`, as the ranks of one trace are) to path. */
 static void write_trace(const char *path, const wnode *w, int n, uint64_t off) {
     FILE *f = fopen(path, "wb");
     ck_assert_ptr_nonnull(f);
     ChakraProtoMsg__GlobalMetadata md = CHAKRA_PROTO_MSG__GLOBAL_METADATA__INIT;
     md.version = "0.0.4";
-    put_msg(f, &md.base);
+    test_put_msg(f, &md.base);
     for (int i = 0; i < n; i++) {
         ChakraProtoMsg__Node x = CHAKRA_PROTO_MSG__NODE__INIT;
         ChakraProtoMsg__AttributeProto a[8], *ap[8];
@@ -140,7 +123,7 @@ static void write_trace(const char *path, const wnode *w, int n, uint64_t off) {
         for (int k = 0; k < na; k++)
             ap[k] = &a[k];
         x.n_attr = (size_t)na, x.attr = ap;
-        put_msg(f, &x.base);
+        test_put_msg(f, &x.base);
     }
     ck_assert_int_eq(fclose(f), 0);
 }

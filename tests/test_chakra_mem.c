@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "chakra/et_def.pb-c.h"
+#include "check_chakra.h"
 #include "check_themis.h"
 
 enum { INVALID = 0, LOAD = 2, STORE = 3, COMP = 4, COLL = 7 };
@@ -37,24 +38,6 @@ typedef struct mnode {
 #define MCOMP(i, us)                                                                               \
     { .id = (i), .type = COMP, .micros = (us) }
 
-static void put_varint(FILE *f, uint64_t v) {
-    do {
-        int b = (int)(v & 0x7f);
-        v >>= 7;
-        fputc(v ? b | 0x80 : b, f);
-    } while (v);
-}
-
-static void put_msg(FILE *f, const ProtobufCMessage *m) {
-    size_t n = protobuf_c_message_get_packed_size(m);
-    uint8_t *buf = malloc(n ? n : 1);
-    ck_assert_ptr_nonnull(buf);
-    protobuf_c_message_pack(m, buf);
-    put_varint(f, n);
-    fwrite(buf, 1, n, f);
-    free(buf);
-}
-
 static ChakraProtoMsg__AttributeProto attr_u64(const char *name, uint64_t v) {
     ChakraProtoMsg__AttributeProto a = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__INIT;
     a.name = (char *)name;
@@ -72,7 +55,7 @@ static void write_set(const char *dir, const char *name, const mnode *w, int n, 
         ck_assert_ptr_nonnull(f);
         ChakraProtoMsg__GlobalMetadata md = CHAKRA_PROTO_MSG__GLOBAL_METADATA__INIT;
         md.version = "0.0.4";
-        put_msg(f, &md.base);
+        test_put_msg(f, &md.base);
         for (int i = 0; i < n; i++) {
             ChakraProtoMsg__Node x = CHAKRA_PROTO_MSG__NODE__INIT;
             ChakraProtoMsg__AttributeProto a[3], *ap[3];
@@ -99,7 +82,7 @@ static void write_set(const char *dir, const char *name, const mnode *w, int n, 
             for (int k2 = 0; k2 < na; k2++)
                 ap[k2] = &a[k2];
             x.n_attr = (size_t)na, x.attr = ap;
-            put_msg(f, &x.base);
+            test_put_msg(f, &x.base);
         }
         ck_assert_int_eq(fclose(f), 0);
     }
