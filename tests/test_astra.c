@@ -407,6 +407,17 @@ static void record_start(void *ctx, const th_stage_rec *rec) {
     s->n++;
 }
 
+/* Two rings of 2 NPUs without endpoint delay or bandwidth cost: 100 and 200 ns a step. */
+static void order_system(th_system *s) {
+    static const char *const json =
+        "{\"model\": \"astra-sim\", \"endpoint_ns\": 0, \"local_mem_GBps\": 1e9, \"dims\": ["
+        "{\"topology\": \"ring\", \"npus\": 2, \"bw_GBps\": 1e9, \"latency_ns\": 100},"
+        "{\"topology\": \"ring\", \"npus\": 2, \"bw_GBps\": 1e9, \"latency_ns\": 200}]}";
+    th_error err = {0};
+    ck_assert_msg(th_system_parse(json, strlen(json), "order.json", s, &err) == TH_OK, "%s",
+                  err.msg);
+}
+
 /* Phases ending at the same instant complete in the order they started (SPEC §9), not in dim
  * order. Two ring dims of p = 2, endpoint 0, bandwidths so high that every phase of this
  * 1 MiB collective costs just its latency (part/B < 0.001 ns, reductions floor to 0 ns):
@@ -422,14 +433,9 @@ static void record_start(void *ctx, const th_stage_rec *rec) {
  * In dim order dim 0 would end first and queue c1 AG@1 ahead of c0 AG@1: c1 AG@1 [400,600],
  * c0 AG@1 [600,800], c0 AG@0 [800,900], 900 ns. */
 START_TEST(same_instant_start_order) {
-    static const char *const json =
-        "{\"model\": \"astra-sim\", \"endpoint_ns\": 0, \"local_mem_GBps\": 1e9, \"dims\": ["
-        "{\"topology\": \"ring\", \"npus\": 2, \"bw_GBps\": 1e9, \"latency_ns\": 100},"
-        "{\"topology\": \"ring\", \"npus\": 2, \"bw_GBps\": 1e9, \"latency_ns\": 200}]}";
     th_system s;
+    order_system(&s);
     th_error err = {0};
-    ck_assert_msg(th_system_parse(json, strlen(json), "order.json", &s, &err) == TH_OK, "%s",
-                  err.msg);
     th_collective c = {TH_COLL_ALLREDUCE, 1048576, 2, 0};
     th_plan *plan = th_plan_create();
     th_emu *emu = th_emu_create();
@@ -505,14 +511,8 @@ START_TEST(first_npu_order) {
     ck_assert_int_eq(first_npu(&s2, TH_COLL_ALLREDUCE, 1, TH_POLICY_BASELINE), 8);
     ck_assert_int_eq(first_npu(&s2, TH_COLL_ALLGATHER, 1, TH_POLICY_BASELINE), 15);
     ck_assert_int_eq(first_npu(&s2, TH_COLL_ALLREDUCE, 1, TH_POLICY_THEMIS), 0);
-    static const char *const json =
-        "{\"model\": \"astra-sim\", \"endpoint_ns\": 0, \"local_mem_GBps\": 1e9, \"dims\": ["
-        "{\"topology\": \"ring\", \"npus\": 2, \"bw_GBps\": 1e9, \"latency_ns\": 100},"
-        "{\"topology\": \"ring\", \"npus\": 2, \"bw_GBps\": 1e9, \"latency_ns\": 200}]}";
     th_system s;
-    th_error err = {0};
-    ck_assert_msg(th_system_parse(json, strlen(json), "order.json", &s, &err) == TH_OK, "%s",
-                  err.msg);
+    order_system(&s);
     ck_assert_int_eq(first_npu(&s, TH_COLL_ALLREDUCE, 2, TH_POLICY_ROUNDROBIN), 0);
 }
 END_TEST
