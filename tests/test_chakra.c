@@ -170,6 +170,17 @@ static void train(test_csv *c, const char *trace, const char *sys, const char *m
     test_cli_free(&r);
 }
 
+/* The trace's one row: its iteration and exposed communication, in ns. */
+static void expect_times(const char *trace, const char *sys, const char *more, double iteration,
+                         double exposed) {
+    test_csv c;
+    train(&c, trace, sys, more);
+    ck_assert_int_eq(c.nrows, 1);
+    ck_assert_rel(test_csv_d(&c, 0, "iteration_us") * 1000.0, iteration);
+    ck_assert_rel(test_csv_d(&c, 0, "exposed_comm_us") * 1000.0, exposed);
+    test_csv_free(&c);
+}
+
 static double iteration(const char *trace, const char *sys, const char *more) {
     test_csv c;
     train(&c, trace, sys, more);
@@ -416,12 +427,7 @@ START_TEST(chakra_themis_first_npu) {
         double iteration, exposed;
     } want[] = {{"-p themis -q fifo", 1170449, 926449}, {"-p themis -q scf", 1162162, 918162}};
     for (int k = 0; k < 2; k++) {
-        test_csv c;
-        train(&c, dlrm, s16, want[k].q);
-        ck_assert_int_eq(c.nrows, 1);
-        ck_assert_rel(test_csv_d(&c, 0, "iteration_us") * 1000.0, want[k].iteration);
-        ck_assert_rel(test_csv_d(&c, 0, "exposed_comm_us") * 1000.0, want[k].exposed);
-        test_csv_free(&c);
+        expect_times(dlrm, s16, want[k].q, want[k].iteration, want[k].exposed);
     }
     test_rm_dir(dir);
 }
@@ -463,12 +469,7 @@ START_TEST(chakra_themis_order_meetings) {
                  want[k].workload, sys, trace);
         test_expect_ok(&r, "export-chakra");
         test_cli_free(&r);
-        test_csv c;
-        train(&c, trace, sys, "");
-        ck_assert_int_eq(c.nrows, 1);
-        ck_assert_rel(test_csv_d(&c, 0, "iteration_us") * 1000.0, want[k].iteration);
-        ck_assert_rel(test_csv_d(&c, 0, "exposed_comm_us") * 1000.0, want[k].exposed);
-        test_csv_free(&c);
+        expect_times(trace, sys, "", want[k].iteration, want[k].exposed);
     }
     test_rm_dir(dir);
 }
