@@ -35,8 +35,13 @@ typedef struct astra1_emu_state {
     long nunsure; /* ends such a level has ordered since the reset */
     /* A phase an issue started runs its events NPU 0 first (NPU 0 generated the collective
      * first); one that another phase's end started may run them in another NPU's order. */
-    int by_issue[TH_MAX_DIMS];    /* each dim's running phase was started by an issue */
-    double last_end[TH_MAX_DIMS]; /* ns: the last end of a phase not started by one (-1: none) */
+    int by_issue[TH_MAX_DIMS];      /* each dim's running phase was started by an issue */
+    int resumed[TH_MAX_DIMS];       /* or as the next phase of a chunk whose phase ended */
+    int resuming;                   /* the phase starting now is such a next phase */
+    double begin[TH_MAX_DIMS];      /* ns: when each dim's running phase started */
+    double last_end[TH_MAX_DIMS];   /* ns: the last end of a phase (-1: none) */
+    double last_reg[TH_MAX_DIMS];   /* ns: when the first of that end's events was registered */
+    int last_by_issue[TH_MAX_DIMS]; /* that phase was started by an issue */
 } astra1_emu_state;
 
 static emu_queue *queue(const th_emu *r, int d) {
@@ -167,6 +172,8 @@ static int start(th_emu *r, int d) {
     int rc = emu_begin(r, d, e, stage, op, m, dur, bytes);
     if (rc == 0) key_phase(r, d, cr->plan->type, op, m, dur);
     ((astra1_emu_state *)r->state)->by_issue[d] = ((astra1_emu_state *)r->state)->at_issue;
+    ((astra1_emu_state *)r->state)->begin[d] = r->t;
+    ((astra1_emu_state *)r->state)->resumed[d] = ((astra1_emu_state *)r->state)->resuming;
     return rc;
 }
 
@@ -286,7 +293,11 @@ static int step(th_emu *emu, th_error *err) {
         memcpy(st->cause_sib, st->sib[d], sizeof st->cause_sib);
         memcpy(st->cause_unsure, st->unsure[d], sizeof st->cause_unsure);
         uint32_t c, id;
-        if (!st->by_issue[d]) st->last_end[d] = emu->t;
+        /* the first event due now was registered at key level 0; without a chain, any event
+         * since the start may be due now */
+        st->last_end[d] = emu->t;
+        st->last_reg[d] = st->keyed[d] ? st->key[d][0] : st->begin[d];
+        st->last_by_issue[d] = st->by_issue[d];
         int stage = emu_end(emu, d, &c, &id, err);
         if (stage == -2) return err->code;
         if (stage >= 0 && (next = enqueue(emu, id, c, stage)) < 0)
@@ -295,7 +306,9 @@ static int step(th_emu *emu, th_error *err) {
         st->sibling = 1;
         if (kick(emu, d, err)) return err->code;
         st->sibling = 0;
-        if (next >= 0 && kick(emu, next, err)) return err->code;
+        st->resuming = 1;
+        if (next >= 0 && kick(emu, next, err)) return st->resuming = 0, err->code;
+        st->resuming = 0;
     }
     return TH_OK;
 }
@@ -328,35 +341,46 @@ static void reset(th_emu *emu) {
         st->last_end[d] = -1;
 }
 
-int astra1_emu_event_at(const th_emu *emu, double t) {
+int astra1_emu_events_before(const th_emu *emu, double t, double before) {
     const astra1_emu_state *st = emu->state;
+    int found = 0;
     if (!st) return 0;
     for (int d = 0; d < emu->sys->ndims; d++) {
-        if (st->last_end[d] == t) return 1;
-        if (!emu->srv[d].busy || st->by_issue[d]) continue;
+        if (st->last_end[d] == t && st->last_reg[d] < before) found |= 3;
+        if (!emu->srv[d].busy) continue;
         const emu_coll *cr = emu_rec(emu, emu->srv[d].coll);
         int dim;
         th_op op;
         double m, bytes, out, dl[CHAIN_MAX];
+        unsigned char msg[CHAIN_MAX];
         th_plan_stage(cr->plan, emu->srv[d].chunk, cr->next[emu->srv[d].chunk], &dim, &op, &m);
         double end = emu->srv[d].end,
                dur = th_astra1_phase(emu->sys, d, cr->plan->type, op, m, &bytes, &out);
         double at = end - dur;
-        int k = astra1_phase_events(emu->sys, d, cr->plan->type, op, m, dl, CHAIN_MAX);
+        int k = astra1_phase_events(emu->sys, d, cr->plan->type, op, m, dl, msg, CHAIN_MAX);
         double sum = 0;
         for (int j = 0; j < k; j++)
             sum += dl[j];
         if (k < 0 || sum != dur) { /* not one line: any ns of the phase may hold its events */
-            if (at <= t && t <= end) return 1;
+            if (at <= t && t <= end && at < before) found |= 3;
             continue;
         }
-        for (int j = 0; at <= t; j++) {
-            if (at == t) return 1;
-            if (j == k) break;
+        /* event j + 1 runs at `at` and, unless a message's arrival (the network's event), was
+         * registered in the NPU's list for that ns when event j ran (event 0, the start, is the
+         * end of the phase that started it, counted there). Before the first message the ring's
+         * NPUs register in the order the phase started on them: NPU 0 first after an issue
+         * (Sys::ask_for_schedule), last as a chunk's next phase (the others, idle in the phase
+         * before, resume first); after a message, in the order of arrival. */
+        int sent = 0;
+        for (int j = 0; at <= t && j < k; j++) {
+            double reg = at;
             at += dl[j];
+            if (at == t && !msg[j] && reg < before)
+                found |= sent ? 3 : st->by_issue[d] ? 2 : st->resumed[d] ? 1 : 3;
+            sent |= msg[j];
         }
     }
-    return 0;
+    return found;
 }
 
 /* The state is made at the first issue: until then nothing is ordered. */

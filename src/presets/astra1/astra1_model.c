@@ -187,16 +187,21 @@ double th_astra1_phase(const th_system *sys, int d, th_coll_type type, th_op op,
  * reduction (an event of its own even when 0 ns). Writes at most max; returns how many, or -1
  * when the chain is not one line (direct windows, a direct All-Reduce on a Ring of more than 3
  * NPUs, a direct All-to-All) or longer than max. */
-int astra1_phase_chain(const th_system *sys, int d, th_coll_type type, th_op op, double in,
-                       double *dl, int max) {
+/* astra1_phase_chain, and with `msg` which delays are messages (the event after one is the
+ * network's arrival, not an event of the NPU's own lists). */
+static int chain(const th_system *sys, int d, th_coll_type type, th_op op, double in, double *dl,
+                 unsigned char *msg, int max) {
     const th_dim *dd = &sys->dims[d];
     double p = (double)dd->npus, e = astra1_of(sys)->endpoint;
     int n = 0;
-#define PUT(x)                                                                                     \
+#define PUT_AS(x, m)                                                                               \
     do {                                                                                           \
         if (n >= max) return -1;                                                                   \
+        if (msg) msg[n] = (m);                                                                     \
         dl[n++] = (x);                                                                             \
     } while (0)
+#define PUT(x)  PUT_AS(x, 0)
+#define SEND(x) PUT_AS(x, 1)
     if ((unsigned)type > TH_COLL_ALLTOALL) return -1;
     PUT(e);
     switch (astra1_of(sys)->impl[type][d]) {
@@ -213,7 +218,7 @@ int astra1_phase_chain(const th_system *sys, int d, th_coll_type type, th_op op,
         if (k + 1 > max) return -1;
         double nt = net(sys, d, hops(dd, 1), m), c = proc(m);
         for (int i = 0; i < (int)k; i++) {
-            PUT(nt);
+            SEND(nt);
             PUT(e);
             if (i < (int)red) PUT(c);
         }
@@ -227,7 +232,7 @@ int astra1_phase_chain(const th_system *sys, int d, th_coll_type type, th_op op,
         if (op == TH_OP_RS || op == TH_OP_AR) {
             m = floor(in / 2), r = 1;
             for (int i = 1; i <= K; i++, m = floor(m / 2), r *= 2) {
-                PUT(net(sys, d, hops(dd, r), m));
+                SEND(net(sys, d, hops(dd, r), m));
                 PUT(e);
                 if (i > 1) PUT(proc(m));
             }
@@ -237,7 +242,7 @@ int astra1_phase_chain(const th_system *sys, int d, th_coll_type type, th_op op,
             m = in, r = p / 2;
         }
         for (int i = 1; i <= K; i++, m *= 2, r /= 2) {
-            PUT(net(sys, d, hops(dd, r), m));
+            SEND(net(sys, d, hops(dd, r), m));
             PUT(e);
         }
         return n;
@@ -248,11 +253,11 @@ int astra1_phase_chain(const th_system *sys, int d, th_coll_type type, th_op op,
         if (op == TH_OP_AR && dd->topology == TH_TOPO_RING && dd->npus > 3) return -1;
         if (op == TH_OP_A2A) return -1;
         double far = hops(dd, floor(p / 2)), m = op == TH_OP_AG ? in : floor(in / p);
-        PUT(net(sys, d, far, m));
+        SEND(net(sys, d, far, m));
         PUT(e);
         if (op == TH_OP_RS || op == TH_OP_AR) PUT(proc(m));
         if (op == TH_OP_AR) {
-            PUT(net(sys, d, far, m));
+            SEND(net(sys, d, far, m));
             PUT(e);
         }
         return n;
@@ -260,11 +265,18 @@ int astra1_phase_chain(const th_system *sys, int d, th_coll_type type, th_op op,
     }
     return -1;
 #undef PUT
+#undef SEND
+#undef PUT_AS
+}
+
+int astra1_phase_chain(const th_system *sys, int d, th_coll_type type, th_op op, double in,
+                       double *dl, int max) {
+    return chain(sys, d, type, op, in, dl, NULL, max);
 }
 
 int astra1_phase_events(const th_system *sys, int d, th_coll_type type, th_op op, double in,
-                        double *dl, int max) {
-    int k = astra1_phase_chain(sys, d, type, op, in, dl, max);
+                        double *dl, unsigned char *msg, int max) {
+    int k = chain(sys, d, type, op, in, dl, msg, max);
     const th_dim *dd = &sys->dims[d];
     if (k >= 0 || op != TH_OP_A2A || astra1_of(sys)->impl[type][d] != TH_A1_DIRECT ||
         dd->topology == TH_TOPO_RING || max < 3)
@@ -274,6 +286,7 @@ int astra1_phase_events(const th_system *sys, int d, th_coll_type type, th_op op
     double n = net(sys, d, hops(dd, floor(p / 2)), floor(in / p));
     if (n < 0) return -1;
     dl[0] = dl[2] = astra1_of(sys)->endpoint, dl[1] = n;
+    msg[0] = msg[2] = 0, msg[1] = 1;
     return 3;
 }
 

@@ -52,12 +52,15 @@ void astra1_emu_behind(struct th_emu *emu, int behind, int reverse);
 long astra1_emu_unsure(const struct th_emu *emu);
 /* The ns of one NPU's events in a phase as astra1_phase_chain gives them, and for a direct
  * All-to-All on a dim whose peers are all equally far (Switch, FullyConnected) E, the message
- * and E (every message arrives at one ns); -1 when not one line. */
+ * and E (every message arrives at one ns); -1 when not one line. msg[i] says whether delay i
+ * is a message's (its end is the network's arrival, not an event of the NPU's lists). */
 int astra1_phase_events(const th_system *sys, int d, th_coll_type type, th_op op, double in,
-                        double *dl, int max);
-/* Whether one of the phases on emu (running, or ended at t) has one of its NPU's events at ns
- * t (a phase whose chain is not one line: any ns it spans). */
-int astra1_emu_event_at(const struct th_emu *emu, double t);
+                        double *dl, unsigned char *msg, int max);
+/* Whether one of the phases on emu (running, or ended at t) has an event due at ns t that its
+ * NPUs registered in their lists before ns `before` (a phase whose chain is not one line: any
+ * ns it spans, when it started before `before`): bit 1 when another NPU of its ring may have
+ * registered it before NPU 0, bit 2 when NPU 0 may have registered it first. */
+int astra1_emu_events_before(const struct th_emu *emu, double t, double before);
 extern const th_model_ops astra1_model_ops; /* astra1_ops.c */
 
 #endif

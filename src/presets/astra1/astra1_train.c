@@ -55,13 +55,26 @@ typedef struct replay {
     int woken;             /* a completion has woken the workload (any boost-mode) */
     int reset_pending;     /* NPU 0's reset of the last tick, due after that tick's plans */
     int reverse;           /* order the ties NPU 0's place leaves open the other way */
-    /* Before the first wake the preset has NPU 0 generate first at every tick (it resets the
-     * loads, then plans); another NPU may come first (docs/VALIDATION.md, "Refused, and why")
-     * and plan with the loads the last tick left. While the two differ at this tick, `alt`
-     * follows the other candidate and every plan is made both ways. */
-    int flip;           /* follow the other candidate at such ticks */
-    int disturbed;      /* a workload tick met a phase event: NPU 0 may no longer be first */
-    int tick_unsure;    /* this tick's loads depend on which NPU generates first */
+    /* Before the first wake NPU 0 generates first (it resets the loads, then plans) as long as
+     * each NPU's workload event of a tick makes its list for that tick, in the order the NPUs
+     * ran the tick before. A workload tick that meets an event the NPUs registered earlier may
+     * change which NPU is first (docs/VALIDATION.md, "The NPU that plans first"); another NPU
+     * first plans with the loads the last tick left, and NPU 0 resets them after, so it plans
+     * differently only at a tick where it takes over from NPU 0. There, when the two
+     * candidates' loads differ, `alt` follows the other one and every plan is made both
+     * ways. */
+    int may_lose;    /* since the last tick with a collective, NPU 0 may have fallen behind */
+    int may_regain;  /* or come first again */
+    int other;       /* another NPU generates first (in a run that follows `dev`) */
+    int tick_unsure; /* this tick's loads depend on which NPU generates first */
+    /* Such ticks, numbered in the order met: the run has the other NPU take over at those in
+     * `dev` (ascending) and notes at which its plans differed (`diff`, `npoint` of them). */
+    const int *dev;
+    int ndev, npoint;
+    unsigned char *diff;
+    size_t diff_cap;
+    double done_t;      /* the tick of the last completion after its update delay */
+    double done_reg;    /* and the earliest tick one of those was registered at */
     th_a1_tracker alt;  /* the other candidate's loads at this tick */
     th_plan *alt_plan;  /* scratch for the other candidate's plan */
     int unsure_n;       /* ticks where the two candidates plan a collective differently */
@@ -146,6 +159,7 @@ static int a1_plan(replay *r, th_plan *plan, const th_collective *c, int line, t
     size_t n = (size_t)plan->chunks * (size_t)plan->n;
     if (q->chunks == plan->chunks && q->n == plan->n && !memcmp(q->order, plan->order, n))
         return TH_OK;
+    r->diff[r->npoint - 1] = 1;
     if (r->unsure_n == 0) r->unsure_line = line, r->unsure_phase = (int)p;
     if (r->unsure_n == 0 || r->unsure_last != r->t) {
         if (r->unsure_n < 4) r->unsure_t[r->unsure_n] = r->t;
@@ -162,34 +176,54 @@ static int same_loads(const th_a1_tracker *a, const th_a1_tracker *b, int ndims)
 }
 
 /* NPU 0's reset of the Themis loads at a new tick t (Sys::generate_collective resets them in
- * NPU 0's call only, when the tick changed). Before the first wake NPU 0 is taken to generate
- * first, resetting before it plans; but another NPU whose list for the tick was made first
- * plans with the loads the last tick left, and which one comes first depends on every NPU's
- * events, which the preset does not follow. When the two candidates' loads differ, both plan
- * this tick's collectives (a1_plan). Once a completion has woken the workload, NPU 0 resumes
- * after other NPUs (boost-mode 1: those outside the last phase's ring come first), so a
- * collective is planned with the loads as the last one left them and NPU 0's reset comes after
- * its plans. */
-static void new_tick(replay *r) {
+ * NPU 0's call only, when the tick changed). Before the first wake NPU 0 generates first,
+ * resetting before it plans, until a workload tick meets an event that the NPUs registered
+ * before their workload events (may_lose, run): from the next tick with a collective on,
+ * another NPU may generate first, planning with the loads the last tick left. That tick is a
+ * point where the two candidates may plan differently (at the ticks after it, NPU 0's reset
+ * having come after the other NPU's plans, both plan from reset loads), so both plan its
+ * collectives (a1_plan) when their loads differ; a run following `dev` has the other NPU take
+ * over there. Once a completion has woken the workload, NPU 0 resumes after other NPUs
+ * (boost-mode 1: those outside the last phase's ring come first), so a collective is planned
+ * with the loads as the last one left them and NPU 0's reset comes after its plans. */
+static int new_tick(replay *r) {
     if (r->reset_pending) th_astra1_tracker_reset(&r->tracker, r->sys);
     r->reset_pending = 0;
     r->tick_unsure = 0;
     r->last_plan_t = r->t;
     if (r->npu0_behind) {
         r->reset_pending = 1;
-        return;
+        return TH_OK;
     }
     th_a1_tracker left = r->tracker;
     th_astra1_tracker_reset(&r->tracker, r->sys);
     int themis = r->o->policy == TH_POLICY_THEMIS || r->o->policy == TH_POLICY_THEMIS_GLOBAL;
-    if (!themis || !r->disturbed || same_loads(&left, &r->tracker, r->sys->ndims)) return;
-    r->tick_unsure = 1;
-    r->alt = left;
-    if (r->flip) { /* the other NPU first: its plans, then NPU 0's reset */
+    int lose = r->may_lose, regain = r->may_regain;
+    r->may_lose = r->may_regain = 0;
+    if (r->other && regain) r->other = 0; /* NPU 0 first again (it may as well be) */
+    if (r->other) { /* the other NPU still first: it plans from the loads NPU 0 reset */
         r->alt = r->tracker;
         r->tracker = left;
         r->reset_pending = 1;
+        return TH_OK;
     }
+    if (!themis || !lose || same_loads(&left, &r->tracker, r->sys->ndims)) return TH_OK;
+    if (th_grow(&r->diff, &r->diff_cap, (size_t)r->npoint + 1, sizeof *r->diff))
+        return th_error_set(r->err, TH_EINTERNAL, "out of memory");
+    r->diff[r->npoint] = 0;
+    r->tick_unsure = 1;
+    r->alt = left;
+    int i = 0;
+    while (i < r->ndev && r->dev[i] < r->npoint)
+        i++;
+    r->npoint++;
+    if (i < r->ndev && r->dev[i] == r->npoint - 1) { /* the other NPU takes over */
+        r->alt = r->tracker;
+        r->tracker = left;
+        r->reset_pending = 1;
+        r->other = 1;
+    }
+    return TH_OK;
 }
 
 /* Layer::issue_*_comm with the priority request `pref` (Sys::get_priority, which the 1.0
@@ -203,7 +237,7 @@ static int issue(replay *r, int layer, th_phase p, th_a1_prio pref, int blocking
     if (ph->type == TH_A1_NONE) return blocking ? call(r) : TH_OK;
     /* Sys::generate_collective: the first NPU to ask plans each chunk for all (new_tick) */
     int a1 = r->sys->model == TH_MODEL_ASTRA1;
-    if (a1 && r->last_plan_t != r->t) new_tick(r);
+    if (a1 && r->last_plan_t != r->t && new_tick(r)) return r->err->code;
     if (!active(r, r->mask[k])) return blocking ? call(r) : TH_OK;
     if (a1 && r->woken && !astra1_of(r->sys)->boost && r->o->policy == TH_POLICY_THEMIS &&
         active_dims(r, r->mask[k]) > 1)
@@ -592,6 +626,7 @@ static int setup(replay *r) {
     r->last_plan_t = -1;
     th_astra1_tracker_reset(&r->tracker, r->sys);
     r->npu0_behind = r->reset_pending = r->woken = 0;
+    r->done_t = -1;
     return TH_OK;
 }
 
@@ -605,6 +640,16 @@ static int event_first(const replay *r, const event *x) {
     double lo, hi;
     if (r->sys->model != TH_MODEL_ASTRA1 || !th_astra1_ending_lags(r->emu, &lo, &hi)) return 0;
     return lo >= 0 && x->reg < x->t - hi;
+}
+
+/* Whether a layer's completion after its update delay is due at the tick of call x (pending,
+ * or run already) and was registered before x: ASTRA-sim registers it on every NPU when the
+ * collective ends there, in the order the NPUs move on, NPU 0 not necessarily first. */
+static int done_before(const replay *r, const event *x) {
+    if (r->done_t == x->t && r->done_reg < x->reg) return 1;
+    for (int i = 0; i < r->nev; i++)
+        if (r->ev[i].kind == EV_DONE && r->ev[i].t == x->t && r->ev[i].reg < x->reg) return 1;
+    return 0;
 }
 
 static int run(replay *r) {
@@ -628,11 +673,21 @@ static int run(replay *r) {
         event x = r->ev[e];
         r->ev[e] = r->ev[--r->nev];
         r->t = x.t;
-        /* a phase event at the tick of a workload call: an NPU of NPU 0's rings may have made
-         * its list for that tick first, and then runs first at every later tick (new_tick) */
-        if (x.kind == EV_CALL && r->sys->model == TH_MODEL_ASTRA1 && !r->npu0_behind &&
-            !r->disturbed && astra1_emu_event_at(r->emu, x.t))
-            r->disturbed = 1;
+        /* a workload call meets an event of its tick that the NPUs registered before NPU 0
+         * registered the call: the NPUs holding it made their lists for the tick first, and
+         * the NPU that generates first may change (new_tick). NPU 0 first at the tick it
+         * registered the call did so before any NPU registered an event then; another NPU first
+         * may, ending a phase, have started NPU 0's next one then, so that tick counts too for
+         * NPU 0 coming first again. */
+        if (x.kind == EV_CALL && r->sys->model == TH_MODEL_ASTRA1 && !r->npu0_behind) {
+            int ev = astra1_emu_events_before(r->emu, x.t, x.reg), done = done_before(r, &x);
+            r->may_lose |= (ev & 1) || done;
+            r->may_regain |= (astra1_emu_events_before(r->emu, x.t, x.reg + 1) & 2) || done;
+        }
+        if (x.kind == EV_DONE) {
+            if (r->done_t != x.t || x.reg < r->done_reg) r->done_reg = x.reg;
+            r->done_t = x.t;
+        }
         rc = x.kind == EV_CALL ? call(r) : comm_done(r, x.k);
     }
     return rc;
@@ -640,6 +695,7 @@ static int run(replay *r) {
 
 static void teardown(replay *r) {
     if (r->alt_plan) th_plan_free(r->alt_plan);
+    free(r->diff);
     for (size_t i = 0; i < r->id_cap && r->plan_of; i++)
         if (r->plan_of[i]) th_plan_free(r->plan_of[i]);
     for (int i = 0; i < r->npool; i++)
@@ -659,18 +715,15 @@ static void teardown(replay *r) {
     th_emu_free(r->emu);
 }
 
-/* Phases that one collective issued after a completion woke the workload started together and
- * that end at one ns with identical chains move on in the order the NPUs resumed, which the
- * preset does not follow (it keeps the dim order). When the replay met such ties, it runs again
- * with their order reversed and refuses the run if what it reports (the end of the run and of
- * each pass) changes. */
-/* Replays r's run again with the ties reversed (reverse) or the tick candidates flipped (flip);
- * *same says whether the end of the run and of each pass stayed, *other is the other end. */
-static int rerun(const replay *r, int reverse, int flip, int *same, double *other) {
+/* Replays r's run again with the ties reversed (reverse) and the other candidate followed at
+ * the ticks in dev (new_tick); *same says whether the end of the run and of each pass stayed,
+ * *other is the other end. With `o`, the run is kept there for the caller to tear down. */
+static int rerun(const replay *r, int reverse, const int *dev, int ndev, int *same, double *other,
+                 replay *keep) {
     replay o = {0};
     o.sys = r->sys, o.wl = r->wl, o.o = r->o, o.src = r->src, o.err = r->err, o.L = r->L;
     o.reverse = reverse;
-    o.flip = flip;
+    o.dev = dev, o.ndev = ndev;
     int rc = setup(&o);
     if (rc == TH_OK) rc = run(&o);
     *same = rc == TH_OK && o.t == r->t;
@@ -678,15 +731,25 @@ static int rerun(const replay *r, int reverse, int flip, int *same, double *othe
         *same = o.pass_end[p] == r->pass_end[p];
     *other = o.t;
     free(o.pass_end);
-    teardown(&o);
+    o.pass_end = NULL;
+    if (keep) {
+        *keep = o;
+    } else {
+        teardown(&o);
+    }
     return rc;
 }
 
+/* Phases that one collective issued after a completion woke the workload started together and
+ * that end at one ns with identical chains move on in the order the NPUs resumed, which the
+ * preset does not follow (it keeps the dim order). When the replay met such ties, it runs again
+ * with their order reversed and refuses the run if what it reports (the end of the run and of
+ * each pass) changes. */
 static int check_resume_order(replay *r) {
     if (r->sys->model != TH_MODEL_ASTRA1 || astra1_emu_unsure(r->emu) == 0) return TH_OK;
     int same;
     double other;
-    int rc = rerun(r, 1, 0, &same, &other);
+    int rc = rerun(r, 1, NULL, 0, &same, &other, NULL);
     if (rc != TH_OK || same) return rc;
     return th_error_set(r->err, TH_EINPUT,
                         "%s: phases that one collective started together end at the same ns "
@@ -698,15 +761,46 @@ static int check_resume_order(replay *r) {
                         r->src, r->t, other);
 }
 
-/* When the two candidates at a tick (NPU 0 or another NPU generating first, new_tick) planned
- * a collective differently, the replay runs again with the other candidate at every such tick
- * and refuses the run if what it reports changes. */
+#define MAX_ORDERS 64 /* runs tried with other NPUs first before the replay gives up */
+#define MAX_DEV    16 /* ticks of one such run where another NPU plans first */
+
+/* The ticks where another NPU may plan first (new_tick): at each, NPU 0 or another NPU comes
+ * first; they plan alike unless the loads the last tick left change a plan there. The replay
+ * runs again with the other NPU first at every set of such ticks whose plans differ (a tick
+ * reached in a run with those before it taken), depth first, and refuses the run if what it
+ * reports changes in any, or when more than MAX_ORDERS runs would be needed. */
 static int check_tick_order(replay *r) {
     if (r->unsure_n == 0) return TH_OK;
-    int same;
-    double other;
-    int rc = rerun(r, 0, 1, &same, &other);
-    if (same) return TH_OK;
+    int stack[MAX_ORDERS][MAX_DEV], depth[MAX_ORDERS], top = 0, runs = 0, rc = TH_OK, same = 1;
+    double other = r->t;
+    /* the children of the first run: every tick whose plans differed */
+    for (int i = r->npoint - 1; i >= 0 && top < MAX_ORDERS; i--)
+        if (r->diff[i]) stack[top][0] = i, depth[top++] = 1;
+    int over = top == MAX_ORDERS;
+    while (top > 0 && same && rc == TH_OK && !over) {
+        top--;
+        int dev[MAX_DEV], n = depth[top];
+        memcpy(dev, stack[top], sizeof dev);
+        replay o;
+        if (++runs > MAX_ORDERS) {
+            over = 1;
+            break;
+        }
+        rc = rerun(r, 0, dev, n, &same, &other, &o);
+        if (rc == TH_OK && same)
+            for (int i = o.npoint - 1; i > dev[n - 1]; i--) {
+                if (!o.diff[i]) continue;
+                if (top == MAX_ORDERS || n == MAX_DEV) {
+                    over = 1;
+                    break;
+                }
+                memcpy(stack[top], dev, sizeof dev);
+                stack[top][n] = i;
+                depth[top++] = n + 1;
+            }
+        teardown(&o);
+    }
+    if (same && rc == TH_OK && !over) return TH_OK;
     char ticks[160];
     int len = 0, shown = r->unsure_n < 4 ? r->unsure_n : 4;
     for (int i = 0; i < shown; i++)
@@ -722,12 +816,21 @@ static int check_tick_order(replay *r) {
                             "(docs/VALIDATION.md, \"Refused, and why\")",
                             r->src, r->unsure_line, phase_field[r->unsure_phase], ticks,
                             r->err->msg);
+    if (over)
+        return th_error_set(r->err, TH_EINPUT,
+                            "%s:%d: the %s collective is planned by Themis at ns %s with loads "
+                            "that depend on which NPU generates it first, which the "
+                            "astra-sim-1.0 preset does not model, and more than %d orders "
+                            "would have to be tried (docs/VALIDATION.md, \"Refused, and why\")",
+                            r->src, r->unsure_line, phase_field[r->unsure_phase], ticks,
+                            MAX_ORDERS);
     return th_error_set(r->err, TH_EINPUT,
                         "%s:%d: the %s collective is planned by Themis at ns %s with loads that "
                         "depend on which NPU generates it first (NPU 0 resetting them or another "
                         "NPU planning with the loads the last tick left), which the "
-                        "astra-sim-1.0 preset does not model, and the two plans give %.0f or "
-                        "%.0f ns (docs/VALIDATION.md, \"Refused, and why\")",
+                        "astra-sim-1.0 preset does not model, and NPU 0 first gives %.0f ns, "
+                        "another NPU taking over at some of those ticks %.0f ns "
+                        "(docs/VALIDATION.md, \"Refused, and why\")",
                         r->src, r->unsure_line, phase_field[r->unsure_phase], ticks, r->t, other);
 }
 
