@@ -369,14 +369,14 @@ int astra1_emu_events_before(const th_emu *emu, double t, double before) {
          * registered in the NPU's list for that ns when event j ran (event 0, the start, is the
          * end of the phase that started it, counted there). Before the first message the ring's
          * NPUs register in the order the phase started on them: NPU 0 first after an issue
-         * (Sys::ask_for_schedule), last as a chunk's next phase (the others, idle in the phase
-         * before, resume first); after a message, in the order of arrival. */
-        int sent = 0;
+         * (Sys::ask_for_schedule), last as a chunk's next phase with boost-mode 1 (the others,
+         * idle in the phase before, resume first); after a message, in the order of arrival. */
+        int sent = 0, behind = st->resumed[d] && astra1_of(emu->sys)->boost;
         for (int j = 0; at <= t && j < k; j++) {
             double reg = at;
             at += dl[j];
             if (at == t && !msg[j] && reg < before)
-                found |= sent ? 3 : st->by_issue[d] ? 2 : st->resumed[d] ? 1 : 3;
+                found |= sent ? 3 : st->by_issue[d] ? 2 : behind ? 1 : 3;
             sent |= msg[j];
         }
     }
