@@ -66,6 +66,8 @@ typedef struct replay {
     int may_lose;    /* since the last tick with a collective, NPU 0 may have fallen behind */
     int may_regain;  /* or come first again */
     int other;       /* another NPU generates first (in a run that follows `dev`) */
+    int shuffled;    /* such a tick has been met: the NPUs after the first may no longer
+                      * generate in index order (astra1_emu_behind) */
     int tick_unsure; /* this tick's loads depend on which NPU generates first */
     /* Such ticks, numbered in the order met: the run has the other NPU take over at those in
      * `dev` (ascending) and notes at which its plans differed (`diff`, `npoint` of them). */
@@ -253,7 +255,7 @@ static int issue(replay *r, int layer, th_phase p, th_a1_prio pref, int blocking
     if (!plan) return th_error_set(r->err, TH_EINTERNAL, "out of memory");
     th_collective c = {(th_coll_type)ph->type, r->size[k], r->o->chunks, r->mask[k]};
     int id;
-    if (a1) astra1_emu_behind(r->emu, r->npu0_behind, r->reverse);
+    if (a1) astra1_emu_behind(r->emu, r->npu0_behind || r->shuffled, r->reverse);
     if (a1 ? a1_plan(r, plan, &c, r->wl->layers[layer].line, p) ||
                  th_astra1_issue(r->emu, plan, r->t, pref, &id, r->err)
            : th_sched_plan(plan, r->sys, &c, r->o->policy, r->o->model, r->err) ||
@@ -682,6 +684,7 @@ static int run(replay *r) {
         if (x.kind == EV_CALL && r->sys->model == TH_MODEL_ASTRA1 && !r->npu0_behind) {
             int ev = astra1_emu_events_before(r->emu, x.t, x.reg), done = done_before(r, &x);
             r->may_lose |= (ev & 1) || done;
+            r->shuffled |= (ev & 1) || done;
             r->may_regain |= (astra1_emu_events_before(r->emu, x.t, x.reg + 1) & 2) || done;
         }
         if (x.kind == EV_DONE) {
@@ -740,11 +743,12 @@ static int rerun(const replay *r, int reverse, const int *dev, int ndev, int *sa
     return rc;
 }
 
-/* Phases that one collective issued after a completion woke the workload started together and
- * that end at one ns with identical chains move on in the order the NPUs resumed, which the
- * preset does not follow (it keeps the dim order). When the replay met such ties, it runs again
- * with their order reversed and refuses the run if what it reports (the end of the run and of
- * each pass) changes. */
+/* Phases that one collective issued after a completion woke the workload (or after a workload
+ * tick met events some NPUs registered early, `shuffled`) started together and that end at one
+ * ns with identical chains move on in the order the NPUs generated it, which the preset does
+ * not follow (it keeps the dim order). When the replay met such ties, it runs again with their
+ * order reversed and refuses the run if what it reports (the end of the run and of each pass)
+ * changes. */
 static int check_resume_order(replay *r) {
     if (r->sys->model != TH_MODEL_ASTRA1 || astra1_emu_unsure(r->emu) == 0) return TH_OK;
     int same;
@@ -753,11 +757,12 @@ static int check_resume_order(replay *r) {
     if (rc != TH_OK || same) return rc;
     return th_error_set(r->err, TH_EINPUT,
                         "%s: phases that one collective started together end at the same ns "
-                        "with identical event chains after a completion woke the workload, and "
-                        "their order changes the result (%.0f or %.0f ns): ASTRA-sim 1.0 "
-                        "orders them by the order in which its NPUs resumed, which the "
-                        "astra-sim-1.0 preset does not follow (docs/VALIDATION.md, \"Refused, "
-                        "and why\")",
+                        "with identical event chains after a completion woke the workload (or "
+                        "after NPUs made their lists for a workload tick early), and their "
+                        "order changes the result (%.0f or %.0f ns): ASTRA-sim 1.0 orders them "
+                        "by the order in which its NPUs resumed (or generated the collective), "
+                        "which the astra-sim-1.0 preset does not follow (docs/VALIDATION.md, "
+                        "\"Refused, and why\")",
                         r->src, r->t, other);
 }
 
