@@ -4,6 +4,7 @@
  * a time, the preset's integer-ns phase costs, and the order in which the NPUs see each phase
  * end (the "lead", docs/CHAKRA.md). */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,6 +45,7 @@ typedef struct astra_emu_state {
     int ring[TH_MAX_DIMS];            /* 1: its phase is a ring's (its events' ticks known) */
     int freed;                        /* 1 while a dim a phase left takes its next one */
     int64_t coll_first;
+    int replay; /* 1: a graph replay, which follows the NPUs' order (astra_issue_first) */
 } astra_emu_state;
 
 static emu_queue *queue(th_emu *r, int d) {
@@ -310,6 +312,126 @@ static int issue(th_emu *emu, const th_plan *plan, double t, int *id, th_error *
     return TH_OK;
 }
 
+/* What one phase ending now does to dim f's queue (the hang check below): its stream leaves
+ * f, whose head then starts, or it queues its chunk's next phase x on f. */
+typedef struct touch {
+    int free;     /* 1: leaves f; 0: queues x on f */
+    int append;   /* x goes to the tail (enqueue's rule) */
+    emu_entry x;  /* the phase it queues */
+    double reg;   /* when its end was registered, ns */
+    double start; /* when the phase that ends started, ns */
+    int dim;      /* the dim it ends on */
+} touch;
+
+enum { HANG_MAX = 64 }; /* waiting phases of f compared (the head decides first) */
+
+/* Dim f's running phase and first waiting ones, as (collective, chunk) + 1 into out, after the
+ * touches in order ord (the preset's insertion, list_insert; a free dim takes its head at once,
+ * SchedulerUnit::notify_stream_added and notify_stream_removed); returns how many. */
+static int touch_outcome(th_emu *emu, int f, const touch *tc, const int *ord, int n,
+                         uint64_t *out) {
+    const emu_queue *q = queue(emu, f);
+    uint64_t w[HANG_MAX + TH_MAX_DIMS];
+    double key[HANG_MAX + TH_MAX_DIMS];
+    int nw = 0, run = emu->srv[f].busy;
+    uint64_t running = (uint64_t)emu->srv[f].coll << 24 | emu->srv[f].chunk;
+    for (size_t k = q->head; k < q->n && nw < HANG_MAX; k++, nw++)
+        w[nw] = (uint64_t)q->e[k].coll << 24 | q->e[k].chunk, key[nw] = q->e[k].m;
+    for (int i = 0; i < n; i++) {
+        const touch *t = &tc[ord[i]];
+        if (t->free) {
+            run = 0;
+        } else {
+            int at = nw;
+            if (!t->append)
+                for (at = 0; at < nw && key[at] < t->x.m; at++) {
+                }
+            memmove(w + at + 1, w + at, sizeof *w * (size_t)(nw - at));
+            memmove(key + at + 1, key + at, sizeof *key * (size_t)(nw - at));
+            w[at] = (uint64_t)t->x.coll << 24 | t->x.chunk, key[at] = t->x.m, nw++;
+        }
+        if (!run && nw > 0) {
+            running = w[0], run = 1, nw--;
+            memmove(w, w + 1, sizeof *w * (size_t)nw);
+            memmove(key, key + 1, sizeof *key * (size_t)nw);
+        }
+    }
+    out[0] = run ? running + 1 : 0;
+    for (int i = 0; i < nw; i++)
+        out[1 + i] = w[i] + 1;
+    return 1 + nw;
+}
+
+/* Refuses what ASTRA-sim 2.x would never finish (docs/CHAKRA.md, Limits). Each NPU runs the
+ * ends of phases at one tick in its own order (Sys::try_register_event: its events of a tick
+ * in the order they were registered), and as it runs one it takes the phase's stream out of
+ * its dim or puts it into its next dim's queue (Sys::proceed_to_next_vnet_baseline,
+ * insert_stream), a free dim starting its head at once (SchedulerUnit). Where two such ends
+ * touch one dim f and which phase f runs next, or the order of its queue, depends on which
+ * comes first, NPUs of one ring of f that take them in other orders run different chunks on
+ * f, each waiting for the message of its own chunk that its predecessor holds back: the run
+ * stops with unreleased nodes. Two ends registered at different ticks come in one order on
+ * every NPU; the NPUs' orders at one tick are followed only through their first NPU, so of the
+ * ends registered at one tick the check takes those of phases that also started at one tick,
+ * the condition measured to catch the orders that part (docs/CHAKRA.md). */
+static int check_hang(th_emu *emu, const int *ending, int nend, th_error *err) {
+    astra_emu_state *st = emu->state;
+    for (int f = 0; f < emu->sys->ndims && nend > 1; f++) {
+        touch tc[TH_MAX_DIMS];
+        int n = 0;
+        for (int k = 0; k < nend; k++) {
+            int d = ending[k], stage, dim;
+            const emu_coll *cr = emu_rec(emu, emu->srv[d].coll);
+            uint32_t c = emu->srv[d].chunk;
+            touch t = {.reg = emu->t - st->end_wait[d], .start = st->start_at[d], .dim = d};
+            t.free = d == f;
+            if (!t.free) {
+                th_op op;
+                double m;
+                if ((stage = cr->next[c] + 1) >= cr->plan->nstages) continue;
+                th_plan_stage(cr->plan, c, stage, &dim, &op, &m);
+                if (dim != f) continue;
+                t.x = (emu_entry){.m = op == TH_OP_AG ? m * cr->plan->npus[dim] : m,
+                                  .coll = emu->srv[d].coll,
+                                  .chunk = c};
+                t.append = !emu->scf || op == TH_OP_AR || op == TH_OP_A2A ||
+                           stage == cr->plan->nstages - 2;
+            }
+            tc[n++] = t;
+        }
+        for (int i = 0; i < n; i++)
+            for (int j = i + 1; j < n; j++) {
+                if (tc[i].reg != tc[j].reg || tc[i].start != tc[j].start) continue;
+                int ord[TH_MAX_DIMS], m = 2; /* the two in either order, then the others */
+                uint64_t a[HANG_MAX + TH_MAX_DIMS + 1], b[HANG_MAX + TH_MAX_DIMS + 1];
+                for (int k = 0; k < n; k++)
+                    if (k != i && k != j) ord[m++] = k;
+                ord[0] = i, ord[1] = j;
+                int na = touch_outcome(emu, f, tc, ord, n, a);
+                ord[0] = j, ord[1] = i;
+                if (na == touch_outcome(emu, f, tc, ord, n, b) &&
+                    !memcmp(a, b, sizeof *a * (size_t)na))
+                    continue;
+                const touch *x = tc[i].free ? &tc[j] : &tc[i], *y = x == &tc[i] ? &tc[j] : &tc[i];
+                char other[96];
+                if (y->free)
+                    snprintf(other, sizeof other, "the phase running on dim %d leaves it", f);
+                else
+                    snprintf(other, sizeof other, "so does chunk %u's on dim %d",
+                             (unsigned)y->x.chunk, y->dim);
+                return th_error_set(
+                    err, TH_EINPUT,
+                    "ASTRA-sim 2.x would not finish: at %.17g ns chunk %u's phase on dim %d ends "
+                    "and goes on to dim %d, and %s, both ends registered at %.17g ns by phases "
+                    "started at %.17g ns; what dim %d runs next depends on which end an NPU takes "
+                    "first, and NPUs of one ring of dim %d that take them in other orders wait "
+                    "for each other for ever (docs/CHAKRA.md, Limits)",
+                    emu->t, (unsigned)x->x.chunk, x->dim, f, other, x->reg, x->start, f, f);
+            }
+    }
+    return TH_OK;
+}
+
 /* The phases ending now complete in the order they started; each in turn queues its chunk's
  * next phase (starting it if that dim is idle), then its freed dim takes its next waiting
  * phase. All that follows now follows in the order of the phase whose end was registered first:
@@ -328,6 +450,7 @@ static int step(th_emu *emu, th_error *err) {
     int win = 0; /* registered first: the longest wait, then the first started */
     for (int k = 1; k < nend; k++)
         if (st->end_wait[ending[k]] > st->end_wait[ending[win]]) win = k;
+    if (st->replay && check_hang(emu, ending, nend, err)) return err->code;
     int64_t first = nend ? st->end_first[ending[win]] : -1;
     st->trigger_reg = nend ? emu->t - st->end_wait[ending[win]] : -1;
     for (int k = 0; k < nend; k++) {
@@ -360,6 +483,7 @@ static void reset(th_emu *emu) {
      * collective run alone needs none, and its phases' ticks are not searched for meetings */
     st->issue_first = -1;
     st->coll_first = 0;
+    st->replay = 0;
 }
 
 static void free_state(void *state) {
@@ -374,6 +498,7 @@ int astra_issue_first(th_emu *emu, int64_t first) {
     astra_emu_state *st = made(emu);
     if (!st) return -1;
     st->issue_first = first;
+    st->replay = 1;
     return 0;
 }
 
