@@ -499,6 +499,33 @@ START_TEST(chakra_held_dim) {
 }
 END_TEST
 
+/* A trace that ASTRA-sim 2.x never finishes is refused. Measured with ASTRA-sim 2.x (the same
+ * build as above) on tests/data/chakra/r4_r4_r4.yml (three rings of 4 NPUs, 100 GB/s, 100 ns)
+ * with themis_SCF_3d_s4.json under Themis + FIFO, one All-Gather of 2871927 bytes on every one
+ * of the 64 NPUs: with 4 splits every rank stops with "unreleased nodes" (chunks 2 and 3 end
+ * their phases on dims 2 and 1 at one tick, 20398 ns, both ends registered at 20388, and both
+ * go on to dim 0: NPUs take the two in orders that part, so the rings of dim 0 run them in
+ * different orders); with 3 splits it finishes, 990991 ns on every rank (no two ends meet
+ * there), as themis replays it. */
+START_TEST(chakra_astra_hang) {
+    char *dir = test_tmp_dir();
+    TEST_DIR_PATH(sys, dir, "r444.json");
+    import_astra("chakra/r4_r4_r4.yml", "chakra/themis_SCF_3d_s4.json", sys);
+    wnode ag[] = {COLLECTIVE(0, AG, 2871927)};
+    write_set(dir, "ag", ag, 1, 64);
+    TEST_DIR_PATH(p, dir, "ag");
+    char need[4400];
+    snprintf(need, sizeof need,
+             "%s.0.et: node 0 (allgather): ASTRA-sim 2.x would not finish: at 20398 ns chunk 2's "
+             "phase on dim 2 ends and goes on to dim 0, and so does chunk 3's on dim 1, both ends "
+             "registered at 20388 ns",
+             p);
+    test_bad(need, "train '%s' -s '%s' -p themis -q fifo -n 4", p, sys);
+    expect_times(p, sys, "-p themis -q fifo -n 3", 990991, 990991);
+    test_rm_dir(dir);
+}
+END_TEST
+
 /* Point-to-point under the astra-sim preset, when every rank sends as it receives: each rank r
  * sends 1 MiB to r + 1 and receives from r - 1 (both ready at once). A message goes on the first
  * dim in which the two NPUs differ, floor(hops latency + bytes / B) (measured on ASTRA-sim 2.x,
@@ -1074,6 +1101,7 @@ Suite *chakra_suite(void) {
     tcase_add_test(tc, chakra_themis_first_npu);
     tcase_add_test(tc, chakra_themis_order_meetings);
     tcase_add_test(tc, chakra_held_dim);
+    tcase_add_test(tc, chakra_astra_hang);
     tcase_add_test(tc, chakra_graphs_analytical);
     tcase_add_test(tc, chakra_pairs_and_formats);
     tcase_add_test(tc, chakra_sweep);

@@ -424,8 +424,9 @@ static int check_hang(th_emu *emu, const int *ending, int nend, th_error *err) {
                     "ASTRA-sim 2.x would not finish: at %.17g ns chunk %u's phase on dim %d ends "
                     "and goes on to dim %d, and %s, both ends registered at %.17g ns by phases "
                     "started at %.17g ns; what dim %d runs next depends on which end an NPU takes "
-                    "first, and NPUs of one ring of dim %d that take them in other orders wait "
-                    "for each other for ever (docs/CHAKRA.md, Limits)",
+                    "first, the NPUs take them in orders that themis does not follow (they differ "
+                    "from ring to ring), and NPUs of one ring of dim %d that run different chunks "
+                    "there wait for each other for ever (docs/CHAKRA.md, Limits)",
                     emu->t, (unsigned)x->x.chunk, x->dim, f, other, x->reg, x->start, f, f);
             }
     }
