@@ -323,42 +323,39 @@ typedef struct touch {
     int dim;      /* the dim it ends on */
 } touch;
 
-enum { HANG_MAX = 64 }; /* waiting phases of f compared (the head decides first) */
-
-/* Dim f's running phase and first waiting ones, as (collective, chunk) + 1 into out, after the
- * touches in order ord (the preset's insertion, list_insert; a free dim takes its head at once,
+/* Dim f's running phase and then its waiting ones, as (collective, chunk) + 1 into out (room
+ * for the queue's entries, the touches and one more; key as much), after the touches in order
+ * ord (the preset's insertion, list_insert; a free dim takes its head at once,
  * SchedulerUnit::notify_stream_added and notify_stream_removed); returns how many. */
-static int touch_outcome(th_emu *emu, int f, const touch *tc, const int *ord, int n,
-                         uint64_t *out) {
+static size_t touch_outcome(th_emu *emu, int f, const touch *tc, const int *ord, int n,
+                            uint64_t *out, double *key) {
     const emu_queue *q = queue(emu, f);
-    uint64_t w[HANG_MAX + TH_MAX_DIMS];
-    double key[HANG_MAX + TH_MAX_DIMS];
-    int nw = 0, run = emu->srv[f].busy;
+    uint64_t *w = out + 1;
+    size_t nw = 0;
+    int run = emu->srv[f].busy;
     uint64_t running = (uint64_t)emu->srv[f].coll << 24 | emu->srv[f].chunk;
-    for (size_t k = q->head; k < q->n && nw < HANG_MAX; k++, nw++)
+    for (size_t k = q->head; k < q->n; k++, nw++)
         w[nw] = (uint64_t)q->e[k].coll << 24 | q->e[k].chunk, key[nw] = q->e[k].m;
     for (int i = 0; i < n; i++) {
         const touch *t = &tc[ord[i]];
         if (t->free) {
             run = 0;
         } else {
-            int at = nw;
+            size_t at = nw;
             if (!t->append)
                 for (at = 0; at < nw && key[at] < t->x.m; at++) {
                 }
-            memmove(w + at + 1, w + at, sizeof *w * (size_t)(nw - at));
-            memmove(key + at + 1, key + at, sizeof *key * (size_t)(nw - at));
+            memmove(w + at + 1, w + at, sizeof *w * (nw - at));
+            memmove(key + at + 1, key + at, sizeof *key * (nw - at));
             w[at] = (uint64_t)t->x.coll << 24 | t->x.chunk, key[at] = t->x.m, nw++;
         }
         if (!run && nw > 0) {
             running = w[0], run = 1, nw--;
-            memmove(w, w + 1, sizeof *w * (size_t)nw);
-            memmove(key, key + 1, sizeof *key * (size_t)nw);
+            memmove(w, w + 1, sizeof *w * nw);
+            memmove(key, key + 1, sizeof *key * nw);
         }
     }
     out[0] = run ? running + 1 : 0;
-    for (int i = 0; i < nw; i++)
-        out[1 + i] = w[i] + 1;
     return 1 + nw;
 }
 
@@ -403,15 +400,22 @@ static int check_hang(th_emu *emu, const int *ending, int nend, th_error *err) {
             for (int j = i + 1; j < n; j++) {
                 if (tc[i].reg != tc[j].reg || tc[i].start != tc[j].start) continue;
                 int ord[TH_MAX_DIMS], m = 2; /* the two in either order, then the others */
-                uint64_t a[HANG_MAX + TH_MAX_DIMS + 1], b[HANG_MAX + TH_MAX_DIMS + 1];
                 for (int k = 0; k < n; k++)
                     if (k != i && k != j) ord[m++] = k;
+                size_t room = queue(emu, f)->n - queue(emu, f)->head + (size_t)n + 1;
+                uint64_t *a = malloc(2 * room * sizeof *a);
+                double *key = malloc(room * sizeof *key);
+                if (!a || !key) {
+                    free(a), free(key);
+                    return th_error_set(err, TH_EINTERNAL, "out of memory");
+                }
                 ord[0] = i, ord[1] = j;
-                int na = touch_outcome(emu, f, tc, ord, n, a);
+                size_t na = touch_outcome(emu, f, tc, ord, n, a, key);
                 ord[0] = j, ord[1] = i;
-                if (na == touch_outcome(emu, f, tc, ord, n, b) &&
-                    !memcmp(a, b, sizeof *a * (size_t)na))
-                    continue;
+                int same = na == touch_outcome(emu, f, tc, ord, n, a + room, key) &&
+                           !memcmp(a, a + room, sizeof *a * na);
+                free(a), free(key);
+                if (same) continue;
                 const touch *x = tc[i].free ? &tc[j] : &tc[i], *y = x == &tc[i] ? &tc[j] : &tc[i];
                 char other[96];
                 if (y->free)
