@@ -447,7 +447,15 @@ END_TEST
  *   on both dims in one order at one instant, the dim a phase left taking its next one before
  *   the chunk that left it; where their orders part at a tick both registered at once, every
  *   NPU runs that first phase's event first, and the other follows its order (ruled unknown,
- *   or each chain alone: 8721963, 2256963). */
+ *   or each chain alone: 8721963, 2256963);
+ *   models/workloads/astra/dlrm.txt on r8_r4_slow.yml (Ring 8 @ 25/1000, Ring 4 @ 50/1000)
+ *   with themis_FIFO_2d_s64.json (64 splits): 14669340 ns, exposed 14425340. An All-Reduce's
+ *   Reduce-Scatter phase on dim 0 (whose reductions take 0 ns) starts with an All-Gather phase
+ *   on dim 1 in one order and leads at their first step; from the next step on each NPU hands
+ *   the All-Gather's message over first (the Reduce-Scatter's waits for its reduction, an event
+ *   of the same tick), so the All-Gather's chain leads to its end and the Reduce-Scatter goes
+ *   on from there: NPU 0 ends it first where its own chain names NPU 18, and NPU 10 generates
+ *   the collective after it first (the Reduce-Scatter's own order: 14667702, 14423702). */
 START_TEST(chakra_themis_order_meetings) {
     char *dir = test_tmp_dir();
     const char *src = getenv("THEMIS_SRCDIR");
@@ -458,8 +466,10 @@ START_TEST(chakra_themis_order_meetings) {
         {"chakra/r2_r4.yml", "chakra/themis_FIFO_2d_s2.json", "dlrm.json", 703491, 459491},
         {"chakra/r4_r8.yml", "chakra/themis_FIFO_2d_s16.json", "astra/resnet50.txt", 8714548,
          2249548},
+        {"chakra/r8_r4_slow.yml", "chakra/themis_FIFO_2d_s64.json", "astra/dlrm.txt", 14669340,
+         14425340},
     };
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < 3; k++) {
         char sys[4200], trace[4200];
         snprintf(sys, sizeof sys, "%s/s%d.json", dir, k);
         snprintf(trace, sizeof trace, "%s/t%d", dir, k);

@@ -177,6 +177,31 @@ static int phase_ticks(const th_emu *r, int d, double *t, int *steps, double *re
     return k;
 }
 
+/* 1 when every message of the ring phase on dim d is reduced in no time (a Reduce-Scatter
+ * whose reduction takes 0 ns: PacketBundle still runs it as an event of the same tick). */
+static int reduced_at_once(const th_emu *r, int d) {
+    const astra_emu_state *st = r->state;
+    return st->op[d] == TH_OP_RS && proc_time(r, d, st->size[d]) == 0;
+}
+
+/* After two ring phases parted at a meeting (a[i] == b[j]) where the NPUs ran the leader's
+ * (bundle) events first: when the leader's messages are reduced in no time and the other's are
+ * not reduced at all, each NPU registers the other's next hand-over first (the leader's waits
+ * for its reduction's event of the same tick), so while the two keep meeting the other's
+ * messages lead, and the leader goes on from the other's end in its order. */
+static void behind_unreduced(th_emu *r, int d, int e, int bundle, const double *a, const double *b,
+                             const int *sa, const int *sb, int i, int j, int na, int nb) {
+    astra_emu_state *st = r->state;
+    int lead = bundle == 1 ? d : e, other = bundle == 1 ? e : d;
+    if (!reduced_at_once(r, lead) || st->op[other] == TH_OP_RS || st->op[other] == TH_OP_AR) return;
+    while (i + 1 < na && j + 1 < nb && a[i + 1] == b[j + 1])
+        i++, j++;
+    int last = other == e ? j == nb - 1 && i < na - 1 : i == na - 1 && j < nb - 1;
+    if (!last || st->end_first[other] < 0) return;
+    int left = lead == d ? sa[na - 1] - sa[i] : sb[nb - 1] - sb[j];
+    st->end_first[lead] = lead_shift(r->sys, st->end_first[other], lead, st->dir[lead] * left);
+}
+
 /* When the ring phase that starts on dim d and one running on another dim, in other orders,
  * have events at one tick on every NPU (not both their ends, which step orders), ASTRA-sim
  * runs both in each NPU's place of that tick, set by the first of them registered
@@ -230,6 +255,7 @@ static void check_meet(th_emu *r, int d) {
                             st->end_first[e] = lead_shift(r->sys, la, e, st->dir[e] * (ne - sb[j]));
                         else
                             st->end_first[d] = lead_shift(r->sys, lb, d, st->dir[d] * (nd - sa[i]));
+                        behind_unreduced(r, d, e, bundle, a, b, sa, sb, i, j, na, nb);
                     } else if (a1 == b1 && (a2 == b2 || a2 < 0 || b2 < 0))
                         st->end_first[d] = st->end_first[e] = -1;
                     else if (a1 < b1 || (a1 == b1 && a2 < b2)) /* e follows d from here */
