@@ -135,16 +135,15 @@ static int64_t phase_lead(const th_emu *r, const th_plan *plan, int d, th_op op,
 }
 
 /* How long before its end a ring phase's last event is registered: a Reduce-Scatter's last
- * message is reduced (PacketBundle::call registers the reduction's end), any other phase's
- * is handed over (MemBus, the endpoint delay). */
+ * message is reduced (PacketBundle::call registers the reduction's end, at the tick itself when
+ * the reduction takes 0 ns), any other phase's is handed over (MemBus, the endpoint delay). */
 static double proc_time(const th_emu *r, int d, double m) {
     double part = floor(m / (double)r->sys->dims[d].npus);
     return 3.0 * floor(part / (astra_of(r->sys)->local_mem_GBps * 1e9) * 1e9);
 }
 
 static double end_wait(const th_emu *r, int d, th_op op, double m) {
-    double ep = astra_of(r->sys)->endpoint, proc = op == TH_OP_RS ? proc_time(r, d, m) : 0;
-    return proc > 0 ? proc : ep;
+    return op == TH_OP_RS ? proc_time(r, d, m) : astra_of(r->sys)->endpoint;
 }
 
 /* The ticks (ns) at which every NPU runs an event of the ring phase on dim d (into t, at most
