@@ -531,6 +531,9 @@ START_TEST(chakra_astra_hang) {
              "registered at 20388 ns",
              p);
     test_bad(need, "train '%s' -s '%s' -p themis -q fifo -n 4", p, sys);
+    /* the same collective on its own: themis run names the policy pair it refuses */
+    test_bad("themis + fifo: ASTRA-sim 2.x would not finish: at 20398 ns chunk 2's phase on dim 2",
+             "run -s '%s' -c allgather -b 2871927 -n 4 -p themis -q fifo", sys);
     expect_times(p, sys, "-p themis -q fifo -n 3", 990991, 990991);
     test_rm_dir(dir);
 }

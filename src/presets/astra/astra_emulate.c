@@ -45,7 +45,6 @@ typedef struct astra_emu_state {
     int ring[TH_MAX_DIMS];            /* 1: its phase is a ring's (its events' ticks known) */
     int freed;                        /* 1 while a dim a phase left takes its next one */
     int64_t coll_first;
-    int replay; /* 1: a graph replay, which follows the NPUs' order (astra_issue_first) */
 } astra_emu_state;
 
 static emu_queue *queue(th_emu *r, int d) {
@@ -480,7 +479,7 @@ static int step(th_emu *emu, th_error *err) {
     int win = 0; /* registered first: the longest wait, then the first started */
     for (int k = 1; k < nend; k++)
         if (st->end_wait[ending[k]] > st->end_wait[ending[win]]) win = k;
-    if (st->replay && check_hang(emu, ending, nend, err)) return err->code;
+    if (check_hang(emu, ending, nend, err)) return err->code;
     int64_t first = nend ? st->end_first[ending[win]] : -1;
     st->trigger_reg = nend ? emu->t - st->end_wait[ending[win]] : -1;
     for (int k = 0; k < nend; k++) {
@@ -513,7 +512,6 @@ static void reset(th_emu *emu) {
      * collective run alone needs none, and its phases' ticks are not searched for meetings */
     st->issue_first = -1;
     st->coll_first = 0;
-    st->replay = 0;
 }
 
 static void free_state(void *state) {
@@ -528,7 +526,6 @@ int astra_issue_first(th_emu *emu, int64_t first) {
     astra_emu_state *st = made(emu);
     if (!st) return -1;
     st->issue_first = first;
-    st->replay = 1;
     return 0;
 }
 
