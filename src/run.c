@@ -100,8 +100,12 @@ int th_run_compare(th_runner *r, const th_system *sys, const th_collective *coll
     int ref_index = -1;
     for (int i = 0; i < npairs; i++) {
         if (cur_pair) *cur_pair = i;
-        if (th_run_eval(r, sys, coll, pairs[i], model, trace, trace_ctx, &out[i], err))
-            return err->code;
+        if (th_run_eval(r, sys, coll, pairs[i], model, trace, trace_ctx, &out[i], err)) {
+            if (err->code != TH_EINPUT) return err->code;
+            th_error e = *err; /* which of the pairs the preset refuses */
+            return th_error_set(err, e.code, "%s + %s: %s", th_policy_name(pairs[i].policy),
+                                th_intra_name(pairs[i].intra), e.msg);
+        }
         if (ref_index < 0 && pairs[i].policy == ref.policy && pairs[i].intra == ref.intra)
             ref_index = i;
     }

@@ -1192,6 +1192,42 @@ START_TEST(vec_train_allgather_chain) {
 }
 END_TEST
 
+/* A direct All-to-All on a Switch or FullyConnected dim sends its p - 1 messages at one ns and
+ * they arrive at one ns, so its end is keyed by its chain E, message, E like any one-line phase:
+ * of its phases ending at one ns with another's, the one started first moves on first. Measured
+ * on FullyConnected 4 x 3 (3 links, 100 GB/s, 10 ns, direct), endpoint 10, boost 1, LIFO, Themis
+ * + SCF, 64 splits. The tag build (tutorial-asplos2023, analytical 4ac1ddb): the tutorial's
+ * DLRM_HybridParallel.txt with its two All-to-Alls of 1572864 bytes (dlrm_a2a_1536k.txt) prints
+ * 61898 for one pass and 123796 for two (the dim order gave 62367 or 62305 by the NPU that plans
+ * first, and was refused). The branch build (ASTRA-sim-1.0, analytical d27635b): the tutorial's
+ * DLRM_HybridParallel.txt prints 59954 (the dim order gave 59904); NPU 0 planning first gives
+ * 59954, but NPU 16 plans first at ns 42492 and 46846 there, so the preset, which does not
+ * follow which NPU plans first, refuses it naming both candidates, or runs it when it can tell
+ * that the order does not matter. */
+START_TEST(vec_train_a2a_key) {
+    ck_assert_int_eq(
+        train_ns("astra1/dlrm_a2a_1536k.txt", "astra1/fc444_tag.json", "-p themis -q scf -n 64"),
+        61898);
+    ck_assert_int_eq(train_ns("astra1/dlrm_a2a_1536k.txt", "astra1/fc444_tag.json",
+                              "-p themis -q scf -n 64 --passes 2"),
+                     123796);
+    test_cli_out r;
+    test_cli(&r, "train %s -s %s -p themis -q scf -n 64 -f csv",
+             test_dpath("astra1/dlrm_hybrid.txt"), test_dpath("astra1/fc444_branch.json"));
+    if (r.status == 0) {
+        test_csv c;
+        test_csv_parse(&c, r.out);
+        ck_assert_int_eq(llround(test_csv_d(&c, 0, "total_us") * 1000), 59954);
+        test_csv_free(&c);
+    } else {
+        test_expect_bad(&r, "branch fc444 DLRM, Themis + SCF");
+        ck_assert_ptr_nonnull(strstr(r.err, "dlrm_hybrid.txt:"));
+        ck_assert_ptr_nonnull(strstr(r.err, "NPU 0 first gives 59954 ns"));
+    }
+    test_cli_free(&r);
+}
+END_TEST
+
 /* With boost-mode 0 every NPU simulates, and which one generates a collective first after a
  * completion woke the workload is not followed: Ring 4 (2 links, 200 GB/s, 50 ns, ring) x
  * FullyConnected 4 (3 links, 100 GB/s, 100 ns, direct) x Switch 4 (1 link, 50 GB/s, 100 ns,
@@ -1250,6 +1286,7 @@ Suite *astra1_suite(void) {
     tcase_add_test(tc, vec_train_npu_order_exact);
     tcase_add_test(tc, vec_train_shuffled_ties);
     tcase_add_test(tc, vec_train_allgather_chain);
+    tcase_add_test(tc, vec_train_a2a_key);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -447,7 +447,15 @@ END_TEST
  *   on both dims in one order at one instant, the dim a phase left taking its next one before
  *   the chunk that left it; where their orders part at a tick both registered at once, every
  *   NPU runs that first phase's event first, and the other follows its order (ruled unknown,
- *   or each chain alone: 8721963, 2256963). */
+ *   or each chain alone: 8721963, 2256963);
+ *   models/workloads/astra/dlrm.txt on r8_r4_slow.yml (Ring 8 @ 25/1000, Ring 4 @ 50/1000)
+ *   with themis_FIFO_2d_s64.json (64 splits): 14669340 ns, exposed 14425340. An All-Reduce's
+ *   Reduce-Scatter phase on dim 0 (whose reductions take 0 ns) starts with an All-Gather phase
+ *   on dim 1 in one order and leads at their first step; from the next step on each NPU hands
+ *   the All-Gather's message over first (the Reduce-Scatter's waits for its reduction, an event
+ *   of the same tick), so the All-Gather's chain leads to its end and the Reduce-Scatter goes
+ *   on from there: NPU 0 ends it first where its own chain names NPU 18, and NPU 10 generates
+ *   the collective after it first (the Reduce-Scatter's own order: 14667702, 14423702). */
 START_TEST(chakra_themis_order_meetings) {
     char *dir = test_tmp_dir();
     const char *src = getenv("THEMIS_SRCDIR");
@@ -458,8 +466,10 @@ START_TEST(chakra_themis_order_meetings) {
         {"chakra/r2_r4.yml", "chakra/themis_FIFO_2d_s2.json", "dlrm.json", 703491, 459491},
         {"chakra/r4_r8.yml", "chakra/themis_FIFO_2d_s16.json", "astra/resnet50.txt", 8714548,
          2249548},
+        {"chakra/r8_r4_slow.yml", "chakra/themis_FIFO_2d_s64.json", "astra/dlrm.txt", 14669340,
+         14425340},
     };
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < 3; k++) {
         char sys[4200], trace[4200];
         snprintf(sys, sizeof sys, "%s/s%d.json", dir, k);
         snprintf(trace, sizeof trace, "%s/t%d", dir, k);
@@ -495,6 +505,36 @@ START_TEST(chakra_held_dim) {
     TEST_DIR_PATH(p2, dir, "two");
     ck_assert_rel(iteration(p2, sys, "-p themis -q scf"), 1058062);
     ck_assert_rel(iteration(p2, sys, "-p themis -q fifo"), 1246836);
+    test_rm_dir(dir);
+}
+END_TEST
+
+/* A trace that ASTRA-sim 2.x never finishes is refused. Measured with ASTRA-sim 2.x (the same
+ * build as above) on tests/data/chakra/r4_r4_r4.yml (three rings of 4 NPUs, 100 GB/s, 100 ns)
+ * with themis_SCF_3d_s4.json under Themis + FIFO, one All-Gather of 2871927 bytes on every one
+ * of the 64 NPUs: with 4 splits every rank stops with "unreleased nodes" (chunks 2 and 3 end
+ * their phases on dims 2 and 1 at one tick, 20398 ns, both ends registered at 20388, and both
+ * go on to dim 0: NPUs take the two in orders that part, so the rings of dim 0 run them in
+ * different orders); with 3 splits it finishes, 990991 ns on every rank (no two ends meet
+ * there), as themis replays it. */
+START_TEST(chakra_astra_hang) {
+    char *dir = test_tmp_dir();
+    TEST_DIR_PATH(sys, dir, "r444.json");
+    import_astra("chakra/r4_r4_r4.yml", "chakra/themis_SCF_3d_s4.json", sys);
+    wnode ag[] = {COLLECTIVE(0, AG, 2871927)};
+    write_set(dir, "ag", ag, 1, 64);
+    TEST_DIR_PATH(p, dir, "ag");
+    char need[4400];
+    snprintf(need, sizeof need,
+             "%s.0.et: node 0 (allgather): ASTRA-sim 2.x would not finish: at 20398 ns chunk 2's "
+             "phase on dim 2 ends and goes on to dim 0, and so does chunk 3's on dim 1, both ends "
+             "registered at 20388 ns",
+             p);
+    test_bad(need, "train '%s' -s '%s' -p themis -q fifo -n 4", p, sys);
+    /* the same collective on its own: themis run names the policy pair it refuses */
+    test_bad("themis + fifo: ASTRA-sim 2.x would not finish: at 20398 ns chunk 2's phase on dim 2",
+             "run -s '%s' -c allgather -b 2871927 -n 4 -p themis -q fifo", sys);
+    expect_times(p, sys, "-p themis -q fifo -n 3", 990991, 990991);
     test_rm_dir(dir);
 }
 END_TEST
@@ -1074,6 +1114,7 @@ Suite *chakra_suite(void) {
     tcase_add_test(tc, chakra_themis_first_npu);
     tcase_add_test(tc, chakra_themis_order_meetings);
     tcase_add_test(tc, chakra_held_dim);
+    tcase_add_test(tc, chakra_astra_hang);
     tcase_add_test(tc, chakra_graphs_analytical);
     tcase_add_test(tc, chakra_pairs_and_formats);
     tcase_add_test(tc, chakra_sweep);

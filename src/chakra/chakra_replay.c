@@ -140,6 +140,7 @@ typedef struct replayer {
     span_count *sc;  /* per span the collectives issued */
     size_t nsc, sc_cap;
     int32_t done;
+    int32_t coll;   /* the last collective node issued (-1: none yet) */
     double compute; /* its GPU compute nodes' time, ns */
     double last;    /* when its last node ended, ns */
     th_ck_result *res;
@@ -355,6 +356,7 @@ static int start_coll(replayer *r, int32_t i, double t, int64_t first, int32_t r
         memset(r->plan_of + old, 0, sizeof *r->plan_of * (r->id_cap - old));
     }
     r->of_id[id] = i;
+    r->coll = i;
     r->rv_of[id] = rv;
     r->plan_of[id] = plan;
     memcpy(r->contrib[id], added, sizeof added);
@@ -854,7 +856,14 @@ static int step(replayer *r, int timed_first, th_error *err) {
         if (finish(r, x.node, t, 0, err) || issue_all(r, t, x.first, err)) return err->code;
         return TH_OK;
     }
-    if (th_emu_step(r->emu, err)) return err->code;
+    if (th_emu_step(r->emu, err)) {
+        if (r->coll < 0) return err->code;
+        th_error e = *err; /* the collective in flight (the last issued, under serial_comm) */
+        const th_ck_node *x = &g->nodes[r->coll];
+        return th_error_set(err, e.code, "%s: node %llu (%s%s): %s", r->src,
+                            (unsigned long long)x->id, th_coll_type_name((th_coll_type)x->coll),
+                            r->rules->serial_comm ? "" : ", the last collective issued", e.msg);
+    }
     t = th_emu_now(r->emu);
     const int *ids;
     int n = th_emu_finished(r->emu, &ids);
@@ -1027,7 +1036,7 @@ int th_ck_replay(const th_system *sys, const th_ck_trace *tr, const th_ck_opts *
     int rc = TH_OK;
     for (int c = 0; c < w.n && rc == TH_OK; c++) {
         replayer *r = &w.r[c];
-        r->w = &w, r->cls = c, r->rank0 = th_ck_first_rank(tr, c);
+        r->w = &w, r->cls = c, r->rank0 = th_ck_first_rank(tr, c), r->coll = -1;
         r->sys = sys, r->g = th_ck_class_graph(tr, c), r->o = o, r->res = res;
         r->trace = trace, r->trace_ctx = trace_ctx, r->rules = w.rules;
         r->roofline = w.rules->roofline && w.rules->roofline(sys, &r->bw, &r->peak);

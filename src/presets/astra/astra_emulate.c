@@ -4,6 +4,7 @@
  * a time, the preset's integer-ns phase costs, and the order in which the NPUs see each phase
  * end (the "lead", docs/CHAKRA.md). */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -133,16 +134,15 @@ static int64_t phase_lead(const th_emu *r, const th_plan *plan, int d, th_op op,
 }
 
 /* How long before its end a ring phase's last event is registered: a Reduce-Scatter's last
- * message is reduced (PacketBundle::call registers the reduction's end), any other phase's
- * is handed over (MemBus, the endpoint delay). */
+ * message is reduced (PacketBundle::call registers the reduction's end, at the tick itself when
+ * the reduction takes 0 ns), any other phase's is handed over (MemBus, the endpoint delay). */
 static double proc_time(const th_emu *r, int d, double m) {
     double part = floor(m / (double)r->sys->dims[d].npus);
     return 3.0 * floor(part / (astra_of(r->sys)->local_mem_GBps * 1e9) * 1e9);
 }
 
 static double end_wait(const th_emu *r, int d, th_op op, double m) {
-    double ep = astra_of(r->sys)->endpoint, proc = op == TH_OP_RS ? proc_time(r, d, m) : 0;
-    return proc > 0 ? proc : ep;
+    return op == TH_OP_RS ? proc_time(r, d, m) : astra_of(r->sys)->endpoint;
 }
 
 /* The ticks (ns) at which every NPU runs an event of the ring phase on dim d (into t, at most
@@ -173,6 +173,31 @@ static int phase_ticks(const th_emu *r, int d, double *t, int *steps, double *re
             steps[k] = i + 1, reg[2 * k] = x, reg[2 * k + 1] = x - ep, t[k++] = x += proc;
     }
     return k;
+}
+
+/* 1 when every message of the ring phase on dim d is reduced in no time (a Reduce-Scatter
+ * whose reduction takes 0 ns: PacketBundle still runs it as an event of the same tick). */
+static int reduced_at_once(const th_emu *r, int d) {
+    const astra_emu_state *st = r->state;
+    return st->op[d] == TH_OP_RS && proc_time(r, d, st->size[d]) == 0;
+}
+
+/* After two ring phases parted at a meeting (a[i] == b[j]) where the NPUs ran the leader's
+ * (bundle) events first: when the leader's messages are reduced in no time and the other's are
+ * not reduced at all, each NPU registers the other's next hand-over first (the leader's waits
+ * for its reduction's event of the same tick), so while the two keep meeting the other's
+ * messages lead, and the leader goes on from the other's end in its order. */
+static void behind_unreduced(th_emu *r, int d, int e, int bundle, const double *a, const double *b,
+                             const int *sa, const int *sb, int i, int j, int na, int nb) {
+    astra_emu_state *st = r->state;
+    int lead = bundle == 1 ? d : e, other = bundle == 1 ? e : d;
+    if (!reduced_at_once(r, lead) || st->op[other] == TH_OP_RS || st->op[other] == TH_OP_AR) return;
+    while (i + 1 < na && j + 1 < nb && a[i + 1] == b[j + 1])
+        i++, j++;
+    int last = other == e ? j == nb - 1 && i < na - 1 : i == na - 1 && j < nb - 1;
+    if (!last || st->end_first[other] < 0) return;
+    int left = lead == d ? sa[na - 1] - sa[i] : sb[nb - 1] - sb[j];
+    st->end_first[lead] = lead_shift(r->sys, st->end_first[other], lead, st->dir[lead] * left);
 }
 
 /* When the ring phase that starts on dim d and one running on another dim, in other orders,
@@ -228,6 +253,7 @@ static void check_meet(th_emu *r, int d) {
                             st->end_first[e] = lead_shift(r->sys, la, e, st->dir[e] * (ne - sb[j]));
                         else
                             st->end_first[d] = lead_shift(r->sys, lb, d, st->dir[d] * (nd - sa[i]));
+                        behind_unreduced(r, d, e, bundle, a, b, sa, sb, i, j, na, nb);
                     } else if (a1 == b1 && (a2 == b2 || a2 < 0 || b2 < 0))
                         st->end_first[d] = st->end_first[e] = -1;
                     else if (a1 < b1 || (a1 == b1 && a2 < b2)) /* e follows d from here */
@@ -310,6 +336,131 @@ static int issue(th_emu *emu, const th_plan *plan, double t, int *id, th_error *
     return TH_OK;
 }
 
+/* What one phase ending now does to dim f's queue (the hang check below): its stream leaves
+ * f, whose head then starts, or it queues its chunk's next phase x on f. */
+typedef struct touch {
+    int free;     /* 1: leaves f; 0: queues x on f */
+    int append;   /* x goes to the tail (enqueue's rule) */
+    emu_entry x;  /* the phase it queues */
+    double reg;   /* when its end was registered, ns */
+    double start; /* when the phase that ends started, ns */
+    int dim;      /* the dim it ends on */
+} touch;
+
+/* Dim f's running phase and then its waiting ones, as (collective, chunk) + 1 into out (room
+ * for the queue's entries, the touches and one more; key as much), after the touches in order
+ * ord (the preset's insertion, list_insert; a free dim takes its head at once,
+ * SchedulerUnit::notify_stream_added and notify_stream_removed); returns how many. */
+static size_t touch_outcome(th_emu *emu, int f, const touch *tc, const int *ord, int n,
+                            uint64_t *out, double *key) {
+    const emu_queue *q = queue(emu, f);
+    uint64_t *w = out + 1;
+    size_t nw = 0;
+    int run = emu->srv[f].busy;
+    uint64_t running = (uint64_t)emu->srv[f].coll << 24 | emu->srv[f].chunk;
+    for (size_t k = q->head; k < q->n; k++, nw++)
+        w[nw] = (uint64_t)q->e[k].coll << 24 | q->e[k].chunk, key[nw] = q->e[k].m;
+    for (int i = 0; i < n; i++) {
+        const touch *t = &tc[ord[i]];
+        if (t->free) {
+            run = 0;
+        } else {
+            size_t at = nw;
+            if (!t->append)
+                for (at = 0; at < nw && key[at] < t->x.m; at++) {
+                }
+            memmove(w + at + 1, w + at, sizeof *w * (nw - at));
+            memmove(key + at + 1, key + at, sizeof *key * (nw - at));
+            w[at] = (uint64_t)t->x.coll << 24 | t->x.chunk, key[at] = t->x.m, nw++;
+        }
+        if (!run && nw > 0) {
+            running = w[0], run = 1, nw--;
+            memmove(w, w + 1, sizeof *w * nw);
+            memmove(key, key + 1, sizeof *key * nw);
+        }
+    }
+    out[0] = run ? running + 1 : 0;
+    return 1 + nw;
+}
+
+/* Refuses what ASTRA-sim 2.x would never finish (docs/CHAKRA.md, Limits). Each NPU runs the
+ * ends of phases at one tick in its own order (Sys::try_register_event: its events of a tick
+ * in the order they were registered), and as it runs one it takes the phase's stream out of
+ * its dim or puts it into its next dim's queue (Sys::proceed_to_next_vnet_baseline,
+ * insert_stream), a free dim starting its head at once (SchedulerUnit). Where two such ends
+ * touch one dim f and which phase f runs next, or the order of its queue, depends on which
+ * comes first, NPUs of one ring of f that take them in other orders run different chunks on
+ * f, each waiting for the message of its own chunk that its predecessor holds back: the run
+ * stops with unreleased nodes. Two ends registered at different ticks come in one order on
+ * every NPU; the NPUs' orders at one tick are followed only through their first NPU, so of the
+ * ends registered at one tick the check takes those of phases that also started at one tick,
+ * the condition measured to catch the orders that part (docs/CHAKRA.md). */
+static int check_hang(th_emu *emu, const int *ending, int nend, th_error *err) {
+    astra_emu_state *st = emu->state;
+    for (int f = 0; f < emu->sys->ndims && nend > 1; f++) {
+        touch tc[TH_MAX_DIMS];
+        int n = 0;
+        for (int k = 0; k < nend; k++) {
+            int d = ending[k], stage, dim;
+            const emu_coll *cr = emu_rec(emu, emu->srv[d].coll);
+            uint32_t c = emu->srv[d].chunk;
+            touch t = {.reg = emu->t - st->end_wait[d], .start = st->start_at[d], .dim = d};
+            t.free = d == f;
+            if (!t.free) {
+                th_op op;
+                double m;
+                if ((stage = cr->next[c] + 1) >= cr->plan->nstages) continue;
+                th_plan_stage(cr->plan, c, stage, &dim, &op, &m);
+                if (dim != f) continue;
+                t.x = (emu_entry){.m = op == TH_OP_AG ? m * cr->plan->npus[dim] : m,
+                                  .coll = emu->srv[d].coll,
+                                  .chunk = c};
+                t.append = !emu->scf || op == TH_OP_AR || op == TH_OP_A2A ||
+                           stage == cr->plan->nstages - 2;
+            }
+            tc[n++] = t;
+        }
+        for (int i = 0; i < n; i++)
+            for (int j = i + 1; j < n; j++) {
+                if (tc[i].reg != tc[j].reg || tc[i].start != tc[j].start) continue;
+                int ord[TH_MAX_DIMS], m = 2; /* the two in either order, then the others */
+                for (int k = 0; k < n; k++)
+                    if (k != i && k != j) ord[m++] = k;
+                size_t room = queue(emu, f)->n - queue(emu, f)->head + (size_t)n + 1;
+                uint64_t *a = malloc(2 * room * sizeof *a);
+                double *key = malloc(room * sizeof *key);
+                if (!a || !key) {
+                    free(a), free(key);
+                    return th_error_set(err, TH_EINTERNAL, "out of memory");
+                }
+                ord[0] = i, ord[1] = j;
+                size_t na = touch_outcome(emu, f, tc, ord, n, a, key);
+                ord[0] = j, ord[1] = i;
+                int same = na == touch_outcome(emu, f, tc, ord, n, a + room, key) &&
+                           !memcmp(a, a + room, sizeof *a * na);
+                free(a), free(key);
+                if (same) continue;
+                const touch *x = tc[i].free ? &tc[j] : &tc[i], *y = x == &tc[i] ? &tc[j] : &tc[i];
+                char other[96];
+                if (y->free)
+                    snprintf(other, sizeof other, "the phase running on dim %d leaves it", f);
+                else
+                    snprintf(other, sizeof other, "so does chunk %u's on dim %d",
+                             (unsigned)y->x.chunk, y->dim);
+                return th_error_set(
+                    err, TH_EINPUT,
+                    "ASTRA-sim 2.x would not finish: at %.17g ns chunk %u's phase on dim %d ends "
+                    "and goes on to dim %d, and %s, both ends registered at %.17g ns by phases "
+                    "started at %.17g ns; what dim %d runs next depends on which end an NPU takes "
+                    "first, the NPUs take them in orders that themis does not follow (they differ "
+                    "from ring to ring), and NPUs of one ring of dim %d that run different chunks "
+                    "there wait for each other for ever (docs/CHAKRA.md, Limits)",
+                    emu->t, (unsigned)x->x.chunk, x->dim, f, other, x->reg, x->start, f, f);
+            }
+    }
+    return TH_OK;
+}
+
 /* The phases ending now complete in the order they started; each in turn queues its chunk's
  * next phase (starting it if that dim is idle), then its freed dim takes its next waiting
  * phase. All that follows now follows in the order of the phase whose end was registered first:
@@ -328,6 +479,7 @@ static int step(th_emu *emu, th_error *err) {
     int win = 0; /* registered first: the longest wait, then the first started */
     for (int k = 1; k < nend; k++)
         if (st->end_wait[ending[k]] > st->end_wait[ending[win]]) win = k;
+    if (check_hang(emu, ending, nend, err)) return err->code;
     int64_t first = nend ? st->end_first[ending[win]] : -1;
     st->trigger_reg = nend ? emu->t - st->end_wait[ending[win]] : -1;
     for (int k = 0; k < nend; k++) {

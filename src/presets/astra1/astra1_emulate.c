@@ -106,11 +106,14 @@ static int enqueue(th_emu *r, uint32_t id, uint32_t c, int stage) {
  * to the list of its tick, so events of one tick run in the order they were registered): the
  * registration times of its events from the first one due at its end tick back to its start
  * (a trailing 0-ns reduction is skipped: the last NPU of the dim's ring, which moves the phase
- * on, has nothing else in that tick's list), then the key of the phase whose end started it. */
+ * on, has nothing else in that tick's list), then the key of the phase whose end started it.
+ * A direct All-to-All on a Switch or FullyConnected dim keys as its one line E, message, E:
+ * its p - 1 messages leave at one ns and arrive at one ns. */
 static void key_phase(th_emu *r, int d, th_coll_type type, th_op op, double m, double dur) {
     astra1_emu_state *st = r->state;
     double dl[CHAIN_MAX];
-    int k = astra1_phase_chain(r->sys, d, type, op, m, dl, CHAIN_MAX);
+    unsigned char msg[CHAIN_MAX];
+    int k = astra1_phase_events(r->sys, d, type, op, m, dl, msg, CHAIN_MAX);
     st->keyed[d] = 0;
     if (k > 0) {
         double sum = 0, end = r->t;
