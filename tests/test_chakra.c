@@ -433,6 +433,30 @@ START_TEST(chakra_themis_first_npu) {
 }
 END_TEST
 
+/* After a halvingDoubling phase, the first NPU is its partner of each step in turn: its
+ * coordinate on the dim XORed with the offsets (docs/CHAKRA.md). Measured with ASTRA-sim 2.x (the
+ * same build as above, and one that logs the NPU that generates each collective first) on
+ * r4_fc2_s2.yml (Ring 4 @ 100/100, FC 2 @ 50/100, Switch 2 @ 25/100) with
+ * themis_FIFO_3d_hd_s1.json (halvingDoubling on every dim, Themis + FIFO, 1 split), a trace of
+ * a 55606-byte Reduce-Scatter, a 54685-byte All-Gather that depends on it and a 189757-byte
+ * Reduce-Scatter that depends on that, on its 16 NPUs: 26870 ns, all exposed. NPU 15 generates
+ * the All-Gather first (each coordinate XORed with p - 1 by the Reduce-Scatter), so it is
+ * planned from the loads rank 0's schedule left; NPU 0 generates the last one (the All-Gather
+ * XORs them back), planned from fresh loads. */
+START_TEST(chakra_themis_halving_doubling_lead) {
+    char *dir = test_tmp_dir();
+    TEST_DIR_PATH(sys, dir, "hd.json");
+    import_astra("chakra/r4_fc2_s2.yml", "chakra/themis_FIFO_3d_hd_s1.json", sys);
+    wnode chain[] = {COLLECTIVE(0, RS, 55606), COLLECTIVE(1, AG, 54685), COLLECTIVE(2, RS, 189757)};
+    for (int k = 1; k < 3; k++)
+        chain[k].data[0] = (uint64_t)k - 1, chain[k].ndata = 1;
+    write_set(dir, "chain", chain, 3, 16);
+    TEST_DIR_PATH(p, dir, "chain");
+    expect_times(p, sys, "-p themis -q fifo", 26870, 26870);
+    test_rm_dir(dir);
+}
+END_TEST
+
 /* Where the first NPU's order meets other events at one tick. Measured with ASTRA-sim 2.x (the
  * same build as above, and one that logs the first NPU to end each ring phase and to generate
  * each collective), on traces written by export-chakra:
@@ -1112,6 +1136,7 @@ Suite *chakra_suite(void) {
     tcase_add_test(tc, chakra_groups);
     tcase_add_test(tc, chakra_themis_across_collectives);
     tcase_add_test(tc, chakra_themis_first_npu);
+    tcase_add_test(tc, chakra_themis_halving_doubling_lead);
     tcase_add_test(tc, chakra_themis_order_meetings);
     tcase_add_test(tc, chakra_held_dim);
     tcase_add_test(tc, chakra_astra_hang);
