@@ -457,6 +457,28 @@ START_TEST(chakra_themis_halving_doubling_lead) {
 }
 END_TEST
 
+/* The direct algorithm on a dim of 2 NPUs sends one message a step to the other NPU, as the
+ * ring does, so it moves the first NPU as a ring of 2 (docs/CHAKRA.md). Measured with ASTRA-sim
+ * 2.x (the same builds as above) on r2_r2.yml (Ring 2 @ 200/500, Ring 2 @ 150/50) with
+ * themis_FIFO_2d_direct_s2.json (direct on both dims, Themis + FIFO, 2 splits), a trace of an
+ * 8196000-byte All-Gather on dim 0 (involved_dim [true, false]) and a 823595-byte All-Gather
+ * on both dims that depends on it, on its 4 NPUs: 52077 ns, all exposed. The first All-Gather's
+ * two chunks each pass the order along dim 0 once, so NPU 0 generates the second first (as
+ * logged), which is planned from fresh loads. */
+START_TEST(chakra_themis_direct_two_npus_lead) {
+    char *dir = test_tmp_dir();
+    TEST_DIR_PATH(sys, dir, "direct.json");
+    import_astra("chakra/r2_r2.yml", "chakra/themis_FIFO_2d_direct_s2.json", sys);
+    wnode two[] = {COLLECTIVE(0, AG, 8196000), COLLECTIVE(1, AG, 823595)};
+    two[0].ndims = 2, two[0].dims[0] = 1, two[0].dims[1] = 0;
+    two[1].data[0] = 0, two[1].ndata = 1;
+    write_set(dir, "two", two, 2, 4);
+    TEST_DIR_PATH(p, dir, "two");
+    expect_times(p, sys, "-p themis -q fifo", 52077, 52077);
+    test_rm_dir(dir);
+}
+END_TEST
+
 /* Where the first NPU's order meets other events at one tick. Measured with ASTRA-sim 2.x (the
  * same build as above, and one that logs the first NPU to end each ring phase and to generate
  * each collective), on traces written by export-chakra:
@@ -1137,6 +1159,7 @@ Suite *chakra_suite(void) {
     tcase_add_test(tc, chakra_themis_across_collectives);
     tcase_add_test(tc, chakra_themis_first_npu);
     tcase_add_test(tc, chakra_themis_halving_doubling_lead);
+    tcase_add_test(tc, chakra_themis_direct_two_npus_lead);
     tcase_add_test(tc, chakra_themis_order_meetings);
     tcase_add_test(tc, chakra_held_dim);
     tcase_add_test(tc, chakra_astra_hang);

@@ -138,12 +138,15 @@ static int64_t halving_lead(const th_system *sys, int64_t first, int d, th_op op
  * Ring.cc, one per step: an All-Reduce phase 2 (p - 1) steps, an All-to-All p (p - 1) / 2, a
  * Reduce-Scatter or All-Gather p - 1, all clockwise, but an All-Reduce's All-Gather phases,
  * which take the anticlockwise queues (Sys::generate_collective, QueueLevelHandler); the
- * exchanges of halvingDoubling (halving_lead). The direct algorithm: not known. */
+ * exchanges of halvingDoubling (halving_lead). The direct algorithm (AllToAll.cc) on 2 NPUs
+ * sends one message a step as the ring does (one to the other NPU: an All-Reduce 2, any other
+ * phase 1); on more: not known. */
 static int64_t phase_lead(const th_emu *r, const th_plan *plan, int d, th_op op, int64_t first) {
     th_algorithm alg = th_astra_algorithm(r->sys, plan->type, d);
-    if (alg == TH_ALG_RHD) return halving_lead(r->sys, first, d, op);
-    if (alg != TH_ALG_RING) return -1;
     int64_t p = (int64_t)r->sys->dims[d].npus, steps = p - 1;
+    if (alg == TH_ALG_RHD) return halving_lead(r->sys, first, d, op);
+    if (alg == TH_ALG_DIRECT && p == 2) return lead_shift(r->sys, first, d, op == TH_OP_AR ? 2 : 1);
+    if (alg != TH_ALG_RING) return -1;
     if (op == TH_OP_AR) steps = 2 * (p - 1);
     if (op == TH_OP_A2A) steps = p * (p - 1) / 2;
     if (op == TH_OP_AG && plan->type == TH_COLL_ALLREDUCE) steps = -(p - 1);
@@ -546,18 +549,19 @@ int astra_issue_first(th_emu *emu, int64_t first) {
     return 0;
 }
 
-/* 1 when the phase running on dim d is a halvingDoubling one. */
-static int is_halving(const th_emu *r, int d) {
+/* 1 when the phase running on dim d is not a ring's (halvingDoubling or direct: the ticks of
+ * its events are not derived). */
+static int not_ring(const th_emu *r, int d) {
     return r->srv[d].busy &&
-           th_astra_algorithm(r->sys, emu_rec(r, r->srv[d].coll)->plan->type, d) == TH_ALG_RHD;
+           th_astra_algorithm(r->sys, emu_rec(r, r->srv[d].coll)->plan->type, d) != TH_ALG_RING;
 }
 
 /* A compute node's end, registered at reg, at a tick t of a running ring phase's events (its
  * end too): every NPU runs both in its place for the one registered first
  * (Sys::try_register_event), so the phase goes on in the node's order, or the node's end (and
  * what it issues) takes the phase's order there; not known when both were registered at one
- * tick. A halvingDoubling phase's order is not known once a node ends while it runs (the ticks
- * of its events are not derived). */
+ * tick. Another phase than a ring's: its order is not known once a node ends while it runs
+ * (the ticks of its events are not derived). */
 int64_t astra_timed_end(th_emu *emu, double t, double reg, int64_t first) {
     astra_emu_state *st = emu->state;
     enum { MAX_TICKS = 512 };
@@ -567,7 +571,7 @@ int64_t astra_timed_end(th_emu *emu, double t, double reg, int64_t first) {
     for (int d = 0; d < emu->sys->ndims; d++) {
         if (!emu->srv[d].busy || t <= st->start_at[d] || t > st->start_at[d] + st->time[d])
             continue;
-        if (is_halving(emu, d)) { /* the ticks of its events are not derived: not known */
+        if (not_ring(emu, d)) { /* the ticks of its events are not derived: not known */
             st->end_first[d] = -1;
             continue;
         }
