@@ -457,15 +457,20 @@ START_TEST(chakra_themis_halving_doubling_lead) {
 }
 END_TEST
 
-/* The direct algorithm on a dim of 2 NPUs sends one message a step to the other NPU, as the
- * ring does, so it moves the first NPU as a ring of 2 (docs/CHAKRA.md). Measured with ASTRA-sim
- * 2.x (the same builds as above) on r2_r2.yml (Ring 2 @ 200/500, Ring 2 @ 150/50) with
- * themis_FIFO_2d_direct_s2.json (direct on both dims, Themis + FIFO, 2 splits), a trace of an
- * 8196000-byte All-Gather on dim 0 (involved_dim [true, false]) and a 823595-byte All-Gather
- * on both dims that depends on it, on its 4 NPUs: 52077 ns, all exposed. The first All-Gather's
- * two chunks each pass the order along dim 0 once, so NPU 0 generates the second first (as
- * logged), which is planned from fresh loads. */
-START_TEST(chakra_themis_direct_two_npus_lead) {
+/* The direct algorithm sends to every peer at once, the next one along the phase's direction
+ * last: where every peer is one hop away each NPU's last message comes from its predecessor, as
+ * in one ring step; on a ring dim from the peer p / 2 hops away (docs/CHAKRA.md). Measured with
+ * ASTRA-sim 2.x (the same builds as above), direct on every dim, Themis + FIFO:
+ *   r2_r2.yml (Ring 2 @ 200/500, Ring 2 @ 150/50) with themis_FIFO_2d_direct_s2.json (2
+ *   splits), an 8196000-byte All-Gather on dim 0 (involved_dim [true, false]) and a
+ *   823595-byte All-Gather on both dims that depends on it, on 4 NPUs: 52077 ns, all exposed
+ *   (each of the first one's two chunks passes the order along dim 0 once: NPU 0 generates the
+ *   second first, as logged);
+ *   r8_fc4_fc2.yml (Ring 8 @ 400/50, FC 4 @ 12.5/500, FC 2 @ 150/50) with
+ *   themis_FIFO_3d_direct_s8.json (8 splits), a 4194304-byte All-Gather and a 65536-byte
+ *   Reduce-Scatter that depends on it, on 64 NPUs: 698857 ns, all exposed (NPU 32 generates
+ *   the Reduce-Scatter first, as logged). */
+START_TEST(chakra_themis_direct_lead) {
     char *dir = test_tmp_dir();
     TEST_DIR_PATH(sys, dir, "direct.json");
     import_astra("chakra/r2_r2.yml", "chakra/themis_FIFO_2d_direct_s2.json", sys);
@@ -475,6 +480,13 @@ START_TEST(chakra_themis_direct_two_npus_lead) {
     write_set(dir, "two", two, 2, 4);
     TEST_DIR_PATH(p, dir, "two");
     expect_times(p, sys, "-p themis -q fifo", 52077, 52077);
+    TEST_DIR_PATH(s8, dir, "direct8.json");
+    import_astra("chakra/r8_fc4_fc2.yml", "chakra/themis_FIFO_3d_direct_s8.json", s8);
+    wnode ag_rs[] = {COLLECTIVE(0, AG, 4194304), COLLECTIVE(1, RS, 65536)};
+    ag_rs[1].data[0] = 0, ag_rs[1].ndata = 1;
+    write_set(dir, "ag_rs", ag_rs, 2, 64);
+    TEST_DIR_PATH(p8, dir, "ag_rs");
+    expect_times(p8, s8, "-p themis -q fifo", 698857, 698857);
     test_rm_dir(dir);
 }
 END_TEST
@@ -1159,7 +1171,7 @@ Suite *chakra_suite(void) {
     tcase_add_test(tc, chakra_themis_across_collectives);
     tcase_add_test(tc, chakra_themis_first_npu);
     tcase_add_test(tc, chakra_themis_halving_doubling_lead);
-    tcase_add_test(tc, chakra_themis_direct_two_npus_lead);
+    tcase_add_test(tc, chakra_themis_direct_lead);
     tcase_add_test(tc, chakra_themis_order_meetings);
     tcase_add_test(tc, chakra_held_dim);
     tcase_add_test(tc, chakra_astra_hang);

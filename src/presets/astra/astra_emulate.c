@@ -138,14 +138,21 @@ static int64_t halving_lead(const th_system *sys, int64_t first, int d, th_op op
  * Ring.cc, one per step: an All-Reduce phase 2 (p - 1) steps, an All-to-All p (p - 1) / 2, a
  * Reduce-Scatter or All-Gather p - 1, all clockwise, but an All-Reduce's All-Gather phases,
  * which take the anticlockwise queues (Sys::generate_collective, QueueLevelHandler); the
- * exchanges of halvingDoubling (halving_lead). The direct algorithm (AllToAll.cc) on 2 NPUs
- * sends one message a step as the ring does (one to the other NPU: an All-Reduce 2, any other
- * phase 1); on more: not known. */
+ * exchanges of halvingDoubling (halving_lead). The direct algorithm (AllToAll.cc) sends to
+ * every peer at once, the peer next along the phase's direction last, so where every peer is
+ * one hop away (a switch, fully connected) each NPU's last message comes from its predecessor,
+ * as one ring step (an All-Reduce two); on a ring the last to arrive comes from the peer p / 2
+ * hops away (p even; an All-Reduce there leaves the NPUs in no rotation: not known). */
 static int64_t phase_lead(const th_emu *r, const th_plan *plan, int d, th_op op, int64_t first) {
     th_algorithm alg = th_astra_algorithm(r->sys, plan->type, d);
     int64_t p = (int64_t)r->sys->dims[d].npus, steps = p - 1;
     if (alg == TH_ALG_RHD) return halving_lead(r->sys, first, d, op);
-    if (alg == TH_ALG_DIRECT && p == 2) return lead_shift(r->sys, first, d, op == TH_OP_AR ? 2 : 1);
+    if (alg == TH_ALG_DIRECT) {
+        if (r->sys->dims[d].topology == TH_TOPO_RING && p > 2)
+            return op == TH_OP_AR || p % 2 ? -1 : lead_shift(r->sys, first, d, p / 2);
+        steps = op == TH_OP_AR ? 2 : op == TH_OP_AG && plan->type == TH_COLL_ALLREDUCE ? -1 : 1;
+        return lead_shift(r->sys, first, d, steps);
+    }
     if (alg != TH_ALG_RING) return -1;
     if (op == TH_OP_AR) steps = 2 * (p - 1);
     if (op == TH_OP_A2A) steps = p * (p - 1) / 2;
