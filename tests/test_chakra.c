@@ -433,6 +433,64 @@ START_TEST(chakra_themis_first_npu) {
 }
 END_TEST
 
+/* After a halvingDoubling phase, the first NPU is its partner of each step in turn: its
+ * coordinate on the dim XORed with the offsets (docs/CHAKRA.md). Measured with ASTRA-sim 2.x (the
+ * same build as above, and one that logs the NPU that generates each collective first) on
+ * r4_fc2_s2.yml (Ring 4 @ 100/100, FC 2 @ 50/100, Switch 2 @ 25/100) with
+ * themis_FIFO_3d_hd_s1.json (halvingDoubling on every dim, Themis + FIFO, 1 split), a trace of
+ * a 55606-byte Reduce-Scatter, a 54685-byte All-Gather that depends on it and a 189757-byte
+ * Reduce-Scatter that depends on that, on its 16 NPUs: 26870 ns, all exposed. NPU 15 generates
+ * the All-Gather first (each coordinate XORed with p - 1 by the Reduce-Scatter), so it is
+ * planned from the loads rank 0's schedule left; NPU 0 generates the last one (the All-Gather
+ * XORs them back), planned from fresh loads. */
+START_TEST(chakra_themis_halving_doubling_lead) {
+    char *dir = test_tmp_dir();
+    TEST_DIR_PATH(sys, dir, "hd.json");
+    import_astra("chakra/r4_fc2_s2.yml", "chakra/themis_FIFO_3d_hd_s1.json", sys);
+    wnode chain[] = {COLLECTIVE(0, RS, 55606), COLLECTIVE(1, AG, 54685), COLLECTIVE(2, RS, 189757)};
+    for (int k = 1; k < 3; k++)
+        chain[k].data[0] = (uint64_t)k - 1, chain[k].ndata = 1;
+    write_set(dir, "chain", chain, 3, 16);
+    TEST_DIR_PATH(p, dir, "chain");
+    expect_times(p, sys, "-p themis -q fifo", 26870, 26870);
+    test_rm_dir(dir);
+}
+END_TEST
+
+/* The direct algorithm sends to every peer at once, the next one along the phase's direction
+ * last: where every peer is one hop away each NPU's last message comes from its predecessor, as
+ * in one ring step; on a ring dim from the peer p / 2 hops away (docs/CHAKRA.md). Measured with
+ * ASTRA-sim 2.x (the same builds as above), direct on every dim, Themis + FIFO:
+ *   r2_r2.yml (Ring 2 @ 200/500, Ring 2 @ 150/50) with themis_FIFO_2d_direct_s2.json (2
+ *   splits), an 8196000-byte All-Gather on dim 0 (involved_dim [true, false]) and a
+ *   823595-byte All-Gather on both dims that depends on it, on 4 NPUs: 52077 ns, all exposed
+ *   (each of the first one's two chunks passes the order along dim 0 once: NPU 0 generates the
+ *   second first, as logged);
+ *   r8_fc4_fc2.yml (Ring 8 @ 400/50, FC 4 @ 12.5/500, FC 2 @ 150/50) with
+ *   themis_FIFO_3d_direct_s8.json (8 splits), a 4194304-byte All-Gather and a 65536-byte
+ *   Reduce-Scatter that depends on it, on 64 NPUs: 698857 ns, all exposed (NPU 32 generates
+ *   the Reduce-Scatter first, as logged). */
+START_TEST(chakra_themis_direct_lead) {
+    char *dir = test_tmp_dir();
+    TEST_DIR_PATH(sys, dir, "direct.json");
+    import_astra("chakra/r2_r2.yml", "chakra/themis_FIFO_2d_direct_s2.json", sys);
+    wnode two[] = {COLLECTIVE(0, AG, 8196000), COLLECTIVE(1, AG, 823595)};
+    two[0].ndims = 2, two[0].dims[0] = 1, two[0].dims[1] = 0;
+    two[1].data[0] = 0, two[1].ndata = 1;
+    write_set(dir, "two", two, 2, 4);
+    TEST_DIR_PATH(p, dir, "two");
+    expect_times(p, sys, "-p themis -q fifo", 52077, 52077);
+    TEST_DIR_PATH(s8, dir, "direct8.json");
+    import_astra("chakra/r8_fc4_fc2.yml", "chakra/themis_FIFO_3d_direct_s8.json", s8);
+    wnode ag_rs[] = {COLLECTIVE(0, AG, 4194304), COLLECTIVE(1, RS, 65536)};
+    ag_rs[1].data[0] = 0, ag_rs[1].ndata = 1;
+    write_set(dir, "ag_rs", ag_rs, 2, 64);
+    TEST_DIR_PATH(p8, dir, "ag_rs");
+    expect_times(p8, s8, "-p themis -q fifo", 698857, 698857);
+    test_rm_dir(dir);
+}
+END_TEST
+
 /* Where the first NPU's order meets other events at one tick. Measured with ASTRA-sim 2.x (the
  * same build as above, and one that logs the first NPU to end each ring phase and to generate
  * each collective), on traces written by export-chakra:
@@ -1112,6 +1170,8 @@ Suite *chakra_suite(void) {
     tcase_add_test(tc, chakra_groups);
     tcase_add_test(tc, chakra_themis_across_collectives);
     tcase_add_test(tc, chakra_themis_first_npu);
+    tcase_add_test(tc, chakra_themis_halving_doubling_lead);
+    tcase_add_test(tc, chakra_themis_direct_lead);
     tcase_add_test(tc, chakra_themis_order_meetings);
     tcase_add_test(tc, chakra_held_dim);
     tcase_add_test(tc, chakra_astra_hang);

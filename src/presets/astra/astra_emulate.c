@@ -119,14 +119,41 @@ static int64_t lead_shift(const th_system *sys, int64_t first, int d, int64_t st
     return first + (c2 - c) * stride;
 }
 
+/* The order `first` after a halvingDoubling phase on dim d (p NPUs, a power of 2): at each
+ * step every NPU exchanges one message with the NPU whose coordinate on d differs from its own
+ * by the step's offset in one bit, and the NPU whose message was sent first receives first, so
+ * the first NPU's coordinate is XORed with each offset in turn (HalvingDoubling.cc): a
+ * Reduce-Scatter's offsets 1, 2, ..., p / 2 and an All-Gather's p / 2, ..., 1 give p - 1, an
+ * All-Reduce's both ways 0. */
+static int64_t halving_lead(const th_system *sys, int64_t first, int d, th_op op) {
+    int64_t stride = 1, p = (int64_t)sys->dims[d].npus;
+    if (first < 0 || p < 2 || (p & (p - 1)) || op == TH_OP_A2A) return -1;
+    for (int k = 0; k < d; k++)
+        stride *= (int64_t)sys->dims[k].npus;
+    int64_t c = first / stride % p, c2 = op == TH_OP_AR ? c : c ^ (p - 1);
+    return first + (c2 - c) * stride;
+}
+
 /* The order after a phase that started in order `first`: the chains of messages of ASTRA-sim's
  * Ring.cc, one per step: an All-Reduce phase 2 (p - 1) steps, an All-to-All p (p - 1) / 2, a
  * Reduce-Scatter or All-Gather p - 1, all clockwise, but an All-Reduce's All-Gather phases,
- * which take the anticlockwise queues (Sys::generate_collective, QueueLevelHandler). Another
- * algorithm than the ring: not known. */
+ * which take the anticlockwise queues (Sys::generate_collective, QueueLevelHandler); the
+ * exchanges of halvingDoubling (halving_lead). The direct algorithm (AllToAll.cc) sends to
+ * every peer at once, the peer next along the phase's direction last, so where every peer is
+ * one hop away (a switch, fully connected) each NPU's last message comes from its predecessor,
+ * as one ring step (an All-Reduce two); on a ring the last to arrive comes from the peer p / 2
+ * hops away (p even; an All-Reduce there leaves the NPUs in no rotation: not known). */
 static int64_t phase_lead(const th_emu *r, const th_plan *plan, int d, th_op op, int64_t first) {
-    if (th_astra_algorithm(r->sys, plan->type, d) != TH_ALG_RING) return -1;
+    th_algorithm alg = th_astra_algorithm(r->sys, plan->type, d);
     int64_t p = (int64_t)r->sys->dims[d].npus, steps = p - 1;
+    if (alg == TH_ALG_RHD) return halving_lead(r->sys, first, d, op);
+    if (alg == TH_ALG_DIRECT) {
+        if (r->sys->dims[d].topology == TH_TOPO_RING && p > 2)
+            return op == TH_OP_AR || p % 2 ? -1 : lead_shift(r->sys, first, d, p / 2);
+        steps = op == TH_OP_AR ? 2 : op == TH_OP_AG && plan->type == TH_COLL_ALLREDUCE ? -1 : 1;
+        return lead_shift(r->sys, first, d, steps);
+    }
+    if (alg != TH_ALG_RING) return -1;
     if (op == TH_OP_AR) steps = 2 * (p - 1);
     if (op == TH_OP_A2A) steps = p * (p - 1) / 2;
     if (op == TH_OP_AG && plan->type == TH_COLL_ALLREDUCE) steps = -(p - 1);
@@ -529,11 +556,19 @@ int astra_issue_first(th_emu *emu, int64_t first) {
     return 0;
 }
 
+/* 1 when the phase running on dim d is not a ring's (halvingDoubling or direct: the ticks of
+ * its events are not derived). */
+static int not_ring(const th_emu *r, int d) {
+    return r->srv[d].busy &&
+           th_astra_algorithm(r->sys, emu_rec(r, r->srv[d].coll)->plan->type, d) != TH_ALG_RING;
+}
+
 /* A compute node's end, registered at reg, at a tick t of a running ring phase's events (its
  * end too): every NPU runs both in its place for the one registered first
  * (Sys::try_register_event), so the phase goes on in the node's order, or the node's end (and
  * what it issues) takes the phase's order there; not known when both were registered at one
- * tick. */
+ * tick. Another phase than a ring's: its order is not known once a node ends while it runs
+ * (the ticks of its events are not derived). */
 int64_t astra_timed_end(th_emu *emu, double t, double reg, int64_t first) {
     astra_emu_state *st = emu->state;
     enum { MAX_TICKS = 512 };
@@ -543,6 +578,10 @@ int64_t astra_timed_end(th_emu *emu, double t, double reg, int64_t first) {
     for (int d = 0; d < emu->sys->ndims; d++) {
         if (!emu->srv[d].busy || t <= st->start_at[d] || t > st->start_at[d] + st->time[d])
             continue;
+        if (not_ring(emu, d)) { /* the ticks of its events are not derived: not known */
+            st->end_first[d] = -1;
+            continue;
+        }
         int n = phase_ticks(emu, d, a, sa, ra, MAX_TICKS), k = 0;
         while (k < n && a[k] != t)
             k++;
