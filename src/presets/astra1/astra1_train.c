@@ -813,30 +813,27 @@ static int check_tick_order(replay *r) {
                         r->unsure_t[i]);
     if (r->unsure_n > shown)
         snprintf(ticks + len, sizeof ticks - (size_t)len, ", ... (%d ticks)", r->unsure_n);
+    /* the three refusals share what is unsure: where, and why */
+    char what[TH_ERROR_MAX];
+    snprintf(what, sizeof what,
+             "%s:%d: the %s collective is planned by Themis at ns %s with loads that depend on "
+             "which NPU generates it first (NPU 0 resetting them or another NPU planning with the "
+             "loads the last tick left), which the astra-sim-1.0 preset does not model",
+             r->src, r->unsure_line, phase_field[r->unsure_phase], ticks);
     if (rc != TH_OK)
         return th_error_set(r->err, TH_EINPUT,
-                            "%s:%d: the %s collective is planned by Themis at ns %s with loads "
-                            "that depend on which NPU generates it first, which the "
-                            "astra-sim-1.0 preset does not model, and the other order fails: %s "
-                            "(docs/VALIDATION.md, \"Refused, and why\")",
-                            r->src, r->unsure_line, phase_field[r->unsure_phase], ticks,
-                            r->err->msg);
+                            "%s, and the other order fails: %s (docs/VALIDATION.md, \"Refused, "
+                            "and why\")",
+                            what, r->err->msg);
     if (over)
         return th_error_set(r->err, TH_EINPUT,
-                            "%s:%d: the %s collective is planned by Themis at ns %s with loads "
-                            "that depend on which NPU generates it first, which the "
-                            "astra-sim-1.0 preset does not model, and more than %d orders "
-                            "would have to be tried (docs/VALIDATION.md, \"Refused, and why\")",
-                            r->src, r->unsure_line, phase_field[r->unsure_phase], ticks,
-                            MAX_ORDERS);
+                            "%s, and more than %d orders would have to be tried "
+                            "(docs/VALIDATION.md, \"Refused, and why\")",
+                            what, MAX_ORDERS);
     return th_error_set(r->err, TH_EINPUT,
-                        "%s:%d: the %s collective is planned by Themis at ns %s with loads that "
-                        "depend on which NPU generates it first (NPU 0 resetting them or another "
-                        "NPU planning with the loads the last tick left), which the "
-                        "astra-sim-1.0 preset does not model, and NPU 0 first gives %.0f ns, "
-                        "another NPU taking over at some of those ticks %.0f ns "
-                        "(docs/VALIDATION.md, \"Refused, and why\")",
-                        r->src, r->unsure_line, phase_field[r->unsure_phase], ticks, r->t, other);
+                        "%s, and NPU 0 first gives %.0f ns, another NPU taking over at some of "
+                        "those ticks %.0f ns (docs/VALIDATION.md, \"Refused, and why\")",
+                        what, r->t, other);
 }
 
 int th_a1_replay(const th_system *sys, const th_a1_workload *wl, const char *source,
