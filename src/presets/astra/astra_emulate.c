@@ -45,6 +45,9 @@ typedef struct astra_emu_state {
     int ring[TH_MAX_DIMS];            /* 1: its phase is a ring's (its events' ticks known) */
     int freed;                        /* 1 while a dim a phase left takes its next one */
     int64_t coll_first;
+    uint64_t *touch_out; /* the hang check's two outcomes of a dim's queue (check_hang) */
+    double *touch_key;   /* and their keys */
+    size_t touch_cap;    /* entries each holds room for (touch_out twice) */
 } astra_emu_state;
 
 static emu_queue *queue(th_emu *r, int d) {
@@ -454,19 +457,21 @@ static int check_hang(th_emu *emu, const int *ending, int nend, th_error *err) {
                 for (int k = 0; k < n; k++)
                     if (k != i && k != j) ord[m++] = k;
                 size_t room = queue(emu, f)->n - queue(emu, f)->head + (size_t)n + 1;
-                uint64_t *a = malloc(2 * room * sizeof *a);
-                double *key = malloc(room * sizeof *key);
-                if (!a || !key) {
-                    free(a), free(key);
-                    return th_error_set(err, TH_EINTERNAL, "out of memory");
+                if (room > st->touch_cap) { /* kept across steps: grown, never shrunk */
+                    uint64_t *a = realloc(st->touch_out, 2 * room * sizeof *a);
+                    if (a) st->touch_out = a;
+                    double *key = a ? realloc(st->touch_key, room * sizeof *key) : NULL;
+                    if (key) st->touch_key = key;
+                    if (!a || !key) return th_error_set(err, TH_EINTERNAL, "out of memory");
+                    st->touch_cap = room;
                 }
+                uint64_t *a = st->touch_out;
                 ord[0] = i, ord[1] = j;
-                size_t na = touch_outcome(emu, f, tc, ord, n, a, key);
+                size_t na = touch_outcome(emu, f, tc, ord, n, a, st->touch_key);
                 ord[0] = j, ord[1] = i;
-                int same = na == touch_outcome(emu, f, tc, ord, n, a + room, key) &&
-                           !memcmp(a, a + room, sizeof *a * na);
-                free(a), free(key);
-                if (same) continue;
+                if (na == touch_outcome(emu, f, tc, ord, n, a + room, st->touch_key) &&
+                    !memcmp(a, a + room, sizeof *a * na))
+                    continue;
                 const touch *x = tc[i].free ? &tc[j] : &tc[i], *y = x == &tc[i] ? &tc[j] : &tc[i];
                 char other[96];
                 if (y->free)
@@ -545,6 +550,7 @@ static void free_state(void *state) {
     astra_emu_state *st = state;
     for (int d = 0; d < TH_MAX_DIMS; d++)
         free(st->q[d].e);
+    free(st->touch_out), free(st->touch_key);
     free(st);
 }
 
