@@ -177,6 +177,9 @@ void test_csv_parse(test_csv *c, const char *text);
 void test_csv_read(test_csv *c, const char *path);
 /* Frees a parsed CSV. */
 void test_csv_free(test_csv *c);
+/* Writes spec (JSON with ' for ", test_spit_dq) as DIR/spec.json, runs `themis sweep` on it to
+ * stdout, asserts it was quiet and parses its CSV into c (free it with test_csv_free). */
+void test_sweep_csv(test_csv *c, const char *dir, const char *spec);
 /* Index of the named column; fails the test when there is none. */
 int test_csv_col(const test_csv *c, const char *name);
 /* The field of data row `row` in the named column. */

@@ -401,6 +401,16 @@ void test_csv_free(test_csv *c) {
     free(c->raw);
 }
 
+void test_sweep_csv(test_csv *c, const char *dir, const char *spec) {
+    TEST_DIR_PATH(path, dir, "spec.json");
+    test_spit_dq(path, spec);
+    test_cli_out r;
+    test_cli(&r, "sweep '%s' -o -", path);
+    test_expect_quiet(&r, "sweep");
+    test_csv_parse(c, r.out);
+    test_cli_free(&r);
+}
+
 int test_csv_col(const test_csv *c, const char *name) {
     for (int i = 0; i < c->ncols; i++) {
         if (strcmp(c->head[i], name) == 0) {

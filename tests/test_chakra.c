@@ -889,24 +889,19 @@ START_TEST(chakra_groups) {
              "NPUs of one dim that runs a ring for the allreduce, under baseline scheduling",
              "train '%s' -s '%s' -p themis -q fifo --comm-group '%s'", g0, sys, rows);
     /* a sweep takes the group file as its comm_group key (beside the spec: its directory) */
-    TEST_DIR_PATH(spec, dir, "spec.json");
     char text[8192];
     snprintf(text, sizeof text,
              "{'name': 'pg', 'system': '%s', 'workload': 'g0', 'comm_group': 'rows.json', "
              "'axes': {'policy': ['baseline'], 'intra': ['fifo']}}",
              sys);
-    test_spit_dq(spec, text);
-    test_cli_out r;
-    test_cli(&r, "sweep '%s' -o -", spec);
-    test_expect_quiet(&r, "sweep");
     test_csv c;
-    test_csv_parse(&c, r.out);
+    test_sweep_csv(&c, dir, text);
     ck_assert_int_eq(c.nrows, 1);
     ck_assert_rel(test_csv_d(&c, 0, "iteration_us") * 1000, 13240);
     test_csv_free(&c);
-    test_cli_free(&r);
     snprintf(text, sizeof text, "{'workload': '%s', 'comm_group': 'rows.json'}",
              test_dpath("wl_chakra_rt.json"));
+    TEST_DIR_PATH(spec, dir, "spec.json");
     test_spit_dq(spec, text);
     test_bad("comm_group: for Chakra execution traces", "sweep '%s' -o -", spec);
     /* bad group files, and a group file for a workload that has no process groups */
@@ -1011,18 +1006,13 @@ START_TEST(chakra_sweep) {
     const char *sys = astra_system(dir, 4);
     wnode w[] = {COLLECTIVE(0, AR, 1048576)};
     write_set(dir, "ar", w, 1, 4);
-    TEST_DIR_PATH(spec, dir, "spec.json");
     char text[8192];
     snprintf(text, sizeof text,
              "{'name': 'ck', 'system': '%s', 'axes': {'workload': ['ar', 'ar.1.et'], "
              "'policy': ['baseline', 'themis'], 'intra': ['fifo']}}",
              sys);
-    test_spit_dq(spec, text);
-    test_cli_out r;
-    test_cli(&r, "sweep '%s' -o -", spec);
-    test_expect_quiet(&r, "sweep");
     test_csv c;
-    test_csv_parse(&c, r.out);
+    test_sweep_csv(&c, dir, text);
     ck_assert_int_eq(c.nrows, 4);
     static const double ns[4] = {43000, 43040, 43000, 43040};
     for (int i = 0; i < 4; i++) {
@@ -1032,7 +1022,6 @@ START_TEST(chakra_sweep) {
     }
     ck_assert_rel(test_csv_d(&c, 1, "speedup"), 43000.0 / 43040.0);
     test_csv_free(&c);
-    test_cli_free(&r);
     test_rm_dir(dir);
 }
 END_TEST

@@ -282,26 +282,21 @@ START_TEST(chakra_mem_sweep) {
     memory(dir, "pool", "MEMORY_POOL", "");
     mnode one[] = {MLOAD(1, 1048576)};
     write_set(dir, "one", one, 1, 4);
-    TEST_DIR_PATH(spec, dir, "spec.json");
     char text[8192];
     snprintf(text, sizeof text,
              "{'name': 'mem', 'system': '%s', 'workload': 'one', 'remote_memory': 'pool.json', "
              "'axes': {'intra': ['fifo', 'scf']}}",
              sys);
-    test_spit_dq(spec, text);
-    test_cli_out r;
-    test_cli(&r, "sweep '%s' -o -", spec);
-    test_expect_quiet(&r, "sweep");
     test_csv c;
-    test_csv_parse(&c, r.out);
+    test_sweep_csv(&c, dir, text);
     ck_assert_int_eq(c.nrows, 2);
     for (int i = 0; i < 2; i++)
         ck_assert_rel(test_csv_d(&c, i, "iteration_us") * 1000, 84284); /* as above */
     test_csv_free(&c);
-    test_cli_free(&r);
     /* without a trace the key is refused */
     snprintf(text, sizeof text, "{'name': 'mem', 'workload': '%s', 'remote_memory': 'pool.json'}",
              test_dpath("../../models/workloads/resnet50.json"));
+    TEST_DIR_PATH(spec, dir, "spec.json");
     test_spit_dq(spec, text);
     test_bad("remote_memory: for workloads that have memory nodes", "sweep '%s' -o -", spec);
     test_rm_dir(dir);
