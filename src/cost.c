@@ -1,4 +1,5 @@
-/* The closed-form alpha-beta(-gamma) cost of one stage on one dimension (SPEC §3). */
+/* The closed-form alpha-beta(-gamma) costs (SPEC §3): one stage on one dimension, one
+ * point-to-point message. */
 #include <math.h>
 
 #include "themis/cost.h"
@@ -57,4 +58,23 @@ double th_cost_latency_floor(const th_system *sys, int allreduce, uint32_t dims_
         f += dd->latency * th_cost_hops(dd->topology, dd->algorithm, dd->npus);
     }
     return allreduce ? 2 * f : f;
+}
+
+double th_cost_message(const th_system *sys, int64_t src, int64_t dst, double bytes) {
+    if (src == dst || src < 0 || dst < 0 || (double)src >= sys->npus || (double)dst >= sys->npus)
+        return -1;
+    double lat = 0, bw = 0;
+    for (int d = 0; d < sys->ndims; d++) {
+        const th_dim *dd = &sys->dims[d];
+        int64_t p = dd->npus, a = src % p, b = dst % p;
+        src /= p, dst /= p;
+        if (a == b) continue;
+        int64_t k = (b - a + p) % p;
+        double hops = dd->topology == TH_TOPO_RING ? (double)(k < p - k ? k : p - k)
+                      : dd->topology == TH_TOPO_FC ? 1.0
+                                                   : 2.0;
+        lat += dd->latency * hops;
+        if (bw == 0 || dd->bw < bw) bw = dd->bw;
+    }
+    return lat + bytes / bw;
 }

@@ -630,8 +630,45 @@ START_TEST(chakra_send_recv) {
     wnode lone[] = {{.id = 2, .type = RECV, .comm = -1, .size = 1048576, .peer = -1}};
     write_set(dir, "lone", lone, 1, 8);
     test_bad("node 2: attr comm_tag: no send of tag 0", "train '%s/lone' -s '%s'", dir, ring8);
-    test_bad("node 1: type: COMM_SEND_NODE", "train '%s' -s '%s'", p8,
-             test_dpath("cli_ring4.json"));
+    test_rm_dir(dir);
+}
+END_TEST
+
+/* Point-to-point under the analytical model (SPEC §3): a message cuts through the dims in which
+ * the two NPUs differ, sum(alpha hops) + bytes / (the least B of them), ring hops the shorter
+ * way round, fc 1, switch 2; it holds no stream. Each rank r sends 1 MiB to r + k and receives
+ * from r - k; rank 0 stands for the class, so its receive from -k ends the trace:
+ *   cli_ring4.json (ring 4, 100 GB/s, 10 ns), k = 1: 10 + 1048576 / 100 = 10495.76 ns;
+ *   k = 2: two hops, 20 + 10485.76 = 10505.76; after a 4 us compute node, k = 1: 14495.76;
+ *   cli_3d.json (ring 4 @ 100 GB/s, 10 ns; fc 2 @ 50, 100 ns; switch 8 @ 25, 1000 ns), k = 4:
+ *   rank 0 receives from 60 = (0, 1, 7), differing in dims 1 and 2: 100 + 2 x 1000 +
+ *   1048576 / 25 = 44043.04 (its own send to 4 = (0, 1, 0): 100 + 1048576 / 50 = 21071.52). */
+START_TEST(chakra_send_recv_analytical) {
+    char *dir = test_tmp_dir();
+    const char *ring4 = test_dpath("cli_ring4.json");
+    wnode w[] = {{.id = 1, .type = SEND, .comm = -1, .size = 1048576, .peer = 1},
+                 {.id = 2, .type = RECV, .comm = -1, .size = 1048576, .peer = -1}};
+    write_set(dir, "k1", w, 2, 4);
+    TEST_DIR_PATH(k1, dir, "k1");
+    ck_assert_rel(iteration(k1, ring4, "-p baseline -q fifo"), 10495.76);
+    w[0].peer = 2, w[1].peer = -2;
+    write_set(dir, "k2", w, 2, 4);
+    TEST_DIR_PATH(k2, dir, "k2");
+    ck_assert_rel(iteration(k2, ring4, "-p baseline -q fifo"), 10505.76);
+    wnode after[] = {COMPUTE(1, 4),
+                     {.id = 2, .type = SEND, .comm = -1, .size = 1048576, .peer = 1},
+                     {.id = 3, .type = RECV, .comm = -1, .size = 1048576, .peer = -1}};
+    after[1].data[0] = 1, after[1].ndata = 1;
+    after[2].data[0] = 1, after[2].ndata = 1;
+    write_set(dir, "after", after, 3, 4);
+    TEST_DIR_PATH(pa, dir, "after");
+    ck_assert_rel(iteration(pa, ring4, "-p themis -q scf"), 14495.76);
+    w[0].peer = 4, w[1].peer = -4;
+    write_set(dir, "k4", w, 2, 64);
+    TEST_DIR_PATH(k4, dir, "k4");
+    ck_assert_rel(iteration(k4, test_dpath("cli_3d.json"), "-p baseline -q fifo"), 44043.04);
+    /* a trace of 64 ranks on a system of 4 NPUs */
+    test_bad("attr comm_dst", "train '%s' -s '%s'", k4, ring4);
     test_rm_dir(dir);
 }
 END_TEST
@@ -1154,6 +1191,7 @@ Suite *chakra_suite(void) {
     tcase_add_test(tc, chakra_metadata);
     tcase_add_test(tc, chakra_roofline);
     tcase_add_test(tc, chakra_send_recv);
+    tcase_add_test(tc, chakra_send_recv_analytical);
     tcase_add_test(tc, chakra_classes_send_recv);
     tcase_add_test(tc, chakra_classes_collective);
     tcase_add_test(tc, chakra_groups);

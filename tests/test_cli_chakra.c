@@ -354,7 +354,9 @@ END_TEST
  * needs them, so stage 1 runs from the first one's arrival without a gap, and stage 0 ends with
  * the last gradient's backward (360 us) and its optimizer step: 180 + 10.265 + 4 x 1240 +
  * 10.265 + 360 + 1622 = 7142.530 us. ASTRA-sim 2.x (astra-sim 518bd51) prints 7142530 cycles
- * for this trace. */
+ * for this trace. The same trace on the analytical system of the same ring: a send is
+ * 500 + 524288 / 50 = 10985.76 ns (SPEC §3), so 180 + 4 x 1240 + 360 + 1622 + 2 x 10.98576 =
+ * 7143.97152 us. */
 START_TEST(pipeline_by_hand) {
     char *dir = test_tmp_dir();
     TEST_DIR_PATH(sys, dir, "sys.json");
@@ -379,6 +381,10 @@ START_TEST(pipeline_by_hand) {
                                         "collectives, 4 sends, 4 receives)"));
     test_cli_free(&r);
     ck_assert_rel(trace_time(prefix, sys, "-p baseline -q fifo"), 7142.530);
+    TEST_DIR_PATH(clean, dir, "clean.json");
+    test_spit_dq(clean, "{'name': 'r2', 'dims': [{'topology': 'ring', 'npus': 2, 'bw_GBps': 50,"
+                        " 'latency_ns': 500}]}");
+    ck_assert_rel(trace_time(prefix, clean, "-p baseline -q fifo"), 7143.97152);
     test_rm_dir(dir);
 }
 END_TEST

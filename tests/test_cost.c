@@ -300,6 +300,26 @@ START_TEST(test_latency_floor) {
 }
 END_TEST
 
+/* A message of 10^6 bytes on the §8 default (ring 4 @ 250 GB/s, 20 ns; fc 8 @ 200, 100; switch
+ * 16 @ 50, 1000; NPU r has coordinates r % 4, r / 4 % 8, r / 32): 0 -> 1 one ring hop, 20 +
+ * 10^6 / 250 = 4020; 0 -> 3 the shorter way, one hop too; 0 -> 2 two hops, 4040; 0 -> 4 the fc
+ * dim, 100 + 5000 = 5100; 1 -> 480 = (0, 0, 15): one ring hop and the switch's two, at the
+ * switch's 50 GB/s, 20 + 2000 + 20000 = 22020. No message to itself or past the NPUs. */
+START_TEST(test_message) {
+    th_system s;
+    th_system_default(&s);
+    ck_assert_double_eq_tol(th_cost_message(&s, 0, 1, 1e6), 4020, 1e-9);
+    ck_assert_double_eq_tol(th_cost_message(&s, 0, 3, 1e6), 4020, 1e-9);
+    ck_assert_double_eq_tol(th_cost_message(&s, 0, 2, 1e6), 4040, 1e-9);
+    ck_assert_double_eq_tol(th_cost_message(&s, 0, 4, 1e6), 5100, 1e-9);
+    ck_assert_double_eq_tol(th_cost_message(&s, 1, 480, 1e6), 22020, 1e-9);
+    ck_assert_double_eq_tol(th_cost_message(&s, 480, 1, 1e6), 22020, 1e-9);
+    ck_assert_double_eq(th_cost_message(&s, 5, 5, 1e6), -1);
+    ck_assert_double_eq(th_cost_message(&s, 0, 512, 1e6), -1);
+    ck_assert_double_eq(th_cost_message(&s, -1, 0, 1e6), -1);
+}
+END_TEST
+
 Suite *cost_suite(void) {
     Suite *s = suite_create("cost");
     TCase *tc = tcase_create("hops");
@@ -316,6 +336,7 @@ Suite *cost_suite(void) {
     tcase_add_test(tc, test_bytes);
     tcase_add_test(tc, test_op_names);
     tcase_add_test(tc, test_latency_floor);
+    tcase_add_test(tc, test_message);
     suite_add_tcase(s, tc);
     return s;
 }

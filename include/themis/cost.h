@@ -1,4 +1,5 @@
-/* The closed-form cost of one stage on one dimension (SPEC §3): time and bytes. */
+/* The closed-form costs of the analytical model (SPEC §3): one stage on one dimension, time and
+ * bytes, and one point-to-point message between two NPUs. */
 #ifndef THEMIS_COST_H
 #define THEMIS_COST_H
 
@@ -30,5 +31,11 @@ TH_API double th_cost_bytes(const th_dim *d, double m);
  * for an All-Reduce (its RS and AG stages). No schedule ends a collective sooner than its
  * bytes at the summed bandwidth plus this. */
 TH_API double th_cost_latency_floor(const th_system *sys, int allreduce, uint32_t dims_mask);
+
+/* Time in ns of a point-to-point message of `bytes` from NPU src to NPU dst (SPEC §3), cut
+ * through the dims in which their coordinates differ: the sum of each such dim's alpha times its
+ * hops (ring: the shorter way round, fc 1, switch 2), plus bytes at the least B among them.
+ * Returns -1 when src or dst is not an NPU of sys, or src == dst. */
+TH_API double th_cost_message(const th_system *sys, int64_t src, int64_t dst, double bytes);
 
 #endif

@@ -19,9 +19,11 @@
 #include "chakra_mem.h"
 #include "themis/buf.h"
 #include "themis/collective.h"
+#include "themis/cost.h"
 
-/* The analytical model's rules: collectives overlap, compute takes what the trace says. */
-static const th_graph_rules clean_rules = {0, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL};
+/* The analytical model's rules: collectives overlap, compute takes what the trace says, a
+ * message takes its closed-form time (SPEC §3) and holds no stream. */
+static const th_graph_rules clean_rules = {.message = th_cost_message};
 
 /* A min-heap of node indices (the nodes are sorted by id: the smallest index is the smallest
  * id). */
