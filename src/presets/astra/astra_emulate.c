@@ -384,15 +384,6 @@ static int start(th_emu *r, int d, int64_t first) {
     return rc;
 }
 
-/* Queues the phase and starts it at once when its dim is idle. */
-static int enqueue_and_start(th_emu *r, uint32_t id, uint32_t c, int stage, int64_t first,
-                             th_error *err) {
-    int dim = enqueue(r, id, c, stage);
-    if (dim < 0) return th_error_set(err, TH_EINTERNAL, "out of memory in a queue");
-    if (!r->srv[dim].busy && start(r, dim, first)) return emu_bad_stage(r, err);
-    return TH_OK;
-}
-
 /* The preset's state, made at its first use after a reset; NULL when out of memory. */
 static astra_emu_state *made(th_emu *emu) {
     if (!emu->state) {
@@ -586,11 +577,15 @@ static int step(th_emu *emu, th_error *err) {
             st->held = d + 1, st->held_at = emu->t;
             st->coll_first = first;
         }
-        if (stage >= 0 && enqueue_and_start(emu, id, c, stage, first, err)) return err->code;
+        int next = stage >= 0 ? enqueue(emu, id, c, stage) : -1;
+        if (stage >= 0 && next < 0) return th_error_set(err, TH_EINTERNAL, "out of memory in a queue");
         st->freed = 1;
         if (!emu->srv[d].busy && emu_waiting(queue(emu, d)) && start(emu, d, first))
             return emu_bad_stage(emu, err);
         st->freed = 0;
+        if (next >= 0 && !emu->srv[next].busy && emu_waiting(queue(emu, next)) &&
+            start(emu, next, first))
+            return emu_bad_stage(emu, err);
     }
     return TH_OK;
 }
