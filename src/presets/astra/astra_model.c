@@ -94,6 +94,18 @@ int astra_rhd_steps(const th_system *sys, const th_dim *d, th_op op, double s, d
     return n;
 }
 
+int astra_direct_steps(const th_system *sys, const th_dim *d, th_op op, double s, double *nt,
+                       double *red, int max) {
+    double p = (double)d->npus, part = floor(s / p), far = hops(d, floor(p / 2));
+    int n = op == TH_OP_AR ? 2 : 1;
+    /* on a ring of more than 2 NPUs the peers' messages arrive at several ticks */
+    if (p < 2 || n > max || (d->topology == TH_TOPO_RING && p > 2)) return -1;
+    nt[0] = net(d, far, op == TH_OP_AG ? s : part);
+    red[0] = op == TH_OP_RS || op == TH_OP_AR ? proc(sys, part) : 0;
+    if (n == 2) nt[1] = net(d, far, part), red[1] = 0;
+    return n;
+}
+
 /* One phase of input s (an integer), its time (ns) and the bytes one NPU sends. Every message
  * waits for the endpoint delay ep when it is handed over (and for its reduction, when it is
  * reduced) before the next one leaves; a phase starts and ends with one more ep. */

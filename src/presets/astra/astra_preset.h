@@ -46,6 +46,12 @@ extern const th_model_ops astra_model_ops;       /* astra_ops.c */
 int astra_rhd_steps(const th_system *sys, const th_dim *d, th_op op, double s, double *nt,
                     double *red, int64_t *off, int max);
 
+/* The same for a direct phase where every peer's message arrives at one tick (a switch, fully
+ * connected, a ring of 2 NPUs; AllToAll.cc): one round of messages, an All-Reduce's two (the
+ * second leaving once the first is reduced); -1 on a ring of more NPUs. */
+int astra_direct_steps(const th_system *sys, const th_dim *d, th_op op, double s, double *nt,
+                       double *red, int max);
+
 /* The NPUs' order of events at one instant (the graph rules' hooks, astra_emulate.c). */
 int astra_issue_first(struct th_emu *emu, int64_t first);
 int64_t astra_first_npu(const struct th_emu *emu, int id);
