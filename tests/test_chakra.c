@@ -491,6 +491,43 @@ START_TEST(chakra_themis_direct_lead) {
 }
 END_TEST
 
+/* Compute nodes that end while a halvingDoubling or direct phase runs: the ticks of those
+ * phases' events are derived (docs/CHAKRA.md), so an end between two of them leaves the
+ * phase's order as it was, where it was unknown before and both plans were tried (here they
+ * differ: refused). Measured with ASTRA-sim 2.x (astra-sim 518bd51 with chakra f37c2bb, its
+ * analytical congestion-unaware backend, Sys.cc made to read inter-/intra-dimension-scheduling;
+ * the max of its "sys[K] finished, T cycles, exposed communication E cycles" over the NPUs;
+ * no_memory_expansion.json) on models/workloads/dlrm.json written by export-chakra, Themis +
+ * FIFO:
+ *   fc2_s2_s2.yml (FC 2 @ 12.5/1000, Switch 2 @ 150/200, Switch 2 @ 150/1000) with
+ *   themis_FIFO_3d_rhd_s2.json (halvingDoubling on the two switches, 2 splits), 8 NPUs:
+ *   1501973 ns, exposed 1257973 (compute nodes end inside halvingDoubling phases);
+ *   fc3_fc4.yml (FC 3 @ 50/1000, FC 4 @ 200/500) with themis_FIFO_2d_direct_rhd_s1.json
+ *   (All-Reduce and Reduce-Scatter direct on the FC 3, halvingDoubling on the FC 4, 1 split),
+ *   12 NPUs: 818314 ns, exposed 574314 (compute nodes end inside direct phases). */
+START_TEST(chakra_themis_ends_inside_rhd_direct) {
+    char *dir = test_tmp_dir();
+    const char *src = getenv("THEMIS_SRCDIR");
+    static const struct {
+        const char *net, *sys;
+        double iteration, exposed;
+    } want[] = {{"chakra/fc2_s2_s2.yml", "chakra/themis_FIFO_3d_rhd_s2.json", 1501973, 1257973},
+                {"chakra/fc3_fc4.yml", "chakra/themis_FIFO_2d_direct_rhd_s1.json", 818314, 574314}};
+    for (int k = 0; k < 2; k++) {
+        TEST_DIR_PATH(sys, dir, "sys.json");
+        TEST_DIR_PATH(dlrm, dir, "dlrm");
+        import_astra(want[k].net, want[k].sys, sys);
+        test_cli_out r;
+        test_cli(&r, "export-chakra '%s/models/workloads/dlrm.json' -s '%s' -o '%s' --force",
+                 src ? src : ".", sys, dlrm);
+        test_expect_ok(&r, "export-chakra");
+        test_cli_free(&r);
+        expect_times(dlrm, sys, "", want[k].iteration, want[k].exposed);
+    }
+    test_rm_dir(dir);
+}
+END_TEST
+
 /* Where the first NPU's order meets other events at one tick. Measured with ASTRA-sim 2.x (the
  * same build as above, and one that logs the first NPU to end each ring phase and to generate
  * each collective), on traces written by export-chakra:
@@ -1161,6 +1198,7 @@ Suite *chakra_suite(void) {
     tcase_add_test(tc, chakra_themis_first_npu);
     tcase_add_test(tc, chakra_themis_halving_doubling_lead);
     tcase_add_test(tc, chakra_themis_direct_lead);
+    tcase_add_test(tc, chakra_themis_ends_inside_rhd_direct);
     tcase_add_test(tc, chakra_themis_order_meetings);
     tcase_add_test(tc, chakra_held_dim);
     tcase_add_test(tc, chakra_astra_hang);
