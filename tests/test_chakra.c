@@ -528,6 +528,48 @@ START_TEST(chakra_themis_ends_inside_rhd_direct) {
 }
 END_TEST
 
+/* Direct and halvingDoubling phases that meet other phases at one tick, their ticks derived
+ * (docs/CHAKRA.md) and the meetings ordered as ring phases' are. Measured with ASTRA-sim 2.x
+ * (the same build as chakra_themis_ends_inside_rhd_direct), Themis, on traces written by
+ * export-chakra:
+ *   tests/data/wl_chakra_direct_chain.json (a Reduce-Scatter, two All-Reduces, an All-Gather
+ *   and an All-to-All with compute between them) on r2_s4.yml (Ring 2 @ 400/200, Switch 4 @
+ *   12.5/200) with themis_SCF_2d_direct_s32.json (direct on both dims, SCF, 32 splits):
+ *   746377 ns, exposed 571377 (without checking the direct phases' meetings, and so before
+ *   their ticks were derived: 742297);
+ *   models/workloads/astra/resnet50.txt on s4_r2_s2.yml (Switch 4 @ 50/200, Ring 2 @
+ *   200/1000, Switch 2 @ 12.5/100) with themis_FIFO_3d_rhd_direct_s64.json (halvingDoubling
+ *   on the Switch 4, direct on the others, FIFO, 64 splits): 9572794 ns, exposed 3107794
+ *   (without the meetings of either kind the order differs; before, refused). */
+START_TEST(chakra_themis_meetings_rhd_direct) {
+    char *dir = test_tmp_dir();
+    const char *src = getenv("THEMIS_SRCDIR");
+    char chain[4200], resnet[4200];
+    snprintf(chain, sizeof chain, "%s", test_dpath("wl_chakra_direct_chain.json"));
+    snprintf(resnet, sizeof resnet, "%s/models/workloads/astra/resnet50.txt", src ? src : ".");
+    const struct {
+        const char *net, *sys, *workload;
+        double iteration, exposed;
+    } want[] = {
+        {"chakra/r2_s4.yml", "chakra/themis_SCF_2d_direct_s32.json", chain, 746377, 571377},
+        {"chakra/s4_r2_s2.yml", "chakra/themis_FIFO_3d_rhd_direct_s64.json", resnet, 9572794,
+         3107794},
+    };
+    for (int k = 0; k < 2; k++) {
+        char sys[4200], trace[4200];
+        snprintf(sys, sizeof sys, "%s/s%d.json", dir, k);
+        snprintf(trace, sizeof trace, "%s/t%d", dir, k);
+        import_astra(want[k].net, want[k].sys, sys);
+        test_cli_out r;
+        test_cli(&r, "export-chakra '%s' -s '%s' -o '%s'", want[k].workload, sys, trace);
+        test_expect_ok(&r, "export-chakra");
+        test_cli_free(&r);
+        expect_times(trace, sys, "", want[k].iteration, want[k].exposed);
+    }
+    test_rm_dir(dir);
+}
+END_TEST
+
 /* Where the first NPU's order meets other events at one tick. Measured with ASTRA-sim 2.x (the
  * same build as above, and one that logs the first NPU to end each ring phase and to generate
  * each collective), on traces written by export-chakra:
@@ -1199,6 +1241,7 @@ Suite *chakra_suite(void) {
     tcase_add_test(tc, chakra_themis_halving_doubling_lead);
     tcase_add_test(tc, chakra_themis_direct_lead);
     tcase_add_test(tc, chakra_themis_ends_inside_rhd_direct);
+    tcase_add_test(tc, chakra_themis_meetings_rhd_direct);
     tcase_add_test(tc, chakra_themis_order_meetings);
     tcase_add_test(tc, chakra_held_dim);
     tcase_add_test(tc, chakra_astra_hang);
