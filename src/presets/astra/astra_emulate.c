@@ -48,8 +48,8 @@ typedef struct astra_emu_state {
     int kind[TH_MAX_DIMS]; /* its phase's algorithm, as far as its events' ticks are known:
                             * KIND_RING, KIND_RHD, KIND_DIRECT, 0 (not known) */
     /* a halvingDoubling phase's partner offsets XORed over its first k messages (xor[d][k]) */
-    int64_t xor[TH_MAX_DIMS][RHD_MAX + 1];
-    int freed;                        /* 1 while a dim a phase left takes its next one */
+    int64_t xor [TH_MAX_DIMS][RHD_MAX + 1];
+    int freed; /* 1 while a dim a phase left takes its next one */
     int64_t coll_first;
     uint64_t *touch_out; /* the hang check's two outcomes of a dim's queue (check_hang) */
     double *touch_key;   /* and their keys */
@@ -149,12 +149,13 @@ static int64_t halving_lead(const th_system *sys, int64_t first, int d, th_op op
  * (halving_lead); -1 stays unknown. */
 static int64_t lead_move(const th_emu *r, int d, int64_t lead, int from, int to) {
     const astra_emu_state *st = r->state;
-    if (st->kind[d] != KIND_RHD) return lead_shift(r->sys, lead, d, st->dir[d] * (int64_t)(to - from));
+    if (st->kind[d] != KIND_RHD)
+        return lead_shift(r->sys, lead, d, st->dir[d] * (int64_t)(to - from));
     if (lead < 0) return -1;
     int64_t stride = 1, p = (int64_t)r->sys->dims[d].npus;
     for (int k = 0; k < d; k++)
         stride *= (int64_t)r->sys->dims[k].npus;
-    int64_t c = lead / stride % p, c2 = c ^ st->xor[d][from] ^ st->xor[d][to];
+    int64_t c = lead / stride % p, c2 = c ^ st->xor [d][from] ^ st->xor [d][to];
     return lead + (c2 - c) * stride;
 }
 
@@ -359,9 +360,9 @@ static void set_kind(th_emu *r, int d, th_algorithm alg, th_op op, double m) {
     } else if (alg == TH_ALG_RHD &&
                (n = astra_rhd_steps(r->sys, &r->sys->dims[d], op, m, nt, red, off, RHD_MAX)) > 0) {
         st->kind[d] = KIND_RHD;
-        st->xor[d][0] = 0;
+        st->xor [d][0] = 0;
         for (int k = 0; k < n; k++)
-            st->xor[d][k + 1] = st->xor[d][k] ^ off[k];
+            st->xor [d][k + 1] = st->xor [d][k] ^ off[k];
     } else if (alg == TH_ALG_DIRECT &&
                astra_direct_steps(r->sys, &r->sys->dims[d], op, m, nt, red, RHD_MAX) > 0) {
         st->kind[d] = KIND_DIRECT;
@@ -586,7 +587,8 @@ static int step(th_emu *emu, th_error *err) {
             st->coll_first = first;
         }
         int next = stage >= 0 ? enqueue(emu, id, c, stage) : -1;
-        if (stage >= 0 && next < 0) return th_error_set(err, TH_EINTERNAL, "out of memory in a queue");
+        if (stage >= 0 && next < 0)
+            return th_error_set(err, TH_EINTERNAL, "out of memory in a queue");
         st->freed = 1;
         if (!emu->srv[d].busy && emu_waiting(queue(emu, d)) && start(emu, d, first))
             return emu_bad_stage(emu, err);
