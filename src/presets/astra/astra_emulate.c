@@ -327,6 +327,14 @@ static void check_meet(th_emu *r, int d) {
                 }
                 if (la != lb && !(i == na - 1 && j == nb - 1)) {
                     int nd = sa[na - 1], ne = sb[nb - 1];
+                    if (st->kind[d] == KIND_RHD && st->kind[e] == KIND_RHD && sa[i] > 0 &&
+                        sb[j] > 0) {
+                        /* two halvingDoubling phases part after messages of both: the NPUs'
+                         * orders there are no rotations the first NPU stands for, and
+                         * following the one registered first was measured off: not known */
+                        st->end_first[d] = st->end_first[e] = -1;
+                        break;
+                    }
                     if (a1 == b1 && (a2 == b2 || a2 < 0 || b2 < 0) && bundle > 0) {
                         if (bundle == 1)
                             st->end_first[e] = lead_move(r, e, la, sb[j], ne);
