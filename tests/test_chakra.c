@@ -570,6 +570,35 @@ START_TEST(chakra_themis_meetings_rhd_direct) {
 }
 END_TEST
 
+/* Two halvingDoubling phases in other orders that meet after messages of both: the NPUs'
+ * orders there are no rotations the first NPU stands for, so the order is not known and a
+ * Themis collective whose plan depends on it is refused (docs/CHAKRA.md). Measured with
+ * ASTRA-sim 2.x (the same build as chakra_themis_ends_inside_rhd_direct):
+ * models/workloads/resnet50.json written by export-chakra on r2_r4_s8.yml (Ring 2 @ 50/1000,
+ * Ring 4 @ 50/200, Switch 8 @ 200/500) with themis_SCF_3d_hd_s16.json (halvingDoubling on
+ * every dim, Themis + SCF, 16 splits), 64 NPUs: 7758944 ns; following the phase registered
+ * first there, as for ring phases, gives 7759826. */
+START_TEST(chakra_themis_rhd_parting_refused) {
+    char *dir = test_tmp_dir();
+    const char *src = getenv("THEMIS_SRCDIR");
+    TEST_DIR_PATH(sys, dir, "sys.json");
+    TEST_DIR_PATH(trace, dir, "resnet");
+    import_astra("chakra/r2_r4_s8.yml", "chakra/themis_SCF_3d_hd_s16.json", sys);
+    test_cli_out r;
+    test_cli(&r, "export-chakra '%s/models/workloads/resnet50.json' -s '%s' -o '%s'",
+             src ? src : ".", sys, trace);
+    test_expect_ok(&r, "export-chakra");
+    test_cli_free(&r);
+    char need[4400];
+    snprintf(need, sizeof need,
+             "%s.0.et: node 59: under Themis, ASTRA-sim 2.x plans this allreduce from rank 0's "
+             "last loads or from fresh ones",
+             trace);
+    test_bad(need, "train '%s' -s '%s'", trace, sys);
+    test_rm_dir(dir);
+}
+END_TEST
+
 /* Where the first NPU's order meets other events at one tick. Measured with ASTRA-sim 2.x (the
  * same build as above, and one that logs the first NPU to end each ring phase and to generate
  * each collective), on traces written by export-chakra:
@@ -1242,6 +1271,7 @@ Suite *chakra_suite(void) {
     tcase_add_test(tc, chakra_themis_direct_lead);
     tcase_add_test(tc, chakra_themis_ends_inside_rhd_direct);
     tcase_add_test(tc, chakra_themis_meetings_rhd_direct);
+    tcase_add_test(tc, chakra_themis_rhd_parting_refused);
     tcase_add_test(tc, chakra_themis_order_meetings);
     tcase_add_test(tc, chakra_held_dim);
     tcase_add_test(tc, chakra_astra_hang);
