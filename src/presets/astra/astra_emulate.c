@@ -21,7 +21,7 @@ typedef struct phase_entry {
     int alg, op;
 } phase_entry;
 
-enum { KIND_RING = 1, KIND_RHD = 2, KIND_DIRECT = 3 };
+enum { KIND_RING = 1, KIND_RHD = 2, KIND_DIRECT = 3, KIND_DRING = 4 };
 enum { RHD_MAX = 64 }; /* a halvingDoubling phase's messages: 2 log2 p, p <= 2^32 */
 
 /* The preset's state behind th_emu.state, made at its first issue after a reset. */
@@ -46,7 +46,8 @@ typedef struct astra_emu_state {
     double trigger_reg;               /* the same for the phases starting now */
     int dir[TH_MAX_DIMS];             /* 1: its messages go clockwise, -1: anticlockwise */
     int kind[TH_MAX_DIMS]; /* its phase's algorithm, as far as its events' ticks are known:
-                            * KIND_RING, KIND_RHD, KIND_DIRECT, 0 (not known) */
+                            * KIND_RING, KIND_RHD, KIND_DIRECT, KIND_DRING (direct on a
+                            * ring), 0 (not known) */
     /* a halvingDoubling phase's partner offsets XORed over its first k messages (xor[d][k]) */
     int64_t xor [TH_MAX_DIMS][RHD_MAX + 1];
     int freed; /* 1 while a dim a phase left takes its next one */
@@ -222,6 +223,36 @@ static int step_ticks(const th_emu *r, int d, double *t, int *steps, double *reg
     return x == st->start_at[d] + st->time[d] ? k : 0;
 }
 
+/* The same for a direct phase on a ring of an even p > 2 NPUs (astra_direct_ring_steps): its
+ * first hand-over, then for each distance h the hand-over back of the messages of the peers h
+ * hops away (the first NPU there h places after the one that sent first) and their reduction's
+ * end, in time order; 0 when they do not end at the phase's end. */
+static int ring_direct_ticks(const th_emu *r, int d, double *t, int *steps, double *reg, int max) {
+    const astra_emu_state *st = r->state;
+    double nt[RHD_MAX], red[RHD_MAX], ep = astra_of(r->sys)->endpoint;
+    int n =
+        astra_direct_ring_steps(r->sys, &r->sys->dims[d], st->op[d], st->size[d], nt, red, RHD_MAX);
+    if (n <= 0 || 2 * n + 1 > max) return 0;
+    double x0 = st->start_at[d] + ep, last = x0;
+    int k = 0;
+    steps[k] = 0, reg[2 * k] = st->start_at[d], reg[2 * k + 1] = st->start_reg[d], t[k++] = x0;
+    for (int h = 1; h <= n; h++) {
+        double x = x0 + nt[h - 1] + ep;
+        for (int e = 0; e < 1 + (red[h - 1] > 0); e++, x += red[h - 1]) {
+            int at = k++; /* insertion in time order, later steps after earlier ones */
+            for (; at > 0 && t[at - 1] > x; at--) {
+                t[at] = t[at - 1], steps[at] = steps[at - 1];
+                reg[2 * at] = reg[2 * at - 2], reg[2 * at + 1] = reg[2 * at - 1];
+            }
+            t[at] = x, steps[at] = h;
+            reg[2 * at] = e ? x - red[h - 1] : x - ep;
+            reg[2 * at + 1] = e ? x - red[h - 1] - ep : x0;
+            if (x > last) last = x;
+        }
+    }
+    return last == st->start_at[d] + st->time[d] ? k : 0;
+}
+
 /* The ticks (ns) at which every NPU runs an event of the ring phase on dim d (into t, at most
  * max; returns how many, 0 when it is not a ring phase): its first hand-over to the network,
  * then per message its hand-over back from the network and, when it is reduced (every message
@@ -230,6 +261,7 @@ static int step_ticks(const th_emu *r, int d, double *t, int *steps, double *reg
  * message's). */
 static int phase_ticks(const th_emu *r, int d, double *t, int *steps, double *reg, int max) {
     const astra_emu_state *st = r->state;
+    if (st->kind[d] == KIND_DRING) return ring_direct_ticks(r, d, t, steps, reg, max);
     if (st->kind[d] == KIND_RHD || st->kind[d] == KIND_DIRECT)
         return step_ticks(r, d, t, steps, reg, max);
     if (st->kind[d] != KIND_RING) return 0;
@@ -374,6 +406,9 @@ static void set_kind(th_emu *r, int d, th_algorithm alg, th_op op, double m) {
     } else if (alg == TH_ALG_DIRECT &&
                astra_direct_steps(r->sys, &r->sys->dims[d], op, m, nt, red, RHD_MAX) > 0) {
         st->kind[d] = KIND_DIRECT;
+    } else if (alg == TH_ALG_DIRECT &&
+               astra_direct_ring_steps(r->sys, &r->sys->dims[d], op, m, nt, red, RHD_MAX) > 0) {
+        st->kind[d] = KIND_DRING;
     }
 }
 
@@ -638,9 +673,13 @@ int astra_issue_first(th_emu *emu, int64_t first) {
     return 0;
 }
 
-/* 1 when the ticks of the events of the phase running on dim d are not derived (direct). */
+/* 1 when the order after a compute node's end while the phase on dim d runs is not known: the
+ * ticks of its events are not derived (a direct All-Reduce phase on a ring of more than 2 NPUs,
+ * a direct phase on an odd ring), or it is a direct phase on a ring of more than 2 NPUs, whose
+ * ticks meetings use but where following a node's end between them was measured off. */
 static int not_known(const th_emu *r, int d) {
-    return r->srv[d].busy && !((const astra_emu_state *)r->state)->kind[d];
+    int kind = ((const astra_emu_state *)r->state)->kind[d];
+    return r->srv[d].busy && (!kind || kind == KIND_DRING);
 }
 
 /* A compute node's end, registered at reg, at a tick t of a running ring phase's events (its
@@ -658,7 +697,7 @@ int64_t astra_timed_end(th_emu *emu, double t, double reg, int64_t first) {
     for (int d = 0; d < emu->sys->ndims; d++) {
         if (!emu->srv[d].busy || t <= st->start_at[d] || t > st->start_at[d] + st->time[d])
             continue;
-        if (not_known(emu, d)) { /* the ticks of its events are not derived: not known */
+        if (not_known(emu, d)) {
             st->end_first[d] = -1;
             continue;
         }

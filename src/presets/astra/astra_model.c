@@ -106,6 +106,19 @@ int astra_direct_steps(const th_system *sys, const th_dim *d, th_op op, double s
     return n;
 }
 
+int astra_direct_ring_steps(const th_system *sys, const th_dim *d, th_op op, double s, double *nt,
+                            double *red, int max) {
+    double p = (double)d->npus, part = floor(s / p);
+    int n = (int)(p / 2);
+    if (d->topology != TH_TOPO_RING || p < 4 || (int64_t)p % 2 || op == TH_OP_AR || n > max)
+        return -1;
+    for (int h = 1; h <= n; h++) {
+        nt[h - 1] = net(d, (double)h, op == TH_OP_AG ? s : part);
+        red[h - 1] = op == TH_OP_RS ? proc(sys, part) : 0;
+    }
+    return n;
+}
+
 /* One phase of input s (an integer), its time (ns) and the bytes one NPU sends. Every message
  * waits for the endpoint delay ep when it is handed over (and for its reduction, when it is
  * reduced) before the next one leaves; a phase starts and ends with one more ep. */

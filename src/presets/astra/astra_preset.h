@@ -52,6 +52,12 @@ int astra_rhd_steps(const th_system *sys, const th_dim *d, th_op op, double s, d
 int astra_direct_steps(const th_system *sys, const th_dim *d, th_op op, double s, double *nt,
                        double *red, int max);
 
+/* The same on a ring of an even p > 2 NPUs, a Reduce-Scatter, All-Gather or All-to-All: the
+ * messages of the peers h = 1 .. p / 2 hops away (both ways) arrive together, each nt[h - 1]
+ * after they all left, their reductions red[h - 1]; -1 otherwise. */
+int astra_direct_ring_steps(const th_system *sys, const th_dim *d, th_op op, double s, double *nt,
+                            double *red, int max);
+
 /* The NPUs' order of events at one instant (the graph rules' hooks, astra_emulate.c). */
 int astra_issue_first(struct th_emu *emu, int64_t first);
 int64_t astra_first_npu(const struct th_emu *emu, int id);
