@@ -425,11 +425,12 @@ static void order_system(th_system *s) {
  * (1, 0); each runs RS, RS, AG, AG (4 phases), FIFO. By hand:
  *   t=0:   c0 RS@0 [0,100] (started 1st); c1 RS@1 [0,200] (2nd)
  *   t=100: c0's RS@1 waits for dim 1
- *   t=200: dim 1 ends c1 RS: c1 RS@0 [200,300] (3rd); dim 1 takes c0 RS@1 [200,400] (4th)
+ *   t=200: dim 1 ends c1 RS: the dim it left takes its next phase first, c0 RS@1 [200,400]
+ *          (3rd), then the chunk goes on, c1 RS@0 [200,300] (4th)
  *   t=300: c1 AG@0 [300,400] (5th)
- *   t=400: dim 1 (started 4th) and dim 0 (5th) end together. In start order: dim 1 first,
+ *   t=400: dim 1 (started 3rd) and dim 0 (5th) end together. In start order: dim 1 first,
  *          c0 AG@1 [400,600]; then dim 0: c1 AG@1 waits behind it.
- *   t=600: c0 AG@0 [600,700]; c1 AG@1 [600,800]. Time 800 ns.
+ *   t=600: dim 1 takes c1 AG@1 [600,800], then c0 goes on, AG@0 [600,700]. Time 800 ns.
  * In dim order dim 0 would end first and queue c1 AG@1 ahead of c0 AG@1: c1 AG@1 [400,600],
  * c0 AG@1 [600,800], c0 AG@0 [800,900], 900 ns. */
 START_TEST(same_instant_start_order) {
@@ -447,9 +448,9 @@ START_TEST(same_instant_start_order) {
                   "%s", err.msg);
     ck_assert_double_eq(res.time, 800);
     /* chunk, stage, dim, start: in the order the phases started */
-    static const double want[8][4] = {{0, 0, 0, 0},   {1, 0, 1, 0},   {1, 1, 0, 200},
-                                      {0, 1, 1, 200}, {1, 2, 0, 300}, {0, 2, 1, 400},
-                                      {0, 3, 0, 600}, {1, 3, 1, 600}};
+    static const double want[8][4] = {{0, 0, 0, 0},   {1, 0, 1, 0},   {0, 1, 1, 200},
+                                      {1, 1, 0, 200}, {1, 2, 0, 300}, {0, 2, 1, 400},
+                                      {1, 3, 1, 600}, {0, 3, 0, 600}};
     ck_assert_int_eq(st.n, 8);
     for (int i = 0; i < 8; i++) {
         const th_stage_rec *r = &st.rec[i];

@@ -491,6 +491,122 @@ START_TEST(chakra_themis_direct_lead) {
 }
 END_TEST
 
+/* Compute nodes that end while a halvingDoubling or direct phase runs: the ticks of those
+ * phases' events are derived (docs/CHAKRA.md), so an end between two of them leaves the
+ * phase's order as it was, where it was unknown before and both plans were tried (here they
+ * differ: refused). Measured with ASTRA-sim 2.x (astra-sim 518bd51 with chakra f37c2bb, its
+ * analytical congestion-unaware backend, Sys.cc made to read inter-/intra-dimension-scheduling;
+ * the max of its "sys[K] finished, T cycles, exposed communication E cycles" over the NPUs;
+ * no_memory_expansion.json) on models/workloads/dlrm.json written by export-chakra, Themis +
+ * FIFO:
+ *   fc2_s2_s2.yml (FC 2 @ 12.5/1000, Switch 2 @ 150/200, Switch 2 @ 150/1000) with
+ *   themis_FIFO_3d_rhd_s2.json (halvingDoubling on the two switches, 2 splits), 8 NPUs:
+ *   1501973 ns, exposed 1257973 (compute nodes end inside halvingDoubling phases);
+ *   fc3_fc4.yml (FC 3 @ 50/1000, FC 4 @ 200/500) with themis_FIFO_2d_direct_rhd_s1.json
+ *   (All-Reduce and Reduce-Scatter direct on the FC 3, halvingDoubling on the FC 4, 1 split),
+ *   12 NPUs: 818314 ns, exposed 574314 (compute nodes end inside direct phases). */
+START_TEST(chakra_themis_ends_inside_rhd_direct) {
+    char *dir = test_tmp_dir();
+    const char *src = getenv("THEMIS_SRCDIR");
+    static const struct {
+        const char *net, *sys;
+        double iteration, exposed;
+    } want[] = {{"chakra/fc2_s2_s2.yml", "chakra/themis_FIFO_3d_rhd_s2.json", 1501973, 1257973},
+                {"chakra/fc3_fc4.yml", "chakra/themis_FIFO_2d_direct_rhd_s1.json", 818314, 574314}};
+    for (int k = 0; k < 2; k++) {
+        TEST_DIR_PATH(sys, dir, "sys.json");
+        TEST_DIR_PATH(dlrm, dir, "dlrm");
+        import_astra(want[k].net, want[k].sys, sys);
+        test_cli_out r;
+        test_cli(&r, "export-chakra '%s/models/workloads/dlrm.json' -s '%s' -o '%s' --force",
+                 src ? src : ".", sys, dlrm);
+        test_expect_ok(&r, "export-chakra");
+        test_cli_free(&r);
+        expect_times(dlrm, sys, "", want[k].iteration, want[k].exposed);
+    }
+    test_rm_dir(dir);
+}
+END_TEST
+
+/* Direct and halvingDoubling phases that meet other phases at one tick, their ticks derived
+ * (docs/CHAKRA.md) and the meetings ordered as ring phases' are. Measured with ASTRA-sim 2.x
+ * (the same build as chakra_themis_ends_inside_rhd_direct), Themis, on traces written by
+ * export-chakra:
+ *   tests/data/wl_chakra_direct_chain.json (a Reduce-Scatter, two All-Reduces, an All-Gather
+ *   and an All-to-All with compute between them) on r2_s4.yml (Ring 2 @ 400/200, Switch 4 @
+ *   12.5/200) with themis_SCF_2d_direct_s32.json (direct on both dims, SCF, 32 splits):
+ *   746377 ns, exposed 571377 (without checking the direct phases' meetings, and so before
+ *   their ticks were derived: 742297);
+ *   models/workloads/astra/resnet50.txt on s4_r2_s2.yml (Switch 4 @ 50/200, Ring 2 @
+ *   200/1000, Switch 2 @ 12.5/100) with themis_FIFO_3d_rhd_direct_s64.json (halvingDoubling
+ *   on the Switch 4, direct on the others, FIFO, 64 splits): 9572794 ns, exposed 3107794
+ *   (without the meetings of either kind the order differs; before, refused);
+ *   models/workloads/dlrm.json on fc4_r8_fc2.yml (FC 4 @ 12.5/1000, Ring 8 @ 150/20, FC 2 @
+ *   150/100) with themis_FIFO_3d_hd_direct_s64.json (halvingDoubling on the FC 4, direct on
+ *   the others, FIFO, 64 splits), 64 NPUs: 2841986 ns, exposed 2597986; the direct phases on
+ *   the Ring 8 meet others at the ticks where the messages of the peers h hops away arrive (the
+ *   first NPU h places on; without those meetings: 2841001). */
+START_TEST(chakra_themis_meetings_rhd_direct) {
+    char *dir = test_tmp_dir();
+    const char *src = getenv("THEMIS_SRCDIR");
+    char chain[4200], resnet[4200], dlrm[4200];
+    snprintf(chain, sizeof chain, "%s", test_dpath("wl_chakra_direct_chain.json"));
+    snprintf(resnet, sizeof resnet, "%s/models/workloads/astra/resnet50.txt", src ? src : ".");
+    snprintf(dlrm, sizeof dlrm, "%s/models/workloads/dlrm.json", src ? src : ".");
+    const struct {
+        const char *net, *sys, *workload;
+        double iteration, exposed;
+    } want[] = {
+        {"chakra/r2_s4.yml", "chakra/themis_SCF_2d_direct_s32.json", chain, 746377, 571377},
+        {"chakra/s4_r2_s2.yml", "chakra/themis_FIFO_3d_rhd_direct_s64.json", resnet, 9572794,
+         3107794},
+        {"chakra/fc4_r8_fc2.yml", "chakra/themis_FIFO_3d_hd_direct_s64.json", dlrm, 2841986,
+         2597986},
+    };
+    for (int k = 0; k < 3; k++) {
+        char sys[4200], trace[4200];
+        snprintf(sys, sizeof sys, "%s/s%d.json", dir, k);
+        snprintf(trace, sizeof trace, "%s/t%d", dir, k);
+        import_astra(want[k].net, want[k].sys, sys);
+        test_cli_out r;
+        test_cli(&r, "export-chakra '%s' -s '%s' -o '%s'", want[k].workload, sys, trace);
+        test_expect_ok(&r, "export-chakra");
+        test_cli_free(&r);
+        expect_times(trace, sys, "", want[k].iteration, want[k].exposed);
+    }
+    test_rm_dir(dir);
+}
+END_TEST
+
+/* Two halvingDoubling phases in other orders that meet after messages of both: the NPUs'
+ * orders there are no rotations the first NPU stands for, so the order is not known and a
+ * Themis collective whose plan depends on it is refused (docs/CHAKRA.md). Measured with
+ * ASTRA-sim 2.x (the same build as chakra_themis_ends_inside_rhd_direct):
+ * models/workloads/resnet50.json written by export-chakra on r2_r4_s8.yml (Ring 2 @ 50/1000,
+ * Ring 4 @ 50/200, Switch 8 @ 200/500) with themis_SCF_3d_hd_s16.json (halvingDoubling on
+ * every dim, Themis + SCF, 16 splits), 64 NPUs: 7758944 ns; following the phase registered
+ * first there, as for ring phases, gives 7759826. */
+START_TEST(chakra_themis_rhd_parting_refused) {
+    char *dir = test_tmp_dir();
+    const char *src = getenv("THEMIS_SRCDIR");
+    TEST_DIR_PATH(sys, dir, "sys.json");
+    TEST_DIR_PATH(trace, dir, "resnet");
+    import_astra("chakra/r2_r4_s8.yml", "chakra/themis_SCF_3d_hd_s16.json", sys);
+    test_cli_out r;
+    test_cli(&r, "export-chakra '%s/models/workloads/resnet50.json' -s '%s' -o '%s'",
+             src ? src : ".", sys, trace);
+    test_expect_ok(&r, "export-chakra");
+    test_cli_free(&r);
+    char need[4400];
+    snprintf(need, sizeof need,
+             "%s.0.et: node 59: under Themis, ASTRA-sim 2.x plans this allreduce from rank 0's "
+             "last loads or from fresh ones",
+             trace);
+    test_bad(need, "train '%s' -s '%s'", trace, sys);
+    test_rm_dir(dir);
+}
+END_TEST
+
 /* Where the first NPU's order meets other events at one tick. Measured with ASTRA-sim 2.x (the
  * same build as above, and one that logs the first NPU to end each ring phase and to generate
  * each collective), on traces written by export-chakra:
@@ -1199,6 +1315,9 @@ Suite *chakra_suite(void) {
     tcase_add_test(tc, chakra_themis_first_npu);
     tcase_add_test(tc, chakra_themis_halving_doubling_lead);
     tcase_add_test(tc, chakra_themis_direct_lead);
+    tcase_add_test(tc, chakra_themis_ends_inside_rhd_direct);
+    tcase_add_test(tc, chakra_themis_meetings_rhd_direct);
+    tcase_add_test(tc, chakra_themis_rhd_parting_refused);
     tcase_add_test(tc, chakra_themis_order_meetings);
     tcase_add_test(tc, chakra_held_dim);
     tcase_add_test(tc, chakra_astra_hang);

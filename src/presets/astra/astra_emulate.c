@@ -21,6 +21,9 @@ typedef struct phase_entry {
     int alg, op;
 } phase_entry;
 
+enum { KIND_RING = 1, KIND_RHD = 2, KIND_DIRECT = 3, KIND_DRING = 4 };
+enum { RHD_MAX = 64 }; /* a halvingDoubling phase's messages: 2 log2 p, p <= 2^32 */
+
 /* The preset's state behind th_emu.state, made at its first issue after a reset. */
 typedef struct astra_emu_state {
     emu_queue q[TH_MAX_DIMS]; /* the waiting phases per dim, in the preset's order */
@@ -42,8 +45,12 @@ typedef struct astra_emu_state {
     double start_reg[TH_MAX_DIMS];    /* when the event that started it was registered (-1) */
     double trigger_reg;               /* the same for the phases starting now */
     int dir[TH_MAX_DIMS];             /* 1: its messages go clockwise, -1: anticlockwise */
-    int ring[TH_MAX_DIMS];            /* 1: its phase is a ring's (its events' ticks known) */
-    int freed;                        /* 1 while a dim a phase left takes its next one */
+    int kind[TH_MAX_DIMS]; /* its phase's algorithm, as far as its events' ticks are known:
+                            * KIND_RING, KIND_RHD, KIND_DIRECT, KIND_DRING (direct on a
+                            * ring), 0 (not known) */
+    /* a halvingDoubling phase's partner offsets XORed over its first k messages (xor[d][k]) */
+    int64_t xor [TH_MAX_DIMS][RHD_MAX + 1];
+    int freed; /* 1 while a dim a phase left takes its next one */
     int64_t coll_first;
     uint64_t *touch_out; /* the hang check's two outcomes of a dim's queue (check_hang) */
     double *touch_key;   /* and their keys */
@@ -137,6 +144,22 @@ static int64_t halving_lead(const th_system *sys, int64_t first, int d, th_op op
     return first + (c2 - c) * stride;
 }
 
+/* The order `lead` at the tick after `from` messages of the phase running on dim d, moved to
+ * the tick after `to` of them: a ring's chain of messages shifts it along its direction
+ * (lead_shift), a halvingDoubling phase's exchanges XOR its coordinate with their offsets
+ * (halving_lead); -1 stays unknown. */
+static int64_t lead_move(const th_emu *r, int d, int64_t lead, int from, int to) {
+    const astra_emu_state *st = r->state;
+    if (st->kind[d] != KIND_RHD)
+        return lead_shift(r->sys, lead, d, st->dir[d] * (int64_t)(to - from));
+    if (lead < 0) return -1;
+    int64_t stride = 1, p = (int64_t)r->sys->dims[d].npus;
+    for (int k = 0; k < d; k++)
+        stride *= (int64_t)r->sys->dims[k].npus;
+    int64_t c = lead / stride % p, c2 = c ^ st->xor [d][from] ^ st->xor [d][to];
+    return lead + (c2 - c) * stride;
+}
+
 /* The order after a phase that started in order `first`: the chains of messages of ASTRA-sim's
  * Ring.cc, one per step: an All-Reduce phase 2 (p - 1) steps, an All-to-All p (p - 1) / 2, a
  * Reduce-Scatter or All-Gather p - 1, all clockwise, but an All-Reduce's All-Gather phases,
@@ -175,6 +198,61 @@ static double end_wait(const th_emu *r, int d, th_op op, double m) {
     return op == TH_OP_RS ? proc_time(r, d, m) : astra_of(r->sys)->endpoint;
 }
 
+/* The same for the halvingDoubling or direct phase on dim d: its messages (rounds of them,
+ * direct) one after the other (astra_rhd_steps, astra_direct_steps), each handed back ep after
+ * it arrived and then, when it is reduced, the reduction's end; 0 when they do not add up to
+ * the phase's time. */
+static int step_ticks(const th_emu *r, int d, double *t, int *steps, double *reg, int max) {
+    const astra_emu_state *st = r->state;
+    double nt[RHD_MAX], red[RHD_MAX], ep = astra_of(r->sys)->endpoint;
+    int64_t off[RHD_MAX];
+    const th_dim *dim = &r->sys->dims[d];
+    int n = st->kind[d] == KIND_RHD
+                ? astra_rhd_steps(r->sys, dim, st->op[d], st->size[d], nt, red, off, RHD_MAX)
+                : astra_direct_steps(r->sys, dim, st->op[d], st->size[d], nt, red, RHD_MAX);
+    if (n <= 0 || 2 * n + 1 > max) return 0;
+    double x = st->start_at[d] + ep;
+    int k = 0;
+    steps[k] = 0, reg[2 * k] = st->start_at[d], reg[2 * k + 1] = st->start_reg[d], t[k++] = x;
+    for (int i = 0; i < n; i++) {
+        x += nt[i] + ep;
+        steps[k] = i + 1, reg[2 * k] = x - ep, reg[2 * k + 1] = x - ep - nt[i], t[k++] = x;
+        if (red[i] > 0)
+            steps[k] = i + 1, reg[2 * k] = x, reg[2 * k + 1] = x - ep, t[k++] = x += red[i];
+    }
+    return x == st->start_at[d] + st->time[d] ? k : 0;
+}
+
+/* The same for a direct phase on a ring of an even p > 2 NPUs (astra_direct_ring_steps): its
+ * first hand-over, then for each distance h the hand-over back of the messages of the peers h
+ * hops away (the first NPU there h places after the one that sent first) and their reduction's
+ * end, in time order; 0 when they do not end at the phase's end. */
+static int ring_direct_ticks(const th_emu *r, int d, double *t, int *steps, double *reg, int max) {
+    const astra_emu_state *st = r->state;
+    double nt[RHD_MAX], red[RHD_MAX], ep = astra_of(r->sys)->endpoint;
+    int n =
+        astra_direct_ring_steps(r->sys, &r->sys->dims[d], st->op[d], st->size[d], nt, red, RHD_MAX);
+    if (n <= 0 || 2 * n + 1 > max) return 0;
+    double x0 = st->start_at[d] + ep, last = x0;
+    int k = 0;
+    steps[k] = 0, reg[2 * k] = st->start_at[d], reg[2 * k + 1] = st->start_reg[d], t[k++] = x0;
+    for (int h = 1; h <= n; h++) {
+        double x = x0 + nt[h - 1] + ep;
+        for (int e = 0; e < 1 + (red[h - 1] > 0); e++, x += red[h - 1]) {
+            int at = k++; /* insertion in time order, later steps after earlier ones */
+            for (; at > 0 && t[at - 1] > x; at--) {
+                t[at] = t[at - 1], steps[at] = steps[at - 1];
+                reg[2 * at] = reg[2 * at - 2], reg[2 * at + 1] = reg[2 * at - 1];
+            }
+            t[at] = x, steps[at] = h;
+            reg[2 * at] = e ? x - red[h - 1] : x - ep;
+            reg[2 * at + 1] = e ? x - red[h - 1] - ep : x0;
+            if (x > last) last = x;
+        }
+    }
+    return last == st->start_at[d] + st->time[d] ? k : 0;
+}
+
 /* The ticks (ns) at which every NPU runs an event of the ring phase on dim d (into t, at most
  * max; returns how many, 0 when it is not a ring phase): its first hand-over to the network,
  * then per message its hand-over back from the network and, when it is reduced (every message
@@ -183,7 +261,10 @@ static double end_wait(const th_emu *r, int d, th_op op, double m) {
  * message's). */
 static int phase_ticks(const th_emu *r, int d, double *t, int *steps, double *reg, int max) {
     const astra_emu_state *st = r->state;
-    if (!st->ring[d]) return 0;
+    if (st->kind[d] == KIND_DRING) return ring_direct_ticks(r, d, t, steps, reg, max);
+    if (st->kind[d] == KIND_RHD || st->kind[d] == KIND_DIRECT)
+        return step_ticks(r, d, t, steps, reg, max);
+    if (st->kind[d] != KIND_RING) return 0;
     th_op op = st->op[d];
     double p = (double)r->sys->dims[d].npus, ep = astra_of(r->sys)->endpoint;
     double n = op == TH_OP_AR ? 2 * (p - 1) : op == TH_OP_A2A ? p * (p - 1) / 2 : p - 1;
@@ -226,8 +307,8 @@ static void behind_unreduced(th_emu *r, int d, int e, int bundle, const double *
         i++, j++;
     int last = other == e ? j == nb - 1 && i < na - 1 : i == na - 1 && j < nb - 1;
     if (!last || st->end_first[other] < 0) return;
-    int left = lead == d ? sa[na - 1] - sa[i] : sb[nb - 1] - sb[j];
-    st->end_first[lead] = lead_shift(r->sys, st->end_first[other], lead, st->dir[lead] * left);
+    int from = lead == d ? sa[i] : sb[j], to = lead == d ? sa[na - 1] : sb[nb - 1];
+    st->end_first[lead] = lead_move(r, lead, st->end_first[other], from, to);
 }
 
 /* When the ring phase that starts on dim d and one running on another dim, in other orders,
@@ -256,8 +337,8 @@ static void check_meet(th_emu *r, int d) {
             } else if (b[j] < a[i]) {
                 j++;
             } else {
-                int64_t la = lead_shift(r->sys, st->start_first[d], d, st->dir[d] * sa[i]);
-                int64_t lb = lead_shift(r->sys, st->start_first[e], e, st->dir[e] * sb[j]);
+                int64_t la = lead_move(r, d, st->start_first[d], 0, sa[i]);
+                int64_t lb = lead_move(r, e, st->start_first[e], 0, sb[j]);
                 double a1 = ra[2 * i], a2 = ra[2 * i + 1], b1 = rb[2 * j], b2 = rb[2 * j + 1];
                 if (la == lb && !(i == na - 1 && j == nb - 1)) {
                     /* one order here: each NPU runs both events together, first the one
@@ -278,22 +359,56 @@ static void check_meet(th_emu *r, int d) {
                 }
                 if (la != lb && !(i == na - 1 && j == nb - 1)) {
                     int nd = sa[na - 1], ne = sb[nb - 1];
+                    if (st->kind[d] == KIND_RHD && st->kind[e] == KIND_RHD && sa[i] > 0 &&
+                        sb[j] > 0) {
+                        /* two halvingDoubling phases part after messages of both: the NPUs'
+                         * orders there are no rotations the first NPU stands for, and
+                         * following the one registered first was measured off: not known */
+                        st->end_first[d] = st->end_first[e] = -1;
+                        break;
+                    }
                     if (a1 == b1 && (a2 == b2 || a2 < 0 || b2 < 0) && bundle > 0) {
                         if (bundle == 1)
-                            st->end_first[e] = lead_shift(r->sys, la, e, st->dir[e] * (ne - sb[j]));
+                            st->end_first[e] = lead_move(r, e, la, sb[j], ne);
                         else
-                            st->end_first[d] = lead_shift(r->sys, lb, d, st->dir[d] * (nd - sa[i]));
+                            st->end_first[d] = lead_move(r, d, lb, sa[i], nd);
                         behind_unreduced(r, d, e, bundle, a, b, sa, sb, i, j, na, nb);
                     } else if (a1 == b1 && (a2 == b2 || a2 < 0 || b2 < 0))
                         st->end_first[d] = st->end_first[e] = -1;
                     else if (a1 < b1 || (a1 == b1 && a2 < b2)) /* e follows d from here */
-                        st->end_first[e] = lead_shift(r->sys, la, e, st->dir[e] * (ne - sb[j]));
+                        st->end_first[e] = lead_move(r, e, la, sb[j], ne);
                     else
-                        st->end_first[d] = lead_shift(r->sys, lb, d, st->dir[d] * (nd - sa[i]));
+                        st->end_first[d] = lead_move(r, d, lb, sa[i], nd);
                 }
                 break;
             }
         }
+    }
+}
+
+/* What is known of the ticks of the phase of op, input m, starting on dim d under alg: a
+ * ring's, a halvingDoubling one's with its partners' offsets XORed message by message, or a
+ * direct one's whose peers' messages arrive together (astra_direct_steps). */
+static void set_kind(th_emu *r, int d, th_algorithm alg, th_op op, double m) {
+    astra_emu_state *st = r->state;
+    double nt[RHD_MAX], red[RHD_MAX];
+    int64_t off[RHD_MAX];
+    int n;
+    st->kind[d] = 0;
+    if (alg == TH_ALG_RING) {
+        st->kind[d] = KIND_RING;
+    } else if (alg == TH_ALG_RHD &&
+               (n = astra_rhd_steps(r->sys, &r->sys->dims[d], op, m, nt, red, off, RHD_MAX)) > 0) {
+        st->kind[d] = KIND_RHD;
+        st->xor [d][0] = 0;
+        for (int k = 0; k < n; k++)
+            st->xor [d][k + 1] = st->xor [d][k] ^ off[k];
+    } else if (alg == TH_ALG_DIRECT &&
+               astra_direct_steps(r->sys, &r->sys->dims[d], op, m, nt, red, RHD_MAX) > 0) {
+        st->kind[d] = KIND_DIRECT;
+    } else if (alg == TH_ALG_DIRECT &&
+               astra_direct_ring_steps(r->sys, &r->sys->dims[d], op, m, nt, red, RHD_MAX) > 0) {
+        st->kind[d] = KIND_DRING;
     }
 }
 
@@ -313,21 +428,12 @@ static int start(th_emu *r, int d, int64_t first) {
     st->end_wait[d] = end_wait(r, d, op, m);
     st->start_at[d] = r->t, st->size[d] = m, st->time[d] = time, st->op[d] = op;
     st->start_first[d] = first;
-    st->ring[d] = th_astra_algorithm(r->sys, cr->plan->type, d) == TH_ALG_RING;
+    set_kind(r, d, th_astra_algorithm(r->sys, cr->plan->type, d), op, m);
     st->start_reg[d] = st->trigger_reg;
     st->dir[d] = op == TH_OP_AG && cr->plan->type == TH_COLL_ALLREDUCE ? -1 : 1;
     int rc = emu_begin(r, d, e, stage, op, m, time, bytes);
     if (rc == 0) check_meet(r, d);
     return rc;
-}
-
-/* Queues the phase and starts it at once when its dim is idle. */
-static int enqueue_and_start(th_emu *r, uint32_t id, uint32_t c, int stage, int64_t first,
-                             th_error *err) {
-    int dim = enqueue(r, id, c, stage);
-    if (dim < 0) return th_error_set(err, TH_EINTERNAL, "out of memory in a queue");
-    if (!r->srv[dim].busy && start(r, dim, first)) return emu_bad_stage(r, err);
-    return TH_OK;
 }
 
 /* The preset's state, made at its first use after a reset; NULL when out of memory. */
@@ -523,11 +629,16 @@ static int step(th_emu *emu, th_error *err) {
             st->held = d + 1, st->held_at = emu->t;
             st->coll_first = first;
         }
-        if (stage >= 0 && enqueue_and_start(emu, id, c, stage, first, err)) return err->code;
+        int next = stage >= 0 ? enqueue(emu, id, c, stage) : -1;
+        if (stage >= 0 && next < 0)
+            return th_error_set(err, TH_EINTERNAL, "out of memory in a queue");
         st->freed = 1;
         if (!emu->srv[d].busy && emu_waiting(queue(emu, d)) && start(emu, d, first))
             return emu_bad_stage(emu, err);
         st->freed = 0;
+        if (next >= 0 && !emu->srv[next].busy && emu_waiting(queue(emu, next)) &&
+            start(emu, next, first))
+            return emu_bad_stage(emu, err);
     }
     return TH_OK;
 }
@@ -562,11 +673,13 @@ int astra_issue_first(th_emu *emu, int64_t first) {
     return 0;
 }
 
-/* 1 when the phase running on dim d is not a ring's (halvingDoubling or direct: the ticks of
- * its events are not derived). */
-static int not_ring(const th_emu *r, int d) {
-    return r->srv[d].busy &&
-           th_astra_algorithm(r->sys, emu_rec(r, r->srv[d].coll)->plan->type, d) != TH_ALG_RING;
+/* 1 when the order after a compute node's end while the phase on dim d runs is not known: the
+ * ticks of its events are not derived (a direct All-Reduce phase on a ring of more than 2 NPUs,
+ * a direct phase on an odd ring), or it is a direct phase on a ring of more than 2 NPUs, whose
+ * ticks meetings use but where following a node's end between them was measured off. */
+static int not_known(const th_emu *r, int d) {
+    int kind = ((const astra_emu_state *)r->state)->kind[d];
+    return r->srv[d].busy && (!kind || kind == KIND_DRING);
 }
 
 /* A compute node's end, registered at reg, at a tick t of a running ring phase's events (its
@@ -584,7 +697,7 @@ int64_t astra_timed_end(th_emu *emu, double t, double reg, int64_t first) {
     for (int d = 0; d < emu->sys->ndims; d++) {
         if (!emu->srv[d].busy || t <= st->start_at[d] || t > st->start_at[d] + st->time[d])
             continue;
-        if (not_ring(emu, d)) { /* the ticks of its events are not derived: not known */
+        if (not_known(emu, d)) {
             st->end_first[d] = -1;
             continue;
         }
@@ -592,12 +705,18 @@ int64_t astra_timed_end(th_emu *emu, double t, double reg, int64_t first) {
         while (k < n && a[k] != t)
             k++;
         if (k == n) continue;
-        int64_t left = st->dir[d] * (sa[n - 1] - sa[k]); /* its steps from here to its end */
-        int64_t lp = lead_shift(emu->sys, st->end_first[d], d, -left);
+        if (st->kind[d] == KIND_DIRECT && emu->sys->dims[d].npus > 2) {
+            /* each NPU hands several messages over at this tick: the order of the node's end
+             * and the phase's there was measured both ways (not known) */
+            st->end_first[d] = st->start_first[d] = first = -1;
+            continue;
+        }
+        /* the order here, from the one it ends in */
+        int64_t lp = lead_move(emu, d, st->end_first[d], sa[n - 1], sa[k]);
         if (lp == first && first >= 0) continue;
         if (reg < ra[2 * k]) { /* the phase follows the node's order from here */
-            st->end_first[d] = lead_shift(emu->sys, first, d, left);
-            st->start_first[d] = lead_shift(emu->sys, first, d, -st->dir[d] * sa[k]);
+            st->end_first[d] = lead_move(emu, d, first, sa[k], sa[n - 1]);
+            st->start_first[d] = lead_move(emu, d, first, sa[k], 0);
         } else if (ra[2 * k] < reg) {
             first = lp;
         } else {

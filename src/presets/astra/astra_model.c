@@ -66,6 +66,59 @@ static double direct(const th_system *sys, const th_dim *d, th_op op, double s, 
     return finish + ep;
 }
 
+int astra_rhd_steps(const th_system *sys, const th_dim *d, th_op op, double s, double *nt,
+                    double *red, int64_t *off, int max) {
+    double p = (double)d->npus, m = s, o = 1;
+    int l = steps(p), n = 0;
+    if (p < 2 || ((int64_t)p & ((int64_t)p - 1)) || op == TH_OP_A2A ||
+        (op == TH_OP_AR ? 2 * l : l) > max)
+        return -1;
+    if (op == TH_OP_AG) { /* offsets p/2, .., 1, the message doubling from s */
+        for (int k = 0; k < l; k++, m *= 2, o *= 2, n++) {
+            nt[n] = net(d, hops(d, p / 2 / o), m), red[n] = 0;
+            off[n] = (int64_t)(p / 2 / o);
+        }
+        return n;
+    }
+    for (int k = 1; k <= l; k++, o *= 2, n++) { /* the k-th message, s / 2^k, is reduced at */
+        m = floor(m / 2);                       /* the next one's size after its hand-over */
+        nt[n] = net(d, hops(d, o), m), red[n] = 0, off[n] = (int64_t)o;
+        if (k > 1) red[n - 1] = proc(sys, m);
+    }
+    if (op == TH_OP_AR) /* the doubling half from 2 floor(m / 2), unreduced */
+        for (int k = 0; k < l; k++, n++) {
+            m = k == 0 ? 2 * floor(m / 2) : m * 2;
+            o /= 2;
+            nt[n] = net(d, hops(d, o), m), red[n] = 0, off[n] = (int64_t)o;
+        }
+    return n;
+}
+
+int astra_direct_steps(const th_system *sys, const th_dim *d, th_op op, double s, double *nt,
+                       double *red, int max) {
+    double p = (double)d->npus, part = floor(s / p), far = hops(d, floor(p / 2));
+    int n = op == TH_OP_AR ? 2 : 1;
+    /* on a ring of more than 2 NPUs the peers' messages arrive at several ticks */
+    if (p < 2 || n > max || (d->topology == TH_TOPO_RING && p > 2)) return -1;
+    nt[0] = net(d, far, op == TH_OP_AG ? s : part);
+    red[0] = op == TH_OP_RS || op == TH_OP_AR ? proc(sys, part) : 0;
+    if (n == 2) nt[1] = net(d, far, part), red[1] = 0;
+    return n;
+}
+
+int astra_direct_ring_steps(const th_system *sys, const th_dim *d, th_op op, double s, double *nt,
+                            double *red, int max) {
+    double p = (double)d->npus, part = floor(s / p);
+    int n = (int)(p / 2);
+    if (d->topology != TH_TOPO_RING || p < 4 || (int64_t)p % 2 || op == TH_OP_AR || n > max)
+        return -1;
+    for (int h = 1; h <= n; h++) {
+        nt[h - 1] = net(d, (double)h, op == TH_OP_AG ? s : part);
+        red[h - 1] = op == TH_OP_RS ? proc(sys, part) : 0;
+    }
+    return n;
+}
+
 /* One phase of input s (an integer), its time (ns) and the bytes one NPU sends. Every message
  * waits for the endpoint delay ep when it is handed over (and for its reduction, when it is
  * reduced) before the next one leaves; a phase starts and ends with one more ep. */

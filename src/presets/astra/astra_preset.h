@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "model.h"
+#include "themis/cost.h"
 #include "themis/system.h"
 
 /* The preset's settings, kept in th_system.model_data (zero under any other model). */
@@ -35,6 +36,27 @@ extern const struct sys_model astra_sys;         /* astra_system.c */
 extern const struct th_plan_model astra_planner; /* astra_model.c */
 extern const struct emu_model astra_emu;         /* astra_emulate.c */
 extern const th_model_ops astra_model_ops;       /* astra_ops.c */
+
+/* The messages of a halvingDoubling phase of op on dim d with input s, in the order each NPU
+ * sends them (HalvingDoubling.cc): each one's network time nt[k] (ns), the reduction that
+ * follows its hand-over back red[k] (ns, 0: none) and the offset off[k] of the partner it
+ * exchanges it with; the phase's time is ep + the sum of nt + ep + red (th_cost_astra_phase).
+ * Returns how many (at most max), or -1 when the phase is not one (not a power of 2 NPUs, an
+ * All-to-All) or they do not fit (astra_model.c). */
+int astra_rhd_steps(const th_system *sys, const th_dim *d, th_op op, double s, double *nt,
+                    double *red, int64_t *off, int max);
+
+/* The same for a direct phase where every peer's message arrives at one tick (a switch, fully
+ * connected, a ring of 2 NPUs; AllToAll.cc): one round of messages, an All-Reduce's two (the
+ * second leaving once the first is reduced); -1 on a ring of more NPUs. */
+int astra_direct_steps(const th_system *sys, const th_dim *d, th_op op, double s, double *nt,
+                       double *red, int max);
+
+/* The same on a ring of an even p > 2 NPUs, a Reduce-Scatter, All-Gather or All-to-All: the
+ * messages of the peers h = 1 .. p / 2 hops away (both ways) arrive together, each nt[h - 1]
+ * after they all left, their reductions red[h - 1]; -1 otherwise. */
+int astra_direct_ring_steps(const th_system *sys, const th_dim *d, th_op op, double s, double *nt,
+                            double *red, int max);
 
 /* The NPUs' order of events at one instant (the graph rules' hooks, astra_emulate.c). */
 int astra_issue_first(struct th_emu *emu, int64_t first);
