@@ -597,6 +597,38 @@ START_TEST(chakra_astra_hang) {
 }
 END_TEST
 
+/* Ends at one tick registered at one tick by phases that started at different ticks: the
+ * NPUs take them in the order of the events that registered them and of their last messages,
+ * and where those tie too, in orders that part. Measured with ASTRA-sim 2.x (the same build as
+ * above) on tests/data/chakra/r4_fc2_s2.yml (Ring 4 @ 100/100, FC 2 @ 50/100, Switch 2 @
+ * 25/100) with themis_SCF_3d_s64.json (64 splits), models/workloads/astra/dlrm.txt written by
+ * export-chakra on its 16 NPUs: under Themis + SCF every rank stops with "unreleased nodes"
+ * (at 375091 ns chunk 59's All-Reduce phase on dim 1 ends, both it and the phase on dim 0
+ * registered at 375081 ns by hand-overs back registered at 374981 ns, as their last messages
+ * arrived); under Themis + FIFO it finishes, 1027541 ns, exposed 783541, on every rank. */
+START_TEST(chakra_astra_hang_later_start) {
+    char *dir = test_tmp_dir();
+    const char *src = getenv("THEMIS_SRCDIR");
+    TEST_DIR_PATH(sys, dir, "r4fc2s2.json");
+    TEST_DIR_PATH(p, dir, "dlrm");
+    import_astra("chakra/r4_fc2_s2.yml", "chakra/themis_SCF_3d_s64.json", sys);
+    test_cli_out r;
+    test_cli(&r, "export-chakra '%s/models/workloads/astra/dlrm.txt' -s '%s' -o '%s'",
+             src ? src : ".", sys, p);
+    test_expect_ok(&r, "export-chakra");
+    test_cli_free(&r);
+    char need[4700];
+    snprintf(need, sizeof need,
+             "%s.0.et: node 8 (allreduce): ASTRA-sim 2.x would not finish: at 375091 ns chunk "
+             "59's phase on dim 1 ends and goes on to dim 0, and the phase running on dim 0 "
+             "leaves it, both ends registered at 375081 ns by events registered at 374981 ns",
+             p);
+    test_bad(need, "train '%s' -s '%s' -p themis -q scf", p, sys);
+    expect_times(p, sys, "-p themis -q fifo", 1027541, 783541);
+    test_rm_dir(dir);
+}
+END_TEST
+
 /* Point-to-point under the astra-sim preset, when every rank sends as it receives: each rank r
  * sends 1 MiB to r + 1 and receives from r - 1 (both ready at once). A message goes on the first
  * dim in which the two NPUs differ, floor(hops latency + bytes / B) (measured on ASTRA-sim 2.x,
@@ -1202,6 +1234,7 @@ Suite *chakra_suite(void) {
     tcase_add_test(tc, chakra_themis_order_meetings);
     tcase_add_test(tc, chakra_held_dim);
     tcase_add_test(tc, chakra_astra_hang);
+    tcase_add_test(tc, chakra_astra_hang_later_start);
     tcase_add_test(tc, chakra_graphs_analytical);
     tcase_add_test(tc, chakra_pairs_and_formats);
     tcase_add_test(tc, chakra_sweep);
