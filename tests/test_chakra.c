@@ -629,6 +629,41 @@ START_TEST(chakra_astra_hang_later_start) {
 }
 END_TEST
 
+/* The first tie that cannot block is replayed, and every later collective refused. Measured
+ * with ASTRA-sim 2.x (the same build as above) on tests/data/chakra/r4_r4_r4.yml with
+ * themis_FIFO_3d_s2.json (Themis + FIFO, 2 splits), on every one of the 64 NPUs: a
+ * Reduce-Scatter of 65536 bytes, whose chunks 0 and 1 end their phases on dims 0 and 2 at
+ * 613 ns with nothing to order them and both go on to dim 1, then to dims 2 and 0: 1777 ns;
+ * one of 765056 bytes, 6337 ns (the same under SCF); a chain of a Reduce-Scatter of 225792
+ * bytes, an All-Gather of 14464 and a Reduce-Scatter of 14080: every rank stops with
+ * "unreleased nodes" in the third. */
+START_TEST(chakra_astra_tie_replayed) {
+    char *dir = test_tmp_dir();
+    TEST_DIR_PATH(sys, dir, "r444.json");
+    import_astra("chakra/r4_r4_r4.yml", "chakra/themis_FIFO_3d_s2.json", sys);
+    wnode a[] = {COLLECTIVE(0, RS, 65536)}, b[] = {COLLECTIVE(0, RS, 765056)};
+    wnode chain[] = {COLLECTIVE(0, RS, 225792), COLLECTIVE(1, AG, 14464), COLLECTIVE(2, RS, 14080)};
+    chain[1].data[0] = 0, chain[1].ndata = 1;
+    chain[2].data[0] = 1, chain[2].ndata = 1;
+    write_set(dir, "a", a, 1, 64);
+    write_set(dir, "b", b, 1, 64);
+    write_set(dir, "chain", chain, 3, 64);
+    TEST_DIR_PATH(pa, dir, "a");
+    TEST_DIR_PATH(pb, dir, "b");
+    TEST_DIR_PATH(pc, dir, "chain");
+    expect_times(pa, sys, "", 1777, 1777);
+    expect_times(pb, sys, "", 6337, 6337);
+    expect_times(pb, sys, "-q scf", 6337, 6337);
+    char need[4700];
+    snprintf(need, sizeof need,
+             "%s.0.et: node 1: ASTRA-sim 2.x would not finish: at 1279 ns two chunks of the first "
+             "collective ended phases at one tick with nothing to order them and went on to dim 1",
+             pc);
+    test_bad(need, "train '%s' -s '%s'", pc, sys);
+    test_rm_dir(dir);
+}
+END_TEST
+
 /* Point-to-point under the astra-sim preset, when every rank sends as it receives: each rank r
  * sends 1 MiB to r + 1 and receives from r - 1 (both ready at once). A message goes on the first
  * dim in which the two NPUs differ, floor(hops latency + bytes / B) (measured on ASTRA-sim 2.x,
@@ -1235,6 +1270,7 @@ Suite *chakra_suite(void) {
     tcase_add_test(tc, chakra_held_dim);
     tcase_add_test(tc, chakra_astra_hang);
     tcase_add_test(tc, chakra_astra_hang_later_start);
+    tcase_add_test(tc, chakra_astra_tie_replayed);
     tcase_add_test(tc, chakra_graphs_analytical);
     tcase_add_test(tc, chakra_pairs_and_formats);
     tcase_add_test(tc, chakra_sweep);

@@ -45,6 +45,9 @@ typedef struct astra_emu_state {
     int dir[TH_MAX_DIMS];             /* 1: its messages go clockwise, -1: anticlockwise */
     int ring[TH_MAX_DIMS];            /* 1: its phase is a ring's (its events' ticks known) */
     int freed;                        /* 1 while a dim a phase left takes its next one */
+    int parted;       /* 1 once a tie that cannot block was replayed (cannot_block) */
+    double parted_at; /* when, ns */
+    int parted_dim;   /* the dim both its chunks went on to */
     int64_t coll_first;
     uint64_t *touch_out; /* the hang check's two outcomes of a dim's queue (check_hang) */
     double *touch_key;   /* and their keys */
@@ -377,6 +380,15 @@ static int issue(th_emu *emu, const th_plan *plan, double t, int *id, th_error *
     int held = st->held && st->held_at == t ? st->held - 1 : -1, k;
     if (held < 0) st->trigger_reg = -1; /* issued by a compute node: not known */
     st->held = 0;
+    if (st->parted)
+        return th_error_set(
+            err, TH_EINPUT,
+            "ASTRA-sim 2.x would not finish: at %.17g ns two chunks of the first collective ended "
+            "phases at one tick with nothing to order them and went on to dim %d; themis "
+            "replays that collective, but the NPUs take the two ends in orders that differ from "
+            "ring to ring, which themis does not follow, and a later collective can wait for "
+            "ever (docs/CHAKRA.md, Limits)",
+            st->parted_at, st->parted_dim);
     if (emu_admit(emu, plan, t, &k, err)) return err->code;
     for (uint32_t i = 0; i < (uint32_t)plan->chunks; i++) {
         int dim = enqueue(emu, (uint32_t)k, i, 0);
@@ -438,6 +450,37 @@ static size_t touch_outcome(th_emu *emu, int f, const touch *tc, const int *ord,
     }
     out[0] = run ? running + 1 : 0;
     return 1 + nw;
+}
+
+/* 1 when the tie of the ends u and v on dim f cannot block ASTRA-sim, measured (docs/CHAKRA.md,
+ * Limits): in the first collective since the reset, with no tie replayed before, two ring
+ * phases end on two other dims and queue their chunks' next phases on f, these are the
+ * collective's last two chunks, and after f their phases take dims that neither f nor the
+ * other's take. The NPUs may still take the two in orders that part from ring to ring: the
+ * tie is replayed, and every later collective refused (issue). */
+static int cannot_block(const th_emu *emu, int f, const touch *u, const touch *v) {
+    const astra_emu_state *st = emu->state;
+    if (st->parted || u->free || v->free || !u->keyed || !v->keyed || u->dim == v->dim ||
+        u->x.coll != 0 || v->x.coll != 0)
+        return 0;
+    const emu_coll *cr = emu_rec(emu, 0);
+    if (cr->left != 2) return 0;
+    unsigned used = 0;
+    for (int w = 0; w < 2; w++) {
+        uint32_t c = (w ? v : u)->x.chunk;
+        unsigned mask = 0;
+        for (int s = cr->next[c] + 2; s < cr->plan->nstages; s++) { /* its phases after f */
+            int dim;
+            th_op op;
+            double m;
+            th_plan_stage(cr->plan, c, s, &dim, &op, &m);
+            if (dim == f) return 0;
+            mask |= 1u << dim;
+        }
+        if (mask & used) return 0;
+        used |= mask;
+    }
+    return 1;
 }
 
 /* Refuses what ASTRA-sim 2.x would never finish (docs/CHAKRA.md, Limits). Each NPU runs the
@@ -506,6 +549,10 @@ static int check_hang(th_emu *emu, const int *ending, int nend, th_error *err) {
                 if (na == touch_outcome(emu, f, tc, ord, n, a + room, st->touch_key) &&
                     !memcmp(a, a + room, sizeof *a * na))
                     continue;
+                if (cannot_block(emu, f, &tc[i], &tc[j])) {
+                    st->parted = 1, st->parted_at = emu->t, st->parted_dim = f;
+                    continue;
+                }
                 const touch *x = tc[i].free ? &tc[j] : &tc[i], *y = x == &tc[i] ? &tc[j] : &tc[i];
                 char other[96], by[160];
                 if (x->keyed && y->keyed)
@@ -602,6 +649,7 @@ static void reset(th_emu *emu) {
         st->ncost[d] = 0;
     }
     st->held = 0;
+    st->parted = 0;
     /* the order is followed only once a graph replay names it (astra_issue_first): a
      * collective run alone needs none, and its phases' ticks are not searched for meetings */
     st->issue_first = -1;
