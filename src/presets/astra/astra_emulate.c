@@ -1,9 +1,9 @@
 /* The ASTRA-sim preset's emulator rules (SPEC §9): list queues, phases that start as soon as
  * they are queued on an idle dim (but for the dim a collective issued as the last one ends is
- * held on), stages ending at one instant completed in the order they started (ring phases in
- * the order their ends were registered), the refusal of ties of ends that hang ASTRA-sim, one
- * collective at a time, the preset's integer-ns phase costs, and the order in which the NPUs see
- * each phase end (the "lead", docs/CHAKRA.md). */
+ * held on), stages ending at one instant completed in the order they started, one collective at
+ * a time, the preset's integer-ns phase costs, and the order in which the NPUs see each phase
+ * end (the "lead", docs/CHAKRA.md), with the order of ring phases' ends at one tick (end_keys)
+ * and the refusal of the ties of ends that hang ASTRA-sim (check_hang). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -581,13 +581,12 @@ static int check_hang(th_emu *emu, const int *ending, int nend, th_error *err) {
     return TH_OK;
 }
 
-/* The phases ending now complete in the order they started (of ring phases, with an endpoint
- * delay, in the order of end_keys' ticks, then started); each in turn queues its chunk's
+/* The phases ending now complete in the order they started; each in turn queues its chunk's
  * next phase (starting it if that dim is idle), then its freed dim takes its next waiting
  * phase. All that follows now follows in the order of the phase whose end was registered first:
  * ASTRA-sim runs every event an NPU registered for one tick together, where the first of them
  * puts it in the instant's order (Sys::try_register_event); at one registration tick, the
- * phase that started first, or the first in end_keys' order (docs/CHAKRA.md). */
+ * phase that started first (docs/CHAKRA.md). */
 static int step(th_emu *emu, th_error *err) {
     astra_emu_state *st = emu->state;
     int ending[TH_MAX_DIMS], nend = emu_ending(emu, ending);
@@ -604,7 +603,7 @@ static int step(th_emu *emu, th_error *err) {
     int keyed = nend > 1;
     for (int k = 0; k < nend && keyed; k++)
         keyed = end_keys(emu, ending[k], key[k]);
-    if (keyed) { /* every end's three ticks known: in their order, then the order started */
+    if (keyed) { /* every end a ring phase's: in end_keys' order, then started (SPEC §9) */
         for (int k = 1; k < nend; k++) {
             int d = ending[k], j = k;
             double x[3] = {key[k][0], key[k][1], key[k][2]};
