@@ -713,6 +713,73 @@ START_TEST(chakra_astra_hang) {
 }
 END_TEST
 
+/* Ends at one tick registered at one tick by phases that started at different ticks: the
+ * NPUs take them in the order of the events that registered them and of their last messages,
+ * and where those tie too, in orders that part. Measured with ASTRA-sim 2.x (the same build as
+ * above) on tests/data/chakra/r4_fc2_s2.yml (Ring 4 @ 100/100, FC 2 @ 50/100, Switch 2 @
+ * 25/100) with themis_SCF_3d_s64.json (64 splits), models/workloads/astra/dlrm.txt written by
+ * export-chakra on its 16 NPUs: under Themis + SCF every rank stops with "unreleased nodes"
+ * (at 375091 ns chunk 59's All-Reduce phase on dim 1 ends, both it and the phase on dim 0
+ * registered at 375081 ns by hand-overs back registered at 374981 ns, as their last messages
+ * arrived); under Themis + FIFO it finishes, 1027541 ns, exposed 783541, on every rank. */
+START_TEST(chakra_astra_hang_later_start) {
+    char *dir = test_tmp_dir();
+    const char *src = getenv("THEMIS_SRCDIR");
+    TEST_DIR_PATH(sys, dir, "r4fc2s2.json");
+    TEST_DIR_PATH(p, dir, "dlrm");
+    import_astra("chakra/r4_fc2_s2.yml", "chakra/themis_SCF_3d_s64.json", sys);
+    test_cli_out r;
+    test_cli(&r, "export-chakra '%s/models/workloads/astra/dlrm.txt' -s '%s' -o '%s'",
+             src ? src : ".", sys, p);
+    test_expect_ok(&r, "export-chakra");
+    test_cli_free(&r);
+    char need[4700];
+    snprintf(need, sizeof need,
+             "%s.0.et: node 8 (allreduce): ASTRA-sim 2.x would not finish: at 375091 ns chunk "
+             "59's phase on dim 1 ends and goes on to dim 0, and the phase running on dim 0 "
+             "leaves it, both ends registered at 375081 ns by events registered at 374981 ns",
+             p);
+    test_bad(need, "train '%s' -s '%s' -p themis -q scf", p, sys);
+    expect_times(p, sys, "-p themis -q fifo", 1027541, 783541);
+    test_rm_dir(dir);
+}
+END_TEST
+
+/* The first tie that cannot block is replayed, and every later collective refused. Measured
+ * with ASTRA-sim 2.x (the same build as above) on tests/data/chakra/r4_r4_r4.yml with
+ * themis_FIFO_3d_s2.json (Themis + FIFO, 2 splits), on every one of the 64 NPUs: a
+ * Reduce-Scatter of 65536 bytes, whose chunks 0 and 1 end their phases on dims 0 and 2 at
+ * 613 ns with nothing to order them and both go on to dim 1, then to dims 2 and 0: 1777 ns;
+ * one of 765056 bytes, 6337 ns (the same under SCF); a chain of a Reduce-Scatter of 225792
+ * bytes, an All-Gather of 14464 and a Reduce-Scatter of 14080: every rank stops with
+ * "unreleased nodes" in the third. */
+START_TEST(chakra_astra_tie_replayed) {
+    char *dir = test_tmp_dir();
+    TEST_DIR_PATH(sys, dir, "r444.json");
+    import_astra("chakra/r4_r4_r4.yml", "chakra/themis_FIFO_3d_s2.json", sys);
+    wnode a[] = {COLLECTIVE(0, RS, 65536)}, b[] = {COLLECTIVE(0, RS, 765056)};
+    wnode chain[] = {COLLECTIVE(0, RS, 225792), COLLECTIVE(1, AG, 14464), COLLECTIVE(2, RS, 14080)};
+    chain[1].data[0] = 0, chain[1].ndata = 1;
+    chain[2].data[0] = 1, chain[2].ndata = 1;
+    write_set(dir, "a", a, 1, 64);
+    write_set(dir, "b", b, 1, 64);
+    write_set(dir, "chain", chain, 3, 64);
+    TEST_DIR_PATH(pa, dir, "a");
+    TEST_DIR_PATH(pb, dir, "b");
+    TEST_DIR_PATH(pc, dir, "chain");
+    expect_times(pa, sys, "", 1777, 1777);
+    expect_times(pb, sys, "", 6337, 6337);
+    expect_times(pb, sys, "-q scf", 6337, 6337);
+    char need[4700];
+    snprintf(need, sizeof need,
+             "%s.0.et: node 1: ASTRA-sim 2.x would not finish: at 1279 ns two chunks of the first "
+             "collective ended phases at one tick with nothing to order them and went on to dim 1",
+             pc);
+    test_bad(need, "train '%s' -s '%s'", pc, sys);
+    test_rm_dir(dir);
+}
+END_TEST
+
 /* Point-to-point under the astra-sim preset, when every rank sends as it receives: each rank r
  * sends 1 MiB to r + 1 and receives from r - 1 (both ready at once). A message goes on the first
  * dim in which the two NPUs differ, floor(hops latency + bytes / B) (measured on ASTRA-sim 2.x,
@@ -1321,6 +1388,8 @@ Suite *chakra_suite(void) {
     tcase_add_test(tc, chakra_themis_order_meetings);
     tcase_add_test(tc, chakra_held_dim);
     tcase_add_test(tc, chakra_astra_hang);
+    tcase_add_test(tc, chakra_astra_hang_later_start);
+    tcase_add_test(tc, chakra_astra_tie_replayed);
     tcase_add_test(tc, chakra_graphs_analytical);
     tcase_add_test(tc, chakra_pairs_and_formats);
     tcase_add_test(tc, chakra_sweep);

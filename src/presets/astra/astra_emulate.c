@@ -2,7 +2,8 @@
  * they are queued on an idle dim (but for the dim a collective issued as the last one ends is
  * held on), stages ending at one instant completed in the order they started, one collective at
  * a time, the preset's integer-ns phase costs, and the order in which the NPUs see each phase
- * end (the "lead", docs/CHAKRA.md). */
+ * end (the "lead", docs/CHAKRA.md), with the order of ring phases' ends at one tick (end_keys)
+ * and the refusal of the ties of ends that hang ASTRA-sim (check_hang). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +52,9 @@ typedef struct astra_emu_state {
     /* a halvingDoubling phase's partner offsets XORed over its first k messages (xor[d][k]) */
     int64_t xor [TH_MAX_DIMS][RHD_MAX + 1];
     int freed; /* 1 while a dim a phase left takes its next one */
+    int parted;       /* 1 once a tie that cannot block was replayed (cannot_block) */
+    double parted_at; /* when, ns */
+    int parted_dim;   /* the dim both its chunks went on to */
     int64_t coll_first;
     uint64_t *touch_out; /* the hang check's two outcomes of a dim's queue (check_hang) */
     double *touch_key;   /* and their keys */
@@ -286,6 +290,30 @@ static int phase_ticks(const th_emu *r, int d, double *t, int *steps, double *re
     return k;
 }
 
+/* The three ticks (ns) that order the end of the ring phase on dim d among the ends of its
+ * tick on every NPU (into key): when its end was registered, when the event that registered it
+ * was, and when its last message was sent (phase_ticks' last event: a Reduce-Scatter's last
+ * reduction, registered by its hand-over back, which its message's arrival registered; any
+ * other phase's last hand-over back, registered as its message arrived, sent net before).
+ * Returns 0 where they are not derived: not a ring's phase, or no endpoint delay. */
+static int end_keys(const th_emu *r, int d, double key[3]) {
+    const astra_emu_state *st = r->state;
+    double ep = astra_of(r->sys)->endpoint;
+    if (st->kind[d] != KIND_RING || ep <= 0) return 0;
+    th_op op = st->op[d];
+    double p = (double)r->sys->dims[d].npus;
+    double n = op == TH_OP_AR ? 2 * (p - 1) : op == TH_OP_A2A ? p * (p - 1) / 2 : p - 1;
+    double nproc = op == TH_OP_AR || op == TH_OP_RS ? p - 1 : 0;
+    double proc = nproc > 0 ? proc_time(r, d, st->size[d]) : 0;
+    double net = (st->time[d] - ep - nproc * proc) / n - ep, t = st->start_at[d] + st->time[d];
+    if (op == TH_OP_RS) { /* the reduction's end, at the hand-over's tick when it takes 0 ns */
+        key[0] = t - proc, key[1] = t - proc - ep, key[2] = t - proc - ep - net;
+    } else {
+        key[0] = t - ep, key[1] = key[2] = t - ep - net;
+    }
+    return 1;
+}
+
 /* 1 when every message of the ring phase on dim d is reduced in no time (a Reduce-Scatter
  * whose reduction takes 0 ns: PacketBundle still runs it as an event of the same tick). */
 static int reduced_at_once(const th_emu *r, int d) {
@@ -458,6 +486,15 @@ static int issue(th_emu *emu, const th_plan *plan, double t, int *id, th_error *
     int held = st->held && st->held_at == t ? st->held - 1 : -1, k;
     if (held < 0) st->trigger_reg = -1; /* issued by a compute node: not known */
     st->held = 0;
+    if (st->parted)
+        return th_error_set(
+            err, TH_EINPUT,
+            "ASTRA-sim 2.x would not finish: at %.17g ns two chunks of the first collective ended "
+            "phases at one tick with nothing to order them and went on to dim %d; themis "
+            "replays that collective, but the NPUs take the two ends in orders that differ from "
+            "ring to ring, which themis does not follow, and a later collective can wait for "
+            "ever (docs/CHAKRA.md, Limits)",
+            st->parted_at, st->parted_dim);
     if (emu_admit(emu, plan, t, &k, err)) return err->code;
     for (uint32_t i = 0; i < (uint32_t)plan->chunks; i++) {
         int dim = enqueue(emu, (uint32_t)k, i, 0);
@@ -481,6 +518,8 @@ typedef struct touch {
     double reg;   /* when its end was registered, ns */
     double start; /* when the phase that ends started, ns */
     int dim;      /* the dim it ends on */
+    int keyed;    /* 1: key holds end_keys' three ticks */
+    double key[3];
 } touch;
 
 /* Dim f's running phase and then its waiting ones, as (collective, chunk) + 1 into out (room
@@ -519,6 +558,37 @@ static size_t touch_outcome(th_emu *emu, int f, const touch *tc, const int *ord,
     return 1 + nw;
 }
 
+/* 1 when the tie of the ends u and v on dim f cannot block ASTRA-sim, measured (docs/CHAKRA.md,
+ * Limits): in the first collective since the reset, with no tie replayed before, two ring
+ * phases end on two other dims and queue their chunks' next phases on f, these are the
+ * collective's last two chunks, and after f their phases take dims that neither f nor the
+ * other's take. The NPUs may still take the two in orders that part from ring to ring: the
+ * tie is replayed, and every later collective refused (issue). */
+static int cannot_block(const th_emu *emu, int f, const touch *u, const touch *v) {
+    const astra_emu_state *st = emu->state;
+    if (st->parted || u->free || v->free || !u->keyed || !v->keyed || u->dim == v->dim ||
+        u->x.coll != 0 || v->x.coll != 0)
+        return 0;
+    const emu_coll *cr = emu_rec(emu, 0);
+    if (cr->left != 2) return 0;
+    unsigned used = 0;
+    for (int w = 0; w < 2; w++) {
+        uint32_t c = (w ? v : u)->x.chunk;
+        unsigned mask = 0;
+        for (int s = cr->next[c] + 2; s < cr->plan->nstages; s++) { /* its phases after f */
+            int dim;
+            th_op op;
+            double m;
+            th_plan_stage(cr->plan, c, s, &dim, &op, &m);
+            if (dim == f) return 0;
+            mask |= 1u << dim;
+        }
+        if (mask & used) return 0;
+        used |= mask;
+    }
+    return 1;
+}
+
 /* Refuses what ASTRA-sim 2.x would never finish (docs/CHAKRA.md, Limits). Each NPU runs the
  * ends of phases at one tick in its own order (Sys::try_register_event: its events of a tick
  * in the order they were registered), and as it runs one it takes the phase's stream out of
@@ -528,9 +598,12 @@ static size_t touch_outcome(th_emu *emu, int f, const touch *tc, const int *ord,
  * comes first, NPUs of one ring of f that take them in other orders run different chunks on
  * f, each waiting for the message of its own chunk that its predecessor holds back: the run
  * stops with unreleased nodes. Two ends registered at different ticks come in one order on
- * every NPU; the NPUs' orders at one tick are followed only through their first NPU, so of the
- * ends registered at one tick the check takes those of phases that also started at one tick,
- * the condition measured to catch the orders that part (docs/CHAKRA.md). */
+ * every NPU, and so do two of ring phases whose registering events or last messages' sends
+ * fall at different ticks (end_keys; step replays that order); the NPUs' orders at one tick
+ * are followed only through their first NPU, so the check takes the ends of ring phases where
+ * all three ticks tie, and of other phases those registered at one tick by phases that also
+ * started at one tick, the conditions measured to catch the orders that part
+ * (docs/CHAKRA.md). */
 static int check_hang(th_emu *emu, const int *ending, int nend, th_error *err) {
     astra_emu_state *st = emu->state;
     for (int f = 0; f < emu->sys->ndims && nend > 1; f++) {
@@ -542,6 +615,7 @@ static int check_hang(th_emu *emu, const int *ending, int nend, th_error *err) {
             uint32_t c = emu->srv[d].chunk;
             touch t = {.reg = emu->t - st->end_wait[d], .start = st->start_at[d], .dim = d};
             t.free = d == f;
+            t.keyed = end_keys(emu, d, t.key);
             if (!t.free) {
                 th_op op;
                 double m;
@@ -558,7 +632,10 @@ static int check_hang(th_emu *emu, const int *ending, int nend, th_error *err) {
         }
         for (int i = 0; i < n; i++)
             for (int j = i + 1; j < n; j++) {
-                if (tc[i].reg != tc[j].reg || tc[i].start != tc[j].start) continue;
+                if (tc[i].keyed && tc[j].keyed
+                        ? memcmp(tc[i].key, tc[j].key, sizeof tc[i].key)
+                        : tc[i].reg != tc[j].reg || tc[i].start != tc[j].start)
+                    continue;
                 int ord[TH_MAX_DIMS], m = 2; /* the two in either order, then the others */
                 for (int k = 0; k < n; k++)
                     if (k != i && k != j) ord[m++] = k;
@@ -578,8 +655,19 @@ static int check_hang(th_emu *emu, const int *ending, int nend, th_error *err) {
                 if (na == touch_outcome(emu, f, tc, ord, n, a + room, st->touch_key) &&
                     !memcmp(a, a + room, sizeof *a * na))
                     continue;
+                if (cannot_block(emu, f, &tc[i], &tc[j])) {
+                    st->parted = 1, st->parted_at = emu->t, st->parted_dim = f;
+                    continue;
+                }
                 const touch *x = tc[i].free ? &tc[j] : &tc[i], *y = x == &tc[i] ? &tc[j] : &tc[i];
-                char other[96];
+                char other[96], by[160];
+                if (x->keyed && y->keyed)
+                    snprintf(by, sizeof by,
+                             "by events registered at %.17g ns, their last messages sent at "
+                             "%.17g ns",
+                             x->key[1], x->key[2]);
+                else
+                    snprintf(by, sizeof by, "by phases started at %.17g ns", x->start);
                 if (y->free)
                     snprintf(other, sizeof other, "the phase running on dim %d leaves it", f);
                 else
@@ -588,12 +676,12 @@ static int check_hang(th_emu *emu, const int *ending, int nend, th_error *err) {
                 return th_error_set(
                     err, TH_EINPUT,
                     "ASTRA-sim 2.x would not finish: at %.17g ns chunk %u's phase on dim %d ends "
-                    "and goes on to dim %d, and %s, both ends registered at %.17g ns by phases "
-                    "started at %.17g ns; what dim %d runs next depends on which end an NPU takes "
+                    "and goes on to dim %d, and %s, both ends registered at %.17g ns %s; what "
+                    "dim %d runs next depends on which end an NPU takes "
                     "first, the NPUs take them in orders that themis does not follow (they differ "
                     "from ring to ring), and NPUs of one ring of dim %d that run different chunks "
                     "there wait for each other for ever (docs/CHAKRA.md, Limits)",
-                    emu->t, (unsigned)x->x.chunk, x->dim, f, other, x->reg, x->start, f, f);
+                    emu->t, (unsigned)x->x.chunk, x->dim, f, other, x->reg, by, f, f);
             }
     }
     return TH_OK;
@@ -617,6 +705,26 @@ static int step(th_emu *emu, th_error *err) {
     int win = 0; /* registered first: the longest wait, then the first started */
     for (int k = 1; k < nend; k++)
         if (st->end_wait[ending[k]] > st->end_wait[ending[win]]) win = k;
+    double key[TH_MAX_DIMS][3];
+    int keyed = nend > 1;
+    for (int k = 0; k < nend && keyed; k++)
+        keyed = end_keys(emu, ending[k], key[k]);
+    if (keyed) { /* every end a ring phase's: in end_keys' order, then started (SPEC §9) */
+        for (int k = 1; k < nend; k++) {
+            int d = ending[k], j = k;
+            double x[3] = {key[k][0], key[k][1], key[k][2]};
+            for (; j > 0 && (key[j - 1][0] != x[0]   ? key[j - 1][0] > x[0]
+                             : key[j - 1][1] != x[1] ? key[j - 1][1] > x[1]
+                                                     : key[j - 1][2] > x[2]);
+                 j--) {
+                ending[j] = ending[j - 1];
+                memcpy(key[j], key[j - 1], sizeof key[j]);
+            }
+            ending[j] = d;
+            memcpy(key[j], x, sizeof x);
+        }
+        win = 0;
+    }
     if (check_hang(emu, ending, nend, err)) return err->code;
     int64_t first = nend ? st->end_first[ending[win]] : -1;
     st->trigger_reg = nend ? emu->t - st->end_wait[ending[win]] : -1;
@@ -651,6 +759,7 @@ static void reset(th_emu *emu) {
         st->ncost[d] = 0;
     }
     st->held = 0;
+    st->parted = 0;
     /* the order is followed only once a graph replay names it (astra_issue_first): a
      * collective run alone needs none, and its phases' ticks are not searched for meetings */
     st->issue_first = -1;
