@@ -659,6 +659,41 @@ START_TEST(chakra_themis_order_meetings) {
 }
 END_TEST
 
+/* Where the NPUs' order turns diagonal the first NPU is not known inside rank 0's group.
+ * Measured with ASTRA-sim 2.x (the same build as above, and one that logs each NPU's stream
+ * starts and ends and each collective's generation) on tests/data/chakra/r4_r4.yml (Ring 4 x
+ * Ring 4, 100 GB/s, 100 ns) with themis_FIFO_2d_s2.json (Themis + FIFO), a chain of an
+ * All-Reduce of 379040 bytes, an All-Gather of 300080 and an All-Reduce of 621120 on every one
+ * of the 16 NPUs: with 2, 4 and 8 splits 51053, 52320 and 58031 ns; with 5 splits 57593 ns,
+ * where the first phases of both dims end at 967 ns in the order 3 6 9 12 0 7 10 13 1 4 11 14
+ * 2 5 8 15 (grouped by the sum of the NPUs' coordinates, mod 4) and the All-Reduce at 7429 ns
+ * in the order 0 7 10 13 ...: rank 0 generates the All-Gather, and NPU 15 plans the second
+ * All-Reduce from rank 0's loads (every chunk on dim 1 first). Following the first NPU alone
+ * names NPU 7 there and replays 54719 ns; NPU 7 is in rank 0's group, so the first NPU is not
+ * known, and the second All-Reduce, whose two plans differ, is refused. */
+START_TEST(chakra_themis_diagonal_order) {
+    char *dir = test_tmp_dir();
+    TEST_DIR_PATH(sys, dir, "r44.json");
+    import_astra("chakra/r4_r4.yml", "chakra/themis_FIFO_2d_s2.json", sys);
+    wnode chain[] = {COLLECTIVE(0, AR, 379040), COLLECTIVE(1, AG, 300080),
+                     COLLECTIVE(2, AR, 621120)};
+    chain[1].data[0] = 0, chain[1].ndata = 1;
+    chain[2].data[0] = 1, chain[2].ndata = 1;
+    write_set(dir, "chain", chain, 3, 16);
+    TEST_DIR_PATH(p, dir, "chain");
+    expect_times(p, sys, "-p themis -q fifo -n 2", 51053, 51053);
+    expect_times(p, sys, "-p themis -q fifo -n 4", 52320, 52320);
+    expect_times(p, sys, "-p themis -q fifo -n 8", 58031, 58031);
+    char need[4400];
+    snprintf(need, sizeof need,
+             "%s.0.et: node 2: under Themis, ASTRA-sim 2.x plans this allreduce from rank 0's "
+             "last loads or from fresh ones",
+             p);
+    test_bad(need, "train '%s' -s '%s' -p themis -q fifo -n 5", p, sys);
+    test_rm_dir(dir);
+}
+END_TEST
+
 /* A collective issued as the last one ends starts inside that one's last stream's end, while
  * the stream still holds its dim: there every chunk of the new collective queues first (SCF
  * puts a chunk of equal size before the waiting ones, so the last chunk heads the queue), and
@@ -1386,6 +1421,7 @@ Suite *chakra_suite(void) {
     tcase_add_test(tc, chakra_themis_meetings_rhd_direct);
     tcase_add_test(tc, chakra_themis_rhd_parting_refused);
     tcase_add_test(tc, chakra_themis_order_meetings);
+    tcase_add_test(tc, chakra_themis_diagonal_order);
     tcase_add_test(tc, chakra_held_dim);
     tcase_add_test(tc, chakra_astra_hang);
     tcase_add_test(tc, chakra_astra_hang_later_start);

@@ -3,7 +3,8 @@
  * held on), stages ending at one instant completed in the order they started, one collective at
  * a time, the preset's integer-ns phase costs, and the order in which the NPUs see each phase
  * end (the "lead", docs/CHAKRA.md), with the order of ring phases' ends at one tick (end_keys)
- * and the refusal of the ties of ends that hang ASTRA-sim (check_hang). */
+ * and the refusal of the ties of ends that hang ASTRA-sim (check_hang); the first NPU not
+ * known where the order of two equal ring dims turned diagonal (astra_first_npu). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,6 +57,9 @@ typedef struct astra_emu_state {
     double parted_at; /* when, ns */
     int parted_dim;   /* the dim both its chunks went on to */
     int64_t coll_first;
+    /* 1 once two ring phases on dims diag_d and diag_e of as many NPUs parted at one
+     * registration (check_meet): the NPUs' order there is diagonal (astra_first_npu) */
+    int diag, diag_d, diag_e;
     uint64_t *touch_out; /* the hang check's two outcomes of a dim's queue (check_hang) */
     double *touch_key;   /* and their keys */
     size_t touch_cap;    /* entries each holds room for (touch_out twice) */
@@ -396,6 +400,8 @@ static void check_meet(th_emu *r, int d) {
                         break;
                     }
                     if (a1 == b1 && (a2 == b2 || a2 < 0 || b2 < 0) && bundle > 0) {
+                        if (!st->diag && r->sys->dims[d].npus == r->sys->dims[e].npus)
+                            st->diag = 1, st->diag_d = d, st->diag_e = e;
                         if (bundle == 1)
                             st->end_first[e] = lead_move(r, e, la, sb[j], ne);
                         else
@@ -760,6 +766,7 @@ static void reset(th_emu *emu) {
     }
     st->held = 0;
     st->parted = 0;
+    st->diag = 0;
     /* the order is followed only once a graph replay names it (astra_issue_first): a
      * collective run alone needs none, and its phases' ticks are not searched for meetings */
     st->issue_first = -1;
@@ -835,9 +842,27 @@ int64_t astra_timed_end(th_emu *emu, double t, double reg, int64_t first) {
     return first;
 }
 
+/* The NPU's coordinate on dim d. */
+static int64_t coord(const th_system *sys, int64_t npu, int d) {
+    int64_t stride = 1;
+    for (int k = 0; k < d; k++)
+        stride *= (int64_t)sys->dims[k].npus;
+    return npu / stride % (int64_t)sys->dims[d].npus;
+}
+
+/* The NPU that ends the last collective first; -1 (not known) where the order is diagonal
+ * (diag) and that NPU is in rank 0's group there, the NPUs whose coordinates on the two dims
+ * add up to 0 (mod p): the order inside a group is not followed, and whether rank 0 comes
+ * first decides a Themis plan (docs/CHAKRA.md, Limits). */
 int64_t astra_first_npu(const th_emu *emu, int id) {
     (void)id; /* one collective at a time: the last one that finished */
-    return emu->state ? ((const astra_emu_state *)emu->state)->coll_first : 0;
+    const astra_emu_state *st = emu->state;
+    if (!st) return 0;
+    int64_t f = st->coll_first, p = (int64_t)emu->sys->dims[st->diag ? st->diag_d : 0].npus;
+    if (f >= 0 && st->diag &&
+        (coord(emu->sys, f, st->diag_d) + coord(emu->sys, f, st->diag_e)) % p == 0)
+        return -1;
+    return f;
 }
 
 const emu_model astra_emu = {.issue = issue, .step = step, .reset = reset, .free = free_state};
