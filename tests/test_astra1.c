@@ -1220,6 +1220,20 @@ START_TEST(vec_train_a2a_key) {
 }
 END_TEST
 
+/* A workload event registered before the phase events of its ns made every NPU's list for that
+ * ns, in the order the NPUs registered it, and the phases' events of that ns run in that order
+ * from then on, not in their chains'. The branch build (ASTRA-sim-1.0, analytical d27635b):
+ * FullyConnected 4 x 3 (3 links, 100 GB/s, 10 ns, direct), endpoint 10, boost 1, LIFO, Themis +
+ * SCF, 64 splits, one pass, the tutorial's DLRM_HybridParallel.txt with All-to-Alls of 49152
+ * bytes (dlrm_a2a_48k.txt): ASTRA-sim prints 59443. The update of MLP_Top_0's weight-grad
+ * All-Reduce (done at 38244, due at 39309) meets the E events of three All-to-All phases started
+ * at 39299; the dim order of their ties gives 59824, the reversed order 59744: refused. */
+START_TEST(vec_train_late_lists) {
+    test_fails(2, "(59824 or 59744 ns)", "train %s -s %s -p themis -q scf -n 64",
+               test_dpath("astra1/dlrm_a2a_48k.txt"), test_dpath("astra1/fc444_branch.json"));
+}
+END_TEST
+
 /* With boost-mode 0 every NPU simulates, and which one generates a collective first after a
  * completion woke the workload is not followed: Ring 4 (2 links, 200 GB/s, 50 ns, ring) x
  * FullyConnected 4 (3 links, 100 GB/s, 100 ns, direct) x Switch 4 (1 link, 50 GB/s, 100 ns,
@@ -1279,6 +1293,7 @@ Suite *astra1_suite(void) {
     tcase_add_test(tc, vec_train_shuffled_ties);
     tcase_add_test(tc, vec_train_allgather_chain);
     tcase_add_test(tc, vec_train_a2a_key);
+    tcase_add_test(tc, vec_train_late_lists);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -33,6 +33,11 @@ typedef struct astra1_emu_state {
     unsigned char unsure[TH_MAX_DIMS][KEY_MAX], cause_unsure[KEY_MAX];
     int behind, reverse;
     long nunsure; /* ends such a level has ordered since the reset */
+    /* A workload event due at an ns where running phases have events registered after it
+     * made the NPUs' lists for that ns in the order they registered it, and those phases' events
+     * run in that order from then on (astra1_emu_mark_after): the dim order of their ties is
+     * then unsure too. cause_late: the phase whose end starts one was so. */
+    int late[TH_MAX_DIMS], cause_late;
     /* A phase an issue started runs its events NPU 0 first (NPU 0 generated the collective
      * first); one that another phase's end started may run them in another NPU's order. */
     int by_issue[TH_MAX_DIMS];      /* each dim's running phase was started by an issue */
@@ -156,7 +161,7 @@ static int order_of(astra1_emu_state *st, int a, int b) {
     for (int j = L - 1; j >= 0; j--)
         if (st->sib[a][j] != st->sib[b][j]) {
             int o = st->sib[a][j] < st->sib[b][j] ? -1 : 1;
-            if (!st->unsure[a][j]) return o;
+            if (!st->unsure[a][j] && !(st->late[a] && st->late[b])) return o;
             st->nunsure++;
             return st->reverse ? -o : o;
         }
@@ -177,6 +182,8 @@ static int start(th_emu *r, int d) {
     ((astra1_emu_state *)r->state)->by_issue[d] = ((astra1_emu_state *)r->state)->at_issue;
     ((astra1_emu_state *)r->state)->begin[d] = r->t;
     ((astra1_emu_state *)r->state)->resumed[d] = ((astra1_emu_state *)r->state)->resuming;
+    ((astra1_emu_state *)r->state)->late[d] =
+        !((astra1_emu_state *)r->state)->at_issue && ((astra1_emu_state *)r->state)->cause_late;
     return rc;
 }
 
@@ -295,6 +302,7 @@ static int step(th_emu *emu, th_error *err) {
         memcpy(st->cause, st->key[d], sizeof st->cause);
         memcpy(st->cause_sib, st->sib[d], sizeof st->cause_sib);
         memcpy(st->cause_unsure, st->unsure[d], sizeof st->cause_unsure);
+        st->cause_late = st->late[d];
         uint32_t c, id;
         /* the first event due now was registered at key level 0; without a chain, any event
          * since the start may be due now */
@@ -339,9 +347,9 @@ static void reset(th_emu *emu) {
     astra1_emu_state *st = emu->state;
     for (int d = 0; d < emu->sys->ndims; d++)
         st->q[d].n = st->q[d].head = 0;
-    st->behind = st->reverse = 0, st->nunsure = 0;
+    st->behind = st->reverse = 0, st->nunsure = 0, st->cause_late = 0;
     for (int d = 0; d < TH_MAX_DIMS; d++)
-        st->last_end[d] = -1;
+        st->last_end[d] = -1, st->late[d] = 0;
 }
 
 int astra1_emu_events_before(const th_emu *emu, double t, double before) {
@@ -384,6 +392,39 @@ int astra1_emu_events_before(const th_emu *emu, double t, double before) {
         }
     }
     return found;
+}
+
+int astra1_emu_mark_after(th_emu *emu, double t, double after) {
+    astra1_emu_state *st = emu->state;
+    int hit[TH_MAX_DIMS], n = 0;
+    if (!st) return 0;
+    for (int d = 0; d < emu->sys->ndims; d++) {
+        if (!emu->srv[d].busy || emu->srv[d].end < t) continue;
+        const emu_coll *cr = emu_rec(emu, emu->srv[d].coll);
+        int dim;
+        th_op op;
+        double m, bytes, out, dl[CHAIN_MAX];
+        unsigned char msg[CHAIN_MAX];
+        th_plan_stage(cr->plan, emu->srv[d].chunk, cr->next[emu->srv[d].chunk], &dim, &op, &m);
+        double dur = th_astra1_phase(emu->sys, d, cr->plan->type, op, m, &bytes, &out);
+        double at = emu->srv[d].end - dur, sum = 0;
+        int k = astra1_phase_events(emu->sys, d, cr->plan->type, op, m, dl, msg, CHAIN_MAX);
+        for (int j = 0; j < k; j++)
+            sum += dl[j];
+        if (k < 0 || sum != dur) continue; /* keyed by dim index */
+        for (int j = 0; at <= t && j < k; j++) {
+            double reg = at;
+            at += dl[j];
+            if (at == t && !msg[j] && reg > after) {
+                hit[n++] = d;
+                break;
+            }
+        }
+    }
+    if (n > 1)
+        for (int i = 0; i < n; i++)
+            st->late[hit[i]] = 1;
+    return n > 1 ? n : 0;
 }
 
 /* The state is made at the first issue: until then nothing is ordered. */

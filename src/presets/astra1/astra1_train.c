@@ -687,6 +687,9 @@ static int run(replay *r) {
             r->shuffled |= (ev & 1) || done;
             r->may_regain |= (astra1_emu_events_before(r->emu, x.t, x.reg + 1) & 2) || done;
         }
+        /* a workload event made every NPU's list for its tick when it was registered: the
+         * phases' events of that tick registered later run in that NPU order */
+        if (r->sys->model == TH_MODEL_ASTRA1) astra1_emu_mark_after(r->emu, x.t, x.reg);
         if (x.kind == EV_DONE) {
             if (r->done_t != x.t || x.reg < r->done_reg) r->done_reg = x.reg;
             r->done_t = x.t;
@@ -746,9 +749,10 @@ static int rerun(const replay *r, int reverse, const int *dev, int ndev, int *sa
 /* Phases that one collective issued after a completion woke the workload (or after a workload
  * tick met events some NPUs registered early, `shuffled`) started together and that end at one
  * ns with identical chains move on in the order the NPUs generated it, which the preset does
- * not follow (it keeps the dim order). When the replay met such ties, it runs again with their
- * order reversed and refuses the run if what it reports (the end of the run and of each pass)
- * changes. */
+ * not follow (it keeps the dim order); so do phases whose events of an ns ran in the order of a
+ * workload event registered before them (astra1_emu_mark_after). When the replay met such ties, it
+ * runs again with their order reversed and refuses the run if what it reports (the end of the run
+ * and of each pass) changes. */
 static int check_resume_order(replay *r) {
     if (r->sys->model != TH_MODEL_ASTRA1 || astra1_emu_unsure(r->emu) == 0) return TH_OK;
     int same;
@@ -758,9 +762,11 @@ static int check_resume_order(replay *r) {
     return th_error_set(r->err, TH_EINPUT,
                         "%s: phases that one collective started together end at the same ns "
                         "with identical event chains after a completion woke the workload (or "
-                        "after NPUs made their lists for a workload tick early), and their "
-                        "order changes the result (%.0f or %.0f ns): ASTRA-sim 1.0 orders them "
-                        "by the order in which its NPUs resumed (or generated the collective), "
+                        "after NPUs made their lists for a workload tick early, or after a "
+                        "workload event made their lists for an ns of those phases' events), "
+                        "and their order changes the result (%.0f or %.0f ns): ASTRA-sim 1.0 "
+                        "orders them by the order in which its NPUs resumed (or generated the "
+                        "collective, or registered that workload event), "
                         "which the astra-sim-1.0 preset does not follow (docs/VALIDATION.md, "
                         "\"Refused, and why\")",
                         r->src, r->t, other);
