@@ -1234,6 +1234,28 @@ START_TEST(vec_train_late_lists) {
 }
 END_TEST
 
+/* The NPUs of a ring run a direct phase on a FullyConnected dim in a known order: an issue
+ * starts it in index order, and the phase a freed dim starts next in the order its NPUs' receive
+ * handlers first ran in the phase before (from NPUs 0, 1, 2, 3 of a ring of 4: 1, 0, 2, 3). Where
+ * the E after such a start meets a workload tick, another NPU surely made its list for the tick
+ * first and plans the next collective. The tutorial's DLRM_HybridParallel.txt with All-to-Alls of
+ * 49152 bytes (dlrm_a2a_48k.txt) on FullyConnected 4 x 3 (3 links, 100 GB/s, 10 ns, direct),
+ * endpoint 10, boost 1, LIFO, Themis + FIFO, 64 splits: both builds (ASTRA-sim-1.0 branch,
+ * analytical d27635b; tutorial-asplos2023 tag, 3ad17ff, analytical 4ac1ddb) print 58071 for one
+ * pass (refused before: the E events of two phases at 23382 met a workload tick); with two passes
+ * (114609) collectives follow a wake and the run is refused as before. */
+START_TEST(vec_train_direct_order) {
+    ck_assert_int_eq(
+        train_ns("astra1/dlrm_a2a_48k.txt", "astra1/fc444_branch.json", "-p themis -q fifo -n 64"),
+        58071);
+    ck_assert_int_eq(
+        train_ns("astra1/dlrm_a2a_48k.txt", "astra1/fc444_tag.json", "-p themis -q fifo -n 64"),
+        58071);
+    test_fails(2, "NPU 0 first gives", "train %s -s %s -p themis -q fifo -n 64 --passes 2",
+               test_dpath("astra1/dlrm_a2a_48k.txt"), test_dpath("astra1/fc444_branch.json"));
+}
+END_TEST
+
 /* With boost-mode 0 every NPU simulates, and which one generates a collective first after a
  * completion woke the workload is not followed: Ring 4 (2 links, 200 GB/s, 50 ns, ring) x
  * FullyConnected 4 (3 links, 100 GB/s, 100 ns, direct) x Switch 4 (1 link, 50 GB/s, 100 ns,
@@ -1294,6 +1316,7 @@ Suite *astra1_suite(void) {
     tcase_add_test(tc, vec_train_allgather_chain);
     tcase_add_test(tc, vec_train_a2a_key);
     tcase_add_test(tc, vec_train_late_lists);
+    tcase_add_test(tc, vec_train_direct_order);
     suite_add_tcase(s, tc);
     return s;
 }
