@@ -1200,9 +1200,12 @@ END_TEST
  * DLRM_HybridParallel.txt with its two All-to-Alls of 1572864 bytes (dlrm_a2a_1536k.txt) prints
  * 61898 for one pass and 123796 for two (the dim order gave 62367 or 62305 by the NPU that plans
  * first, and was refused). The branch build (ASTRA-sim-1.0, analytical d27635b): the tutorial's
- * DLRM_HybridParallel.txt prints 59954 (the dim order gave 59904); NPU 0 planning first gives
- * 59954, but NPU 16 plans first at ns 42492 and 46846 there, and the preset, which does not
- * follow which NPU plans first, refuses it naming both candidates. */
+ * DLRM_HybridParallel.txt prints 59954 (the dim order gave 59904); NPU 16 plans first at ns 42492
+ * and 46846 there (logged) and NPU 0 again at 50304. The preset refused it (NPU 0 first 59954,
+ * another NPU taking over at 50304 60003). Now the All-to-All phases with an E at 39419 that
+ * two of NPU 0's rings started as a chunk's next phase (NPU 0 last) make another NPU surely
+ * first from 42492 on; NPU 0 may come first again at 50304, and both candidates then plan from
+ * loads NPU 0 reset at 46846. */
 START_TEST(vec_train_a2a_key) {
     ck_assert_int_eq(
         train_ns("astra1/dlrm_a2a_1536k.txt", "astra1/fc444_tag.json", "-p themis -q scf -n 64"),
@@ -1210,13 +1213,9 @@ START_TEST(vec_train_a2a_key) {
     ck_assert_int_eq(train_ns("astra1/dlrm_a2a_1536k.txt", "astra1/fc444_tag.json",
                               "-p themis -q scf -n 64 --passes 2"),
                      123796);
-    test_cli_out r;
-    test_cli(&r, "train %s -s %s -p themis -q scf -n 64 -f csv",
-             test_dpath("astra1/dlrm_hybrid.txt"), test_dpath("astra1/fc444_branch.json"));
-    test_expect_bad(&r, "branch fc444 DLRM, Themis + SCF");
-    ck_assert_ptr_nonnull(strstr(r.err, "dlrm_hybrid.txt:4:"));
-    ck_assert_ptr_nonnull(strstr(r.err, "NPU 0 first gives 59954 ns"));
-    test_cli_free(&r);
+    ck_assert_int_eq(
+        train_ns("astra1/dlrm_hybrid.txt", "astra1/fc444_branch.json", "-p themis -q scf -n 64"),
+        59954);
 }
 END_TEST
 

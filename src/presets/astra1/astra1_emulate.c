@@ -420,7 +420,9 @@ static void reset(th_emu *emu) {
 
 int astra1_emu_events_before(const th_emu *emu, double t, double before) {
     const astra1_emu_state *st = emu->state;
-    int found = 0, sure = 0;
+    /* sure: one of the events registered first for t (at rmin) has a known ring order with
+     * NPU 0 not first, so that ring's first NPU made its list for t before NPU 0 */
+    int found = 0, sure = 0, opaque = 0;
     double rmin = INFINITY;
     if (!st) return 0;
     for (int d = 0; d < emu->sys->ndims; d++) {
@@ -429,7 +431,7 @@ int astra1_emu_events_before(const th_emu *emu, double t, double before) {
             if (st->last_reg[d] < rmin) {
                 rmin = st->last_reg[d], sure = st->last_first[d] == 1;
             } else if (st->last_reg[d] == rmin) {
-                sure = sure && st->last_first[d] == 1;
+                sure |= st->last_first[d] == 1;
             }
         }
         if (!emu->srv[d].busy) continue;
@@ -447,7 +449,7 @@ int astra1_emu_events_before(const th_emu *emu, double t, double before) {
         for (int j = 0; j < k; j++)
             sum += dl[j];
         if (k < 0 || sum != dur) { /* not one line: any ns of the phase may hold its events */
-            if (at <= t && t <= end && at < before) found |= 3, sure = 0, rmin = -INFINITY;
+            if (at <= t && t <= end && at < before) found |= 3, opaque = 1;
             continue;
         }
         /* event j + 1 runs at `at` and, unless a message's arrival (the network's event), was
@@ -469,19 +471,17 @@ int astra1_emu_events_before(const th_emu *emu, double t, double before) {
                            : behind                         ? 1
                                                             : 3;
                 found |= code;
-                int known = code != 3 && !(sent == 0 && !st->pre_known[d] && !st->by_issue[d]) &&
-                            !(sent == 1 && !st->post_known[d]);
                 if (reg < rmin) {
-                    rmin = reg, sure = known && code == 1;
+                    rmin = reg, sure = code == 1;
                 } else if (reg == rmin) {
-                    sure = sure && known && code == 1;
+                    sure |= code == 1;
                 }
             }
             sent += msg[j];
         }
     }
-    /* bit 4: the events first registered for t are all known to have another NPU first */
-    return found | (sure ? 4 : 0);
+    /* bit 4: another NPU surely made its list for t first (and NPU 0 did not) */
+    return sure && !opaque ? (found & ~2) | 1 | 4 : found;
 }
 
 int astra1_emu_mark_after(th_emu *emu, double t, double after) {
