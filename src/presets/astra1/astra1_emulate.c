@@ -481,7 +481,8 @@ int astra1_emu_events_before(const th_emu *emu, double t, double before) {
         }
     }
     /* bit 4: another NPU surely made its list for t first (and NPU 0 did not) */
-    return sure && !opaque ? (found & ~2) | 1 | 4 : found;
+    /* (measured with boost-mode 1 only: with 0 the bits stay as they were) */
+    return sure && !opaque && astra1_of(emu->sys)->boost ? (found & ~2) | 1 | 4 : found;
 }
 
 int astra1_emu_mark_after(th_emu *emu, double t, double after) {
