@@ -1243,6 +1243,20 @@ END_TEST
  * analytical d27635b; tutorial-asplos2023 tag, 3ad17ff, analytical 4ac1ddb) print 58071 for one
  * pass (refused before: the E events of two phases at 23382 met a workload tick); with two passes
  * (114609) collectives follow a wake and the run is refused as before. */
+/* The same order on a Switch dim, whose peers are all two hops away. The tag build
+ * (tutorial-asplos2023, 3ad17ff, analytical 4ac1ddb): Switch 4 x 3 (1 link, 100 GB/s, 10 ns,
+ * direct), endpoint 10, boost 1, LIFO, the tutorial's DLRM_HybridParallel.txt, 64 splits, one
+ * pass: Themis + SCF 66815 (refused before: NPU 0 first gives 66912), Themis + FIFO 66216. */
+START_TEST(vec_train_direct_order_switch) {
+    ck_assert_int_eq(
+        train_ns("astra1/dlrm_hybrid.txt", "astra1/swd444_tag.json", "-p themis -q scf -n 64"),
+        66815);
+    ck_assert_int_eq(
+        train_ns("astra1/dlrm_hybrid.txt", "astra1/swd444_tag.json", "-p themis -q fifo -n 64"),
+        66216);
+}
+END_TEST
+
 START_TEST(vec_train_direct_order) {
     ck_assert_int_eq(
         train_ns("astra1/dlrm_a2a_48k.txt", "astra1/fc444_branch.json", "-p themis -q fifo -n 64"),
@@ -1316,6 +1330,7 @@ Suite *astra1_suite(void) {
     tcase_add_test(tc, vec_train_a2a_key);
     tcase_add_test(tc, vec_train_late_lists);
     tcase_add_test(tc, vec_train_direct_order);
+    tcase_add_test(tc, vec_train_direct_order_switch);
     suite_add_tcase(s, tc);
     return s;
 }

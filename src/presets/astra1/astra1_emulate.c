@@ -51,7 +51,8 @@ typedef struct astra1_emu_state {
     /* The order in which the NPUs of NPU 0's ring along each dim run its phase's events, as
      * ring positions (NPU 0 is position 0), where it is known: `pre` before the first message
      * (the order they started it), `post` after it (the order their receive handlers first
-     * ran: a direct phase on a FullyConnected dim, one message round, astra1_handler_order). */
+     * ran: a direct phase on a FullyConnected or Switch dim, one message round,
+     * astra1_handler_order). */
     unsigned char pre[TH_MAX_DIMS][ORDER_MAX], post[TH_MAX_DIMS][ORDER_MAX];
     int pre_known[TH_MAX_DIMS], post_known[TH_MAX_DIMS];
     int last_first[TH_MAX_DIMS]; /* the last end's NPU 0 position: 2 first, 1 not, 3 unknown */
@@ -222,7 +223,7 @@ static void order_phase(th_emu *r, int d, th_coll_type type, th_op op) {
         st->pre_known[d] = 1;
     }
     const astra1_settings *a = astra1_of(r->sys);
-    if (!st->pre_known[d] || r->sys->dims[d].topology != TH_TOPO_FC ||
+    if (!st->pre_known[d] || r->sys->dims[d].topology == TH_TOPO_RING ||
         a->impl[type][d] != TH_A1_DIRECT || op == TH_OP_AR ||
         (a->window[type][d] > 0 && a->window[type][d] < p - 1))
         return;
