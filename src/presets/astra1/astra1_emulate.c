@@ -14,6 +14,7 @@
 
 #define KEY_MAX   64   /* registration levels kept per end: deeper ties fall back to dim order */
 #define CHAIN_MAX 4096 /* events of one phase's chain; a longer one is ordered by dim */
+#define ORDER_MAX 64   /* NPUs of a ring whose order is followed; a larger ring's is unknown */
 
 /* The preset's state behind th_emu.state, made at its first issue after a reset. */
 typedef struct astra1_emu_state {
@@ -33,6 +34,11 @@ typedef struct astra1_emu_state {
     unsigned char unsure[TH_MAX_DIMS][KEY_MAX], cause_unsure[KEY_MAX];
     int behind, reverse;
     long nunsure; /* ends such a level has ordered since the reset */
+    /* A workload event due at an ns where running phases have events registered after it
+     * made the NPUs' lists for that ns in the order they registered it, and those phases' events
+     * run in that order from then on (astra1_emu_mark_after): the dim order of their ties is
+     * then unsure too. cause_late: the phase whose end starts one was so. */
+    int late[TH_MAX_DIMS], cause_late;
     /* A phase an issue started runs its events NPU 0 first (NPU 0 generated the collective
      * first); one that another phase's end started may run them in another NPU's order. */
     int by_issue[TH_MAX_DIMS];      /* each dim's running phase was started by an issue */
@@ -42,6 +48,14 @@ typedef struct astra1_emu_state {
     double last_end[TH_MAX_DIMS];   /* ns: the last end of a phase (-1: none) */
     double last_reg[TH_MAX_DIMS];   /* ns: when the first of that end's events was registered */
     int last_by_issue[TH_MAX_DIMS]; /* that phase was started by an issue */
+    /* The order in which the NPUs of NPU 0's ring along each dim run its phase's events, as
+     * ring positions (NPU 0 is position 0), where it is known: `pre` before the first message
+     * (the order they started it), `post` after it (the order their receive handlers first
+     * ran: a direct phase on a FullyConnected or Switch dim, one message round,
+     * astra1_handler_order). */
+    unsigned char pre[TH_MAX_DIMS][ORDER_MAX], post[TH_MAX_DIMS][ORDER_MAX];
+    int pre_known[TH_MAX_DIMS], post_known[TH_MAX_DIMS];
+    int last_first[TH_MAX_DIMS]; /* the last end's NPU 0 position: 2 first, 1 not, 3 unknown */
 } astra1_emu_state;
 
 static emu_queue *queue(const th_emu *r, int d) {
@@ -156,11 +170,65 @@ static int order_of(astra1_emu_state *st, int a, int b) {
     for (int j = L - 1; j >= 0; j--)
         if (st->sib[a][j] != st->sib[b][j]) {
             int o = st->sib[a][j] < st->sib[b][j] ? -1 : 1;
-            if (!st->unsure[a][j]) return o;
+            if (!st->unsure[a][j] && !(st->late[a] && st->late[b])) return o;
             st->nunsure++;
             return st->reverse ? -o : o;
         }
     return a - b;
+}
+
+/* The order in which the receive handlers of a direct phase first run on the p NPUs of a ring
+ * (positions), when they start it in the order `pre` at one ns and every message arrives at one
+ * ns: each NPU in turn posts, for i = 1 .. p - 1, a send to the NPU i places on and a receive
+ * from the one i places back (AllToAll's rotating receiver and sender); the analytical backend
+ * schedules a receive's handler when the later of the pair is posted, and runs handlers of one
+ * ns in the order scheduled. */
+static void astra1_handler_order(int p, const unsigned char *pre, unsigned char *post) {
+    unsigned char sent[ORDER_MAX][ORDER_MAX] = {{0}}, posted[ORDER_MAX][ORDER_MAX] = {{0}};
+    unsigned char seen[ORDER_MAX] = {0};
+    int n = 0;
+    for (int k = 0; k < p; k++) {
+        int a = pre[k];
+        for (int i = 1; i < p; i++) {
+            int to = (a + i) % p, from = (a - i + p) % p;
+            if (posted[to][a]) {
+                if (!seen[to]) seen[to] = 1, post[n++] = (unsigned char)to;
+            } else {
+                sent[a][to] = 1;
+            }
+            if (sent[from][a]) {
+                if (!seen[a]) seen[a] = 1, post[n++] = (unsigned char)a;
+            } else {
+                posted[a][from] = 1;
+            }
+        }
+    }
+}
+
+/* The NPU order of the phase dim d starts now (see astra1_emu_state.pre): an issue starts it
+ * in index order, NPU 0 first (unless NPU 0 fell behind); a phase a freed dim starts next runs
+ * in the order its NPUs ended the phase before (that phase's `post`); one a chunk moves on to
+ * is unknown (NPU 0 last, the rule of astra1_emu_events_before). */
+static void order_phase(th_emu *r, int d, th_coll_type type, th_op op) {
+    astra1_emu_state *st = r->state;
+    int p = r->sys->dims[d].npus, was = st->post_known[d];
+    st->pre_known[d] = st->post_known[d] = 0;
+    if (p > ORDER_MAX) return;
+    if (st->at_issue && !st->behind) {
+        for (int i = 0; i < p; i++)
+            st->pre[d][i] = (unsigned char)i;
+        st->pre_known[d] = 1;
+    } else if (!st->at_issue && !st->resuming && was) {
+        memcpy(st->pre[d], st->post[d], sizeof st->pre[d]);
+        st->pre_known[d] = 1;
+    }
+    const astra1_settings *a = astra1_of(r->sys);
+    if (!st->pre_known[d] || r->sys->dims[d].topology == TH_TOPO_RING ||
+        a->impl[type][d] != TH_A1_DIRECT || op == TH_OP_AR ||
+        (a->window[type][d] > 0 && a->window[type][d] < p - 1))
+        return;
+    astra1_handler_order(p, st->pre[d], st->post[d]);
+    st->post_known[d] = 1;
 }
 
 /* Dim d starts the phase heading its list; -1 when its time is refused (emu_begin). */
@@ -174,9 +242,12 @@ static int start(th_emu *r, int d) {
     double dur = th_astra1_phase(r->sys, d, cr->plan->type, op, m, &bytes, &out);
     int rc = emu_begin(r, d, e, stage, op, m, dur, bytes);
     if (rc == 0) key_phase(r, d, cr->plan->type, op, m, dur);
+    order_phase(r, d, cr->plan->type, op);
     ((astra1_emu_state *)r->state)->by_issue[d] = ((astra1_emu_state *)r->state)->at_issue;
     ((astra1_emu_state *)r->state)->begin[d] = r->t;
     ((astra1_emu_state *)r->state)->resumed[d] = ((astra1_emu_state *)r->state)->resuming;
+    ((astra1_emu_state *)r->state)->late[d] =
+        !((astra1_emu_state *)r->state)->at_issue && ((astra1_emu_state *)r->state)->cause_late;
     return rc;
 }
 
@@ -295,12 +366,14 @@ static int step(th_emu *emu, th_error *err) {
         memcpy(st->cause, st->key[d], sizeof st->cause);
         memcpy(st->cause_sib, st->sib[d], sizeof st->cause_sib);
         memcpy(st->cause_unsure, st->unsure[d], sizeof st->cause_unsure);
+        st->cause_late = st->late[d];
         uint32_t c, id;
         /* the first event due now was registered at key level 0; without a chain, any event
          * since the start may be due now */
         st->last_end[d] = emu->t;
         st->last_reg[d] = st->keyed[d] ? st->key[d][0] : st->begin[d];
         st->last_by_issue[d] = st->by_issue[d];
+        st->last_first[d] = st->post_known[d] ? (st->post[d][0] == 0 ? 2 : 1) : 3;
         int stage = emu_end(emu, d, &c, &id, err);
         if (stage == -2) return err->code;
         if (stage >= 0 && (next = enqueue(emu, id, c, stage)) < 0)
@@ -339,17 +412,29 @@ static void reset(th_emu *emu) {
     astra1_emu_state *st = emu->state;
     for (int d = 0; d < emu->sys->ndims; d++)
         st->q[d].n = st->q[d].head = 0;
-    st->behind = st->reverse = 0, st->nunsure = 0;
+    st->behind = st->reverse = 0, st->nunsure = 0, st->cause_late = 0;
     for (int d = 0; d < TH_MAX_DIMS; d++)
-        st->last_end[d] = -1;
+        st->last_end[d] = -1, st->late[d] = 0, st->last_first[d] = 3;
+    memset(st->pre_known, 0, sizeof st->pre_known);
+    memset(st->post_known, 0, sizeof st->post_known);
 }
 
 int astra1_emu_events_before(const th_emu *emu, double t, double before) {
     const astra1_emu_state *st = emu->state;
-    int found = 0;
+    /* sure: one of the events registered first for t (at rmin) has a known ring order with
+     * NPU 0 not first, so that ring's first NPU made its list for t before NPU 0 */
+    int found = 0, sure = 0, opaque = 0;
+    double rmin = INFINITY;
     if (!st) return 0;
     for (int d = 0; d < emu->sys->ndims; d++) {
-        if (st->last_end[d] == t && st->last_reg[d] < before) found |= 3;
+        if (st->last_end[d] == t && st->last_reg[d] < before) {
+            found |= st->last_first[d];
+            if (st->last_reg[d] < rmin) {
+                rmin = st->last_reg[d], sure = st->last_first[d] == 1;
+            } else if (st->last_reg[d] == rmin) {
+                sure |= st->last_first[d] == 1;
+            }
+        }
         if (!emu->srv[d].busy) continue;
         const emu_coll *cr = emu_rec(emu, emu->srv[d].coll);
         int dim;
@@ -365,7 +450,7 @@ int astra1_emu_events_before(const th_emu *emu, double t, double before) {
         for (int j = 0; j < k; j++)
             sum += dl[j];
         if (k < 0 || sum != dur) { /* not one line: any ns of the phase may hold its events */
-            if (at <= t && t <= end && at < before) found |= 3;
+            if (at <= t && t <= end && at < before) found |= 3, opaque = 1;
             continue;
         }
         /* event j + 1 runs at `at` and, unless a message's arrival (the network's event), was
@@ -378,12 +463,60 @@ int astra1_emu_events_before(const th_emu *emu, double t, double before) {
         for (int j = 0; at <= t && j < k; j++) {
             double reg = at;
             at += dl[j];
-            if (at == t && !msg[j] && reg < before)
-                found |= sent ? 3 : st->by_issue[d] ? 2 : behind ? 1 : 3;
-            sent |= msg[j];
+            if (at == t && !msg[j] && reg < before) {
+                /* where the ring's order is known, whether NPU 0 registered it first */
+                int code = sent == 0 && st->pre_known[d]    ? (st->pre[d][0] == 0 ? 2 : 1)
+                           : sent == 1 && st->post_known[d] ? (st->post[d][0] == 0 ? 2 : 1)
+                           : sent                           ? 3
+                           : st->by_issue[d]                ? 2
+                           : behind                         ? 1
+                                                            : 3;
+                found |= code;
+                if (reg < rmin) {
+                    rmin = reg, sure = code == 1;
+                } else if (reg == rmin) {
+                    sure |= code == 1;
+                }
+            }
+            sent += msg[j];
         }
     }
-    return found;
+    /* bit 4: another NPU surely made its list for t first (and NPU 0 did not) */
+    /* (measured with boost-mode 1 only: with 0 the bits stay as they were) */
+    return sure && !opaque && astra1_of(emu->sys)->boost ? (found & ~2) | 1 | 4 : found;
+}
+
+int astra1_emu_mark_after(th_emu *emu, double t, double after) {
+    astra1_emu_state *st = emu->state;
+    int hit[TH_MAX_DIMS], n = 0;
+    if (!st) return 0;
+    for (int d = 0; d < emu->sys->ndims; d++) {
+        if (!emu->srv[d].busy || emu->srv[d].end < t) continue;
+        const emu_coll *cr = emu_rec(emu, emu->srv[d].coll);
+        int dim;
+        th_op op;
+        double m, bytes, out, dl[CHAIN_MAX];
+        unsigned char msg[CHAIN_MAX];
+        th_plan_stage(cr->plan, emu->srv[d].chunk, cr->next[emu->srv[d].chunk], &dim, &op, &m);
+        double dur = th_astra1_phase(emu->sys, d, cr->plan->type, op, m, &bytes, &out);
+        double at = emu->srv[d].end - dur, sum = 0;
+        int k = astra1_phase_events(emu->sys, d, cr->plan->type, op, m, dl, msg, CHAIN_MAX);
+        for (int j = 0; j < k; j++)
+            sum += dl[j];
+        if (k < 0 || sum != dur) continue; /* keyed by dim index */
+        for (int j = 0; at <= t && j < k; j++) {
+            double reg = at;
+            at += dl[j];
+            if (at == t && !msg[j] && reg > after) {
+                hit[n++] = d;
+                break;
+            }
+        }
+    }
+    if (n > 1)
+        for (int i = 0; i < n; i++)
+            st->late[hit[i]] = 1;
+    return n > 1 ? n : 0;
 }
 
 /* The state is made at the first issue: until then nothing is ordered. */

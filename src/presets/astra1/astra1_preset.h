@@ -61,6 +61,12 @@ int astra1_phase_events(const th_system *sys, int d, th_coll_type type, th_op op
  * ns it spans, when it started before `before`): bit 1 when another NPU of its ring may have
  * registered it before NPU 0, bit 2 when NPU 0 may have registered it first. */
 int astra1_emu_events_before(const struct th_emu *emu, double t, double before);
+/* A workload event due at ns t, registered at ns `after`, made every NPU's list for t then;
+ * running phases with an event at t registered later run it in that list's NPU order, not
+ * their chains'. When two or more phases on emu do, their ties are marked unsure from then on
+ * (counted by astra1_emu_unsure, reversed with astra1_emu_behind's `reverse`), and the phases
+ * their ends start inherit it; returns how many phases (0 when fewer than two). */
+int astra1_emu_mark_after(struct th_emu *emu, double t, double after);
 extern const th_model_ops astra1_model_ops; /* astra1_ops.c */
 
 #endif

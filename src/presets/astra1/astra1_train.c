@@ -69,6 +69,11 @@ typedef struct replay {
     int shuffled;    /* such a tick has been met: the NPUs after the first may no longer
                       * generate in index order (astra1_emu_behind) */
     int tick_unsure; /* this tick's loads depend on which NPU generates first */
+    int lose_unsure; /* since the last tick with a collective, NPU 0 may have fallen behind
+                      * where the NPUs' order is not known (else another NPU surely took over) */
+    int no_sure;     /* never take another NPU as surely first (the guard's run) */
+    int sure_made;   /* ticks where another NPU was taken as surely first */
+    int sure_woken;  /* and a collective was generated after a completion woke the workload */
     /* Such ticks, numbered in the order met: the run has the other NPU take over at those in
      * `dev` (ascending) and notes at which its plans differed (`diff`, `npoint` of them). */
     const int *dev;
@@ -200,9 +205,17 @@ static int new_tick(replay *r) {
     th_a1_tracker left = r->tracker;
     th_astra1_tracker_reset(&r->tracker, r->sys);
     int themis = r->o->policy == TH_POLICY_THEMIS || r->o->policy == TH_POLICY_THEMIS_GLOBAL;
-    int lose = r->may_lose, regain = r->may_regain;
-    r->may_lose = r->may_regain = 0;
-    if (r->other && regain) r->other = 0; /* NPU 0 first again (it may as well be) */
+    int lose = r->may_lose, regain = r->may_regain, sure = lose && !r->lose_unsure && !regain;
+    r->may_lose = r->may_regain = r->lose_unsure = 0;
+    if (r->other && regain) r->other = 0;             /* NPU 0 first again (it may as well be) */
+    if (!r->other && sure && themis && !r->no_sure) { /* another NPU surely first from here */
+        r->sure_made++;
+        r->alt = r->tracker;
+        r->tracker = left;
+        r->reset_pending = 1;
+        r->other = 1;
+        return TH_OK;
+    }
     if (r->other) { /* the other NPU still first: it plans from the loads NPU 0 reset */
         r->alt = r->tracker;
         r->tracker = left;
@@ -240,6 +253,7 @@ static int issue(replay *r, int layer, th_phase p, th_a1_prio pref, int blocking
     /* Sys::generate_collective: the first NPU to ask plans each chunk for all (new_tick) */
     int a1 = r->sys->model == TH_MODEL_ASTRA1;
     if (a1 && r->last_plan_t != r->t && new_tick(r)) return r->err->code;
+    if (r->sure_made && r->npu0_behind) r->sure_woken = 1;
     if (!active(r, r->mask[k])) return blocking ? call(r) : TH_OK;
     if (a1 && r->woken && !astra1_of(r->sys)->boost && r->o->policy == TH_POLICY_THEMIS &&
         active_dims(r, r->mask[k]) > 1)
@@ -684,9 +698,14 @@ static int run(replay *r) {
         if (x.kind == EV_CALL && r->sys->model == TH_MODEL_ASTRA1 && !r->npu0_behind) {
             int ev = astra1_emu_events_before(r->emu, x.t, x.reg), done = done_before(r, &x);
             r->may_lose |= (ev & 1) || done;
+            /* bit 4: the ring orders say another NPU made its list for the tick first */
+            if (((ev & 1) || done) && (done || !(ev & 4))) r->lose_unsure = 1;
             r->shuffled |= (ev & 1) || done;
             r->may_regain |= (astra1_emu_events_before(r->emu, x.t, x.reg + 1) & 2) || done;
         }
+        /* a workload event made every NPU's list for its tick when it was registered: the
+         * phases' events of that tick registered later run in that NPU order */
+        if (r->sys->model == TH_MODEL_ASTRA1) astra1_emu_mark_after(r->emu, x.t, x.reg);
         if (x.kind == EV_DONE) {
             if (r->done_t != x.t || x.reg < r->done_reg) r->done_reg = x.reg;
             r->done_t = x.t;
@@ -727,6 +746,7 @@ static int rerun(const replay *r, int reverse, const int *dev, int ndev, int *sa
     o.sys = r->sys, o.wl = r->wl, o.o = r->o, o.src = r->src, o.err = r->err, o.L = r->L;
     o.reverse = reverse;
     o.dev = dev, o.ndev = ndev;
+    o.no_sure = r->no_sure;
     int rc = setup(&o);
     if (rc == TH_OK) rc = run(&o);
     *same = rc == TH_OK && o.t == r->t;
@@ -746,9 +766,10 @@ static int rerun(const replay *r, int reverse, const int *dev, int ndev, int *sa
 /* Phases that one collective issued after a completion woke the workload (or after a workload
  * tick met events some NPUs registered early, `shuffled`) started together and that end at one
  * ns with identical chains move on in the order the NPUs generated it, which the preset does
- * not follow (it keeps the dim order). When the replay met such ties, it runs again with their
- * order reversed and refuses the run if what it reports (the end of the run and of each pass)
- * changes. */
+ * not follow (it keeps the dim order); so do phases whose events of an ns ran in the order of a
+ * workload event registered before them (astra1_emu_mark_after). When the replay met such ties, it
+ * runs again with their order reversed and refuses the run if what it reports (the end of the run
+ * and of each pass) changes. */
 static int check_resume_order(replay *r) {
     if (r->sys->model != TH_MODEL_ASTRA1 || astra1_emu_unsure(r->emu) == 0) return TH_OK;
     int same;
@@ -758,9 +779,11 @@ static int check_resume_order(replay *r) {
     return th_error_set(r->err, TH_EINPUT,
                         "%s: phases that one collective started together end at the same ns "
                         "with identical event chains after a completion woke the workload (or "
-                        "after NPUs made their lists for a workload tick early), and their "
-                        "order changes the result (%.0f or %.0f ns): ASTRA-sim 1.0 orders them "
-                        "by the order in which its NPUs resumed (or generated the collective), "
+                        "after NPUs made their lists for a workload tick early, or after a "
+                        "workload event made their lists for an ns of those phases' events), "
+                        "and their order changes the result (%.0f or %.0f ns): ASTRA-sim 1.0 "
+                        "orders them by the order in which its NPUs resumed (or generated the "
+                        "collective, or registered that workload event), "
                         "which the astra-sim-1.0 preset does not follow (docs/VALIDATION.md, "
                         "\"Refused, and why\")",
                         r->src, r->t, other);
@@ -857,11 +880,27 @@ int th_a1_replay_trace(const th_system *sys, const th_a1_workload *wl, const cha
     th_system split;
     int at, boundary;
     if (th_a1_split(wl, sys, source, &split, &at, &boundary, err)) return err->code;
-    replay r = {0};
-    r.sys = &split, r.wl = wl, r.o = opts, r.src = source, r.err = err, r.L = wl->nlayers;
-    r.trace = trace, r.trace_ctx = trace_ctx;
-    int rc = setup(&r);
-    if (rc == TH_OK) rc = run(&r);
+    /* A run that took another NPU as surely first and then generated collectives after a
+     * completion woke the workload is replayed without such calls (docs/VALIDATION.md, "The NPU
+     * that plans first"); the trace is written by the run that is kept. */
+    replay r;
+    int rc, no_sure = 0;
+    for (int pass = 0;; pass++) {
+        memset(&r, 0, sizeof r);
+        r.sys = &split, r.wl = wl, r.o = opts, r.src = source, r.err = err, r.L = wl->nlayers;
+        r.no_sure = no_sure;
+        int last = pass > 0 || !trace;
+        if (last) r.trace = trace, r.trace_ctx = trace_ctx;
+        rc = setup(&r);
+        if (rc == TH_OK) rc = run(&r);
+        if (rc == TH_OK && r.sure_woken && !no_sure) {
+            no_sure = 1;
+        } else if (last || rc != TH_OK) {
+            break;
+        }
+        free(r.pass_end);
+        teardown(&r);
+    }
     if (rc == TH_OK) rc = check_resume_order(&r);
     if (rc == TH_OK) rc = check_tick_order(&r);
     if (rc == TH_OK) {
