@@ -50,8 +50,8 @@ typedef struct astra_emu_state {
     int kind[TH_MAX_DIMS]; /* its phase's algorithm, as far as its events' ticks are known:
                             * KIND_RING, KIND_RHD, KIND_DIRECT, KIND_DRING (direct on a
                             * ring), 0 (not known) */
-    /* a halvingDoubling phase's partner offsets XORed over its first k messages (xor[d][k]) */
-    int64_t xor [TH_MAX_DIMS][RHD_MAX + 1];
+    /* a halvingDoubling phase's partner offsets XORed over its first k messages (xors[d][k]) */
+    int64_t xors[TH_MAX_DIMS][RHD_MAX + 1];
     int freed; /* 1 while a dim a phase left takes its next one */
     int parted;       /* 1 once a tie that cannot block was replayed (cannot_block) */
     double parted_at; /* when, ns */
@@ -164,7 +164,7 @@ static int64_t lead_move(const th_emu *r, int d, int64_t lead, int from, int to)
     int64_t stride = 1, p = (int64_t)r->sys->dims[d].npus;
     for (int k = 0; k < d; k++)
         stride *= (int64_t)r->sys->dims[k].npus;
-    int64_t c = lead / stride % p, c2 = c ^ st->xor [d][from] ^ st->xor [d][to];
+    int64_t c = lead / stride % p, c2 = c ^ st->xors[d][from] ^ st->xors[d][to];
     return lead + (c2 - c) * stride;
 }
 
@@ -343,7 +343,8 @@ static void behind_unreduced(th_emu *r, int d, int e, int bundle, const double *
     st->end_first[lead] = lead_move(r, lead, st->end_first[other], from, to);
 }
 
-/* When the ring phase that starts on dim d and one running on another dim, in other orders,
+/* When the phase that starts on dim d and one running on another dim (ring phases, and the
+ * halvingDoubling and direct ones whose ticks are derived: phase_ticks), in other orders,
  * have events at one tick on every NPU (not both their ends, which step orders), ASTRA-sim
  * runs both in each NPU's place of that tick, set by the first of them registered
  * (Sys::try_register_event): from there both phases go in the order of the one registered
@@ -421,8 +422,9 @@ static void check_meet(th_emu *r, int d) {
 }
 
 /* What is known of the ticks of the phase of op, input m, starting on dim d under alg: a
- * ring's, a halvingDoubling one's with its partners' offsets XORed message by message, or a
- * direct one's whose peers' messages arrive together (astra_direct_steps). */
+ * ring's, a halvingDoubling one's with its partners' offsets XORed message by message, a
+ * direct one's whose peers' messages arrive together (astra_direct_steps) or, on an even ring,
+ * arrive by distance (astra_direct_ring_steps). */
 static void set_kind(th_emu *r, int d, th_algorithm alg, th_op op, double m) {
     astra_emu_state *st = r->state;
     double nt[RHD_MAX], red[RHD_MAX];
@@ -434,9 +436,9 @@ static void set_kind(th_emu *r, int d, th_algorithm alg, th_op op, double m) {
     } else if (alg == TH_ALG_RHD &&
                (n = astra_rhd_steps(r->sys, &r->sys->dims[d], op, m, nt, red, off, RHD_MAX)) > 0) {
         st->kind[d] = KIND_RHD;
-        st->xor [d][0] = 0;
+        st->xors[d][0] = 0;
         for (int k = 0; k < n; k++)
-            st->xor [d][k + 1] = st->xor [d][k] ^ off[k];
+            st->xors[d][k + 1] = st->xors[d][k] ^ off[k];
     } else if (alg == TH_ALG_DIRECT &&
                astra_direct_steps(r->sys, &r->sys->dims[d], op, m, nt, red, RHD_MAX) > 0) {
         st->kind[d] = KIND_DIRECT;
@@ -798,12 +800,13 @@ static int not_known(const th_emu *r, int d) {
     return r->srv[d].busy && (!kind || kind == KIND_DRING);
 }
 
-/* A compute node's end, registered at reg, at a tick t of a running ring phase's events (its
- * end too): every NPU runs both in its place for the one registered first
- * (Sys::try_register_event), so the phase goes on in the node's order, or the node's end (and
- * what it issues) takes the phase's order there; not known when both were registered at one
- * tick. Another phase than a ring's: its order is not known once a node ends while it runs
- * (the ticks of its events are not derived). */
+/* A compute node's end, registered at reg, at a tick t of a running phase's events (its end
+ * too; a ring's, halvingDoubling's or direct one's, phase_ticks): every NPU runs both in its
+ * place for the one registered first (Sys::try_register_event), so the phase goes on in the
+ * node's order, or the node's end (and what it issues) takes the phase's order there; not known
+ * when both were registered at one tick, nor at a tick where each NPU hands several messages
+ * of a direct phase over. A phase not_known names: its order is not known once a node ends
+ * while it runs. */
 int64_t astra_timed_end(th_emu *emu, double t, double reg, int64_t first) {
     astra_emu_state *st = emu->state;
     enum { MAX_TICKS = 512 };
