@@ -52,7 +52,7 @@ typedef struct astra_emu_state {
                             * ring), 0 (not known) */
     /* a halvingDoubling phase's partner offsets XORed over its first k messages (xors[d][k]) */
     int64_t xors[TH_MAX_DIMS][RHD_MAX + 1];
-    int freed; /* 1 while a dim a phase left takes its next one */
+    int freed;        /* 1 while a dim a phase left takes its next one */
     int parted;       /* 1 once a tie that cannot block was replayed (cannot_block) */
     double parted_at; /* when, ns */
     int parted_dim;   /* the dim both its chunks went on to */
