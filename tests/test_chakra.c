@@ -625,8 +625,8 @@ START_TEST(chakra_themis_direct_ring_node_refused) {
     TEST_DIR_PATH(trace, dir, "dlrm");
     import_astra("chakra/r6_s2_s4.yml", "chakra/themis_FIFO_3d_direct_mix_s64.json", sys);
     test_cli_out r;
-    test_cli(&r, "export-chakra '%s/models/workloads/dlrm.json' -s '%s' -o '%s'",
-             src ? src : ".", sys, trace);
+    test_cli(&r, "export-chakra '%s/models/workloads/dlrm.json' -s '%s' -o '%s'", src ? src : ".",
+             sys, trace);
     test_expect_ok(&r, "export-chakra");
     test_cli_free(&r);
     char need[4400];
