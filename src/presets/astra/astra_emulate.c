@@ -348,7 +348,9 @@ static void behind_unreduced(th_emu *r, int d, int e, int bundle, const double *
  * have events at one tick on every NPU (not both their ends, which step orders), ASTRA-sim
  * runs both in each NPU's place of that tick, set by the first of them registered
  * (Sys::try_register_event): from there both phases go in the order of the one registered
- * first (at one tick, of the one whose registering event was); not known when that is not. */
+ * first (at one tick, of the one whose registering event was); not known when that is not.
+ * A direct phase on a ring that would follow past its first tick keeps its order: it sent all
+ * its messages at that tick (AllToAll.cc), and they arrive by distance in that order. */
 static void check_meet(th_emu *r, int d) {
     astra_emu_state *st = r->state;
     enum { MAX_TICKS = 512 };
@@ -400,6 +402,16 @@ static void check_meet(th_emu *r, int d) {
                         st->end_first[d] = st->end_first[e] = -1;
                         break;
                     }
+                    /* the one that follows: -1 both (not known) */
+                    int fol = a1 == b1 && (a2 == b2 || a2 < 0 || b2 < 0) ? (bundle == 1   ? e
+                                                                            : bundle == 2 ? d
+                                                                                          : -1)
+                              : a1 < b1 || (a1 == b1 && a2 < b2)         ? e
+                                                                         : d;
+                    if ((fol == d && st->kind[d] == KIND_DRING && sa[i] > 0) ||
+                        (fol == e && st->kind[e] == KIND_DRING && sb[j] > 0))
+                        break; /* a direct phase on a ring past its first hand-over: its
+                                * later messages were all sent then, in its own order */
                     if (a1 == b1 && (a2 == b2 || a2 < 0 || b2 < 0) && bundle > 0) {
                         if (!st->diag && r->sys->dims[d].npus == r->sys->dims[e].npus)
                             st->diag = 1, st->diag_d = d, st->diag_e = e;
@@ -408,9 +420,9 @@ static void check_meet(th_emu *r, int d) {
                         else
                             st->end_first[d] = lead_move(r, d, lb, sa[i], nd);
                         behind_unreduced(r, d, e, bundle, a, b, sa, sb, i, j, na, nb);
-                    } else if (a1 == b1 && (a2 == b2 || a2 < 0 || b2 < 0))
+                    } else if (fol < 0)
                         st->end_first[d] = st->end_first[e] = -1;
-                    else if (a1 < b1 || (a1 == b1 && a2 < b2)) /* e follows d from here */
+                    else if (fol == e) /* e follows d from here */
                         st->end_first[e] = lead_move(r, e, la, sb[j], ne);
                     else
                         st->end_first[d] = lead_move(r, d, lb, sa[i], nd);
@@ -793,11 +805,9 @@ int astra_issue_first(th_emu *emu, int64_t first) {
 
 /* 1 when the order after a compute node's end while the phase on dim d runs is not known: the
  * ticks of its events are not derived (a direct All-Reduce phase on a ring of more than 2 NPUs,
- * a direct phase on an odd ring), or it is a direct phase on a ring of more than 2 NPUs, whose
- * ticks meetings use but where following a node's end between them was measured off. */
+ * a direct phase on an odd ring). */
 static int not_known(const th_emu *r, int d) {
-    int kind = ((const astra_emu_state *)r->state)->kind[d];
-    return r->srv[d].busy && (!kind || kind == KIND_DRING);
+    return r->srv[d].busy && !((const astra_emu_state *)r->state)->kind[d];
 }
 
 /* A compute node's end, registered at reg, at a tick t of a running phase's events (its end
@@ -805,8 +815,9 @@ static int not_known(const th_emu *r, int d) {
  * place for the one registered first (Sys::try_register_event), so the phase goes on in the
  * node's order, or the node's end (and what it issues) takes the phase's order there; not known
  * when both were registered at one tick, nor at a tick where each NPU hands several messages
- * of a direct phase over. A phase not_known names: its order is not known once a node ends
- * while it runs. */
+ * of a direct phase over (on a ring, any but its last peers'). A node that ends between two
+ * ticks leaves the phase's order as it was. A phase not_known names: its order is not known
+ * once a node ends while it runs. */
 int64_t astra_timed_end(th_emu *emu, double t, double reg, int64_t first) {
     astra_emu_state *st = emu->state;
     enum { MAX_TICKS = 512 };
@@ -824,9 +835,12 @@ int64_t astra_timed_end(th_emu *emu, double t, double reg, int64_t first) {
         while (k < n && a[k] != t)
             k++;
         if (k == n) continue;
-        if (st->kind[d] == KIND_DIRECT && emu->sys->dims[d].npus > 2) {
+        if ((st->kind[d] == KIND_DIRECT && emu->sys->dims[d].npus > 2) ||
+            (st->kind[d] == KIND_DRING && sa[k] < sa[n - 1])) {
             /* each NPU hands several messages over at this tick: the order of the node's end
-             * and the phase's there was measured both ways (not known) */
+             * and the phase's there was measured both ways (not known); a direct phase on a
+             * ring hands them all over at its first tick and takes two a tick, from the peers
+             * h hops away both ways, before its last (p / 2 hops): no rotation either */
             st->end_first[d] = st->start_first[d] = first = -1;
             continue;
         }
