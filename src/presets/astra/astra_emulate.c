@@ -815,8 +815,9 @@ static int not_known(const th_emu *r, int d) {
  * place for the one registered first (Sys::try_register_event), so the phase goes on in the
  * node's order, or the node's end (and what it issues) takes the phase's order there; not known
  * when both were registered at one tick, nor at a tick where each NPU hands several messages
- * of a direct phase over (on a ring, any but its last peers'). A node that ends between two
- * ticks leaves the phase's order as it was. A phase not_known names: its order is not known
+ * of a direct phase over (on a ring, its first; at its peers' before the last, the phase keeps
+ * its order where the node's end was registered first, else not known). A node that ends between
+ * two ticks leaves the phase's order as it was. A phase not_known names: its order is not known
  * once a node ends while it runs. */
 int64_t astra_timed_end(th_emu *emu, double t, double reg, int64_t first) {
     astra_emu_state *st = emu->state;
@@ -835,12 +836,22 @@ int64_t astra_timed_end(th_emu *emu, double t, double reg, int64_t first) {
         while (k < n && a[k] != t)
             k++;
         if (k == n) continue;
+        if (st->kind[d] == KIND_DRING && sa[k] > 0 && sa[k] < sa[n - 1]) {
+            /* a direct phase on a ring, at the peers h < p / 2 hops away: each NPU takes their
+             * two messages here in the senders' order (no rotation), and the later peers'
+             * messages were all sent at its first tick: its order stays where the node's end
+             * was registered first (at this tick alone), else it is not known */
+            int one = 1;
+            for (int j = 0; j < n; j++)
+                if (a[j] == t && sa[j] != sa[k]) one = 0;
+            if (!one || reg >= ra[2 * k]) st->end_first[d] = st->start_first[d] = first = -1;
+            continue;
+        }
         if ((st->kind[d] == KIND_DIRECT && emu->sys->dims[d].npus > 2) ||
-            (st->kind[d] == KIND_DRING && sa[k] < sa[n - 1])) {
+            (st->kind[d] == KIND_DRING && sa[k] == 0)) {
             /* each NPU hands several messages over at this tick: the order of the node's end
              * and the phase's there was measured both ways (not known); a direct phase on a
-             * ring hands them all over at its first tick and takes two a tick, from the peers
-             * h hops away both ways, before its last (p / 2 hops): no rotation either */
+             * ring hands them all over at its first */
             st->end_first[d] = st->start_first[d] = first = -1;
             continue;
         }
