@@ -607,28 +607,44 @@ START_TEST(chakra_themis_rhd_parting_refused) {
 }
 END_TEST
 
-/* Compute nodes that end between the ticks of a direct phase on a ring of more than 2 NPUs
- * leave its order as it was, and a direct phase on a ring that meets another past its first
- * tick keeps its own order: it sent all its messages there (docs/CHAKRA.md). Measured with
- * ASTRA-sim 2.x (the same build as chakra_themis_ends_inside_rhd_direct):
- * models/workloads/dlrm.json written by export-chakra on r6_s2_s4.yml (Ring 6 @ 100/200,
- * Switch 2 @ 25/100, Switch 4 @ 12.5/50) with themis_FIFO_3d_direct_mix_s64.json (direct
- * Reduce-Scatter and All-Gather on the Ring 6, Themis + FIFO, 64 splits), 48 NPUs: 1788005 ns,
- * exposed 1544005 on every NPU. Compute nodes end there between the ticks of direct phases on
- * the Ring 6 (refused before, as not known); moving such a phase's order where a ring phase's
- * event was registered first at one of its later ticks gives 1787996. */
+/* Compute nodes that end while a direct phase runs on a ring of more than 2 NPUs: between its
+ * ticks, or first at the tick of the peers h < p / 2 hops away, they leave its order as it
+ * was, and such a phase that meets another past its first tick keeps its own order: it sent
+ * all its messages there (docs/CHAKRA.md). Measured with ASTRA-sim 2.x (the same build as
+ * chakra_themis_ends_inside_rhd_direct), Themis + FIFO, on traces written by export-chakra:
+ *   models/workloads/dlrm.json on r6_s2_s4.yml (Ring 6 @ 100/200, Switch 2 @ 25/100, Switch 4
+ *   @ 12.5/50) with themis_FIFO_3d_direct_mix_s64.json (direct Reduce-Scatter and All-Gather
+ *   on the Ring 6, 64 splits), 48 NPUs: 1788005 ns, exposed 1544005 on every NPU; compute
+ *   nodes end between the ticks of direct phases on the Ring 6 (moving such a phase's order
+ *   where another phase's event was registered first at one of its later ticks: 1787996);
+ *   models/workloads/astra/dlrm.txt on r8_s2_s2.yml (Ring 8 @ 400/200, Switch 2 @ 25/1000,
+ *   Switch 2 @ 150/500) with themis_FIFO_3d_direct_ring_s32.json (direct on the Ring 8, ring
+ *   on the switches, 32 splits), 32 NPUs: 1841879 ns, exposed 1597879 on every NPU. Both were
+ *   refused before, the order being not known. */
 START_TEST(chakra_themis_direct_ring_node) {
     char *dir = test_tmp_dir();
     const char *src = getenv("THEMIS_SRCDIR");
-    TEST_DIR_PATH(sys, dir, "sys.json");
-    TEST_DIR_PATH(trace, dir, "dlrm");
-    import_astra("chakra/r6_s2_s4.yml", "chakra/themis_FIFO_3d_direct_mix_s64.json", sys);
-    test_cli_out r;
-    test_cli(&r, "export-chakra '%s/models/workloads/dlrm.json' -s '%s' -o '%s'", src ? src : ".",
-             sys, trace);
-    test_expect_ok(&r, "export-chakra");
-    test_cli_free(&r);
-    expect_times(trace, sys, "", 1788005, 1544005);
+    static const struct {
+        const char *net, *sys, *workload;
+        double iteration, exposed;
+    } want[] = {
+        {"chakra/r6_s2_s4.yml", "chakra/themis_FIFO_3d_direct_mix_s64.json", "dlrm.json", 1788005,
+         1544005},
+        {"chakra/r8_s2_s2.yml", "chakra/themis_FIFO_3d_direct_ring_s32.json", "astra/dlrm.txt",
+         1841879, 1597879},
+    };
+    for (int k = 0; k < 2; k++) {
+        char sys[4200], trace[4200];
+        snprintf(sys, sizeof sys, "%s/s%d.json", dir, k);
+        snprintf(trace, sizeof trace, "%s/t%d", dir, k);
+        import_astra(want[k].net, want[k].sys, sys);
+        test_cli_out r;
+        test_cli(&r, "export-chakra '%s/models/workloads/%s' -s '%s' -o '%s'", src ? src : ".",
+                 want[k].workload, sys, trace);
+        test_expect_ok(&r, "export-chakra");
+        test_cli_free(&r);
+        expect_times(trace, sys, "", want[k].iteration, want[k].exposed);
+    }
     test_rm_dir(dir);
 }
 END_TEST
