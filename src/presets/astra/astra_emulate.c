@@ -3,8 +3,7 @@
  * held on), stages ending at one instant completed in the order they started, one collective at
  * a time, the preset's integer-ns phase costs, and the order in which the NPUs see each phase
  * end (the "lead", docs/CHAKRA.md), with the order of ring phases' ends at one tick (end_keys)
- * and the refusal of the ties of ends that hang ASTRA-sim (check_hang); the first NPU not
- * known where the order of two equal ring dims turned diagonal (astra_first_npu). */
+ * and the refusal of the ties of ends that hang ASTRA-sim (check_hang). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,14 +51,12 @@ typedef struct astra_emu_state {
                             * ring), 0 (not known) */
     /* a halvingDoubling phase's partner offsets XORed over its first k messages (xors[d][k]) */
     int64_t xors[TH_MAX_DIMS][RHD_MAX + 1];
-    int freed;        /* 1 while a dim a phase left takes its next one */
-    int parted;       /* 1 once a tie that cannot block was replayed (cannot_block) */
-    double parted_at; /* when, ns */
-    int parted_dim;   /* the dim both its chunks went on to */
+    int freed;                    /* 1 while a dim a phase left takes its next one */
+    int start_freed[TH_MAX_DIMS]; /* freed when each running phase started */
+    int parted;                   /* 1 once a tie that cannot block was replayed (cannot_block) */
+    double parted_at;             /* when, ns */
+    int parted_dim;               /* the dim both its chunks went on to */
     int64_t coll_first;
-    /* 1 once two ring phases on dims diag_d and diag_e of as many NPUs parted at one
-     * registration (check_meet): the NPUs' order there is diagonal (astra_first_npu) */
-    int diag, diag_d, diag_e;
     uint64_t *touch_out; /* the hang check's two outcomes of a dim's queue (check_hang) */
     double *touch_key;   /* and their keys */
     size_t touch_cap;    /* entries each holds room for (touch_out twice) */
@@ -366,27 +363,34 @@ static void check_meet(th_emu *r, int d) {
         if (e == d || !r->srv[e].busy || st->end_first[e] < 0) continue;
         int nb = phase_ticks(r, e, b, sb, rb, MAX_TICKS);
         int bundle = 0; /* whose events the NPUs run first where both met in one order */
+        /* each phase's first NPU at its step s: lead_move(base*, from step bs* to s) */
+        int64_t based = st->start_first[d], basee = st->start_first[e];
+        int bsd = 0, bse = 0, parted = 0;
         for (int i = 0, j = 0; i < na && j < nb;) {
             if (a[i] < b[j]) {
                 i++;
             } else if (b[j] < a[i]) {
                 j++;
             } else {
-                int64_t la = lead_move(r, d, st->start_first[d], 0, sa[i]);
-                int64_t lb = lead_move(r, e, st->start_first[e], 0, sb[j]);
+                int64_t la = lead_move(r, d, based, bsd, sa[i]);
+                int64_t lb = lead_move(r, e, basee, bse, sb[j]);
                 double a1 = ra[2 * i], a2 = ra[2 * i + 1], b1 = rb[2 * j], b2 = rb[2 * j + 1];
                 if (la == lb && !(i == na - 1 && j == nb - 1)) {
                     /* one order here: each NPU runs both events together, first the one
                      * registered first; at one registration the phase that took a freed dim
                      * (Sys::proceed_to_next_vnet_baseline starts it before the stream that
-                     * left moves on), else the one started first. Where their orders part
-                     * at a later tick both registered at once, that one's messages lead. */
-                    if (a1 != b1)
+                     * left moves on) unless the other took one too, else the one started
+                     * first (of two that took dims freed at one instant, the one freed
+                     * first). Where their orders part at a later tick both registered at
+                     * once, that one's messages lead. */
+                    if (parted)
+                        ; /* the leader of their parting still leads */
+                    else if (a1 != b1)
                         bundle = a1 < b1 ? 1 : 2;
                     else if (a2 != b2 && a2 >= 0 && b2 >= 0)
                         bundle = a2 < b2 ? 1 : 2;
                     else if (sa[i] == 0 && sb[j] == 0 && st->start_at[e] == r->t)
-                        bundle = st->freed ? 1 : 2;
+                        bundle = st->freed && !st->start_freed[e] ? 1 : 2;
                     else
                         bundle = 0;
                     i++, j++;
@@ -413,14 +417,25 @@ static void check_meet(th_emu *r, int d) {
                         break; /* a direct phase on a ring past its first hand-over: its
                                 * later messages were all sent then, in its own order */
                     if (a1 == b1 && (a2 == b2 || a2 < 0 || b2 < 0) && bundle > 0) {
-                        if (!st->diag && r->sys->dims[d].npus == r->sys->dims[e].npus)
-                            st->diag = 1, st->diag_d = d, st->diag_e = e;
                         if (bundle == 1)
-                            st->end_first[e] = lead_move(r, e, la, sb[j], ne);
+                            basee = la, bse = sb[j],
+                            st->end_first[e] = lead_move(r, e, la, bse, ne);
                         else
-                            st->end_first[d] = lead_move(r, d, lb, sa[i], nd);
+                            based = lb, bsd = sa[i],
+                            st->end_first[d] = lead_move(r, d, lb, bsd, nd);
+                        int64_t ed = st->end_first[d], ee = st->end_first[e];
                         behind_unreduced(r, d, e, bundle, a, b, sa, sb, i, j, na, nb);
-                    } else if (fol < 0)
+                        if (r->sys->dims[d].npus == r->sys->dims[e].npus &&
+                            ed == st->end_first[d] && ee == st->end_first[e]) {
+                            /* on dims of as many NPUs the two go on meeting at each message
+                             * (the order turns diagonal): every NPU runs its events of both
+                             * in the order they were registered, so the first NPU keeps
+                             * running the leader's first and the other phase follows the
+                             * leader's order at each later tick both registered at once */
+                            i++, j++, parted = 1;
+                            continue;
+                        }
+                    } else if (a1 == b1 && (a2 == b2 || a2 < 0 || b2 < 0))
                         st->end_first[d] = st->end_first[e] = -1;
                     else if (fol == e) /* e follows d from here */
                         st->end_first[e] = lead_move(r, e, la, sb[j], ne);
@@ -476,6 +491,7 @@ static int start(th_emu *r, int d, int64_t first) {
     st->end_wait[d] = end_wait(r, d, op, m);
     st->start_at[d] = r->t, st->size[d] = m, st->time[d] = time, st->op[d] = op;
     st->start_first[d] = first;
+    st->start_freed[d] = st->freed;
     set_kind(r, d, th_astra_algorithm(r->sys, cr->plan->type, d), op, m);
     st->start_reg[d] = st->trigger_reg;
     st->dir[d] = op == TH_OP_AG && cr->plan->type == TH_COLL_ALLREDUCE ? -1 : 1;
@@ -780,7 +796,6 @@ static void reset(th_emu *emu) {
     }
     st->held = 0;
     st->parted = 0;
-    st->diag = 0;
     /* the order is followed only once a graph replay names it (astra_issue_first): a
      * collective run alone needs none, and its phases' ticks are not searched for meetings */
     st->issue_first = -1;
@@ -870,27 +885,11 @@ int64_t astra_timed_end(th_emu *emu, double t, double reg, int64_t first) {
     return first;
 }
 
-/* The NPU's coordinate on dim d. */
-static int64_t coord(const th_system *sys, int64_t npu, int d) {
-    int64_t stride = 1;
-    for (int k = 0; k < d; k++)
-        stride *= (int64_t)sys->dims[k].npus;
-    return npu / stride % (int64_t)sys->dims[d].npus;
-}
-
-/* The NPU that ends the last collective first; -1 (not known) where the order is diagonal
- * (diag) and that NPU is in rank 0's group there, the NPUs whose coordinates on the two dims
- * add up to 0 (mod p): the order inside a group is not followed, and whether rank 0 comes
- * first decides a Themis plan (docs/CHAKRA.md, Limits). */
+/* The NPU that ends the last collective first. */
 int64_t astra_first_npu(const th_emu *emu, int id) {
     (void)id; /* one collective at a time: the last one that finished */
     const astra_emu_state *st = emu->state;
-    if (!st) return 0;
-    int64_t f = st->coll_first, p = (int64_t)emu->sys->dims[st->diag ? st->diag_d : 0].npus;
-    if (f >= 0 && st->diag &&
-        (coord(emu->sys, f, st->diag_d) + coord(emu->sys, f, st->diag_e)) % p == 0)
-        return -1;
-    return f;
+    return st ? st->coll_first : 0;
 }
 
 const emu_model astra_emu = {.issue = issue, .step = step, .reset = reset, .free = free_state};
