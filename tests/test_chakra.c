@@ -151,6 +151,19 @@ static void import_astra(const char *net, const char *sys, const char *out) {
     test_cli_free(&r);
 }
 
+/* The astra-sim system of net and sys (as import_astra) into sys_out, and on it the workload at
+ * path wl of the source tree written by export-chakra as trace. */
+static void export_on_astra(const char *net, const char *sys, const char *wl, const char *sys_out,
+                            const char *trace) {
+    import_astra(net, sys, sys_out);
+    const char *src = getenv("THEMIS_SRCDIR");
+    test_cli_out r;
+    test_cli(&r, "export-chakra '%s/%s' -s '%s' -o '%s' --force", src ? src : ".", wl, sys_out,
+             trace);
+    test_expect_ok(&r, "export-chakra");
+    test_cli_free(&r);
+}
+
 /* An astra-sim system of one ring of n NPUs imported from tests/data/chakra/ into dir. */
 static const char *astra_system(const char *dir, int n) {
     static char out[4200];
@@ -188,6 +201,17 @@ static double iteration(const char *trace, const char *sys, const char *more) {
     double v = test_csv_d(&c, 0, "iteration_us") * 1000.0;
     test_csv_free(&c);
     return v;
+}
+
+/* One measured export: the workload wl (source tree) written on the astra-sim system of net and
+ * sys into dir (files named by k), replayed with its iteration and exposed communication. */
+static void expect_exported(const char *dir, int k, const char *net, const char *sys,
+                            const char *wl, double iteration, double exposed) {
+    char sys_out[4200], trace[4200];
+    snprintf(sys_out, sizeof sys_out, "%s/s%d.json", dir, k);
+    snprintf(trace, sizeof trace, "%s/t%d", dir, k);
+    export_on_astra(net, sys, wl, sys_out, trace);
+    expect_times(trace, sys_out, "", iteration, exposed);
 }
 
 /* ---- ASTRA-sim 2.x's microbenchmarks: one 1 MiB collective per NPU ----
@@ -507,23 +531,14 @@ END_TEST
  *   12 NPUs: 818314 ns, exposed 574314 (compute nodes end inside direct phases). */
 START_TEST(chakra_themis_ends_inside_rhd_direct) {
     char *dir = test_tmp_dir();
-    const char *src = getenv("THEMIS_SRCDIR");
     static const struct {
         const char *net, *sys;
         double iteration, exposed;
     } want[] = {{"chakra/fc2_s2_s2.yml", "chakra/themis_FIFO_3d_rhd_s2.json", 1501973, 1257973},
                 {"chakra/fc3_fc4.yml", "chakra/themis_FIFO_2d_direct_rhd_s1.json", 818314, 574314}};
-    for (int k = 0; k < 2; k++) {
-        TEST_DIR_PATH(sys, dir, "sys.json");
-        TEST_DIR_PATH(dlrm, dir, "dlrm");
-        import_astra(want[k].net, want[k].sys, sys);
-        test_cli_out r;
-        test_cli(&r, "export-chakra '%s/models/workloads/dlrm.json' -s '%s' -o '%s' --force",
-                 src ? src : ".", sys, dlrm);
-        test_expect_ok(&r, "export-chakra");
-        test_cli_free(&r);
-        expect_times(dlrm, sys, "", want[k].iteration, want[k].exposed);
-    }
+    for (int k = 0; k < 2; k++)
+        expect_exported(dir, k, want[k].net, want[k].sys, "models/workloads/dlrm.json",
+                        want[k].iteration, want[k].exposed);
     test_rm_dir(dir);
 }
 END_TEST
@@ -548,11 +563,9 @@ END_TEST
  *   first NPU h places on; without those meetings: 2841001). */
 START_TEST(chakra_themis_meetings_rhd_direct) {
     char *dir = test_tmp_dir();
-    const char *src = getenv("THEMIS_SRCDIR");
-    char chain[4200], resnet[4200], dlrm[4200];
-    snprintf(chain, sizeof chain, "%s", test_dpath("wl_chakra_direct_chain.json"));
-    snprintf(resnet, sizeof resnet, "%s/models/workloads/astra/resnet50.txt", src ? src : ".");
-    snprintf(dlrm, sizeof dlrm, "%s/models/workloads/dlrm.json", src ? src : ".");
+    const char *chain = "tests/data/wl_chakra_direct_chain.json";
+    const char *resnet = "models/workloads/astra/resnet50.txt",
+               *dlrm = "models/workloads/dlrm.json";
     const struct {
         const char *net, *sys, *workload;
         double iteration, exposed;
@@ -563,17 +576,9 @@ START_TEST(chakra_themis_meetings_rhd_direct) {
         {"chakra/fc4_r8_fc2.yml", "chakra/themis_FIFO_3d_hd_direct_s64.json", dlrm, 2841986,
          2597986},
     };
-    for (int k = 0; k < 3; k++) {
-        char sys[4200], trace[4200];
-        snprintf(sys, sizeof sys, "%s/s%d.json", dir, k);
-        snprintf(trace, sizeof trace, "%s/t%d", dir, k);
-        import_astra(want[k].net, want[k].sys, sys);
-        test_cli_out r;
-        test_cli(&r, "export-chakra '%s' -s '%s' -o '%s'", want[k].workload, sys, trace);
-        test_expect_ok(&r, "export-chakra");
-        test_cli_free(&r);
-        expect_times(trace, sys, "", want[k].iteration, want[k].exposed);
-    }
+    for (int k = 0; k < 3; k++)
+        expect_exported(dir, k, want[k].net, want[k].sys, want[k].workload, want[k].iteration,
+                        want[k].exposed);
     test_rm_dir(dir);
 }
 END_TEST
@@ -588,15 +593,10 @@ END_TEST
  * first there, as for ring phases, gives 7759826. */
 START_TEST(chakra_themis_rhd_parting_refused) {
     char *dir = test_tmp_dir();
-    const char *src = getenv("THEMIS_SRCDIR");
     TEST_DIR_PATH(sys, dir, "sys.json");
     TEST_DIR_PATH(trace, dir, "resnet");
-    import_astra("chakra/r2_r4_s8.yml", "chakra/themis_SCF_3d_hd_s16.json", sys);
-    test_cli_out r;
-    test_cli(&r, "export-chakra '%s/models/workloads/resnet50.json' -s '%s' -o '%s'",
-             src ? src : ".", sys, trace);
-    test_expect_ok(&r, "export-chakra");
-    test_cli_free(&r);
+    export_on_astra("chakra/r2_r4_s8.yml", "chakra/themis_SCF_3d_hd_s16.json",
+                    "models/workloads/resnet50.json", sys, trace);
     char need[4400];
     snprintf(need, sizeof need,
              "%s.0.et: node 59: under Themis, ASTRA-sim 2.x plans this allreduce from rank 0's "
@@ -623,28 +623,18 @@ END_TEST
  *   refused before, the order being not known. */
 START_TEST(chakra_themis_direct_ring_node) {
     char *dir = test_tmp_dir();
-    const char *src = getenv("THEMIS_SRCDIR");
     static const struct {
         const char *net, *sys, *workload;
         double iteration, exposed;
     } want[] = {
-        {"chakra/r6_s2_s4.yml", "chakra/themis_FIFO_3d_direct_mix_s64.json", "dlrm.json", 1788005,
-         1544005},
-        {"chakra/r8_s2_s2.yml", "chakra/themis_FIFO_3d_direct_ring_s32.json", "astra/dlrm.txt",
-         1841879, 1597879},
+        {"chakra/r6_s2_s4.yml", "chakra/themis_FIFO_3d_direct_mix_s64.json",
+         "models/workloads/dlrm.json", 1788005, 1544005},
+        {"chakra/r8_s2_s2.yml", "chakra/themis_FIFO_3d_direct_ring_s32.json",
+         "models/workloads/astra/dlrm.txt", 1841879, 1597879},
     };
-    for (int k = 0; k < 2; k++) {
-        char sys[4200], trace[4200];
-        snprintf(sys, sizeof sys, "%s/s%d.json", dir, k);
-        snprintf(trace, sizeof trace, "%s/t%d", dir, k);
-        import_astra(want[k].net, want[k].sys, sys);
-        test_cli_out r;
-        test_cli(&r, "export-chakra '%s/models/workloads/%s' -s '%s' -o '%s'", src ? src : ".",
-                 want[k].workload, sys, trace);
-        test_expect_ok(&r, "export-chakra");
-        test_cli_free(&r);
-        expect_times(trace, sys, "", want[k].iteration, want[k].exposed);
-    }
+    for (int k = 0; k < 2; k++)
+        expect_exported(dir, k, want[k].net, want[k].sys, want[k].workload, want[k].iteration,
+                        want[k].exposed);
     test_rm_dir(dir);
 }
 END_TEST
@@ -674,29 +664,20 @@ END_TEST
  *   the collective after it first (the Reduce-Scatter's own order: 14667702, 14423702). */
 START_TEST(chakra_themis_order_meetings) {
     char *dir = test_tmp_dir();
-    const char *src = getenv("THEMIS_SRCDIR");
     static const struct {
         const char *net, *sys, *workload;
         double iteration, exposed;
     } want[] = {
-        {"chakra/r2_r4.yml", "chakra/themis_FIFO_2d_s2.json", "dlrm.json", 703491, 459491},
-        {"chakra/r4_r8.yml", "chakra/themis_FIFO_2d_s16.json", "astra/resnet50.txt", 8714548,
-         2249548},
-        {"chakra/r8_r4_slow.yml", "chakra/themis_FIFO_2d_s64.json", "astra/dlrm.txt", 14669340,
-         14425340},
+        {"chakra/r2_r4.yml", "chakra/themis_FIFO_2d_s2.json", "models/workloads/dlrm.json", 703491,
+         459491},
+        {"chakra/r4_r8.yml", "chakra/themis_FIFO_2d_s16.json",
+         "models/workloads/astra/resnet50.txt", 8714548, 2249548},
+        {"chakra/r8_r4_slow.yml", "chakra/themis_FIFO_2d_s64.json",
+         "models/workloads/astra/dlrm.txt", 14669340, 14425340},
     };
-    for (int k = 0; k < 3; k++) {
-        char sys[4200], trace[4200];
-        snprintf(sys, sizeof sys, "%s/s%d.json", dir, k);
-        snprintf(trace, sizeof trace, "%s/t%d", dir, k);
-        import_astra(want[k].net, want[k].sys, sys);
-        test_cli_out r;
-        test_cli(&r, "export-chakra '%s/models/workloads/%s' -s '%s' -o '%s'", src ? src : ".",
-                 want[k].workload, sys, trace);
-        test_expect_ok(&r, "export-chakra");
-        test_cli_free(&r);
-        expect_times(trace, sys, "", want[k].iteration, want[k].exposed);
-    }
+    for (int k = 0; k < 3; k++)
+        expect_exported(dir, k, want[k].net, want[k].sys, want[k].workload, want[k].iteration,
+                        want[k].exposed);
     test_rm_dir(dir);
 }
 END_TEST
@@ -816,15 +797,10 @@ END_TEST
  * arrived); under Themis + FIFO it finishes, 1027541 ns, exposed 783541, on every rank. */
 START_TEST(chakra_astra_hang_later_start) {
     char *dir = test_tmp_dir();
-    const char *src = getenv("THEMIS_SRCDIR");
     TEST_DIR_PATH(sys, dir, "r4fc2s2.json");
     TEST_DIR_PATH(p, dir, "dlrm");
-    import_astra("chakra/r4_fc2_s2.yml", "chakra/themis_SCF_3d_s64.json", sys);
-    test_cli_out r;
-    test_cli(&r, "export-chakra '%s/models/workloads/astra/dlrm.txt' -s '%s' -o '%s'",
-             src ? src : ".", sys, p);
-    test_expect_ok(&r, "export-chakra");
-    test_cli_free(&r);
+    export_on_astra("chakra/r4_fc2_s2.yml", "chakra/themis_SCF_3d_s64.json",
+                    "models/workloads/astra/dlrm.txt", sys, p);
     char need[4700];
     snprintf(need, sizeof need,
              "%s.0.et: node 8 (allreduce): ASTRA-sim 2.x would not finish: at 375091 ns chunk "
