@@ -419,6 +419,23 @@ static void reset(th_emu *emu) {
     memset(st->post_known, 0, sizeof st->post_known);
 }
 
+/* The events of the phase running on dim d as one line (astra1_phase_events: their delays
+ * into dl, whether each is a message's arrival into msg) and its start into *at; -1 when its
+ * events are not one line whose delays add up to the phase's time. */
+static int running_events(const th_emu *emu, int d, double *dl, unsigned char *msg, double *at) {
+    const emu_coll *cr = emu_rec(emu, emu->srv[d].coll);
+    int dim;
+    th_op op;
+    double m, bytes, out, sum = 0;
+    th_plan_stage(cr->plan, emu->srv[d].chunk, cr->next[emu->srv[d].chunk], &dim, &op, &m);
+    double dur = th_astra1_phase(emu->sys, d, cr->plan->type, op, m, &bytes, &out);
+    *at = emu->srv[d].end - dur;
+    int k = astra1_phase_events(emu->sys, d, cr->plan->type, op, m, dl, msg, CHAIN_MAX);
+    for (int j = 0; j < k; j++)
+        sum += dl[j];
+    return k < 0 || sum != dur ? -1 : k;
+}
+
 int astra1_emu_events_before(const th_emu *emu, double t, double before) {
     const astra1_emu_state *st = emu->state;
     /* sure: one of the events registered first for t (at rmin) has a known ring order with
@@ -436,20 +453,10 @@ int astra1_emu_events_before(const th_emu *emu, double t, double before) {
             }
         }
         if (!emu->srv[d].busy) continue;
-        const emu_coll *cr = emu_rec(emu, emu->srv[d].coll);
-        int dim;
-        th_op op;
-        double m, bytes, out, dl[CHAIN_MAX];
+        double dl[CHAIN_MAX], at, end = emu->srv[d].end;
         unsigned char msg[CHAIN_MAX];
-        th_plan_stage(cr->plan, emu->srv[d].chunk, cr->next[emu->srv[d].chunk], &dim, &op, &m);
-        double end = emu->srv[d].end,
-               dur = th_astra1_phase(emu->sys, d, cr->plan->type, op, m, &bytes, &out);
-        double at = end - dur;
-        int k = astra1_phase_events(emu->sys, d, cr->plan->type, op, m, dl, msg, CHAIN_MAX);
-        double sum = 0;
-        for (int j = 0; j < k; j++)
-            sum += dl[j];
-        if (k < 0 || sum != dur) { /* not one line: any ns of the phase may hold its events */
+        int k = running_events(emu, d, dl, msg, &at);
+        if (k < 0) { /* not one line: any ns of the phase may hold its events */
             if (at <= t && t <= end && at < before) found |= 3, opaque = 1;
             continue;
         }
@@ -492,18 +499,10 @@ int astra1_emu_mark_after(th_emu *emu, double t, double after) {
     if (!st) return 0;
     for (int d = 0; d < emu->sys->ndims; d++) {
         if (!emu->srv[d].busy || emu->srv[d].end < t) continue;
-        const emu_coll *cr = emu_rec(emu, emu->srv[d].coll);
-        int dim;
-        th_op op;
-        double m, bytes, out, dl[CHAIN_MAX];
+        double dl[CHAIN_MAX], at;
         unsigned char msg[CHAIN_MAX];
-        th_plan_stage(cr->plan, emu->srv[d].chunk, cr->next[emu->srv[d].chunk], &dim, &op, &m);
-        double dur = th_astra1_phase(emu->sys, d, cr->plan->type, op, m, &bytes, &out);
-        double at = emu->srv[d].end - dur, sum = 0;
-        int k = astra1_phase_events(emu->sys, d, cr->plan->type, op, m, dl, msg, CHAIN_MAX);
-        for (int j = 0; j < k; j++)
-            sum += dl[j];
-        if (k < 0 || sum != dur) continue; /* keyed by dim index */
+        int k = running_events(emu, d, dl, msg, &at);
+        if (k < 0) continue; /* keyed by dim index */
         for (int j = 0; at <= t && j < k; j++) {
             double reg = at;
             at += dl[j];
