@@ -25,7 +25,7 @@ int th_report_done(FILE *out, th_error *err) {
 
 /* Table cells: 10 significant digits, within 5e-10 relative of the value. */
 static const char *cell(char *buf, double v) {
-    snprintf(buf, 32, "%.10g", v);
+    snprintf(buf, 32, isnan(v) ? "-" : "%.10g", v);
     return buf;
 }
 

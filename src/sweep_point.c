@@ -249,8 +249,11 @@ static int reference(th_sweep_worker *w, const sw_point *pt, const th_result *re
         th_result base;
         th_pair ref = {TH_POLICY_BASELINE, TH_INTRA_FIFO};
         if (th_run_eval(w->runner, &pt->sys, &pt->coll, ref, pt->model, NULL, NULL, &base, err)) {
-            sw_refs_keep(w->refs, slot, NULL);
-            return err->code;
+            if (err->code != TH_EINPUT) {
+                sw_refs_keep(w->refs, slot, NULL);
+                return err->code;
+            }
+            base.time = NAN; /* the preset refuses the reference: the point has no speedup */
         }
         v.base_time = base.time;
         sw_refs_keep(w->refs, slot, &v);
@@ -386,7 +389,7 @@ static int row(th_sweep_worker *w, int64_t point, th_buf *out, th_error *err) {
     bad |= th_csv_num(out, res.time / 1000.0);
     bad |= th_csv_num(out, res.ideal / 1000.0);
     bad |= th_csv_num(out, res.bw_util);
-    bad |= th_csv_num(out, res.speedup);
+    bad |= isnan(res.speedup) ? th_csv_field(out, "") : th_csv_num(out, res.speedup);
     bad |= th_csv_num(out, res.algbw);
     bad |= th_csv_num(out, res.busbw);
     if (sw->bound) {

@@ -1030,6 +1030,52 @@ START_TEST(bad_output_paths) {
 }
 END_TEST
 
+/* The speedups' reference (baseline + fifo) that the preset refuses, where the pairs asked
+ * run: they stand, without a speedup. A switch of 2 NPUs under halvingDoubling (50 bytes/ns,
+ * 100 ns, endpoint 10): an All-Reduce of 2 bytes in 1 chunk leaves 1 byte per NPU after its
+ * reduce-scatter, so the baseline's one AR phase would send 2 floor(1 / 2) = 0 bytes (ASTRA-sim
+ * stops). Themis runs a reduce-scatter and an all-gather phase of 1-byte messages, each
+ * ep + floor(2 hops x 100 + 1 / 50) + ep = 10 + 200 + 10 = 220 ns: 440 ns in all (SPEC §9). */
+START_TEST(run_without_reference) {
+    char *dir = test_tmp_dir();
+    TEST_DIR_PATH(sys, dir, "sw2.json");
+    test_spit_dq(sys, "{'name': 'sw2', 'model': 'astra-sim', 'endpoint_ns': 10, "
+                      "'local_mem_GBps': 1600, 'dims': [{'topology': 'switch', 'algorithm': "
+                      "'rhd', 'npus': 2, 'bw_GBps': 50, 'latency_ns': 100}]}");
+    test_csv c;
+    cli_csv(&c, "-s '%s' -b 2 -n 1 -p themis -q fifo", sys);
+    ck_assert_int_eq(c.nrows, 1);
+    ck_assert_str_eq(test_csv_s(&c, 0, "time_us"), "0.44");
+    ck_assert_str_eq(test_csv_s(&c, 0, "speedup"), "");
+    test_csv_free(&c);
+    test_cli_out r;
+    test_cli(&r, "run -s '%s' -b 2 -n 1 -p themis -q fifo", sys);
+    test_expect_quiet(&r, "run");
+    ck_assert_ptr_nonnull(strstr(r.out, "0.44 "));
+    ck_assert_ptr_null(strstr(r.out, "nan"));
+    test_cli_free(&r);
+    test_cli(&r, "run -s '%s' -b 2 -n 1 -p themis -q fifo -f json", sys);
+    test_expect_quiet(&r, "run");
+    ck_assert_ptr_nonnull(strstr(r.out, "\"speedup\":\tnull"));
+    test_cli_free(&r);
+    /* asked, the reference is refused as before, naming the pair */
+    test_bad("baseline + fifo: size: under the astra-sim preset a chunk of 2 B leaves 1 B",
+             "run -s '%s' -b 2 -n 1 -p baseline -q fifo", sys);
+    /* a sweep's point likewise: its speedup cell is empty */
+    char spec[8192];
+    snprintf(spec, sizeof spec,
+             "{'system': '%s', 'collective': {'type': 'allreduce', 'size': 2, 'chunks': 1},"
+             " 'axes': {'policy': ['themis'], 'intra': ['fifo']}}",
+             sys);
+    test_sweep_csv(&c, dir, spec);
+    ck_assert_int_eq(c.nrows, 1);
+    ck_assert_str_eq(test_csv_s(&c, 0, "time_us"), "0.44");
+    ck_assert_str_eq(test_csv_s(&c, 0, "speedup"), "");
+    test_csv_free(&c);
+    test_rm_dir(dir);
+}
+END_TEST
+
 /* The astra-sim preset through the CLI: import ASTRA-sim files, then run them. */
 START_TEST(astra_import_and_run) {
     char *out = test_tmp_file();
@@ -1206,6 +1252,7 @@ Suite *cli_suite(void) {
     tcase_add_test(tc, errors_name_their_file);
     tcase_add_test(tc, exit_status_everywhere);
     tcase_add_test(tc, astra_import_and_run);
+    tcase_add_test(tc, run_without_reference);
     tcase_add_test(tc, train_cli);
     suite_add_tcase(s, tc);
     return s;

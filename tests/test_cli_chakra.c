@@ -197,6 +197,40 @@ static double workload_end(const char *wl, const char *sys, const char *more, co
     return end;
 }
 
+/* A trace whose speedups' reference (baseline + fifo) the preset refuses, where the pair asked
+ * runs: it stands, without a speedup. The tiny workload (2 + 3 us of compute, then an
+ * All-Reduce of 1024 bytes) on a switch of 2 NPUs under halvingDoubling (50 bytes/ns, 100 ns,
+ * endpoint 10) in -n 512 chunks of 2 bytes: the baseline's AR phase would send 2 floor(1 / 2)
+ * = 0 bytes (ASTRA-sim stops). Themis runs each chunk as a reduce-scatter and an all-gather
+ * phase of 1-byte messages, 10 + floor(2 x 100 + 1 / 50) + 10 = 220 ns each, one after the
+ * other on the one dim: 1024 x 220 = 225280 ns after 5 us of compute, 230.28 us. */
+START_TEST(train_without_reference) {
+    char *dir = test_tmp_dir();
+    TEST_DIR_PATH(sys, dir, "sw2.json");
+    TEST_DIR_PATH(prefix, dir, "tiny");
+    test_spit_dq(sys, "{'name': 'sw2', 'model': 'astra-sim', 'endpoint_ns': 10, "
+                      "'local_mem_GBps': 1600, 'dims': [{'topology': 'switch', 'algorithm': "
+                      "'rhd', 'npus': 2, 'bw_GBps': 50, 'latency_ns': 100}]}");
+    test_cli_out r;
+    test_cli(&r, "export-chakra '%s' -s '%s' -o '%s'", test_dpath("wl_chakra_tiny.json"), sys,
+             prefix);
+    test_expect_quiet(&r, "export-chakra");
+    test_cli_free(&r);
+    test_cli(&r, "train '%s' -s '%s' -p themis -q fifo -n 512 -f csv", prefix, sys);
+    test_expect_quiet(&r, "train");
+    test_csv c;
+    test_csv_parse(&c, r.out);
+    ck_assert_int_eq(c.nrows, 1);
+    ck_assert_str_eq(test_csv_s(&c, 0, "iteration_us"), "230.28");
+    ck_assert_str_eq(test_csv_s(&c, 0, "speedup"), "");
+    test_csv_free(&c);
+    test_cli_free(&r);
+    /* both policies asked: the baseline is refused, naming its pair */
+    test_bad("baseline + fifo: ", "train '%s' -s '%s' -n 512", prefix, sys);
+    test_rm_dir(dir);
+}
+END_TEST
+
 /* A round trip: the tiny workload's trace replays as its one iteration does by hand. On
  * cli_ring4 (p = 4, B = 100 bytes/ns, alpha = 10 ns, 3 hops) a stage of m bytes takes
  * 30 + 0.0075 m ns (SPEC §3); the All-Reduce of 1024 bytes in -n 64 chunks is 128 stages on
@@ -503,6 +537,7 @@ Suite *cli_chakra_suite(void) {
     tcase_add_test(tc, cli_export_stale_ranks);
     tcase_add_test(tc, api_export);
     tcase_add_test(tc, round_trip_by_hand);
+    tcase_add_test(tc, train_without_reference);
     tcase_add_test(tc, round_trip_whole);
     tcase_add_test(tc, round_trip_rounded);
     tcase_add_test(tc, round_trip_llm);

@@ -9,7 +9,8 @@ static void usage(FILE *out) {
           "\n"
           "Evaluate one collective under each inter-dimension policy (baseline, themis,\n"
           "roundrobin, lp) and intra-dimension policy (fifo, scf); speedups are against\n"
-          "baseline+fifo on the same system, collective and chunk count.\n"
+          "baseline+fifo on the same system, collective and chunk count (none where a\n"
+          "preset refuses baseline+fifo there and it was not asked).\n"
           "\n"
           "options:\n",
           out);
