@@ -607,6 +607,33 @@ START_TEST(chakra_themis_rhd_parting_refused) {
 }
 END_TEST
 
+/* Two phase ends at one tick where one is a direct Reduce-Scatter whose reduction takes 0 ns:
+ * its end is placed as its last messages' hand-over back is, ep before the tick (as an
+ * All-Gather's), not at the tick itself as a ring Reduce-Scatter's is; of two such ends the one
+ * started first leads (docs/CHAKRA.md). Measured with ASTRA-sim 2.x (astra-sim 518bd51,
+ * analytical congestion-unaware backend, a build that logs which NPU generates each collective
+ * first): chakra/wl_a2a_3ar.json (an All-to-All of 13631488 bytes, then All-Reduces of 514,
+ * 262656 and 1049600 bytes) written by export-chakra on r6_fc3_s2.yml (Ring 6 @ 12.5/1000,
+ * FullyConnected 3 @ 100/500, Switch 2 @ 400/100) with themis_FIFO_3d_direct_ar_s16.json
+ * (direct All-Reduce on the ring and the FullyConnected dim, Themis + FIFO, 16 splits), 36 NPUs:
+ * 527022 ns, exposed 517022. The 514-byte All-Reduce runs 16 chunks of 36 bytes; at 237019 a
+ * chunk's direct Reduce-Scatter on the ring (1-byte messages, reduced in 0 ns, started at
+ * 233999) and another's direct All-Gather on the FullyConnected dim (started at 236499) end
+ * together, and ASTRA-sim's NPUs take the ring's end first (NPU 27 leads, logged), so rank 0
+ * generates the next All-Reduce first and the third is planned from its loads. Taking the
+ * Reduce-Scatter's end as registered at the tick itself put the All-Gather first, named NPU
+ * 21 for the second All-Reduce, and gave 527460. */
+START_TEST(chakra_themis_direct_rs_end) {
+    char *dir = test_tmp_dir();
+    TEST_DIR_PATH(sys, dir, "sys.json");
+    TEST_DIR_PATH(trace, dir, "chain");
+    export_on_astra("chakra/r6_fc3_s2.yml", "chakra/themis_FIFO_3d_direct_ar_s16.json",
+                    "tests/data/chakra/wl_a2a_3ar.json", sys, trace);
+    expect_times(trace, sys, "", 527022, 517022);
+    test_rm_dir(dir);
+}
+END_TEST
+
 /* Compute nodes that end while a direct phase runs on a ring of more than 2 NPUs: between its
  * ticks, or first at the tick of the peers h < p / 2 hops away, they leave its order as it
  * was, and such a phase that meets another past its first tick keeps its own order: it sent
@@ -1454,6 +1481,7 @@ Suite *chakra_suite(void) {
     tcase_add_test(tc, chakra_themis_meetings_rhd_direct);
     tcase_add_test(tc, chakra_themis_rhd_parting_refused);
     tcase_add_test(tc, chakra_themis_direct_ring_node);
+    tcase_add_test(tc, chakra_themis_direct_rs_end);
     tcase_add_test(tc, chakra_themis_order_meetings);
     tcase_add_test(tc, chakra_themis_diagonal_order);
     tcase_add_test(tc, chakra_held_dim);

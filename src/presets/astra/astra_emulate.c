@@ -191,16 +191,21 @@ static int64_t phase_lead(const th_emu *r, const th_plan *plan, int d, th_op op,
     return lead_shift(r->sys, first, d, steps);
 }
 
-/* How long before its end a ring phase's last event is registered: a Reduce-Scatter's last
+/* How long before its end a phase's last event is registered: a Reduce-Scatter's last
  * message is reduced (PacketBundle::call registers the reduction's end, at the tick itself when
- * the reduction takes 0 ns), any other phase's is handed over (MemBus, the endpoint delay). */
+ * the reduction takes 0 ns), any other phase's is handed over (MemBus, the endpoint delay); a
+ * direct Reduce-Scatter whose reduction takes 0 ns is placed as its hand-over back, the
+ * endpoint delay before (measured: tests/test_chakra.c, chakra_themis_direct_rs_end). */
 static double proc_time(const th_emu *r, int d, double m) {
     double part = floor(m / (double)r->sys->dims[d].npus);
     return 3.0 * floor(part / (astra_of(r->sys)->local_mem_GBps * 1e9) * 1e9);
 }
 
 static double end_wait(const th_emu *r, int d, th_op op, double m) {
-    return op == TH_OP_RS ? proc_time(r, d, m) : astra_of(r->sys)->endpoint;
+    const astra_emu_state *st = r->state;
+    int direct = st->kind[d] == KIND_DIRECT || st->kind[d] == KIND_DRING;
+    double proc = op == TH_OP_RS ? proc_time(r, d, m) : 0;
+    return proc > 0 || (op == TH_OP_RS && !direct) ? proc : astra_of(r->sys)->endpoint;
 }
 
 /* The same for the halvingDoubling or direct phase on dim d: its messages (rounds of them,
@@ -488,11 +493,11 @@ static int start(th_emu *r, int d, int64_t first) {
     phase_cost(r, d, th_astra_algorithm(r->sys, cr->plan->type, d), op, m, &time, &bytes);
     astra_emu_state *st = r->state;
     st->end_first[d] = phase_lead(r, cr->plan, d, op, first);
-    st->end_wait[d] = end_wait(r, d, op, m);
     st->start_at[d] = r->t, st->size[d] = m, st->time[d] = time, st->op[d] = op;
     st->start_first[d] = first;
     st->start_freed[d] = st->freed;
     set_kind(r, d, th_astra_algorithm(r->sys, cr->plan->type, d), op, m);
+    st->end_wait[d] = end_wait(r, d, op, m);
     st->start_reg[d] = st->trigger_reg;
     st->dir[d] = op == TH_OP_AG && cr->plan->type == TH_COLL_ALLREDUCE ? -1 : 1;
     int rc = emu_begin(r, d, e, stage, op, m, time, bytes);
