@@ -1038,10 +1038,7 @@ END_TEST
  * ep + floor(2 hops x 100 + 1 / 50) + ep = 10 + 200 + 10 = 220 ns: 440 ns in all (SPEC §9). */
 START_TEST(run_without_reference) {
     char *dir = test_tmp_dir();
-    TEST_DIR_PATH(sys, dir, "sw2.json");
-    test_spit_dq(sys, "{'name': 'sw2', 'model': 'astra-sim', 'endpoint_ns': 10, "
-                      "'local_mem_GBps': 1600, 'dims': [{'topology': 'switch', 'algorithm': "
-                      "'rhd', 'npus': 2, 'bw_GBps': 50, 'latency_ns': 100}]}");
+    const char *sys = test_dpath("astra_sw2_rhd.json");
     test_csv c;
     cli_csv(&c, "-s '%s' -b 2 -n 1 -p themis -q fifo", sys);
     ck_assert_int_eq(c.nrows, 1);

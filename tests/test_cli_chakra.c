@@ -206,11 +206,8 @@ static double workload_end(const char *wl, const char *sys, const char *more, co
  * other on the one dim: 1024 x 220 = 225280 ns after 5 us of compute, 230.28 us. */
 START_TEST(train_without_reference) {
     char *dir = test_tmp_dir();
-    TEST_DIR_PATH(sys, dir, "sw2.json");
+    const char *sys = test_dpath("astra_sw2_rhd.json");
     TEST_DIR_PATH(prefix, dir, "tiny");
-    test_spit_dq(sys, "{'name': 'sw2', 'model': 'astra-sim', 'endpoint_ns': 10, "
-                      "'local_mem_GBps': 1600, 'dims': [{'topology': 'switch', 'algorithm': "
-                      "'rhd', 'npus': 2, 'bw_GBps': 50, 'latency_ns': 100}]}");
     test_cli_out r;
     test_cli(&r, "export-chakra '%s' -s '%s' -o '%s'", test_dpath("wl_chakra_tiny.json"), sys,
              prefix);
