@@ -94,6 +94,19 @@ int th_run_pairs(const th_system *sys, uint32_t dims_mask, int policy, int intra
     return n;
 }
 
+int th_run_reference(th_runner *r, const th_system *sys, const th_collective *coll,
+                     th_load_model model, double *time, th_error *err) {
+    const th_pair ref = {TH_POLICY_BASELINE, TH_INTRA_FIFO};
+    th_result base;
+    th_error e;
+    *time = NAN;
+    int rc = th_run_eval(r, sys, coll, ref, model, NULL, NULL, &base, &e);
+    if (rc == TH_OK) *time = base.time;
+    if (rc == TH_EINPUT) return TH_OK;
+    if (rc) *err = e;
+    return rc;
+}
+
 int th_run_compare(th_runner *r, const th_system *sys, const th_collective *coll,
                    const th_pair *pairs, int npairs, th_load_model model, th_trace_fn trace,
                    void *trace_ctx, int *cur_pair, th_result *out, th_error *err) {
@@ -114,14 +127,7 @@ int th_run_compare(th_runner *r, const th_system *sys, const th_collective *coll
     if (ref_index >= 0) {
         ref_time = out[ref_index].time;
     } else {
-        /* not asked: where the preset refuses it, the pairs asked stand without a speedup */
-        th_result base;
-        th_error ref_err;
-        ref_time = NAN;
-        if (th_run_eval(r, sys, coll, ref, model, NULL, NULL, &base, &ref_err) == TH_OK)
-            ref_time = base.time;
-        else if (ref_err.code != TH_EINPUT)
-            return *err = ref_err, err->code;
+        if (th_run_reference(r, sys, coll, model, &ref_time, err)) return err->code;
     }
     for (int i = 0; i < npairs; i++)
         out[i].speedup = ref_time / out[i].time;

@@ -246,16 +246,10 @@ static int reference(th_sweep_worker *w, const sw_point *pt, const th_result *re
     }
     int slot;
     if (!sw_refs_find(w->refs, w->digits, &v, &slot)) {
-        th_result base;
-        th_pair ref = {TH_POLICY_BASELINE, TH_INTRA_FIFO};
-        if (th_run_eval(w->runner, &pt->sys, &pt->coll, ref, pt->model, NULL, NULL, &base, err)) {
-            if (err->code != TH_EINPUT) {
-                sw_refs_keep(w->refs, slot, NULL);
-                return err->code;
-            }
-            base.time = NAN; /* the preset refuses the reference: the point has no speedup */
+        if (th_run_reference(w->runner, &pt->sys, &pt->coll, pt->model, &v.base_time, err)) {
+            sw_refs_keep(w->refs, slot, NULL);
+            return err->code;
         }
-        v.base_time = base.time;
         sw_refs_keep(w->refs, slot, &v);
     }
     *time = v.base_time;

@@ -52,8 +52,15 @@ TH_API int th_run_eval(th_runner *r, const th_system *sys, const th_collective *
 TH_API int th_run_pairs(const th_system *sys, uint32_t dims_mask, int policy, int intra,
                         th_pair *pairs);
 
+/* The speedups' reference: baseline+fifo's time into *time, or NaN (and TH_OK) where the
+ * model refuses that pair on this input (TH_EINPUT), so that the pairs asked still stand;
+ * other errors as th_run_eval. */
+int th_run_reference(th_runner *r, const th_system *sys, const th_collective *coll,
+                     th_load_model model, double *time, th_error *err);
+
 /* Evaluates npairs pairs into out[0 .. npairs-1], with speedup against baseline+fifo
- * (evaluated once, reused when it is one of the pairs). Before each pair runs, *cur_pair
+ * (evaluated once, reused when it is one of the pairs; NaN where the model refuses it and it
+ * is not one of them, th_run_reference). Before each pair runs, *cur_pair
  * (when not NULL) is set to its index, so the trace callback knows whose stages it sees;
  * the reference run is not traced unless it is one of the pairs. */
 TH_API int th_run_compare(th_runner *r, const th_system *sys, const th_collective *coll,
