@@ -191,21 +191,25 @@ static int64_t phase_lead(const th_emu *r, const th_plan *plan, int d, th_op op,
     return lead_shift(r->sys, first, d, steps);
 }
 
-/* How long before its end a phase's last event is registered: a Reduce-Scatter's last
- * message is reduced (PacketBundle::call registers the reduction's end, at the tick itself when
- * the reduction takes 0 ns), any other phase's is handed over (MemBus, the endpoint delay); a
- * direct Reduce-Scatter whose reduction takes 0 ns is placed as its hand-over back, the
- * endpoint delay before (measured: tests/test_chakra.c, chakra_themis_direct_rs_end). */
+/* The reduction of a phase of input m on dim d: three local-memory passes over its part. */
 static double proc_time(const th_emu *r, int d, double m) {
     double part = floor(m / (double)r->sys->dims[d].npus);
     return 3.0 * floor(part / (astra_of(r->sys)->local_mem_GBps * 1e9) * 1e9);
 }
 
+/* How long before its end the phase on dim d (its kind set) registers its last event: a
+ * Reduce-Scatter's last message is reduced (PacketBundle::call registers the reduction's end,
+ * at the tick itself when the reduction takes 0 ns), any other phase's is handed over (MemBus,
+ * the endpoint delay); a direct Reduce-Scatter whose reduction takes 0 ns is placed as its
+ * hand-over back, the endpoint delay before (measured: tests/test_chakra.c,
+ * chakra_themis_direct_rs_end). */
 static double end_wait(const th_emu *r, int d, th_op op, double m) {
     const astra_emu_state *st = r->state;
+    double ep = astra_of(r->sys)->endpoint;
+    if (op != TH_OP_RS) return ep;
+    double proc = proc_time(r, d, m);
     int direct = st->kind[d] == KIND_DIRECT || st->kind[d] == KIND_DRING;
-    double proc = op == TH_OP_RS ? proc_time(r, d, m) : 0;
-    return proc > 0 || (op == TH_OP_RS && !direct) ? proc : astra_of(r->sys)->endpoint;
+    return proc > 0 || !direct ? proc : ep;
 }
 
 /* The same for the halvingDoubling or direct phase on dim d: its messages (rounds of them,
