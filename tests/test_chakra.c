@@ -634,6 +634,34 @@ START_TEST(chakra_themis_direct_rs_end) {
 }
 END_TEST
 
+/* A phase that follows another from their meeting, where the leader's messages are reduced in
+ * 0 ns and the follower starts there: every NPU sends the follower's messages before the
+ * leader's next one (its reduction's event runs after the follower's hand-over), and when both
+ * arrive at one tick each NPU's place there is set by the first to reach it, so the follower's
+ * first NPU leads the leader too (docs/CHAKRA.md). Measured with ASTRA-sim 2.x (astra-sim
+ * 518bd51, analytical congestion-unaware backend, a build that logs each NPU's phase starts):
+ * models/workloads/dlrm.json written by export-chakra on r6_fc4.yml (Ring 6 @ 25/200,
+ * FullyConnected 4 @ 100/200) with themis_FIFO_2d_ring_direct_s64.json (ring on the ring,
+ * direct on the FullyConnected dim, Themis + FIFO, 64 splits), 24 NPUs: 4188256 ns, exposed
+ * 3944256 on every NPU. In the first weight-gradient All-Reduce (514 bytes) a chunk's direct
+ * Reduce-Scatter on the FullyConnected dim starts at 1559795 and meets, at its first hand-over
+ * at 1559805, the ring Reduce-Scatter of 1-byte messages started at 1559375 at its second
+ * message, whose order it takes (NPU 3.1, as ring.fc coordinates, first); both send messages
+ * there that arrive at 1560005, and ASTRA-sim's NPUs hand them back at 1560015 in the order
+ * 3.2 3.3 3.0 4.1 2.3 ..., NPU 3.2 first (logged), where the ring's own order has 4.1 first.
+ * The ring then ends at 1560435 with NPU 5.2 first, not 0.1, and the next All-Reduce is
+ * planned from fresh loads. Letting the ring keep its order gave 4187573. */
+START_TEST(chakra_themis_meeting_overtaken) {
+    char *dir = test_tmp_dir();
+    TEST_DIR_PATH(sys, dir, "sys.json");
+    TEST_DIR_PATH(trace, dir, "dlrm");
+    export_on_astra("chakra/r6_fc4.yml", "chakra/themis_FIFO_2d_ring_direct_s64.json",
+                    "models/workloads/dlrm.json", sys, trace);
+    expect_times(trace, sys, "", 4188256, 3944256);
+    test_rm_dir(dir);
+}
+END_TEST
+
 /* Compute nodes that end while a direct phase runs on a ring of more than 2 NPUs: between its
  * ticks, or first at the tick of the peers h < p / 2 hops away, they leave its order as it
  * was, and such a phase that meets another past its first tick keeps its own order: it sent
@@ -1482,6 +1510,7 @@ Suite *chakra_suite(void) {
     tcase_add_test(tc, chakra_themis_rhd_parting_refused);
     tcase_add_test(tc, chakra_themis_direct_ring_node);
     tcase_add_test(tc, chakra_themis_direct_rs_end);
+    tcase_add_test(tc, chakra_themis_meeting_overtaken);
     tcase_add_test(tc, chakra_themis_order_meetings);
     tcase_add_test(tc, chakra_themis_diagonal_order);
     tcase_add_test(tc, chakra_held_dim);
