@@ -662,6 +662,27 @@ START_TEST(chakra_themis_meeting_overtaken) {
 }
 END_TEST
 
+/* A direct phase on a Ring of 3 NPUs: the ring is bidirectional, so every peer is one hop
+ * away and, as on a FullyConnected dim, each NPU hands its first message (to the NPU one place
+ * on) over first; the messages arrive together and each NPU's place at their tick is its first
+ * message's, so the NPU after the first one leads the next phase (docs/CHAKRA.md). Measured
+ * with ASTRA-sim 2.x (the same build as chakra_themis_meeting_overtaken):
+ * models/workloads/dlrm.json written by export-chakra on r3_r4.yml (Ring 3 @ 12.5/200, Ring 4
+ * @ 25/200) with themis_SCF_2d_direct_ring_s64.json (direct on the Ring 3, ring on the Ring 4,
+ * Themis + SCF, 64 splits), 12 NPUs: 2652756 ns, exposed 2408756 on every NPU, the first NPU
+ * of every phase start as themis names it (logged). Refused before, the order after a direct
+ * phase on a ring of an odd number of NPUs being not known. */
+START_TEST(chakra_themis_direct_ring3) {
+    char *dir = test_tmp_dir();
+    TEST_DIR_PATH(sys, dir, "sys.json");
+    TEST_DIR_PATH(trace, dir, "dlrm");
+    export_on_astra("chakra/r3_r4.yml", "chakra/themis_SCF_2d_direct_ring_s64.json",
+                    "models/workloads/dlrm.json", sys, trace);
+    expect_times(trace, sys, "", 2652756, 2408756);
+    test_rm_dir(dir);
+}
+END_TEST
+
 /* Compute nodes that end while a direct phase runs on a ring of more than 2 NPUs: between its
  * ticks, or first at the tick of the peers h < p / 2 hops away, they leave its order as it
  * was, and such a phase that meets another past its first tick keeps its own order: it sent
@@ -1511,6 +1532,7 @@ Suite *chakra_suite(void) {
     tcase_add_test(tc, chakra_themis_direct_ring_node);
     tcase_add_test(tc, chakra_themis_direct_rs_end);
     tcase_add_test(tc, chakra_themis_meeting_overtaken);
+    tcase_add_test(tc, chakra_themis_direct_ring3);
     tcase_add_test(tc, chakra_themis_order_meetings);
     tcase_add_test(tc, chakra_themis_diagonal_order);
     tcase_add_test(tc, chakra_held_dim);

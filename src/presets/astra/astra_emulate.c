@@ -170,16 +170,19 @@ static int64_t lead_move(const th_emu *r, int d, int64_t lead, int from, int to)
  * Reduce-Scatter or All-Gather p - 1, all clockwise, but an All-Reduce's All-Gather phases,
  * which take the anticlockwise queues (Sys::generate_collective, QueueLevelHandler); the
  * exchanges of halvingDoubling (halving_lead). The direct algorithm (AllToAll.cc) sends to
- * every peer at once, the peer next along the phase's direction last, so where every peer is
- * one hop away (a switch, fully connected) each NPU's last message comes from its predecessor,
- * as one ring step (an All-Reduce two); on a ring the last to arrive comes from the peer p / 2
- * hops away (p even; an All-Reduce there leaves the NPUs in no rotation: not known). */
+ * every peer at once, to the NPU 1, 2, .. places on along the phase's direction in turn; the
+ * messages from peers as far away arrive at one tick, where each NPU takes its place by the
+ * first of them to reach it. Where every peer is one hop away (a switch, fully connected, a
+ * ring of 3: rings are bidirectional) that makes the NPU after the first one first, as one ring
+ * step (an All-Reduce two); on a larger ring of an even p the last to arrive comes from the
+ * peer p / 2 hops away, which moves it by p / 2 (an All-Reduce there leaves the NPUs in no
+ * rotation, and an odd ring was measured off: not known). */
 static int64_t phase_lead(const th_emu *r, const th_plan *plan, int d, th_op op, int64_t first) {
     th_algorithm alg = th_astra_algorithm(r->sys, plan->type, d);
     int64_t p = (int64_t)r->sys->dims[d].npus, steps = p - 1;
     if (alg == TH_ALG_RHD) return halving_lead(r->sys, first, d, op);
     if (alg == TH_ALG_DIRECT) {
-        if (r->sys->dims[d].topology == TH_TOPO_RING && p > 2)
+        if (r->sys->dims[d].topology == TH_TOPO_RING && p > 3)
             return op == TH_OP_AR || p % 2 ? -1 : lead_shift(r->sys, first, d, p / 2);
         steps = op == TH_OP_AR ? 2 : op == TH_OP_AG && plan->type == TH_COLL_ALLREDUCE ? -1 : 1;
         return lead_shift(r->sys, first, d, steps);
@@ -855,8 +858,8 @@ int astra_issue_first(th_emu *emu, int64_t first) {
 }
 
 /* 1 when the order after a compute node's end while the phase on dim d runs is not known: the
- * ticks of its events are not derived (a direct All-Reduce phase on a ring of more than 2 NPUs,
- * a direct phase on an odd ring). */
+ * ticks of its events are not derived (a direct All-Reduce phase on a ring of more than 3
+ * NPUs, a direct phase on an odd ring of more than 3). */
 static int not_known(const th_emu *r, int d) {
     return r->srv[d].busy && !((const astra_emu_state *)r->state)->kind[d];
 }

@@ -98,8 +98,9 @@ int astra_direct_steps(const th_system *sys, const th_dim *d, th_op op, double s
                        double *red, int max) {
     double p = (double)d->npus, part = floor(s / p), far = hops(d, floor(p / 2));
     int n = op == TH_OP_AR ? 2 : 1;
-    /* on a ring of more than 2 NPUs the peers' messages arrive at several ticks */
-    if (p < 2 || n > max || (d->topology == TH_TOPO_RING && p > 2)) return -1;
+    /* on a ring of more than 3 NPUs the peers' messages arrive at several ticks (on a ring of
+     * 3, bidirectional, every peer is one hop away) */
+    if (p < 2 || n > max || (d->topology == TH_TOPO_RING && p > 3)) return -1;
     nt[0] = net(d, far, op == TH_OP_AG ? s : part);
     red[0] = op == TH_OP_RS || op == TH_OP_AR ? proc(sys, part) : 0;
     if (n == 2) nt[1] = net(d, far, part), red[1] = 0;

@@ -47,8 +47,9 @@ int astra_rhd_steps(const th_system *sys, const th_dim *d, th_op op, double s, d
                     double *red, int64_t *off, int max);
 
 /* The same for a direct phase where every peer's message arrives at one tick (a switch, fully
- * connected, a ring of 2 NPUs; AllToAll.cc): one round of messages, an All-Reduce's two (the
- * second leaving once the first is reduced); -1 on a ring of more NPUs. */
+ * connected, a ring of 2 or 3 NPUs, rings being bidirectional; AllToAll.cc): one round of
+ * messages, an All-Reduce's two (the second leaving once the first is reduced); -1 on a ring of
+ * more NPUs. */
 int astra_direct_steps(const th_system *sys, const th_dim *d, th_op op, double s, double *nt,
                        double *red, int max);
 
