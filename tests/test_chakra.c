@@ -214,6 +214,14 @@ static void expect_exported(const char *dir, int k, const char *net, const char 
     expect_times(trace, sys_out, "", iteration, exposed);
 }
 
+/* expect_exported in a directory of its own, removed after. */
+static void expect_measured(const char *net, const char *sys, const char *wl, double iteration,
+                            double exposed) {
+    char *dir = test_tmp_dir();
+    expect_exported(dir, 0, net, sys, wl, iteration, exposed);
+    test_rm_dir(dir);
+}
+
 /* ---- ASTRA-sim 2.x's microbenchmarks: one 1 MiB collective per NPU ----
  *
  * Baseline, one dim: every chunk is one phase of s = c = 262144 bytes, the chunks one after
@@ -624,13 +632,8 @@ END_TEST
  * Reduce-Scatter's end as registered at the tick itself put the All-Gather first, named NPU
  * 21 for the second All-Reduce, and gave 527460. */
 START_TEST(chakra_themis_direct_rs_end) {
-    char *dir = test_tmp_dir();
-    TEST_DIR_PATH(sys, dir, "sys.json");
-    TEST_DIR_PATH(trace, dir, "chain");
-    export_on_astra("chakra/r6_fc3_s2.yml", "chakra/themis_FIFO_3d_direct_ar_s16.json",
-                    "tests/data/chakra/wl_a2a_3ar.json", sys, trace);
-    expect_times(trace, sys, "", 527022, 517022);
-    test_rm_dir(dir);
+    expect_measured("chakra/r6_fc3_s2.yml", "chakra/themis_FIFO_3d_direct_ar_s16.json",
+                    "tests/data/chakra/wl_a2a_3ar.json", 527022, 517022);
 }
 END_TEST
 
@@ -652,13 +655,8 @@ END_TEST
  * The ring then ends at 1560435 with NPU 5.2 first, not 0.1, and the next All-Reduce is
  * planned from fresh loads. Letting the ring keep its order gave 4187573. */
 START_TEST(chakra_themis_meeting_overtaken) {
-    char *dir = test_tmp_dir();
-    TEST_DIR_PATH(sys, dir, "sys.json");
-    TEST_DIR_PATH(trace, dir, "dlrm");
-    export_on_astra("chakra/r6_fc4.yml", "chakra/themis_FIFO_2d_ring_direct_s64.json",
-                    "models/workloads/dlrm.json", sys, trace);
-    expect_times(trace, sys, "", 4188256, 3944256);
-    test_rm_dir(dir);
+    expect_measured("chakra/r6_fc4.yml", "chakra/themis_FIFO_2d_ring_direct_s64.json",
+                    "models/workloads/dlrm.json", 4188256, 3944256);
 }
 END_TEST
 
@@ -673,13 +671,8 @@ END_TEST
  * of every phase start as themis names it (logged). Refused before, the order after a direct
  * phase on a ring of an odd number of NPUs being not known. */
 START_TEST(chakra_themis_direct_ring3) {
-    char *dir = test_tmp_dir();
-    TEST_DIR_PATH(sys, dir, "sys.json");
-    TEST_DIR_PATH(trace, dir, "dlrm");
-    export_on_astra("chakra/r3_r4.yml", "chakra/themis_SCF_2d_direct_ring_s64.json",
-                    "models/workloads/dlrm.json", sys, trace);
-    expect_times(trace, sys, "", 2652756, 2408756);
-    test_rm_dir(dir);
+    expect_measured("chakra/r3_r4.yml", "chakra/themis_SCF_2d_direct_ring_s64.json",
+                    "models/workloads/dlrm.json", 2652756, 2408756);
 }
 END_TEST
 
