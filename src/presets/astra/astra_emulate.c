@@ -367,8 +367,10 @@ static void overtaken(th_emu *r, int l, int f, int64_t x0, const double *tl, con
     double at = tl[il];
     int i = il + 1, j = jf + 1;
     while (i < nl && j < nf && tl[i] != tf[j]) {
-        if (tl[i] < tf[j]) i++;
-        else j++;
+        if (tl[i] < tf[j])
+            i++;
+        else
+            j++;
     }
     if (i == nl || j == nf || rl[2 * i + 1] != at || rf[2 * j + 1] != at || rl[2 * i] != rf[2 * j])
         return;
