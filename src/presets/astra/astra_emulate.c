@@ -352,30 +352,38 @@ static void behind_unreduced(th_emu *r, int d, int e, int bundle, const double *
     st->end_first[lead] = lead_move(r, lead, st->end_first[other], from, to);
 }
 
-/* After the phase on dim f parted from the leader's on dim l at their meeting (tl[il] ==
- * tf[jf]; x0 the leader's first NPU there): when the leader's event there is the hand-over back
- * of a message reduced in no time (its next message leaves in the reduction's event, which
- * every NPU runs after the follower's) and the follower's is its first hand-over (its messages
- * leave at once), and the messages both sent there arrive at one tick, each NPU's place at that
- * tick is set by the first message to reach it: the follower's first NPU there leads the leader
- * too, which goes on in its order. */
-static void overtaken(th_emu *r, int l, int f, int64_t x0, const double *tl, const double *rl,
-                      const int *sl, int nl, int il, const double *tf, const double *rf,
-                      const int *sf, int nf, int jf) {
+/* One side of a meeting of two phases: the ticks of a phase's events (phase_ticks: t, reg,
+ * step; n of them) and the index `at` of the one where the two meet. */
+typedef struct {
+    const double *t, *reg;
+    const int *step;
+    int n, at;
+} meet_side;
+
+/* After the phase f parted from the leader's l at their meeting (x0 the leader's first NPU
+ * there): when the leader's event there is the hand-over back of a message reduced in no time
+ * (its next message leaves in the reduction's event, which every NPU runs after the
+ * follower's) and the follower's is its first hand-over (its messages leave at once), and the
+ * messages both sent there arrive at one tick, each NPU's place at that tick is set by the
+ * first message to reach it: the follower's first NPU there leads the leader (on dim ld) too,
+ * which goes on in its order. */
+static void overtaken(th_emu *r, int ld, int fd, int64_t x0, const meet_side *l,
+                      const meet_side *f) {
     astra_emu_state *st = r->state;
-    if (x0 < 0 || !reduced_at_once(r, l) || sl[il] == 0 || sf[jf] != 0) return;
-    double at = tl[il];
-    int i = il + 1, j = jf + 1;
-    while (i < nl && j < nf && tl[i] != tf[j]) {
-        if (tl[i] < tf[j])
+    if (x0 < 0 || !reduced_at_once(r, ld) || l->step[l->at] == 0 || f->step[f->at] != 0) return;
+    double at = l->t[l->at];
+    int i = l->at + 1, j = f->at + 1; /* their next meeting */
+    while (i < l->n && j < f->n && l->t[i] != f->t[j]) {
+        if (l->t[i] < f->t[j])
             i++;
         else
             j++;
     }
-    if (i == nl || j == nf || rl[2 * i + 1] != at || rf[2 * j + 1] != at || rl[2 * i] != rf[2 * j])
+    if (i == l->n || j == f->n || l->reg[2 * i + 1] != at || f->reg[2 * j + 1] != at ||
+        l->reg[2 * i] != f->reg[2 * j])
         return;
-    int64_t y = lead_move(r, f, x0, sf[jf], sf[j]);
-    st->end_first[l] = lead_move(r, l, y, sl[i], sl[nl - 1]);
+    int64_t y = lead_move(r, fd, x0, f->step[f->at], f->step[j]);
+    st->end_first[ld] = lead_move(r, ld, y, l->step[i], l->step[l->n - 1]);
 }
 
 /* When the phase that starts on dim d and one running on another dim (ring phases, and the
@@ -475,12 +483,15 @@ static void check_meet(th_emu *r, int d) {
                         }
                     } else if (a1 == b1 && (a2 == b2 || a2 < 0 || b2 < 0))
                         st->end_first[d] = st->end_first[e] = -1;
-                    else if (fol == e) { /* e follows d from here */
-                        st->end_first[e] = lead_move(r, e, la, sb[j], ne);
-                        overtaken(r, d, e, la, a, ra, sa, na, i, b, rb, sb, nb, j);
-                    } else {
-                        st->end_first[d] = lead_move(r, d, lb, sa[i], nd);
-                        overtaken(r, e, d, lb, b, rb, sb, nb, j, a, ra, sa, na, i);
+                    else {
+                        meet_side sd = {a, ra, sa, na, i}, se = {b, rb, sb, nb, j};
+                        if (fol == e) { /* e follows d from here */
+                            st->end_first[e] = lead_move(r, e, la, sb[j], ne);
+                            overtaken(r, d, e, la, &sd, &se);
+                        } else {
+                            st->end_first[d] = lead_move(r, d, lb, sa[i], nd);
+                            overtaken(r, e, d, lb, &se, &sd);
+                        }
                     }
                 }
                 break;
