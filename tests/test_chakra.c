@@ -676,6 +676,47 @@ START_TEST(chakra_themis_direct_ring3) {
 }
 END_TEST
 
+/* A phase that follows another from a meeting goes on in that order at its later meetings.
+ * Measured with ASTRA-sim 2.x (the same build as chakra_themis_meeting_overtaken):
+ * models/workloads/dlrm.json written by export-chakra on s4_fc4_r4.yml (Switch 4 @ 100/500,
+ * FullyConnected 4 @ 200/50, Ring 4 @ 200/1000) with themis_FIFO_3d_ring_hd_s16.json (ring on
+ * the first two dims, halvingDoubling on the Ring 4, Themis + FIFO, 16 splits), 64 NPUs:
+ * 985698 ns, exposed 741698 on every NPU, the first NPU of every phase start as themis names
+ * it (logged). In the first weight-gradient All-Reduce the Switch's ring phase and the Ring's
+ * halvingDoubling one start at 134240 in one order and meet at 135260, the Ring's following
+ * the Switch's (started first); the FullyConnected dim's ring phase started at 135190 meets
+ * both there. Taking the Ring's order from its start rather than from that meeting named NPU
+ * 1.3.1 (as switch.fc.ring coordinates) first where the FullyConnected phase ends, at 135380,
+ * not 2.3.0: 985722. */
+START_TEST(chakra_themis_follows_at_later_meetings) {
+    expect_measured("chakra/s4_fc4_r4.yml", "chakra/themis_FIFO_3d_ring_hd_s16.json",
+                    "models/workloads/dlrm.json", 985698, 741698);
+}
+END_TEST
+
+/* Three phases with events at one tick: each NPU's place there is set by the event registered
+ * first, and both other phases follow that one's order, not each other's; and where phases
+ * end at one tick, each NPU's place is set by the first event registered for it, which for a
+ * Reduce-Scatter whose reductions take 0 ns is its last message's hand-over back, ep before
+ * its end's registration (docs/CHAKRA.md). Measured with ASTRA-sim 2.x (the same build as
+ * chakra_themis_meeting_overtaken): models/workloads/astra/resnet50.txt written by
+ * export-chakra on r2_s3_r2.yml (Ring 2 @ 100/1000, Switch 3 @ 25/200, Ring 2 @ 400/200) with
+ * themis_FIFO_3d_ring_direct_s64.json (ring on the first two dims, direct on the last, Themis
+ * + FIFO, 64 splits), 12 NPUs: 9565937 ns, exposed 3100937 on every NPU, the first NPU of
+ * every phase start as themis names it (logged). At 2350697 the last Ring's direct
+ * Reduce-Scatter hands its messages back (registered at 2350687 by its hand-over at 2350449),
+ * the first Ring's phase hands its first one over (registered at 2350687 by the end at
+ * 2350672) and the Switch's ring phase ends a reduction (registered at 2350694): the Switch's
+ * phase follows the last Ring's, not the first's. At 5902043 a ring Reduce-Scatter on the
+ * Switch whose reductions take 0 ns and one on the first Ring end; the Ring's end is
+ * registered first (6 ns before), but the Switch's hand-over back at that tick was registered
+ * at 5902033, and the next phases start in its order. Either rule left out gives 9565739. */
+START_TEST(chakra_themis_place_set_first) {
+    expect_measured("chakra/r2_s3_r2.yml", "chakra/themis_FIFO_3d_ring_direct_s64.json",
+                    "models/workloads/astra/resnet50.txt", 9565937, 3100937);
+}
+END_TEST
+
 /* Compute nodes that end while a direct phase runs on a ring of more than 2 NPUs: between its
  * ticks, or first at the tick of the peers h < p / 2 hops away, they leave its order as it
  * was, and such a phase that meets another past its first tick keeps its own order: it sent
@@ -1525,6 +1566,8 @@ Suite *chakra_suite(void) {
     tcase_add_test(tc, chakra_themis_direct_ring_node);
     tcase_add_test(tc, chakra_themis_direct_rs_end);
     tcase_add_test(tc, chakra_themis_meeting_overtaken);
+    tcase_add_test(tc, chakra_themis_follows_at_later_meetings);
+    tcase_add_test(tc, chakra_themis_place_set_first);
     tcase_add_test(tc, chakra_themis_direct_ring3);
     tcase_add_test(tc, chakra_themis_order_meetings);
     tcase_add_test(tc, chakra_themis_diagonal_order);

@@ -43,12 +43,16 @@ typedef struct astra_emu_state {
     double start_at[TH_MAX_DIMS], size[TH_MAX_DIMS], time[TH_MAX_DIMS];
     th_op op[TH_MAX_DIMS];
     int64_t start_first[TH_MAX_DIMS]; /* the order it started in */
-    double start_reg[TH_MAX_DIMS];    /* when the event that started it was registered (-1) */
-    double trigger_reg;               /* the same for the phases starting now */
-    int dir[TH_MAX_DIMS];             /* 1: its messages go clockwise, -1: anticlockwise */
-    int kind[TH_MAX_DIMS]; /* its phase's algorithm, as far as its events' ticks are known:
-                            * KIND_RING, KIND_RHD, KIND_DIRECT, KIND_DRING (direct on a
-                            * ring), 0 (not known) */
+    /* the order it goes on in from its step base_step on, where it follows another phase or a
+     * node's end from there (base_first: the first NPU at that step; step 0: start_first) */
+    int64_t base_first[TH_MAX_DIMS];
+    int base_step[TH_MAX_DIMS];
+    double start_reg[TH_MAX_DIMS]; /* when the event that started it was registered (-1) */
+    double trigger_reg;            /* the same for the phases starting now */
+    int dir[TH_MAX_DIMS];          /* 1: its messages go clockwise, -1: anticlockwise */
+    int kind[TH_MAX_DIMS];         /* its phase's algorithm, as far as its events' ticks are known:
+                                    * KIND_RING, KIND_RHD, KIND_DIRECT, KIND_DRING (direct on a
+                                    * ring), 0 (not known) */
     /* a halvingDoubling phase's partner offsets XORed over its first k messages (xors[d][k]) */
     int64_t xors[TH_MAX_DIMS][RHD_MAX + 1];
     int freed;                    /* 1 while a dim a phase left takes its next one */
@@ -163,6 +167,20 @@ static int64_t lead_move(const th_emu *r, int d, int64_t lead, int from, int to)
         stride *= (int64_t)r->sys->dims[k].npus;
     int64_t c = lead / stride % p, c2 = c ^ st->xors[d][from] ^ st->xors[d][to];
     return lead + (c2 - c) * stride;
+}
+
+/* The phase on dim d goes on in order `lead` (-1: not known) from its step `step` on. */
+static void follow_from(th_emu *r, int d, int64_t lead, int step) {
+    astra_emu_state *st = r->state;
+    st->base_first[d] = lead, st->base_step[d] = step;
+}
+
+/* The first NPU of the phase on dim d at the tick after its s-th message: from the order it
+ * goes on in from a later step back to the one it started in before that step. */
+static int64_t lead_at(const th_emu *r, int d, int s) {
+    const astra_emu_state *st = r->state;
+    if (s >= st->base_step[d]) return lead_move(r, d, st->base_first[d], st->base_step[d], s);
+    return lead_move(r, d, st->start_first[d], 0, s);
 }
 
 /* The order after a phase that started in order `first`: the chains of messages of ASTRA-sim's
@@ -349,6 +367,7 @@ static void behind_unreduced(th_emu *r, int d, int e, int bundle, const double *
     int last = other == e ? j == nb - 1 && i < na - 1 : i == na - 1 && j < nb - 1;
     if (!last || st->end_first[other] < 0) return;
     int from = lead == d ? sa[i] : sb[j], to = lead == d ? sa[na - 1] : sb[nb - 1];
+    follow_from(r, lead, st->end_first[other], from);
     st->end_first[lead] = lead_move(r, lead, st->end_first[other], from, to);
 }
 
@@ -383,7 +402,26 @@ static void overtaken(th_emu *r, int ld, int fd, int64_t x0, const meet_side *l,
         l->reg[2 * i] != f->reg[2 * j])
         return;
     int64_t y = lead_move(r, fd, x0, f->step[f->at], f->step[j]);
+    follow_from(r, ld, y, l->step[i]);
     st->end_first[ld] = lead_move(r, ld, y, l->step[i], l->step[l->n - 1]);
+}
+
+/* 1 when a phase running on a third dim (not d or e) has an event at tick x registered before
+ * the ones of d and e there (at reg, by an event at reg2): it sets the NPUs' place at x, so the
+ * tie of d and e settles nothing; each follows it (its own meeting with that phase). */
+static int led_by_third(th_emu *r, int d, int e, double x, double reg, double reg2) {
+    enum { MAX_TICKS = 512 };
+    double t[MAX_TICKS], rt[2 * MAX_TICKS];
+    int s[MAX_TICKS];
+    for (int f = 0; f < r->sys->ndims; f++) {
+        if (f == d || f == e || !r->srv[f].busy) continue;
+        int n = phase_ticks(r, f, t, s, rt, MAX_TICKS);
+        for (int k = 0; k < n && t[k] <= x; k++)
+            if (t[k] == x && (rt[2 * k] < reg || (rt[2 * k] == reg && rt[2 * k + 1] >= 0 &&
+                                                  reg2 >= 0 && rt[2 * k + 1] < reg2)))
+                return 1;
+    }
+    return 0;
 }
 
 /* When the phase that starts on dim d and one running on another dim (ring phases, and the
@@ -403,23 +441,21 @@ static void check_meet(th_emu *r, int d) {
     /* without an endpoint delay the hand-overs fall on the phases' own boundaries, which the
      * order of phase ends (step) already settles */
     if (astra_of(r->sys)->endpoint <= 0) return;
-    int na = st->end_first[d] < 0 ? 0 : phase_ticks(r, d, a, sa, ra, MAX_TICKS);
+    int na = phase_ticks(r, d, a, sa, ra, MAX_TICKS);
     if (na == 0) return;
     for (int e = 0; e < r->sys->ndims; e++) {
-        if (e == d || !r->srv[e].busy || st->end_first[e] < 0) continue;
+        if (e == d || !r->srv[e].busy) continue;
         int nb = phase_ticks(r, e, b, sb, rb, MAX_TICKS);
         int bundle = 0; /* whose events the NPUs run first where both met in one order */
-        /* each phase's first NPU at its step s: lead_move(base*, from step bs* to s) */
-        int64_t based = st->start_first[d], basee = st->start_first[e];
-        int bsd = 0, bse = 0, parted = 0;
+        int parted = 0;
         for (int i = 0, j = 0; i < na && j < nb;) {
             if (a[i] < b[j]) {
                 i++;
             } else if (b[j] < a[i]) {
                 j++;
             } else {
-                int64_t la = lead_move(r, d, based, bsd, sa[i]);
-                int64_t lb = lead_move(r, e, basee, bse, sb[j]);
+                int64_t la = lead_at(r, d, sa[i]), lb = lead_at(r, e, sb[j]);
+                if (la < 0 && lb < 0) break; /* neither order known: nothing to follow */
                 double a1 = ra[2 * i], a2 = ra[2 * i + 1], b1 = rb[2 * j], b2 = rb[2 * j + 1];
                 if (la == lb && !(i == na - 1 && j == nb - 1)) {
                     /* one order here: each NPU runs both events together, first the one
@@ -444,31 +480,47 @@ static void check_meet(th_emu *r, int d) {
                 }
                 if (la != lb && !(i == na - 1 && j == nb - 1)) {
                     int nd = sa[na - 1], ne = sb[nb - 1];
-                    if (st->kind[d] == KIND_RHD && st->kind[e] == KIND_RHD && sa[i] > 0 &&
-                        sb[j] > 0) {
-                        /* two halvingDoubling phases part after messages of both: the NPUs'
-                         * orders there are no rotations the first NPU stands for, and
-                         * following the one registered first was measured off: not known */
-                        st->end_first[d] = st->end_first[e] = -1;
-                        break;
-                    }
+                    /* a third phase's event there registered before both sets the NPUs'
+                     * place: each of the two follows it (its own meeting with it) */
+                    int early = a1 < b1 || (a1 == b1 && a2 >= 0 && (b2 < 0 || a2 <= b2));
+                    if (led_by_third(r, d, e, a[i], early ? a1 : b1, early ? a2 : b2)) break;
                     /* the one that follows: -1 both (not known) */
                     int fol = a1 == b1 && (a2 == b2 || a2 < 0 || b2 < 0) ? (bundle == 1   ? e
                                                                             : bundle == 2 ? d
                                                                                           : -1)
                               : a1 < b1 || (a1 == b1 && a2 < b2)         ? e
                                                                          : d;
-                    if ((fol == d && st->kind[d] == KIND_DRING && sa[i] > 0) ||
-                        (fol == e && st->kind[e] == KIND_DRING && sb[j] > 0))
+                    if (st->kind[d] == KIND_RHD && st->kind[e] == KIND_RHD && sa[i] > 0 &&
+                        sb[j] > 0 && la >= 0 && lb >= 0) {
+                        /* two halvingDoubling phases part after messages of both: the NPUs'
+                         * orders there are no rotations the first NPU stands for, and
+                         * following the one registered first was measured off: not known */
+                        follow_from(r, d, -1, sa[i]), follow_from(r, e, -1, sb[j]);
+                        st->end_first[d] = st->end_first[e] = -1;
+                        break;
+                    }
+                    if (la < 0 || lb < 0) {
+                        /* one order not known: the other phase's is not known from here where
+                         * it follows (or ties), and it keeps its own where it leads, the one
+                         * not known staying so (its NPUs' order need not be a rotation); that
+                         * one may lead it at a later meeting */
+                        if (la >= 0 && fol != e)
+                            follow_from(r, d, -1, sa[i]), st->end_first[d] = -1;
+                        if (lb >= 0 && fol != d)
+                            follow_from(r, e, -1, sb[j]), st->end_first[e] = -1;
+                        i++, j++;
+                        continue;
+                    }
+                    if (fol >= 0 && st->kind[fol] == KIND_DRING && (fol == d ? sa[i] : sb[j]) > 0)
                         break; /* a direct phase on a ring past its first hand-over: its
                                 * later messages were all sent then, in its own order */
                     if (a1 == b1 && (a2 == b2 || a2 < 0 || b2 < 0) && bundle > 0) {
                         if (bundle == 1)
-                            basee = la, bse = sb[j],
-                            st->end_first[e] = lead_move(r, e, la, bse, ne);
+                            follow_from(r, e, la, sb[j]),
+                                st->end_first[e] = lead_move(r, e, la, sb[j], ne);
                         else
-                            based = lb, bsd = sa[i],
-                            st->end_first[d] = lead_move(r, d, lb, bsd, nd);
+                            follow_from(r, d, lb, sa[i]),
+                                st->end_first[d] = lead_move(r, d, lb, sa[i], nd);
                         int64_t ed = st->end_first[d], ee = st->end_first[e];
                         behind_unreduced(r, d, e, bundle, a, b, sa, sb, i, j, na, nb);
                         if (r->sys->dims[d].npus == r->sys->dims[e].npus &&
@@ -481,14 +533,17 @@ static void check_meet(th_emu *r, int d) {
                             i++, j++, parted = 1;
                             continue;
                         }
-                    } else if (a1 == b1 && (a2 == b2 || a2 < 0 || b2 < 0))
+                    } else if (a1 == b1 && (a2 == b2 || a2 < 0 || b2 < 0)) {
+                        follow_from(r, d, -1, sa[i]), follow_from(r, e, -1, sb[j]);
                         st->end_first[d] = st->end_first[e] = -1;
-                    else {
+                    } else {
                         meet_side sd = {a, ra, sa, na, i}, se = {b, rb, sb, nb, j};
                         if (fol == e) { /* e follows d from here */
+                            follow_from(r, e, la, sb[j]);
                             st->end_first[e] = lead_move(r, e, la, sb[j], ne);
                             overtaken(r, d, e, la, &sd, &se);
                         } else {
+                            follow_from(r, d, lb, sa[i]);
                             st->end_first[d] = lead_move(r, d, lb, sa[i], nd);
                             overtaken(r, e, d, lb, &se, &sd);
                         }
@@ -543,6 +598,7 @@ static int start(th_emu *r, int d, int64_t first) {
     st->start_at[d] = r->t, st->size[d] = m, st->time[d] = time, st->op[d] = op;
     st->start_first[d] = first;
     st->start_freed[d] = st->freed;
+    follow_from(r, d, first, 0);
     set_kind(r, d, th_astra_algorithm(r->sys, cr->plan->type, d), op, m);
     st->end_wait[d] = end_wait(r, d, op, m);
     st->start_reg[d] = st->trigger_reg;
@@ -775,12 +831,34 @@ static int check_hang(th_emu *emu, const int *ending, int nend, th_error *err) {
     return TH_OK;
 }
 
+/* Of the phases ending now (ending[0 .. n - 1], win the one whose end was registered first),
+ * the one whose first NPU leads: each NPU's place at a tick is set by the first event it
+ * registered for it (Sys::try_register_event), a phase's end or the hand-over back that a
+ * Reduce-Scatter's 0 ns reduction ends it in (phase_ticks' last tick, then when the event that
+ * registered it was); win where a phase's ticks are not derived or they tie. */
+static int placed_first(th_emu *emu, const int *ending, int n, int win) {
+    enum { MAX_TICKS = 512 };
+    double t[MAX_TICKS], reg[2 * MAX_TICKS], best[2] = {0, 0};
+    int steps[MAX_TICKS], place = win;
+    if (n < 2) return win;
+    for (int pass = 0; pass < 2; pass++)
+        for (int k = 0; k < n; k++) {
+            int m = phase_ticks(emu, ending[k], t, steps, reg, MAX_TICKS);
+            if (m == 0 || t[m - 1] != emu->t) return win;
+            double x = reg[2 * (m - 1)], y = reg[2 * (m - 1) + 1];
+            if (pass == 0 && k == win) best[0] = x, best[1] = y;
+            if (pass == 1 && (x < best[0] || (x == best[0] && y >= 0 && y < best[1])))
+                best[0] = x, best[1] = y, place = k;
+        }
+    return place;
+}
+
 /* The phases ending now complete in the order they started; each in turn queues its chunk's
  * next phase (starting it if that dim is idle), then its freed dim takes its next waiting
- * phase. All that follows now follows in the order of the phase whose end was registered first:
- * ASTRA-sim runs every event an NPU registered for one tick together, where the first of them
- * puts it in the instant's order (Sys::try_register_event); at one registration tick, the
- * phase that started first (docs/CHAKRA.md). */
+ * phase. All that follows now follows in the order of the phase whose event at this tick was
+ * registered first (placed_first): ASTRA-sim runs every event an NPU registered for one tick
+ * together, where the first of them puts it in the instant's order (Sys::try_register_event);
+ * at one registration tick, the phase that started first (docs/CHAKRA.md). */
 static int step(th_emu *emu, th_error *err) {
     astra_emu_state *st = emu->state;
     int ending[TH_MAX_DIMS], nend = emu_ending(emu, ending);
@@ -814,7 +892,7 @@ static int step(th_emu *emu, th_error *err) {
         win = 0;
     }
     if (check_hang(emu, ending, nend, err)) return err->code;
-    int64_t first = nend ? st->end_first[ending[win]] : -1;
+    int64_t first = nend ? st->end_first[ending[placed_first(emu, ending, nend, win)]] : -1;
     st->trigger_reg = nend ? emu->t - st->end_wait[ending[win]] : -1;
     for (int k = 0; k < nend; k++) {
         int d = ending[k];
@@ -911,7 +989,8 @@ int64_t astra_timed_end(th_emu *emu, double t, double reg, int64_t first) {
             int one = 1;
             for (int j = 0; j < n; j++)
                 if (a[j] == t && sa[j] != sa[k]) one = 0;
-            if (!one || reg >= ra[2 * k]) st->end_first[d] = st->start_first[d] = first = -1;
+            if (!one || reg >= ra[2 * k])
+                st->end_first[d] = st->start_first[d] = st->base_first[d] = first = -1;
             continue;
         }
         if ((st->kind[d] == KIND_DIRECT && emu->sys->dims[d].npus > 2) ||
@@ -919,19 +998,22 @@ int64_t astra_timed_end(th_emu *emu, double t, double reg, int64_t first) {
             /* each NPU hands several messages over at this tick: the order of the node's end
              * and the phase's there was measured both ways (not known); a direct phase on a
              * ring hands them all over at its first */
-            st->end_first[d] = st->start_first[d] = first = -1;
+            st->end_first[d] = st->start_first[d] = st->base_first[d] = first = -1;
             continue;
         }
         /* the order here, from the one it ends in */
         int64_t lp = lead_move(emu, d, st->end_first[d], sa[n - 1], sa[k]);
         if (lp == first && first >= 0) continue;
-        if (reg < ra[2 * k]) { /* the phase follows the node's order from here */
-            st->end_first[d] = lead_move(emu, d, first, sa[k], sa[n - 1]);
-            st->start_first[d] = lead_move(emu, d, first, sa[k], 0);
+        if (reg < ra[2 * k]) { /* the phase follows the node's order from here (one not
+                                * known stays so: its NPUs' order need not be a rotation) */
+            if (lp >= 0) {
+                st->end_first[d] = lead_move(emu, d, first, sa[k], sa[n - 1]);
+                follow_from(emu, d, first, sa[k]);
+            }
         } else if (ra[2 * k] < reg) {
             first = lp;
         } else {
-            st->end_first[d] = st->start_first[d] = first = -1;
+            st->end_first[d] = st->start_first[d] = st->base_first[d] = first = -1;
         }
     }
     return first;
