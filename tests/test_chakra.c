@@ -717,6 +717,33 @@ START_TEST(chakra_themis_place_set_first) {
 }
 END_TEST
 
+/* Phases ending at one tick where the one whose event there was registered first has an order
+ * that is not known (a halvingDoubling phase that parted from another after messages of
+ * both): the NPUs' order after the tick is not known, and the Themis collective whose plan
+ * depends on it is refused (docs/CHAKRA.md). Measured with ASTRA-sim 2.x (the same build as
+ * chakra_themis_meeting_overtaken): models/workloads/dlrm.json written by export-chakra on
+ * r3_fc2_fc8.yml (Ring 3 @ 25/200, FullyConnected 2 @ 100/1000, FullyConnected 8 @ 50/200)
+ * with themis_FIFO_3d_direct_hd_s16.json (direct on the Ring 3, halvingDoubling All-Reduces on
+ * the FullyConnected dims, Themis + FIFO, 16 splits), 48 NPUs: 2434281 ns. At 1113208 the
+ * FullyConnected 2's phase (its last message's hand-over back registered first) and the Ring
+ * 3's end; ASTRA-sim's next phases start with NPU 0 first (logged), where taking the Ring's
+ * end named NPU 5. */
+START_TEST(chakra_themis_unknown_order_leads_refused) {
+    char *dir = test_tmp_dir();
+    TEST_DIR_PATH(sys, dir, "sys.json");
+    TEST_DIR_PATH(trace, dir, "dlrm");
+    export_on_astra("chakra/r3_fc2_fc8.yml", "chakra/themis_FIFO_3d_direct_hd_s16.json",
+                    "models/workloads/dlrm.json", sys, trace);
+    char need[4400];
+    snprintf(need, sizeof need,
+             "%s.0.et: node 14: under Themis, ASTRA-sim 2.x plans this allreduce from rank 0's "
+             "last loads or from fresh ones",
+             trace);
+    test_bad(need, "train '%s' -s '%s'", trace, sys);
+    test_rm_dir(dir);
+}
+END_TEST
+
 /* Compute nodes that end while a direct phase runs on a ring of more than 2 NPUs: between its
  * ticks, or first at the tick of the peers h < p / 2 hops away, they leave its order as it
  * was, and such a phase that meets another past its first tick keeps its own order: it sent
@@ -1568,6 +1595,7 @@ Suite *chakra_suite(void) {
     tcase_add_test(tc, chakra_themis_meeting_overtaken);
     tcase_add_test(tc, chakra_themis_follows_at_later_meetings);
     tcase_add_test(tc, chakra_themis_place_set_first);
+    tcase_add_test(tc, chakra_themis_unknown_order_leads_refused);
     tcase_add_test(tc, chakra_themis_direct_ring3);
     tcase_add_test(tc, chakra_themis_order_meetings);
     tcase_add_test(tc, chakra_themis_diagonal_order);
