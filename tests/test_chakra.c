@@ -744,6 +744,48 @@ START_TEST(chakra_themis_unknown_order_leads_refused) {
 }
 END_TEST
 
+/* A halvingDoubling Reduce-Scatter reduces each message but the last before it sends the next,
+ * so its end is registered as its last message's hand-over back, the endpoint delay before it
+ * (docs/CHAKRA.md). Measured with ASTRA-sim 2.x (the same build as
+ * chakra_themis_meeting_overtaken): models/workloads/dlrm.json written by export-chakra on
+ * fc6_s2_r3.yml (FullyConnected 6 @ 12.5/200, Switch 2 @ 400/200, Ring 3 @ 25/1000) with
+ * themis_SCF_3d_direct_hd_s32.json (halvingDoubling on the Switch, direct elsewhere, Themis +
+ * SCF, 32 splits), 36 NPUs: 1085439 ns, exposed 841439 on every NPU. Taking it registered at
+ * the start of a last reduction put the Switch's end at 427214 ns at one registration with the
+ * FullyConnected dim's, and the run was refused as one that would not finish. */
+START_TEST(chakra_themis_rhd_rs_end) {
+    expect_measured("chakra/fc6_s2_r3.yml", "chakra/themis_SCF_3d_direct_hd_s32.json",
+                    "models/workloads/dlrm.json", 1085439, 841439);
+}
+END_TEST
+
+/* Two ends at one tick, each the hand-over back of one message: each NPU takes first the one
+ * whose message reached it first, so NPUs of one ring take them in other orders. Where a
+ * phase's chunk goes on to the dim it leaves (a Reduce-Scatter, then the All-Gather on the
+ * same dim) it is queued there before the dim takes its next phase, and which chunk the dim
+ * runs next depends on that order: the run is refused (docs/CHAKRA.md, Limits). Measured with
+ * ASTRA-sim 2.x (the same build as chakra_themis_meeting_overtaken, logging every message):
+ * models/workloads/astra/resnet50.txt written by export-chakra on s2_s2.yml (Switch 2 @
+ * 25/100, Switch 2 @ 12.5/100) with themis_FIFO_2d_hd_s64.json (halvingDoubling All-Reduces,
+ * Themis + FIFO, 64 splits), 4 NPUs: at 2180824 ns chunk 1's Reduce-Scatter on the first dim
+ * and chunk 0's on the second end, both messages having arrived at 2180814 (they left NPUs 1,
+ * 0, 3 and 2 in that order, each sending its first dim's first); NPUs 0 and 1 take chunk 1's
+ * end first and run it on the second dim, NPUs 2 and 3 take chunk 0's and run its All-Gather
+ * there, and ASTRA-sim stops with unreleased nodes. Replayed before as 6494250 ns. */
+START_TEST(chakra_themis_hang_same_dim) {
+    char *dir = test_tmp_dir();
+    TEST_DIR_PATH(sys, dir, "sys.json");
+    TEST_DIR_PATH(trace, dir, "resnet");
+    export_on_astra("chakra/s2_s2.yml", "chakra/themis_FIFO_2d_hd_s64.json",
+                    "models/workloads/astra/resnet50.txt", sys, trace);
+    char need[4400];
+    snprintf(need, sizeof need,
+             "%s.0.et: node 56 (allreduce): ASTRA-sim 2.x would not finish: at 2180824 ns", trace);
+    test_bad(need, "train '%s' -s '%s'", trace, sys);
+    test_rm_dir(dir);
+}
+END_TEST
+
 /* Compute nodes that end while a direct phase runs on a ring of more than 2 NPUs: between its
  * ticks, or first at the tick of the peers h < p / 2 hops away, they leave its order as it
  * was, and such a phase that meets another past its first tick keeps its own order: it sent
@@ -1596,6 +1638,8 @@ Suite *chakra_suite(void) {
     tcase_add_test(tc, chakra_themis_follows_at_later_meetings);
     tcase_add_test(tc, chakra_themis_place_set_first);
     tcase_add_test(tc, chakra_themis_unknown_order_leads_refused);
+    tcase_add_test(tc, chakra_themis_rhd_rs_end);
+    tcase_add_test(tc, chakra_themis_hang_same_dim);
     tcase_add_test(tc, chakra_themis_direct_ring3);
     tcase_add_test(tc, chakra_themis_order_meetings);
     tcase_add_test(tc, chakra_themis_diagonal_order);

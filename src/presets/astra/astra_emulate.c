@@ -221,13 +221,14 @@ static double proc_time(const th_emu *r, int d, double m) {
 /* How long before its end the phase on dim d (its kind set) registers its last event: a
  * Reduce-Scatter's last message is reduced (PacketBundle::call registers the reduction's end,
  * at the tick itself when the reduction takes 0 ns), any other phase's is handed over (MemBus,
- * the endpoint delay); a direct Reduce-Scatter whose reduction takes 0 ns is placed as its
- * hand-over back, the endpoint delay before (measured: tests/test_chakra.c,
- * chakra_themis_direct_rs_end). */
+ * the endpoint delay), a halvingDoubling Reduce-Scatter's too (it reduces each message but the
+ * last before it sends the next, astra_rhd_steps); a direct Reduce-Scatter whose reduction
+ * takes 0 ns is placed as its hand-over back, the endpoint delay before (measured:
+ * tests/test_chakra.c, chakra_themis_direct_rs_end). */
 static double end_wait(const th_emu *r, int d, th_op op, double m) {
     const astra_emu_state *st = r->state;
     double ep = astra_of(r->sys)->endpoint;
-    if (op != TH_OP_RS) return ep;
+    if (op != TH_OP_RS || st->kind[d] == KIND_RHD) return ep;
     double proc = proc_time(r, d, m);
     int direct = st->kind[d] == KIND_DIRECT || st->kind[d] == KIND_DRING;
     return proc > 0 || !direct ? proc : ep;
@@ -654,9 +655,11 @@ static int issue(th_emu *emu, const th_plan *plan, double t, int *id, th_error *
 }
 
 /* What one phase ending now does to dim f's queue (the hang check below): its stream leaves
- * f, whose head then starts, or it queues its chunk's next phase x on f. */
+ * f, whose head then starts, or it queues its chunk's next phase x on f (or both: its next
+ * phase is on f too, queued before f takes its head, Sys::proceed_to_next_vnet_baseline). */
 typedef struct touch {
     int free;     /* 1: leaves f; 0: queues x on f */
+    int requeue;  /* with free: it also queues x on f */
     int append;   /* x goes to the tail (enqueue's rule) */
     emu_entry x;  /* the phase it queues */
     double reg;   /* when its end was registered, ns */
@@ -681,7 +684,7 @@ static size_t touch_outcome(th_emu *emu, int f, const touch *tc, const int *ord,
         w[nw] = (uint64_t)q->e[k].coll << 24 | q->e[k].chunk, key[nw] = q->e[k].m;
     for (int i = 0; i < n; i++) {
         const touch *t = &tc[ord[i]];
-        if (t->free) {
+        if (t->free && !t->requeue) {
             run = 0;
         } else {
             size_t at = nw;
@@ -691,6 +694,7 @@ static size_t touch_outcome(th_emu *emu, int f, const touch *tc, const int *ord,
             memmove(w + at + 1, w + at, sizeof *w * (nw - at));
             memmove(key + at + 1, key + at, sizeof *key * (nw - at));
             w[at] = (uint64_t)t->x.coll << 24 | t->x.chunk, key[at] = t->x.m, nw++;
+            if (t->free) run = 0;
         }
         if (!run && nw > 0) {
             running = w[0], run = 1, nw--;
@@ -760,17 +764,20 @@ static int check_hang(th_emu *emu, const int *ending, int nend, th_error *err) {
             touch t = {.reg = emu->t - st->end_wait[d], .start = st->start_at[d], .dim = d};
             t.free = d == f;
             t.keyed = end_keys(emu, d, t.key);
-            if (!t.free) {
-                th_op op;
-                double m;
-                if ((stage = cr->next[c] + 1) >= cr->plan->nstages) continue;
+            dim = -1;
+            th_op op = TH_OP_RS;
+            double m = 0;
+            if ((stage = cr->next[c] + 1) < cr->plan->nstages)
                 th_plan_stage(cr->plan, c, stage, &dim, &op, &m);
-                if (dim != f) continue;
+            if (dim == f) { /* its chunk's next phase is queued on f */
+                t.requeue = t.free;
                 t.x = (emu_entry){.m = op == TH_OP_AG ? m * cr->plan->npus[dim] : m,
                                   .coll = emu->srv[d].coll,
                                   .chunk = c};
                 t.append = !emu->scf || op == TH_OP_AR || op == TH_OP_A2A ||
                            stage == cr->plan->nstages - 2;
+            } else if (!t.free) {
+                continue;
             }
             tc[n++] = t;
         }
