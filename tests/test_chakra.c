@@ -222,6 +222,20 @@ static void expect_measured(const char *net, const char *sys, const char *wl, do
     test_rm_dir(dir);
 }
 
+/* A trace written by export-chakra on an imported ASTRA-sim system, in a directory of its own:
+ * train refuses it, the message naming rank 0's file and then `message`. */
+static void expect_refused(const char *net, const char *sys_in, const char *wl,
+                           const char *message) {
+    char *dir = test_tmp_dir();
+    TEST_DIR_PATH(sys, dir, "sys.json");
+    TEST_DIR_PATH(trace, dir, "t");
+    export_on_astra(net, sys_in, wl, sys, trace);
+    char need[4400];
+    snprintf(need, sizeof need, "%s.0.et: %s", trace, message);
+    test_bad(need, "train '%s' -s '%s'", trace, sys);
+    test_rm_dir(dir);
+}
+
 /* ---- ASTRA-sim 2.x's microbenchmarks: one 1 MiB collective per NPU ----
  *
  * Baseline, one dim: every chunk is one phase of s = c = 262144 bytes, the chunks one after
@@ -600,18 +614,10 @@ END_TEST
  * every dim, Themis + SCF, 16 splits), 64 NPUs: 7758944 ns; following the phase registered
  * first there, as for ring phases, gives 7759826. */
 START_TEST(chakra_themis_rhd_parting_refused) {
-    char *dir = test_tmp_dir();
-    TEST_DIR_PATH(sys, dir, "sys.json");
-    TEST_DIR_PATH(trace, dir, "resnet");
-    export_on_astra("chakra/r2_r4_s8.yml", "chakra/themis_SCF_3d_hd_s16.json",
-                    "models/workloads/resnet50.json", sys, trace);
-    char need[4400];
-    snprintf(need, sizeof need,
-             "%s.0.et: node 59: under Themis, ASTRA-sim 2.x plans this allreduce from rank 0's "
-             "last loads or from fresh ones",
-             trace);
-    test_bad(need, "train '%s' -s '%s'", trace, sys);
-    test_rm_dir(dir);
+    expect_refused("chakra/r2_r4_s8.yml", "chakra/themis_SCF_3d_hd_s16.json",
+                   "models/workloads/resnet50.json",
+                   "node 59: under Themis, ASTRA-sim 2.x plans this allreduce from rank 0's "
+                   "last loads or from fresh ones");
 }
 END_TEST
 
@@ -729,18 +735,10 @@ END_TEST
  * 3's end; ASTRA-sim's next phases start with NPU 0 first (logged), where taking the Ring's
  * end named NPU 5. */
 START_TEST(chakra_themis_unknown_order_leads_refused) {
-    char *dir = test_tmp_dir();
-    TEST_DIR_PATH(sys, dir, "sys.json");
-    TEST_DIR_PATH(trace, dir, "dlrm");
-    export_on_astra("chakra/r3_fc2_fc8.yml", "chakra/themis_FIFO_3d_direct_hd_s16.json",
-                    "models/workloads/dlrm.json", sys, trace);
-    char need[4400];
-    snprintf(need, sizeof need,
-             "%s.0.et: node 14: under Themis, ASTRA-sim 2.x plans this allreduce from rank 0's "
-             "last loads or from fresh ones",
-             trace);
-    test_bad(need, "train '%s' -s '%s'", trace, sys);
-    test_rm_dir(dir);
+    expect_refused("chakra/r3_fc2_fc8.yml", "chakra/themis_FIFO_3d_direct_hd_s16.json",
+                   "models/workloads/dlrm.json",
+                   "node 14: under Themis, ASTRA-sim 2.x plans this allreduce from rank 0's "
+                   "last loads or from fresh ones");
 }
 END_TEST
 
@@ -773,16 +771,9 @@ END_TEST
  * end first and run it on the second dim, NPUs 2 and 3 take chunk 0's and run its All-Gather
  * there, and ASTRA-sim stops with unreleased nodes. Replayed before as 6494250 ns. */
 START_TEST(chakra_themis_hang_same_dim) {
-    char *dir = test_tmp_dir();
-    TEST_DIR_PATH(sys, dir, "sys.json");
-    TEST_DIR_PATH(trace, dir, "resnet");
-    export_on_astra("chakra/s2_s2.yml", "chakra/themis_FIFO_2d_hd_s64.json",
-                    "models/workloads/astra/resnet50.txt", sys, trace);
-    char need[4400];
-    snprintf(need, sizeof need,
-             "%s.0.et: node 56 (allreduce): ASTRA-sim 2.x would not finish: at 2180824 ns", trace);
-    test_bad(need, "train '%s' -s '%s'", trace, sys);
-    test_rm_dir(dir);
+    expect_refused("chakra/s2_s2.yml", "chakra/themis_FIFO_2d_hd_s64.json",
+                   "models/workloads/astra/resnet50.txt",
+                   "node 56 (allreduce): ASTRA-sim 2.x would not finish: at 2180824 ns");
 }
 END_TEST
 
