@@ -777,6 +777,23 @@ START_TEST(chakra_themis_hang_same_dim) {
 }
 END_TEST
 
+/* The same tie between a ring phase's end and a direct one's: both last messages were sent at
+ * one tick and arrived at one tick, so each NPU takes first the end whose message reached it
+ * first; the check compares every phase's three ticks (its end's registration, the event that
+ * registered it, its last message's send), not only a ring's. Measured with ASTRA-sim 2.x (as
+ * chakra_themis_hang_same_dim): models/workloads/astra/resnet50.txt written by export-chakra
+ * on r3_fc2.yml (Ring 3 @ 400/100, FullyConnected 2 @ 50/100) with
+ * themis_FIFO_2d_ring_direct_s64.json, 6 NPUs: at 6420430 ns chunk 12's ring Reduce-Scatter
+ * on the Ring and chunk 11's direct one on the FullyConnected dim end, both sent at 6420320;
+ * NPU 5 takes chunk 12's end first, the others chunk 11's (whose All-Gather follows on the same
+ * dim), and ASTRA-sim stops with unreleased nodes. Replayed before as 6494440 ns. */
+START_TEST(chakra_themis_hang_ring_direct) {
+    expect_refused("chakra/r3_fc2.yml", "chakra/themis_FIFO_2d_ring_direct_s64.json",
+                   "models/workloads/astra/resnet50.txt",
+                   "node 212 (allreduce): ASTRA-sim 2.x would not finish: at 6420430 ns");
+}
+END_TEST
+
 /* Compute nodes that end while a direct phase runs on a ring of more than 2 NPUs: between its
  * ticks, or first at the tick of the peers h < p / 2 hops away, they leave its order as it
  * was, and such a phase that meets another past its first tick keeps its own order: it sent
@@ -1631,6 +1648,7 @@ Suite *chakra_suite(void) {
     tcase_add_test(tc, chakra_themis_unknown_order_leads_refused);
     tcase_add_test(tc, chakra_themis_rhd_rs_end);
     tcase_add_test(tc, chakra_themis_hang_same_dim);
+    tcase_add_test(tc, chakra_themis_hang_ring_direct);
     tcase_add_test(tc, chakra_themis_direct_ring3);
     tcase_add_test(tc, chakra_themis_order_meetings);
     tcase_add_test(tc, chakra_themis_diagonal_order);

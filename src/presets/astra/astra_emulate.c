@@ -353,6 +353,29 @@ static int reduced_at_once(const th_emu *r, int d) {
     return st->op[d] == TH_OP_RS && proc_time(r, d, st->size[d]) == 0;
 }
 
+/* The three ticks that order the end of the phase on dim d (one whose ticks are derived:
+ * phase_ticks) among the ends of its tick on each NPU, as end_keys for a ring's, for the hang
+ * check: when its end was registered, when the event that registered it was, and when its
+ * last message was sent. A reduced last message (a Reduce-Scatter's, but halvingDoubling's
+ * last) registers the end as it is handed back, at the tick itself when the reduction takes
+ * 0 ns; any other end is registered as its message arrives. Returns 0 where not derived. */
+static int tie_keys(th_emu *r, int d, double key[3]) {
+    enum { MAX_TICKS = 512 };
+    const astra_emu_state *st = r->state;
+    double t[MAX_TICKS], reg[2 * MAX_TICKS];
+    int steps[MAX_TICKS];
+    if (st->kind[d] == KIND_RING) return end_keys(r, d, key);
+    int n = phase_ticks(r, d, t, steps, reg, MAX_TICKS), k = n - 1;
+    if (n == 0 || astra_of(r->sys)->endpoint <= 0) return 0;
+    if (k > 0 && steps[k] == steps[k - 1]) /* its reduction's end, after the hand-over back */
+        key[0] = reg[2 * k], key[1] = reg[2 * k + 1], key[2] = reg[2 * k - 1];
+    else if (st->op[d] == TH_OP_RS && st->kind[d] != KIND_RHD) /* reduced in 0 ns */
+        key[0] = t[k], key[1] = reg[2 * k], key[2] = reg[2 * k + 1];
+    else
+        key[0] = reg[2 * k], key[1] = key[2] = reg[2 * k + 1];
+    return 1;
+}
+
 /* After two ring phases parted at a meeting (a[i] == b[j]) where the NPUs ran the leader's
  * (bundle) events first: when the leader's messages are reduced in no time and the other's are
  * not reduced at all, each NPU registers the other's next hand-over first (the leader's waits
@@ -746,12 +769,14 @@ static int cannot_block(const th_emu *emu, int f, const touch *u, const touch *v
  * comes first, NPUs of one ring of f that take them in other orders run different chunks on
  * f, each waiting for the message of its own chunk that its predecessor holds back: the run
  * stops with unreleased nodes. Two ends registered at different ticks come in one order on
- * every NPU, and so do two of ring phases whose registering events or last messages' sends
- * fall at different ticks (end_keys; step replays that order); the NPUs' orders at one tick
- * are followed only through their first NPU, so the check takes the ends of ring phases where
- * all three ticks tie, and of other phases those registered at one tick by phases that also
- * started at one tick, the conditions measured to catch the orders that part
- * (docs/CHAKRA.md). */
+ * every NPU, and so do two whose registering events or last messages' sends fall at different
+ * ticks (tie_keys; step replays the order of ring phases' ends); where all three tie, each NPU
+ * takes first the end whose message reached it first, which follows the whole order of the
+ * NPUs' sends, not only the first NPU that themis follows. So the check takes the ends whose
+ * three ticks tie, and of phases whose ticks are not derived those registered at one tick by
+ * phases that also started at one tick, the conditions measured to catch the orders that part
+ * (docs/CHAKRA.md). An end whose chunk goes on to the dim it leaves queues it there before
+ * the dim takes its next phase (Sys::proceed_to_next_vnet_baseline). */
 static int check_hang(th_emu *emu, const int *ending, int nend, th_error *err) {
     astra_emu_state *st = emu->state;
     for (int f = 0; f < emu->sys->ndims && nend > 1; f++) {
@@ -763,7 +788,7 @@ static int check_hang(th_emu *emu, const int *ending, int nend, th_error *err) {
             uint32_t c = emu->srv[d].chunk;
             touch t = {.reg = emu->t - st->end_wait[d], .start = st->start_at[d], .dim = d};
             t.free = d == f;
-            t.keyed = end_keys(emu, d, t.key);
+            t.keyed = tie_keys(emu, d, t.key);
             dim = -1;
             th_op op = TH_OP_RS;
             double m = 0;
