@@ -779,6 +779,10 @@ static int cannot_block(const th_emu *emu, int f, const touch *u, const touch *v
  * the dim takes its next phase (Sys::proceed_to_next_vnet_baseline). */
 static int check_hang(th_emu *emu, const int *ending, int nend, th_error *err) {
     astra_emu_state *st = emu->state;
+    double keys[TH_MAX_DIMS][3];
+    int keyed[TH_MAX_DIMS];
+    for (int k = 0; k < nend && nend > 1; k++)
+        keyed[k] = tie_keys(emu, ending[k], keys[k]);
     for (int f = 0; f < emu->sys->ndims && nend > 1; f++) {
         touch tc[TH_MAX_DIMS];
         int n = 0;
@@ -788,7 +792,8 @@ static int check_hang(th_emu *emu, const int *ending, int nend, th_error *err) {
             uint32_t c = emu->srv[d].chunk;
             touch t = {.reg = emu->t - st->end_wait[d], .start = st->start_at[d], .dim = d};
             t.free = d == f;
-            t.keyed = tie_keys(emu, d, t.key);
+            t.keyed = keyed[k];
+            memcpy(t.key, keys[k], sizeof t.key);
             dim = -1;
             th_op op = TH_OP_RS;
             double m = 0;
@@ -870,18 +875,16 @@ static int check_hang(th_emu *emu, const int *ending, int nend, th_error *err) {
  * registered it was); win where a phase's ticks are not derived or they tie. */
 static int placed_first(th_emu *emu, const int *ending, int n, int win) {
     enum { MAX_TICKS = 512 };
-    double t[MAX_TICKS], reg[2 * MAX_TICKS], best[2] = {0, 0};
+    double t[MAX_TICKS], reg[2 * MAX_TICKS], x[TH_MAX_DIMS], y[TH_MAX_DIMS];
     int steps[MAX_TICKS], place = win;
     if (n < 2) return win;
-    for (int pass = 0; pass < 2; pass++)
-        for (int k = 0; k < n; k++) {
-            int m = phase_ticks(emu, ending[k], t, steps, reg, MAX_TICKS);
-            if (m == 0 || t[m - 1] != emu->t) return win;
-            double x = reg[2 * (m - 1)], y = reg[2 * (m - 1) + 1];
-            if (pass == 0 && k == win) best[0] = x, best[1] = y;
-            if (pass == 1 && (x < best[0] || (x == best[0] && y >= 0 && y < best[1])))
-                best[0] = x, best[1] = y, place = k;
-        }
+    for (int k = 0; k < n; k++) { /* when its event at this tick was registered, and by what */
+        int m = phase_ticks(emu, ending[k], t, steps, reg, MAX_TICKS);
+        if (m == 0 || t[m - 1] != emu->t) return win;
+        x[k] = reg[2 * (m - 1)], y[k] = reg[2 * (m - 1) + 1];
+    }
+    for (int k = 0; k < n; k++)
+        if (x[k] < x[place] || (x[k] == x[place] && y[k] >= 0 && y[k] < y[place])) place = k;
     return place;
 }
 
