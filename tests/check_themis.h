@@ -35,6 +35,7 @@ Suite *cli_suite(void);
 Suite *sweep_suite(void);
 Suite *sweep_refs_suite(void);
 Suite *astra_suite(void);
+Suite *astra_npus_suite(void);
 Suite *astra1_suite(void);
 Suite *astra1_workload_suite(void);
 Suite *bound_suite(void);

@@ -64,4 +64,14 @@ int astra_issue_first(struct th_emu *emu, int64_t first);
 int64_t astra_first_npu(const struct th_emu *emu, int id);
 int64_t astra_timed_end(struct th_emu *emu, double t, double reg, int64_t first);
 
+/* A trace replayed NPU by NPU (astra_npus.c, th_graph_rules.npus). */
+struct th_ck_trace;
+struct th_ck_opts;
+struct th_ck_result;
+struct th_ck_event;
+int astra_npus_replay(const th_system *sys, const struct th_ck_trace *tr,
+                      const struct th_ck_opts *o,
+                      void (*trace)(void *ctx, const struct th_ck_event *ev), void *trace_ctx,
+                      struct th_ck_result *res, int *handled, th_error *err);
+
 #endif
