@@ -43,6 +43,10 @@ struct th_emu;        /* themis/emulate.h */
 
 /* How a model replays an execution graph (a Chakra trace, src/chakra/): the analytical model's
  * rules when th_model_ops.graph is NULL (several collectives in flight, compute as written). */
+struct th_ck_trace;
+struct th_ck_opts;
+struct th_ck_result;
+struct th_ck_event;
 typedef struct th_graph_rules {
     int serial_comm;    /* 1: one collective (or broadcast) in flight per NPU at a time */
     double min_compute; /* a compute node's least time, ns (a duration of 0 costs this) */
@@ -73,6 +77,18 @@ typedef struct th_graph_rules {
      * th_coll_type type on a process group of part of the system, the NPUs of dim alone, runs
      * as the same collective on that dim, else 0 (the group is refused). */
     int (*group_dim)(const struct th_system *sys, int type, int dim);
+    /* Optional (NULL: none): replays a trace NPU by NPU, every event of every NPU in the
+     * simulator's own order, where the replay refused it for an order of the NPUs' events it
+     * does not follow (a plan that depends on it, or a tie it takes as one the simulator would
+     * not finish). Sets *handled to 0, returning TH_OK, for a trace it does not replay so;
+     * else to 1 with its result in res (rank 0's node events to trace when not NULL) or an
+     * error, 2 when the simulator would not finish it (err says why). */
+    int (*npus)(const struct th_system *sys, const struct th_ck_trace *tr,
+                const struct th_ck_opts *o, void (*trace)(void *ctx, const struct th_ck_event *ev),
+                void *trace_ctx, struct th_ck_result *res, int *handled, th_error *err);
+    /* Optional (NULL: never): 1 when emu refused its run as one the simulator would not
+     * finish (a tie of ends whose order it does not follow). */
+    int (*refused_hang)(const struct th_emu *emu);
 } th_graph_rules;
 
 typedef struct th_model_ops {

@@ -606,18 +606,18 @@ START_TEST(chakra_themis_meetings_rhd_direct) {
 END_TEST
 
 /* Two halvingDoubling phases in other orders that meet after messages of both: the NPUs'
- * orders there are no rotations the first NPU stands for, so the order is not known and a
- * Themis collective whose plan depends on it is refused (docs/CHAKRA.md). Measured with
- * ASTRA-sim 2.x (the same build as chakra_themis_ends_inside_rhd_direct):
- * models/workloads/resnet50.json written by export-chakra on r2_r4_s8.yml (Ring 2 @ 50/1000,
- * Ring 4 @ 50/200, Switch 8 @ 200/500) with themis_SCF_3d_hd_s16.json (halvingDoubling on
- * every dim, Themis + SCF, 16 splits), 64 NPUs: 7758944 ns; following the phase registered
- * first there, as for ring phases, gives 7759826. */
-START_TEST(chakra_themis_rhd_parting_refused) {
-    expect_refused("chakra/r2_r4_s8.yml", "chakra/themis_SCF_3d_hd_s16.json",
-                   "models/workloads/resnet50.json",
-                   "node 59: under Themis, ASTRA-sim 2.x plans this allreduce from rank 0's "
-                   "last loads or from fresh ones");
+ * orders there are no rotations the first NPU stands for, so the replay does not know the
+ * order, and the Themis collective whose plan depends on it is replayed NPU by NPU, every
+ * event of every NPU in ASTRA-sim's order (docs/CHAKRA.md). Measured with ASTRA-sim 2.x (the
+ * same build as chakra_themis_ends_inside_rhd_direct): models/workloads/resnet50.json written
+ * by export-chakra on r2_r4_s8.yml (Ring 2 @ 50/1000, Ring 4 @ 50/200, Switch 8 @ 200/500) with
+ * themis_SCF_3d_hd_s16.json (halvingDoubling on every dim, Themis + SCF, 16 splits), 64 NPUs:
+ * 7758944 ns, of which the 6465000 ns of compute nodes (whole microseconds) leave 1293944
+ * exposed; following the phase registered first there, as for ring phases, gives 7759826,
+ * and the replay refused it before. */
+START_TEST(chakra_themis_rhd_parting_npus) {
+    expect_measured("chakra/r2_r4_s8.yml", "chakra/themis_SCF_3d_hd_s16.json",
+                    "models/workloads/resnet50.json", 7758944, 1293944);
 }
 END_TEST
 
@@ -725,20 +725,18 @@ END_TEST
 
 /* Phases ending at one tick where the one whose event there was registered first has an order
  * that is not known (a halvingDoubling phase that parted from another after messages of
- * both): the NPUs' order after the tick is not known, and the Themis collective whose plan
- * depends on it is refused (docs/CHAKRA.md). Measured with ASTRA-sim 2.x (the same build as
+ * both): the NPUs' order after the tick is not known to the replay, and the trace is replayed
+ * NPU by NPU (docs/CHAKRA.md). Measured with ASTRA-sim 2.x (the same build as
  * chakra_themis_meeting_overtaken): models/workloads/dlrm.json written by export-chakra on
  * r3_fc2_fc8.yml (Ring 3 @ 25/200, FullyConnected 2 @ 100/1000, FullyConnected 8 @ 50/200)
  * with themis_FIFO_3d_direct_hd_s16.json (direct on the Ring 3, halvingDoubling All-Reduces on
- * the FullyConnected dims, Themis + FIFO, 16 splits), 48 NPUs: 2434281 ns. At 1113208 the
- * FullyConnected 2's phase (its last message's hand-over back registered first) and the Ring
- * 3's end; ASTRA-sim's next phases start with NPU 0 first (logged), where taking the Ring's
- * end named NPU 5. */
-START_TEST(chakra_themis_unknown_order_leads_refused) {
-    expect_refused("chakra/r3_fc2_fc8.yml", "chakra/themis_FIFO_3d_direct_hd_s16.json",
-                   "models/workloads/dlrm.json",
-                   "node 14: under Themis, ASTRA-sim 2.x plans this allreduce from rank 0's "
-                   "last loads or from fresh ones");
+ * the FullyConnected dims, Themis + FIFO, 16 splits), 48 NPUs: 2434281 ns, 2190281 of them
+ * exposed (244000 ns of compute nodes). At 1113208 the FullyConnected 2's phase (its last
+ * message's hand-over back registered first) and the Ring 3's end; ASTRA-sim's next phases
+ * start with NPU 0 first (logged), where taking the Ring's end named NPU 5. */
+START_TEST(chakra_themis_unknown_order_leads_npus) {
+    expect_measured("chakra/r3_fc2_fc8.yml", "chakra/themis_FIFO_3d_direct_hd_s16.json",
+                    "models/workloads/dlrm.json", 2434281, 2190281);
 }
 END_TEST
 
@@ -754,6 +752,33 @@ END_TEST
 START_TEST(chakra_themis_rhd_rs_end) {
     expect_measured("chakra/fc6_s2_r3.yml", "chakra/themis_SCF_3d_direct_hd_s32.json",
                     "models/workloads/dlrm.json", 1085439, 841439);
+}
+END_TEST
+
+/* A direct phase on an odd ring of more than 3 NPUs: its messages of one distance arrive
+ * together and its NPUs' order is no rotation that the replay follows, so a Themis plan that
+ * depends on it is replayed NPU by NPU (docs/CHAKRA.md). Measured with ASTRA-sim 2.x (the same
+ * build as chakra_themis_meeting_overtaken): models/workloads/dlrm.json written by
+ * export-chakra on r5_r3.yml (Ring 5 @ 200/500, Ring 3 @ 50/1000) with
+ * themis_SCF_2d_direct_mix_s2.json (direct All-Reduces on both rings, Themis + SCF, 2
+ * splits), 15 NPUs: 793374 ns, 549374 of them exposed (244000 ns of compute nodes); the
+ * replay refused it before, the plan of node 14 depending on which NPU generates it first. */
+START_TEST(chakra_npus_odd_ring) {
+    expect_measured("chakra/r5_r3.yml", "chakra/themis_SCF_2d_direct_mix_s2.json",
+                    "models/workloads/dlrm.json", 793374, 549374);
+}
+END_TEST
+
+/* A tie of two ends that the replay takes as one ASTRA-sim would not finish (the two ends
+ * registered at one tick, each going on where the other leaves), which ASTRA-sim finishes:
+ * every NPU takes the ends in one order there. Replayed NPU by NPU, the run is exact.
+ * Measured with ASTRA-sim 2.x (the same build): models/workloads/astra/dlrm.txt written by
+ * export-chakra on s2_s3_s2.yml (Switch 2 @ 50/100, Switch 3 @ 400/100, Switch 2 @ 50/100)
+ * with baseline_SCF_3d_ring_direct_s8.json (ring, direct, ring; the baseline + SCF, 8
+ * splits), 12 NPUs: 577105 ns, 333105 of them exposed; refused before, at 229663 ns. */
+START_TEST(chakra_npus_false_hang) {
+    expect_measured("chakra/s2_s3_s2.yml", "chakra/baseline_SCF_3d_ring_direct_s8.json",
+                    "models/workloads/astra/dlrm.txt", 577105, 333105);
 }
 END_TEST
 
@@ -1639,13 +1664,15 @@ Suite *chakra_suite(void) {
     tcase_add_test(tc, chakra_themis_direct_lead);
     tcase_add_test(tc, chakra_themis_ends_inside_rhd_direct);
     tcase_add_test(tc, chakra_themis_meetings_rhd_direct);
-    tcase_add_test(tc, chakra_themis_rhd_parting_refused);
+    tcase_add_test(tc, chakra_themis_rhd_parting_npus);
     tcase_add_test(tc, chakra_themis_direct_ring_node);
     tcase_add_test(tc, chakra_themis_direct_rs_end);
     tcase_add_test(tc, chakra_themis_meeting_overtaken);
     tcase_add_test(tc, chakra_themis_follows_at_later_meetings);
     tcase_add_test(tc, chakra_themis_place_set_first);
-    tcase_add_test(tc, chakra_themis_unknown_order_leads_refused);
+    tcase_add_test(tc, chakra_themis_unknown_order_leads_npus);
+    tcase_add_test(tc, chakra_npus_odd_ring);
+    tcase_add_test(tc, chakra_npus_false_hang);
     tcase_add_test(tc, chakra_themis_rhd_rs_end);
     tcase_add_test(tc, chakra_themis_hang_same_dim);
     tcase_add_test(tc, chakra_themis_hang_ring_direct);

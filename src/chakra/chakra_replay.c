@@ -163,6 +163,7 @@ typedef struct world {
     } * pending; /* receives issued before their send */
     size_t npending, pending_cap;
     unsigned events;
+    int order_unknown; /* 1 once a plan was refused for an order not known (plan_carry) */
 } world;
 
 static int stream_of(const th_ck_node *x) {
@@ -283,7 +284,8 @@ static int plan_carry(replayer *r, const th_collective *c, int64_t first, th_pla
         plan->carry = 0;
         rc = th_sched_plan_from(plan, r->sys, c, r->o->policy, r->o->model, NULL, err);
     }
-    if (rc == TH_OK && alt && !same_plan(plan, alt))
+    if (rc == TH_OK && alt && !same_plan(plan, alt)) {
+        r->w->order_unknown = 1;
         rc = th_error_set(err, TH_EINPUT,
                           "under Themis, ASTRA-sim 2.x plans this %s from rank 0's last loads or "
                           "from fresh ones as the NPU that generates it first is another one or "
@@ -291,6 +293,7 @@ static int plan_carry(replayer *r, const th_collective *c, int64_t first, th_pla
                           "here (docs/CHAKRA.md, Limits): the two plans differ, so themis refuses "
                           "rather than guess",
                           th_coll_type_name(c->type));
+    }
     if (alt) { /* keep the fresh plan's loads and list: rank 0's state when it went first */
         memcpy(alt->load, plan->load, sizeof alt->load);
         memcpy(alt->list, plan->list, sizeof alt->list);
@@ -1009,6 +1012,22 @@ static void replayer_free(replayer *r) {
     th_emu_free(r->emu);
 }
 
+/* Node events held back until the replay's result stands (a refused replay that the model
+ * replays NPU by NPU gives its own). */
+typedef struct held_events {
+    th_ck_event *v;
+    size_t n, cap;
+    int oom;
+} held_events;
+
+static void hold_event(void *ctx, const th_ck_event *ev) {
+    held_events *h = ctx;
+    if (h->n == h->cap && th_grow(&h->v, &h->cap, h->n + 1, sizeof *h->v))
+        h->oom = 1;
+    else
+        h->v[h->n++] = *ev;
+}
+
 int th_ck_replay(const th_system *sys, const th_ck_trace *tr, const th_ck_opts *o,
                  th_ck_trace_fn trace, void *trace_ctx, th_ck_result *res, th_error *err) {
     memset(res, 0, sizeof *res);
@@ -1025,6 +1044,7 @@ int th_ck_replay(const th_system *sys, const th_ck_trace *tr, const th_ck_opts *
         nmem += th_ck_mem_nodes(g) > 0;
     }
     world w = {0};
+    held_events held = {0};
     w.sys = sys, w.tr = tr, w.o = o, w.n = th_ck_classes(tr);
     w.rules = rules_of(sys);
     if (w.n > 1 && (double)tr->ranks != sys->npus)
@@ -1040,7 +1060,7 @@ int th_ck_replay(const th_system *sys, const th_ck_trace *tr, const th_ck_opts *
         replayer *r = &w.r[c];
         r->w = &w, r->cls = c, r->rank0 = th_ck_first_rank(tr, c), r->coll = -1;
         r->sys = sys, r->g = th_ck_class_graph(tr, c), r->o = o, r->res = res;
-        r->trace = trace, r->trace_ctx = trace_ctx, r->rules = w.rules;
+        r->trace = trace ? hold_event : NULL, r->trace_ctx = &held, r->rules = w.rules;
         r->roofline = w.rules->roofline && w.rules->roofline(sys, &r->bw, &r->peak);
         r->src = tr->file0;
         if (c > 0) {
@@ -1079,12 +1099,31 @@ int th_ck_replay(const th_system *sys, const th_ck_trace *tr, const th_ck_opts *
     /* ranks that share a memory wait for each other: every rank replays */
     int shared = rc == TH_OK && nmem && o->mem && th_ck_mem_shared(o->mem);
     if (shared) rc = th_ck_memshare_replay(sys, tr, o, trace, trace_ctx, res, err);
+    int npus = 0, ran = 0; /* replayed NPU by NPU; the replay ran (check passed) */
     if (rc == TH_OK && !shared) {
         for (int c = 0; c < w.n; c++)
             th_emu_reset(w.r[c].emu, sys, o->intra, o->priority, NULL, NULL);
+        ran = 1;
         rc = run(&w, err);
     }
-    if (rc == TH_OK && !shared) {
+    /* what the replay refused for an order of the NPUs' events it does not follow, the model
+     * may replay NPU by NPU in the simulator's own order: its result stands, or its refusal
+     * (a trace it does not replay so keeps the replay's; so does one that both refuse as one
+     * the simulator would not finish, the replay naming the tie) */
+    int hang = 0;
+    for (int c = 0; ran && w.rules->refused_hang && c < w.n; c++)
+        hang |= w.rules->refused_hang(w.r[c].emu);
+    if (ran && rc == TH_EINPUT && (w.order_unknown || hang) && w.rules->npus) {
+        th_error e2 = {0};
+        int rc2 = w.rules->npus(sys, tr, o, trace, trace_ctx, res, &npus, &e2);
+        if (npus && !(npus == 2 && hang)) rc = rc2, *err = e2;
+        if (npus == 2 && hang) npus = 0;
+    }
+    if (rc == TH_OK && held.oom) rc = oom(err);
+    for (size_t k = 0; rc == TH_OK && !npus && k < held.n; k++)
+        trace(trace_ctx, &held.v[k]);
+    free(held.v);
+    if (rc == TH_OK && !shared && !npus) {
         res->classes = w.n;
         int last = 0;
         for (int c = 0; c < w.n; c++) {

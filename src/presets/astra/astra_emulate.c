@@ -64,6 +64,7 @@ typedef struct astra_emu_state {
     uint64_t *touch_out; /* the hang check's two outcomes of a dim's queue (check_hang) */
     double *touch_key;   /* and their keys */
     size_t touch_cap;    /* entries each holds room for (touch_out twice) */
+    int hang;            /* 1 once a run was refused as one ASTRA-sim would not finish */
 } astra_emu_state;
 
 static emu_queue *queue(th_emu *r, int d) {
@@ -654,7 +655,8 @@ static int issue(th_emu *emu, const th_plan *plan, double t, int *id, th_error *
     int held = st->held && st->held_at == t ? st->held - 1 : -1, k;
     if (held < 0) st->trigger_reg = -1; /* issued by a compute node: not known */
     st->held = 0;
-    if (st->parted)
+    if (st->parted) {
+        st->hang = 1;
         return th_error_set(
             err, TH_EINPUT,
             "ASTRA-sim 2.x would not finish: at %.17g ns two chunks of the first collective ended "
@@ -663,6 +665,7 @@ static int issue(th_emu *emu, const th_plan *plan, double t, int *id, th_error *
             "ring to ring, which themis does not follow, and a later collective can wait for "
             "ever (docs/CHAKRA.md, Limits)",
             st->parted_at, st->parted_dim);
+    }
     if (emu_admit(emu, plan, t, &k, err)) return err->code;
     for (uint32_t i = 0; i < (uint32_t)plan->chunks; i++) {
         int dim = enqueue(emu, (uint32_t)k, i, 0);
@@ -854,6 +857,7 @@ static int check_hang(th_emu *emu, const int *ending, int nend, th_error *err) {
                 else
                     snprintf(other, sizeof other, "so does chunk %u's on dim %d",
                              (unsigned)y->x.chunk, y->dim);
+                st->hang = 1;
                 return th_error_set(
                     err, TH_EINPUT,
                     "ASTRA-sim 2.x would not finish: at %.17g ns chunk %u's phase on dim %d ends "
@@ -961,6 +965,7 @@ static void reset(th_emu *emu) {
     }
     st->held = 0;
     st->parted = 0;
+    st->hang = 0;
     /* the order is followed only once a graph replay names it (astra_issue_first): a
      * collective run alone needs none, and its phases' ticks are not searched for meetings */
     st->issue_first = -1;
@@ -1059,6 +1064,11 @@ int64_t astra_first_npu(const th_emu *emu, int id) {
     (void)id; /* one collective at a time: the last one that finished */
     const astra_emu_state *st = emu->state;
     return st ? st->coll_first : 0;
+}
+
+int astra_refused_hang(const th_emu *emu) {
+    const astra_emu_state *st = emu->state;
+    return st && st->hang;
 }
 
 const emu_model astra_emu = {.issue = issue, .step = step, .reset = reset, .free = free_state};

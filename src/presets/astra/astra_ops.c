@@ -43,6 +43,8 @@ static const th_graph_rules graph = {.serial_comm = 1,
                                      .timed_end = astra_timed_end,
                                      .roofline = roofline,
                                      .message = th_astra_message,
+                                     .npus = astra_npus_replay,
+                                     .refused_hang = astra_refused_hang,
                                      .group_dim = group_dim};
 
 const th_model_ops astra_model_ops = {

@@ -63,6 +63,7 @@ int astra_direct_ring_steps(const th_system *sys, const th_dim *d, th_op op, dou
 int astra_issue_first(struct th_emu *emu, int64_t first);
 int64_t astra_first_npu(const struct th_emu *emu, int id);
 int64_t astra_timed_end(struct th_emu *emu, double t, double reg, int64_t first);
+int astra_refused_hang(const struct th_emu *emu);
 
 /* A trace replayed NPU by NPU (astra_npus.c, th_graph_rules.npus). */
 struct th_ck_trace;
