@@ -86,6 +86,12 @@ static double finish(const th_system *sys, one_graph *g, th_policy p, int64_t ch
     return res.finish;
 }
 
+/* A graph of collective x alone. */
+static void alone(one_graph *g, th_ck_node x) {
+    int dep = -1;
+    graph_init(g, &x, &dep, 1);
+}
+
 /* ASTRA-sim 2.x's microbenchmark, a 1 MiB collective on Ring 4 @ 50 GB/s, 500 ns, 4 chunks of
  * s = 262144 bytes one after the other (one queue per dim, one chunk at a time), with
  * net(b) = floor(500 + b / 53.687091) per hop:
@@ -109,9 +115,7 @@ START_TEST(npus_ring_microbenchmark) {
                  {TH_COLL_ALLTOALL, 41560}};
     for (int k = 0; k < 4; k++) {
         one_graph g;
-        th_ck_node x = coll(cases[k].type, 1048576);
-        int dep = -1;
-        graph_init(&g, &x, &dep, 1);
+        alone(&g, coll(cases[k].type, 1048576));
         ck_assert_double_eq(finish(&sys, &g, TH_POLICY_BASELINE, 4), cases[k].want);
     }
 }
@@ -143,9 +147,7 @@ END_TEST
 START_TEST(npus_halving_doubling) {
     th_system sys = one_dim("switch", 4, 50, 500, "rhd");
     one_graph g;
-    th_ck_node x = coll(TH_COLL_ALLREDUCE, 1048576);
-    int dep = -1;
-    graph_init(&g, &x, &dep, 1);
+    alone(&g, coll(TH_COLL_ALLREDUCE, 1048576));
     ck_assert_double_eq(finish(&sys, &g, TH_POLICY_BASELINE, 1), 33833);
 }
 END_TEST
@@ -158,8 +160,7 @@ START_TEST(npus_hang) {
     one_graph g;
     th_ck_node x = coll(TH_COLL_ALLREDUCE, 1048576);
     x.ndims = 1, x.dims = 0;
-    int dep = -1;
-    graph_init(&g, &x, &dep, 1);
+    alone(&g, x);
     th_ck_result res;
     th_error err = {0};
     ck_assert_int_eq(replay(&sys, &g, TH_POLICY_BASELINE, 4, &res, &err), TH_EINPUT);
@@ -173,9 +174,7 @@ END_TEST
 START_TEST(npus_not_handled) {
     th_system sys = one_dim("ring", 4, 50, 500, "ring");
     one_graph g;
-    th_ck_node x = coll(TH_COLL_ALLGATHER, 3);
-    int dep = -1;
-    graph_init(&g, &x, &dep, 1);
+    alone(&g, coll(TH_COLL_ALLGATHER, 3));
     th_ck_opts o = {0};
     o.policy = TH_POLICY_BASELINE, o.chunks = 4;
     th_ck_result res;

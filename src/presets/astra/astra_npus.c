@@ -149,7 +149,7 @@ static void sim_free(sim *s) {
     free(s->times);
     free(s->bmap);
     free(s->ev);
-    for (int32_t i = 0; i < s->nst; i++)
+    for (int32_t i = 0; i < s->stp.n; i++)
         free(s->st[i].a.q);
     free(s->st);
     free(s->ds);
@@ -157,7 +157,9 @@ static void sim_free(sim *s) {
     free(s->tab);
     free(s->msgs);
     free(s->waits);
-    free(s->msg_next);
+    npool *pools[] = {&s->gqp, &s->bkp, &s->evp, &s->stp, &s->bdp, &s->waitp, &s->msgp};
+    for (size_t i = 0; i < sizeof pools / sizeof *pools; i++)
+        free(pools[i]->next);
     free(s->gr);
     for (int n = 0; s->npus && n < s->n; n++) {
         npu *u = &s->npus[n];
@@ -222,8 +224,6 @@ int astra_npus_replay(const th_system *sys, const th_ck_trace *tr, const th_ck_o
     s->flat = astra_of(sys)->flat;
     s->ep = astra_of(sys)->endpoint;
     s->mem_bw = astra_of(sys)->local_mem_GBps * 1e9;
-    s->ev_free = s->st_free = s->bd_free = s->msg_free = s->gev_free = s->bk_free = -1;
-    s->wait_free = -1;
     s->zero_at = -1;
     int64_t stride = 1;
     for (int d = 0; d < s->nd; d++) {

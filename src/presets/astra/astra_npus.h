@@ -116,6 +116,11 @@ typedef struct greedy_entry { /* OfflineGreedy's shared schedule of one chunk id
     uint64_t size;
 } greedy_entry;
 
+typedef struct npool {     /* a pool's use of its array: entries made, room, and free ones */
+    int32_t n, cap, free1; /* free1: 1 + the first free entry, 0: none */
+    int32_t *next;         /* each free entry's next free one, + 1 */
+} npool;
+
 typedef struct sim {
     const th_system *sys;
     const th_ck_graph *g;
@@ -126,29 +131,29 @@ typedef struct sim {
     double ep, mem_bw;
     int64_t now;
     gev *gq; /* the backend's events, each in its time's list */
-    int32_t ngq, gq_cap, gev_free;
+    npool gqp;
     tbucket *bk; /* the times with events */
-    int32_t nbk, nbk_all, bk_cap, bk_free;
+    int32_t nbk; /* buckets in use */
+    npool bkp;
     int32_t *times; /* their min-heap by time */
     size_t ntimes, times_cap;
     int32_t *bmap; /* time -> bucket, open addressing */
     size_t bmap_cap;
     lev *ev;
-    int32_t nev, ev_cap, ev_free;
+    npool evp;
     npu *npus;
     stream *st;
-    int32_t nst, st_cap, st_free;
+    npool stp;
     dataset *ds;
     int32_t nds, ds_cap;
     bundle *bd;
-    int32_t nbd, bd_cap, bd_free;
+    npool bdp;
     mentry *tab;
     size_t tab_cap, tab_n;
     waiter *waits;
-    int32_t nwait, wait_cap, wait_free;
+    npool waitp;
     mkey *msgs;
-    int32_t nmsg, msg_cap, msg_free;
-    int32_t *msg_next; /* free list of msgs */
+    npool msgp;
     struct {
         int dim;
         double t;
@@ -165,6 +170,8 @@ typedef struct sim {
 
 /* astra_npus_queue.c */
 int npus_grow32(sim *s, void **arr, int32_t n, int32_t *cap, size_t elem);
+int32_t npus_take(sim *s, void **arr, npool *p, size_t elem);
+void npus_put(npool *p, int32_t i);
 int npus_growi(sim *s, void **arr, int n, int *cap, size_t elem);
 void npus_schedule(sim *s, int64_t t, int kind, int32_t a);
 int npus_pop_event(sim *s, gev *x);

@@ -70,13 +70,8 @@ static int nonzero_packets(const algo *a) {
 static void release_packets(sim *s, int32_t si) {
     stream *x = &s->st[si];
     algo *a = &x->a;
-    int32_t b = s->bd_free;
-    if (b >= 0) {
-        s->bd_free = s->bd[b].stream;
-    } else {
-        if (npus_grow32(s, (void **)&s->bd, s->nbd, &s->bd_cap, sizeof *s->bd)) return;
-        b = s->nbd++;
-    }
+    int32_t b = npus_take(s, (void **)&s->bd, &s->bdp, sizeof *s->bd);
+    if (b < 0) return;
     s->bd[b] = (bundle){x->npu, si, a->processed, a->msg};
     npus_register(s, x->npu, C_BUNDLE, a->to_ma ? E_TO_MA : E_TO_NPU, b, 0, (int64_t)s->ep);
 }
@@ -210,6 +205,6 @@ void npus_bundle_call(sim *s, int32_t b) {
         return;
     }
     int32_t si = x->stream;
-    x->stream = s->bd_free, s->bd_free = b;
+    npus_put(&s->bdp, b);
     npus_stream_run(s, si, E_GENERAL);
 }

@@ -94,22 +94,8 @@ void npus_send(sim *s, int64_t tag, int32_t src, int32_t dst, uint64_t count) {
     mentry *e = tab_get(s, &k, 1);
     if (!e) return;
     e->sends++;
-    int32_t m = s->msg_free;
-    if (m >= 0) {
-        s->msg_free = s->msg_next[m];
-    } else {
-        int32_t cap = s->msg_cap;
-        if (npus_grow32(s, (void **)&s->msgs, s->nmsg, &s->msg_cap, sizeof *s->msgs)) return;
-        if (s->msg_cap != cap) {
-            int32_t *nx = realloc(s->msg_next, sizeof *nx * (size_t)s->msg_cap);
-            if (!nx) {
-                s->oom = 1;
-                return;
-            }
-            s->msg_next = nx;
-        }
-        m = s->nmsg++;
-    }
+    int32_t m = npus_take(s, (void **)&s->msgs, &s->msgp, sizeof *s->msgs);
+    if (m < 0) return;
     s->msgs[m] = k;
     double ns = th_astra_message(s->sys, src, dst, (double)count);
     npus_schedule(s, s->now + (int64_t)ns, G_ARRIVE, m);
@@ -126,13 +112,8 @@ void npus_recv(sim *s, int64_t tag, int32_t src, int32_t dst, uint64_t count, in
         npus_schedule(s, s->now, G_RECV, si);
         return;
     }
-    int32_t w = s->wait_free;
-    if (w >= 0) {
-        s->wait_free = s->waits[w].next;
-    } else {
-        if (npus_grow32(s, (void **)&s->waits, s->nwait, &s->wait_cap, sizeof *s->waits)) return;
-        w = s->nwait++;
-    }
+    int32_t w = npus_take(s, (void **)&s->waits, &s->waitp, sizeof *s->waits);
+    if (w < 0) return;
     s->waits[w] = (waiter){si, -1};
     if (e->tail >= 0)
         s->waits[e->tail].next = w;
@@ -145,7 +126,7 @@ void npus_recv(sim *s, int64_t tag, int32_t src, int32_t dst, uint64_t count, in
  * message waits for it. */
 void npus_arrive(sim *s, int32_t m) {
     mkey k = s->msgs[m];
-    s->msg_next[m] = s->msg_free, s->msg_free = m;
+    npus_put(&s->msgp, m);
     mentry *e = tab_get(s, &k, 0);
     if (!e) {
         s->oom = 1; /* a broken invariant: every message has its entry */
@@ -156,7 +137,7 @@ void npus_arrive(sim *s, int32_t m) {
     int32_t w = e->head, si = s->waits[w].stream;
     e->head = s->waits[w].next;
     if (e->head < 0) e->tail = -1;
-    s->waits[w].next = s->wait_free, s->wait_free = w;
+    npus_put(&s->waitp, w);
     tab_settle(s, e);
     npus_stream_run(s, si, -1);
 }

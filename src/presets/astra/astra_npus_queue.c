@@ -9,6 +9,31 @@
 #include "astra_npus.h"
 #include "themis/buf.h"
 
+/* An entry of a pool's array: a free one, else a new one at its end (the array and its free
+ * links grown); -1 when out of memory. */
+int32_t npus_take(sim *s, void **arr, npool *p, size_t elem) {
+    if (p->free1) {
+        int32_t i = p->free1 - 1;
+        p->free1 = p->next[i];
+        return i;
+    }
+    int32_t cap = p->cap;
+    if (npus_grow32(s, arr, p->n, &p->cap, elem)) return -1;
+    if (p->cap != cap) {
+        int32_t *nx = realloc(p->next, sizeof *nx * (size_t)p->cap);
+        if (!nx) {
+            s->oom = 1;
+            return -1;
+        }
+        p->next = nx;
+    }
+    return p->n++;
+}
+
+void npus_put(npool *p, int32_t i) {
+    p->next[i] = p->free1, p->free1 = i + 1;
+}
+
 /* th_grow wants size_t capacities; the pools keep int32_t ones. */
 int npus_grow32(sim *s, void **arr, int32_t n, int32_t *cap, size_t elem) {
     if (n < *cap) return 0;
@@ -53,13 +78,8 @@ static int32_t bucket_of(sim *s, int64_t t, int make) {
     for (; s->bmap[j] >= 0; j = (j + 1) & mask)
         if (s->bk[s->bmap[j]].t == t) return s->bmap[j];
     if (!make) return -1;
-    int32_t b = s->bk_free;
-    if (b >= 0) {
-        s->bk_free = s->bk[b].head;
-    } else {
-        if (npus_grow32(s, (void **)&s->bk, s->nbk_all, &s->bk_cap, sizeof *s->bk)) return -1;
-        b = s->nbk_all++;
-    }
+    int32_t b = npus_take(s, (void **)&s->bk, &s->bkp, sizeof *s->bk);
+    if (b < 0) return -1;
     s->bk[b] = (tbucket){t, -1, -1};
     s->bmap[j] = b;
     s->nbk++;
@@ -102,20 +122,15 @@ static void drop_earliest(sim *s) {
             j = k;
         }
     }
-    s->bk[b].head = s->bk_free, s->bk_free = b;
+    npus_put(&s->bkp, b);
     s->nbk--;
 }
 
 void npus_schedule(sim *s, int64_t t, int kind, int32_t a) {
     int32_t b = bucket_of(s, t, 1);
     if (b < 0) return;
-    int32_t e = s->gev_free;
-    if (e >= 0) {
-        s->gev_free = s->gq[e].next;
-    } else {
-        if (npus_grow32(s, (void **)&s->gq, s->ngq, &s->gq_cap, sizeof *s->gq)) return;
-        e = s->ngq++;
-    }
+    int32_t e = npus_take(s, (void **)&s->gq, &s->gqp, sizeof *s->gq);
+    if (e < 0) return;
     s->gq[e] = (gev){-1, kind, a};
     if (s->bk[b].tail >= 0)
         s->gq[s->bk[b].tail].next = e;
@@ -137,7 +152,7 @@ int npus_pop_event(sim *s, gev *x) {
         s->now = b->t;
         b->head = s->gq[e].next;
         if (b->head < 0) b->tail = -1;
-        s->gq[e].next = s->gev_free, s->gev_free = e;
+        npus_put(&s->gqp, e);
         return 1;
     }
     return 0;
@@ -155,13 +170,8 @@ void npus_register(sim *s, int32_t n, int callee, int ev, int32_t obj, int32_t d
         u->slots[u->nslots++] = (slot){t, -1, -1};
         npus_schedule(s, t, G_CALL, n);
     }
-    int32_t e = s->ev_free;
-    if (e >= 0) {
-        s->ev_free = s->ev[e].next;
-    } else {
-        if (npus_grow32(s, (void **)&s->ev, s->nev, &s->ev_cap, sizeof *s->ev)) return;
-        e = s->nev++;
-    }
+    int32_t e = npus_take(s, (void **)&s->ev, &s->evp, sizeof *s->ev);
+    if (e < 0) return;
     s->ev[e] = (lev){-1, (uint8_t)callee, (uint8_t)ev, obj, data};
     slot *sl = &u->slots[k];
     if (sl->tail >= 0)
@@ -183,7 +193,7 @@ void npus_call_events(sim *s, int32_t n) {
         lev x = s->ev[e];
         npus_call(s, n, x.callee, x.ev, x.obj, x.data);
         int32_t next = s->ev[e].next;
-        s->ev[e].next = s->ev_free, s->ev_free = e;
+        npus_put(&s->evp, e);
         e = next;
     }
     u->slots[k] = u->slots[--u->nslots];

@@ -56,8 +56,7 @@ static void stream_removed(sim *s, int32_t n, int q) {
 
 static void free_stream(sim *s, int32_t si) {
     s->st[si].npu = -1;
-    s->st[si].dataset = s->st_free;
-    s->st_free = si;
+    npus_put(&s->stp, si);
 }
 
 /* Sys::proceed_to_next_vnet_baseline. */
@@ -100,14 +99,9 @@ void npus_proceed(sim *s, int32_t si) {
 }
 
 static int32_t new_stream(sim *s) {
-    int32_t si = s->st_free;
-    if (si >= 0) {
-        s->st_free = s->st[si].dataset;
-        return si;
-    }
-    if (npus_grow32(s, (void **)&s->st, s->nst, &s->st_cap, sizeof *s->st)) return -1;
-    memset(&s->st[s->nst], 0, sizeof s->st[s->nst]);
-    return s->nst++;
+    int32_t n = s->stp.n, si = npus_take(s, (void **)&s->st, &s->stp, sizeof *s->st);
+    if (si == n) memset(&s->st[si], 0, sizeof s->st[si]); /* a new one: no buffer yet */
+    return si;
 }
 
 /* Sys::generate_collective for node k on NPU n; returns its dataset. */
