@@ -1,11 +1,13 @@
 /* Fuzz target: the Chakra execution trace reader (th_ck_parse: the length-delimited protobuf
  * messages, the attributes, the graph's checks), then, for small graphs, the replay on the
- * default system, and with memory nodes on a memory per NPU and on a pool. */
+ * default system, and with memory nodes on a memory per NPU and on a pool, and the astra-sim
+ * preset's replay NPU by NPU on a small system of its own. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../src/chakra/chakra.h"
 #include "../../src/chakra/chakra_mem.h"
+#include "../../src/model.h"
 #include "fuzz.h"
 
 int th_fuzz_chakra(const uint8_t *data, size_t size) {
@@ -52,6 +54,27 @@ int th_fuzz_chakra(const uint8_t *data, size_t size) {
             else
                 FUZZ_CHECK(r.finish >= r.compute && r.exposed == r.finish - r.compute);
         }
+    }
+    if (g->n <= 16) { /* NPU by NPU: every message of every NPU */
+        static const char *const astra =
+            "{\"name\": \"a\", \"model\": \"astra-sim\", \"endpoint_ns\": 10, "
+            "\"local_mem_GBps\": 1600, \"dims\": [{\"topology\": \"ring\", \"npus\": 3, "
+            "\"bw_GBps\": 50, \"latency_ns\": 500, \"algorithm\": \"direct\"}, "
+            "{\"topology\": \"switch\", \"npus\": 2, \"bw_GBps\": 25, \"latency_ns\": 100, "
+            "\"algorithm\": \"rhd\"}]}";
+        th_system sys;
+        FUZZ_CHECK(th_system_parse(astra, strlen(astra), "a.json", &sys, &err) == TH_OK);
+        th_ck_opts o = {0};
+        o.policy = TH_POLICY_THEMIS, o.intra = TH_INTRA_SCF, o.chunks = 2;
+        th_ck_result r;
+        int handled = -1;
+        rc = th_model_of(&sys)->graph->npus(&sys, tr, &o, NULL, NULL, &r, &handled, &err);
+        FUZZ_CHECK(handled >= 0 && handled <= 2);
+        if (rc != TH_OK)
+            fuzz_check_error(rc, err.msg, rc == TH_EINPUT ? "fuzz.0.et" : NULL);
+        else if (handled)
+            FUZZ_CHECK(r.finish >= r.compute && r.compute >= 0 &&
+                       r.exposed == r.finish - r.compute);
     }
     th_ck_trace_free(tr);
     return 0;

@@ -100,7 +100,7 @@ static void issue(sim *s, int32_t n, int32_t k) {
             return;
         }
         if (!x->cpu) u->gpu_ns += ns;
-        npus_register(s, n, C_WORK, E_GENERAL, n, k, (int64_t)ns);
+        npus_register(s, n, C_WORK, E_GENERAL, n, k, npus_ns(s, ns));
     } else if (x->kind == TH_CK_COLL) {
         u->coll = k;
         npus_generate(s, n, k);
@@ -108,7 +108,7 @@ static void issue(sim *s, int32_t n, int32_t k) {
         if (npus_grow32(s, (void **)&s->ds, s->nds, &s->ds_cap, sizeof *s->ds)) return;
         int32_t di = s->nds++;
         s->ds[di] = (dataset){n, k, 1, 0, 1};
-        int64_t ns = x->micros ? (int64_t)x->micros * 1000 : 1;
+        int64_t ns = npus_ns(s, x->micros ? (double)x->micros * 1000 : 1);
         npus_register(s, n, C_DATASET, E_GENERAL, di, 0, ns);
     } else { /* an invalid node: finished as issued */
         finish_node(s, n, k);
@@ -178,7 +178,8 @@ static void sim_free(sim *s) {
 static const char *unsupported(const th_system *sys, const th_ck_trace *tr, const th_ck_opts *o) {
     if (th_ck_classes(tr) > 1) return "ranks that differ";
     if (o->policy != TH_POLICY_THEMIS && o->policy != TH_POLICY_BASELINE) return "the policy";
-    if (o->chunks < 1) return "the chunks";
+    if (o->chunks < 1 || o->chunks > 1048576) return "the chunks";
+    if (sys->npus * (double)(tr->g.n ? tr->g.n : 1) > 268435456.0) return "its size";
     const th_ck_graph *g = &tr->g;
     for (int32_t i = 0; i < g->n; i++) {
         const th_ck_node *x = &g->nodes[i];
@@ -203,7 +204,7 @@ int astra_npus_replay(const th_system *sys, const th_ck_trace *tr, const th_ck_o
                       th_ck_trace_fn trace, void *trace_ctx, th_ck_result *res, int *handled,
                       th_error *err) {
     *handled = 0;
-    if (unsupported(sys, tr, o) || sys->npus > 1 << 24) return TH_OK;
+    if (unsupported(sys, tr, o)) return TH_OK;
     *handled = 1;
     const th_ck_graph *g = &tr->g;
     sim S = {0}, *s = &S;
@@ -258,7 +259,7 @@ int astra_npus_replay(const th_system *sys, const th_ck_trace *tr, const th_ck_o
     uint64_t steps = 0;
     int rc = TH_OK;
     gev e;
-    while (!s->oom && s->zero_at < 0 && npus_pop_event(s, &e)) {
+    while (!s->oom && s->zero_at < 0 && !s->too_long && npus_pop_event(s, &e)) {
         if (e.kind == G_CALL)
             npus_call_events(s, e.a);
         else if (e.kind == G_ARRIVE)
@@ -302,7 +303,11 @@ int astra_npus_replay(const th_system *sys, const th_ck_trace *tr, const th_ck_o
         if (u->finish > end) end = u->finish, last = n;
     }
     if (rc == TH_EINPUT && hang) *handled = 2;
-    if (rc == TH_OK) {
+    if (s->too_long && !s->oom && rc != TH_EINTERNAL) { /* past its times: the refusal stands */
+        *handled = 0;
+        rc = TH_OK;
+    }
+    if (rc == TH_OK && *handled) {
         memset(res, 0, sizeof *res);
         res->finish = (double)end;
         res->compute = s->npus[last].gpu_ns;

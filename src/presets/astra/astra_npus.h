@@ -116,6 +116,15 @@ typedef struct greedy_entry { /* OfflineGreedy's shared schedule of one chunk id
     uint64_t size;
 } greedy_entry;
 
+/* The latest time the replay runs to, ns (ASTRA-sim's ticks are 64-bit; beyond 2^62 the sums
+ * of times could wrap): past it, it gives up. */
+#define NPUS_MAX_NS 4611686018427387904.0
+
+typedef struct dimload { /* OfflineGreedy's DimElapsedTime: a dim and its load */
+    int dim;
+    double t;
+} dimload;
+
 typedef struct npool {     /* a pool's use of its array: entries made, room, and free ones */
     int32_t n, cap, free1; /* free1: 1 + the first free entry, 0: none */
     int32_t *next;         /* each free entry's next free one, + 1 */
@@ -154,15 +163,13 @@ typedef struct sim {
     npool waitp;
     mkey *msgs;
     npool msgp;
-    struct {
-        int dim;
-        double t;
-    } load[TH_MAX_DIMS]; /* rank 0's OfflineGreedy dim_elapsed_time, in its order */
+    dimload load[TH_MAX_DIMS]; /* rank 0's OfflineGreedy dim_elapsed_time, in its order */
     greedy_entry *gr;
     int ngr, gr_cap;
     uint32_t *cdims; /* per node, the dims it involves */
     int oom;
     int64_t zero_at;      /* when a message of 0 bytes was sent (ASTRA-sim stops), -1: none */
+    int too_long;         /* 1 once a time passed NPUS_MAX_NS (the replay gives up) */
     th_ck_trace_fn trace; /* rank 0's node events, when not NULL */
     void *trace_ctx;
     int64_t *start0; /* rank 0's nodes' issue times */
@@ -171,6 +178,7 @@ typedef struct sim {
 /* astra_npus_queue.c */
 int npus_grow32(sim *s, void **arr, int32_t n, int32_t *cap, size_t elem);
 int32_t npus_take(sim *s, void **arr, npool *p, size_t elem);
+int64_t npus_ns(sim *s, double ns);
 void npus_put(npool *p, int32_t i);
 int npus_growi(sim *s, void **arr, int n, int *cap, size_t elem);
 void npus_schedule(sim *s, int64_t t, int kind, int32_t a);

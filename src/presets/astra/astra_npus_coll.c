@@ -73,7 +73,7 @@ static void release_packets(sim *s, int32_t si) {
     int32_t b = npus_take(s, (void **)&s->bd, &s->bdp, sizeof *s->bd);
     if (b < 0) return;
     s->bd[b] = (bundle){x->npu, si, a->processed, a->msg};
-    npus_register(s, x->npu, C_BUNDLE, a->to_ma ? E_TO_MA : E_TO_NPU, b, 0, (int64_t)s->ep);
+    npus_register(s, x->npu, C_BUNDLE, a->to_ma ? E_TO_MA : E_TO_NPU, b, 0, npus_ns(s, s->ep));
 }
 
 static void process_max_count(sim *s, int32_t si) {
@@ -201,7 +201,7 @@ void npus_bundle_call(sim *s, int32_t b) {
     if (x->processing) {
         x->processing = 0;
         double part = floor((double)x->size / s->mem_bw * 1e9);
-        npus_register(s, x->npu, C_BUNDLE, E_PROC, b, 0, (int64_t)(3 * part));
+        npus_register(s, x->npu, C_BUNDLE, E_PROC, b, 0, npus_ns(s, 3 * part));
         return;
     }
     int32_t si = x->stream;

@@ -12,14 +12,33 @@ void npus_greedy_reset(sim *s) {
         s->load[i].dim = i, s->load[i].t = 0;
 }
 
-static void load_add(sim *s, int k, int d, int rs, double *chunk) {
+/* Entry k's load grows by a chunk's phase on dim d; the chunk's size goes on to the next
+ * (64-bit unsigned arithmetic, as ASTRA-sim's). */
+static void load_add(sim *s, int k, int d, int rs, uint64_t *chunk) {
     double p = s->p[d], bw = s->sys->dims[d].bw_GBps / s->sys->dims[0].bw_GBps;
     if (rs) {
-        s->load[k].t += ((*chunk / 1048576) * ((p - 1) / p)) / bw;
-        *chunk = (double)((uint64_t)*chunk / (uint64_t)p);
+        s->load[k].t += (((double)*chunk / 1048576) * ((p - 1) / p)) / bw;
+        *chunk /= (uint64_t)s->p[d];
     } else {
-        s->load[k].t += ((*chunk / 1048576) * (p - 1)) / bw;
-        *chunk = (double)((uint64_t)*chunk * (uint64_t)p);
+        s->load[k].t += (((double)*chunk / 1048576) * (p - 1)) / bw;
+        *chunk *= (uint64_t)s->p[d];
+    }
+}
+
+/* A load gap as bytes, converted as ASTRA-sim converts it; one past 2^64 has no such value:
+ * the replay gives up (too_long). */
+static uint64_t gap_bytes(sim *s, double v) {
+    if (!(v < 18446744073709551616.0)) {
+        s->too_long = 1;
+        return 0;
+    }
+    return (uint64_t)v;
+}
+
+static void reverse(dimload *l, int n) {
+    for (int i = 0; i < n / 2; i++) {
+        dimload v = l[i];
+        l[i] = l[n - 1 - i], l[n - 1 - i] = v;
     }
 }
 
@@ -38,17 +57,13 @@ void npus_greedy(sim *s, int64_t id, uint64_t *remaining, uint64_t recommended, 
     e->id = id, e->consumers = 1;
     int rs = op != OP_AG, nd = s->nd;
     for (int i = 1; i < nd; i++) { /* std::sort of a few: insertion, stable */
-        __typeof__(s->load[0]) v = s->load[i];
+        dimload v = s->load[i];
         int j = i;
         for (; j > 0 && v.t < s->load[j - 1].t; j--)
             s->load[j] = s->load[j - 1];
         s->load[j] = v;
     }
-    if (!rs)
-        for (int i = 0; i < nd / 2; i++) {
-            __typeof__(s->load[0]) v = s->load[i];
-            s->load[i] = s->load[nd - 1 - i], s->load[nd - 1 - i] = v;
-        }
+    if (!rs) reverse(s->load, nd);
     uint64_t chunk = recommended;
     e->size = *remaining < chunk ? *remaining : chunk;
     *remaining -= e->size;
@@ -66,21 +81,22 @@ void npus_greedy(sim *s, int64_t id, uint64_t *remaining, uint64_t recommended, 
             double b0 = s->sys->dims[0].bw_GBps;
             if (rs) {
                 double gap = fabs(s->load[nd - 1].t - s->load[ptr].t), p = s->p[d];
-                diff = (uint64_t)((gap * (s->sys->dims[d].bw_GBps / b0)) / ((p - 1) / p) * 1048576);
+                diff =
+                    gap_bytes(s, (gap * (s->sys->dims[d].bw_GBps / b0)) / ((p - 1) / p) * 1048576);
             } else {
                 int last = nd - 1;
                 while (!INVOLVED(s->load[last].dim))
                     last--;
                 int hd = s->load[last].dim;
                 double gap = fabs(s->load[last].t - s->load[ptr].t), p = s->p[hd];
-                diff = (uint64_t)((gap * (s->sys->dims[hd].bw_GBps / b0)) / (p - 1) * 1048576);
+                diff = gap_bytes(s, (gap * (s->sys->dims[hd].bw_GBps / b0)) / (p - 1) * 1048576);
                 for (last--; ptr <= last; last--)
                     if (INVOLVED(s->load[last].dim)) diff /= (uint64_t)s->p[s->load[last].dim];
             }
             if (diff < recommended / 16) {
                 for (int i = 0; i < nd; i++)
                     e->order[i] = i;
-                __typeof__(s->load[0]) re[TH_MAX_DIMS];
+                dimload re[TH_MAX_DIMS];
                 for (int i = 0; i < nd; i++)
                     for (int j = 0; j < nd; j++)
                         if (s->load[j].dim == i) {
@@ -88,22 +104,15 @@ void npus_greedy(sim *s, int64_t id, uint64_t *remaining, uint64_t recommended, 
                             break;
                         }
                 memcpy(s->load, re, sizeof re[0] * (size_t)nd);
-                if (!rs)
-                    for (int i = 0; i < nd / 2; i++) {
-                        __typeof__(s->load[0]) v = s->load[i];
-                        s->load[i] = s->load[nd - 1 - i], s->load[nd - 1 - i] = v;
-                    }
-                double c = (double)chunk;
+                if (!rs) reverse(s->load, nd);
                 for (int i = 0; i < nd; i++)
-                    if (INVOLVED(i)) load_add(s, i, i, rs, &c);
+                    if (INVOLVED(i)) load_add(s, i, i, rs, &chunk);
                 memcpy(out, e->order, sizeof e->order);
                 return;
             }
         }
         e->order[nres++] = d;
-        double c = (double)chunk;
-        load_add(s, ptr, d, rs, &c);
-        chunk = (uint64_t)c;
+        load_add(s, ptr, d, rs, &chunk);
     }
 #undef INVOLVED
     memcpy(out, e->order, sizeof e->order);

@@ -98,7 +98,7 @@ void npus_send(sim *s, int64_t tag, int32_t src, int32_t dst, uint64_t count) {
     if (m < 0) return;
     s->msgs[m] = k;
     double ns = th_astra_message(s->sys, src, dst, (double)count);
-    npus_schedule(s, s->now + (int64_t)ns, G_ARRIVE, m);
+    npus_schedule(s, s->now + npus_ns(s, ns), G_ARRIVE, m);
 }
 
 /* CommonNetworkApi::sim_recv: stream si of NPU dst waits for a message from src. */

@@ -34,6 +34,16 @@ void npus_put(npool *p, int32_t i) {
     p->next[i] = p->free1, p->free1 = i + 1;
 }
 
+/* A delay of ns (whole) as a tick count; 0 and too_long set when the replay's time would pass
+ * NPUS_MAX_NS with it. */
+int64_t npus_ns(sim *s, double ns) {
+    if (!(ns >= 0 && (double)s->now + ns < NPUS_MAX_NS)) {
+        s->too_long = 1;
+        return 0;
+    }
+    return (int64_t)ns;
+}
+
 /* th_grow wants size_t capacities; the pools keep int32_t ones. */
 int npus_grow32(sim *s, void **arr, int32_t n, int32_t *cap, size_t elem) {
     if (n < *cap) return 0;
