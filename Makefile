@@ -81,7 +81,7 @@ ALL_LDFLAGS = $(SAN) $(LDFLAGS)
 DEPFLAGS    = -MMD -MP
 
 # The front end (src/cli/) is the program's, not the library's.
-LIB_SRC   := $(wildcard src/*.c src/cmd/*.c src/chakra/*.c)
+LIB_SRC   := $(wildcard src/*.c src/cmd/*.c src/chakra/*.c src/npus/*.c)
 # The presets (src/presets/NAME/, one folder each) see the core's internal headers (-Isrc);
 # the core is compiled without theirs.
 PRESET_SRC := $(wildcard src/presets/*/*.c)

@@ -1,28 +1,53 @@
 /* The ASTRA-sim 2.x preset's replay of a Chakra trace NPU by NPU (docs/CHAKRA.md, "Every NPU
  * in its order"): the workload layer (Workload.cc, HardwareResource.cc: nodes issued once their
- * parents end, in id order, one compute, one CPU and one communication node in flight) and the
- * run, every NPU's events in the backend's order. The replay falls back on it where it does
- * not know the order of the NPUs' events; it refuses a trace ASTRA-sim would not finish. */
+ * parents end, in id order, one compute, one CPU and one communication node in flight) over
+ * the system layer of src/npus/ as ASTRA-sim 2.x runs it. The replay falls back on it where it
+ * does not know the order of the NPUs' events; it refuses a trace ASTRA-sim would not
+ * finish. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "astra_npus.h"
+#include "astra_preset.h"
+#include "chakra/chakra.h"
 #include "chakra/chakra_mem.h"
+#include "npus/npus.h"
 #include "themis/astra.h"
+
+typedef struct ckw_npu { /* one NPU's Workload and HardwareResource */
+    int32_t *left;       /* per node, its parents not yet ended */
+    int32_t *free;       /* the nodes whose parents ended, not issued, by id */
+    int nfree, free_cap, ongoing, cpu, comp, comm, finished;
+    int32_t coll;   /* the collective node in flight (-1: none) */
+    int64_t finish; /* when it finished */
+    double gpu_ns;
+} ckw_npu;
+
+typedef struct ckw { /* the workload layer of every NPU */
+    const th_ck_graph *g;
+    ckw_npu *w;
+    uint32_t *cdims;      /* per node, the dims it involves */
+    th_ck_trace_fn trace; /* rank 0's node events, when not NULL */
+    void *trace_ctx;
+    int64_t *start0; /* rank 0's nodes' issue times */
+} ckw;
+
+static ckw *W(const npus *s) {
+    return s->c.user;
+}
 
 static int is_comm(const th_ck_node *x) {
     return x->kind != TH_CK_COMPUTE;
 }
 
-static int available(const npu *u, const th_ck_node *x) {
+static int available(const ckw_npu *u, const th_ck_node *x) {
     if (x->cpu) return u->cpu == 0;
     if (!is_comm(x)) return u->comp == 0;
     return u->comm == 0 || x->kind == TH_CK_RECV;
 }
 
-static void occupy(npu *u, const th_ck_node *x, int delta) {
+static void occupy(ckw_npu *u, const th_ck_node *x, int delta) {
     if (x->cpu)
         u->cpu += delta;
     else if (!is_comm(x))
@@ -32,14 +57,15 @@ static void occupy(npu *u, const th_ck_node *x, int delta) {
 }
 
 /* DependancyResolver::finish_node: node k ended on NPU n; its children may be free. */
-static void finish_node(sim *s, int32_t n, int32_t k) {
-    npu *u = &s->npus[n];
-    if (n == 0 && s->trace) {
-        th_ck_event ev = {k, (double)s->start0[k], (double)s->now, 0};
-        s->trace(s->trace_ctx, &ev);
+static void finish_node(npus *s, int32_t n, int32_t k) {
+    ckw *c = W(s);
+    ckw_npu *u = &c->w[n];
+    if (n == 0 && c->trace) {
+        th_ck_event ev = {k, (double)c->start0[k], (double)s->now, 0};
+        c->trace(c->trace_ctx, &ev);
     }
     u->ongoing--;
-    const th_ck_graph *g = s->g;
+    const th_ck_graph *g = c->g;
     for (int32_t c = g->child_off[k]; c < g->child_off[k + 1]; c++) {
         int32_t ch = g->child[c];
         if (--u->left[ch]) continue;
@@ -53,11 +79,12 @@ static void finish_node(sim *s, int32_t n, int32_t k) {
     }
 }
 
-static void issue(sim *s, int32_t n, int32_t k);
+static void issue(npus *s, int32_t n, int32_t k);
 
 /* Workload::issue_dep_free_nodes: the free nodes in id order, each as the hardware allows. */
-static void issue_free(sim *s, int32_t n) {
-    npu *u = &s->npus[n];
+static void issue_free(npus *s, int32_t n) {
+    ckw *c = W(s);
+    ckw_npu *u = &c->w[n];
     int m = u->nfree;
     if (!m) return;
     int32_t *snap = malloc(sizeof *snap * (size_t)m);
@@ -67,21 +94,22 @@ static void issue_free(sim *s, int32_t n) {
     }
     memcpy(snap, u->free, sizeof *snap * (size_t)m);
     for (int i = 0; i < m && !s->oom; i++)
-        if (available(&s->npus[n], &s->g->nodes[snap[i]])) issue(s, n, snap[i]);
+        if (available(&c->w[n], &c->g->nodes[snap[i]])) issue(s, n, snap[i]);
     free(snap);
 }
 
-static void check_finished(sim *s, int32_t n) {
-    npu *u = &s->npus[n];
+static void check_finished(npus *s, int32_t n) {
+    ckw_npu *u = &W(s)->w[n];
     if (!u->finished && !u->nfree && !u->ongoing && !u->cpu && !u->comp && !u->comm) {
         u->finished = 1;
         u->finish = s->now;
     }
 }
 
-static void issue(sim *s, int32_t n, int32_t k) {
-    npu *u = &s->npus[n];
-    const th_ck_node *x = &s->g->nodes[k];
+static void issue(npus *s, int32_t n, int32_t k) {
+    ckw *c = W(s);
+    ckw_npu *u = &c->w[n];
+    const th_ck_node *x = &c->g->nodes[k];
     int at = 0;
     while (at < u->nfree && u->free[at] != k)
         at++;
@@ -91,87 +119,55 @@ static void issue(sim *s, int32_t n, int32_t k) {
     }
     u->ongoing++;
     occupy(u, x, 1);
-    if (n == 0 && s->start0) s->start0[k] = s->now;
+    if (n == 0 && c->start0) c->start0[k] = s->now;
     if (x->kind == TH_CK_COMPUTE) {
         double ns = th_ck_compute_ns(s->sys, x);
         if (ns < 0) { /* a roofline node of no tensor: skipped as invalid */
             finish_node(s, n, k);
-            occupy(&s->npus[n], x, -1);
+            occupy(u, x, -1);
             return;
         }
         if (!x->cpu) u->gpu_ns += ns;
         npus_register(s, n, C_WORK, E_GENERAL, n, k, npus_ns(s, ns));
     } else if (x->kind == TH_CK_COLL) {
         u->coll = k;
-        npus_generate(s, n, k);
+        int op = x->coll == TH_COLL_ALLREDUCE       ? OP_AR
+                 : x->coll == TH_COLL_REDUCESCATTER ? OP_RS
+                 : x->coll == TH_COLL_ALLGATHER     ? OP_AG
+                                                    : OP_A2A;
+        npus_generate(s, n, op, (uint64_t)x->size, c->cdims[k], NPUS_PRIO_NONE, k);
     } else if (x->kind == TH_CK_BCAST) {
-        if (npus_grow32(s, (void **)&s->ds, s->nds, &s->ds_cap, sizeof *s->ds)) return;
-        int32_t di = s->nds++;
-        s->ds[di] = (dataset){n, k, 1, 0, 1};
+        int32_t di = npus_dataset(s, n, k, 1);
+        if (di < 0) return;
         int64_t ns = npus_ns(s, x->micros ? (double)x->micros * 1000 : 1);
         npus_register(s, n, C_DATASET, E_GENERAL, di, 0, ns);
     } else { /* an invalid node: finished as issued */
         finish_node(s, n, k);
-        occupy(&s->npus[n], x, -1);
+        occupy(u, x, -1);
     }
 }
 
 /* Workload::call. */
-static void work_call(sim *s, int32_t n, int ev, int32_t k) {
-    if (s->npus[n].finished) return;
+static void work_call(npus *s, int32_t n, int ev, int32_t k) {
+    ckw *c = W(s);
+    if (c->w[n].finished) return;
     if (ev == E_COLL_DONE || k >= 0) {
-        if (ev == E_COLL_DONE) s->npus[n].coll = -1;
-        occupy(&s->npus[n], &s->g->nodes[k], -1);
+        if (ev == E_COLL_DONE) c->w[n].coll = -1;
+        occupy(&c->w[n], &c->g->nodes[k], -1);
         finish_node(s, n, k);
     }
     issue_free(s, n);
     check_finished(s, n);
 }
 
-/* DataSet::notify_stream_finished. */
-void npus_dataset_done(sim *s, int32_t di) {
-    dataset *d = &s->ds[di];
-    if (++d->finished == d->total) work_call(s, d->npu, E_COLL_DONE, d->node);
+static void on_work(npus *s, int32_t n, int ev, int32_t obj, int32_t data) {
+    (void)obj;
+    work_call(s, n, ev, data);
 }
 
-void npus_call(sim *s, int32_t n, int callee, int ev, int32_t obj, int32_t data) {
-    switch (callee) {
-    case C_WORK: work_call(s, n, ev, data); break;
-    case C_BUNDLE: npus_bundle_call(s, obj); break;
-    case C_DATASET: npus_dataset_done(s, obj); break;
-    default: npus_stream_run(s, obj, ev);
-    }
-}
-
-static void sim_free(sim *s) {
-    free(s->gq);
-    free(s->bk);
-    free(s->times);
-    free(s->bmap);
-    free(s->ev);
-    for (int32_t i = 0; i < s->stp.n; i++)
-        free(s->st[i].a.q);
-    free(s->st);
-    free(s->ds);
-    free(s->bd);
-    free(s->tab);
-    free(s->msgs);
-    free(s->waits);
-    npool *pools[] = {&s->gqp, &s->bkp, &s->evp, &s->stp, &s->bdp, &s->waitp, &s->msgp};
-    for (size_t i = 0; i < sizeof pools / sizeof *pools; i++)
-        free(pools[i]->next);
-    free(s->gr);
-    for (int n = 0; s->npus && n < s->n; n++) {
-        npu *u = &s->npus[n];
-        free(u->slots);
-        free(u->left);
-        free(u->free);
-        for (int d = 0; d < TH_MAX_DIMS; d++)
-            free(u->act[d]);
-    }
-    free(s->npus);
-    free(s->cdims);
-    free(s->start0);
+/* DataSet's notifier: the collective (or broadcast) node ended. */
+static void on_done(npus *s, int32_t di) {
+    work_call(s, s->ds[di].npu, E_COLL_DONE, s->ds[di].owner);
 }
 
 /* Why tr is not replayed NPU by NPU here (NULL: it is): what the port leaves out. */
@@ -200,6 +196,14 @@ static const char *unsupported(const th_system *sys, const th_ck_trace *tr, cons
     return NULL;
 }
 
+static void ckw_free(ckw *c, int n) {
+    for (int i = 0; c->w && i < n; i++)
+        free(c->w[i].left), free(c->w[i].free);
+    free(c->w);
+    free(c->cdims);
+    free(c->start0);
+}
+
 int astra_npus_replay(const th_system *sys, const th_ck_trace *tr, const th_ck_opts *o,
                       th_ck_trace_fn trace, void *trace_ctx, th_ck_result *res, int *handled,
                       th_error *err) {
@@ -207,71 +211,62 @@ int astra_npus_replay(const th_system *sys, const th_ck_trace *tr, const th_ck_o
     if (unsupported(sys, tr, o)) return TH_OK;
     *handled = 1;
     const th_ck_graph *g = &tr->g;
-    sim S = {0}, *s = &S;
-    s->sys = sys, s->g = g, s->o = o, s->trace = trace, s->trace_ctx = trace_ctx;
-    if (trace && !(s->start0 = calloc((size_t)(g->n ? g->n : 1), sizeof *s->start0)))
-        return th_error_set(err, TH_EINTERNAL, "out of memory");
+    int n = (int)sys->npus;
+    size_t nn = (size_t)(g->n ? g->n : 1);
+    ckw C = {g, NULL, NULL, trace, trace_ctx, NULL}, *c = &C;
+    c->w = calloc((size_t)n, sizeof *c->w);
+    c->cdims = malloc(sizeof *c->cdims * nn);
+    if (trace) c->start0 = calloc(nn, sizeof *c->start0);
+    int bad = !c->w || !c->cdims || (trace && !c->start0);
     uint32_t all = (1u << sys->ndims) - 1u;
-    s->cdims = malloc(sizeof *s->cdims * (size_t)(g->n ? g->n : 1));
-    if (!s->cdims) {
-        free(s->start0);
-        return th_error_set(err, TH_EINTERNAL, "out of memory");
-    }
-    for (int32_t i = 0; i < g->n; i++)
-        s->cdims[i] = g->nodes[i].ndims < 0 ? all : g->nodes[i].dims & all;
-    s->n = (int)sys->npus, s->nd = sys->ndims;
-    s->themis = o->policy == TH_POLICY_THEMIS;
-    s->scf = o->intra == TH_INTRA_SCF;
-    s->flat = astra_of(sys)->flat;
-    s->ep = astra_of(sys)->endpoint;
-    s->mem_bw = astra_of(sys)->local_mem_GBps * 1e9;
-    s->zero_at = -1;
-    int64_t stride = 1;
-    for (int d = 0; d < s->nd; d++) {
-        s->p[d] = (int)sys->dims[d].npus;
-        s->stride[d] = stride;
-        stride *= s->p[d];
-    }
-    npus_greedy_reset(s);
-    s->npus = calloc((size_t)s->n, sizeof *s->npus);
-    if (!s->npus) {
-        sim_free(s);
-        return th_error_set(err, TH_EINTERNAL, "out of memory");
-    }
-    for (int n = 0; n < s->n && !s->oom; n++) {
-        npu *u = &s->npus[n];
+    for (int32_t i = 0; !bad && i < g->n; i++)
+        c->cdims[i] = g->nodes[i].ndims < 0 ? all : g->nodes[i].dims & all;
+    for (int r = 0; !bad && r < n; r++) {
+        ckw_npu *u = &c->w[r];
         u->coll = -1;
-        u->left = malloc(sizeof *u->left * (size_t)(g->n ? g->n : 1));
-        if (!u->left) {
-            s->oom = 1;
+        if (!(u->left = malloc(sizeof *u->left * nn)) ||
+            !(u->free = malloc(sizeof *u->free * nn))) {
+            bad = 1;
             break;
         }
+        u->free_cap = (int)nn;
         for (int32_t i = 0; i < g->n; i++) {
             u->left[i] = (int32_t)g->nodes[i].ndeps;
-            if (!u->left[i] &&
-                !npus_growi(s, (void **)&u->free, u->nfree, &u->free_cap, sizeof *u->free))
-                u->free[u->nfree++] = i;
+            if (!u->left[i]) u->free[u->nfree++] = i;
         }
+    }
+    npus_cfg cfg = {0};
+    cfg.sys = sys, cfg.version = NPUS_V2;
+    cfg.themis = o->policy == TH_POLICY_THEMIS;
+    cfg.scf = o->intra == TH_INTRA_SCF;
+    cfg.flat = astra_of(sys)->flat;
+    cfg.lifo = 1;
+    cfg.gap_den = 16;
+    cfg.splits = o->chunks;
+    cfg.ep = astra_of(sys)->endpoint;
+    cfg.mem_bw = astra_of(sys)->local_mem_GBps * 1e9;
+    for (int d = 0; d < sys->ndims; d++) {
+        cfg.greedy_bw[d] = sys->dims[d].bw_GBps;
+        for (int t = 0; t < 4; t++) {
+            th_algorithm al = th_astra_algorithm(sys, (th_coll_type)t, d);
+            cfg.alg[t][d] = al == TH_ALG_RHD ? A_HD : al == TH_ALG_DIRECT ? A_DIRECT : A_RING;
+        }
+    }
+    cfg.message = th_astra_message;
+    cfg.work = on_work, cfg.done = on_done, cfg.user = c;
+    cfg.stop = o->stop, cfg.poll = o->poll, cfg.poll_ctx = o->poll_ctx;
+    npus S, *s = &S;
+    if (bad || npus_init(s, &cfg)) {
+        if (!bad) npus_free(s);
+        ckw_free(c, n);
+        return th_error_set(err, TH_EINTERNAL, "out of memory");
     }
     /* Workload::fire on every NPU in turn at 0, then the backend's events in order */
-    for (int n = 0; n < s->n && !s->oom; n++)
-        work_call(s, n, E_GENERAL, -1);
-    uint64_t steps = 0;
+    for (int r = 0; r < n && !s->oom; r++)
+        work_call(s, r, E_GENERAL, -1);
     int rc = TH_OK;
-    gev e;
-    while (!s->oom && s->zero_at < 0 && !s->too_long && npus_pop_event(s, &e)) {
-        if (e.kind == G_CALL)
-            npus_call_events(s, e.a);
-        else if (e.kind == G_ARRIVE)
-            npus_arrive(s, e.a);
-        else
-            npus_stream_run(s, e.a, -1);
-        if (!(++steps & 0xffff) &&
-            ((o->stop && atomic_load(o->stop)) || (o->poll && o->poll(o->poll_ctx)))) {
-            rc = th_error_set(err, TH_EINTERNAL, "interrupted");
-            break;
-        }
-    }
+    if (!s->oom && npus_run(s) && s->interrupted)
+        rc = th_error_set(err, TH_EINTERNAL, "interrupted");
     if (rc == TH_OK && s->oom) rc = th_error_set(err, TH_EINTERNAL, "out of memory");
     if (rc == TH_OK && s->zero_at >= 0)
         rc = th_error_set(err, TH_EINPUT,
@@ -280,8 +275,8 @@ int astra_npus_replay(const th_system *sys, const th_ck_trace *tr, const th_ck_o
                           tr->file0, (long long)s->zero_at);
     int64_t end = 0;
     int last = 0, hang = 0;
-    for (int n = 0; rc == TH_OK && n < s->n; n++) {
-        npu *u = &s->npus[n];
+    for (int r = 0; rc == TH_OK && r < n; r++) {
+        ckw_npu *u = &c->w[r];
         if (!u->finished) {
             hang = 1;
             if (u->coll >= 0)
@@ -290,17 +285,17 @@ int astra_npus_replay(const th_system *sys, const th_ck_trace *tr, const th_ck_o
                                   "collective waits from %lld ns on for messages no NPU sends "
                                   "(every NPU replayed event by event, docs/CHAKRA.md)",
                                   tr->file0, (unsigned long long)g->nodes[u->coll].id,
-                                  th_coll_type_name((th_coll_type)g->nodes[u->coll].coll), n,
-                                  (long long)u->last);
+                                  th_coll_type_name((th_coll_type)g->nodes[u->coll].coll), r,
+                                  (long long)s->npus[r].last);
             else
                 rc = th_error_set(err, TH_EINPUT,
                                   "%s: ASTRA-sim 2.x would not finish: NPU %d stops at %lld ns "
                                   "with nodes not issued (every NPU replayed event by event, "
                                   "docs/CHAKRA.md)",
-                                  tr->file0, n, (long long)u->last);
+                                  tr->file0, r, (long long)s->npus[r].last);
             break;
         }
-        if (u->finish > end) end = u->finish, last = n;
+        if (u->finish > end) end = u->finish, last = r;
     }
     if (rc == TH_EINPUT && hang) *handled = 2;
     if (s->too_long && !s->oom && rc != TH_EINTERNAL) { /* past its times: the refusal stands */
@@ -310,7 +305,7 @@ int astra_npus_replay(const th_system *sys, const th_ck_trace *tr, const th_ck_o
     if (rc == TH_OK && *handled) {
         memset(res, 0, sizeof *res);
         res->finish = (double)end;
-        res->compute = s->npus[last].gpu_ns;
+        res->compute = c->w[last].gpu_ns;
         res->exposed = res->finish - res->compute;
         res->classes = 1;
         res->class_end[0] = res->finish;
@@ -318,6 +313,7 @@ int astra_npus_replay(const th_system *sys, const th_ck_trace *tr, const th_ck_o
         for (int32_t i = 0; i < g->n; i++)
             res->collectives += g->nodes[i].kind == TH_CK_COLL;
     }
-    sim_free(s);
+    npus_free(s);
+    ckw_free(c, n);
     return rc;
 }

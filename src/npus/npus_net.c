@@ -1,12 +1,12 @@
-/* The replay NPU by NPU: messages through the analytical backend (CongestionUnawareNetworkApi,
- * CommonNetworkApi, CallbackTracker, ChunkIdGenerator): a send's arrival after its time on the
- * network, matched with its receive. */
+/* The replay NPU by NPU: messages through the analytical backend (2.x's
+ * CongestionUnawareNetworkApi, CommonNetworkApi, CallbackTracker, ChunkIdGenerator; 1.0's
+ * AnalyticalNetwork, SendRecvTrackingMap): a send's arrival after its time on the network (the
+ * preset's message time), matched with its receive. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "astra_npus.h"
-#include "themis/astra.h"
+#include "npus.h"
 
 /* The callback tracker (CallbackTracker.cc, ChunkIdGenerator.cc).
  *
@@ -31,7 +31,7 @@ static int mkey_eq(const mkey *a, const mkey *b) {
     return a->tag == b->tag && a->count == b->count && a->src == b->src && a->dst == b->dst;
 }
 
-static int tab_rehash(sim *s, size_t cap) {
+static int tab_rehash(npus *s, size_t cap) {
     mentry *old = s->tab;
     size_t oc = s->tab_cap;
     s->tab = calloc(cap, sizeof *s->tab);
@@ -52,7 +52,7 @@ static int tab_rehash(sim *s, size_t cap) {
 }
 
 /* The entry of key k; made (zeroed) when absent and make is set; NULL when absent. */
-static mentry *tab_get(sim *s, const mkey *k, int make) {
+static mentry *tab_get(npus *s, const mkey *k, int make) {
     if (make && 2 * (s->tab_n + 1) > s->tab_cap &&
         tab_rehash(s, s->tab_cap ? 2 * s->tab_cap : 1024))
         return NULL;
@@ -69,9 +69,8 @@ static mentry *tab_get(sim *s, const mkey *k, int make) {
     return &s->tab[j];
 }
 
-/* Drops entry e when every send found its receive (backward-shift deletion). */
-static void tab_settle(sim *s, mentry *e) {
-    if (e->sends != e->recvs || e->arrived != e->sends) return;
+/* Drops entry e (backward-shift deletion). */
+static void tab_del(npus *s, mentry *e) {
     size_t m = s->tab_cap - 1, i = (size_t)(e - s->tab), j = i;
     s->tab[i].used = 0;
     s->tab_n--;
@@ -87,23 +86,65 @@ static void tab_settle(sim *s, mentry *e) {
     }
 }
 
+/* Drops entry e when every send found its receive. */
+static void tab_settle(npus *s, mentry *e) {
+    if (e->sends == e->recvs && e->arrived == e->sends) tab_del(s, e);
+}
+
+/* 1.0's analytical backend (AnalyticalNetwork.cc, SendRecvTrackingMap.cc): one entry per key,
+ * a send or a receive waiting for its other half (a second one of a key while the first waits
+ * is lost: std::map::emplace keeps the first). A send whose receive waits schedules the
+ * receive's callback at its arrival; a receive whose send went first schedules it at that
+ * send's arrival, or at once. */
+static void send_v1(npus *s, const mkey *k, int64_t t) {
+    mentry *e = tab_get(s, k, 1);
+    if (!e) return;
+    if (e->recvs) {
+        int32_t si = e->head;
+        tab_del(s, e);
+        npus_schedule(s, t, G_RECV, si);
+        return;
+    }
+    if (!e->sends) e->sends = 1, e->sent_at = t;
+}
+
+static void recv_v1(npus *s, const mkey *k, int32_t si) {
+    mentry *e = tab_get(s, k, 1);
+    if (!e) return;
+    if (e->sends) {
+        int64_t t = e->sent_at;
+        tab_del(s, e);
+        npus_schedule(s, t > s->now ? t : s->now, G_RECV, si);
+        return;
+    }
+    if (!e->recvs) e->recvs = 1, e->head = si;
+}
+
 /* CongestionUnawareNetworkApi::sim_send: a collective's message from src (its stream's tag). */
-void npus_send(sim *s, int64_t tag, int32_t src, int32_t dst, uint64_t count) {
-    if (!count && s->zero_at < 0) s->zero_at = s->now;
+void npus_send(npus *s, int64_t tag, int32_t src, int32_t dst, uint64_t count) {
+    if (!count && s->c.version == NPUS_V2 && s->zero_at < 0) s->zero_at = s->now;
     mkey k = {tag, count, src, dst};
+    double ns = s->c.message(s->c.net ? s->c.net : s->sys, src, dst, (double)count);
+    if (s->c.version == NPUS_V1) {
+        send_v1(s, &k, s->now + npus_ns(s, ns));
+        return;
+    }
     mentry *e = tab_get(s, &k, 1);
     if (!e) return;
     e->sends++;
     int32_t m = npus_take(s, (void **)&s->msgs, &s->msgp, sizeof *s->msgs);
     if (m < 0) return;
     s->msgs[m] = k;
-    double ns = th_astra_message(s->sys, src, dst, (double)count);
     npus_schedule(s, s->now + npus_ns(s, ns), G_ARRIVE, m);
 }
 
 /* CommonNetworkApi::sim_recv: stream si of NPU dst waits for a message from src. */
-void npus_recv(sim *s, int64_t tag, int32_t src, int32_t dst, uint64_t count, int32_t si) {
+void npus_recv(npus *s, int64_t tag, int32_t src, int32_t dst, uint64_t count, int32_t si) {
     mkey k = {tag, count, src, dst};
+    if (s->c.version == NPUS_V1) {
+        recv_v1(s, &k, si);
+        return;
+    }
     mentry *e = tab_get(s, &k, 1);
     if (!e) return;
     e->recvs++;
@@ -124,7 +165,7 @@ void npus_recv(sim *s, int64_t tag, int32_t src, int32_t dst, uint64_t count, in
 
 /* CommonNetworkApi::process_chunk_arrival: the message's receive runs when posted, else the
  * message waits for it. */
-void npus_arrive(sim *s, int32_t m) {
+void npus_arrive(npus *s, int32_t m) {
     mkey k = s->msgs[m];
     npus_put(&s->msgp, m);
     mentry *e = tab_get(s, &k, 0);

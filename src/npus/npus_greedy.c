@@ -5,17 +5,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "astra_npus.h"
+#include "npus.h"
 
-void npus_greedy_reset(sim *s) {
+void npus_greedy_reset(npus *s) {
     for (int i = 0; i < s->nd; i++)
         s->load[i].dim = i, s->load[i].t = 0;
 }
 
 /* Entry k's load grows by a chunk's phase on dim d; the chunk's size goes on to the next
  * (64-bit unsigned arithmetic, as ASTRA-sim's). */
-static void load_add(sim *s, int k, int d, int rs, uint64_t *chunk) {
-    double p = s->p[d], bw = s->sys->dims[d].bw_GBps / s->sys->dims[0].bw_GBps;
+static void load_add(npus *s, int k, int d, int rs, uint64_t *chunk) {
+    double p = s->p[d], bw = s->c.greedy_bw[d] / s->c.greedy_bw[0];
     if (rs) {
         s->load[k].t += (((double)*chunk / 1048576) * ((p - 1) / p)) / bw;
         *chunk /= (uint64_t)s->p[d];
@@ -27,7 +27,7 @@ static void load_add(sim *s, int k, int d, int rs, uint64_t *chunk) {
 
 /* A load gap as bytes, converted as ASTRA-sim converts it; one past 2^64 has no such value:
  * the replay gives up (too_long). */
-static uint64_t gap_bytes(sim *s, double v) {
+static uint64_t gap_bytes(npus *s, double v) {
     if (!(v < 18446744073709551616.0)) {
         s->too_long = 1;
         return 0;
@@ -42,7 +42,7 @@ static void reverse(dimload *l, int n) {
     }
 }
 
-void npus_greedy(sim *s, int64_t id, uint64_t *remaining, uint64_t recommended, uint32_t inv,
+void npus_greedy(npus *s, int64_t id, uint64_t *remaining, uint64_t recommended, uint32_t inv,
                  int op, int *out) {
     for (int i = 0; i < s->ngr; i++)
         if (s->gr[i].id == id) {
@@ -78,22 +78,21 @@ void npus_greedy(sim *s, int64_t id, uint64_t *remaining, uint64_t recommended, 
         if (!calculated) {
             calculated = 1;
             uint64_t diff;
-            double b0 = s->sys->dims[0].bw_GBps;
+            double b0 = s->c.greedy_bw[0];
             if (rs) {
                 double gap = fabs(s->load[nd - 1].t - s->load[ptr].t), p = s->p[d];
-                diff =
-                    gap_bytes(s, (gap * (s->sys->dims[d].bw_GBps / b0)) / ((p - 1) / p) * 1048576);
+                diff = gap_bytes(s, (gap * (s->c.greedy_bw[d] / b0)) / ((p - 1) / p) * 1048576);
             } else {
                 int last = nd - 1;
                 while (!INVOLVED(s->load[last].dim))
                     last--;
                 int hd = s->load[last].dim;
                 double gap = fabs(s->load[last].t - s->load[ptr].t), p = s->p[hd];
-                diff = gap_bytes(s, (gap * (s->sys->dims[hd].bw_GBps / b0)) / (p - 1) * 1048576);
+                diff = gap_bytes(s, (gap * (s->c.greedy_bw[hd] / b0)) / (p - 1) * 1048576);
                 for (last--; ptr <= last; last--)
                     if (INVOLVED(s->load[last].dim)) diff /= (uint64_t)s->p[s->load[last].dim];
             }
-            if (diff < recommended / 16) {
+            if (diff < recommended / (uint64_t)s->c.gap_den) {
                 for (int i = 0; i < nd; i++)
                     e->order[i] = i;
                 dimload re[TH_MAX_DIMS];

@@ -1,15 +1,17 @@
 /* The replay NPU by NPU: the collective algorithms each phase runs (Ring.cc, AllToAll.cc for
  * direct, HalvingDoubling.cc) with their packets handed to and from the network through the
- * memory bus (PacketBundle.cc, MemBus.cc: the endpoint delay, reductions at local-mem-bw). */
+ * memory bus (PacketBundle.cc, MemBus.cc: the endpoint delay; reductions at local-mem-bw on
+ * 2.x, 500000 bytes per ns on 1.0). On 1.0 a phase that boost mode disables sends nothing,
+ * and every phase's end declares its stream ready (Algorithm::exit, BaseStream). */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "astra_npus.h"
+#include "npus.h"
 
 /* The NPU `steps` places from NPU x along its ring on dim d. */
-static int32_t ring_step(const sim *s, int d, int32_t x, int steps) {
+static int32_t ring_step(const npus *s, int d, int32_t x, int steps) {
     int64_t st = s->stride[d], p = s->p[d], c = x / st % p;
     int64_t c2 = ((c + steps) % p + p) % p;
     return (int32_t)(x + (c2 - c) * st);
@@ -22,7 +24,7 @@ static int log2i(int p) {
     return l;
 }
 
-void npus_algo_init(sim *s, stream *x, const phase *ph, int32_t id) {
+void npus_algo_init(npus *s, stream *x, const phase *ph, int32_t id) {
     algo *a = &x->a;
     pkt *q = a->q;
     int qcap = a->qcap;
@@ -30,6 +32,7 @@ void npus_algo_init(sim *s, stream *x, const phase *ph, int32_t id) {
     a->q = q, a->qcap = qcap;
     int d = ph->dim, p = s->p[d];
     a->kind = ph->alg, a->op = ph->op, a->p = p, a->id = id, a->dir = ph->dir;
+    a->enabled = ph->enabled;
     a->stride = s->stride[d], a->idx = (int)(id / s->stride[d] % p);
     a->rem_msg = a->rem_max = 1;
     uint64_t size = ph->size;
@@ -55,7 +58,7 @@ void npus_algo_init(sim *s, stream *x, const phase *ph, int32_t id) {
     a->msg = ph->op == OP_AG ? size : size / (uint64_t)p;
     if (a->kind == A_DIRECT) {
         a->middle = p - 1;
-        a->parallel = p - 1;
+        a->parallel = ph->window > 0 && ph->window < p - 1 ? ph->window : p - 1;
         if (ph->op == OP_A2A) a->stream_count = p - 1;
     }
 }
@@ -67,16 +70,16 @@ static int nonzero_packets(const algo *a) {
 }
 
 /* Ring::release_packets: one PacketBundle to the memory side (NPU_to_MA) or back. */
-static void release_packets(sim *s, int32_t si) {
+static void release_packets(npus *s, int32_t si) {
     stream *x = &s->st[si];
     algo *a = &x->a;
     int32_t b = npus_take(s, (void **)&s->bd, &s->bdp, sizeof *s->bd);
     if (b < 0) return;
     s->bd[b] = (bundle){x->npu, si, a->processed, a->msg};
-    npus_register(s, x->npu, C_BUNDLE, a->to_ma ? E_TO_MA : E_TO_NPU, b, 0, npus_ns(s, s->ep));
+    npus_register(s, x->npu, C_BUNDLE, a->to_ma ? E_TO_MA : E_TO_NPU, b, 0, npus_ns(s, s->c.ep));
 }
 
-static void process_max_count(sim *s, int32_t si) {
+static void process_max_count(npus *s, int32_t si) {
     algo *a = &s->st[si].a;
     if (a->rem_max > 0) a->rem_max--;
     if (a->rem_max) return;
@@ -105,8 +108,9 @@ static void process_max_count(sim *s, int32_t si) {
     }
 }
 
-static void insert_packet(sim *s, int32_t si) {
+static void insert_packet(npus *s, int32_t si) {
     algo *a = &s->st[si].a;
+    if (!a->enabled) return;
     if (!a->zero && !a->nonzero) {
         a->zero = a->parallel;
         a->nonzero = nonzero_packets(a);
@@ -139,10 +143,10 @@ static void insert_packet(sim *s, int32_t si) {
 }
 
 /* Ring::ready: sends the first packet and waits for the one from its sender. */
-static int ready(sim *s, int32_t si) {
+static int ready(npus *s, int32_t si) {
     stream *x = &s->st[si];
     algo *a = &x->a;
-    if (!a->qn || !a->stream_count || !a->free_packets) return 0;
+    if (!a->enabled || !a->qn || !a->stream_count || !a->free_packets) return 0;
     pkt k = a->q[a->qh];
     uint64_t size = a->kind == A_HD ? k.size : a->msg;
     npus_send(s, x->tag, x->npu, k.dest, size);
@@ -160,10 +164,11 @@ static int ready(sim *s, int32_t si) {
 }
 
 /* Ring::iteratable: 1 while the phase goes on; else it leaves (the stream may be gone). */
-static int iteratable(sim *s, int32_t si) {
+static int iteratable(npus *s, int32_t si) {
     algo *a = &s->st[si].a;
     if (a->stream_count == 0 && a->free_packets == a->parallel) {
         a->qh = a->qn = 0;
+        if (s->c.version == NPUS_V1) npus_declare_ready(s, si);
         npus_proceed(s, si);
         return 0;
     }
@@ -171,7 +176,7 @@ static int iteratable(sim *s, int32_t si) {
 }
 
 /* Algorithm::run: ev -1 PacketReceived, E_GENERAL, or 99 StreamInit. */
-void npus_stream_run(sim *s, int32_t si, int ev) {
+void npus_stream_run(npus *s, int32_t si, int ev) {
     algo *a = &s->st[si].a;
     if (ev == 99) {
         for (int i = 0, n = a->parallel; i < n && !s->oom; i++)
@@ -196,11 +201,12 @@ void npus_stream_run(sim *s, int32_t si, int ev) {
 }
 
 /* PacketBundle::call. */
-void npus_bundle_call(sim *s, int32_t b) {
+void npus_bundle_call(npus *s, int32_t b) {
     bundle *x = &s->bd[b];
     if (x->processing) {
         x->processing = 0;
-        double part = floor((double)x->size / s->mem_bw * 1e9);
+        double part = s->c.version == NPUS_V1 ? floor((double)x->size / 500000.0)
+                                              : floor((double)x->size / s->c.mem_bw * 1e9);
         npus_register(s, x->npu, C_BUNDLE, E_PROC, b, 0, npus_ns(s, 3 * part));
         return;
     }

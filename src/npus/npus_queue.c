@@ -1,17 +1,18 @@
-/* The replay NPU by NPU: the analytical backend's event queue (EventQueue.cpp: a list of
- * events per time, each in the order scheduled) and each NPU's events by tick
- * (Sys::try_register_event, Sys::call_events: the first registration for a tick schedules the
- * NPU's call of them all, in registration order). */
+/* The replay NPU by NPU: the analytical backend's event queue (EventQueue.cpp of either
+ * backend: a list of events per time, each in the order scheduled; one due at the current ns
+ * joins the list being run) and each NPU's events by tick (Sys::try_register_event,
+ * Sys::call_events: the first registration for a tick schedules the NPU's call of them all, in
+ * registration order); the pools behind them. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "astra_npus.h"
+#include "npus.h"
 #include "themis/buf.h"
 
 /* An entry of a pool's array: a free one, else a new one at its end (the array and its free
  * links grown); -1 when out of memory. */
-int32_t npus_take(sim *s, void **arr, npool *p, size_t elem) {
+int32_t npus_take(npus *s, void **arr, npool *p, size_t elem) {
     if (p->free1) {
         int32_t i = p->free1 - 1;
         p->free1 = p->next[i];
@@ -36,7 +37,7 @@ void npus_put(npool *p, int32_t i) {
 
 /* A delay of ns (whole) as a tick count; 0 and too_long set when the replay's time would pass
  * NPUS_MAX_NS with it. */
-int64_t npus_ns(sim *s, double ns) {
+int64_t npus_ns(npus *s, double ns) {
     if (!(ns >= 0 && (double)s->now + ns < NPUS_MAX_NS)) {
         s->too_long = 1;
         return 0;
@@ -45,14 +46,14 @@ int64_t npus_ns(sim *s, double ns) {
 }
 
 /* th_grow wants size_t capacities; the pools keep int32_t ones. */
-int npus_grow32(sim *s, void **arr, int32_t n, int32_t *cap, size_t elem) {
+int npus_grow32(npus *s, void **arr, int32_t n, int32_t *cap, size_t elem) {
     if (n < *cap) return 0;
     size_t c = (size_t)*cap;
     if (th_grow(arr, &c, (size_t)n + 1, elem)) return s->oom = 1;
     *cap = (int32_t)c;
     return 0;
 }
-int npus_growi(sim *s, void **arr, int n, int *cap, size_t elem) {
+int npus_growi(npus *s, void **arr, int n, int *cap, size_t elem) {
     if (n < *cap) return 0;
     size_t c = (size_t)*cap;
     if (th_grow(arr, &c, (size_t)n + 1, elem)) return s->oom = 1;
@@ -62,7 +63,7 @@ int npus_growi(sim *s, void **arr, int n, int *cap, size_t elem) {
 
 /* The bucket of time t (its index), made and put on the heap of times when make is set; -1
  * when absent (or out of memory). The times' table is open addressing on t. */
-static int32_t bucket_of(sim *s, int64_t t, int make) {
+static int32_t bucket_of(npus *s, int64_t t, int make) {
     if (make && 2 * (s->nbk + 1) > (int32_t)s->bmap_cap) {
         size_t cap = s->bmap_cap ? 2 * s->bmap_cap : 256;
         int32_t *m = malloc(sizeof *m * cap);
@@ -108,7 +109,7 @@ static int32_t bucket_of(sim *s, int64_t t, int make) {
 }
 
 /* Drops the earliest time (its bucket empty) from the heap and the table. */
-static void drop_earliest(sim *s) {
+static void drop_earliest(npus *s) {
     int32_t b = s->times[0], x = s->times[--s->ntimes];
     size_t i = 0, n = s->ntimes;
     for (;;) {
@@ -136,7 +137,7 @@ static void drop_earliest(sim *s) {
     s->nbk--;
 }
 
-void npus_schedule(sim *s, int64_t t, int kind, int32_t a) {
+void npus_schedule(npus *s, int64_t t, int kind, int32_t a) {
     int32_t b = bucket_of(s, t, 1);
     if (b < 0) return;
     int32_t e = npus_take(s, (void **)&s->gq, &s->gqp, sizeof *s->gq);
@@ -150,7 +151,7 @@ void npus_schedule(sim *s, int64_t t, int kind, int32_t a) {
 }
 
 /* The next event into *x (its time in s->now); 0 when none is left. */
-int npus_pop_event(sim *s, gev *x) {
+int npus_pop_event(npus *s, gev *x) {
     while (s->ntimes) {
         tbucket *b = &s->bk[s->times[0]];
         if (b->head < 0) {
@@ -168,7 +169,7 @@ int npus_pop_event(sim *s, gev *x) {
     return 0;
 }
 
-void npus_register(sim *s, int32_t n, int callee, int ev, int32_t obj, int32_t data,
+void npus_register(npus *s, int32_t n, int callee, int ev, int32_t obj, int32_t data,
                    int64_t delay) {
     npu *u = &s->npus[n];
     int64_t t = s->now + delay;
@@ -191,7 +192,7 @@ void npus_register(sim *s, int32_t n, int callee, int ev, int32_t obj, int32_t d
     sl->tail = e;
 }
 
-void npus_call_events(sim *s, int32_t n) {
+void npus_call_events(npus *s, int32_t n) {
     npu *u = &s->npus[n];
     u->last = s->now;
     int k = 0;
@@ -201,7 +202,7 @@ void npus_call_events(sim *s, int32_t n) {
     /* slot k stays where it is: registrations meanwhile append slots or events to it */
     for (int32_t e = u->slots[k].head; e >= 0 && !s->oom;) {
         lev x = s->ev[e];
-        npus_call(s, n, x.callee, x.ev, x.obj, x.data);
+        npus_dispatch(s, n, x.callee, x.ev, x.obj, x.data);
         int32_t next = s->ev[e].next;
         npus_put(&s->evp, e);
         e = next;
