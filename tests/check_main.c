@@ -20,6 +20,7 @@ int main(void) {
     srunner_add_suite(sr, astra_suite());
     srunner_add_suite(sr, astra_npus_suite());
     srunner_add_suite(sr, astra1_suite());
+    srunner_add_suite(sr, astra1_npus_suite());
     srunner_add_suite(sr, astra1_workload_suite());
     srunner_add_suite(sr, bound_suite());
     srunner_add_suite(sr, optimize_suite());

@@ -37,6 +37,7 @@ Suite *sweep_refs_suite(void);
 Suite *astra_suite(void);
 Suite *astra_npus_suite(void);
 Suite *astra1_suite(void);
+Suite *astra1_npus_suite(void);
 Suite *astra1_workload_suite(void);
 Suite *bound_suite(void);
 Suite *optimize_suite(void);

@@ -1103,17 +1103,20 @@ END_TEST
  * order the NPUs resumed, which the preset does not follow. Switch 4 x 3 (50 GB/s, 1 ns,
  * halvingDoubling), endpoint 10, boost 1, LIFO, the tutorial's MLP_ModelParallel.txt, Themis +
  * SCF, one pass: with 64 splits the branch build prints 409438 (the dim order gives 408964,
- * reversing those ties 409620) and the tag 407556 (the dim order's; reversed 407800): both are
- * refused, the order deciding the result; with 16 splits both builds print 411274, which
- * either order gives. The tutorial exercise's system with SCF: the branch prints 1737079, the
- * tag 1734729 (the dim order gives 1736608 and 1734552): refused too. */
+ * reversing those ties 409620) and the tag 407556 (the dim order's; reversed 407800): the order
+ * decides the result, and the preset replays such runs NPU by NPU, every NPU's events in
+ * ASTRA-sim's order (docs/VALIDATION.md, "Every NPU in its order"); with 16 splits both builds
+ * print 411274, which either order gives. The tutorial exercise's system with SCF: the branch
+ * prints 1737079, the tag 1734729 (the dim order gives 1736608 and 1734552). */
 START_TEST(vec_train_resume_order) {
-    test_fails(2, "the order in which its NPUs resumed", "train %s -s %s -p themis -q scf -n 64",
-               test_dpath("astra1/mlp_model.txt"), test_dpath("astra1/sw444_scf_branch.json"));
-    test_fails(2, "the order in which its NPUs resumed", "train %s -s %s -p themis -q scf -n 64",
-               test_dpath("astra1/mlp_model.txt"), test_dpath("astra1/sw444_scf_tag.json"));
-    test_fails(2, "the order in which its NPUs resumed", "train %s -s %s -p themis -q scf",
-               test_dpath("astra1/mlp_model.txt"), test_dpath("astra1/sw888_branch.json"));
+    ck_assert_int_eq(
+        train_ns("astra1/mlp_model.txt", "astra1/sw444_scf_branch.json", "-p themis -q scf -n 64"),
+        409438);
+    ck_assert_int_eq(
+        train_ns("astra1/mlp_model.txt", "astra1/sw444_scf_tag.json", "-p themis -q scf -n 64"),
+        407556);
+    ck_assert_int_eq(
+        train_ns("astra1/mlp_model.txt", "astra1/sw888_branch.json", "-p themis -q scf"), 1737079);
     ck_assert_int_eq(
         train_ns("astra1/mlp_model.txt", "astra1/sw444_scf_branch.json", "-p themis -q scf -n 16"),
         411274);
@@ -1129,19 +1132,13 @@ END_TEST
  * exercise's system (Switch 8 x 3, 50 GB/s, 1 ns, halvingDoubling, endpoint 10, boost 1, LIFO),
  * Themis + FIFO, 64 splits, one pass: the branch build (ASTRA-sim-1.0, analytical d27635b)
  * prints 2022751; NPU 0 first at every tick gives 2092015, another NPU taking over at line 23's
- * weight-grad All-Reduce (ns 803767, the first tick where the two plan differently) 2091897:
- * refused, naming that collective. */
+ * weight-grad All-Reduce (ns 803767, the first tick where the two plan differently) 2091897;
+ * the preset, which does not know which, replays it NPU by NPU (its zero-byte messages of
+ * halvingDoubling's halves included, which ASTRA-sim 1.0 sends). */
 START_TEST(vec_train_npu_order) {
-    test_fails(2,
-               "resnet50_data.txt:23: the weight-grad collective is planned by Themis at ns "
-               "803767",
-               "train %s -s %s -p themis -q fifo", test_dpath("astra1/resnet50_data.txt"),
-               test_dpath("astra1/sw888_branch.json"));
-    test_fails(2,
-               "NPU 0 first gives 2092015 ns, another NPU taking over at some of those ticks "
-               "2091897 ns",
-               "train %s -s %s -p themis -q fifo", test_dpath("astra1/resnet50_data.txt"),
-               test_dpath("astra1/sw888_branch.json"));
+    ck_assert_int_eq(
+        train_ns("astra1/resnet50_data.txt", "astra1/sw888_branch.json", "-p themis -q fifo"),
+        2022751);
 }
 END_TEST
 
@@ -1171,10 +1168,11 @@ END_TEST
  * DLRM_HybridParallel.txt, two passes, 16 splits, Themis + SCF, on the tutorial tag (3ad17ff):
  * FullyConnected 4 x 3 (3 links, 100 GB/s, 10 ns, direct), endpoint 10, boost 1, LIFO: its
  * NPUs generate the second pass's collectives as 0, 8, 4, 12, 1, 2, ... and ASTRA-sim prints
- * 102807; the dim order gives 102802, the reversed one 102808: refused. */
+ * 102807; the dim order gives 102802, the reversed one 102808: replayed NPU by NPU. */
 START_TEST(vec_train_shuffled_ties) {
-    test_fails(2, "(102802 or 102808 ns)", "train %s -s %s -p themis -q scf -n 16 --passes 2",
-               test_dpath("astra1/dlrm_hybrid.txt"), test_dpath("astra1/fc444_tag.json"));
+    ck_assert_int_eq(train_ns("astra1/dlrm_hybrid.txt", "astra1/fc444_tag.json",
+                              "-p themis -q scf -n 16 --passes 2"),
+                     102807);
 }
 END_TEST
 
@@ -1226,10 +1224,12 @@ END_TEST
  * SCF, 64 splits, one pass, the tutorial's DLRM_HybridParallel.txt with All-to-Alls of 49152
  * bytes (dlrm_a2a_48k.txt): ASTRA-sim prints 59443. The update of MLP_Top_0's weight-grad
  * All-Reduce (done at 38244, due at 39309) meets the E events of three All-to-All phases started
- * at 39299; the dim order of their ties gives 59824, the reversed order 59744: refused. */
+ * at 39299; the dim order of their ties gives 59824, the reversed order 59744: the preset,
+ * which does not follow that order, replays it NPU by NPU. */
 START_TEST(vec_train_late_lists) {
-    test_fails(2, "(59824 or 59744 ns)", "train %s -s %s -p themis -q scf -n 64",
-               test_dpath("astra1/dlrm_a2a_48k.txt"), test_dpath("astra1/fc444_branch.json"));
+    ck_assert_int_eq(
+        train_ns("astra1/dlrm_a2a_48k.txt", "astra1/fc444_branch.json", "-p themis -q scf -n 64"),
+        59443);
 }
 END_TEST
 
@@ -1242,7 +1242,8 @@ END_TEST
  * endpoint 10, boost 1, LIFO, Themis + FIFO, 64 splits: both builds (ASTRA-sim-1.0 branch,
  * analytical d27635b; tutorial-asplos2023 tag, 3ad17ff, analytical 4ac1ddb) print 58071 for one
  * pass (refused before: the E events of two phases at 23382 met a workload tick); with two passes
- * (114609) collectives follow a wake and the run is refused as before. */
+ * (114609) collectives follow a wake, which the preset does not follow, and it replays the run
+ * NPU by NPU. */
 /* The same order on a Switch dim, whose peers are all two hops away. The tag build
  * (tutorial-asplos2023, 3ad17ff, analytical 4ac1ddb): Switch 4 x 3 (1 link, 100 GB/s, 10 ns,
  * direct), endpoint 10, boost 1, LIFO, the tutorial's DLRM_HybridParallel.txt, 64 splits, one
@@ -1267,15 +1268,13 @@ END_TEST
  * NPU 1 then generates the collective of 50304 first (a line per Sys::generate_collective call).
  * The tag build (tutorial-asplos2023, 3ad17ff, analytical 4ac1ddb): Switch 4 x 3 (1 link,
  * 50 GB/s, 1 ns, halvingDoubling, direct All-to-All), endpoint 10, boost 1, LIFO, the tutorial's
- * DLRM_HybridParallel.txt, Themis + SCF, one pass: 64 splits 92980, refused (NPU 0 first at
- * every tick gives 92997; following the step orders from index order does the same); 16 splits
- * 71205, NPU 0 first at every tick (logged), exact. */
+ * DLRM_HybridParallel.txt, Themis + SCF, one pass: 64 splits 92980, replayed NPU by NPU (NPU 0
+ * first at every tick gives 92997; following the step orders from index order does the same); 16
+ * splits 71205, NPU 0 first at every tick (logged), exact. */
 START_TEST(vec_train_hd_order) {
-    test_fails(2,
-               "NPU 0 first gives 92997 ns, another NPU taking over at some of those ticks "
-               "92922 ns",
-               "train %s -s %s -p themis -q scf -n 64", test_dpath("astra1/dlrm_hybrid.txt"),
-               test_dpath("astra1/sw444_scf_tag.json"));
+    ck_assert_int_eq(
+        train_ns("astra1/dlrm_hybrid.txt", "astra1/sw444_scf_tag.json", "-p themis -q scf -n 64"),
+        92980);
     ck_assert_int_eq(
         train_ns("astra1/dlrm_hybrid.txt", "astra1/sw444_scf_tag.json", "-p themis -q scf -n 16"),
         71205);
@@ -1289,8 +1288,9 @@ START_TEST(vec_train_direct_order) {
     ck_assert_int_eq(
         train_ns("astra1/dlrm_a2a_48k.txt", "astra1/fc444_tag.json", "-p themis -q fifo -n 64"),
         58071);
-    test_fails(2, "NPU 0 first gives", "train %s -s %s -p themis -q fifo -n 64 --passes 2",
-               test_dpath("astra1/dlrm_a2a_48k.txt"), test_dpath("astra1/fc444_branch.json"));
+    ck_assert_int_eq(train_ns("astra1/dlrm_a2a_48k.txt", "astra1/fc444_branch.json",
+                              "-p themis -q fifo -n 64 --passes 2"),
+                     114609);
 }
 END_TEST
 
@@ -1299,12 +1299,12 @@ END_TEST
  * FullyConnected 4 (3 links, 100 GB/s, 100 ns, direct) x Switch 4 (1 link, 50 GB/s, 100 ns,
  * halvingDoubling), endpoint 10, boost-mode 0, LIFO, 16 splits, MLP_ModelParallel.txt, Themis +
  * FIFO: both builds print 369435 (resetting the loads at each tick gives 369333, NPU 0 behind
- * as under boost-mode 1 gives 365174), so the run is refused at the first forward collective
- * after the first wait (line 4). The baseline order has no loads and still runs. */
-START_TEST(vec_train_boost0_refused) {
-    test_fails(2, "mlp_model.txt:4: the forward collective is generated after a completion",
-               "train %s -s %s -p themis -q fifo", test_dpath("astra1/mlp_model.txt"),
-               test_dpath("astra1/mix3_boost0_branch.json"));
+ * as under boost-mode 1 gives 365174): the preset replays it NPU by NPU. The baseline order has
+ * no loads and runs either way. */
+START_TEST(vec_train_boost0) {
+    ck_assert_int_eq(
+        train_ns("astra1/mlp_model.txt", "astra1/mix3_boost0_branch.json", "-p themis -q fifo"),
+        369435);
     test_cli_out r;
     test_cli(&r, "train %s -s %s -p baseline -q fifo", test_dpath("astra1/mlp_model.txt"),
              test_dpath("astra1/mix3_boost0_branch.json"));
@@ -1347,7 +1347,7 @@ Suite *astra1_suite(void) {
     tcase_add_test(tc, vec_same_ns_order);
     tcase_add_test(tc, vec_train_stale_loads);
     tcase_add_test(tc, vec_train_resume_order);
-    tcase_add_test(tc, vec_train_boost0_refused);
+    tcase_add_test(tc, vec_train_boost0);
     tcase_add_test(tc, vec_train_npu_order);
     tcase_add_test(tc, vec_train_npu_order_exact);
     tcase_add_test(tc, vec_train_shuffled_ties);

@@ -31,6 +31,24 @@ static double proc(double m) {
     return m <= INT_LIMIT ? 3 * floor(m / 500000.0) : -1;
 }
 
+double astra1_message(const th_system *sys, int64_t src, int64_t dst, double m) {
+    int64_t a[TH_MAX_DIMS], b[TH_MAX_DIMS];
+    for (int d = 0; d < sys->ndims; d++) {
+        int64_t p = (int64_t)sys->dims[d].npus;
+        a[d] = src % p, b[d] = dst % p;
+        src /= p, dst /= p;
+    }
+    int d = sys->ndims - 1;
+    while (d >= 0 && a[d] == b[d])
+        d--;
+    if (d < 0) return -1;
+    double r = (double)(a[d] > b[d] ? a[d] - b[d] : b[d] - a[d]), p = (double)sys->dims[d].npus;
+    double h = sys->dims[d].topology == TH_TOPO_RING ? (r < p - r ? r : p - r)
+               : sys->dims[d].topology == TH_TOPO_FC ? 1
+                                                     : 2;
+    return net(sys, d, h, m);
+}
+
 /* Hops to the partner `r` positions along the dim's ring order. */
 static double hops(const th_dim *d, double r) {
     double p = (double)d->npus;

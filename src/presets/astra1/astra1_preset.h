@@ -7,6 +7,7 @@
 
 #include "model.h"
 #include "themis/astra1.h"
+#include "themis/astra1_workload.h"
 #include "themis/system.h"
 
 /* The preset's settings, kept in th_system.model_data (zero under any other model). */
@@ -68,5 +69,18 @@ int astra1_emu_events_before(const struct th_emu *emu, double t, double before);
  * their ends start inherit it; returns how many phases (0 when fewer than two). */
 int astra1_emu_mark_after(struct th_emu *emu, double t, double after);
 extern const th_model_ops astra1_model_ops; /* astra1_ops.c */
+
+/* One message of m bytes from NPU src to NPU dst: on the highest dim where their addresses
+ * differ, its hops, latencies and serialisation as the backend adds them (astra1_model.c); -1
+ * when it overflows the backend's int or there is no such pair. */
+double astra1_message(const th_system *sys, int64_t src, int64_t dst, double m);
+
+/* The workload replayed NPU by NPU, every event of every NPU in ASTRA-sim 1.0's order
+ * (astra1_npus.c), on sys (a Transformer's group breaks a dim as ASTRA-sim does), NPU 0's
+ * computes and collectives to trace (may be NULL): *handled 0 (TH_OK) when it does not replay
+ * it; else 1 with its result in res, or an error (2: ASTRA-sim 1.0 would not finish it). */
+int astra1_npus_replay(const th_system *sys, const th_a1_workload *wl, const th_a1_replay_opts *o,
+                       th_train_trace_fn trace, void *trace_ctx, th_a1_replay_result *res,
+                       int *handled, th_error *err);
 
 #endif

@@ -859,6 +859,22 @@ static int check_tick_order(replay *r) {
                         what, r->t, other);
 }
 
+/* Trace events held until the replay's result stands (a refused replay that is replayed NPU by
+ * NPU gives its own). */
+typedef struct held_events {
+    th_train_event *v;
+    size_t n, cap;
+    int oom;
+} held_events;
+
+static void hold_event(void *ctx, const th_train_event *ev) {
+    held_events *h = ctx;
+    if (h->n == h->cap && th_grow(&h->v, &h->cap, h->n + 1, sizeof *h->v))
+        h->oom = 1;
+    else
+        h->v[h->n++] = *ev;
+}
+
 int th_a1_replay(const th_system *sys, const th_a1_workload *wl, const char *source,
                  const th_a1_replay_opts *opts, th_a1_replay_result *res, th_error *err) {
     return th_a1_replay_trace(sys, wl, source, opts, NULL, NULL, res, err);
@@ -879,19 +895,30 @@ int th_a1_replay_trace(const th_system *sys, const th_a1_workload *wl, const cha
         return th_error_set(err, TH_EINPUT, "comm and compute scales: expected numbers > 0");
     th_system split;
     int at, boundary;
-    if (th_a1_split(wl, sys, source, &split, &at, &boundary, err)) return err->code;
+    int npus = sys->model == TH_MODEL_ASTRA1; /* the preset replays NPU by NPU where it must */
+    if (th_a1_split(wl, sys, source, &split, &at, &boundary, err)) {
+        /* a group that breaks a dim as the preset does not model: ASTRA-sim's own breaking,
+         * NPU by NPU (docs/VALIDATION.md, "Every NPU in its order") */
+        th_error e = *err;
+        int h = 0,
+            rc0 = npus ? astra1_npus_replay(sys, wl, opts, trace, trace_ctx, res, &h, &e) : TH_OK;
+        if (h) *err = e;
+        return h ? rc0 : err->code;
+    }
+    held_events held = {0};
     /* A run that took another NPU as surely first and then generated collectives after a
      * completion woke the workload is replayed without such calls (docs/VALIDATION.md, "The NPU
      * that plans first"); the trace is written by the run that is kept. */
     replay r;
-    int rc, no_sure = 0;
+    int rc, no_sure = 0, ran = 0;
     for (int pass = 0;; pass++) {
         memset(&r, 0, sizeof r);
         r.sys = &split, r.wl = wl, r.o = opts, r.src = source, r.err = err, r.L = wl->nlayers;
         r.no_sure = no_sure;
         int last = pass > 0 || !trace;
-        if (last) r.trace = trace, r.trace_ctx = trace_ctx;
+        if (last && trace) r.trace = hold_event, r.trace_ctx = &held;
         rc = setup(&r);
+        ran = rc == TH_OK;
         if (rc == TH_OK) rc = run(&r);
         if (rc == TH_OK && r.sure_woken && !no_sure) {
             no_sure = 1;
@@ -903,6 +930,24 @@ int th_a1_replay_trace(const th_system *sys, const th_a1_workload *wl, const cha
     }
     if (rc == TH_OK) rc = check_resume_order(&r);
     if (rc == TH_OK) rc = check_tick_order(&r);
+    if (rc == TH_OK && held.oom) rc = th_error_set(err, TH_EINTERNAL, "out of memory");
+    if (rc == TH_EINPUT && ran && npus) {
+        /* refused for an order of the NPUs' events the preset does not follow: every NPU's
+         * events in ASTRA-sim's order decide it; its result stands, or its refusal (one it does
+         * not replay keeps this one) */
+        th_error e = {0};
+        int h = 0, rc0 = astra1_npus_replay(sys, wl, opts, trace, trace_ctx, res, &h, &e);
+        if (h) {
+            free(held.v);
+            free(r.pass_end);
+            teardown(&r);
+            if (rc0) *err = e;
+            return rc0;
+        }
+    }
+    for (size_t i = 0; rc == TH_OK && i < held.n; i++)
+        trace(trace_ctx, &held.v[i]);
+    free(held.v);
     if (rc == TH_OK) {
         res->total = r.t;
         res->compute = r.compute;
