@@ -85,10 +85,14 @@ START_TEST(npus1_model) {
 END_TEST
 
 /* MICRO: the All-Reduce issued at 0 ends at 29294 and its update of 1 cycle ends at 29295,
- * where NPU 0 reports. */
+ * where NPU 0 reports. An All-Reduce of 2 bytes sends 1, 0, 0 and 1 bytes, which ASTRA-sim 1.0
+ * sends like any other message: each takes floor(b / 53.687091) = 0 ns, so it ends at 0 and
+ * NPU 0 reports at 1. */
 START_TEST(npus1_micro) {
     ck_assert_double_eq(
         npus_total("MICRO\n1\nl -1 5 NONE 0 5 NONE 0 5 ALLREDUCE 1048576 1\n", 1, NULL), 29295);
+    ck_assert_double_eq(npus_total("MICRO\n1\nl -1 5 NONE 0 5 NONE 0 5 ALLREDUCE 2 1\n", 1, NULL),
+                        1);
 }
 END_TEST
 

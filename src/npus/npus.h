@@ -80,8 +80,8 @@ typedef struct algo { /* the running phase's Ring, AllToAll or HalvingDoubling *
 typedef struct stream { /* a StreamBaseline: one chunk of a collective on one NPU */
     int32_t npu, dataset;
     int64_t tag, priority;
-    phase ph[2 * TH_MAX_DIMS];
-    int nph, cur, queue, init, steps;
+    phase *ph; /* its phases (room for ph_cap, kept when the stream is reused) */
+    int nph, ph_cap, cur, queue, init, steps;
     algo a;
 } stream;
 
@@ -131,6 +131,7 @@ typedef struct greedy_entry { /* OfflineGreedy's shared schedule of one chunk id
 
 typedef struct sync_entry { /* 1.0's BaseStream synchronizer of one stream number */
     int64_t num;
+    int32_t live;
     int32_t sync, ready, nsusp, susp_cap;
     int32_t *susp; /* the streams suspended on it, in order */
 } sync_entry;
@@ -216,8 +217,8 @@ typedef struct npus {
     dimload load[TH_MAX_DIMS]; /* rank 0's OfflineGreedy dim_elapsed_time, in its order */
     greedy_entry *gr;
     int ngr, gr_cap;
-    sync_entry *sy; /* 1.0: the synchronizers of the streams in flight */
-    int nsy, sy_cap;
+    sync_entry *sy;  /* 1.0: the synchronizers of the streams in flight */
+    int nsy, sy_cap; /* entries by stream number, in use up to nsy */
     int oom;
     int64_t zero_at; /* when a message of 0 bytes was sent (ASTRA-sim stops), -1: none */
     int64_t stop_at; /* when the simulator would stop (its panics), -1: none */

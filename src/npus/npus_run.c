@@ -68,7 +68,7 @@ void npus_free(npus *s) {
     free(s->bmap);
     free(s->ev);
     for (int32_t i = 0; i < s->stp.n; i++)
-        free(s->st[i].a.q);
+        free(s->st[i].a.q), free(s->st[i].ph);
     free(s->st);
     free(s->ds);
     free(s->bd);
@@ -80,7 +80,7 @@ void npus_free(npus *s) {
         free(pools[i]->next);
     free(s->gr);
     for (int i = 0; i < s->nsy; i++)
-        free(s->sy[i].susp);
+        if (s->sy[i].live) free(s->sy[i].susp);
     free(s->sy);
     for (int n = 0; s->npus && n < s->n; n++) {
         npu *u = &s->npus[n];

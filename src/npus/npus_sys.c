@@ -70,13 +70,20 @@ static void free_stream(npus *s, int32_t si) {
 
 /* ---- 1.0's synchronizer (BaseStream.cc) ---- */
 
+/* The synchronizer of stream number num (stream numbers count from 0 on every NPU alike: an
+ * array by number); made when absent and make is set, else NULL. */
 static sync_entry *sync_of(npus *s, int64_t num, int make) {
-    for (int i = 0; i < s->nsy; i++)
-        if (s->sy[i].num == num) return &s->sy[i];
-    if (!make || npus_growi(s, (void **)&s->sy, s->nsy, &s->sy_cap, sizeof *s->sy)) return NULL;
-    sync_entry *e = &s->sy[s->nsy++];
+    if (num < s->nsy && s->sy[num].live) return &s->sy[num];
+    if (!make || num >= INT32_MAX) return NULL;
+    if (num >= s->nsy) {
+        int old = s->sy_cap;
+        if (npus_growi(s, (void **)&s->sy, (int)num, &s->sy_cap, sizeof *s->sy)) return NULL;
+        memset(s->sy + old, 0, sizeof *s->sy * (size_t)(s->sy_cap - old));
+        s->nsy = (int)num + 1;
+    }
+    sync_entry *e = &s->sy[num];
     memset(e, 0, sizeof *e);
-    e->num = num;
+    e->num = num, e->live = 1;
     return e;
 }
 
@@ -116,7 +123,7 @@ static void consume_ready(npus *s, int32_t si) {
     free(list);
     if (s->st[si].nph - s->st[si].cur - 1 == 0 && (e = sync_of(s, num, 0))) {
         free(e->susp);
-        *e = s->sy[--s->nsy];
+        memset(e, 0, sizeof *e);
     }
 }
 
@@ -293,9 +300,11 @@ int32_t npus_generate(npus *s, int32_t n, int op, uint64_t size, uint32_t inv, i
         if (si < 0) return -1;
         stream *st = &s->st[si];
         pkt *q = st->a.q;
-        int qcap = st->a.qcap;
+        phase *keep = st->ph;
+        int qcap = st->a.qcap, pcap = st->ph_cap;
         memset(st, 0, sizeof *st);
-        st->a.q = q, st->a.qcap = qcap;
+        st->a.q = q, st->a.qcap = qcap, st->ph = keep, st->ph_cap = pcap;
+        if (npus_growi(s, (void **)&st->ph, nph - 1, &st->ph_cap, sizeof *st->ph)) return -1;
         st->npu = n, st->dataset = di, st->tag = s->npus[n].num_streams++, st->priority = pri;
         memcpy(st->ph, ph, sizeof ph[0] * (size_t)nph);
         st->nph = nph, st->cur = -1, st->queue = -1;

@@ -157,6 +157,13 @@ static int wait_counter(npus *s, int32_t n) {
     return 1;
 }
 
+/* The current layer's compute of phase p, loaded once; 1 while the workload waits it out. */
+static int compute_wait(npus *s, int32_t n, int p) {
+    a1npu *u = &A(s)->w[n];
+    if (!u->delay_loaded) u->counter = compute(s, n, u->index, p), u->delay_loaded = 1;
+    return wait_counter(s, n);
+}
+
 static void next_tick(npus *s, int32_t n) {
     npus_register(s, n, C_WORK, W_CALL, 0, 0, 1);
 }
@@ -167,17 +174,13 @@ static void iterate_data(npus *s, int32_t n) {
     check_end(s, n);
     if (u->state == ST_FWD) {
         if (!finished_blocking(s, n, u->index, TH_PHASE_WG)) return;
-        if (!u->delay_loaded)
-            u->counter = compute(s, n, u->index, TH_PHASE_FWD), u->delay_loaded = 1;
-        if (wait_counter(s, n)) return;
+        if (compute_wait(s, n, TH_PHASE_FWD)) return;
         u->index++;
         u->delay_loaded = 0;
         if (u->index >= c->L) u->state = ST_WG, u->index--;
         next_tick(s, n);
     } else if (u->state == ST_WG) {
-        if (!u->delay_loaded)
-            u->counter = compute(s, n, u->index, TH_PHASE_WG), u->delay_loaded = 1;
-        if (wait_counter(s, n)) return;
+        if (compute_wait(s, n, TH_PHASE_WG)) return;
         u->delay_loaded = 0;
         issue_comm(s, n, u->index, TH_PHASE_WG, NPUS_PRIO_NONE, NONBLOCKING);
         if (u->index == 0) {
@@ -188,9 +191,7 @@ static void iterate_data(npus *s, int32_t n) {
         }
         next_tick(s, n);
     } else if (u->state == ST_IG) {
-        if (!u->delay_loaded)
-            u->counter = compute(s, n, u->index, TH_PHASE_IG), u->delay_loaded = 1;
-        if (wait_counter(s, n)) return;
+        if (compute_wait(s, n, TH_PHASE_IG)) return;
         u->delay_loaded = 0;
         u->index--;
         u->state = ST_WG;
@@ -203,8 +204,7 @@ static void iterate_data(npus *s, int32_t n) {
 static int forward_blocking(npus *s, int32_t n) {
     a1npu *u = &A(s)->w[n];
     if (!finished_blocking(s, n, u->index, TH_PHASE_WG)) return 0;
-    if (!u->delay_loaded) u->counter = compute(s, n, u->index, TH_PHASE_FWD), u->delay_loaded = 1;
-    if (wait_counter(s, n)) return 0;
+    if (compute_wait(s, n, TH_PHASE_FWD)) return 0;
     if (!u->issued) {
         u->issued = 1;
         issue_comm(s, n, u->index, TH_PHASE_FWD, NPUS_PRIO_NONE, BLOCKING);
@@ -228,9 +228,7 @@ static void iterate_hybrid(npus *s, int32_t n) {
         if (u->index >= c->L) u->state = ST_IG, u->index--;
         next_tick(s, n);
     } else if (u->state == ST_WG) {
-        if (!u->delay_loaded)
-            u->counter = compute(s, n, u->index, TH_PHASE_WG), u->delay_loaded = 1;
-        if (wait_counter(s, n)) return;
+        if (compute_wait(s, n, TH_PHASE_WG)) return;
         if (!u->issued && par != TH_A1_MODEL) {
             u->issued = 1;
             issue_comm(s, n, u->index, TH_PHASE_WG, NPUS_PRIO_FIFO, NONBLOCKING);
@@ -257,9 +255,7 @@ static void iterate_hybrid(npus *s, int32_t n) {
             next_tick(s, n);
             return;
         }
-        if (!u->delay_loaded)
-            u->counter = compute(s, n, u->index, TH_PHASE_IG), u->delay_loaded = 1;
-        if (wait_counter(s, n)) return;
+        if (compute_wait(s, n, TH_PHASE_IG)) return;
         if (!u->issued && (transformer || u->index > 0)) {
             u->issued = 1;
             if (transformer && c->tag) { /* the tag waits for the input gradient */
@@ -307,9 +303,7 @@ static void iterate_dlrm(npus *s, int32_t n) {
     check_end(s, n);
     if (u->state == ST_FWD) {
         if (!finished_blocking(s, n, u->index, TH_PHASE_WG)) return;
-        if (!u->delay_loaded)
-            u->counter = compute(s, n, u->index, TH_PHASE_FWD), u->delay_loaded = 1;
-        if (wait_counter(s, n)) return;
+        if (compute_wait(s, n, TH_PHASE_FWD)) return;
         if (!u->issued && c->wl->layers[u->index].ph[TH_PHASE_FWD].type == TH_COLL_ALLTOALL) {
             u->issued = 1;
             issue_comm(s, n, u->index, TH_PHASE_FWD, NPUS_PRIO_HIGHEST, NONBLOCKING);
@@ -322,9 +316,7 @@ static void iterate_dlrm(npus *s, int32_t n) {
         if (u->index >= c->L) u->state = ST_WG, u->index--;
         next_tick(s, n);
     } else if (u->state == ST_WG) {
-        if (!u->delay_loaded)
-            u->counter = compute(s, n, u->index, TH_PHASE_WG), u->delay_loaded = 1;
-        if (wait_counter(s, n)) return;
+        if (compute_wait(s, n, TH_PHASE_WG)) return;
         if (!u->issued) {
             u->issued = 1;
             issue_comm(s, n, u->index, TH_PHASE_WG, NPUS_PRIO_NONE, NONBLOCKING);
@@ -341,9 +333,7 @@ static void iterate_dlrm(npus *s, int32_t n) {
         u->issued = 0;
         next_tick(s, n);
     } else if (u->state == ST_IG) {
-        if (!u->delay_loaded)
-            u->counter = compute(s, n, u->index, TH_PHASE_IG), u->delay_loaded = 1;
-        if (wait_counter(s, n)) return;
+        if (compute_wait(s, n, TH_PHASE_IG)) return;
         if (u->index == K + 1) issue_comm(s, n, 0, TH_PHASE_IG, NPUS_PRIO_HIGHEST, NONBLOCKING);
         u->index--;
         u->state = ST_WG;
