@@ -164,6 +164,18 @@ static int compute_wait(npus *s, int32_t n, int p) {
     return wait_counter(s, n);
 }
 
+/* After layer index's weight gradient: layer 0's ends the pass, another goes on to its input
+ * gradient (DATA, HYBRID_DLRM). */
+static void weight_grad_done(npus *s, int32_t n) {
+    a1npu *u = &A(s)->w[n];
+    if (u->index == 0) {
+        pass_done(s, n);
+        u->state = ST_FWD;
+    } else {
+        u->state = ST_IG;
+    }
+}
+
 static void next_tick(npus *s, int32_t n) {
     npus_register(s, n, C_WORK, W_CALL, 0, 0, 1);
 }
@@ -183,12 +195,7 @@ static void iterate_data(npus *s, int32_t n) {
         if (compute_wait(s, n, TH_PHASE_WG)) return;
         u->delay_loaded = 0;
         issue_comm(s, n, u->index, TH_PHASE_WG, NPUS_PRIO_NONE, NONBLOCKING);
-        if (u->index == 0) {
-            pass_done(s, n);
-            u->state = ST_FWD;
-        } else {
-            u->state = ST_IG;
-        }
+        weight_grad_done(s, n);
         next_tick(s, n);
     } else if (u->state == ST_IG) {
         if (compute_wait(s, n, TH_PHASE_IG)) return;
@@ -323,12 +330,7 @@ static void iterate_dlrm(npus *s, int32_t n) {
         }
         if (c->wl->par == TH_A1_HYBRID_DLRM && !finished_blocking(s, n, u->index, TH_PHASE_IG))
             return;
-        if (u->index == 0) {
-            pass_done(s, n);
-            u->state = ST_FWD;
-        } else {
-            u->state = ST_IG;
-        }
+        weight_grad_done(s, n);
         u->delay_loaded = 0;
         u->issued = 0;
         next_tick(s, n);
