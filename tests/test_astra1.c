@@ -1270,13 +1270,17 @@ END_TEST
  * NPU 1 then generates the collective of 50304 first (a line per Sys::generate_collective call).
  * The tag build (tutorial-asplos2023, 3ad17ff, analytical 4ac1ddb): Switch 4 x 3 (1 link,
  * 50 GB/s, 1 ns, halvingDoubling, direct All-to-All), endpoint 10, boost 1, LIFO, the tutorial's
- * DLRM_HybridParallel.txt, Themis + SCF, one pass: 64 splits 92980, replayed NPU by NPU (NPU 0
+ * DLRM_HybridParallel.txt, Themis + SCF, one pass: 64 splits 92980 (two passes 180593),
+ * replayed NPU by NPU (NPU 0
  * first at every tick gives 92997; following the step orders from index order does the same); 16
  * splits 71205, NPU 0 first at every tick (logged), exact. */
 START_TEST(vec_train_hd_order) {
     ck_assert_int_eq(
         train_ns("astra1/dlrm_hybrid.txt", "astra1/sw444_scf_tag.json", "-p themis -q scf -n 64"),
         92980);
+    ck_assert_int_eq(train_ns("astra1/dlrm_hybrid.txt", "astra1/sw444_scf_tag.json",
+                              "-p themis -q scf -n 64 --passes 2"),
+                     180593);
     ck_assert_int_eq(
         train_ns("astra1/dlrm_hybrid.txt", "astra1/sw444_scf_tag.json", "-p themis -q scf -n 16"),
         71205);
