@@ -85,6 +85,10 @@ typedef struct th_ck_trace {
      * holds the peers of the rank it was read from */
     int32_t *peer;
     size_t *peer_off;
+    /* per rank, its own peers in the same order, rank_peer[rank_peer_off[k] ..
+     * rank_peer_off[k + 1]) (NULL for a trace read from one file or bytes: g's) */
+    int32_t *rank_peer;
+    size_t *rank_peer_off;
 } th_ck_trace;
 
 static inline int th_ck_classes(const th_ck_trace *tr) {

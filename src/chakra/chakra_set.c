@@ -291,6 +291,10 @@ int th_ck_open(const char *path, th_ck_trace **out, th_error *err) {
         tr->ranks = k + 1;
     }
     if (rc == TH_OK) rc = make_classes(tr, &b, err);
+    if (rc == TH_OK) { /* each rank's peers, for a replay of every NPU */
+        tr->rank_peer = b.peer, tr->rank_peer_off = b.off;
+        b.peer = NULL, b.off = NULL;
+    }
     free(b.graph), free(b.peer), free(b.off);
     if (rc != TH_OK) {
         th_ck_trace_free(tr);
@@ -311,5 +315,7 @@ void th_ck_trace_free(th_ck_trace *tr) {
     free(tr->graph_of);
     free(tr->peer);
     free(tr->peer_off);
+    free(tr->rank_peer);
+    free(tr->rank_peer_off);
     free(tr);
 }

@@ -18,7 +18,7 @@
 #include "themis/system.h"
 
 enum { NPUS_V2, NPUS_V1 };                      /* whose system layer */
-enum { G_CALL, G_ARRIVE, G_RECV };              /* backend events */
+enum { G_CALL, G_ARRIVE, G_RECV, G_P2P };       /* backend events */
 enum { C_WORK, C_BUNDLE, C_STREAM, C_DATASET }; /* callables of an NPU's events */
 enum {
     E_GENERAL,
@@ -112,6 +112,12 @@ typedef struct mkey { /* a message's key in the callback tracker */
     int32_t src, dst;
 } mkey;
 
+typedef struct nmsg { /* a message on the network: its key, and the workload's send or receive
+                       * node of a point-to-point message (-1: a collective's) */
+    mkey k;
+    int32_t node;
+} nmsg;
+
 typedef struct mentry { /* the messages of one key (CallbackTracker's entries of it) */
     mkey k;
     int32_t used, sends, arrived, recvs;
@@ -119,7 +125,8 @@ typedef struct mentry { /* the messages of one key (CallbackTracker's entries of
     int64_t sent_at;    /* 1.0: when its pending send arrives */
 } mentry;
 
-typedef struct waiter {
+typedef struct waiter { /* a receive posted before its message: a stream's, or (-2 - node) the
+                         * workload's receive node */
     int32_t stream, next;
 } waiter;
 
@@ -212,7 +219,7 @@ typedef struct npus {
     size_t tab_cap, tab_n;
     waiter *waits;
     npool waitp;
-    mkey *msgs;
+    nmsg *msgs;
     npool msgp;
     dimload load[TH_MAX_DIMS]; /* rank 0's OfflineGreedy dim_elapsed_time, in its order */
     greedy_entry *gr;
@@ -222,7 +229,13 @@ typedef struct npus {
     int oom;
     int64_t zero_at; /* when a message of 0 bytes was sent (ASTRA-sim stops), -1: none */
     int64_t stop_at; /* when the simulator would stop (its panics), -1: none */
-    int too_long;    /* 1 once a time passed NPUS_MAX_NS (the replay gives up) */
+    /* a chunk whose shared Themis schedule is larger than what is left of the collective
+     * that takes it (another collective's chunk of that number: ASTRA-sim's remaining size
+     * wraps around below 0 and it generates chunks without end): its number and the NPU,
+     * -1: none */
+    int64_t wrap_id;
+    int32_t wrap_npu;
+    int too_long; /* 1 once a time passed NPUS_MAX_NS (the replay gives up) */
     int interrupted;
 } npus;
 
@@ -248,6 +261,13 @@ void npus_call_events(npus *s, int32_t n);
 void npus_send(npus *s, int64_t tag, int32_t src, int32_t dst, uint64_t count);
 void npus_recv(npus *s, int64_t tag, int32_t src, int32_t dst, uint64_t count, int32_t si);
 void npus_arrive(npus *s, int32_t m);
+/* 2.x's point-to-point messages of the workload (Workload::issue_send_comm and
+ * issue_recv_comm, a NATIVE tag): send node `node` of NPU src, receive node `node` of NPU dst.
+ * Each ends through the workload layer's work(s, npu, E_GENERAL, -1, node): the send when its
+ * message arrives, the receive then too when posted, else when posted (scheduled at once). */
+void npus_p2p_send(npus *s, int64_t tag, int32_t src, int32_t dst, uint64_t count, int32_t node);
+void npus_p2p_recv(npus *s, int64_t tag, int32_t src, int32_t dst, uint64_t count, int32_t node);
+void npus_p2p_received(npus *s, int32_t m);
 /* npus_coll.c */
 void npus_algo_init(npus *s, stream *x, const phase *ph, int32_t id);
 void npus_stream_run(npus *s, int32_t si, int ev);

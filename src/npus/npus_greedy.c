@@ -47,6 +47,11 @@ void npus_greedy(npus *s, int64_t id, uint64_t *remaining, uint64_t recommended,
     for (int i = 0; i < s->ngr; i++)
         if (s->gr[i].id == id) {
             greedy_entry *e = &s->gr[i];
+            if (e->size > *remaining) { /* 64-bit unsigned: the simulator would never end */
+                if (s->wrap_id < 0) s->wrap_id = id, s->stop_at = s->now;
+                *remaining = 0;
+                return;
+            }
             memcpy(out, e->order, sizeof e->order);
             *remaining -= e->size;
             if (++e->consumers == s->n) s->gr[i] = s->gr[--s->ngr];

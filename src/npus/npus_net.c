@@ -1,7 +1,9 @@
 /* The replay NPU by NPU: messages through the analytical backend (2.x's
  * CongestionUnawareNetworkApi, CommonNetworkApi, CallbackTracker, ChunkIdGenerator; 1.0's
  * AnalyticalNetwork, SendRecvTrackingMap): a send's arrival after its time on the network (the
- * preset's message time), matched with its receive. */
+ * preset's message time), matched with its receive; on 2.x the workload's point-to-point
+ * sends and receives too (Sys::front_end_sim_send, NATIVE tags), whose ends it reports to the
+ * workload layer. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,65 +122,117 @@ static void recv_v1(npus *s, const mkey *k, int32_t si) {
     if (!e->recvs) e->recvs = 1, e->head = si;
 }
 
-/* CongestionUnawareNetworkApi::sim_send: a collective's message from src (its stream's tag). */
-void npus_send(npus *s, int64_t tag, int32_t src, int32_t dst, uint64_t count) {
-    if (!count && s->c.version == NPUS_V2 && s->zero_at < 0) s->zero_at = s->now;
-    mkey k = {tag, count, src, dst};
-    double ns = s->c.message(s->c.net ? s->c.net : s->sys, src, dst, (double)count);
-    if (s->c.version == NPUS_V1) {
-        send_v1(s, &k, s->now + npus_ns(s, ns));
-        return;
-    }
-    mentry *e = tab_get(s, &k, 1);
+/* CongestionUnawareNetworkApi::sim_send: a message of key k (the send node `node` of the
+ * workload's point-to-point message, -1: a collective's) arrives after its time. */
+static void send_v2(npus *s, const mkey *k, int32_t node) {
+    if (!k->count && s->zero_at < 0) s->zero_at = s->now;
+    double ns = s->c.message(s->c.net ? s->c.net : s->sys, k->src, k->dst, (double)k->count);
+    mentry *e = tab_get(s, k, 1);
     if (!e) return;
     e->sends++;
     int32_t m = npus_take(s, (void **)&s->msgs, &s->msgp, sizeof *s->msgs);
     if (m < 0) return;
-    s->msgs[m] = k;
+    s->msgs[m] = (nmsg){*k, node};
     npus_schedule(s, s->now + npus_ns(s, ns), G_ARRIVE, m);
 }
 
-/* CommonNetworkApi::sim_recv: stream si of NPU dst waits for a message from src. */
+/* CommonNetworkApi::sim_recv: waiter w (a stream, or -2 - node: the workload's receive node)
+ * waits for a message of key k; one that arrived before runs its callback at once, scheduled
+ * (G_RECV with a stream, G_P2P with the message's record). */
+static void recv_v2(npus *s, const mkey *k, int32_t w) {
+    mentry *e = tab_get(s, k, 1);
+    if (!e) return;
+    e->recvs++;
+    if (e->recvs <= e->arrived) {
+        tab_settle(s, e);
+        if (w >= 0) {
+            npus_schedule(s, s->now, G_RECV, w);
+            return;
+        }
+        int32_t m = npus_take(s, (void **)&s->msgs, &s->msgp, sizeof *s->msgs);
+        if (m < 0) return;
+        s->msgs[m] = (nmsg){*k, -2 - w};
+        npus_schedule(s, s->now, G_P2P, m);
+        return;
+    }
+    int32_t q = npus_take(s, (void **)&s->waits, &s->waitp, sizeof *s->waits);
+    if (q < 0) return;
+    s->waits[q] = (waiter){w, -1};
+    if (e->tail >= 0)
+        s->waits[e->tail].next = q;
+    else
+        e->head = q;
+    e->tail = q;
+}
+
+/* A collective's message from src, its stream's tag. */
+void npus_send(npus *s, int64_t tag, int32_t src, int32_t dst, uint64_t count) {
+    mkey k = {tag, count, src, dst};
+    if (s->c.version == NPUS_V1) {
+        double ns = s->c.message(s->c.net ? s->c.net : s->sys, src, dst, (double)count);
+        send_v1(s, &k, s->now + npus_ns(s, ns));
+        return;
+    }
+    send_v2(s, &k, -1);
+}
+
+/* Stream si of NPU dst waits for a collective's message from src. */
 void npus_recv(npus *s, int64_t tag, int32_t src, int32_t dst, uint64_t count, int32_t si) {
     mkey k = {tag, count, src, dst};
     if (s->c.version == NPUS_V1) {
         recv_v1(s, &k, si);
         return;
     }
-    mentry *e = tab_get(s, &k, 1);
-    if (!e) return;
-    e->recvs++;
-    if (e->recvs <= e->arrived) { /* arrived before: its callback runs at once, scheduled */
-        tab_settle(s, e);
-        npus_schedule(s, s->now, G_RECV, si);
-        return;
-    }
-    int32_t w = npus_take(s, (void **)&s->waits, &s->waitp, sizeof *s->waits);
-    if (w < 0) return;
-    s->waits[w] = (waiter){si, -1};
-    if (e->tail >= 0)
-        s->waits[e->tail].next = w;
-    else
-        e->head = w;
-    e->tail = w;
+    recv_v2(s, &k, si);
 }
 
-/* CommonNetworkApi::process_chunk_arrival: the message's receive runs when posted, else the
- * message waits for it. */
-void npus_arrive(npus *s, int32_t m) {
-    mkey k = s->msgs[m];
+/* Sys::front_end_sim_send's NATIVE tag, tag % 500000000 (C's remainder, as C++'s): a key below
+ * every collective's (their stream numbers, from 0), as ASTRA-sim's ranges keep them apart. */
+static int64_t native(int64_t tag) {
+    return (int64_t)(int32_t)(uint32_t)tag % 500000000 - 1000000000;
+}
+
+void npus_p2p_send(npus *s, int64_t tag, int32_t src, int32_t dst, uint64_t count, int32_t node) {
+    mkey k = {native(tag), count, src, dst};
+    send_v2(s, &k, node);
+}
+
+void npus_p2p_recv(npus *s, int64_t tag, int32_t src, int32_t dst, uint64_t count, int32_t node) {
+    mkey k = {native(tag), count, src, dst};
+    recv_v2(s, &k, -2 - node);
+}
+
+/* A receive node's callback scheduled at once (its message had arrived). */
+void npus_p2p_received(npus *s, int32_t m) {
+    nmsg x = s->msgs[m];
     npus_put(&s->msgp, m);
-    mentry *e = tab_get(s, &k, 0);
+    s->c.work(s, x.k.dst, E_GENERAL, -1, x.node);
+}
+
+/* CommonNetworkApi::process_chunk_arrival: the send's callback (a point-to-point send node's
+ * end; a collective's does nothing), then the receive's when posted, else the message waits
+ * for it. The tracker is settled first: the callbacks may post messages of the same key. */
+void npus_arrive(npus *s, int32_t m) {
+    nmsg x = s->msgs[m];
+    npus_put(&s->msgp, m);
+    mentry *e = tab_get(s, &x.k, 0);
     if (!e) {
         s->oom = 1; /* a broken invariant: every message has its entry */
         return;
     }
     e->arrived++;
-    if (e->head < 0) return;
-    int32_t w = e->head, si = s->waits[w].stream;
-    e->head = s->waits[w].next;
-    if (e->head < 0) e->tail = -1;
-    npus_put(&s->waitp, w);
-    tab_settle(s, e);
-    npus_stream_run(s, si, -1);
+    int32_t w = -1;
+    if (e->head >= 0) {
+        int32_t q = e->head;
+        w = s->waits[q].stream;
+        e->head = s->waits[q].next;
+        if (e->head < 0) e->tail = -1;
+        npus_put(&s->waitp, q);
+        tab_settle(s, e);
+    }
+    if (x.node >= 0) s->c.work(s, x.k.src, E_GENERAL, -1, x.node);
+    if (w >= 0)
+        npus_stream_run(s, w, -1);
+    else if (w < -1)
+        s->c.work(s, x.k.dst, E_GENERAL, -1, -2 - w);
 }

@@ -13,7 +13,8 @@ int npus_init(npus *s, const npus_cfg *c) {
     s->c = *c;
     s->sys = c->sys;
     s->n = c->npus > 0 ? c->npus : (int)c->sys->npus, s->nd = c->sys->ndims;
-    s->zero_at = s->stop_at = -1;
+    s->zero_at = s->stop_at = s->wrap_id = -1;
+    s->wrap_npu = -1;
     int64_t stride = 1;
     for (int d = 0; d < s->nd; d++) {
         s->p[d] = (int)c->sys->dims[d].npus;
@@ -50,6 +51,8 @@ int npus_run(npus *s) {
             npus_call_events(s, e.a);
         else if (e.kind == G_ARRIVE)
             npus_arrive(s, e.a);
+        else if (e.kind == G_P2P)
+            npus_p2p_received(s, e.a);
         else
             npus_stream_run(s, e.a, -1);
         if (!(++steps & 0xffff) &&

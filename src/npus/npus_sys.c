@@ -262,6 +262,10 @@ int32_t npus_generate(npus *s, int32_t n, int op, uint64_t size, uint32_t inv, i
         if (s->c.themis && op != OP_A2A) {
             uint64_t prev = size;
             npus_greedy(s, s->npus[n].num_streams, &size, recommended, inv, op, map);
+            if (s->wrap_id >= 0) { /* the simulator generates chunks without end */
+                if (s->wrap_npu < 0) s->wrap_npu = n;
+                break;
+            }
             chunk = prev - size;
         } else {
             size = chunk > size ? 0 : size - chunk;
