@@ -8,6 +8,7 @@
 
 #include "astra_preset.h"
 #include "chakra/chakra.h"
+#include "chakra/chakra_mem.h"
 #include "check_themis.h"
 
 /* An astra-sim system of one dim (endpoint delay 10 ns, local memory 1600 GB/s). */
@@ -194,6 +195,111 @@ START_TEST(npus_not_handled) {
 }
 END_TEST
 
+/* A load of 1 MiB from a memory per NPU (latency 100 ns, 50 GB/s taken as 50 bytes per ns),
+ * then a 1 MiB All-Reduce on Ring 4 @ 50 GB/s, 500 ns: the load holds the communication
+ * stream for 100 + floor(1048576 / 50) = 21071 ns, the All-Reduce then 43000 (above): 64071.
+ * An access of 10 bytes at latency 0 takes floor(10 / 50) = 0 ns from time 0, on which
+ * ASTRA-sim's event queue stops: refused, naming the node and its field. */
+START_TEST(npus_memory) {
+    th_system sys = one_dim("ring", 4, 50, 500, "ring");
+    th_ck_node x[2] = {{0}, coll(TH_COLL_ALLREDUCE, 1048576)};
+    x[0].kind = TH_CK_MEM, x[0].type = 2, x[0].tensor = 1048576, x[0].ndims = -1, x[0].ops = -1;
+    int dep[2] = {-1, 0};
+    one_graph g;
+    graph_init(&g, x, dep, 2);
+    th_ck_mem mem = {TH_CK_MEM_PER_NPU, 100, 50, 0, 0, "m.json"};
+    th_ck_opts o = {0};
+    o.policy = TH_POLICY_BASELINE, o.chunks = 4, o.mem = &mem;
+    th_ck_result res;
+    th_error err = {0};
+    int handled = -1;
+    ck_assert_int_eq(astra_npus_replay(&sys, &g.tr, &o, NULL, NULL, &res, &handled, &err), TH_OK);
+    ck_assert_int_eq(handled, 1);
+    ck_assert_double_eq(res.finish, 64071);
+    ck_assert_double_eq(res.exposed, 64071);
+    mem.latency = 0, g.nodes[0].tensor = 10;
+    ck_assert_int_eq(astra_npus_replay(&sys, &g.tr, &o, NULL, NULL, &res, &handled, &err),
+                     TH_EINPUT);
+    ck_assert_msg(strstr(err.msg, "t.0.et: node 1: attr tensor_size: 10 bytes"), "%s", err.msg);
+    /* a memory shared by NPUs makes them wait for each other: left to its own replay */
+    mem.type = TH_CK_MEM_POOL;
+    handled = -1;
+    ck_assert_int_eq(astra_npus_replay(&sys, &g.tr, &o, NULL, NULL, &res, &handled, &err), TH_OK);
+    ck_assert_int_eq(handled, 0);
+}
+END_TEST
+
+/* Four ranks in two classes, each rank's file its own: rank r holds graph a when cls[r] is 0,
+ * else graph b; their sends and receives go to peer r + off[r][j] (j-th of its nodes). */
+typedef struct two_sets {
+    one_graph a, b;
+    th_ck_graph cg[1];
+    int32_t class_of[4], first[2], graph_of[2], rank_peer[16];
+    size_t rank_peer_off[5];
+} two_sets;
+
+static void sets_init(two_sets *t, const int cls[4], const int off[4][2], int np) {
+    th_ck_trace *tr = &t->a.tr;
+    tr->ranks = 4, tr->nclasses = 2, tr->ngraphs = 2;
+    t->cg[0] = t->b.tr.g;
+    tr->cg = t->cg;
+    tr->class_of = t->class_of, tr->first = t->first, tr->graph_of = t->graph_of;
+    t->first[0] = t->first[1] = -1;
+    for (int r = 0; r < 4; r++) {
+        t->class_of[r] = cls[r];
+        if (t->first[cls[r]] < 0) t->first[cls[r]] = r;
+        t->rank_peer_off[r] = (size_t)(r * np);
+        for (int j = 0; j < np; j++)
+            t->rank_peer[r * np + j] = (r + off[r][j] + 4) % 4;
+    }
+    t->rank_peer_off[4] = (size_t)(4 * np);
+    t->graph_of[0] = 0, t->graph_of[1] = 1;
+    tr->rank_peer = t->rank_peer, tr->rank_peer_off = t->rank_peer_off;
+}
+
+static th_ck_node p2p(th_ck_kind kind, double size) {
+    th_ck_node x = {0};
+    x.kind = kind, x.type = kind == TH_CK_SEND ? 5 : 6, x.size = size, x.ndims = -1;
+    x.ops = x.tensor = -1;
+    return x;
+}
+
+/* Two stages on Ring 4 @ 50 GB/s, 500 ns, every NPU replayed: ranks 0 and 1 compute 5 us and
+ * send 1 MiB to rank r + 2, 2 hops: floor(2 x 500 + 1048576 / 53.687091) = 20531 ns, so they
+ * end at 5000 + 20531 = 25531 when the message arrives; ranks 2 and 3 receive it then and
+ * compute 3 us: 28531 (ASTRA-sim 2.x, measured: sys[0..1] 25531, sys[2..3] 28531). Without
+ * the send (rank 0's graph a compute node alone), the receive waits for ever: refused, naming
+ * it. */
+START_TEST(npus_send_recv) {
+    th_system sys = one_dim("ring", 4, 50, 500, "ring");
+    two_sets t;
+    th_ck_node a[2] = {compute(5), p2p(TH_CK_SEND, 1048576)};
+    th_ck_node b[2] = {p2p(TH_CK_RECV, 1048576), compute(3)};
+    int dep[2] = {-1, 0};
+    graph_init(&t.a, a, dep, 2);
+    graph_init(&t.b, b, dep, 2);
+    const int cls[4] = {0, 0, 1, 1}, off[4][2] = {{2}, {2}, {-2}, {-2}};
+    sets_init(&t, cls, off, 1);
+    th_ck_result res;
+    th_error err = {0};
+    ck_assert_msg(replay(&sys, &t.a, TH_POLICY_BASELINE, 4, &res, &err) == TH_OK, "%s", err.msg);
+    ck_assert_double_eq(res.finish, 28531);
+    ck_assert_double_eq(res.compute, 3000);
+    ck_assert_int_eq(res.classes, 2);
+    ck_assert_double_eq(res.class_end[0], 25531);
+    ck_assert_double_eq(res.class_end[1], 28531);
+    ck_assert_double_eq(res.class_compute[0], 5000);
+    graph_init(&t.a, a, dep, 1); /* the send gone */
+    sets_init(&t, cls, off, 0);
+    t.rank_peer_off[2] = 0, t.rank_peer_off[3] = 1, t.rank_peer_off[4] = 2;
+    t.rank_peer[0] = 0, t.rank_peer[1] = 1;
+    ck_assert_int_eq(replay(&sys, &t.a, TH_POLICY_BASELINE, 4, &res, &err), TH_EINPUT);
+    ck_assert_msg(strstr(err.msg, "t.2.et: node 1 (COMM_RECV_NODE): ASTRA-sim 2.x would not "
+                                  "finish: NPU 2 waits for a message no NPU sends"),
+                  "%s", err.msg);
+}
+END_TEST
+
 /* A stop request ends the replay as interrupted (4 All-Reduces of 64 chunks on 8 NPUs). */
 static atomic_int stop_now = 1;
 START_TEST(npus_interrupted) {
@@ -225,6 +331,8 @@ Suite *astra_npus_suite(void) {
     tcase_add_test(tc, npus_hang);
     tcase_add_test(tc, npus_not_handled);
     tcase_add_test(tc, npus_interrupted);
+    tcase_add_test(tc, npus_memory);
+    tcase_add_test(tc, npus_send_recv);
     suite_add_tcase(s, tc);
     return s;
 }

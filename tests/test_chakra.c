@@ -1270,11 +1270,17 @@ END_TEST
  * the ring of 4 (43000 ns, above), then 1 us on even ranks and 2 us on odd ones: two classes,
  * the All-Reduce issued at 4000 in both: 48000 and 49000 ns, 43000 exposed in each (ASTRA-sim
  * 2.x, measured: sys[0, 2] 48000, sys[1, 3] 49000, exposed 43000). When rank 0 computes 5 us
- * before it, the All-Reduce is issued at 5000 there and 4000 elsewhere: ASTRA-sim runs it with
- * a skew per rank (measured: 47000 and 48000 on ranks 1..3, 48000 on rank 0), which one rank
- * per class does not replay: refused under the preset. Under the analytical model
- * (tests/data/cli_ring4.json, -n 4: the All-Reduce 15968.64 ns, as above) it starts when the
- * last class issues it: 5000 + 15968.64 = 20968.64 ns in both classes. */
+ * before it, the All-Reduce is issued at 5000 there and 4000 elsewhere: ASTRA-sim runs each
+ * NPU's part from when that NPU issues it, which one rank per class does not replay, so the
+ * preset replays the trace NPU by NPU. A chunk's ring messages form chains: NPU r sends its
+ * k-th message once NPU r - 1's (k - 1)-th arrived, 1730 ns a step (1720 + 10, above), more
+ * than the 1000 ns rank 0 starts late, so only the chain from rank 0's first message runs
+ * late; it ends 6 steps on, on rank 2, whose next chunk's late chain ends on rank 0 (2 + 6 =
+ * 0 mod 4), and so on: after 4 chunks rank 0 ends at 5000 + 43000 = 48000, ranks 1..3 at
+ * 4000 + 43000 = 47000, 43000 exposed in both classes (measured, ASTRA-sim 2.x: sys[0] 48000,
+ * sys[1..3] 47000, exposed 43000). Under the analytical model (tests/data/cli_ring4.json,
+ * -n 4: the All-Reduce 15968.64 ns, as above) it starts when the last class issues it: 5000
+ * + 15968.64 = 20968.64 ns in both classes. */
 START_TEST(chakra_classes_collective) {
     char *dir = test_tmp_dir();
     const char *sys = astra_system(dir, 4);
@@ -1300,11 +1306,71 @@ START_TEST(chakra_classes_collective) {
     const wnode *sk[2] = {late, on};
     const int nsk[2] = {2, 2}, first[4] = {0, 1, 1, 1};
     write_classes(dir, "skew", sk, nsk, 4, first);
-    test_bad("issued at 5000 ns here and at 4000 ns on rank 1: under the astra-sim preset",
-             "train '%s/skew' -s '%s' -p baseline -q fifo", dir, sys);
     TEST_DIR_PATH(skew, dir, "skew");
+    train(&c, skew, sys, "-p baseline -q fifo");
+    ck_assert_rel(test_csv_d(&c, 0, "iteration_us") * 1000, 48000);
+    ck_assert_rel(list_at(test_csv_s(&c, 0, "class_end_us"), 0) * 1000, 48000);
+    ck_assert_rel(list_at(test_csv_s(&c, 0, "class_end_us"), 1) * 1000, 47000);
+    ck_assert_rel(list_at(test_csv_s(&c, 0, "class_exposed_comm_us"), 0) * 1000, 43000);
+    ck_assert_rel(list_at(test_csv_s(&c, 0, "class_exposed_comm_us"), 1) * 1000, 43000);
+    test_csv_free(&c);
     ck_assert_rel(iteration(skew, test_dpath("cli_ring4.json"), "-p baseline -q fifo -n 4"),
                   20968.64);
+    test_rm_dir(dir);
+}
+END_TEST
+
+/* Classes under Themis on several dims, which the preset replays NPU by NPU (every NPU's
+ * collectives planned by rank 0's scheduler in the order the NPUs generate them), on
+ * tests/data/chakra/r2_r2.yml (Ring 2 @ 200 GB/s, 500 ns x Ring 2 @ 150 GB/s, 50 ns; rank r =
+ * d0 + 2 d1) with themis_FIFO_2d_s2.json, even ranks one class and odd ranks another.
+ *
+ * Even ranks compute 2 us and odd ranks 3 us, then every rank runs a 1 MiB All-Reduce on
+ * both dims, issued 1 us apart: measured on ASTRA-sim 2.x (astra-sim 518bd51, its Sys.cc made
+ * to read the two scheduling keys): sys[0, 2] 9429, exposed 7429; sys[1, 3] 9472, exposed
+ * 6472.
+ *
+ * An All-Reduce on dim 1 alone, 8192 bytes on even ranks and 4096 on odd ones, one chunk: at 0
+ * the NPUs start in rank order, so rank 0 plans Themis's shared chunk 0 with its 8192 bytes;
+ * rank 1 takes that chunk with 4096 bytes left, and ASTRA-sim's 64-bit remaining size wraps
+ * around below 0: it generates chunks without end (measured: no NPU finishes). Refused,
+ * naming NPU 1's file and node. Under the baseline each ring of 2 runs its own: 2 messages
+ * of s / 2, B = 161.06127 bytes/ns, 10 + 2 (floor(50 + 4096 / B) + 10) + 3 floor(4096 /
+ * 1600) = 10 + 2 x 85 + 6 = 186 ns on even ranks, 10 + 2 (floor(50 + 2048 / B) + 10) + 3 = 157
+ * on odd ones. */
+START_TEST(chakra_classes_themis) {
+    char *dir = test_tmp_dir();
+    TEST_DIR_PATH(sys, dir, "r2r2.json");
+    import_astra("chakra/r2_r2.yml", "chakra/themis_FIFO_2d_s2.json", sys);
+    const int alt[4] = {0, 1, 0, 1}, n[2] = {2, 2};
+    wnode e[] = {COMPUTE(1, 2), COLLECTIVE(2, AR, 1048576)};
+    wnode o[] = {COMPUTE(1, 3), COLLECTIVE(2, AR, 1048576)};
+    e[1].data[0] = o[1].data[0] = 1, e[1].ndata = o[1].ndata = 1;
+    const wnode *g[2] = {e, o};
+    write_classes(dir, "skew", g, n, 4, alt);
+    TEST_DIR_PATH(skew, dir, "skew");
+    test_csv c;
+    train(&c, skew, sys, "-p themis -q fifo");
+    ck_assert_rel(test_csv_d(&c, 0, "iteration_us") * 1000, 9472);
+    ck_assert_rel(list_at(test_csv_s(&c, 0, "class_end_us"), 0) * 1000, 9429);
+    ck_assert_rel(list_at(test_csv_s(&c, 0, "class_end_us"), 1) * 1000, 9472);
+    ck_assert_rel(list_at(test_csv_s(&c, 0, "class_exposed_comm_us"), 0) * 1000, 7429);
+    ck_assert_rel(list_at(test_csv_s(&c, 0, "class_exposed_comm_us"), 1) * 1000, 6472);
+    test_csv_free(&c);
+    wnode big[] = {COLLECTIVE(1, AR, 8192)}, small[] = {COLLECTIVE(1, AR, 4096)};
+    big[0].ndims = small[0].ndims = 2;
+    big[0].dims[1] = small[0].dims[1] = 1;
+    const wnode *w[2] = {big, small};
+    const int one[2] = {1, 1};
+    write_classes(dir, "wrap", w, one, 4, alt);
+    TEST_DIR_PATH(wrap, dir, "wrap");
+    test_bad("wrap.1.et: node 1001 (allreduce of 4096 bytes): ASTRA-sim 2.x would not finish: "
+             "at 0 ns NPU 1 takes Themis's shared schedule of chunk 0",
+             "train '%s' -s '%s' -p themis -q fifo -n 1", wrap, sys);
+    train(&c, wrap, sys, "-p baseline -q fifo -n 1");
+    ck_assert_rel(list_at(test_csv_s(&c, 0, "class_end_us"), 0) * 1000, 186);
+    ck_assert_rel(list_at(test_csv_s(&c, 0, "class_end_us"), 1) * 1000, 157);
+    test_csv_free(&c);
     test_rm_dir(dir);
 }
 END_TEST
@@ -1657,6 +1723,7 @@ Suite *chakra_suite(void) {
     tcase_add_test(tc, chakra_send_recv_analytical);
     tcase_add_test(tc, chakra_classes_send_recv);
     tcase_add_test(tc, chakra_classes_collective);
+    tcase_add_test(tc, chakra_classes_themis);
     tcase_add_test(tc, chakra_groups);
     tcase_add_test(tc, chakra_themis_across_collectives);
     tcase_add_test(tc, chakra_themis_first_npu);

@@ -164,6 +164,12 @@ typedef struct world {
     size_t npending, pending_cap;
     unsigned events;
     int order_unknown; /* 1 once a plan was refused for an order not known (plan_carry) */
+    /* what one replayed rank per class does not model, and a replay of every NPU does: a
+     * collective issued (or ended) with a skew across classes (skew), and, found while
+     * checking, classes that Themis plans together or a collective spanning other classes
+     * around ranks of one class (soft, the first of them in soft_err; checking goes on) */
+    int skew, soft;
+    th_error soft_err;
 } world;
 
 static int stream_of(const th_ck_node *x) {
@@ -422,7 +428,8 @@ static int join(replayer *r, int32_t i, double t, int64_t first, th_error *err) 
                 r->src, (unsigned long long)x->id, what, th_coll_type_name((th_coll_type)x->coll),
                 x->size, r->cdims[i], (long long)q->rank0, q->src, (unsigned long long)y->id,
                 th_coll_type_name((th_coll_type)y->coll), y->size, q->cdims[v->node[q->cls]]);
-        if (r->rules->serial_comm && t != v->first)
+        if (r->rules->serial_comm && t != v->first) {
+            w->skew = 1;
             return th_error_set(
                 err, TH_EINPUT,
                 "%s: node %llu: a collective (%s) whose ranks span classes of ranks (rank %lld's "
@@ -433,6 +440,7 @@ static int join(replayer *r, int32_t i, double t, int64_t first, th_error *err) 
                 "per class does not model)",
                 r->src, (unsigned long long)x->id, th_coll_type_name((th_coll_type)x->coll),
                 (long long)r->rank0, (long long)q->rank0, t, v->first, (long long)q->rank0);
+        }
     }
     v->joined |= 1ull << r->cls;
     v->node[r->cls] = i;
@@ -690,25 +698,28 @@ static int place(replayer *r, int32_t i, th_error *err) {
     for (int64_t q = 0; q < w->tr->ranks; q++) {
         if (!in_class(w, r->cls, q)) continue;
         uint64_t sq = classes_around(w, q, r->cdims[i]);
-        if (at >= 0 && sq != s)
-            return th_error_set(err, TH_EINPUT,
-                                "%s: node %llu: ranks %lld and %lld hold this graph, and the "
-                                "ranks this collective spans around them hold other graphs (%s "
-                                "against %s): themis replays one rank per class of ranks",
-                                r->src, id, (long long)at, (long long)q,
-                                __builtin_popcountll(s) > 1 ? "several classes" : "one class",
-                                __builtin_popcountll(sq) > 1 ? "several" : "one");
+        if (at >= 0 && sq != s) {
+            if (!w->soft++)
+                th_error_set(&w->soft_err, TH_EINPUT,
+                             "%s: node %llu: ranks %lld and %lld hold this graph, and the "
+                             "ranks this collective spans around them hold other graphs (%s "
+                             "against %s): themis replays one rank per class of ranks",
+                             r->src, id, (long long)at, (long long)q,
+                             __builtin_popcountll(s) > 1 ? "several classes" : "one class",
+                             __builtin_popcountll(sq) > 1 ? "several" : "one");
+            break;
+        }
         s = sq, at = q;
     }
     r->span[i] = s;
     if (r->rules->themis_carry && r->sys->ndims > 1 && x->coll != TH_COLL_ALLTOALL &&
-        (r->o->policy == TH_POLICY_THEMIS || r->o->policy == TH_POLICY_THEMIS_GLOBAL))
-        return th_error_set(err, TH_EINPUT,
-                            "%s: node %llu: policy %s on system \"%s\" of %d dims with ranks "
-                            "whose graphs differ: ASTRA-sim 2.x plans every NPU's collective "
-                            "with rank 0's scheduler in the order the NPUs issue them, which "
-                            "themis does not replay (baseline, or an All-to-All, replays)",
-                            r->src, id, th_policy_name(r->o->policy), r->sys->name, r->sys->ndims);
+        (r->o->policy == TH_POLICY_THEMIS || r->o->policy == TH_POLICY_THEMIS_GLOBAL) && !w->soft++)
+        th_error_set(&w->soft_err, TH_EINPUT,
+                     "%s: node %llu: policy %s on system \"%s\" of %d dims with ranks whose "
+                     "graphs differ: ASTRA-sim 2.x plans every NPU's collective with rank 0's "
+                     "scheduler in the order the NPUs issue them, which themis does not replay "
+                     "(baseline, or an All-to-All, replays)",
+                     r->src, id, th_policy_name(r->o->policy), r->sys->name, r->sys->ndims);
     return TH_OK;
 }
 
@@ -821,6 +832,7 @@ static int copy_ended(replayer *r, int32_t v, double t, int64_t first, th_error 
     if (!x->ended) x->end = t;
     x->ended |= 1ull << r->cls;
     if (r->rules->serial_comm && t != x->end) {
+        w->skew = 1;
         const replayer *q = &w->r[lowest(x->ended & ~(1ull << r->cls))];
         return th_error_set(err, TH_EINPUT,
                             "%s: node %llu: a collective whose ranks span classes of ranks ends "
@@ -1096,6 +1108,8 @@ int th_ck_replay(const th_system *sys, const th_ck_trace *tr, const th_ck_opts *
     }
     for (int c = 0; c < w.n && rc == TH_OK; c++)
         rc = check(&w.r[c], err);
+    int soft = rc == TH_OK && w.soft; /* refused for what a replay of every NPU models */
+    if (soft) rc = TH_EINPUT, *err = w.soft_err;
     /* ranks that share a memory wait for each other: every rank replays */
     int shared = rc == TH_OK && nmem && o->mem && th_ck_mem_shared(o->mem);
     if (shared) rc = th_ck_memshare_replay(sys, tr, o, trace, trace_ctx, res, err);
@@ -1113,7 +1127,8 @@ int th_ck_replay(const th_system *sys, const th_ck_trace *tr, const th_ck_opts *
     int hang = 0;
     for (int c = 0; ran && w.rules->refused_hang && c < w.n; c++)
         hang |= w.rules->refused_hang(w.r[c].emu);
-    if (ran && rc == TH_EINPUT && (w.order_unknown || hang) && w.rules->npus) {
+    if (rc == TH_EINPUT && ((ran && (w.order_unknown || hang)) || soft || w.skew) &&
+        w.rules->npus) {
         th_error e2 = {0};
         int rc2 = w.rules->npus(sys, tr, o, trace, trace_ctx, res, &npus, &e2);
         if (npus && !(npus == 2 && hang)) rc = rc2, *err = e2;
