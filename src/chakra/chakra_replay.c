@@ -754,24 +754,42 @@ static int check(replayer *r, th_error *err) {
                                 r->src, id, x->kind == TH_CK_SEND ? "comm_dst" : "comm_src",
                                 (int)r->peer[i], r->sys->name, (long long)r->rank0,
                                 r->sys->npus - 1);
-        if (x->kind == TH_CK_RECV) { /* its send: the one of its tag (and size) to this class */
+        if (x->kind == TH_CK_RECV) { /* its send: the k-th of its tag and size to this class */
             int c = th_ck_class_of(w->tr, r->peer[i]);
             const th_ck_graph *sg = w->r[c].g;
+            int32_t k = 0, found = 0; /* its place among its graph's receives of the same */
+            for (int32_t j = 0; j < i; j++) {
+                const th_ck_node *y = &g->nodes[j];
+                k += y->kind == TH_CK_RECV && y->tag == x->tag && y->size == x->size &&
+                     th_ck_class_of(w->tr, r->peer[j]) == c;
+            }
             r->match[i] = -1, r->matchc[i] = c;
-            for (int32_t j = 0; j < sg->n && r->match[i] < 0; j++) {
+            for (int32_t j = 0; j < sg->n; j++) {
                 if (interrupted(w)) /* receives x nodes: long on a large trace */
                     return th_error_set(err, TH_EINTERNAL, "interrupted");
                 const th_ck_node *y = &sg->nodes[j];
                 if (y->kind == TH_CK_SEND && y->tag == x->tag && y->size == x->size &&
-                    th_ck_class_of(w->tr, w->r[c].peer[j]) == r->cls)
+                    th_ck_class_of(w->tr, w->r[c].peer[j]) == r->cls && found++ == k)
                     r->match[i] = j;
             }
             if (r->match[i] < 0)
                 return th_error_set(err, TH_EINPUT,
                                     "%s: node %llu: attr comm_tag: no send of tag %d and %.17g "
-                                    "bytes to this rank's graph in the graph of rank %d (%s): a "
-                                    "receive replays with the send that matches it",
-                                    r->src, id, (int)x->tag, x->size, (int)r->peer[i], w->r[c].src);
+                                    "bytes to this rank's graph in the graph of rank %d (%s) for "
+                                    "receive %d of them: a receive replays with the send that "
+                                    "matches it",
+                                    r->src, id, (int)x->tag, x->size, (int)r->peer[i], w->r[c].src,
+                                    (int)k + 1);
+            /* ASTRA-sim pairs the sends and receives of one key in the order each NPU issues
+             * them, which the node order gives only where they follow each other */
+            if (found > 1 && r->rules->npus && !w->soft++)
+                th_error_set(&w->soft_err, TH_EINPUT,
+                             "%s: node %llu: attr comm_tag: %d sends of tag %d and %.17g bytes "
+                             "to this rank's graph in the graph of rank %d (%s): ASTRA-sim 2.x "
+                             "pairs them with their receives in the order it issues them, which "
+                             "one replayed rank per class does not follow",
+                             r->src, id, (int)found, (int)x->tag, x->size, (int)r->peer[i],
+                             w->r[c].src);
         }
         if (x->type == 1) /* METADATA_NODE */
             return th_error_set(err, TH_EINPUT,
