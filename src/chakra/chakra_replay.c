@@ -764,7 +764,7 @@ static int check(replayer *r, th_error *err) {
                      th_ck_class_of(w->tr, r->peer[j]) == c;
             }
             r->match[i] = -1, r->matchc[i] = c;
-            for (int32_t j = 0; j < sg->n; j++) {
+            for (int32_t j = 0; j < sg->n && (r->match[i] < 0 || found < 2); j++) {
                 if (interrupted(w)) /* receives x nodes: long on a large trace */
                     return th_error_set(err, TH_EINTERNAL, "interrupted");
                 const th_ck_node *y = &sg->nodes[j];
@@ -784,11 +784,11 @@ static int check(replayer *r, th_error *err) {
              * them, which the node order gives only where they follow each other */
             if (found > 1 && r->rules->npus && !w->soft++)
                 th_error_set(&w->soft_err, TH_EINPUT,
-                             "%s: node %llu: attr comm_tag: %d sends of tag %d and %.17g bytes "
-                             "to this rank's graph in the graph of rank %d (%s): ASTRA-sim 2.x "
-                             "pairs them with their receives in the order it issues them, which "
-                             "one replayed rank per class does not follow",
-                             r->src, id, (int)found, (int)x->tag, x->size, (int)r->peer[i],
+                             "%s: node %llu: attr comm_tag: several sends of tag %d and %.17g "
+                             "bytes to this rank's graph in the graph of rank %d (%s): ASTRA-sim "
+                             "2.x pairs them with their receives in the order it issues them, "
+                             "which one replayed rank per class does not follow",
+                             r->src, id, (int)x->tag, x->size, (int)r->peer[i],
                              w->r[c].src);
         }
         if (x->type == 1) /* METADATA_NODE */
