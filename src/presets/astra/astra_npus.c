@@ -268,10 +268,12 @@ static const char *unsupported(const th_system *sys, const th_ck_trace *tr, cons
     return NULL;
 }
 
-/* The file NPU r's graph was read from. */
+/* The file of NPU r's graph as the replay holds it: its class's first rank's, whose node ids
+ * the messages give (ranks of one class may number their nodes apart). */
 static const char *file_of(const th_ck_trace *tr, int r, char *buf, size_t n) {
-    if (tr->ranks <= 1 || r == 0) return tr->file0;
-    snprintf(buf, n, "%s.%d.et", tr->prefix, r);
+    int first = th_ck_first_rank(tr, th_ck_class_of(tr, r));
+    if (tr->ranks <= 1 || first == 0) return tr->file0;
+    snprintf(buf, n, "%s.%d.et", tr->prefix, first);
     return buf;
 }
 
