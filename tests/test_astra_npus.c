@@ -171,7 +171,8 @@ START_TEST(npus_hang) {
 END_TEST
 
 /* What the replay NPU by NPU leaves to the replay's refusals: an All-Gather of less than a
- * byte per chunk (ASTRA-sim loops for ever), point-to-point nodes, times past 2^62 ns. */
+ * byte per chunk (ASTRA-sim loops for ever), point-to-point nodes of a trace that is not one
+ * file per NPU (whose peers are every NPU's), times past 2^62 ns. */
 START_TEST(npus_not_handled) {
     th_system sys = one_dim("ring", 4, 50, 500, "ring");
     one_graph g;
