@@ -1,7 +1,8 @@
 /* Fuzz target: the Chakra execution trace reader (th_ck_parse: the length-delimited protobuf
  * messages, the attributes, the graph's checks), then, for small graphs, the replay on the
  * default system, and with memory nodes on a memory per NPU and on a pool, and the astra-sim
- * preset's replay NPU by NPU on a small system of its own. */
+ * preset's replay NPU by NPU on a small system of its own, as one file and as one file per NPU
+ * in two classes with sends, receives and memory nodes. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,6 +75,38 @@ int th_fuzz_chakra(const uint8_t *data, size_t size) {
             fuzz_check_error(rc, err.msg, rc == TH_EINPUT ? "fuzz.0.et" : NULL);
         else if (handled)
             FUZZ_CHECK(r.finish >= r.compute && r.compute >= 0 &&
+                       r.exposed == r.finish - r.compute);
+        /* the same graph as 6 rank files in two classes (even and odd ranks), each rank's
+         * sends and receives to its own peers (1 to 5 places on, from the node's peer), its
+         * memory nodes on a memory per NPU: every NPU with its own peers */
+        int32_t np = 0, cls[6] = {0, 1, 0, 1, 0, 1}, first[2] = {0, 1}, graph[2] = {0, 0};
+        for (int32_t i = 0; i < g->n; i++)
+            np += g->nodes[i].kind == TH_CK_SEND || g->nodes[i].kind == TH_CK_RECV;
+        int32_t peer[6 * 16], none[1] = {0};
+        size_t off[7];
+        for (int k = 0, j = 0; k < 6; k++) {
+            off[k] = (size_t)j;
+            for (int32_t i = 0; i < g->n; i++)
+                if (g->nodes[i].kind == TH_CK_SEND || g->nodes[i].kind == TH_CK_RECV)
+                    peer[j++] = (k + 1 + (int32_t)((uint32_t)g->nodes[i].peer % 5u)) % 6;
+            off[k + 1] = (size_t)j;
+        }
+        th_ck_trace six = *tr;
+        six.ranks = 6, six.nclasses = 2, six.class_of = cls, six.first = first;
+        six.graph_of = graph, six.peer = none, six.peer_off = off;
+        six.rank_peer = np ? peer : NULL, six.rank_peer_off = off;
+        th_ck_mem m;
+        static const char per_npu[] = "{\"memory-type\": \"PER_NPU_MEMORY_EXPANSION\", "
+                                      "\"remote-mem-latency\": 5, \"remote-mem-bw\": 3}";
+        FUZZ_CHECK(th_ck_mem_parse(per_npu, strlen(per_npu), "mem.json", &m, &err) == TH_OK);
+        o.mem = &m, o.policy = TH_POLICY_BASELINE;
+        handled = -1;
+        rc = th_model_of(&sys)->graph->npus(&sys, &six, &o, NULL, NULL, &r, &handled, &err);
+        FUZZ_CHECK(handled >= 0 && handled <= 2);
+        if (rc != TH_OK)
+            fuzz_check_error(rc, err.msg, NULL);
+        else if (handled)
+            FUZZ_CHECK(r.classes == 2 && r.finish >= r.class_end[0] && r.finish >= r.class_end[1] &&
                        r.exposed == r.finish - r.compute);
     }
     th_ck_trace_free(tr);
