@@ -788,8 +788,7 @@ static int check(replayer *r, th_error *err) {
                              "bytes to this rank's graph in the graph of rank %d (%s): ASTRA-sim "
                              "2.x pairs them with their receives in the order it issues them, "
                              "which one replayed rank per class does not follow",
-                             r->src, id, (int)x->tag, x->size, (int)r->peer[i],
-                             w->r[c].src);
+                             r->src, id, (int)x->tag, x->size, (int)r->peer[i], w->r[c].src);
         }
         if (x->type == 1) /* METADATA_NODE */
             return th_error_set(err, TH_EINPUT,
