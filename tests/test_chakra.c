@@ -1351,6 +1351,37 @@ START_TEST(chakra_classes_collective) {
 }
 END_TEST
 
+/* th_ck_match_receives on one graph whose ranks are all of one class: sends j0, j1 of tag 1
+ * and 8 bytes and j2 of tag 2; receives of tag 1 (8 bytes) at 3, 5 and 6, of tag 2 at 4, of
+ * tag 1 and 16 bytes at 7. The k-th receive of a tag and size takes the k-th send of them:
+ * 3 -> j0 and 5 -> j1 (two such sends: several), 4 -> j2 (one), 6 is the third of tag 1 and
+ * has none (-1 - 2), nor has 7 (-1 - 0). */
+START_TEST(chakra_match_receives) {
+    th_ck_node x[8] = {{0}};
+    const int kind[8] = {TH_CK_SEND, TH_CK_SEND, TH_CK_SEND, TH_CK_RECV,
+                         TH_CK_RECV, TH_CK_RECV, TH_CK_RECV, TH_CK_RECV};
+    const int tag[8] = {1, 1, 2, 1, 2, 1, 1, 1};
+    for (int i = 0; i < 8; i++)
+        x[i].kind = (uint8_t)kind[i], x[i].tag = tag[i], x[i].size = i == 7 ? 16 : 8;
+    th_ck_graph g = {0};
+    g.nodes = x, g.n = 8;
+    th_ck_trace tr = {0};
+    tr.ranks = 1;
+    const th_ck_graph *gs[1] = {&g};
+    const int32_t peer[8] = {0}, *ps[1] = {peer};
+    int32_t match[8], matchc[8];
+    uint8_t several[8];
+    ck_assert_int_eq(th_ck_match_receives(&tr, 0, gs, ps, match, matchc, several), TH_OK);
+    const int32_t want[8] = {0, 0, 0, 0, 2, 1, -3, -1};
+    const uint8_t many[8] = {0, 0, 0, 1, 0, 1, 1, 0};
+    for (int i = 3; i < 8; i++) {
+        ck_assert_int_eq(match[i], want[i]);
+        ck_assert_int_eq(matchc[i], 0);
+        ck_assert_int_eq(several[i], many[i]);
+    }
+}
+END_TEST
+
 /* Classes under Themis on several dims, which the preset replays NPU by NPU (every NPU's
  * collectives planned by rank 0's scheduler in the order the NPUs generate them), on
  * tests/data/chakra/r2_r2.yml (Ring 2 @ 200 GB/s, 500 ns x Ring 2 @ 150 GB/s, 50 ns; rank r =
@@ -1755,6 +1786,7 @@ Suite *chakra_suite(void) {
     tcase_add_test(tc, chakra_classes_send_recv);
     tcase_add_test(tc, chakra_classes_collective);
     tcase_add_test(tc, chakra_classes_themis);
+    tcase_add_test(tc, chakra_match_receives);
     tcase_add_test(tc, chakra_groups);
     tcase_add_test(tc, chakra_themis_across_collectives);
     tcase_add_test(tc, chakra_themis_first_npu);

@@ -187,6 +187,16 @@ typedef struct th_ck_event {
 } th_ck_event;
 typedef void (*th_ck_trace_fn)(void *ctx, const th_ck_event *ev);
 
+/* chakra_match.c: the sends of class cls's receives (graph[c] and peer[c], class c's graph
+ * and its first rank's peers, for every class): per receive i of graph[cls], matchc[i] the
+ * class of its comm_src and match[i] the k-th send of its tag and size to class cls in that
+ * class's graph (node order), k its place among graph[cls]'s receives of that tag, size and
+ * class, or -1 - k when there is no such send; several[i] 1 when there are more such sends
+ * than one. TH_EINTERNAL when out of memory. */
+int th_ck_match_receives(const th_ck_trace *tr, int cls, const th_ck_graph *const *graph,
+                         const int32_t *const *peer, int32_t *match, int32_t *matchc,
+                         uint8_t *several);
+
 /* Replays tr's graphs on sys (one rank per class of ranks; every rank of a class alike): per
  * NPU a compute stream, a CPU stream and a communication stream; a node is issued once its
  * parents ended, ready nodes in id order; collectives through the emulator under the system

@@ -135,11 +135,12 @@ typedef struct replayer {
     double bw, peak; /* its memory bandwidth, bytes/s, and peak, FLOP/s */
     int32_t *match;  /* per receive: the send of its tag, in the graph of class matchc */
     int32_t *matchc;
-    int32_t *peer;   /* per send and receive: its peer on the class's first rank */
-    uint32_t *cdims; /* per collective: the dims it runs on (0: every dim) */
-    uint64_t *span;  /* per collective: the classes its ranks hold */
-    int32_t *rv_of;  /* emulator id -> its rendezvous, -1 when of this class alone */
-    span_count *sc;  /* per span the collectives issued */
+    uint8_t *several; /* per receive: more sends than one of its tag and size to its class */
+    int32_t *peer;    /* per send and receive: its peer on the class's first rank */
+    uint32_t *cdims;  /* per collective: the dims it runs on (0: every dim) */
+    uint64_t *span;   /* per collective: the classes its ranks hold */
+    int32_t *rv_of;   /* emulator id -> its rendezvous, -1 when of this class alone */
+    span_count *sc;   /* per span the collectives issued */
     size_t nsc, sc_cap;
     int32_t done;
     int32_t coll;   /* the last collective node issued (-1: none yet) */
@@ -731,6 +732,12 @@ static int check(replayer *r, th_error *err) {
     int32_t work = 0;
     for (int32_t i = 0; i < g->n; i++)
         work += g->nodes[i].kind != TH_CK_SKIP;
+    const th_ck_graph *gs[TH_CK_MAX_CLASSES];
+    const int32_t *ps[TH_CK_MAX_CLASSES];
+    for (int c = 0; c < w->n; c++)
+        gs[c] = w->r[c].g, ps[c] = w->r[c].peer;
+    if (th_ck_match_receives(w->tr, r->cls, gs, ps, r->match, r->matchc, r->several))
+        return oom(err);
     if (work == 0)
         return th_error_set(err, TH_EINPUT,
                             "%s: no node after the global metadata but invalid ones (ASTRA-sim 2.x "
@@ -754,42 +761,23 @@ static int check(replayer *r, th_error *err) {
                                 r->src, id, x->kind == TH_CK_SEND ? "comm_dst" : "comm_src",
                                 (int)r->peer[i], r->sys->name, (long long)r->rank0,
                                 r->sys->npus - 1);
-        if (x->kind == TH_CK_RECV) { /* its send: the k-th of its tag and size to this class */
-            int c = th_ck_class_of(w->tr, r->peer[i]);
-            const th_ck_graph *sg = w->r[c].g;
-            int32_t k = 0, found = 0; /* its place among its graph's receives of the same */
-            for (int32_t j = 0; j < i; j++) {
-                const th_ck_node *y = &g->nodes[j];
-                k += y->kind == TH_CK_RECV && y->tag == x->tag && y->size == x->size &&
-                     th_ck_class_of(w->tr, r->peer[j]) == c;
-            }
-            r->match[i] = -1, r->matchc[i] = c;
-            for (int32_t j = 0; j < sg->n && (r->match[i] < 0 || found < 2); j++) {
-                if (interrupted(w)) /* receives x nodes: long on a large trace */
-                    return th_error_set(err, TH_EINTERNAL, "interrupted");
-                const th_ck_node *y = &sg->nodes[j];
-                if (y->kind == TH_CK_SEND && y->tag == x->tag && y->size == x->size &&
-                    th_ck_class_of(w->tr, w->r[c].peer[j]) == r->cls && found++ == k)
-                    r->match[i] = j;
-            }
-            if (r->match[i] < 0)
-                return th_error_set(err, TH_EINPUT,
-                                    "%s: node %llu: attr comm_tag: no send of tag %d and %.17g "
-                                    "bytes to this rank's graph in the graph of rank %d (%s) for "
-                                    "receive %d of them: a receive replays with the send that "
-                                    "matches it",
-                                    r->src, id, (int)x->tag, x->size, (int)r->peer[i], w->r[c].src,
-                                    (int)k + 1);
-            /* ASTRA-sim pairs the sends and receives of one key in the order each NPU issues
-             * them, which the node order gives only where they follow each other */
-            if (found > 1 && r->rules->npus && !w->soft++)
-                th_error_set(&w->soft_err, TH_EINPUT,
-                             "%s: node %llu: attr comm_tag: several sends of tag %d and %.17g "
-                             "bytes to this rank's graph in the graph of rank %d (%s): ASTRA-sim "
-                             "2.x pairs them with their receives in the order it issues them, "
-                             "which one replayed rank per class does not follow",
-                             r->src, id, (int)x->tag, x->size, (int)r->peer[i], w->r[c].src);
-        }
+        if (x->kind == TH_CK_RECV && r->match[i] < 0) /* its send (th_ck_match_receives) */
+            return th_error_set(err, TH_EINPUT,
+                                "%s: node %llu: attr comm_tag: no send of tag %d and %.17g "
+                                "bytes to this rank's graph in the graph of rank %d (%s) for "
+                                "receive %d of them: a receive replays with the send that "
+                                "matches it",
+                                r->src, id, (int)x->tag, x->size, (int)r->peer[i],
+                                w->r[r->matchc[i]].src, (int)(-r->match[i]));
+        /* ASTRA-sim pairs the sends and receives of one key in the order each NPU issues
+         * them, which the node order gives only where they follow each other */
+        if (x->kind == TH_CK_RECV && r->several[i] && r->rules->npus && !w->soft++)
+            th_error_set(&w->soft_err, TH_EINPUT,
+                         "%s: node %llu: attr comm_tag: several sends of tag %d and %.17g bytes "
+                         "to this rank's graph in the graph of rank %d (%s): ASTRA-sim 2.x "
+                         "pairs them with their receives in the order it issues them, which one "
+                         "replayed rank per class does not follow",
+                         r->src, id, (int)x->tag, x->size, (int)r->peer[i], w->r[r->matchc[i]].src);
         if (x->type == 1) /* METADATA_NODE */
             return th_error_set(err, TH_EINPUT,
                                 "%s: node %llu: type: METADATA_NODE: ASTRA-sim 2.x stops on it "
@@ -1029,6 +1017,7 @@ static void replayer_free(replayer *r) {
     free(r->deferred);
     free(r->match);
     free(r->matchc);
+    free(r->several);
     free(r->cdims);
     free(r->peer);
     free(r->span);
@@ -1105,14 +1094,15 @@ int th_ck_replay(const th_system *sys, const th_ck_trace *tr, const th_ck_opts *
         size_t n = (size_t)r->g->n ? (size_t)r->g->n : 1;
         r->match = malloc(sizeof *r->match * n);
         r->matchc = malloc(sizeof *r->matchc * n);
+        r->several = malloc(n);
         r->cdims = calloc(n, sizeof *r->cdims);
         r->peer = malloc(sizeof *r->peer * n);
         r->span = calloc(n, sizeof *r->span);
         r->left = malloc(sizeof *r->left * n);
         r->start = malloc(sizeof *r->start * n);
         r->emu = th_emu_create();
-        if (!r->match || !r->matchc || !r->cdims || !r->span || !r->left || !r->start || !r->emu ||
-            !r->peer)
+        if (!r->match || !r->matchc || !r->several || !r->cdims || !r->span || !r->left ||
+            !r->start || !r->emu || !r->peer)
             rc = oom(err);
         size_t p = tr->peer_off ? tr->peer_off[c] : 0;
         for (int32_t i = 0; rc == TH_OK && i < r->g->n; i++) { /* the first rank's peers */
